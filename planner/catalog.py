@@ -1,0 +1,78 @@
+"""The catalog shipped with the product: models, GPUs, strategies, presets (METHOD.md, "Catalog")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Model:
+    """A decoder-only transformer: untied embeddings, SwiGLU FFN, grouped-query attention."""
+
+    id: str
+    params: float  # Ψ, parameter count
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    vocab: int
+    reported_h100_hours: float | None = None  # Meta's reported training hours (Llama 3.1 model card)
+
+
+@dataclass(frozen=True)
+class GPU:
+    id: str
+    memory_gb: float
+    peak_tflops: float  # dense BF16
+    hbm_tbps: float
+
+
+MODELS: dict[str, Model] = {
+    m.id: m
+    for m in (
+        Model("llama-3.1-8b", 8_030_261_248, 32, 4096, 32, 8, 128, 14_336, 128_256, 1.46e6),
+        Model("llama-3.1-70b", 70_553_706_496, 80, 8192, 64, 8, 128, 28_672, 128_256, 7.0e6),
+        Model("llama-3.1-405b", 405_853_388_800, 126, 16384, 128, 8, 128, 53_248, 128_256, 30.84e6),
+    )
+}
+
+GPUS: dict[str, GPU] = {
+    g.id: g
+    for g in (
+        GPU("a100-80gb", 80, 312, 2.039),
+        GPU("h100-sxm", 80, 989, 3.35),
+        GPU("h200", 141, 989, 4.8),
+        GPU("b200", 180, 2250, 8.0),
+        GPU("mi300x", 192, 1307, 5.3),
+    )
+}
+
+# ZeRO stage of each training strategy: 0 shards nothing, 1 the optimizer state, 2 also the gradients,
+# 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.
+STRATEGIES: dict[str, int] = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}
+STRATEGY_ALIASES: dict[str, str] = {"fsdp": "zero3"}
+
+# The reference GPU for Meta's reported hours (they are H100-hours).
+REFERENCE_GPU = "h100-sxm"
+REFERENCE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b")
+
+# Served tokens per day (METHOD.md §3; illustrative).
+TRAFFIC_PRESETS: dict[str, float] = {
+    "pilot": 1e8,
+    "team-assistant": 1e9,
+    "product": 1e10,
+    "popular-app": 1e11,
+    "global-app": 1e12,
+}
+
+# Inference demand by hour, as fractions of the peak (METHOD.md §4; illustrative).
+DEMAND_PROFILES: dict[str, tuple[float, ...]] = {
+    "office-assistant": (.05, .05, .05, .05, .05, .08, .15, .35, .70, .95, 1, 1,
+                         .90, .95, 1, .95, .80, .55, .30, .20, .15, .10, .08, .06),
+    "global-app": (.80, .78, .76, .75, .75, .76, .80, .85, .90, .94, .97, 1,
+                   1, .99, .97, .95, .93, .92, .92, .91, .90, .88, .85, .82),
+    "consumer-evening": (.30, .20, .12, .08, .06, .06, .10, .20, .30, .35, .40, .45,
+                         .50, .50, .48, .50, .55, .65, .80, .95, 1, .95, .75, .50),
+}

@@ -1,0 +1,22 @@
+"""Plain Python values for results: what JSON and a spreadsheet cell can hold."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def plain(value):
+    """A numpy scalar or 0-d array as a Python bool, int, float or str; NaN and infinity are refused."""
+    if isinstance(value, np.ndarray):
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"a result is not a finite number: {value}")
+        return float(value)
+    return value

@@ -1,0 +1,148 @@
+"""Recalculate workbooks in LibreOffice Calc, headless, and read back every value (PRODUCT.md, "Verifying a
+workbook in a real spreadsheet application").
+
+A fresh user profile sets OOXMLRecalcMode and ODFRecalcMode to 0 (always recalculate); without it LibreOffice keeps
+the cached values and proves nothing. Each copy's canary cell (`recalc_canary`, the formula 21*2) has its cached
+value poisoned first, so a result of 42 proves the recalculation happened.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+import openpyxl
+
+CANARY_NAME = "recalc_canary"
+CANARY_VALUE = 42
+POISON = -1
+
+_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">
+<value>0</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="ODFRecalcMode" oor:op="fuse">
+<value>0</value></prop></item>
+</oor:items>
+"""
+_NS = {"m": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+       "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+       "rel": "http://schemas.openxmlformats.org/package/2006/relationships"}
+
+
+class RecalcError(RuntimeError):
+    """LibreOffice is missing, failed, or did not recalculate."""
+
+
+def find_soffice() -> str | None:
+    for name in ("soffice", "libreoffice"):
+        found = shutil.which(name)
+        if found:
+            return found
+    for candidate in ("/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice",
+                      "/Applications/LibreOffice.app/Contents/MacOS/soffice"):
+        if os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def recalculate(paths: list[Path], out_dir: Path, *, timeout: float = 600) -> list[Path]:
+    """Recalculate copies of `paths` in one LibreOffice call; returns the recalculated files, in order.
+
+    Raises RecalcError when LibreOffice is missing, fails, or leaves a canary unchanged."""
+    soffice = find_soffice()
+    if soffice is None:
+        raise RecalcError("LibreOffice Calc is not installed (soffice not found); on Debian or Ubuntu: "
+                          "apt-get install -y --no-install-recommends libreoffice-calc-nogui")
+    out_dir = Path(out_dir)
+    staging = out_dir / "in"
+    done = out_dir / "out"
+    staging.mkdir(parents=True, exist_ok=True)
+    done.mkdir(parents=True, exist_ok=True)
+    copies = []
+    for i, path in enumerate(paths):
+        copy = staging / f"{i:04d}-{Path(path).stem[:60]}.xlsx"
+        _copy_with_poisoned_canary(Path(path), copy)
+        copies.append(copy)
+    with tempfile.TemporaryDirectory(prefix="planner-lo-profile-") as profile:
+        user = Path(profile) / "user"
+        user.mkdir()
+        (user / "registrymodifications.xcu").write_text(_PROFILE, encoding="utf-8")
+        command = [soffice, "--headless", "--norestore", "--nolockcheck", "--nodefault", "--nofirststartwizard",
+                   f"-env:UserInstallation={Path(profile).as_uri()}", "--convert-to", "xlsx",
+                   "--outdir", str(done)] + [str(c) for c in copies]
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise RecalcError(f"LibreOffice did not finish within {timeout:.0f} s") from exc
+    outputs = [done / c.name for c in copies]
+    missing = [str(p) for p in outputs if not p.exists()]
+    if result.returncode != 0 or missing:
+        raise RecalcError(f"LibreOffice failed (exit {result.returncode}); missing {missing}:\n"
+                          f"{result.stdout}{result.stderr}")
+    return outputs
+
+
+def _copy_with_poisoned_canary(source: Path, target: Path) -> None:
+    """Copy an xlsx, changing the canary's cached value to POISON inside the sheet's XML."""
+    with zipfile.ZipFile(source) as zin:
+        sheet_xml, cell = _canary_location(zin)
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+            for item in zin.infolist():
+                data = zin.read(item.filename)
+                if item.filename == sheet_xml:
+                    pattern = re.compile(rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>\s*<v>)[^<]*(</v>)'.encode())
+                    data, count = pattern.subn(rb"\g<1>" + str(POISON).encode() + rb"\g<2>", data)
+                    if count != 1:
+                        raise RecalcError(f"{source}: cannot find the canary cell {cell} in {sheet_xml}")
+                zout.writestr(item, data)
+
+
+def _canary_location(book: zipfile.ZipFile) -> tuple[str, str]:
+    workbook = ElementTree.fromstring(book.read("xl/workbook.xml"))
+    for name in workbook.iterfind("m:definedNames/m:definedName", _NS):
+        if name.get("name") == CANARY_NAME:
+            sheet_name, cell = name.text.rsplit("!", 1)
+            sheet_name = sheet_name.strip("'").replace("''", "'")
+            break
+    else:
+        raise RecalcError(f"no defined name {CANARY_NAME}: not a planner workbook")
+    rels = ElementTree.fromstring(book.read("xl/_rels/workbook.xml.rels"))
+    targets = {r.get("Id"): r.get("Target") for r in rels.iterfind("rel:Relationship", _NS)}
+    for sheet in workbook.iterfind("m:sheets/m:sheet", _NS):
+        if sheet.get("name") == sheet_name:
+            target = targets[sheet.get(f"{{{_NS['r']}}}id")]
+            return "xl/" + target.lstrip("/").removeprefix("xl/"), cell.replace("$", "")
+    raise RecalcError(f"canary sheet {sheet_name} not found")
+
+
+def read_values(path: Path) -> dict[tuple[str, str], object]:
+    """Every non-empty cell's value, as a spreadsheet application last calculated it: (sheet, A1) → value."""
+    book = openpyxl.load_workbook(path, data_only=True)
+    try:
+        return {(ws.title, cell.coordinate): cell.value for ws in book.worksheets for row in ws.iter_rows()
+                for cell in row if cell.value is not None}
+    finally:
+        book.close()
+
+
+def formula_cells(path: Path) -> dict[tuple[str, str], str]:
+    """Every formula cell: (sheet, A1) → formula text."""
+    book = openpyxl.load_workbook(path)
+    try:
+        return {(ws.title, cell.coordinate): cell.value for ws in book.worksheets for row in ws.iter_rows()
+                for cell in row if cell.data_type == "f"}
+    finally:
+        book.close()
+
+
+def canary_recalculated(values: dict, book_names: dict[str, tuple[str, str]]) -> bool:
+    sheet, cell = book_names[CANARY_NAME]
+    return values.get((sheet, cell)) == CANARY_VALUE
