@@ -98,8 +98,9 @@ def _copy_with_poisoned_canary(source: Path, target: Path) -> None:
             for item in zin.infolist():
                 data = zin.read(item.filename)
                 if item.filename == sheet_xml:
-                    pattern = re.compile(rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>\s*<v>)[^<]*(</v>)'.encode())
-                    data, count = pattern.subn(rb"\g<1>" + str(POISON).encode() + rb"\g<2>", data)
+                    # the canary's <f>…</f> followed by <v>…</v>, <v/> or no value at all (openpyxl's copies)
+                    pattern = re.compile(rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>)\s*(?:<v>[^<]*</v>|<v\s*/>)?'.encode())
+                    data, count = pattern.subn(rb"\g<1><v>" + str(POISON).encode() + rb"</v>", data)
                     if count != 1:
                         raise RecalcError(f"{source}: cannot find the canary cell {cell} in {sheet_xml}")
                 zout.writestr(item, data)

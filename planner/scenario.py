@@ -62,6 +62,22 @@ def _catalog_id(kind: str, known: dict):
     return AfterValidator(check)
 
 
+def _catalog_name(kind: str, shipped: dict):
+    """A custom entry's name becomes a Catalog id that spreadsheet MATCH looks up: it ignores case and treats
+    * ? ~ as wildcards, so those are refused."""
+
+    def check(name: str) -> str:
+        if any(c in name for c in "*?~"):
+            raise ValueError(f"a {kind} name may not contain * ? or ~ (spreadsheet wildcards)")
+        clash = next((i for i in shipped if i.lower() == name.lower() and i != name), None)
+        if clash:
+            raise ValueError(f"{kind} name '{name}' differs from the catalog's '{clash}' only by case; spreadsheets "
+                             f"match ids ignoring case: use '{clash}' to replace it or another name")
+        return name
+
+    return AfterValidator(check)
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True)
 
@@ -70,7 +86,7 @@ class CustomModel(Section):
     """A model of the scenario's own; `params` is computed from the architecture when left out. Named like a
     catalog model, it replaces that entry."""
 
-    name: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(min_length=1), _catalog_name("model", catalog.MODELS)]
     params: Positive | None = None
     layers: Count
     hidden: Count
@@ -101,7 +117,7 @@ class CustomModel(Section):
 class CustomGPU(Section):
     """A GPU of the scenario's own; named like a catalog GPU, it replaces that entry."""
 
-    name: Annotated[str, Field(min_length=1)]
+    name: Annotated[str, Field(min_length=1), _catalog_name("GPU", catalog.GPUS)]
     memory_gb: Positive
     peak_tflops: Positive
     hbm_tbps: Positive
@@ -409,7 +425,8 @@ def _describe(error: dict, source: str, lines: dict) -> str:
     loc = tuple(p for p in error["loc"] if p not in _UNION_TAGS)
     key = ".".join(str(p + 1) if isinstance(p, int) else p for p in loc) or "(top level)"
     line = next((lines[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in lines), None)
-    where = f"{source}:{line}" if line else source
+    # `lines` holds YAML line numbers, or cell addresses for a scenario read from a workbook
+    where = f"{source}:{line}" if isinstance(line, int) else f"{source}: {line}" if line else source
     kind = error["type"]
     if kind == "extra_forbidden":
         allowed = _allowed_keys(loc[:-1])

@@ -28,7 +28,9 @@ def build(results: Results, target: Any, *, generated: dt.date | None = None) ->
     names = ["Cover", "Inputs"] + [name for _, name, _ in TABLE_SHEETS] + ["Catalog", "Checks", "Method"]
     key_results = [row for _, _, module in TABLE_SHEETS for row in module.KEY_RESULTS]
     cover.write(book, results, names, key_results)
-    inputs.write_inputs_sheet(book, sections, scenario.normalised())
+    # a custom model or GPU is chosen by its id; its entry is on Catalog
+    values = scenario.normalised() | {"model": scenario.model_id, "gpu": scenario.gpu_id}
+    inputs.write_inputs_sheet(book, sections, values)
     for _, _, module in TABLE_SHEETS:
         module.write(book, results)
     catalog.write(book, results)

@@ -38,7 +38,7 @@ FORMATS = {
     "hours": "#,##0",
     "days": "#,##0.0",
     "ratio": "0.00",
-    "bool": "General",
+    "bool": '"TRUE";"TRUE";"FALSE"',  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
     "params": "#,##0",
 }
 
@@ -54,6 +54,7 @@ class Styles:
         self.section = book.add_format({"bold": True, "bg_color": SECTION_FILL, "bottom": 1})
         self.header = book.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
         self.label = book.add_format({"valign": "top"})
+        self.unit = book.add_format({"valign": "top", "indent": 1})
         self.note = book.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
         self.text = book.add_format({"text_wrap": True, "valign": "top"})
         self.link = book.add_format({"font_color": "#0563C1", "underline": 1})
@@ -240,20 +241,26 @@ class Sheet:
             templates = [formula] * len(self.columns) if isinstance(formula, str) else list(formula)
             values = list(value)
             cells = [self.formula(r, c, self.expand(t, c), v, style)
-                     for c, t, v in zip(self.value_cols, templates, values)]
+                     for c, t, v in zip(self.value_cols, templates, values, strict=True)]
             self.cells[key] = [_absolute(c) for c in cells]
             own = cells[-1]
         else:
             own = self.formula(r, self.last_col, self.expand(formula), value, style)
             self.cells[key] = _absolute(own)
-        if unit:
-            self.ws.write_string(r, self.unit_col, unit, self.book.styles.label)
-        if note:
-            self.ws.write_string(r, self.note_col, note, self.book.styles.note)
+        self._unit_and_note(r, unit, note)
         if name:
             self.book.define(name, self.name, own)
         self.row_index += 1
         return own
+
+    def _unit_and_note(self, row: int, unit: str, note: str) -> None:
+        if unit:
+            self.ws.write_string(row, self.unit_col, unit, self.book.styles.unit)
+        if note:
+            self.ws.write_string(row, self.note_col, note, self.book.styles.note)
+            lines = 1 + int(len(note) / (self.note_width * 1.15))  # wrapped notes need taller rows
+            if lines > 1:
+                self.ws.set_row(row, 15 * lines)
 
     def validate(self, row: int, col: int, validation: dict) -> None:
         """Data validation on one cell; {cell} in a custom rule becomes the cell's address."""
@@ -276,8 +283,7 @@ class Sheet:
             self.ws.write_number(r, c, value, style)
         cell = xl_rowcol_to_cell(r, c)
         self.validate(r, c, validation)
-        self.ws.write_string(r, self.unit_col, unit, self.book.styles.label)
-        self.ws.write_string(r, self.note_col, note, self.book.styles.note)
+        self._unit_and_note(r, unit, note)
         self.cells[key] = _absolute(cell)
         self.book.define(name, self.name, cell)
         self.row_index += 1

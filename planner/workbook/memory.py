@@ -43,6 +43,10 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
     table = results.memory
     s, strat = table.scalars, table.strategies
     strategies = list(STRATEGIES)
+
+    def values(key: str) -> list:  # every strategy's value, then the scenario's own
+        return [*strat.loc[key], table.selected[key]]
+
     sheet = book.sheet("Memory", [(name, 12) for name in strategies] + [("Scenario", 14)])
     sheet.title("Memory per GPU", "METHOD.md §1: training state and activations by strategy; serving weights and "
                 "KV cache. GB = 1e9 bytes.")
@@ -74,31 +78,31 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
     stage = "=INDEX(catalog_strategy_zero_stage,MATCH({0},catalog_strategy_ids,0))"
     per_col = dict(per_column=True)
     sheet.row("zero_stage", "ZeRO stage", [stage.format("{column}")] * 4 + [stage.format("memory_strategy")],
-              strat.loc["zero_stage"], "stage", "0 = DDP; the Scenario column is the strategy chosen in Inputs.",
+              values("zero_stage"), "stage", "0 = DDP; the Scenario column is the strategy chosen in Inputs.",
               "count", **per_col)
     shard = "IF({{zero_stage}}>={0},{{data_parallel}},1)"
-    sheet.row("weights_gb", "Weights", f"=2*model_params/{tp}/{shard.format(3)}/1e9", strat.loc["weights_gb"],
+    sheet.row("weights_gb", "Weights", f"=2*model_params/{tp}/{shard.format(3)}/1e9", values("weights_gb"),
               "GB", "2Ψ/(t·p), ÷ d under ZeRO-3", "gb", name="memory_weights_gb", **per_col)
     sheet.row("gradients_gb", "Gradients", f"=2*model_params/{tp}/{shard.format(2)}/1e9",
-              strat.loc["gradients_gb"], "GB", "2Ψ/(t·p), ÷ d under ZeRO-2 and 3", "gb",
+              values("gradients_gb"), "GB", "2Ψ/(t·p), ÷ d under ZeRO-2 and 3", "gb",
               name="memory_gradients_gb", **per_col)
     sheet.row("optimizer_gb", "Adam optimizer state", f"=12*model_params/{tp}/{shard.format(1)}/1e9",
-              strat.loc["optimizer_gb"], "GB", "12Ψ/(t·p): FP32 master weights, momentum, variance (4+4+4 bytes); "
+              values("optimizer_gb"), "GB", "12Ψ/(t·p): FP32 master weights, momentum, variance (4+4+4 bytes); "
               "÷ d under ZeRO-1, 2 and 3", "gb", name="memory_optimizer_gb", **per_col)
     sheet.row("model_state_gb", "Model state", "={weights_gb}+{gradients_gb}+{optimizer_gb}",
-              strat.loc["model_state_gb"], "GB", STATE, "gb", **per_col)
+              values("model_state_gb"), "GB", STATE, "gb", **per_col)
     sheet.row("activations_gb", "Activations",
               "=IF(memory_activation_checkpointing,model_layers*2*memory_sequence_length*memory_micro_batch"
               "*model_hidden/memory_tensor_parallel/1e9+{layer_activations_gb},model_layers*{layer_activations_gb})",
-              strat.loc["activations_gb"], "GB", "L·a; with checkpointing each layer's input L·2·s·b·h/t plus one "
+              values("activations_gb"), "GB", "L·a; with checkpointing each layer's input L·2·s·b·h/t plus one "
               "layer recomputed, a. Pipeline parallelism does not divide it (1F1B first stage).", "gb",
               name="memory_activations_gb", **per_col)
-    sheet.row("total_gb", "Total per GPU", "={model_state_gb}+{activations_gb}", strat.loc["total_gb"], "GB", "",
+    sheet.row("total_gb", "Total per GPU", "={model_state_gb}+{activations_gb}", values("total_gb"), "GB", "",
               "gb", name="memory_training_total_gb", bold=True, **per_col)
-    sheet.row("capacity_gb", "GPU memory", "=gpu_memory_gb", strat.loc["capacity_gb"], "GB", "", "gb", **per_col)
-    sheet.row("fits", "Fits on the GPU", "={total_gb}<=gpu_memory_gb", strat.loc["fits"], "TRUE/FALSE", "", "bool",
+    sheet.row("capacity_gb", "GPU memory", "=gpu_memory_gb", values("capacity_gb"), "GB", "", "gb", **per_col)
+    sheet.row("fits", "Fits on the GPU", "={total_gb}<=gpu_memory_gb", values("fits"), "TRUE/FALSE", "", "bool",
               name="memory_training_fits", **per_col)
-    sheet.row("headroom_gb", "Headroom", "=gpu_memory_gb-{total_gb}", strat.loc["headroom_gb"], "GB",
+    sheet.row("headroom_gb", "Headroom", "=gpu_memory_gb-{total_gb}", values("headroom_gb"), "GB",
               "Negative: the total overflows the GPU.", "gb", **per_col)
     sheet.skip()
 

@@ -1,0 +1,99 @@
+"""The command line: planner run | verify | schema | catalog (PRODUCT.md, "Command line").
+
+Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from planner import __version__, catalog
+from planner.scenario import DEFAULT, Scenario, ScenarioError, load_scenario
+
+
+def _fail_input(problems: list[str]) -> None:
+    for line in problems:
+        click.echo(f"error: {line}", err=True)
+    sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="planner")
+def main() -> None:
+    """Plan the memory, hours and cost of training and serving large language models: a scenario file becomes a
+    live Excel workbook, an HTML summary and JSON results."""
+
+
+@main.command()
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "out_dir", default="output", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Folder for <slug>.xlsx, .html and .json.")
+def run(scenario: Path | None, out_dir: Path) -> None:
+    """Write the workbook, HTML summary and JSON results for SCENARIO (default: the built-in default scenario)."""
+    try:
+        loaded = load_scenario(scenario) if scenario else DEFAULT
+    except ScenarioError as exc:
+        _fail_input(exc.problems)
+    from planner.output import write_outputs  # after validation: a bad file fails fast
+
+    written = write_outputs(loaded, out_dir)
+    for path in written.values():
+        click.echo(str(path))
+
+
+@main.command()
+@click.argument("workbooks", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def verify(workbooks: tuple[Path, ...]) -> None:
+    """Recalculate WORKBOOKS in LibreOffice Calc and compare every formula cell with the engine."""
+    from planner.recalc import RecalcError
+    from planner.verify import verify as verify_all
+
+    try:
+        reports = verify_all(list(workbooks))
+    except RecalcError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    failed = False
+    for report in reports:
+        if report.ok:
+            click.echo(f"{report.path}: OK, {report.checked} formula cells equal the engine")
+            continue
+        failed = True
+        if report.error:
+            click.echo(f"{report.path}: FAILED: {report.error}")
+        for mismatch in report.mismatches:
+            click.echo(f"{report.path}: mismatch {mismatch}")
+        if report.mismatches:
+            click.echo(f"{report.path}: FAILED: {len(report.mismatches)} of {report.checked} formula cells differ")
+    sys.exit(1 if failed else 0)
+
+
+@main.command()
+def schema() -> None:
+    """Print the scenario file's JSON schema."""
+    click.echo(json.dumps(Scenario.model_json_schema(), indent=2))
+
+
+@main.command(name="catalog")
+def list_catalog() -> None:
+    """List the catalog's models, GPUs, strategies and presets."""
+    click.echo("Models (id: parameters, layers, hidden, heads, KV heads, head dim, FFN, vocabulary)")
+    for m in catalog.MODELS.values():
+        click.echo(f"  {m.id}: {m.params:,.0f} params, L={m.layers}, h={m.hidden}, heads={m.heads}, "
+                   f"kv_heads={m.kv_heads}, head_dim={m.head_dim}, ffn={m.ffn:,}, vocab={m.vocab:,}")
+    click.echo("GPUs (id: memory, dense BF16 peak, HBM bandwidth)")
+    for g in catalog.GPUS.values():
+        click.echo(f"  {g.id}: {g.memory_gb:g} GB, {g.peak_tflops:g} TFLOPS, {g.hbm_tbps:g} TB/s")
+    click.echo("Training strategies (ZeRO stage): " + ", ".join(f"{k} ({v})" for k, v in catalog.STRATEGIES.items())
+               + "; fsdp = zero3")
+    click.echo("Traffic presets (tokens per day): " + ", ".join(f"{k} {v:g}"
+                                                                 for k, v in catalog.TRAFFIC_PRESETS.items()))
+    click.echo("Demand profiles (24 hourly fractions of peak): " + ", ".join(catalog.DEMAND_PROFILES))
+
+
+if __name__ == "__main__":
+    main()
