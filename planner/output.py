@@ -15,6 +15,12 @@ from planner.scenario import Scenario
 from planner.workbook import build
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def results_json(results: Results) -> str:
     return json.dumps(results.to_json(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
@@ -32,6 +38,7 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
             handle, name = tempfile.mkstemp(dir=out_dir, prefix=f".{scenario.slug}.", suffix=f".{suffix}.part")
             os.close(handle)
             parts[suffix] = Path(name)
+            os.chmod(name, 0o666 & ~_umask())  # mkstemp makes 0600; a finished file gets the usual mode
         build(results, str(parts["xlsx"]), generated=date)
         parts["html"].write_text(render_html(results, generated=date.isoformat()), encoding="utf-8")
         parts["json"].write_text(results_json(results), encoding="utf-8")
