@@ -169,6 +169,7 @@ class Sheet:
         if subtitle:
             self.ws.write_string(self.row_index, 0, subtitle, self.book.styles.subtitle)
             self.row_index += 1
+        self.ws.freeze_panes(self.row_index, 1)  # the title and the label column stay in view
         self.row_index += 1
 
     def section(self, text: str) -> None:
@@ -253,6 +254,39 @@ class Sheet:
         self.row_index += 1
         return own
 
+    def records(self, key: str, labels: Sequence[str], columns: Sequence["Column"], values, *,
+                label_header: str = "") -> tuple[int, int, int]:
+        """A table with one row per item (labels in column A) and one formula column per Column. In a template,
+        {other_column_key} is the same row's cell of that column, {label} the row's label cell and {i} the row's
+        1-based position. `values` is a DataFrame with a row per label and a column per Column key.
+        Returns (header row, first row, last row), 0-based."""
+        header = self.row_index
+        self.ws.write_string(header, 0, label_header, self.book.styles.header)
+        for col, column in enumerate(columns, start=1):
+            self.ws.write_string(header, col, column.header, self.book.styles.header)
+        self.ws.set_row(header, 30)
+        first = header + 1
+        position = {column.key: col for col, column in enumerate(columns, start=1)}
+        for i, label in enumerate(labels):
+            r = first + i
+            self.ws.write_string(r, 0, str(label), self.book.styles.label)
+
+            def ref(match: re.Match, r=r, i=i) -> str:
+                word = match.group(1)
+                if word == "label":
+                    return _absolute(xl_rowcol_to_cell(r, 0))
+                if word == "i":
+                    return str(i + 1)
+                return _absolute(xl_rowcol_to_cell(r, position[word]))
+
+            for column in columns:
+                formula = TEMPLATE.sub(ref, column.template)
+                self.formula(r, position[column.key], formula, values.iloc[i][column.key],
+                             self.book.styles.value(column.kind))
+        self.cells[key] = _absolute(xl_rowcol_to_cell(first, 0))
+        self.row_index = first + len(labels)
+        return header, first, first + len(labels) - 1
+
     def _unit_and_note(self, row: int, unit: str, note: str) -> None:
         if unit:
             self.ws.write_string(row, self.unit_col, unit, self.book.styles.unit)
@@ -288,6 +322,16 @@ class Sheet:
         self.book.define(name, self.name, cell)
         self.row_index += 1
         return cell
+
+
+@dataclass(frozen=True)
+class Column:
+    """A formula column of a records table: its key (also the engine's column), heading, template, format."""
+
+    key: str
+    header: str
+    template: str
+    kind: str = "number"
 
 
 def _absolute(cell: str) -> str:
