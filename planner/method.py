@@ -39,4 +39,31 @@ SECTIONS: dict[str, dict] = {
             "by t.",
         ],
     },
+    "hours": {
+        "title": "Training hours and cost",
+        "formulas": [
+            "Training operations C = 6·Ψ·T (forward 2 + backward 4 operations per parameter per token); with "
+            "activation recomputation C = 8·Ψ·T (one extra forward pass).",
+            "GPU-hours H = C / (peak TFLOPS · 1e12 · MFU · 3600), at the GPU's dense BF16 peak.",
+            "Allocated GPU-hours = H / q, where q is the productive share of allocated time; cost = allocated "
+            "GPU-hours × price per GPU-hour; wall-clock days = allocated GPU-hours / GPUs in the run / 24.",
+            "Allocation options: each (GPUs, MFU) row gives its own GPU-hours, days and cost; a larger allocation "
+            "at a lower MFU finishes sooner but pays for more GPU-hours.",
+            "Reference rows: Llama 3.1 8B, 70B and 405B at the scenario's tokens, MFU and recomputation on the "
+            "H100's peak, beside Meta's reported 1.46 M, 7.0 M and 30.84 M H100-hours, with their ratio.",
+        ],
+        "sources": [
+            "Kaplan et al. 2020, Scaling Laws for Neural Language Models (arXiv 2001.08361): C ≈ 6·N·D.",
+            "Korthikanti et al. 2022 (arXiv 2205.05198), §5: recomputation costs one more forward pass.",
+            "Meta, Llama 3.1 model card: 1.46 M, 7.0 M and 30.84 M H100-80GB GPU-hours; The Llama 3 Herd of "
+            "Models (arXiv 2407.21783), Table 4: 8,192 GPUs at 43 % MFU and 16,384 GPUs at 41 %.",
+        ],
+        "caveats": [
+            "Reported hours include restarts, checkpointing and lower-MFU phases, so they sit above the pure "
+            "calculation (405B at 40 % MFU: about 26.7 M against 30.84 M).",
+            "Compare complete allocation cost, including failed runs and recovery, rather than the hourly rate "
+            "alone.",
+            "The attention-score operations (about 6·L·s·h per token) are left out, as in 6·Ψ·T.",
+        ],
+    },
 }

@@ -59,3 +59,53 @@ def test_custom_model_name_is_escaped():
     html = html_of(parse_scenario({"name": "x", "model": model}))
     assert "&lt;b&gt;bold&lt;/b&gt; with zero3 on 8 GPUs" in html
     assert "<b>bold</b>" not in html
+
+
+# Hours (METHOD.md §2), worked by hand: H = 6·Ψ·T / (peak·1e12 · MFU · 3600), Ψ(405B) = 405,853,388,800,
+# T = 15.6e12, H100 peak 989 TFLOPS.
+HAND_405B_HOURS = 6 * 405_853_388_800 * 15.6e12 / (989e12 * 0.40 * 3600)
+
+
+@pytest.fixture(scope="module")
+def html_405b():
+    return html_of(parse_scenario({"name": "x", "model": "llama-3.1-405b"}))
+
+
+def test_405b_hours_worked_by_hand(html_405b):
+    assert round(HAND_405B_HOURS) == 26_673_883
+    assert "Training llama-3.1-405b on 15.6 trillion tokens takes 3.80e25 operations: 26.67 M GPU-hours on the " \
+           "h100-sxm at 40 % MFU." in html_405b
+    # allocated = H (productive share 1); cost at 2.00 per GPU-hour; days = H / 1024 GPUs / 24
+    assert f"{HAND_405B_HOURS * 2:,.0f}" == "53,347,766" and f"{HAND_405B_HOURS / 1024 / 24:,.1f}" == "1,085.4"
+    assert "26.67 M GPU-hours are allocated: they cost 53,347,766 at 2.00 per GPU-hour and take 1,085.4 days on " \
+           "1,024 GPUs." in html_405b
+
+
+def test_405b_against_meta_reported(html_405b):
+    assert f"{30.84e6 / HAND_405B_HOURS:.2f}" == "1.16"
+    assert "Meta reports 30.84 M H100-hours, 1.16 times this calculation: reported hours include restarts" \
+        in html_405b
+    assert "Reported hours sit above the pure calculation" in html_405b  # the workbook's explanation, below the table
+
+
+def test_405b_allocation_options(html_405b):
+    # each option: H at its MFU; days = H / GPUs / 24
+    fast = HAND_405B_HOURS * 0.40 / 0.41
+    lean = HAND_405B_HOURS * 0.40 / 0.43
+    assert f"{fast / 16384 / 24:.1f}" == "66.2" and f"{lean / 8192 / 24:.1f}" == "126.2"
+    assert "16,384 GPUs at 41 % finish in 66.2 days but use 26.0 M GPU-hours; 8,192 at 43 % take 126.2 days for " \
+           "24.8 M." in html_405b
+
+
+def test_405b_recompute_at_lower_mfu():
+    html = html_of(parse_scenario({"name": "x", "model": "llama-3.1-405b",
+                                   "hours": {"activation_recompute": True, "mfu": 0.30}}))
+    assert f"{HAND_405B_HOURS * 8 / 6 * 0.40 / 0.30 / 1e6:.2f}" == "47.42"
+    assert "with activation recomputation (8 operations per parameter per token instead of 6): 47.42 M GPU-hours " \
+           "on the h100-sxm at 30 % MFU." in html
+
+
+def test_hours_charts(html_405b):
+    hours = html_405b[html_405b.index('<section id="hours">'):]
+    assert hours.count("<svg") == 2
+    assert "Calculated against reported H100-hours" in hours and "Allocation options" in hours

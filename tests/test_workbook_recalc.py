@@ -72,6 +72,12 @@ INPUT_CHANGES = {  # workbook input name → new value, and the same change as a
     "strategy to DDP": ({"memory_strategy": "ddp"}, {"memory.strategy": "ddp"}),
     "sequence length 32K": ({"memory_sequence_length": 32768}, {"memory.sequence_length": 32768}),
     "checkpointing on": ({"memory_activation_checkpointing": True}, {"memory.activation_checkpointing": True}),
+    "recomputation on": ({"hours_activation_recompute": True}, {"hours.activation_recompute": True}),
+    "MFU 30 %": ({"hours_mfu": 0.3}, {"hours.mfu": 0.3}),
+    "productive share, run GPUs, allocation option": (
+        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37, "hours_tokens": 2e12},
+        {"hours.productive_share": 0.8, "hours.gpus": 4096, "hours.allocations": [
+            {"gpus": 8192, "mfu": 0.43}, {"gpus": 16384, "mfu": 0.37}], "hours.tokens": 2e12}),
     "70B, t=4, p=2 on 64 B200s, ZeRO-2": (
         {"model": "llama-3.1-70b", "gpu": "b200", "memory_gpus": 64, "memory_tensor_parallel": 4,
          "memory_pipeline_parallel": 2, "memory_strategy": "zero2", "serving_tensor_parallel": 4,
@@ -100,6 +106,22 @@ def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(tmp_pa
     assert named_value(by_label["strategy to DDP"], "memory_training_total_gb") == pytest.approx(164.991401984)
     assert named_value(by_label["model to 405B"], "memory_serving_weights_gb") == pytest.approx(811.7067776)
     assert named_value(by_label["GPU to H200"], "gpu_memory_gb") == 141
+    # 8B at 15.6 T tokens: 6Ψ·T / (989e12 · 0.4 · 3600) = 527,773 GPU-hours; recomputation × 8/6; MFU 30 % × 4/3
+    assert named_value(by_label["recomputation on"], "hours_gpu_hours") == pytest.approx(527_772.5 * 8 / 6, rel=1e-6)
+    assert named_value(by_label["MFU 30 %"], "hours_gpu_hours") == pytest.approx(527_772.5 * 4 / 3, rel=1e-6)
+
+
+def test_the_seeds_hours_walkthrough_in_the_workbook(tmp_path):
+    """405B at 15.6 T: 26.67 M GPU-hours beside Meta's 30.84 M; then recomputation on and MFU 30 %: × 1.78."""
+    from tests.conftest import ROOT
+    original = tmp_path / "hours.xlsx"
+    build(compute(load_scenario(ROOT / "examples" / "hours-1-405b.yaml")), str(original))
+    changed = tmp_path / "hours-changed.xlsx"
+    set_inputs(original, changed, {"hours_activation_recompute": True, "hours_mfu": 0.30})
+    before, after = recalculated([original, changed], tmp_path)
+    assert named_value(before, "hours_gpu_hours") == pytest.approx(26_673_882.98, rel=1e-9)
+    assert named_value(after, "hours_gpu_hours") == pytest.approx(26_673_882.98 * (8 / 6) * (0.40 / 0.30), rel=1e-9)
+    assert round(named_value(after, "hours_gpu_hours") / 1e6, 2) == 47.42
 
 
 # Random valid scenarios ----------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planner.engine.hours import HoursTable, hours_table
 from planner.engine.memory import MemoryTable, memory_table, model_catalog
 
 
@@ -14,10 +15,11 @@ class Results:
     scenario: object
     catalog: object  # the models in the workbook's Catalog, with the quantities derived from their architecture
     memory: MemoryTable
+    hours: HoursTable
 
     @property
     def tables(self) -> dict:
-        return {"memory": self.memory}
+        return {"memory": self.memory, "hours": self.hours}
 
     @property
     def headline(self) -> dict:
@@ -34,4 +36,4 @@ class Results:
 
 
 def compute(scenario) -> Results:
-    return Results(scenario, model_catalog(scenario), memory_table(scenario))
+    return Results(scenario, model_catalog(scenario), memory_table(scenario), hours_table(scenario))

@@ -14,8 +14,9 @@ import jinja2
 
 import planner
 from planner import method
-from planner.catalog import STRATEGIES
+from planner.catalog import REFERENCE_GPU, STRATEGIES
 from planner.report import charts
+from planner.workbook.hours import WHY_REPORTED_IS_HIGHER
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -49,6 +50,40 @@ def gb(value) -> str:
 
 def yes_no(value) -> str:
     return "yes" if value else "no"
+
+
+def millions(value, digits: int = 2) -> str:
+    """Hours in millions ("26.67 M"); below 100,000 whole with thousands separators; below 100 to two figures."""
+    if value >= 1e5:
+        return f"{value / 1e6:,.{digits}f} M"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.2g}"
+
+
+def percent(share) -> str:
+    """A share as "40 %"."""
+    return f"{share * 100:.4g} %"
+
+
+def sci(value) -> str:
+    """Scientific notation without the exponent's sign and zeros: 3.80e25."""
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def money(value, digits: int = 0) -> str:
+    """An amount in the scenario's currency, with thousands separators."""
+    return f"{value:,.{digits}f}"
+
+
+def days(value) -> str:
+    return f"{value:,.1f}"
+
+
+def _tokens(count) -> str:
+    for size, word in ((1e12, "trillion"), (1e9, "billion")):
+        if count >= size:
+            return f"{count / size:,.4g} {word}"
+    return number(count)
 
 
 def flatten(data, prefix: str = "") -> dict[str, object]:
@@ -105,6 +140,39 @@ def memory_findings(results) -> list[str]:
     ]
 
 
+def hours_findings(results) -> list[str]:
+    scenario, table = results.scenario, results.hours
+    h, s, options = scenario.hours, table.scalars, table.allocations
+    recompute = " with activation recomputation (8 operations per parameter per token instead of 6)" \
+        if h.activation_recompute else ""
+    sentences = [
+        f"Training {scenario.model_id} on {_tokens(h.tokens)} tokens takes {sci(s['training_flops'])} operations"
+        f"{recompute}: {millions(s['gpu_hours'])} GPU-hours on the {scenario.gpu_id} at {percent(h.mfu)} MFU.",
+        f"With a productive share of {percent(h.productive_share)}, {millions(s['allocated_gpu_hours'])} GPU-hours "
+        f"are allocated: they cost {money(s['cost'])} at {money(scenario.price_per_gpu_hour, 2)} per GPU-hour and "
+        f"take {days(s['days'])} days on {number(s['gpus'])} GPUs.",
+    ]
+    fast, lean = options.loc[options.days.idxmin()], options.loc[options.allocated_gpu_hours.idxmin()]
+    if fast.name == lean.name:
+        best = "" if len(options) == 1 else ": the soonest finish and the fewest GPU-hours of the allocation options"
+        sentences.append(f"{number(fast.gpus)} GPUs at {percent(fast.mfu)} take {days(fast.days)} days for "
+                         f"{millions(fast.allocated_gpu_hours, 1)} GPU-hours{best}.")
+    else:
+        sentences.append(f"{number(fast.gpus)} GPUs at {percent(fast.mfu)} finish in {days(fast.days)} days but use "
+                         f"{millions(fast.allocated_gpu_hours, 1)} GPU-hours; {number(lean.gpus)} at "
+                         f"{percent(lean.mfu)} take {days(lean.days)} days for "
+                         f"{millions(lean.allocated_gpu_hours, 1)}.")
+    if scenario.model_id in table.reference.index:
+        row = table.reference.loc[scenario.model_id]
+        where = "" if scenario.gpu_id == REFERENCE_GPU else f" at the {REFERENCE_GPU}'s peak"
+        ratio = row.reported_over_calculated
+        why = "reported hours include restarts, checkpointing and lower-MFU phases" if ratio >= 1 else \
+            "this scenario's assumptions cost more than Meta's actual run"
+        sentences.append(f"Meta reports {millions(row.reported_gpu_hours)} H100-hours, {ratio:.2f} times this "
+                         f"calculation{where}: {why}.")
+    return sentences
+
+
 # Sections --------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Section:
@@ -116,6 +184,7 @@ class Section:
 
 SECTIONS = [
     Section("memory", "memory.html.j2", charts.memory_charts, memory_findings),
+    Section("hours", "hours.html.j2", charts.hours_charts, hours_findings),
 ]
 
 environment = jinja2.Environment(
@@ -125,7 +194,8 @@ environment = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-environment.filters.update(number=number, gb=gb, yes_no=yes_no)
+environment.filters.update(number=number, gb=gb, yes_no=yes_no, millions=millions, percent=percent, sci=sci,
+                           money=money, days=days)
 
 
 def render_html(results, *, generated: str) -> str:
@@ -136,4 +206,4 @@ def render_html(results, *, generated: str) -> str:
     return environment.get_template("base.html.j2").render(
         results=results, scenario=results.scenario, sections=sections, generated=generated,
         version=planner.__version__, inputs=flatten(results.scenario.normalised()), method=method,
-        strategies=list(STRATEGIES))
+        strategies=list(STRATEGIES), why_reported_is_higher=WHY_REPORTED_IS_HIGHER)

@@ -73,6 +73,49 @@ def serving_memory(table) -> Markup:
     return svg(figure)
 
 
+def hours_charts(results) -> dict[str, Markup]:
+    return {"reference": reference_hours(results.hours), "allocations": allocation_options(results.hours)}
+
+
+def reference_hours(table) -> Markup:
+    """Grouped bars per Llama 3.1 model (catalog ids: fixed text): calculated against Meta's reported H100-hours."""
+    ref = table.reference
+    x = range(len(ref))
+    figure, axes = plt.subplots(figsize=SIZE)
+    for offset, key, label, colour in ((-0.2, "calculated_gpu_hours", "Calculated", "#4472C4"),
+                                       (0.2, "reported_gpu_hours", "Reported (Meta)", "#C00000")):
+        bars = axes.bar([i + offset for i in x], ref[key] / 1e6, 0.4, label=label, color=colour)
+        axes.bar_label(bars, fmt="%.2f", fontsize=8)
+    axes.set_xticks(list(x), list(ref.index))
+    axes.set_title("Calculated against reported H100-hours")
+    axes.set_ylabel("Million H100-hours")
+    _finish(axes, grid="y")
+    return svg(figure)
+
+
+def allocation_options(table) -> Markup:
+    """Bars of wall-clock days per allocation option; allocated GPU-hours as a line on a second axis."""
+    options = table.allocations
+    labels = [f"{gpus:,} GPUs\n{mfu * 100:.4g} % MFU" for gpus, mfu in zip(options.gpus, options.mfu)]
+    figure, axes = plt.subplots(figsize=SIZE)
+    bars = axes.bar(range(len(options)), options.days, 0.5, label="Wall-clock days", color=COLOURS["weights_gb"])
+    axes.bar_label(bars, fmt="%.1f", fontsize=8)
+    axes.set_xticks(range(len(options)), labels)
+    axes.set_ylabel("Wall-clock days")
+    axes.set_ylim(0, options.days.max() * 1.4)  # the bars stay below the line
+    second = axes.twinx()
+    second.plot(range(len(options)), options.allocated_gpu_hours / 1e6, marker="o", label="Allocated GPU-hours",
+                color=CAPACITY["color"], linewidth=CAPACITY["linewidth"])
+    second.set_ylabel("Million GPU-hours")
+    second.set_ylim(0, options.allocated_gpu_hours.max() / 1e6 * 1.1)
+    second.spines[["top"]].set_visible(False)
+    axes.set_title("Allocation options")
+    _finish(axes, grid="y")
+    axes.legend(*[a + b for a, b in zip(axes.get_legend_handles_labels(), second.get_legend_handles_labels())],
+                loc="upper left", bbox_to_anchor=(1.12, 1), frameon=False)
+    return svg(figure)
+
+
 def _finish(axes, grid: str) -> None:
     axes.grid(axis=grid, alpha=0.3)
     axes.set_axisbelow(True)
