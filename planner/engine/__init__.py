@@ -30,6 +30,10 @@ class Results:
         """The Checks sheet's table checks (inputs are valid by construction: the scenario was validated)."""
         return {key: value for table in self.tables.values() for key, value in table.checks.items()}
 
+    @property
+    def all_checks_pass(self) -> bool:
+        return all(self.checks.values())
+
     def to_json(self) -> dict:
         return {"scenario": self.scenario.normalised(), "headline": self.headline,
                 "tables": {name: table.to_json() for name, table in self.tables.items()}}

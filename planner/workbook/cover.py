@@ -36,7 +36,7 @@ def write(book: kit.Book, results: Results, sheets: list[str], key_results: list
 
     sheet.section("Master check")
     sheet.row("master", "All checks pass", '=IF(checks_all_pass,"All checks pass","A check has failed: see Checks")',
-              "All checks pass" if results_ok(results) else "A check has failed: see Checks", "", "", "text",
+              "All checks pass" if results.all_checks_pass else "A check has failed: see Checks", "", "", "text",
               bold=True)
     sheet.skip()
 
@@ -65,6 +65,3 @@ def write(book: kit.Book, results: Results, sheets: list[str], key_results: list
         sheet.row_index += 1
     return sheet
 
-
-def results_ok(results: Results) -> bool:
-    return all(results.checks.values())

@@ -31,9 +31,10 @@ def inputs(scenario) -> list[tuple[str, list[Input]]]:
     ]
     for i, _ in enumerate(scenario.hours.allocations, start=1):
         rows += [
-            Input(f"hours.allocations.{i}.gpus", f"Allocation option {i}: GPUs", "GPUs", "Meta's Llama 3: 8,192 "
-                  "GPUs at 43 % MFU, 16,384 at 41 %." if i == 1 else "", "count", kit.whole_number(1)),
-            Input(f"hours.allocations.{i}.mfu", f"Allocation option {i}: MFU", "% of peak", "", "percent", SHARE),
+            Input(f"hours.allocations.{i}.gpus", f"Allocation option {i}: GPUs", "GPUs",
+                  "GPUs allocated to the run in this option.", "count", kit.whole_number(1)),
+            Input(f"hours.allocations.{i}.mfu", f"Allocation option {i}: MFU", "% of peak", "MFU expected at that "
+                  "scale; Meta's Llama 3: 43 % on 8,192 GPUs, 41 % on 16,384.", "percent", SHARE),
         ]
     return [("Training hours and cost", rows)]
 

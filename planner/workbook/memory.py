@@ -23,8 +23,10 @@ def inputs(scenario) -> list[tuple[str, list[Input]]]:
                   "sequence parallelism) activations.", "count", count(1)),
             Input("memory.pipeline_parallel", "Pipeline parallel p", "GPUs", "Divides model state; the first "
                   "stage still holds a full set of activations (1F1B).", "count", count(1)),
-            Input("memory.sequence_length", "Sequence length s", "tokens", "", "count", count(1)),
-            Input("memory.micro_batch", "Micro-batch b", "sequences", "", "count", count(1)),
+            Input("memory.sequence_length", "Sequence length s", "tokens", "Tokens per training sequence; "
+                  "activations grow linearly with it.", "count", count(1)),
+            Input("memory.micro_batch", "Micro-batch b", "sequences", "Sequences per GPU per forward pass.", "count",
+                  count(1)),
             Input("memory.activation_checkpointing", "Activation checkpointing", "TRUE/FALSE",
                   "Keep each layer's input and recompute the rest in the backward pass.", "bool", kit.TRUE_FALSE),
         ]),
