@@ -22,30 +22,30 @@ GPU_KEYS = ("memory_gb", "peak_tflops", "hbm_tbps")
 
 def key_path(name: str) -> tuple | None:
     """memory_tensor_parallel → ("memory", "tensor_parallel"); hours_allocations_2_gpus → (..., 1, "gpus").
-    None when the name is not a scenario key."""
+    None when the name is not a scenario key. Field names are matched longest first, as they contain "_"."""
     path: list = []
-    cls: Any = Scenario
+    section: Any = Scenario  # the model whose fields come next
+    in_list = False  # the next part is a 1-based list position
     rest = name
     while rest:
-        if cls is None:
-            return None
-        if cls == "list":
+        if in_list:
             index, _, rest = rest.partition("_")
             if not index.isdigit():
                 return None
             path.append(int(index) - 1)
-            cls = item_class
+            in_list = False
             continue
-        fields = cls.model_fields
+        if section is None:
+            return None
+        fields = section.model_fields
         match = max((f for f in fields if rest == f or rest.startswith(f + "_")), key=len, default=None)
         if match is None:
             return None
         path.append(match)
         rest = rest[len(match) + 1:]
         annotation = fields[match].annotation
-        item_class = _section_class(annotation)
-        is_list = getattr(annotation, "__origin__", None) is list
-        cls = "list" if is_list else (item_class if _is_section(annotation) else None)
+        in_list = getattr(annotation, "__origin__", None) is list
+        section = _section_class(annotation) if in_list or _is_section(annotation) else None
     return tuple(path)
 
 
@@ -119,7 +119,8 @@ def scenario_from_workbook(path: Path) -> Scenario:
             if sheet != "Inputs" or ":" in ref:
                 continue
             _set(data, path_parts, book[sheet][ref.replace("$", "")].value)
-            where[path_parts] = f"{sheet}!{ref.replace('$', '')} ({name})"
+            for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
+                where.setdefault(path_parts[:n], f"{sheet}!{ref.replace('$', '')} ({name})")
         for name in ("scenario_name", "scenario_description"):
             if name in book.defined_names:
                 sheet, ref = next(iter(book.defined_names[name].destinations))

@@ -4,8 +4,6 @@ workbook's numbers, and verification that fails on a tampered formula."""
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -18,7 +16,7 @@ from click.testing import CliRunner
 from planner import output
 from planner.cli import main
 from planner.scenario import DEFAULT
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES
 
 
 def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):

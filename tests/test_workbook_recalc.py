@@ -4,7 +4,6 @@ recalculation happened (see planner/recalc.py)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import openpyxl

@@ -16,7 +16,6 @@ import planner
 from planner import method
 from planner.catalog import REFERENCE_GPU, STRATEGIES
 from planner.report import charts
-from planner.workbook.hours import WHY_REPORTED_IS_HIGHER
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -206,4 +205,4 @@ def render_html(results, *, generated: str) -> str:
     return environment.get_template("base.html.j2").render(
         results=results, scenario=results.scenario, sections=sections, generated=generated,
         version=planner.__version__, inputs=flatten(results.scenario.normalised()), method=method,
-        strategies=list(STRATEGIES), why_reported_is_higher=WHY_REPORTED_IS_HIGHER)
+        strategies=list(STRATEGIES), why_reported_is_higher=method.WHY_REPORTED_IS_HIGHER)

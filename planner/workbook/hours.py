@@ -3,16 +3,13 @@ calculation beside Meta's reported Llama 3.1 H100-hours. Two charts."""
 
 from __future__ import annotations
 
-from planner import catalog
+from planner import catalog, method
 from planner.engine import Results
 from planner.workbook import kit
 from planner.workbook.inputs import Input
 
 SHARE = kit.number(0, 1, exclusive_minimum=True)
-WHY_REPORTED_IS_HIGHER = (
-    "Reported hours sit above the pure calculation: they include restarts after failures, checkpointing, "
-    "evaluation and lower-MFU phases (Meta measured 38 % to 43 % MFU for 405B), none of which the 6·Ψ·T formula "
-    "counts. The ratio is the overhead a plan should expect; the productive share input models it.")
+
 
 
 def inputs(scenario) -> list[tuple[str, list[Input]]]:
@@ -101,7 +98,7 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
               "count", name="reference_gpu_peak_tflops")
     ref = sheet.records("reference", list(table.reference.index), REFERENCE_COLUMNS, table.reference,
                         label_header="Model")
-    sheet.text(WHY_REPORTED_IS_HIGHER, style=book.styles.note, height=32)
+    sheet.text(method.WHY_REPORTED_IS_HIGHER, style=book.styles.note, height=32)
     sheet.skip()
 
     _reference_chart(book, sheet, ref)

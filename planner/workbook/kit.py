@@ -58,7 +58,6 @@ class Styles:
         self.note = book.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
         self.text = book.add_format({"text_wrap": True, "valign": "top"})
         self.link = book.add_format({"font_color": "#0563C1", "underline": 1})
-        self.check = book.add_format({"bold": True, "border": 2})
 
     def value(self, kind: str = "number", *, input: bool = False, bold: bool = False):
         key = (kind, input, bold)
