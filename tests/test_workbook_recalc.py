@@ -195,3 +195,21 @@ def test_recalculation_without_the_setting_is_caught(tmp_path, monkeypatch):
     output = recalculated([path], tmp_path)[0]
     report = compare(path, output, book)
     assert "canary" in report.error
+
+
+def test_out_of_range_inputs_turn_the_checks_and_the_cover_red(tmp_path):
+    """Pasting skips data validation; the Checks sheet still catches it, and the Cover says so."""
+    original = tmp_path / "default.xlsx"
+    book = build(compute(scenario_with()), str(original))
+    broken = tmp_path / "broken.xlsx"
+    set_inputs(original, broken, {"hours_mfu": 1.5, "memory_gpus": 7, "memory_tensor_parallel": 2})
+    values = recalc.read_values(recalculated([broken], tmp_path)[0])
+
+    def value(sheet: str, key: str):
+        return values[(sheet, book.sheets[sheet].cells[key].replace("$", ""))]
+
+    assert same(False, value("Checks", "input_hours_mfu"))
+    assert same(False, value("Checks", "memory_data_parallel_whole"))  # 7 GPUs / t = 2: 3.5 replicas
+    assert same(True, value("Checks", "input_memory_gpus"))  # 7 alone is a whole number
+    assert same(False, value("Checks", "all"))
+    assert value("Cover", "master") == "A check has failed: see Checks"

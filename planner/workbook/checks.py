@@ -12,7 +12,7 @@ CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove
 
 def write(book: kit.Book, results: Results, inputs: list[tuple[str, list[Input]]],
           table_checks: list[tuple[str, str, str]]) -> kit.Sheet:
-    sheet = book.sheet("Checks", [("Result", 12)])
+    sheet = book.sheet("Checks", [("Result", 12)], label_width=62)
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
                 "these checks do not.")
     sheet.header(["Result"])

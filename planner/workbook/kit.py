@@ -83,6 +83,7 @@ class Book:
     generated: str = ""  # the generation date shown on the Cover
     formulas: dict[tuple[str, str], Any] = field(default_factory=dict)  # (sheet, A1) → cached value
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1)
+    sheets: dict[str, "Sheet"] = field(default_factory=dict)  # by name, with their row keys → cells
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
@@ -93,7 +94,8 @@ class Book:
 
     def sheet(self, name: str, columns: Sequence[tuple[str, float]] = (("Value", 16),), *, label_width=44,
               note_width=60) -> "Sheet":
-        return Sheet(self, self.wb.add_worksheet(name), name, list(columns), label_width, note_width)
+        self.sheets[name] = Sheet(self, self.wb.add_worksheet(name), name, list(columns), label_width, note_width)
+        return self.sheets[name]
 
     def define(self, name: str, sheet: str, cell: str) -> None:
         if name in self.names:
