@@ -7,10 +7,10 @@ functions called once per configuration. Prints medians of several runs and thei
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+
+from timing import median_seconds
 
 from planner.engine import memory as m
 
@@ -33,23 +33,15 @@ def total_gb(g):
     return state + m.activations_gb(LAYERS, HIDDEN, g["s"], g["b"], g["t"], g["ckpt"])
 
 
-def timed(fn, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     big, small = grid(1_000_000), grid(10_000)
-    vectorised = timed(lambda: total_gb(big), args.runs)
+    vectorised = median_seconds(lambda: total_gb(big), args.runs)
     rows = [{k: v[i] for k, v in small.items()} for i in range(10_000)]
-    scalar = timed(lambda: [total_gb(row) for row in rows], args.runs) * 100  # scaled to a million
+    scalar = median_seconds(lambda: [total_gb(row) for row in rows], args.runs) * 100  # scaled to a million
     print(f"1,000,000 configurations, one call: median {vectorised * 1e3:.0f} ms over {args.runs} runs")
     print(f"the same one call per configuration (10,000 timed, ×100): median {scalar:.1f} s")
     print(f"ratio: {scalar / vectorised:.0f}× faster as one call")

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 import io
-import statistics
 import tempfile
-import time
 from pathlib import Path
+
+from timing import median_seconds
 
 from planner import recalc
 from planner.engine import compute
@@ -20,14 +20,6 @@ from planner.report import render_html
 from planner.scenario import DEFAULT
 from planner.workbook import build
 
-
-def median_seconds(fn, runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def main() -> None:
