@@ -33,7 +33,6 @@ def total_gb(g):
     return state + m.activations_gb(LAYERS, HIDDEN, g["s"], g["b"], g["t"], g["ckpt"])
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)

@@ -21,7 +21,6 @@ from planner.scenario import DEFAULT
 from planner.workbook import build
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
