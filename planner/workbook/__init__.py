@@ -8,7 +8,8 @@ from typing import Any
 from planner.engine import Results
 from planner.workbook import catalog, checks, cover, hours, inputs, kit, memory, method
 
-TABLE_SHEETS = [("memory", "Memory", memory), ("hours", "Hours", hours)]  # (table key, sheet name, sheet module), in workbook order
+# (table key, sheet name, sheet module), in workbook order
+TABLE_SHEETS = [("memory", "Memory", memory), ("hours", "Hours", hours)]
 
 
 def input_sections(scenario) -> list[tuple[str, list[inputs.Input]]]:

@@ -39,7 +39,7 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
     # Models -------------------------------------------------------------------------------------------------
     sheet.section("Models (Llama 3.1 from Meta's model cards; Ψ exact)")
     models = results.catalog
-    _heading(sheet, ["Model id"] + [h for _, h, _ in MODEL_COLUMNS] + [h for _, h, _, _ in DERIVED_MODEL_COLUMNS])
+    sheet.heading_row(["Model id"] + [h for _, h, _ in MODEL_COLUMNS] + [h for _, h, _, _ in DERIVED_MODEL_COLUMNS])
     first = sheet.row_index
     derived_params = None  # a custom model given by its architecture alone takes Ψ from it
     if not isinstance(results.scenario.model, str) and results.scenario.model.params is None:
@@ -70,7 +70,7 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
 
     # GPUs ---------------------------------------------------------------------------------------------------
     sheet.section("GPUs (vendor data sheets; dense BF16 without sparsity)")
-    _heading(sheet, ["GPU id"] + [h for _, h, _ in GPU_COLUMNS])
+    sheet.heading_row(["GPU id"] + [h for _, h, _ in GPU_COLUMNS])
     first = sheet.row_index
     for gpu in results.scenario.gpus():
         r = sheet.row_index
@@ -84,7 +84,7 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
 
     # Strategies ---------------------------------------------------------------------------------------------
     sheet.section("Training strategies (ZeRO stage: what is sharded across the data-parallel replicas)")
-    _heading(sheet, ["Strategy id", "ZeRO stage", "Shards"])
+    sheet.heading_row(["Strategy id", "ZeRO stage", "Shards"])
     first = sheet.row_index
     shards = {0: "nothing (every replica holds everything)", 1: "optimizer state", 2: "optimizer state, gradients",
               3: "optimizer state, gradients, weights (FSDP full sharding)"}
@@ -96,13 +96,6 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
         sheet.row_index += 1
     _name_columns(book, sheet, "catalog_strategy", ["ids", "zero_stage"], first, sheet.row_index - 1)
     return sheet
-
-
-def _heading(sheet: kit.Sheet, labels: list[str]) -> None:
-    for col, text in enumerate(labels):
-        sheet.ws.write_string(sheet.row_index, col, text, sheet.book.styles.header)
-    sheet.ws.set_row(sheet.row_index, 30)
-    sheet.row_index += 1
 
 
 def _name_columns(book: kit.Book, sheet: kit.Sheet, prefix: str, keys: list[str], first: int, last: int) -> None:

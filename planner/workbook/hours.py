@@ -11,7 +11,6 @@ from planner.workbook.inputs import Input
 SHARE = kit.number(0, 1, exclusive_minimum=True)
 
 
-
 def inputs(scenario) -> list[tuple[str, list[Input]]]:
     rows = [
         Input("hours.tokens", "Training tokens T", "tokens", "Llama 3.1 was trained on about 15.6 trillion tokens.",
@@ -87,16 +86,15 @@ def write(book: kit.Book, results: Results) -> kit.Sheet:
     sheet.skip()
 
     sheet.section("Allocation options: a larger allocation can finish sooner at more GPU-hours (lower MFU at scale)")
-    alloc = sheet.records("allocations", [f"Option {i}" for i in range(1, len(table.allocations) + 1)],
+    alloc = sheet.records([f"Option {i}" for i in range(1, len(table.allocations) + 1)],
                           ALLOCATION_COLUMNS, table.allocations)
     sheet.skip()
 
     sheet.section("Beside Meta's reported Llama 3.1 hours (at this scenario's tokens, MFU and recomputation)")
     sheet.row("reference_gpu", "Reference GPU peak (h100-sxm: Meta's hours are H100-hours)",
               f'=INDEX(catalog_gpu_peak_tflops,MATCH("{catalog.REFERENCE_GPU}",catalog_gpu_ids,0))',
-              s["reference_gpu_peak_tflops"], "TFLOPS", "",
-              "count", name="reference_gpu_peak_tflops")
-    ref = sheet.records("reference", list(table.reference.index), REFERENCE_COLUMNS, table.reference,
+              s["reference_gpu_peak_tflops"], "TFLOPS", "", "count", name="reference_gpu_peak_tflops")
+    ref = sheet.records(list(table.reference.index), REFERENCE_COLUMNS, table.reference,
                         label_header="Model")
     sheet.text(method.WHY_REPORTED_IS_HIGHER, style=book.styles.note, height=32)
     sheet.skip()

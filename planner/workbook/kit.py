@@ -255,17 +255,22 @@ class Sheet:
         self.row_index += 1
         return own
 
-    def records(self, key: str, labels: Sequence[str], columns: Sequence["Column"], values, *,
+    def heading_row(self, labels: Sequence[str]) -> int:
+        """A row of bold, wrapped column headings from column A; returns its 0-based row."""
+        row = self.row_index
+        for col, text in enumerate(labels):
+            self.ws.write_string(row, col, text, self.book.styles.header)
+        self.ws.set_row(row, 30)
+        self.row_index += 1
+        return row
+
+    def records(self, labels: Sequence[str], columns: Sequence["Column"], values, *,
                 label_header: str = "") -> tuple[int, int, int]:
         """A table with one row per item (labels in column A) and one formula column per Column. In a template,
         {other_column_key} is the same row's cell of that column, {label} the row's label cell and {i} the row's
         1-based position. `values` is a DataFrame with a row per label and a column per Column key.
         Returns (header row, first row, last row), 0-based."""
-        header = self.row_index
-        self.ws.write_string(header, 0, label_header, self.book.styles.header)
-        for col, column in enumerate(columns, start=1):
-            self.ws.write_string(header, col, column.header, self.book.styles.header)
-        self.ws.set_row(header, 30)
+        header = self.heading_row([label_header] + [column.header for column in columns])
         first = header + 1
         position = {column.key: col for col, column in enumerate(columns, start=1)}
         for i, label in enumerate(labels):
@@ -284,7 +289,6 @@ class Sheet:
                 formula = TEMPLATE.sub(ref, column.template)
                 self.formula(r, position[column.key], formula, values.iloc[i][column.key],
                              self.book.styles.value(column.kind))
-        self.cells[key] = _absolute(xl_rowcol_to_cell(first, 0))
         self.row_index = first + len(labels)
         return header, first, first + len(labels) - 1
 
