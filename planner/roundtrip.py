@@ -98,8 +98,7 @@ def _catalog_choice(book, kind: str, chosen: str, shipped: dict, keys: tuple) ->
     if row is None:
         return chosen  # not in Catalog: validation reports it
     known = shipped.get(chosen)
-    if known is not None and all(row.get(k) == getattr(known, k) for k in keys if k in row) and \
-            all(k in row for k in keys):
+    if known is not None and all(k in row and row[k] == getattr(known, k) for k in keys):
         return chosen
     return {"name": chosen, **row}
 
