@@ -6,19 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import tempfile
+import uuid
 from pathlib import Path
 
 from planner.engine import Results, compute
 from planner.report import render_html
 from planner.scenario import Scenario
 from planner.workbook import build
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def results_json(results: Results) -> str:
@@ -34,11 +28,8 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     final = {suffix: out_dir / f"{scenario.slug}.{suffix}" for suffix in ("xlsx", "html", "json")}
     parts: dict[str, Path] = {}
     try:
-        for suffix in final:
-            handle, name = tempfile.mkstemp(dir=out_dir, prefix=f".{scenario.slug}.", suffix=f".{suffix}.part")
-            os.close(handle)
-            parts[suffix] = Path(name)
-            os.chmod(name, 0o666 & ~_umask())  # mkstemp makes 0600; a finished file gets the usual mode
+        for suffix in final:  # a fresh name per run: two runs into one folder never share a part file
+            parts[suffix] = out_dir / f".{scenario.slug}.{uuid.uuid4().hex}.{suffix}.part"
         build(results, str(parts["xlsx"]), generated=date)
         parts["html"].write_text(render_html(results, generated=date.isoformat()), encoding="utf-8")
         parts["json"].write_text(results_json(results), encoding="utf-8")
