@@ -123,7 +123,7 @@ def _allocation_chart(book: kit.Book, sheet: kit.Sheet, rows: tuple[int, int, in
     days = book.wb.add_chart({"type": "column"})
     days.add_series({"name": [sheet.name, header, 5], "categories": [sheet.name, first, 0, last, 0],
                      "values": [sheet.name, first, 5, last, 5], "fill": {"color": "#4472C4"},
-                     "data_labels": {"value": True, "num_format": "#,##0"}})
+                     "data_labels": {"value": True, "num_format": "#,##0.0"}})
     hours = book.wb.add_chart({"type": "line"})
     hours.add_series({"name": [sheet.name, header, 4], "categories": [sheet.name, first, 0, last, 0],
                       "values": [sheet.name, first, 4, last, 4], "y2_axis": True,
