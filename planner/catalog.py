@@ -1,8 +1,10 @@
-"""The catalog shipped with the product: models, GPUs, strategies, presets (METHOD.md, "Catalog")."""
+"""The catalog shipped with the product: models, GPUs, strategies, traffic presets, demand profiles (METHOD.md,
+"Catalog"). A scenario's `catalog:` section adds entries or overrides these by id; `Catalog` is the merged result
+that the engine, the Catalog sheet and the dropdowns read."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class GPU:
     memory_gb: float
     peak_tflops: float  # dense BF16
     hbm_tbps: float
+    price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
 
 
 MODELS: dict[str, Model] = {
@@ -41,18 +44,22 @@ MODELS: dict[str, Model] = {
 GPUS: dict[str, GPU] = {
     g.id: g
     for g in (
-        GPU("a100-80gb", 80, 312, 2.039),
-        GPU("h100-sxm", 80, 989, 3.35),
-        GPU("h200", 141, 989, 4.8),
-        GPU("b200", 180, 2250, 8.0),
-        GPU("mi300x", 192, 1307, 5.3),
+        GPU("a100-80gb", 80, 312, 2.039, 1.50),
+        GPU("h100-sxm", 80, 989, 3.35, 2.00),
+        GPU("h200", 141, 989, 4.8, 2.50),
+        GPU("b200", 180, 2250, 8.0, 4.50),
+        GPU("mi300x", 192, 1307, 5.3, 2.00),
     )
 }
+CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the seed's H100 price)
 
 # ZeRO stage of each training strategy: 0 shards nothing, 1 the optimizer state, 2 also the gradients,
 # 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.
 STRATEGIES: dict[str, int] = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}
 STRATEGY_ALIASES: dict[str, str] = {"fsdp": "zero3"}
+SHARDED_FROM_STAGE = {"optimizer": 1, "gradients": 2, "weights": 3}  # the first ZeRO stage that shards each
+STRATEGY_SHARDS = {0: "nothing (every replica holds everything)", 1: "optimizer state",
+                   2: "optimizer state, gradients", 3: "optimizer state, gradients, weights (FSDP full sharding)"}
 
 # The reference GPU for Meta's reported hours (they are H100-hours).
 REFERENCE_GPU = "h100-sxm"
@@ -68,7 +75,8 @@ TRAFFIC_PRESETS: dict[str, float] = {
 }
 
 # Inference demand by hour, as fractions of the peak (METHOD.md §4; illustrative).
-DEMAND_PROFILES: dict[str, tuple[float, ...]] = {
+HOURS_PER_DAY = 24
+PROFILES: dict[str, tuple[float, ...]] = {
     "office-assistant": (.05, .05, .05, .05, .05, .08, .15, .35, .70, .95, 1, 1,
                          .90, .95, 1, .95, .80, .55, .30, .20, .15, .10, .08, .06),
     "global-app": (.80, .78, .76, .75, .75, .76, .80, .85, .90, .94, .97, 1,
@@ -76,3 +84,16 @@ DEMAND_PROFILES: dict[str, tuple[float, ...]] = {
     "consumer-evening": (.30, .20, .12, .08, .06, .06, .10, .20, .30, .35, .40, .45,
                          .50, .50, .48, .50, .55, .65, .80, .95, 1, .95, .75, .50),
 }
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The shipped catalog with a scenario's own entries added or overriding by id, in sheet order."""
+
+    models: dict[str, Model] = field(default_factory=lambda: dict(MODELS))
+    gpus: dict[str, GPU] = field(default_factory=lambda: dict(GPUS))
+    traffic_presets: dict[str, float] = field(default_factory=lambda: dict(TRAFFIC_PRESETS))
+    profiles: dict[str, tuple[float, ...]] = field(default_factory=lambda: dict(PROFILES))
+
+
+SHIPPED = Catalog()

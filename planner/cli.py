@@ -85,14 +85,15 @@ def list_catalog() -> None:
     for m in catalog.MODELS.values():
         click.echo(f"  {m.id}: {m.params:,.0f} params, L={m.layers}, h={m.hidden}, heads={m.heads}, "
                    f"kv_heads={m.kv_heads}, head_dim={m.head_dim}, ffn={m.ffn:,}, vocab={m.vocab:,}")
-    click.echo("GPUs (id: memory, dense BF16 peak, HBM bandwidth)")
+    click.echo("GPUs (id: memory, dense BF16 peak, HBM bandwidth, illustrative price per GPU-hour in USD)")
     for g in catalog.GPUS.values():
-        click.echo(f"  {g.id}: {g.memory_gb:g} GB, {g.peak_tflops:g} TFLOPS, {g.hbm_tbps:g} TB/s")
+        click.echo(f"  {g.id}: {g.memory_gb:g} GB, {g.peak_tflops:g} TFLOPS, {g.hbm_tbps:g} TB/s, "
+                   f"{g.price_per_hour:.2f} per GPU-hour")
     click.echo("Training strategies (ZeRO stage): " + ", ".join(f"{k} ({v})" for k, v in catalog.STRATEGIES.items())
                + "; fsdp = zero3")
     click.echo("Traffic presets (tokens per day): " + ", ".join(f"{k} {v:g}"
                                                                  for k, v in catalog.TRAFFIC_PRESETS.items()))
-    click.echo("Demand profiles (24 hourly fractions of peak): " + ", ".join(catalog.DEMAND_PROFILES))
+    click.echo("Demand profiles (24 hourly fractions of peak): " + ", ".join(catalog.PROFILES))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
-"""A workbook's input cells back into a scenario: what `planner verify` checks against and `planner import` writes.
+"""A workbook back into a scenario: what `planner verify` checks against and `planner import` writes.
 
 Each input cell has a workbook-level name, the scenario key path joined by "_" (memory_tensor_parallel ↔
-memory.tensor_parallel); the chosen model's and GPU's rows are read from Catalog, so an edited catalog entry comes
-back as the scenario's own entry.
+memory.tensor_parallel). Every Catalog row with an id comes back in the scenario's `catalog:` section; the scenario
+model then keeps only what differs from the shipped catalog, so an edited or added row reads back as the scenario's
+own entry and an untouched one disappears.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from typing import Any
 import openpyxl
 from pydantic import BaseModel
 
-from planner import catalog
 from planner.scenario import Scenario, ScenarioError, _section_class, parse_scenario
+from planner.workbook.catalog import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
 
-MODEL_KEYS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab")
-GPU_KEYS = ("memory_gb", "peak_tflops", "hbm_tbps")
+LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
 
 def key_path(name: str) -> tuple | None:
@@ -69,65 +69,92 @@ def _set(data: dict, path: tuple, value: Any) -> None:
     node[last] = value
 
 
-def _table_row(book, ids_name: str, columns: dict[str, str], wanted: str) -> dict | None:
-    """The Catalog row whose id is `wanted`, as {column: value}; formula cells are left out."""
-    ids = _cells(book, ids_name)
-    for i, cell in enumerate(ids):
-        if cell.value == wanted:
-            row = {}
-            for key, name in columns.items():
-                target = _cells(book, name)[i]
-                if target.data_type != "f" and target.value is not None:
-                    row[key] = target.value
-            return row
-    return None
+def _value(cell) -> Any:
+    """A cell's value as typed: formulas are not inputs, except TRUE and FALSE as LibreOffice saves them."""
+    if cell.data_type == "f":
+        return LOGICAL.get(str(cell.value).upper().replace(" ", ""), _FORMULA)
+    return cell.value
 
 
-def _cells(book, name: str) -> list:
-    sheet, ref = next(iter(book.defined_names[name].destinations))
-    cells = book[sheet][ref.replace("$", "")]
-    if isinstance(cells, tuple):
-        return [row[0] for row in cells]
-    return [cells]
+_FORMULA = object()  # a formula cell: not an input
 
 
-def _catalog_choice(book, kind: str, chosen: str, shipped: dict, keys: tuple) -> Any:
-    """The chosen id, or its Catalog row as the scenario's own entry when it differs from what ships."""
-    columns = {key: f"catalog_{kind}_{key}" for key in keys}
-    row = _table_row(book, f"catalog_{kind}_ids", columns, chosen)
-    if row is None:
-        return chosen  # not in Catalog: validation reports it
-    known = shipped.get(chosen)
-    if known is not None and all(k in row and row[k] == getattr(known, k) for k in keys):
-        return chosen
-    return {"name": chosen, **row}
+class _Book:
+    """An openpyxl workbook read through its defined names."""
+
+    def __init__(self, book):
+        self.book = book
+
+    def cells(self, name: str) -> list[list]:
+        """The cells a defined name covers, as rows of cells."""
+        sheet, ref = next(iter(self.book.defined_names[name].destinations))
+        found = self.book[sheet][ref.replace("$", "")]
+        if not isinstance(found, tuple):
+            return [[found]]
+        return [list(row) if isinstance(row, tuple) else [row] for row in found]
+
+    def address(self, cell) -> str:
+        return f"{cell.parent.title}!{cell.coordinate}"
+
+
+def _catalog(book: _Book, where: dict) -> dict:
+    """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section."""
+    section: dict = {}
+    for key, block_spec in (("models", MODELS), ("gpus", GPUS)):
+        ids = [row[0] for row in book.cells(block_spec.ids)]
+        columns = {c.key: [row[0] for row in book.cells(block_spec.name(c))] for c in block_spec.columns
+                   if c.allowed is not None}
+        for i, id_cell in enumerate(ids):
+            if id_cell.value in (None, ""):
+                continue
+            entry = {}
+            for field, cells in columns.items():
+                value = _value(cells[i])
+                if value is not _FORMULA and value is not None:
+                    entry[field] = value
+                    where[("catalog", key, str(id_cell.value), field)] = book.address(cells[i])
+            section.setdefault(key, {})[str(id_cell.value)] = entry
+            where[("catalog", key, str(id_cell.value))] = book.address(id_cell)
+    ids = [row[0] for row in book.cells(TRAFFIC_PRESETS.ids)]
+    tokens = [row[0] for row in book.cells(TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
+    for id_cell, cell in zip(ids, tokens):
+        if id_cell.value not in (None, ""):
+            section.setdefault("traffic_presets", {})[str(id_cell.value)] = cell.value
+            where[("catalog", "traffic_presets", str(id_cell.value))] = book.address(cell)
+    ids = book.cells(PROFILES.ids)[0]
+    hours = book.cells(PROFILES.name(PROFILES.columns[0]))
+    for col, id_cell in enumerate(ids):
+        if id_cell.value not in (None, ""):
+            section.setdefault("profiles", {})[str(id_cell.value)] = [row[col].value for row in hours]
+            where[("catalog", "profiles", str(id_cell.value))] = book.address(id_cell)
+    return section
 
 
 def scenario_from_workbook(path: Path) -> Scenario:
-    """The scenario a planner workbook's input cells describe."""
+    """The scenario a planner workbook's input cells and Catalog describe."""
     book = openpyxl.load_workbook(path)
     try:
+        reader = _Book(book)
         data: dict = {}
         where: dict = {}
         for name, defined in book.defined_names.items():
             path_parts = key_path(name)
             destinations = list(defined.destinations)
-            if path_parts is None or len(destinations) != 1:
+            if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
                 continue
             sheet, ref = destinations[0]
             if sheet != "Inputs" or ":" in ref:
                 continue
-            _set(data, path_parts, book[sheet][ref.replace("$", "")].value)
+            value = _value(book[sheet][ref.replace("$", "")])
+            if value is _FORMULA:
+                continue
+            _set(data, path_parts, value)
             for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
                 where.setdefault(path_parts[:n], f"{sheet}!{ref.replace('$', '')} ({name})")
         for name in ("scenario_name", "scenario_description"):
             if name in book.defined_names:
-                sheet, ref = next(iter(book.defined_names[name].destinations))
-                data[name.removeprefix("scenario_")] = book[sheet][ref.replace("$", "")].value or ""
-        if isinstance(data.get("model"), str):
-            data["model"] = _catalog_choice(book, "model", data["model"], catalog.MODELS, MODEL_KEYS)
-        if isinstance(data.get("gpu"), str):
-            data["gpu"] = _catalog_choice(book, "gpu", data["gpu"], catalog.GPUS, GPU_KEYS)
+                data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].value or ""
+        data["catalog"] = _catalog(reader, where)
     finally:
         book.close()
     return parse_scenario(data, str(path), where)

@@ -6,6 +6,7 @@ import io
 import os
 from pathlib import Path
 
+import openpyxl
 import pytest
 
 from planner import recalc
@@ -44,3 +45,39 @@ def scenario_with(**changes):
 def build_in_memory(scenario):
     """The workbook for a scenario, in memory: its Book records every formula's cached (engine) value."""
     return build(compute(scenario), io.BytesIO())
+
+
+def cell_of(book, name: str):
+    """The cell a single-cell defined name points at, in an openpyxl workbook."""
+    sheet, ref = next(iter(book.defined_names[name].destinations))
+    return book[sheet][ref.replace("$", "")]
+
+
+def set_cells(source, target, changes: dict) -> None:
+    """A test copy with cells changed, each given by a defined name or (sheet, A1). openpyxl drops cached values:
+    fine for a copy that is recalculated or read back."""
+    book = openpyxl.load_workbook(source)
+    for where, value in changes.items():
+        cell = cell_of(book, where) if isinstance(where, str) else book[where[0]][where[1]]
+        cell.value = value
+    book.save(target)
+
+
+def catalog_cells(path, edits: list[tuple[str, str, str, object]]) -> dict:
+    """(block prefix, entry id, column key, value) → {(sheet, A1): value} for set_cells. An id of "" with the
+    column "ids" types a new id into the block's first empty row; later edits name it by that id."""
+    book = openpyxl.load_workbook(path)
+    rows: dict = {}
+    changes: dict = {}
+    for prefix, entry, column, value in edits:
+        sheet, ref = next(iter(book.defined_names[f"{prefix}_ids"].destinations))
+        ids = [row[0] for row in book[sheet][ref.replace("$", "")]]
+        if column == "ids" and entry == "":
+            cell = next(c for c in ids if c.value is None and (sheet, c.coordinate) not in changes)
+            rows[(prefix, value)] = cell.row
+        else:
+            row = rows.get((prefix, entry)) or next(c.row for c in ids if c.value == entry)
+            sheet, ref = next(iter(book.defined_names[f"{prefix}_{column}"].destinations))
+            cell = next(c for line in book[sheet][ref.replace("$", "")] for c in line if c.row == row)
+        changes[(sheet, cell.coordinate)] = value
+    return changes

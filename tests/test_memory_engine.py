@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from planner.engine import memory as m
-from planner.engine.memory import memory_table
+from planner.engine import compute
 from tests.conftest import scenario_with
 
 PSI_8B = 8_030_261_248
@@ -30,7 +30,7 @@ def test_kv_cache_per_token(layers, kib):
 
 
 def test_seed_walkthrough_ddp_overflows():
-    table = memory_table(scenario_with(**{"memory.strategy": "ddp"}))
+    table = compute(scenario_with(**{"memory.strategy": "ddp"})).memory
     sel = table.selected
     assert sel["model_state_gb"] == pytest.approx(16 * PSI_8B / 1e9)  # 128.48 GB
     assert round(sel["model_state_gb"], 1) == 128.5
@@ -41,7 +41,7 @@ def test_seed_walkthrough_ddp_overflows():
 
 
 def test_seed_walkthrough_zero3_fits():
-    sel = memory_table(scenario_with(**{"memory.strategy": "zero3"})).selected
+    sel = compute(scenario_with(**{"memory.strategy": "zero3"})).memory.selected
     assert sel["model_state_gb"] == pytest.approx(16.060522496)
     assert round(sel["activations_gb"], 1) == 36.5
     assert sel["total_gb"] == pytest.approx(52.567744512)
@@ -49,26 +49,23 @@ def test_seed_walkthrough_zero3_fits():
 
 
 def test_seed_walkthrough_32k_activations_dominate():
-    sel = memory_table(scenario_with(**{"memory.sequence_length": 32768})).selected
+    sel = compute(scenario_with(**{"memory.sequence_length": 32768})).memory.selected
     assert sel["activations_gb"] == pytest.approx(146.028888064)
     assert sel["activations_gb"] > sel["model_state_gb"]
     assert sel["fits"] is False
 
 
 def test_seed_walkthrough_checkpointing_brings_them_back():
-    sel = memory_table(scenario_with(**{"memory.sequence_length": 32768,
-                                        "memory.activation_checkpointing": True})).selected
-    kept_inputs = 32 * 2 * 32768 * 4096 / 1e9  # 8.59 GB
-    recomputed_layer = 34 * 32768 * 4096 / 1e9  # 4.56 GB
-    assert round(kept_inputs, 1) == 8.6 and round(recomputed_layer, 1) == 4.6
-    assert sel["activations_gb"] == pytest.approx(kept_inputs + recomputed_layer)
-    assert sel["total_gb"] == pytest.approx(29.21385984)
-    assert round(sel["total_gb"], 1) == 29.2
+    sel = compute(scenario_with(**{"memory.sequence_length": 32768,
+                                        "memory.activation_checkpointing": True})).memory.selected
+    # 32 layers × 2·32768·4096 bytes kept (8.59 GB) + 34·32768·4096 for the layer recomputed (4.56 GB)
+    assert sel["activations_gb"] == pytest.approx(8.589934592 + 4.563402752)
+    assert sel["total_gb"] == pytest.approx(29.21385984)  # + 16.06 GB of ZeRO-3 state: the seed's 29.2 GB
     assert sel["fits"] is True
 
 
 def test_every_strategy_side_by_side():
-    table = memory_table(scenario_with()).strategies  # 8B on 8 GPUs, d = 8
+    table = compute(scenario_with()).memory  # 8B on 8 GPUs, d = 8
     two_psi, twelve_psi = 2 * PSI_8B / 1e9, 12 * PSI_8B / 1e9
     expected = {  # (weights, gradients, optimizer)
         "ddp": (two_psi, two_psi, twelve_psi),
@@ -76,10 +73,11 @@ def test_every_strategy_side_by_side():
         "zero2": (two_psi, two_psi / 8, twelve_psi / 8),
         "zero3": (two_psi / 8, two_psi / 8, twelve_psi / 8),
     }
-    for strategy, (w, g, o) in expected.items():
-        column = table[strategy]
-        assert (column["weights_gb"], column["gradients_gb"], column["optimizer_gb"]) == pytest.approx((w, g, o))
-    assert list(table.loc["fits"]) == [False, False, True, True]  # 165.0, 80.7, 66.6, 52.6 GB against 80
+    for i, (w, g, o) in enumerate(expected.values()):
+        t = table.training
+        assert (t["weights_gb"][i], t["gradients_gb"][i], t["optimizer_gb"][i]) == pytest.approx((w, g, o))
+    assert table.training["fits"][:4] == [False, False, True, True]  # 165.0, 80.7, 66.6, 52.6 GB against 80
+    assert table.strategies == list(expected)
 
 
 def test_fsdp_is_zero3():
@@ -88,9 +86,9 @@ def test_fsdp_is_zero3():
 
 def test_tensor_and_pipeline_parallel_70b():
     # 70B on 64 GPUs, t = 8, p = 2 → d = 4; ZeRO-1 shards only the optimizer state across the 4 replicas
-    table = memory_table(scenario_with(**{
+    table = compute(scenario_with(**{
         "model": "llama-3.1-70b", "memory.gpus": 64, "memory.tensor_parallel": 8, "memory.pipeline_parallel": 2,
-        "memory.strategy": "zero1"}))
+        "memory.strategy": "zero1"})).memory
     sel = table.selected
     assert table.scalars["data_parallel"] == 4
     assert sel["weights_gb"] == pytest.approx(8.819213312)  # 2Ψ/16 bytes
@@ -101,15 +99,15 @@ def test_tensor_and_pipeline_parallel_70b():
 
 
 def test_checkpointing_with_tensor_parallel_70b():
-    sel = memory_table(scenario_with(**{
+    sel = compute(scenario_with(**{
         "model": "llama-3.1-70b", "memory.gpus": 64, "memory.tensor_parallel": 8, "memory.pipeline_parallel": 2,
-        "memory.activation_checkpointing": True})).selected
+        "memory.activation_checkpointing": True})).memory.selected
     # 80 × 2·8192·8192/8 (each layer's input) + 34·8192·8192/8 (one layer recomputed)
     assert sel["activations_gb"] == pytest.approx((1_342_177_280 + 285_212_672) / 1e9)
 
 
 def test_serving_memory_70b_on_four_gpus():
-    table = memory_table(scenario_with(**{"model": "llama-3.1-70b", "serving.tensor_parallel": 4}))
+    table = compute(scenario_with(**{"model": "llama-3.1-70b", "serving.tensor_parallel": 4})).memory
     s = table.scalars
     assert s["kv_kib_per_token"] == 320
     assert s["serving_weights_gb"] == pytest.approx(35.276853248)  # 2Ψ/4
@@ -119,7 +117,7 @@ def test_serving_memory_70b_on_four_gpus():
 
 
 def test_serving_405b_does_not_fit_on_one_h100():
-    s = memory_table(scenario_with(**{"model": "llama-3.1-405b"})).scalars
+    s = compute(scenario_with(**{"model": "llama-3.1-405b"})).memory.scalars
     assert s["serving_weights_gb"] == pytest.approx(811.7067776)
     assert s["serving_fits"] is False
 

@@ -1,4 +1,5 @@
-"""A workbook's input cells read back into the scenario that made it (what `planner verify` checks against)."""
+"""A workbook's input cells and Catalog read back into the scenario that made it (what `planner verify` checks
+against and `planner import` will write)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from planner.engine import compute
 from planner.roundtrip import key_path, scenario_from_workbook
 from planner.scenario import ScenarioError, load_scenario
 from planner.workbook import build
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, ROOT, catalog_cells, set_cells
 
 
 @pytest.mark.parametrize("name, path", [
@@ -32,29 +33,64 @@ def test_every_example_reads_back_as_itself(example, tmp_path):
     assert scenario_from_workbook(path).normalised() == scenario.normalised()
 
 
-def test_an_edited_catalog_row_comes_back_as_the_scenarios_own_entry(tmp_path):
+@pytest.fixture
+def default_workbook(tmp_path):
     path = tmp_path / "w.xlsx"
     build(compute(load_scenario(ROOT / "examples" / "default.yaml")), str(path))
-    book = openpyxl.load_workbook(path)
-    sheet, ref = next(iter(book.defined_names["catalog_gpu_memory_gb"].destinations))
-    cells = [row[0] for row in book[sheet][ref.replace("$", "")]]
-    ids = [row[0].value for row in book[sheet][next(iter(book.defined_names["catalog_gpu_ids"].destinations))[1]
-                                               .replace("$", "")]]
-    cells[ids.index("h100-sxm")].value = 94
-    book.save(path)
-    gpu = scenario_from_workbook(path).gpu
-    assert (gpu.name, gpu.memory_gb, gpu.peak_tflops) == ("h100-sxm", 94, 989)
+    return path
 
 
-def test_an_invalid_input_cell_is_reported_with_its_address(tmp_path):
-    path = tmp_path / "w.xlsx"
-    build(compute(load_scenario(ROOT / "examples" / "default.yaml")), str(path))
-    book = openpyxl.load_workbook(path)
-    for name, value in (("memory_gpus", 7), ("memory_tensor_parallel", 2)):
-        sheet, ref = next(iter(book.defined_names[name].destinations))
-        book[sheet][ref.replace("$", "")].value = value
-    book.save(path)
+def test_an_edited_unchosen_model_and_an_added_gpu_come_back_in_the_catalog_section(default_workbook, tmp_path):
+    edited = tmp_path / "edited.xlsx"
+    set_cells(default_workbook, edited, catalog_cells(default_workbook, [
+        ("catalog_model", "llama-3.1-70b", "params", 71e9),
+        ("catalog_gpu", "", "ids", "gb200"),  # the GPU block's first empty row
+        ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
+        ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0)]))
+    scenario = scenario_from_workbook(edited)
+    own = scenario.normalised()["catalog"]
+    assert own["models"] == {"llama-3.1-70b": {"params": 71e9}}  # only what differs from the shipped entry
+    assert own["gpus"] == {"gb200": {"memory_gb": 186, "peak_tflops": 2500, "hbm_tbps": 8.0, "price_per_hour": 6.0}}
+    # the reference rows read the edited 70B: 6 × 71e9 × 15.6e12 / (989e12 × 0.4 × 3600)
+    reference = {row["model"]: row for row in compute(scenario).hours.reference}
+    assert reference["llama-3.1-70b"]["calculated_gpu_hours"] == pytest.approx(6 * 71e9 * 15.6e12 / 1.424160e18)
+    assert scenario.merged_catalog.gpus["gb200"].price_per_hour == 6.0
+
+
+def test_an_edited_price_reads_back_as_that_gpus_price(default_workbook, tmp_path):
+    edited = tmp_path / "edited.xlsx"
+    set_cells(default_workbook, edited, catalog_cells(default_workbook, [
+        ("catalog_gpu", "h100-sxm", "price_per_hour", 2.4), ("catalog_gpu", "b200", "memory_gb", 192)]))
+    scenario = scenario_from_workbook(edited)
+    assert scenario.gpu_price == 2.4
+    assert scenario.normalised()["catalog"]["gpus"] == {"h100-sxm": {"price_per_hour": 2.4},
+                                                       "b200": {"memory_gb": 192}}
+
+
+def test_an_invalid_input_cell_is_reported_with_its_address(default_workbook, tmp_path):
+    edited = tmp_path / "edited.xlsx"
+    set_cells(default_workbook, edited, {"memory_gpus": 7, "memory_tensor_parallel": 2})
     with pytest.raises(ScenarioError) as error:
-        scenario_from_workbook(path)
+        scenario_from_workbook(edited)
     assert "gpus 7 is not divisible by tensor_parallel 2" in str(error.value)
-    assert f"{path}: Inputs!" in str(error.value)
+    assert f"{edited}: Inputs!" in str(error.value)
+
+
+def test_an_incomplete_new_catalog_row_is_reported_with_its_cell(default_workbook, tmp_path):
+    edited = tmp_path / "edited.xlsx"
+    set_cells(default_workbook, edited, catalog_cells(default_workbook, [
+        ("catalog_gpu", "", "ids", "gb200"), ("catalog_gpu", "gb200", "memory_gb", 186)]))
+    with pytest.raises(ScenarioError) as error:
+        scenario_from_workbook(edited)
+    assert "catalog.gpus.gb200: a new GPU needs peak_tflops, hbm_tbps" in str(error.value)
+    assert f"{edited}: Catalog!A" in str(error.value)
+
+
+def test_true_and_false_as_libreoffice_saves_them_read_back(default_workbook, tmp_path):
+    """LibreOffice writes a TRUE typed into a cell as the formula TRUE()."""
+    book = openpyxl.load_workbook(default_workbook)
+    sheet, ref = next(iter(book.defined_names["memory_activation_checkpointing"].destinations))
+    book[sheet][ref.replace("$", "")].value = "=TRUE()"
+    edited = tmp_path / "edited.xlsx"
+    book.save(edited)
+    assert scenario_from_workbook(edited).memory.activation_checkpointing is True

@@ -74,7 +74,7 @@ def test_missing_file_is_bad_input(tmp_path):
 def test_defaults_are_methods():
     s = load_scenario(ROOT / "examples" / "default.yaml")
     assert s.normalised() == DEFAULT.normalised()
-    assert (s.model, s.gpu, s.price_per_gpu_hour) == ("llama-3.1-8b", "h100-sxm", 2.0)
+    assert (s.model, s.gpu, s.gpu_price) == ("llama-3.1-8b", "h100-sxm", 2.0)
     assert (s.memory.gpus, s.memory.strategy, s.memory.sequence_length) == (8, "zero3", 8192)
     assert (s.serving.users, s.serving.sequence_length, s.serving.tensor_parallel) == (32, 8192, 1)
     assert (s.hours.tokens, s.hours.mfu, s.hours.gpus) == (15.6e12, 0.40, 1024)
@@ -97,7 +97,7 @@ def test_custom_model_params_from_architecture(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text("name: x\nmodel: {name: tiny, layers: 2, hidden: 64, heads: 4, kv_heads: 2, ffn: 128, "
                     "vocab: 1000}\n")
-    model = load_scenario(path).model_spec()
+    model = load_scenario(path).chosen_model
     # 2·1000·64 + 2·(2·64·64 + 2·64·2·16 + 3·64·128 + 2·64) + 64, head_dim = 64/4 = 16
     assert model.head_dim == 16
     assert model.params == 128_000 + 2 * (8192 + 4096 + 24_576 + 128) + 64

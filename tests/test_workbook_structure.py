@@ -1,4 +1,5 @@
-"""The workbook as finance receives it (PRODUCT.md, "The workbook"), read back without recalculation."""
+"""The workbook as finance receives it (PRODUCT.md, "The workbook" and "Conventions"), read back without
+recalculation: names, inputs, formulas, units, printing, charts."""
 
 from __future__ import annotations
 
@@ -7,119 +8,208 @@ import zipfile
 
 import openpyxl
 import pytest
+from openpyxl.formula.tokenizer import Tokenizer
 
 from planner.engine import compute
 from planner.scenario import parse_scenario
 from planner.workbook import build
-from tests.conftest import scenario_with
+from tests.conftest import cell_of, scenario_with
 
-HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
-                  "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
-                  "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits"]
-INPUT_NAMES = ["model", "gpu", "price_per_gpu_hour", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
+INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
                "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
                "memory_activation_checkpointing", "serving_users", "serving_sequence_length",
-               "serving_tensor_parallel"]
+               "serving_tensor_parallel", "hours_tokens", "hours_mfu", "hours_activation_recompute", "hours_gpus",
+               "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
+               "hours_allocations_2_gpus", "hours_allocations_2_mfu"]
+HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
+                  "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
+                  "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
+                  "hours_gpu_hours", "hours_allocated_gpu_hours", "hours_days", "hours_cost"]
+# Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
+PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "IF", "IFERROR", "INDEX",
+                      "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
+                      "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SUM", "SUMIFS", "SUMPRODUCT", "TEXT"}
+CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
+UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100"}  # METHOD.md: these may stay literal
 
 
 @pytest.fixture(scope="module")
 def workbook(tmp_path_factory):
     path = tmp_path_factory.mktemp("wb") / "default.xlsx"
-    book = build(compute(scenario_with(**{"memory.strategy": "ddp"})), str(path))
-    return path, book
+    build(compute(scenario_with(**{"memory.strategy": "ddp"})), str(path))
+    return path
 
 
-def cell_of(wb, name):
-    sheet, ref = next(iter(wb.defined_names[name].destinations))
-    return wb[sheet][ref.replace("$", "")]
+@pytest.fixture(scope="module")
+def formulas(workbook) -> dict[tuple[str, str], str]:
+    book = openpyxl.load_workbook(workbook)
+    return {(ws.title, c.coordinate): c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
+            if c.data_type == "f"}
 
 
 def test_sheets_in_order(workbook):
-    wb = openpyxl.load_workbook(workbook[0])
-    assert wb.sheetnames[:3] == ["Cover", "Inputs", "Memory"]
-    assert wb.sheetnames[-3:] == ["Catalog", "Checks", "Method"]
+    assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Catalog",
+                                                           "Checks", "Method"]
 
 
-def test_inputs_are_named_styled_unlocked_and_validated(workbook):
-    wb = openpyxl.load_workbook(workbook[0])
-    validated = {str(ref) for dv in wb["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
+def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
+    book = openpyxl.load_workbook(workbook)
+    rules = {str(ref): dv for dv in book["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
     for name in INPUT_NAMES:
-        cell = cell_of(wb, name)
-        assert cell.parent.title == "Inputs"
-        assert cell.data_type != "f"
-        assert cell.font.color.rgb == "FF0000FF"
-        assert cell.fill.fgColor.rgb == "FFFFF2CC"
-        assert cell.protection.locked is False
-        assert cell.coordinate in validated, name
-    assert cell_of(wb, "memory_strategy").value == "ddp"
-    assert cell_of(wb, "memory_activation_checkpointing").value is False
+        cell = cell_of(book, name)
+        assert cell.parent.title == "Inputs" and cell.data_type != "f", name
+        assert (cell.font.color.rgb, cell.fill.fgColor.rgb, cell.protection.locked) == ("FF0000FF", "FFFFF2CC",
+                                                                                         False), name
+        assert rules[cell.coordinate].allow_blank is not True, name  # a blank is refused where typed
+    # every blue cell on Inputs is one of them: nothing is an input without a name
+    blue = {c.coordinate for row in book["Inputs"].iter_rows() for c in row
+            if c.fill.fgColor.rgb == "FFFFF2CC" and c.protection.locked is False}
+    assert blue == {cell_of(book, name).coordinate for name in INPUT_NAMES}
+    assert cell_of(book, "memory_strategy").value == "ddp"
+    assert cell_of(book, "memory_activation_checkpointing").value is False
 
 
-def test_dropdowns_read_the_catalog(workbook):
-    wb = openpyxl.load_workbook(workbook[0])
-    lists = {str(dv.sqref): dv.formula1 for dv in wb["Inputs"].data_validations.dataValidation if dv.type == "list"}
-    assert lists[cell_of(wb, "model").coordinate] == "catalog_model_ids"
-    assert lists[cell_of(wb, "gpu").coordinate] == "catalog_gpu_ids"
-    assert lists[cell_of(wb, "memory_strategy").coordinate] == "catalog_strategy_ids"
-    assert lists[cell_of(wb, "memory_activation_checkpointing").coordinate] == '"TRUE,FALSE"'
-    sheet, ref = next(iter(wb.defined_names["catalog_model_ids"].destinations))
-    assert [row[0].value for row in wb[sheet][ref.replace("$", "")]] == [
-        "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b"]
+def test_limits_are_the_scenario_models(workbook):
+    """The data validation of an input is the scenario model's declared range (memory.gpus: 1 … 1e9)."""
+    book = openpyxl.load_workbook(workbook)
+    rules = {str(ref): dv for dv in book["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
+    gpus = rules[cell_of(book, "memory_gpus").coordinate]
+    assert (gpus.type, gpus.formula1, gpus.formula2) == ("whole", "1", "1000000000")
+    mfu = rules[cell_of(book, "hours_mfu").coordinate]
+    assert (mfu.type, mfu.formula1, mfu.formula2) == ("decimal", "0.001", "1")
 
 
-def test_every_sheet_is_protected_and_prints_landscape_one_page_wide(workbook):
-    wb = openpyxl.load_workbook(workbook[0])
-    for ws in wb.worksheets:
+def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
+    book = openpyxl.load_workbook(workbook)
+    lists = {str(dv.sqref): dv.formula1 for dv in book["Inputs"].data_validations.dataValidation if dv.type == "list"}
+    assert lists[cell_of(book, "model").coordinate] == "catalog_model_ids"
+    assert lists[cell_of(book, "gpu").coordinate] == "catalog_gpu_ids"
+    assert lists[cell_of(book, "memory_strategy").coordinate] == "catalog_strategy_ids"
+    assert lists[cell_of(book, "memory_activation_checkpointing").coordinate] == '"TRUE,FALSE"'
+    sheet, ref = next(iter(book.defined_names["catalog_gpu_ids"].destinations))
+    ids = [row[0].value for row in book[sheet][ref.replace("$", "")]]
+    assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x", None, None, None]
+    sheet, ref = next(iter(book.defined_names["catalog_gpu_price_per_hour"].destinations))
+    assert [row[0].value for row in book[sheet][ref.replace("$", "")]][:5] == [1.5, 2, 2.5, 4.5, 2]
+
+
+def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_titles(workbook):
+    book = openpyxl.load_workbook(workbook)
+    for ws in book.worksheets:
         assert ws.protection.sheet, ws.title
         assert ws.page_setup.orientation == "landscape"
         assert ws.sheet_properties.pageSetUpPr.fitToPage
         assert (ws.page_setup.fitToWidth or 1) == 1 and ws.page_setup.fitToHeight == 0  # 1 is the default
         assert "default" in ws.oddHeader.left.text
+        assert ws.print_title_rows == "$1:$2"  # the title and the scenario line repeat on every page
+        assert ws["A2"].data_type == "f"
 
 
-def test_headline_names_point_at_formulas_with_the_engines_cached_values(workbook):
-    path, book = workbook
-    results = compute(scenario_with(**{"memory.strategy": "ddp"}))
-    cached = openpyxl.load_workbook(path, data_only=True)
-    formulas = openpyxl.load_workbook(path)
+def test_headline_names_point_at_formulas(workbook):
+    formulas_book = openpyxl.load_workbook(workbook)
+    cached = openpyxl.load_workbook(workbook, data_only=True)
     for name in HEADLINE_NAMES:
-        assert cell_of(formulas, name).data_type == "f", name
-        assert cell_of(cached, name).value == pytest.approx(results.headline[name]), name
-    assert cell_of(cached, "memory_training_total_gb").value == pytest.approx(164.991401984)  # DDP, by hand
+        assert cell_of(formulas_book, name).data_type == "f", name
+    # DDP on 8 GPUs, by hand: 16Ψ + 34·8192·4096·32 bytes
+    assert cell_of(cached, "memory_training_total_gb").value == pytest.approx(164.991401984)
     assert cell_of(cached, "memory_training_fits").value is False
 
 
-def test_every_formula_cell_has_a_cached_value_and_only_portable_functions(workbook):
-    path, _ = workbook
+def test_every_formula_has_a_cached_value_and_only_portable_functions(workbook):
     banned = re.compile(r"\b(OFFSET|INDIRECT|NOW|TODAY|RAND|RANDBETWEEN|LET|LAMBDA|XLOOKUP|FILTER|SEQUENCE)\(|_xlfn")
-    with zipfile.ZipFile(path) as z:
-        sheets = [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]
-        count = 0
-        for name in sheets:
-            xml = z.read(name).decode()
-            for cell in re.findall(r"<c [^>]*>.*?</c>", xml):
+    count = 0
+    with zipfile.ZipFile(workbook) as z:
+        for name in [n for n in z.namelist() if n.startswith("xl/worksheets/sheet")]:
+            for cell in re.findall(r"<c [^>]*>.*?</c>", z.read(name).decode()):
                 if "<f>" in cell:
                     count += 1
-                    assert re.search(r"<v>[^<]+</v>", cell), cell
+                    assert re.search(r"<v>[^<]*</v>", cell), cell
                     assert not banned.search(cell), cell
-    assert count > 80
+    assert count > 150
 
 
-def test_charts_read_formula_cells(workbook):
-    path, _ = workbook
-    with zipfile.ZipFile(path) as z:
-        charts = [n for n in z.namelist() if n.startswith("xl/charts/chart")]
-        assert len(charts) >= 2
-        first = z.read(charts[0]).decode()
-    assert "<c:barChart>" in first and "<c:lineChart>" in first  # stacked columns and the capacity line
-    assert "Memory!$B$" in first
+def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, formulas):
+    """A typo in a formula would reach finance as #NAME?: every word must be a defined name, a cell reference or a
+    function both Excel and LibreOffice know."""
+    names = set(openpyxl.load_workbook(workbook).defined_names)
+    for where, formula in formulas.items():
+        for token in Tokenizer(formula).items:
+            if token.type == "FUNC" and token.subtype == "OPEN":
+                assert token.value[:-1] in PORTABLE_FUNCTIONS, (where, formula)
+            elif token.type == "OPERAND" and token.subtype == "RANGE":
+                assert token.value in names or CELL.match(token.value) or token.value in ("TRUE", "FALSE"), \
+                    (where, token.value, formula)
 
 
-def test_cover_has_master_check_and_contents(workbook):
-    wb = openpyxl.load_workbook(workbook[0])
-    cover = wb["Cover"]
-    texts = [c.value for row in cover.iter_rows() for c in row if isinstance(c.value, str)]
-    assert any("checks_all_pass" in t for t in texts if t.startswith("="))
+def test_memory_and_hours_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(workbook, formulas):
+    book = openpyxl.load_workbook(workbook)
+    named = {}
+    for name, defined in book.defined_names.items():
+        for sheet, ref in defined.destinations:
+            if ":" not in ref:
+                named[(sheet, ref.replace("$", ""))] = name
+    for (sheet, cell), formula in formulas.items():
+        if sheet not in ("Memory", "Hours"):
+            continue
+        for token in Tokenizer(formula).items:
+            if token.type == "OPERAND" and token.subtype == "NUMBER":
+                assert token.value in UNIT_CONVERSIONS, (sheet, cell, formula)
+            # a mixed reference (F$24, $C10) is a row copied across or a column copied down, on purpose
+            if token.type == "OPERAND" and token.subtype == "RANGE" and CELL.match(token.value) \
+                    and token.value.count("$") != 1:
+                target = (sheet, token.value.replace("$", ""))
+                assert target not in named, f"{sheet}!{cell} reads {token.value}: use {named[target]}: {formula}"
+
+
+def test_a_per_strategy_row_is_one_formula_copied_across(formulas):
+    """Memory's per-strategy rows read the same in every column: only relative column letters change."""
+    rows: dict[int, dict[str, str]] = {}
+    for (sheet, cell), formula in formulas.items():
+        column, row = re.match(r"([A-Z]+)(\d+)", cell).groups()
+        if sheet == "Memory" and column in "BCDEF":
+            rows.setdefault(int(row), {})[column] = formula
+    per_strategy = [r for r, cells in rows.items() if set(cells) == set("BCDEF")]
+    assert len(per_strategy) >= 12
+    for r in per_strategy:
+        shapes = {re.sub(r"(?<![$A-Z])" + column + r"(?=\$)", "@", formula)
+                  for column, formula in rows[r].items()}
+        assert len(shapes) == 1, (r, rows[r])
+
+
+def test_units_show_once(workbook):
+    """Where a row has a Unit column, its number format carries no unit (the currency symbol aside)."""
+    book = openpyxl.load_workbook(workbook)
+    for ws in book.worksheets:
+        if ws.title == "Cover":
+            continue
+        for row in ws.iter_rows():
+            for cell in row:
+                if cell.data_type == "f" and cell.number_format:
+                    quoted = set(re.findall(r'"([^"]*)"', cell.number_format)) - {"$", "TRUE", "FALSE"}
+                    assert not quoted, (ws.title, cell.coordinate, cell.number_format)
+
+
+def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
+    with zipfile.ZipFile(workbook) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    assert len(charts) == 4
+    assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
+    assert "Memory!$B$" in charts[0]
+    for chart in charts:
+        for axis in re.findall(r"<c:valAx>.*?</c:valAx>", chart, re.S):
+            assert '<c:min val="0"/>' in axis
+
+
+def test_cover_names_what_its_results_are_for_and_has_the_contents(workbook):
+    book = openpyxl.load_workbook(workbook)
+    cached = openpyxl.load_workbook(workbook, data_only=True)
+    cover, shown = book["Cover"], cached["Cover"]
+    labels = [(c.value, shown[c.coordinate].value) for row in cover.iter_rows() for c in row
+              if c.column == 1 and c.data_type == "f"]
+    assert ("=scenario_title", None) not in labels
+    assert any("memory_strategy" in formula and text == "Training memory per GPU: llama-3.1-8b, ddp on 8 GPUs, "
+               "h100-sxm" for formula, text in labels)
+    assert shown["A2"].value == "llama-3.1-8b on h100-sxm: ddp on 8 GPUs; 15.6 T training tokens on 1,024 GPUs"
     links = [c.hyperlink.location for row in cover.iter_rows() for c in row if c.hyperlink]
     assert "'Memory'!A1" in links and "'Checks'!A1" in links
 
@@ -132,11 +222,11 @@ def test_text_from_a_scenario_never_becomes_a_formula(tmp_path):
         "gpu": {"name": "-3<script>", "memory_gb": 80, "peak_tflops": 900, "hbm_tbps": 3}})
     path = tmp_path / "evil.xlsx"
     build(compute(scenario), str(path))
-    wb = openpyxl.load_workbook(path)
-    assert cell_of(wb, "scenario_name").value == evil and cell_of(wb, "scenario_name").data_type == "s"
-    assert cell_of(wb, "scenario_description").value == "+1+2"
-    assert cell_of(wb, "model").value == "@SUM(1)" and cell_of(wb, "model").data_type == "s"
-    assert cell_of(wb, "gpu").value == "-3<script>" and cell_of(wb, "gpu").data_type == "s"
+    book = openpyxl.load_workbook(path)
+    assert cell_of(book, "scenario_name").value == evil and cell_of(book, "scenario_name").data_type == "s"
+    assert cell_of(book, "scenario_description").value == "+1+2"
+    assert cell_of(book, "model").value == "@SUM(1)" and cell_of(book, "model").data_type == "s"
+    assert cell_of(book, "gpu").value == "-3<script>" and cell_of(book, "gpu").data_type == "s"
     with zipfile.ZipFile(path) as z:
         xml = "".join(z.read(n).decode() for n in z.namelist() if n.endswith(".xml"))
     assert "<f>HYPERLINK" not in xml and "<f>SUM(1)" not in xml

@@ -1,11 +1,12 @@
-"""Pure numbers: one module per table, scalars or numpy arrays in, no I/O. `compute` runs them all."""
+"""Pure numbers: one module per table, scalars or numpy arrays in, no I/O. `compute` runs every table of the
+registry in order, each seeing the tables before it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.engine.hours import HoursTable, hours_table
-from planner.engine.memory import MemoryTable, memory_table, model_catalog
+from planner.engine.catalog import model_columns
+from planner.tables import TABLES
 
 
 @dataclass
@@ -13,13 +14,14 @@ class Results:
     """Every table for one scenario: what the workbook caches, the HTML shows and the JSON holds."""
 
     scenario: object
-    catalog: object  # the models in the workbook's Catalog, with the quantities derived from their architecture
-    memory: MemoryTable
-    hours: HoursTable
+    catalog: dict  # the Catalog sheet's derived model columns
+    tables: dict  # table key → its result, in table order
 
-    @property
-    def tables(self) -> dict:
-        return {"memory": self.memory, "hours": self.hours}
+    def __getattr__(self, key: str):
+        tables = self.__dict__.get("tables", {})
+        if key in tables:
+            return tables[key]
+        raise AttributeError(key)
 
     @property
     def headline(self) -> dict:
@@ -27,7 +29,7 @@ class Results:
 
     @property
     def checks(self) -> dict[str, bool]:
-        """The Checks sheet's table checks (inputs are valid by construction: the scenario was validated)."""
+        """The engine's side of the Checks sheet's table checks."""
         return {key: value for table in self.tables.values() for key, value in table.checks.items()}
 
     @property
@@ -36,8 +38,11 @@ class Results:
 
     def to_json(self) -> dict:
         return {"scenario": self.scenario.normalised(), "headline": self.headline,
-                "tables": {name: table.to_json() for name, table in self.tables.items()}}
+                "tables": {key: table.to_json() for key, table in self.tables.items()}}
 
 
 def compute(scenario) -> Results:
-    return Results(scenario, model_catalog(scenario), memory_table(scenario), hours_table(scenario))
+    tables: dict = {}
+    for table in TABLES:
+        tables[table.key] = table.engine.compute(scenario, dict(tables))
+    return Results(scenario, model_columns(scenario.merged_catalog), tables)

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
-from planner.catalog import STRATEGIES
+from planner.catalog import SHARDED_FROM_STAGE, STRATEGIES
 from planner.engine.values import plain
+from planner.method import Constant, Method
 
 GB = 1e9
 
@@ -25,6 +25,7 @@ OPTIMIZER_BYTES = 12  # FP32 master weights, momentum and variance: 4 + 4 + 4 = 
 # 5·a·s/h attention-score term that FlashAttention-style kernels do not store: bytes per s·b·h per layer.
 ACTIVATION_BYTES_PER_LAYER = 34
 CHECKPOINT_BYTES_PER_LAYER = 2  # a checkpointed layer keeps only its BF16 input: 2·s·b·h bytes
+KV_TENSORS = 2  # a key and a value per layer, head and position
 KV_BYTES_PER_VALUE = 2  # BF16 keys and values
 
 
@@ -56,19 +57,19 @@ def zero_divisor(zero_stage, sharded_from_stage, data_parallel):
 def weights_gb(params, tensor_parallel, pipeline_parallel, data_parallel, zero_stage):
     """2Ψ/(t·p), divided by d under ZeRO-3."""
     share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
-    return WEIGHT_BYTES * share / zero_divisor(zero_stage, 3, data_parallel) / GB
+    return WEIGHT_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["weights"], data_parallel) / GB
 
 
 def gradients_gb(params, tensor_parallel, pipeline_parallel, data_parallel, zero_stage):
     """2Ψ/(t·p), divided by d under ZeRO-2 and ZeRO-3."""
     share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
-    return GRADIENT_BYTES * share / zero_divisor(zero_stage, 2, data_parallel) / GB
+    return GRADIENT_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["gradients"], data_parallel) / GB
 
 
 def optimizer_gb(params, tensor_parallel, pipeline_parallel, data_parallel, zero_stage):
     """12Ψ/(t·p), divided by d under ZeRO-1, 2 and 3."""
     share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
-    return OPTIMIZER_BYTES * share / zero_divisor(zero_stage, 1, data_parallel) / GB
+    return OPTIMIZER_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["optimizer"], data_parallel) / GB
 
 
 def layer_activations_gb(sequence_length, micro_batch, hidden, tensor_parallel):
@@ -89,7 +90,7 @@ def activations_gb(layers, hidden, sequence_length, micro_batch, tensor_parallel
 
 def kv_bytes_per_token(layers, kv_heads, head_dim):
     """2 (K and V) · L · kv_heads · head_dim · 2 bytes: 128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B."""
-    return 2 * layers * kv_heads * head_dim * KV_BYTES_PER_VALUE
+    return KV_TENSORS * layers * kv_heads * head_dim * KV_BYTES_PER_VALUE
 
 
 def serving_weights_gb(params, serving_tensor_parallel):
@@ -103,99 +104,138 @@ def serving_kv_gb(users, serving_sequence_length, kv_bytes, serving_tensor_paral
 
 
 # The table for one scenario -------------------------------------------------------------------------------
-TRAINING_ROWS = ("zero_stage", "weights_gb", "gradients_gb", "optimizer_gb", "model_state_gb", "activations_gb",
-                 "total_gb", "capacity_gb", "fits", "headroom_gb")
+LOOKUPS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "gpu_memory_gb")
+SERVING_ROWS = ("serving_weights_gb", "kv_bytes_per_token", "kv_kib_per_token", "serving_kv_gb",
+                "serving_total_gb", "serving_capacity_gb", "serving_fits", "serving_headroom_gb")
 
 
 @dataclass
 class MemoryTable:
-    """METHOD.md §1 for one scenario: every strategy side by side, the scenario's own selected, and serving."""
+    """METHOD.md §1 for one scenario: every strategy side by side with the scenario's own, and serving."""
 
-    strategy: str
-    scalars: dict[str, float]  # model and GPU looked up, data-parallel degree, one layer's activations, serving
-    strategies: pd.DataFrame  # rows TRAINING_ROWS, one column per strategy
-    selected: pd.Series  # the scenario's strategy column
+    strategy: str  # the scenario's
+    scalars: dict  # the model and GPU looked up, the data-parallel degree, activations (the same for every
+    # strategy) and serving
+    training: dict  # zero_stage, shards_*, weights_gb … headroom_gb → one value per strategy, then the scenario's
+
+    @property
+    def strategies(self) -> list[str]:
+        """The strategy columns, in order (the scenario's own follows them)."""
+        return list(STRATEGIES)
+
+    @property
+    def selected(self) -> dict:
+        """The scenario's strategy column."""
+        return {key: values[-1] for key, values in self.training.items()}
 
     @property
     def headline(self) -> dict:
         s, sel = self.scalars, self.selected
         return {
-            "memory_weights_gb": sel["weights_gb"],
-            "memory_gradients_gb": sel["gradients_gb"],
-            "memory_optimizer_gb": sel["optimizer_gb"],
-            "memory_activations_gb": sel["activations_gb"],
-            "memory_training_total_gb": sel["total_gb"],
-            "memory_training_fits": sel["fits"],
-            "memory_serving_weights_gb": s["serving_weights_gb"],
-            "memory_serving_kv_gb": s["serving_kv_gb"],
-            "memory_serving_total_gb": s["serving_total_gb"],
-            "memory_serving_fits": s["serving_fits"],
+            "memory_weights_gb": sel["weights_gb"], "memory_gradients_gb": sel["gradients_gb"],
+            "memory_optimizer_gb": sel["optimizer_gb"], "memory_activations_gb": sel["activations_gb"],
+            "memory_training_total_gb": sel["total_gb"], "memory_training_fits": sel["fits"],
+            "memory_serving_weights_gb": s["serving_weights_gb"], "memory_serving_kv_gb": s["serving_kv_gb"],
+            "memory_serving_total_gb": s["serving_total_gb"], "memory_serving_fits": s["serving_fits"],
         }
 
     @property
     def checks(self) -> dict[str, bool]:
-        d, sel, s = self.scalars["data_parallel"], self.selected, self.scalars
+        s = self.scalars
         return {
-            "memory_data_parallel_whole": bool(d >= 1 and float(d).is_integer()),
-            "memory_training_adds_up": bool(np.isclose(sel["total_gb"], sel["weights_gb"] + sel["gradients_gb"]
-                                                       + sel["optimizer_gb"] + sel["activations_gb"], rtol=1e-9)),
-            "memory_serving_adds_up": bool(np.isclose(s["serving_total_gb"],
-                                                      s["serving_weights_gb"] + s["serving_kv_gb"], rtol=1e-9)),
+            "memory_data_parallel_whole": s["data_parallel"] >= 1 and float(s["data_parallel"]).is_integer(),
+            "memory_tensor_parallel_divides_heads": s["heads"] % s["tensor_parallel"] == 0,
+            "memory_pipeline_within_layers": s["pipeline_parallel"] <= s["layers"],
+            "serving_tensor_parallel_divides_heads": s["heads"] % s["serving_tensor_parallel"] == 0,
         }
 
     def to_json(self) -> dict:
-        training = self.strategies.T.reset_index(names="strategy")
-        return {"scenario_strategy": self.strategy, "model_and_gpu": self.scalars_of(LOOKUPS),
-                "training": training.to_dict(orient="records"), "serving": self.scalars_of(SERVING_ROWS)}
-
-    def scalars_of(self, keys) -> dict:
-        return {k: self.scalars[k] for k in keys}
-
-
-LOOKUPS = ("params", "layers", "hidden", "kv_heads", "head_dim", "gpu_memory_gb")
-SERVING_ROWS = ("serving_weights_gb", "kv_bytes_per_token", "kv_kib_per_token", "serving_kv_gb", "serving_total_gb",
-                "serving_fits", "serving_headroom_gb")
+        names = self.strategies
+        return {"scenario_strategy": self.strategy,
+                "model_and_gpu": {k: self.scalars[k] for k in LOOKUPS},
+                "data_parallel": self.scalars["data_parallel"],
+                "training": [{"strategy": name, **{k: v[i] for k, v in self.training.items()}}
+                             for i, name in enumerate(names)],
+                "serving": {k: self.scalars[k] for k in SERVING_ROWS}}
 
 
-def memory_table(scenario) -> MemoryTable:
-    model, gpu, m, sv = scenario.model_spec(), scenario.gpu_spec(), scenario.memory, scenario.serving
+def compute(scenario, earlier: dict) -> MemoryTable:
+    model, gpu, m, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.memory, scenario.serving
     t, p = m.tensor_parallel, m.pipeline_parallel
     d = data_parallel_degree(m.gpus, t, p)
-    stage = np.array(list(STRATEGIES.values()))
+    stage = np.array([*STRATEGIES.values(), STRATEGIES[m.strategy]])  # every strategy, then the scenario's
     weights = weights_gb(model.params, t, p, d, stage)
     gradients = gradients_gb(model.params, t, p, d, stage)
     optimizer = optimizer_gb(model.params, t, p, d, stage)
     activations = activations_gb(model.layers, model.hidden, m.sequence_length, m.micro_batch, t,
-                                 m.activation_checkpointing) * np.ones_like(weights)
+                                 m.activation_checkpointing)
     state = weights + gradients + optimizer
     total = state + activations
-    strategies = pd.DataFrame(
-        [stage, weights, gradients, optimizer, state, activations, total, np.full_like(total, gpu.memory_gb),
-         total <= gpu.memory_gb, gpu.memory_gb - total],
-        index=list(TRAINING_ROWS), columns=list(STRATEGIES), dtype=object)
+    shards = {f"shards_{what}": stage >= first for what, first in SHARDED_FROM_STAGE.items()}
+    training = {"zero_stage": stage, **shards, "weights_gb": weights, "gradients_gb": gradients,
+                "optimizer_gb": optimizer,
+                "model_state_gb": state, "activations_gb": np.full_like(total, activations), "total_gb": total,
+                "capacity_gb": np.full_like(total, gpu.memory_gb), "fits": total <= gpu.memory_gb,
+                "headroom_gb": gpu.memory_gb - total}
 
     kv = kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim)
     s_weights = serving_weights_gb(model.params, sv.tensor_parallel)
     s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv, sv.tensor_parallel)
     s_total = s_weights + s_kv
     scalars = {
-        "params": model.params, "layers": model.layers, "hidden": model.hidden, "kv_heads": model.kv_heads,
-        "head_dim": model.head_dim, "gpu_memory_gb": gpu.memory_gb, "data_parallel": d,
+        "params": model.params, "layers": model.layers, "hidden": model.hidden, "heads": model.heads,
+        "kv_heads": model.kv_heads, "head_dim": model.head_dim, "gpu_memory_gb": gpu.memory_gb,
+        "tensor_parallel": t, "pipeline_parallel": p, "serving_tensor_parallel": sv.tensor_parallel,
+        "data_parallel": d, "params_per_gpu": model_parallel_share(model.params, t, p),
         "layer_activations_gb": layer_activations_gb(m.sequence_length, m.micro_batch, model.hidden, t),
+        "stage_activations_gb": activations,
         "serving_weights_gb": s_weights, "kv_bytes_per_token": kv, "kv_kib_per_token": kv / 1024,
-        "serving_kv_gb": s_kv, "serving_total_gb": s_total, "serving_fits": s_total <= gpu.memory_gb,
-        "serving_headroom_gb": gpu.memory_gb - s_total,
+        "serving_kv_gb": s_kv, "serving_total_gb": s_total, "serving_capacity_gb": gpu.memory_gb,
+        "serving_fits": s_total <= gpu.memory_gb, "serving_headroom_gb": gpu.memory_gb - s_total,
     }
-    scalars = {k: plain(v) for k, v in scalars.items()}
-    strategies = strategies.map(plain)
-    return MemoryTable(m.strategy, scalars, strategies, strategies[m.strategy])
+    return MemoryTable(m.strategy, {k: plain(v) for k, v in scalars.items()},
+                       {k: [plain(x) for x in v] for k, v in training.items()})
 
 
-def model_catalog(scenario) -> pd.DataFrame:
-    """The models the workbook's Catalog lists (the shipped ones and the scenario's own), with Ψ from the
-    architecture and the KV cache per token derived from their columns."""
-    table = pd.DataFrame([vars(m) for m in scenario.models()]).set_index("id")
-    table["params_from_architecture"] = params_from_architecture(
-        table.vocab, table.hidden, table.layers, table.kv_heads, table.head_dim, table.ffn)
-    table["kv_kib_per_token"] = kv_bytes_per_token(table.layers, table.kv_heads, table.head_dim) / 1024
-    return table
+CONSTANTS = [
+    Constant("weight_bytes_per_param", WEIGHT_BYTES, "Bytes per weight", "bytes",
+             "BF16 weights used in forward and backward (ZeRO paper, §3.1)"),
+    Constant("gradient_bytes_per_param", GRADIENT_BYTES, "Bytes per gradient", "bytes", "BF16 gradients (ZeRO paper)"),
+    Constant("optimizer_bytes_per_param", OPTIMIZER_BYTES, "Bytes of Adam state per parameter", "bytes",
+             "FP32 master weights, momentum and variance: 4 + 4 + 4 (ZeRO paper's K = 12)"),
+    Constant("activation_bytes_per_layer", ACTIVATION_BYTES_PER_LAYER, "Activation bytes per s·b·h per layer",
+             "bytes", "Korthikanti et al. 2022, Table 2, without the attention scores FlashAttention does not store"),
+    Constant("checkpoint_bytes_per_layer", CHECKPOINT_BYTES_PER_LAYER, "Bytes per s·b·h per checkpointed layer",
+             "bytes", "A checkpointed layer keeps only its BF16 input (Korthikanti et al. 2022)"),
+    Constant("kv_tensors_per_layer", KV_TENSORS, "KV-cache tensors per layer", "tensors", "A key and a value"),
+    Constant("kv_bytes_per_value", KV_BYTES_PER_VALUE, "Bytes per KV-cache value", "bytes", "BF16 keys and values"),
+]
+
+METHOD = Method(
+    title="Memory per GPU",
+    formulas=[
+        "Data-parallel degree d = N / (t·p), where N is the GPUs the model state is sharded over; it must be a "
+        "whole number.",
+        "Weights 2Ψ/(t·p), gradients 2Ψ/(t·p), Adam optimizer state 12Ψ/(t·p) bytes per GPU (mixed-precision "
+        "Adam: BF16 weights and gradients, FP32 master weights, momentum and variance, 4 + 4 + 4 = 12 bytes). "
+        "ZeRO-1 divides the optimizer state by d, ZeRO-2 also the gradients, ZeRO-3 (FSDP) also the weights.",
+        "Activations per layer a = 34·s·b·h / t bytes; without checkpointing L·a; with checkpointing "
+        "L·2·s·b·h/t + a (each layer's input kept, plus one layer being recomputed).",
+        "Pipeline parallelism divides the model state but not the activations: with a 1F1B schedule the first "
+        "stage holds p micro-batches in flight × L/p layers, about one full set.",
+        "Serving: weights 2Ψ/t_s; KV cache per token 2·L·kv_heads·head_dim·2 bytes (K and V in BF16); KV cache "
+        "u·s_s·(KV per token)/t_s. It fits when the total is at most the GPU's memory.",
+    ],
+    sources=[
+        "Rajbhandari et al. 2020, ZeRO: Memory Optimizations Toward Training Trillion Parameter Models "
+        "(arXiv 1910.02054), §3 and §5.",
+        "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models (arXiv 2205.05198), "
+        "Table 2, without the attention-score term (5·a·s/h) that FlashAttention does not store.",
+        "Meta, Llama 3.1 model cards: layer counts, hidden sizes, heads and KV heads.",
+    ],
+    caveats=[
+        "Estimates are illustrative. Real frameworks add communication buffers, temporary tensors and allocator "
+        "fragmentation, often several GB per GPU.",
+        "Sequence parallelism is assumed with tensor parallelism; without it activations are not all divided by t.",
+    ],
+)

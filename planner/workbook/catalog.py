@@ -1,104 +1,169 @@
-"""The Catalog sheet: models, GPUs and strategies that the Inputs dropdowns choose from (METHOD.md, "Catalog").
+"""The Catalog sheet: models, GPUs, strategies, traffic presets and demand profiles that the Inputs dropdowns
+choose from (METHOD.md, "Catalog"), the scenario's own entries merged in, and a few empty rows per block where
+finance can add a model, a GPU, a preset or a profile.
 
-Its values are inputs too: edit a GPU's memory here and every sheet follows. Each column has a workbook-level
-name (catalog_model_params, catalog_gpu_ids, ...) that INDEX/MATCH formulas read.
+Its values are inputs: edit a GPU's memory or price here and every sheet follows. Each column has a workbook-level
+name over its whole block, empty rows included (catalog_model_params, catalog_gpu_ids, …), that INDEX/MATCH
+formulas and dropdowns read; each column's limits come from the scenario model's catalog entries.
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 
+from pydantic.fields import FieldInfo
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from planner import catalog
-from planner.engine import Results
+from planner import catalog, scenario
 from planner.workbook import kit
+from planner.workbook.inputs import Allowed
 
-MODEL_COLUMNS = [  # (column key, heading, number format)
-    ("params", "Parameters Ψ", "params"), ("layers", "Layers L", "count"), ("hidden", "Hidden h", "count"),
-    ("heads", "Heads", "count"), ("kv_heads", "KV heads", "count"), ("head_dim", "Head dim", "count"),
-    ("ffn", "FFN", "count"), ("vocab", "Vocabulary V", "count"),
-    ("reported_h100_hours", "Reported H100-hours", "hours"),
-]
-DERIVED_MODEL_COLUMNS = [
-    ("params_from_architecture", "Ψ from architecture",
-     "=2*{vocab}*{hidden}+{layers}*(2*{hidden}*{hidden}+2*{hidden}*{kv_heads}*{head_dim}+3*{hidden}*{ffn}"
-     "+2*{hidden})+{hidden}", "params"),
-    ("kv_kib_per_token", "KV cache per token (KiB)", "=2*{layers}*{kv_heads}*{head_dim}*2/1024", "kib"),
-]
-GPU_COLUMNS = [("memory_gb", "Memory (GB)", "gb"), ("peak_tflops", "Dense BF16 TFLOPS", "count"),
-               ("hbm_tbps", "HBM TB/s", "decimal")]
+EMPTY_ROWS = 3  # rows per block (columns for profiles) where a new entry can be typed
+ID_RULE = {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64, "ignore_blank": True,
+           "error_title": "Id", "error_message": "An id of 1 to 64 characters, without * ? or ~."}
 
 
-def write(book: kit.Book, results: Results) -> kit.Sheet:
-    sheet = book.sheet("Catalog", [("", 14)] * 11, label_width=18, note_width=30)
-    sheet.title("Catalog", "Models, GPUs and strategies behind the Inputs dropdowns. Values are inputs.")
-    styles = book.styles
-    ws = sheet.ws
+@dataclass(frozen=True)
+class CatalogColumn:
+    key: str  # also the name's suffix: catalog_<block>_<key>
+    header: str
+    kind: str
+    allowed: Allowed | None = None  # None: a formula column
+    formula: str = ""  # a derived column's template over the same row's {key} cells
 
-    # Models -------------------------------------------------------------------------------------------------
-    sheet.section("Models (Llama 3.1 from Meta's model cards; Ψ exact)")
-    models = results.catalog
-    sheet.heading_row(["Model id"] + [h for _, h, _ in MODEL_COLUMNS] + [h for _, h, _, _ in DERIVED_MODEL_COLUMNS])
-    first = sheet.row_index
-    derived_params = None  # a custom model given by its architecture alone takes Ψ from it
-    if not isinstance(results.scenario.model, str) and results.scenario.model.params is None:
-        derived_params = results.scenario.model.name
-    positive = kit.number(0, exclusive_minimum=True)
-    for model_id, model in models.iterrows():
-        r = sheet.row_index
-        ws.write_string(r, 0, model_id, styles.label)
-        cells = {key: xl_rowcol_to_cell(r, col) for col, (key, _, _) in enumerate(MODEL_COLUMNS, start=1)}
-        for col, (key, _, template, kind) in enumerate(DERIVED_MODEL_COLUMNS, start=1 + len(MODEL_COLUMNS)):
-            cells[key] = sheet.formula(r, col, kit.TEMPLATE.sub(lambda m: cells[m.group(1)], template), model[key],
-                                       styles.value(kind))
-        for col, (key, _, kind) in enumerate(MODEL_COLUMNS, start=1):
-            value = model[key]
-            if key == "params" and model_id == derived_params:
-                sheet.formula(r, col, "=" + cells["params_from_architecture"], value, styles.value(kind))
-            elif value is None or math.isnan(value):
-                ws.write_blank(r, col, None, styles.value(kind, input=True))
-            else:
-                ws.write_number(r, col, float(value), styles.value(kind, input=True))
-                sheet.validate(r, col, positive)
-        sheet.row_index += 1
-    last = sheet.row_index - 1
-    _name_columns(book, sheet, "catalog_model", ["ids"] + [k for k, _, _ in MODEL_COLUMNS], first, last)
-    sheet.text("A custom model without a given Ψ takes it from its architecture: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd "
-               "+ 3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=styles.note)
+
+@dataclass(frozen=True)
+class Block:
+    """One Catalog table: its name prefix, title, id heading and columns."""
+
+    prefix: str  # catalog_model, catalog_gpu, …
+    title: str
+    id_header: str
+    columns: tuple[CatalogColumn, ...]
+
+    @property
+    def ids(self) -> str:
+        return f"{self.prefix}_ids"
+
+    def name(self, column: CatalogColumn) -> str:
+        return f"{self.prefix}_{column.key}"
+
+
+def _declared(entry, optional=()) -> tuple[CatalogColumn, ...]:
+    """A column per declared field of a catalog entry model; every one required except `optional`."""
+    columns = []
+    for key, info in entry.model_fields.items():
+        extra = info.json_schema_extra or {}
+        allowed = Allowed.of(info, optional=key in optional)
+        header = extra["label"] + (f" ({extra['unit']})" if extra["unit"] not in ("", "parameters", "layers", "heads")
+                                   else "")
+        columns.append(CatalogColumn(key, header, extra["kind"], allowed))
+    return tuple(columns)
+
+
+MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ exact)", "Model id",
+               _declared(scenario.ModelEntry, optional=("reported_h100_hours",)) + (
+                   CatalogColumn("params_from_architecture", "Ψ from architecture", "params",
+                                 formula="=2*{vocab}*{hidden}+{layers}*(2*{hidden}*{hidden}+2*{hidden}*{kv_heads}"
+                                         "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
+                   CatalogColumn("kv_kib_per_token", "KV cache per token (KiB)", "kib",
+                                 formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
+                                         "/1024")))
+GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
+             "GPU id", _declared(scenario.GPUEntry))
+TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
+                        "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
+                            FieldInfo.from_annotation(scenario.TokensPerDay))),))
+PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
+                 "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
+                     FieldInfo.from_annotation(scenario.Fraction))),))
+BLOCKS = (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies are the method's)
+STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    merged, own = results.scenario.merged_catalog, results.scenario.catalog
+    sheet = book.sheet("Catalog", [("", 17)] * len(MODELS.columns), label_width=18, note_width=2, unit_width=2)
+    sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
+                "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
+    derived = {key for key, entry in own.models.items() if entry.params is None and key not in catalog.MODELS}
+    model_rows = [{**vars(m), **results.catalog[key]} for key, m in merged.models.items()]
+    _block(book, sheet, MODELS, model_rows, formula_params=derived)
+    sheet.text("A model without a given Ψ takes it from its architecture: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + "
+               "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
     sheet.skip()
-
-    # GPUs ---------------------------------------------------------------------------------------------------
-    sheet.section("GPUs (vendor data sheets; dense BF16 without sparsity)")
-    sheet.heading_row(["GPU id"] + [h for _, h, _ in GPU_COLUMNS])
-    first = sheet.row_index
-    for gpu in results.scenario.gpus():
-        r = sheet.row_index
-        ws.write_string(r, 0, gpu.id, styles.label)
-        for col, (key, _, kind) in enumerate(GPU_COLUMNS, start=1):
-            ws.write_number(r, col, float(getattr(gpu, key)), styles.value(kind, input=True))
-            sheet.validate(r, col, positive)
-        sheet.row_index += 1
-    _name_columns(book, sheet, "catalog_gpu", ["ids"] + [k for k, _, _ in GPU_COLUMNS], first, sheet.row_index - 1)
+    _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
     sheet.skip()
-
-    # Strategies ---------------------------------------------------------------------------------------------
-    sheet.section("Training strategies (ZeRO stage: what is sharded across the data-parallel replicas)")
-    sheet.heading_row(["Strategy id", "ZeRO stage", "Shards"])
-    first = sheet.row_index
-    shards = {0: "nothing (every replica holds everything)", 1: "optimizer state", 2: "optimizer state, gradients",
-              3: "optimizer state, gradients, weights (FSDP full sharding)"}
-    for strategy, stage in catalog.STRATEGIES.items():
-        r = sheet.row_index
-        ws.write_string(r, 0, strategy, styles.label)
-        ws.write_number(r, 1, stage, styles.value("count"))
-        ws.write_string(r, 2, shards[stage], styles.label)
-        sheet.row_index += 1
-    _name_columns(book, sheet, "catalog_strategy", ["ids", "zero_stage"], first, sheet.row_index - 1)
+    _strategies(book, sheet)
+    sheet.skip()
+    _block(book, sheet, TRAFFIC_PRESETS, [{"id": k, "tokens_per_day": v} for k, v in merged.traffic_presets.items()])
+    sheet.skip()
+    _profiles(book, sheet, merged.profiles)
     return sheet
 
 
-def _name_columns(book: kit.Book, sheet: kit.Sheet, prefix: str, keys: list[str], first: int, last: int) -> None:
-    for col, key in enumerate(keys):
-        book.define(f"{prefix}_{key}", sheet.name,
-                    f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(last, col)}")
+def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> None:
+    """A block of entries and EMPTY_ROWS empty rows; every column named over the whole block."""
+    sheet.section(block.title)
+    sheet.heading_row([block.id_header] + [column.header for column in block.columns], height=45)
+    first = sheet.row_index
+    for values in rows + [{}] * EMPTY_ROWS:
+        r = sheet.row_index
+        sheet.input_cell(r, 0, values.get("id", ""), "text", ID_RULE)
+        cells = {column.key: xl_rowcol_to_cell(r, col) for col, column in enumerate(block.columns, start=1)}
+        for col, column in enumerate(block.columns, start=1):
+            value = values.get(column.key)
+            if column.formula:
+                template = f'=IF({xl_rowcol_to_cell(r, 0, False, True)}="","",{column.formula.lstrip("=")})'
+                sheet.formula(r, col, kit.TEMPLATE.sub(lambda m: cells[m.group(1)], template),
+                              "" if value is None else value, book.styles.value(column.kind))
+            elif column.key == "params" and values.get("id") in formula_params:
+                sheet.formula(r, col, "=" + cells["params_from_architecture"], value, book.styles.value(column.kind))
+            else:
+                sheet.input_cell(r, col, value, column.kind, {**column.allowed.validation(), "ignore_blank": True})
+        sheet.row_index += 1
+    last = sheet.row_index - 1
+    book.define(block.ids, sheet.name, f"{xl_rowcol_to_cell(first, 0)}:{xl_rowcol_to_cell(last, 0)}")
+    for col, column in enumerate(block.columns, start=1):
+        book.define(block.name(column), sheet.name, f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(last, col)}")
+
+
+def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple]) -> None:
+    """Demand profiles, one per column (ids across the top, hours 0 … 23 down), and EMPTY_ROWS empty columns."""
+    sheet.section(PROFILES.title)
+    heading = sheet.heading_row([PROFILES.id_header], height=15)
+    columns = list(profiles.items()) + [("", None)] * EMPTY_ROWS
+    fraction = PROFILES.columns[0]
+    rule = {**fraction.allowed.validation(), "ignore_blank": True}
+    for col, (key, values) in enumerate(columns, start=1):
+        sheet.input_cell(heading, col, key, "text", ID_RULE)
+        for hour in range(catalog.HOURS_PER_DAY):
+            sheet.input_cell(heading + 1 + hour, col, None if values is None else values[hour], fraction.kind, rule)
+    for hour in range(catalog.HOURS_PER_DAY):
+        sheet.ws.write_string(heading + 1 + hour, 0, f"Hour {hour}", book.styles.label)
+    last_col, last_row = len(columns), heading + catalog.HOURS_PER_DAY
+    book.define(PROFILES.ids, sheet.name, f"{xl_rowcol_to_cell(heading, 1)}:{xl_rowcol_to_cell(heading, last_col)}")
+    book.define(PROFILES.name(fraction), sheet.name,
+                f"{xl_rowcol_to_cell(heading + 1, 1)}:{xl_rowcol_to_cell(last_row, last_col)}")
+    sheet.row_index = last_row + 1
+
+
+def _strategies(book: kit.Book, sheet: kit.Sheet) -> None:
+    """The training strategies: what each ZeRO stage shards across the data-parallel replicas (the method's, so
+    constants, not inputs)."""
+    sheet.section("Training strategies (ZeRO stage: what is sharded across the data-parallel replicas)")
+    sheet.heading_row(["Strategy id", "ZeRO stage", "Shards optimizer state", "Shards gradients", "Shards weights",
+                       "What is sharded"])
+    first = sheet.row_index
+    constant, logical = book.styles.value("count", constant=True), book.styles.value("bool", constant=True)
+    for strategy, stage in catalog.STRATEGIES.items():
+        r = sheet.row_index
+        sheet.value_cell(r, 0, strategy, constant, None)
+        sheet.value_cell(r, 1, stage, constant, None)
+        for col, what in enumerate(("optimizer", "gradients", "weights"), start=2):
+            sheet.value_cell(r, col, stage >= catalog.SHARDED_FROM_STAGE[what], logical, None)
+        sheet.ws.write_string(r, 5, catalog.STRATEGY_SHARDS[stage], book.styles.label)
+        sheet.row_index += 1
+    for col, key in enumerate(STRATEGY_COLUMNS):
+        book.define(f"catalog_strategy_{key}", sheet.name,
+                    f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(sheet.row_index - 1, col)}")

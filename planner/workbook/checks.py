@@ -1,45 +1,60 @@
-"""The Checks sheet: every input within its allowed range, every table adding up, and the master check that the
-Cover shows. A recalculation canary closes it."""
+"""The Checks sheet: the master check that the Cover shows, then every input within its allowed values, every
+Catalog column within its limits, and each table's checks. A recalculation canary sits beside the master check.
+
+Every check is wrapped in IFERROR(…, FALSE): a blank, zero or text input turns it FALSE, never an error value. The
+master check reads the whole result column below it, so a check added later cannot be missed.
+"""
 
 from __future__ import annotations
 
-from planner.engine import Results
 from planner.workbook import kit
+from planner.workbook.catalog import BLOCKS
 from planner.workbook.inputs import Input
+from planner.workbook.kit import Check, Row
 
 CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove a recalculation happened
 
 
-def write(book: kit.Book, results: Results, inputs: list[tuple[str, list[Input]]],
-          table_checks: list[tuple[str, str, str]]) -> kit.Sheet:
-    sheet = book.sheet("Checks", [("Result", 12)], label_width=62)
+def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check]) -> kit.Sheet:
+    sheet = book.sheet("Checks", [("Result", 12)], label_width=62, unit_width=4)
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
                 "these checks do not.")
     sheet.header(["Result"])
+    master_row = sheet.row_index
+    sheet.skip(1)
+    sheet.row(Row("canary", "Recalculation canary", "=21*2", "count", "", "Always 42; verification tools use it to "
+                  "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
+    sheet.skip()
     first = sheet.row_index
+
     sheet.section("Inputs within their allowed values")
-    for _, specs in inputs:
-        for spec in specs:
-            sheet.row(f"input_{spec.name}", f"{spec.label} ({spec.name})", spec.valid_formula(), True, "TRUE/FALSE",
-                      _allowed(spec), "bool")
-    sheet.section("Tables add up")
-    for key, label, formula in table_checks:
-        sheet.row(key, label, formula, results.checks[key], "TRUE/FALSE", "", "bool")
-    last = sheet.row_index - 1
-    sheet.skip()
+    for spec in inputs:
+        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.name})", spec.allowed.check(spec.name),
+                            spec.allowed.words()), True)
+    sheet.section("Catalog entries within their limits")
+    for block in BLOCKS:
+        _check(sheet, Check(f"{block.ids}_unique", f"{block.title.split(' (')[0]}: every id appears once",
+                            f'SUMPRODUCT(({block.ids}<>"")*(COUNTIF({block.ids},{block.ids})>1))=0'), True)
+        for column in block.columns:
+            if column.allowed is not None:
+                _check(sheet, Check(f"{block.name(column)}_allowed",
+                                    f"{block.title.split(' (')[0]}: {column.header}, every row with an id",
+                                    column.allowed.column_check(block.ids, block.name(column)),
+                                    column.allowed.words()), True)
+    sheet.section("Tables")
+    for check in table_checks:
+        _check(sheet, check, results.checks[check.key])
+
+    end = sheet.row_index
+    sheet.row_index = master_row
     col = kit.xl_col_to_name(sheet.last_col)
-    sheet.row("all", "All checks pass", f"=AND({col}{first + 1}:{col}{last + 1})",
-              results.all_checks_pass, "TRUE/FALSE", "Shown on the Cover.", "bool",
-              name="checks_all_pass", bold=True)
-    sheet.skip()
-    sheet.row("canary", "Recalculation canary", "=21*2", CANARY, "", "Always 42; verification tools use it to prove "
-              "that a spreadsheet application recalculated the workbook.", "count", name="recalc_canary")
+    sheet.row(Row("all", "All checks pass", f"=IFERROR(AND({col}{first + 1}:{col}{kit.MAX_ROW}),FALSE)", "bool", "",
+                  "Every check below, including any added later. Shown on the Cover.", name="checks_all_pass",
+                  bold=True, warn="false"), results.all_checks_pass)
+    sheet.row_index = end
     return sheet
 
 
-def _allowed(spec: Input) -> str:
-    v = spec.validation
-    if v["validate"] == "list":
-        source = v["source"]
-        return "TRUE or FALSE" if source == ["TRUE", "FALSE"] else f"one of {source.lstrip('=')}"
-    return v["error_message"]
+def _check(sheet: kit.Sheet, check: Check, value: bool) -> None:
+    sheet.row(Row(check.key, check.label, f"=IFERROR({check.formula},FALSE)", "bool", "", check.note, warn="false"),
+              value)

@@ -1,17 +1,26 @@
-"""A small kit for writing the workbook: styles, named inputs, and "a labelled row: formula, cached value, unit,
-note".
+"""A small kit for writing the workbook: styles, named cells, and "a labelled row: formula, cached value, unit,
+note" (PRODUCT.md, "Conventions").
 
 Every sheet has the same column layout: A holds labels, then the sheet's value columns, then Unit, then Notes.
-Formulas are templates: `{key}` is the cell of the row written earlier under that key (on a per-column row, the
-cell in the same column), `{column}` is the column's header cell; anything else is written as given, so
-workbook-level defined names such as `model_params` read as themselves.
+Formulas are templates over the keys of rows and columns written earlier on the same sheet:
+- `{key}`: a scalar row's cell (its defined name, where it has one); on a per-column row, the same column's cell
+  of a per-column row; in a records table, the same row's cell of that column.
+- `{key:prev}`: in a records table, the previous row's cell of that column; the first row wraps to the last (a
+  repeating day: hour 0 follows hour 23).
+- `{key:range}`: the whole of a per-column row or of a records column (for SUM, MAX, COUNTIFS, PERCENTILE.INC).
+- `{column}`: on a per-column row, the column's header cell; `{label}` and `{i}` in a records table, the row's
+  label cell and its 1-based position.
+Anything else is written as given, so workbook-level defined names such as `model_params` read as themselves.
+Per-column and records references are anchored only where they must be (B$12, $C10), so one formula reads the same
+in every column or row.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Callable, Sequence
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (re-exported)
@@ -20,95 +29,262 @@ from planner.engine.values import plain
 
 INPUT_BLUE = "#0000FF"
 INPUT_FILL = "#FFF2CC"
+CONSTANT_FILL = "#EDEDED"
 SECTION_FILL = "#D9E1F2"
+WARNING_RED = "#C00000"
+MAX_ROW = 1_048_576  # the last row of a sheet, for ranges that must include rows added later
 
-# Number formats: each carries its unit where it has one.
-FORMATS = {
-    "text": None,
-    "count": "#,##0",
-    "number": "#,##0.00",
-    "decimal": "0.0###",
-    "gb": '#,##0.0" GB"',
-    "kib": '#,##0.0" KiB"',
-    "bytes": '#,##0" B"',
-    "percent": "0.0%",
-    "money": "#,##0.00",
-    "money0": "#,##0",
-    "flops": "0.00E+00",
-    "hours": "#,##0",
-    "days": "#,##0.0",
-    "ratio": "0.00",
-    "bool": '"TRUE";"TRUE";"FALSE"',  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
-    "params": "#,##0",
+
+@dataclass(frozen=True)
+class Kind:
+    """How a value shows: its number format, and the unit it carries where no Unit column stands beside it."""
+
+    format: str | None
+    unit: str = ""
+
+    def with_unit(self, unit: str | None = None) -> str | None:
+        unit = self.unit if unit is None else unit
+        if not unit or self.format is None:
+            return self.format
+        return f'{self.format}" {unit}"'
+
+
+# Money formats are made per currency (Book.money); "tera" shows trillions (15.6e12 as 15.6) and "millions" M.
+KINDS = {
+    "text": Kind(None),
+    "count": Kind("#,##0"),
+    "number": Kind("#,##0.00"),
+    "decimal": Kind("0.0###"),
+    "gb": Kind("#,##0.0", "GB"),
+    "kib": Kind("#,##0.0", "KiB"),
+    "percent": Kind("0.0%"),
+    "flops": Kind("0.00E+00", "FLOP"),
+    "hours": Kind("#,##0", "GPU-hours"),
+    "days": Kind("#,##0.0", "days"),
+    "ratio": Kind("0.00"),
+    "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
+    "params": Kind("#,##0"),
+    "tera": Kind("#,##0.0,,,,", "T"),
+    "millions": Kind("#,##0.00,,", "M"),
+    "money": Kind(None),
+    "money0": Kind(None),
 }
 
 
 class Styles:
-    """The workbook's cell formats, made once: for each number format a formula, an input and a bold variant."""
+    """The workbook's cell formats, made once each."""
 
-    def __init__(self, book: xlsxwriter.Workbook):
+    def __init__(self, book: "Book"):
         self._book = book
         self._cache: dict[tuple, Any] = {}
-        self.title = book.add_format({"bold": True, "font_size": 16})
-        self.subtitle = book.add_format({"italic": True, "font_color": "#595959"})
-        self.section = book.add_format({"bold": True, "bg_color": SECTION_FILL, "bottom": 1})
-        self.header = book.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
-        self.label = book.add_format({"valign": "top"})
-        self.unit = book.add_format({"valign": "top", "indent": 1})
-        self.note = book.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
-        self.text = book.add_format({"text_wrap": True, "valign": "top"})
-        self.link = book.add_format({"font_color": "#0563C1", "underline": 1})
+        wb = book.wb
+        self.title = wb.add_format({"bold": True, "font_size": 16})
+        self.subtitle = wb.add_format({"italic": True, "font_color": "#595959"})
+        self.section = wb.add_format({"bold": True, "bg_color": SECTION_FILL, "bottom": 1})
+        self.header = wb.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
+        self.label = wb.add_format({"valign": "top"})
+        self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040"})
+        self.note = wb.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
+        self.text = wb.add_format({"text_wrap": True, "valign": "top"})
+        self.link = wb.add_format({"font_color": "#0563C1", "underline": 1})
+        self.warning = wb.add_format({"font_color": WARNING_RED, "bold": True})
 
-    def value(self, kind: str = "number", *, input: bool = False, bold: bool = False):
-        key = (kind, input, bold)
+    def value(self, kind: str = "number", *, input: bool = False, constant: bool = False, bold: bool = False,
+              unit: str | None = "", wrap: bool = False):
+        """A value cell's format; `unit` is written into the number format (for cells without a Unit column)."""
+        key = (kind, input, constant, bold, unit, wrap)
         if key not in self._cache:
             props: dict[str, Any] = {"valign": "top"}
-            if FORMATS[kind]:
-                props["num_format"] = FORMATS[kind]
+            number_format = self._book.number_format(kind, unit)
+            if number_format:
+                props["num_format"] = number_format
             if input:
                 props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=False, border=1,
                              border_color="#BFBFBF")
+            if constant:
+                props.update(bg_color=CONSTANT_FILL, border=1, border_color="#BFBFBF")
             if bold:
                 props["bold"] = True
-            self._cache[key] = self._book.add_format(props)
+            if wrap:
+                props["text_wrap"] = True
+            self._cache[key] = self._book.wb.add_format(props)
         return self._cache[key]
 
 
+# Row specs: written once, read by the sheet (and by the Cover, the Checks and the HTML where they show them) ----
+@dataclass(frozen=True)
+class Row:
+    """A labelled formula row. A per-column row writes its template in every value column; a scalar row in the
+    last (the scenario's) column. `warn` colours the value red: "false" when FALSE, "negative" below 0."""
+
+    key: str
+    label: str
+    formula: str
+    kind: str = "number"
+    unit: str | None = None  # None: the kind's unit
+    note: str = ""
+    name: str | None = None  # a workbook-level defined name for the scenario's cell
+    per_column: bool = False
+    bold: bool = False
+    warn: str | None = None
+
+    @property
+    def shown_unit(self) -> str:
+        return KINDS[self.kind].unit if self.unit is None else self.unit
+
+
+@dataclass(frozen=True)
+class Column:
+    """A formula column of a records table: its key (also the engine's field), heading, template, format. The
+    template may be a function of the row's 0-based position, for rows that read different inputs."""
+
+    key: str
+    header: str
+    template: str | Callable[[int], str]
+    kind: str = "number"
+    warn: str | None = None
+
+
+@dataclass(frozen=True)
+class KeyResult:
+    """A Cover key result: a headline name, its label (a text template: {name} or {name|count}, {name|tera},
+    {name|percent} read inputs, so the label follows them), its kind and unit (shown in the number format)."""
+
+    name: str
+    label: str
+    kind: str
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """A Checks-sheet row: its key (the engine's check of the same key), label, and a formula that is TRUE when the
+    workbook is sound. The kit wraps it in IFERROR(…, FALSE): a blank or text input turns it FALSE, never an error."""
+
+    key: str
+    label: str
+    formula: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A header or text cell that is a formula with a cached value."""
+
+    formula: str
+    value: Any
+
+
+# Text formulas: labels that follow the inputs -----------------------------------------------------------------
+TEXT_FORMATS = {  # placeholder format → (Excel TEXT format, divisor applied first, decimals shown)
+    "count": ("#,##0", None, 0),
+    "decimal": ("#,##0.0", None, 1),
+    "tera": ("#,##0.0", 1e12, 1),
+    "percent": ("0%", None, 0),
+}
+PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
+
+
+def excel_fixed(value: float, decimals: int) -> str:
+    """A number as Excel's TEXT shows it with thousands separators: 15 significant digits, halves rounded away from
+    zero (Python's own formatting rounds half to even)."""
+    exact = Decimal(f"{value:.15g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    return f"{exact:,.{decimals}f}"
+
+
+def text_formula(template: str, values: dict[str, Any]) -> Formula:
+    """A text template ("{model} on {gpu}, {memory_gpus|count} GPUs") as a formula joining literal text and
+    named cells, with the text it gives for `values` as its cached value."""
+    parts, texts, at = [], [], 0
+    for match in PLACEHOLDER.finditer(template):
+        literal = template[at:match.start()]
+        if literal:
+            parts.append('"' + literal.replace('"', '""') + '"')
+            texts.append(literal)
+        name, kind = match.groups()
+        if kind is None:
+            parts.append(name)
+            texts.append(str(values[name]))
+        else:
+            excel_format, divisor, decimals = TEXT_FORMATS[kind]
+            number = f"{name}/{divisor:g}" if divisor else name
+            parts.append(f'IFERROR(TEXT({number},"{excel_format}"),"?")')  # a blank or text input shows "?"
+            value = values[name] / (divisor or 1)
+            texts.append(excel_fixed(value * 100, decimals) + "%" if kind == "percent"
+                         else excel_fixed(value, decimals))
+        at = match.end()
+    if template[at:]:
+        parts.append('"' + template[at:].replace('"', '""') + '"')
+        texts.append(template[at:])
+    return Formula("=" + "&".join(parts), "".join(texts))
+
+
+# The workbook ---------------------------------------------------------------------------------------------------
 @dataclass
 class Book:
-    """An XlsxWriter workbook that records every formula's cached value and every defined name."""
+    """An XlsxWriter workbook that records every formula's cached value, every defined name and the value of every
+    named input, so later cells can show text that follows them."""
 
     target: Any  # a path or a binary file object
-    header: str = ""  # printed in every sheet's page header, e.g. the scenario name and date
+    currency_symbol: str = "$"
+    header: str = ""  # printed in every sheet's page header: the scenario name and date
     generated: str = ""  # the generation date shown on the Cover
     formulas: dict[tuple[str, str], Any] = field(default_factory=dict)  # (sheet, A1) → cached value
-    names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1)
-    sheets: dict[str, "Sheet"] = field(default_factory=dict)  # by name, with their row keys → cells
+    names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1 or range)
+    values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
+    scenario_line: Formula | None = None  # what every sheet's second row says
+    sheets: dict[str, "Sheet"] = field(default_factory=dict)
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
         if not isinstance(self.target, (str, bytes)) and not hasattr(self.target, "__fspath__"):
             options["in_memory"] = True
         self.wb = xlsxwriter.Workbook(self.target, options)
-        self.styles = Styles(self.wb)
+        self.styles = Styles(self)
+
+    def number_format(self, kind: str, unit: str | None = "") -> str | None:
+        """The number format of a kind; with `unit` (None: the kind's own) the unit is shown in the cell."""
+        if kind in ("money", "money0"):
+            digits = ".00" if kind == "money" else ""
+            symbol = self.currency_symbol.replace('"', "")
+            base = f'"{symbol}"#,##0{digits}' if len(symbol) == 1 else f'#,##0{digits}" {symbol}"'
+            return base if not unit else f'{base}" {unit}"'
+        return KINDS[kind].with_unit(unit) if unit != "" else KINDS[kind].format
 
     def sheet(self, name: str, columns: Sequence[tuple[str, float]] = (("Value", 16),), *, label_width=44,
-              note_width=60) -> "Sheet":
-        self.sheets[name] = Sheet(self, self.wb.add_worksheet(name), name, list(columns), label_width, note_width)
+              note_width=60, unit_width=12) -> "Sheet":
+        self.sheets[name] = Sheet(self, self.wb.add_worksheet(name), name, list(columns), label_width, note_width,
+                                  unit_width)
         return self.sheets[name]
 
-    def define(self, name: str, sheet: str, cell: str) -> None:
+    def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
         if name in self.names:
             raise ValueError(f"defined name {name} written twice")
-        absolute = re.sub(r"([A-Z]+)(\d+)", r"$\1$\2", cell)
-        self.wb.define_name(name, f"='{sheet}'!{absolute}")
-        self.names[name] = (sheet, cell)
+        self.wb.define_name(name, f"='{sheet}'!{_absolute(ref)}")
+        self.names[name] = (sheet, ref.replace("$", ""))
+        if value is not None:
+            self.values[name] = value
 
     def close(self) -> None:
+        for sheet in self.sheets.values():
+            sheet.finish()
         self.wb.close()
 
 
-TEMPLATE = re.compile(r"\{(\w+)\}")
+TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range))?\}")
+
+
+@dataclass
+class Place:
+    """Where a key's cells are: one cell, a per-column row (row, first..last column) or a records column
+    (col, first..last row). 0-based."""
+
+    shape: str  # "cell" | "row" | "column"
+    row: int
+    col: int
+    last_row: int
+    last_col: int
+    name: str | None = None  # a cell's defined name: templates read it by name
 
 
 @dataclass
@@ -121,14 +297,18 @@ class Sheet:
     columns: list[tuple[str, float]]
     label_width: float
     note_width: float
+    unit_width: float
     row_index: int = 0
-    cells: dict[str, list[str] | str] = field(default_factory=dict)  # row key → its cell(s)
+    header_row: int = 0
+    places: dict[str, Place] = field(default_factory=dict)
+    sections: list[int] = field(default_factory=list)  # rows where a section starts: pages break only there
+    heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
+    label_chars: int = 0  # the longest label written in column A
 
     def __post_init__(self):
-        self.ws.set_column(0, 0, self.label_width)
         for i, (_, width) in enumerate(self.columns, start=1):
             self.ws.set_column(i, i, width)
-        self.ws.set_column(self.unit_col, self.unit_col, 12)
+        self.ws.set_column(self.unit_col, self.unit_col, self.unit_width)
         self.ws.set_column(self.note_col, self.note_col, self.note_width)
         self.ws.set_landscape()
         self.ws.set_paper(9)  # A4
@@ -145,61 +325,104 @@ class Sheet:
 
     @property
     def last_col(self) -> int:  # the scenario's own column
-        return len(self.columns)
+        return max(len(self.columns), 1)
 
     @property
     def unit_col(self) -> int:
-        return len(self.columns) + 1
+        return self.last_col + 1
 
     @property
     def note_col(self) -> int:
-        return len(self.columns) + 2
+        return self.last_col + 2
+
+    def cell(self, key: str) -> str:
+        """The A1 address of a scalar row's cell, or of a per-column row's scenario cell."""
+        place = self.places[key]
+        return xl_rowcol_to_cell(place.row, place.last_col)
 
     def row_of(self, key: str) -> int:
-        """The 0-based row written under a key."""
-        cell = self.cells[key]
-        return int((cell[0] if isinstance(cell, list) else cell).split("$")[-1]) - 1
+        return self.places[key].row
 
     def skip(self, rows: int = 1) -> None:
         self.row_index += rows
 
+    def set_height(self, row: int, points: float) -> None:
+        self.ws.set_row(row, points)
+        self.heights[row] = points
+
+    def finish(self) -> None:
+        """Fit column A to its labels, and break printed pages only between sections, so a table and the chart
+        under it print on one page."""
+        label_width = min(max(self.label_width, self.label_chars * 1.05 + 2), 90)
+        self.ws.set_column(0, 0, label_width)
+        widths = [label_width] + [w for _, w in self.columns] + [self.unit_width, self.note_width]
+        self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.heights, self.row_index, widths))
+
+    def _label(self, row: int, text: str, style=None) -> None:
+        self.ws.write_string(row, 0, text, style or self.book.styles.label)
+        self.label_chars = max(self.label_chars, len(text))
+
     def title(self, text: str, subtitle: str = "") -> None:
-        self.ws.write_string(self.row_index, 0, text, self.book.styles.title)
-        self.ws.set_row(self.row_index, 24)
-        self.row_index += 1
+        """The sheet's title and, below it, the scenario line (a formula of the inputs, `scenario_title`): both
+        repeat at the top of every printed page, so a printout always says what its numbers are for."""
+        styles = self.book.styles
+        self.ws.write_string(0, 0, text, styles.title)
+        self.ws.set_row(0, 24)
+        line = self.book.scenario_line
+        if line is not None:
+            if "scenario_title" in self.book.names:
+                self.formula(1, 0, "=scenario_title", line.value, styles.subtitle)
+            else:
+                self.formula(1, 0, line.formula, line.value, styles.subtitle)
+                self.book.define("scenario_title", self.name, "A2", line.value)
+        self.ws.repeat_rows(0, 1)
+        self.row_index = 2
         if subtitle:
-            self.ws.write_string(self.row_index, 0, subtitle, self.book.styles.subtitle)
+            self.ws.write_string(self.row_index, 0, subtitle, styles.subtitle)
             self.row_index += 1
-        self.ws.freeze_panes(self.row_index, 1)  # the title and the label column stay in view
+        self.ws.freeze_panes(self.row_index, 1)  # the titles and the label column stay in view
         self.row_index += 1
 
     def section(self, text: str) -> None:
+        self.sections.append(self.row_index)
         for col in range(0, self.note_col + 1):
             self.ws.write_blank(self.row_index, col, None, self.book.styles.section)
         self.ws.write_string(self.row_index, 0, text, self.book.styles.section)
         self.row_index += 1
 
-    def header(self, labels: Sequence[str] | None = None, *, freeze: bool = False) -> int:
-        """The column headings (by default the sheet's own); returns the header row."""
+    def header(self, labels: Sequence[str | Formula] | None = None, *, key: str | None = None, label: str = "",
+               freeze: bool = False) -> int:
+        """The column headings (by default the sheet's own); a heading may be a Formula. With a key, later
+        per-column rows read the headings as {key}. Returns the header row."""
         labels = list(labels) if labels is not None else [c for c, _ in self.columns]
         row = self.row_index
-        self.ws.write_string(row, 0, "", self.book.styles.header)
+        styles = self.book.styles
+        self.ws.write_string(row, 0, label, styles.header)
         for col, text in enumerate(labels, start=1):
-            self.ws.write_string(row, col, text, self.book.styles.header)
-        self.ws.write_string(row, self.unit_col, "Unit", self.book.styles.header)
-        self.ws.write_string(row, self.note_col, "Notes", self.book.styles.header)
+            if isinstance(text, Formula):
+                self.formula(row, col, text.formula, text.value, styles.header)
+            else:
+                self.ws.write_string(row, col, text, styles.header)
+        self.ws.write_string(row, self.unit_col, "Unit", styles.header)
+        self.ws.write_string(row, self.note_col, "Notes", styles.header)
         self.header_row = row
+        if key:
+            self.places[key] = Place("row", row, 1, row, len(labels))
         if freeze:
             self.ws.freeze_panes(row + 1, 1)
         self.row_index += 1
         return row
 
-    def text(self, text: str, *, style=None, height: float | None = None) -> None:
+    def text(self, text: str | Formula, *, style=None, height: float | None = None) -> None:
         """A line of prose across the sheet."""
-        self.ws.merge_range(self.row_index, 0, self.row_index, self.note_col, "", style or self.book.styles.text)
-        self.ws.write_string(self.row_index, 0, text, style or self.book.styles.text)
+        style = style or self.book.styles.text
+        self.ws.merge_range(self.row_index, 0, self.row_index, self.note_col, "", style)
+        if isinstance(text, Formula):
+            self.formula(self.row_index, 0, text.formula, text.value, style)
+        else:
+            self.ws.write_string(self.row_index, 0, text, style)
         if height:
-            self.ws.set_row(self.row_index, height)
+            self.set_height(self.row_index, height)
         self.row_index += 1
 
     # Cells ------------------------------------------------------------------------------------------------
@@ -213,84 +436,115 @@ class Sheet:
         self.book.formulas[(self.name, cell)] = value
         return cell
 
-    def expand(self, template: str, col: int | None = None) -> str:
-        """Replace {key} by the row's cell: the same column's on a per-column row, else the row's own cell;
-        {column} by the column's header cell and {row} by the row being written."""
+    def ref(self, key: str, modifier: str | None, row: int, col: int) -> str:
+        """The reference a template token stands for, written from cell (row, col)."""
+        place = self.places[key]
+        if modifier == "range":
+            return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
+                   f"{xl_rowcol_to_cell(place.last_row, place.last_col, True, True)}"
+        if place.shape == "cell":
+            return place.name or xl_rowcol_to_cell(place.row, place.col, True, True)
+        if place.shape == "row":
+            if not place.col <= col <= place.last_col:
+                raise ValueError(f"{{{key}}} is a per-column row; use it from a per-column row")
+            return xl_rowcol_to_cell(place.row, col, True, False)
+        target = row
+        if modifier == "prev":
+            target = place.last_row if row == place.row else row - 1
+        if not place.row <= target <= place.last_row:
+            raise ValueError(f"{{{key}}} is a records column; use it from its own table")
+        return xl_rowcol_to_cell(target, place.col, False, True)
 
-        def ref(match: re.Match) -> str:
-            key = match.group(1)
-            if key == "row":
-                return str(self.row_index + 1)
+    def expand(self, template: str, row: int, col: int, extra: dict[str, str] | None = None) -> str:
+        def replace(match: re.Match) -> str:
+            key, modifier = match.groups()
+            if extra and key in extra and modifier is None:
+                return extra[key]
             if key == "column":
-                return xl_col_to_name(col) + "$" + str(self.header_row + 1)
-            target = self.cells[key]
-            if isinstance(target, list):
-                if col is None:
-                    raise ValueError(f"{{{key}}} is a per-column row; use it from a per-column row")
-                return target[col - 1]
-            return target
+                return xl_rowcol_to_cell(self.header_row, col, True, False)
+            return self.ref(key, modifier, row, col)
 
-        return TEMPLATE.sub(ref, template)
+        return TEMPLATE.sub(replace, template)
 
-    def row(self, key: str, label: str, formula: str | Sequence[str], value: Any, unit: str = "", note: str = "",
-            kind: str = "number", *, name: str | None = None, per_column: bool = False, bold: bool = False):
-        """A labelled row. A scalar row writes one formula in the last value column; a per-column row writes the
-        template in every value column (a list of templates gives each column its own) with a list of values."""
+    def row(self, spec: Row, value: Any) -> str:
+        """A labelled row; returns the scenario cell's address. A per-column row takes one value per column."""
         r = self.row_index
-        style = self.book.styles.value(kind, bold=bold)
-        self.ws.write_string(r, 0, label, self.book.styles.label)
-        if per_column:
-            templates = [formula] * len(self.columns) if isinstance(formula, str) else list(formula)
+        style = self.book.styles.value(spec.kind, bold=spec.bold)
+        self._label(r, spec.label)
+        if spec.per_column:
             values = list(value)
-            cells = [self.formula(r, c, self.expand(t, c), v, style)
-                     for c, t, v in zip(self.value_cols, templates, values, strict=True)]
-            self.cells[key] = [_absolute(c) for c in cells]
+            cells = [self.formula(r, c, self.expand(spec.formula, r, c), v, style)
+                     for c, v in zip(self.value_cols, values, strict=True)]
+            self.places[spec.key] = Place("row", r, 1, r, len(values))
             own = cells[-1]
+            self.warn(spec.warn, r, 1, r, len(values))
         else:
-            own = self.formula(r, self.last_col, self.expand(formula), value, style)
-            self.cells[key] = _absolute(own)
-        self._unit_and_note(r, unit, note)
-        if name:
-            self.book.define(name, self.name, own)
+            own = self.formula(r, self.last_col, self.expand(spec.formula, r, self.last_col), value, style)
+            self.places[spec.key] = Place("cell", r, self.last_col, r, self.last_col, spec.name)
+            self.warn(spec.warn, r, self.last_col, r, self.last_col)
+        self._unit_and_note(r, spec.shown_unit, spec.note)
+        if spec.name:
+            self.book.define(spec.name, self.name, own, value if not spec.per_column else value[-1])
         self.row_index += 1
         return own
 
-    def heading_row(self, labels: Sequence[str]) -> int:
+    def rows(self, specs: Sequence[Row], values: dict) -> None:
+        for spec in specs:
+            self.row(spec, values[spec.key])
+
+    def warn(self, warn: str | None, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
+        """Red where the value is FALSE ("false"), below zero ("negative"), or while a check fails ("failed")."""
+        if warn is None:
+            return
+        corner = xl_rowcol_to_cell(first_row, first_col)
+        rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
+                "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
+                "failed": "=NOT(IFERROR(checks_all_pass,FALSE))"}[warn]
+        self.ws.conditional_format(first_row, first_col, last_row, last_col,
+                                   {"type": "formula", "criteria": rule, "format": self.book.styles.warning})
+
+    def heading_row(self, labels: Sequence[str], *, height: float = 30) -> int:
         """A row of bold, wrapped column headings from column A; returns its 0-based row."""
         row = self.row_index
         for col, text in enumerate(labels):
             self.ws.write_string(row, col, text, self.book.styles.header)
-        self.ws.set_row(row, 30)
+        self.set_height(row, height)
         self.row_index += 1
         return row
 
-    def records(self, labels: Sequence[str], columns: Sequence["Column"], values, *,
+    def records(self, labels: Sequence[str], columns: Sequence[Column], values: Sequence[dict], *,
                 label_header: str = "") -> tuple[int, int, int]:
-        """A table with one row per item (labels in column A) and one formula column per Column. In a template,
-        {other_column_key} is the same row's cell of that column, {label} the row's label cell and {i} the row's
-        1-based position. `values` is a DataFrame with a row per label and a column per Column key.
-        Returns (header row, first row, last row), 0-based."""
+        """A table with one row per item (labels in column A) and one formula column per Column, registered under
+        the columns' keys. `values` holds one dict per row, keyed by column. Returns (header row, first row,
+        last row), 0-based."""
         header = self.heading_row([label_header] + [column.header for column in columns])
-        first = header + 1
-        position = {column.key: col for col, column in enumerate(columns, start=1)}
+        first, last = header + 1, header + len(labels)
+        for col, column in enumerate(columns, start=1):
+            self.places[column.key] = Place("column", first, col, last, col)
         for i, label in enumerate(labels):
             r = first + i
-            self.ws.write_string(r, 0, str(label), self.book.styles.label)
-
-            def ref(match: re.Match, r=r, i=i) -> str:
-                word = match.group(1)
-                if word == "label":
-                    return _absolute(xl_rowcol_to_cell(r, 0))
-                if word == "i":
-                    return str(i + 1)
-                return _absolute(xl_rowcol_to_cell(r, position[word]))
-
-            for column in columns:
-                formula = TEMPLATE.sub(ref, column.template)
-                self.formula(r, position[column.key], formula, values.iloc[i][column.key],
+            self._label(r, str(label))
+            extra = {"label": xl_rowcol_to_cell(r, 0, False, True), "i": str(i + 1)}
+            for col, column in enumerate(columns, start=1):
+                template = column.template(i) if callable(column.template) else column.template
+                self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
                              self.book.styles.value(column.kind))
-        self.row_index = first + len(labels)
-        return header, first, first + len(labels) - 1
+        for col, column in enumerate(columns, start=1):
+            self.warn(column.warn, first, col, last, col)
+        self.row_index = last + 1
+        return header, first, last
+
+    def series(self, key: str, columns: int | None = None) -> list:
+        """A chart's values (or categories) by key: a records column or a per-column row (its first `columns`)."""
+        place = self.places[key]
+        last_col = place.last_col if columns is None else place.col + columns - 1
+        return [self.name, place.row, place.col, place.last_row, last_col]
+
+    def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
+        """A chart right under the rows written so far: it prints on the same page as its table."""
+        chart.set_size({"width": width, "height": height})
+        self.ws.insert_chart(self.row_index + 1, 0, chart, {"object_position": 1})
+        self.row_index += 2 + -(-height // 20)  # rows of the default 20 px (15 points)
 
     def _unit_and_note(self, row: int, unit: str, note: str) -> None:
         if unit:
@@ -299,77 +553,74 @@ class Sheet:
             self.ws.write_string(row, self.note_col, note, self.book.styles.note)
             lines = 1 + int(len(note) / (self.note_width * 1.15))  # wrapped notes need taller rows
             if lines > 1:
-                self.ws.set_row(row, 15 * lines)
+                self.set_height(row, 15 * lines)
 
-    def validate(self, row: int, col: int, validation: dict) -> None:
-        """Data validation on one cell; {cell} in a custom rule becomes the cell's address."""
-        if isinstance(validation.get("value"), str):
-            validation = {**validation, "value": validation["value"].replace("{cell}", xl_rowcol_to_cell(row, col))}
-        self.ws.data_validation(row, col, row, col, validation)
-
-    def input(self, key: str, label: str, value: Any, unit: str, note: str, kind: str, validation: dict,
-              *, name: str) -> str:
+    def input(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str, validation: dict) -> str:
         """An input cell: blue on pale yellow, unlocked, validated, with a workbook-level name."""
+        return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit, note,
+                                 validation)
+
+    def constant(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str) -> str:
+        """A fixed, named value (a method constant, the currency): grey, locked, read by formulas by name."""
+        return self._named_value(name, label, value, self.book.styles.value(kind, constant=True), unit, note, None)
+
+    def _named_value(self, name: str, label: str, value: Any, style, unit: str, note: str,
+                     validation: dict | None) -> str:
         r, c = self.row_index, self.last_col
-        style = self.book.styles.value(kind, input=True)
-        self.ws.write_string(r, 0, label, self.book.styles.label)
-        value = plain(value)
-        if isinstance(value, bool):
-            self.ws.write_boolean(r, c, value, style)
-        elif isinstance(value, str):
-            self.ws.write_string(r, c, value, style)
-        else:
-            self.ws.write_number(r, c, value, style)
-        cell = xl_rowcol_to_cell(r, c)
-        self.validate(r, c, validation)
+        self._label(r, label)
+        self.value_cell(r, c, value, style, validation)
         self._unit_and_note(r, unit, note)
-        self.cells[key] = _absolute(cell)
-        self.book.define(name, self.name, cell)
+        cell = xl_rowcol_to_cell(r, c)
+        self.places[name] = Place("cell", r, c, r, c, name)
+        self.book.define(name, self.name, cell, value)
         self.row_index += 1
         return cell
 
+    def input_cell(self, row: int, col: int, value: Any, kind: str, validation: dict | None) -> None:
+        """An unnamed input cell (a Catalog value)."""
+        self.value_cell(row, col, value, self.book.styles.value(kind, input=True), validation)
 
-@dataclass(frozen=True)
-class Column:
-    """A formula column of a records table: its key (also the engine's column), heading, template, format."""
+    def value_cell(self, row: int, col: int, value: Any, style, validation: dict | None) -> None:
+        """A value as its type: blank, TRUE/FALSE, text or number; with data validation if given."""
+        value = plain(value)
+        if value is None or value == "":
+            self.ws.write_blank(row, col, None, style)
+        elif isinstance(value, bool):
+            self.ws.write_boolean(row, col, value, style)
+        elif isinstance(value, str):
+            self.ws.write_string(row, col, value, style)
+        else:
+            self.ws.write_number(row, col, value, style)
+        if validation:
+            self.ws.data_validation(row, col, row, col, validation)
 
-    key: str
-    header: str
-    template: str
-    kind: str = "number"
+
+# Printed pages: A4 landscape, fit to one page wide, 0.7" side and 0.75" top and bottom margins, two title rows
+# repeated on every page. Widths in characters become points as Excel does (7 px per character plus 5, at 0.75 pt
+# per px); a page holds PAGE_HEIGHT / scale points of rows.
+PAGE_WIDTH, PAGE_HEIGHT = 740, 430
+DEFAULT_ROW = 15
 
 
-def _absolute(cell: str) -> str:
-    return re.sub(r"([A-Z]+)(\d+)", r"$\1$\2", cell)
+def _page_breaks(sections: list[int], heights: dict[int, float], end: int, widths: list[float]) -> list[int]:
+    """Rows to start new pages at: before a section that would not fit on the current page."""
+    scale = min(1.0, PAGE_WIDTH / sum((w * 7 + 5) * 0.75 for w in widths))
+    capacity = PAGE_HEIGHT / scale
+    starts = sorted(set(sections)) + [end]
+    breaks, used = [], sum(heights.get(r, DEFAULT_ROW) for r in range(2, starts[0])) if starts else 0
+    for start, stop in zip(starts, starts[1:]):
+        height = sum(heights.get(r, DEFAULT_ROW) for r in range(start, stop))
+        if used and used + height > capacity:
+            breaks.append(start)
+            used = 0
+        used += height
+    return breaks
+
+
+def _absolute(ref: str) -> str:
+    return re.sub(r"\$?([A-Z]+)\$?(\d+)", r"$\1$\2", ref)
 
 
 def _header_text(text: str) -> str:
     """Page-header text with '&' escaped (it starts a control code) and within Excel's 255 characters."""
     return text.replace("&", "&&")[:200]
-
-
-# Data validation ------------------------------------------------------------------------------------------
-def whole_number(minimum: int = 1, maximum: int = 10**9) -> dict:
-    return {"validate": "integer", "criteria": "between", "minimum": minimum, "maximum": maximum,
-            "error_title": "Whole number", "error_message": f"Enter a whole number from {minimum:,} to {maximum:,}."}
-
-
-def number(minimum: float, maximum: float = 1e30, *, exclusive_minimum: bool = False) -> dict:
-    """A decimal in [minimum, maximum]; with exclusive_minimum a custom rule for (minimum, maximum] on {cell}."""
-    text = f"more than {minimum:g}" if exclusive_minimum else f"at least {minimum:g}"
-    message = f"Enter a number {text}" + (f" and at most {maximum:g}." if maximum < 1e30 else ".")
-    if exclusive_minimum:
-        return {"validate": "custom", "value": f"=AND(ISNUMBER({{cell}}),{{cell}}>{minimum},{{cell}}<={maximum})",
-                "error_title": "Number out of range", "error_message": message}
-    return {"validate": "decimal", "criteria": "between", "minimum": minimum, "maximum": maximum,
-            "error_title": "Number out of range", "error_message": message}
-
-
-def one_of(source: str | list[str], what: str) -> dict:
-    """A dropdown list: a range reference such as =catalog_model_ids, or literal choices."""
-    return {"validate": "list", "source": source, "error_title": f"Unknown {what}",
-            "error_message": f"Choose a {what} from the list."}
-
-
-TRUE_FALSE = {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
-              "error_message": "Choose TRUE or FALSE."}

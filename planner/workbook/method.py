@@ -1,4 +1,5 @@
-"""The Method sheet: the formulas in words, their sources and the caveats."""
+"""The Method sheet: the method constants (named cells the formulas use), then each table's formulas in words,
+their sources and caveats."""
 
 from __future__ import annotations
 
@@ -6,22 +7,30 @@ from planner import method
 from planner.workbook import kit
 
 
-def write(book: kit.Book, sections: list[str]) -> kit.Sheet:
-    sheet = book.sheet("Method", [], label_width=120, note_width=10)
+def write(book: kit.Book, tables) -> kit.Sheet:
+    sheet = book.sheet("Method", [("Value", 14)], label_width=70, note_width=70)
     sheet.title("Method", "What every sheet computes, where the formulas come from, and what they leave out.")
     for line in method.GENERAL:
         sheet.text(line, height=_height(line))
     sheet.skip()
-    for key in sections:
-        part = method.SECTIONS[key]
-        sheet.section(part["title"])
-        for heading in ("formulas", "sources", "caveats"):
-            sheet.text(heading.capitalize(), style=book.styles.header)
-            for line in part[heading]:
+    sheet.section("Method constants: every formula uses them by name")
+    sheet.header(["Value"])
+    for table in tables:
+        for constant in table.engine.CONSTANTS:
+            kind = "text" if isinstance(constant.value, str) else "count"
+            sheet.constant(constant.name, f"{constant.label} ({constant.name})", constant.value, kind=kind,
+                           unit=constant.unit, note=constant.source)
+    sheet.skip()
+    for table in tables:
+        part = table.engine.METHOD
+        sheet.section(part.title)
+        for heading, lines in (("Formulas", part.formulas), ("Sources", part.sources), ("Caveats", part.caveats)):
+            sheet.text(heading, style=book.styles.header)
+            for line in lines:
                 sheet.text(line, height=_height(line))
         sheet.skip()
     return sheet
 
 
 def _height(text: str) -> float:
-    return 15 * (1 + len(text) // 130)
+    return 15 * (1 + len(text) // 150)

@@ -1,0 +1,85 @@
+"""The Memory section of the HTML summary (METHOD.md §1): sentences and charts."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from planner.catalog import STRATEGIES
+from planner.report import plot
+from planner.report.format import and_list, gb, number
+
+STACK = (("weights_gb", "Weights", plot.BLUE), ("gradients_gb", "Gradients", plot.ORANGE),
+         ("optimizer_gb", "Optimizer state", plot.GREY), ("activations_gb", "Activations", plot.YELLOW))
+
+
+def _fit(fits: bool, headroom: float) -> str:
+    return f"it fits, with {gb(headroom)} GB to spare" if fits else f"it does not fit, {gb(-headroom)} GB over"
+
+
+def findings(results) -> list[str]:
+    scenario, table = results.scenario, results.memory
+    m, sv, s, chosen = scenario.memory, scenario.serving, table.scalars, table.selected
+    gpu = f"the {scenario.gpu} has {number(s['gpu_memory_gb'])} GB"
+    split = ""
+    if m.tensor_parallel * m.pipeline_parallel > 1:
+        split = f" (tensor parallel {m.tensor_parallel}, pipeline parallel {m.pipeline_parallel})"
+    names = list(STRATEGIES)
+    fitting = [name for i, name in enumerate(names) if table.training["fits"][i]]
+    others = [name for name in names if name not in fitting]
+    if not fitting:
+        strategies = f"None of {and_list(others)} fits."
+    elif not others:
+        strategies = f"All of {and_list(fitting)} fit."
+    else:
+        strategies = f"{and_list(fitting)} {'fits' if len(fitting) == 1 else 'fit'}; {and_list(others)} " \
+                     f"{'does' if len(others) == 1 else 'do'} not."
+    return [
+        f"{scenario.model} with {table.strategy} on {number(m.gpus)} GPUs{split} needs {gb(chosen['total_gb'])} "
+        f"GB per GPU; {gpu}: {_fit(chosen['fits'], chosen['headroom_gb'])}.",
+        f"Model state takes {gb(chosen['model_state_gb'])} GB and activations {gb(chosen['activations_gb'])} GB "
+        f"(sequence length {number(m.sequence_length)}, micro-batch {number(m.micro_batch)}, activation "
+        f"checkpointing {'on' if m.activation_checkpointing else 'off'}).",
+        strategies,
+        f"Serving {number(sv.users)} users at {number(sv.sequence_length)} tokens each on "
+        f"{number(sv.tensor_parallel)} GPU{'s' if sv.tensor_parallel > 1 else ''} needs "
+        f"{gb(s['serving_total_gb'])} GB per GPU ({gb(s['serving_weights_gb'])} GB weights + "
+        f"{gb(s['serving_kv_gb'])} GB KV cache at {number(s['kv_kib_per_token'])} KiB per token); "
+        f"{_fit(s['serving_fits'], s['serving_headroom_gb'])}.",
+    ]
+
+
+def charts(results) -> dict[str, Markup]:
+    return {"training": _training(results.memory), "serving": _serving(results.memory)}
+
+
+def _training(table) -> Markup:
+    """Stacked bars per strategy (the scenario's in bold): weights, gradients, optimizer state, activations; the
+    GPU's memory dashed."""
+    names, capacity = list(STRATEGIES), table.scalars["gpu_memory_gb"]
+    fig, axes = plot.figure()
+    bottom = [0.0] * len(names)
+    for key, label, colour in STACK:
+        values = table.training[key][:len(names)]
+        axes.bar(names, values, 0.6, bottom=bottom, label=label, color=colour)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    axes.axhline(capacity, label=f"GPU memory ({capacity:,g} GB)", **plot.CAPACITY)
+    axes.set_title("Training memory per GPU by strategy")
+    axes.set_ylabel("GB per GPU")
+    axes.get_xticklabels()[names.index(table.strategy)].set_fontweight("bold")  # the scenario's own
+    plot.finish(axes, grid="y")
+    return plot.svg(fig)
+
+
+def _serving(table) -> Markup:
+    """One stacked bar: serving weights and KV cache; the GPU's memory dashed."""
+    s = table.scalars
+    capacity = s["gpu_memory_gb"]
+    fig, axes = plot.figure(2.4)  # one bar: a shorter figure
+    axes.barh(["Serving"], [s["serving_weights_gb"]], 0.5, label="Weights", color=plot.BLUE)
+    axes.barh(["Serving"], [s["serving_kv_gb"]], 0.5, left=[s["serving_weights_gb"]], label="KV cache",
+              color=plot.YELLOW)
+    axes.axvline(capacity, label=f"GPU memory ({capacity:,g} GB)", **plot.CAPACITY)
+    axes.set_title("Serving memory per GPU")
+    axes.set_xlabel("GB per GPU")
+    plot.finish(axes, grid="x")
+    return plot.svg(fig)
