@@ -15,9 +15,15 @@ from planner import __version__, catalog
 from planner.scenario import DEFAULT, Scenario, ScenarioError, load_scenario
 
 
+MAX_PROBLEMS_SHOWN = 20
+
+
 def _fail_input(problems: list[str]) -> None:
-    for line in problems:
+    """Print the first MAX_PROBLEMS_SHOWN problems, then how many more there are, and exit 2."""
+    for line in problems[:MAX_PROBLEMS_SHOWN]:
         click.echo(f"error: {line}", err=True)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        click.echo(f"error: … and {len(problems) - MAX_PROBLEMS_SHOWN:,} more problems", err=True)
     sys.exit(2)
 
 
