@@ -44,9 +44,12 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         loaded = load_scenario(scenario) if scenario else DEFAULT
     except ScenarioError as exc:
         _fail_input(exc.problems)
-    from planner.output import write_outputs  # after validation: a bad file fails fast
+    from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
 
-    written = write_outputs(loaded, out_dir)
+    try:
+        written = write_outputs(loaded, out_dir)
+    except OutputError as exc:
+        _fail_input([str(exc)])
     for path in written.values():
         click.echo(str(path))
 
