@@ -75,15 +75,17 @@ def _read_text(path: Path, source: str) -> str:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise YAMLFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
-    with open(fd, "rb") as file:
+    try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             kind = next((kind for is_kind, kind in _FILE_KINDS.items() if is_kind(mode)), "a special file")
             raise YAMLFileError([f"{source}: not a regular file ({kind}): a scenario must be a regular file"])
-        try:
+        with open(fd, "rb", closefd=False) as file:
             data = file.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise YAMLFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
+    except OSError as exc:
+        raise YAMLFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_BYTES:
         raise YAMLFileError([f"{source}: the file is larger than 1 MB: a scenario file may be at most 1 MB"
                              f" ({MAX_BYTES:,} bytes)"])
