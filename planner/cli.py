@@ -15,9 +15,15 @@ from planner import __version__, catalog
 from planner.scenario import DEFAULT, Scenario, ScenarioError, load_scenario
 
 
+MAX_PROBLEMS_SHOWN = 20
+
+
 def _fail_input(problems: list[str]) -> None:
-    for line in problems:
+    """Print the first MAX_PROBLEMS_SHOWN problems, then how many more there are, and exit 2."""
+    for line in problems[:MAX_PROBLEMS_SHOWN]:
         click.echo(f"error: {line}", err=True)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        click.echo(f"error: … and {len(problems) - MAX_PROBLEMS_SHOWN:,} more problems", err=True)
     sys.exit(2)
 
 
@@ -38,9 +44,12 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         loaded = load_scenario(scenario) if scenario else DEFAULT
     except ScenarioError as exc:
         _fail_input(exc.problems)
-    from planner.output import write_outputs  # after validation: a bad file fails fast
+    from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
 
-    written = write_outputs(loaded, out_dir)
+    try:
+        written = write_outputs(loaded, out_dir)
+    except OutputError as exc:
+        _fail_input([str(exc)])
     for path in written.values():
         click.echo(str(path))
 

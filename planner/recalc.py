@@ -8,6 +8,7 @@ value poisoned first, so a result of 42 proves the recalculation happened.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -41,6 +42,10 @@ class RecalcError(RuntimeError):
     """LibreOffice is missing, failed, or did not recalculate."""
 
 
+class WorkbookError(ValueError):
+    """A file that is not a planner workbook, or that LibreOffice cannot open: a problem of that file alone."""
+
+
 def find_soffice() -> str | None:
     for name in ("soffice", "libreoffice"):
         found = shutil.which(name)
@@ -54,9 +59,20 @@ def find_soffice() -> str | None:
 
 
 def recalculate(paths: list[Path], out_dir: Path, *, timeout: float = 600) -> list[Path]:
-    """Recalculate copies of `paths` in one LibreOffice call; returns the recalculated files, in order.
+    """Recalculate copies of `paths`; returns the recalculated files, in order.
 
-    Raises RecalcError when LibreOffice is missing, fails, or leaves a canary unchanged."""
+    Raises RecalcError when LibreOffice is missing or fails, or a file does not recalculate."""
+    outputs = recalculate_each(paths, out_dir, timeout=timeout)
+    failed = [f"{path}: {output}" for path, output in zip(paths, outputs) if isinstance(output, WorkbookError)]
+    if failed:
+        raise RecalcError("; ".join(failed))
+    return outputs
+
+
+def recalculate_each(paths: list[Path], out_dir: Path, *, timeout: float = 600) -> list[Path | WorkbookError]:
+    """Recalculate copies of `paths` in one LibreOffice call, then the ones it left out one at a time; returns, in
+    order, each recalculated file or the WorkbookError saying why that file has none, so one bad file does not
+    sink the others. Raises RecalcError when LibreOffice is missing or does not finish."""
     soffice = find_soffice()
     if soffice is None:
         raise RecalcError("LibreOffice Calc is not installed (soffice not found); on Debian or Ubuntu: "
@@ -66,11 +82,33 @@ def recalculate(paths: list[Path], out_dir: Path, *, timeout: float = 600) -> li
     done = out_dir / "out"
     staging.mkdir(parents=True, exist_ok=True)
     done.mkdir(parents=True, exist_ok=True)
-    copies = []
+    results: list[Path | WorkbookError] = []
     for i, path in enumerate(paths):
         copy = staging / f"{i:04d}-{Path(path).stem[:60]}.xlsx"
-        _copy_with_poisoned_canary(Path(path), copy)
-        copies.append(copy)
+        try:
+            _copy_with_poisoned_canary(Path(path), copy)
+            results.append(copy)
+        except WorkbookError as exc:
+            results.append(exc)
+    copies = [c for c in results if isinstance(c, Path)]
+    printed = _convert(soffice, copies, done, timeout) if copies else ""
+    for i, copy in enumerate(results):
+        if not isinstance(copy, Path):
+            continue
+        output = done / copy.name
+        if not output.exists() and len(copies) > 1:
+            printed = _convert(soffice, [copy], done, timeout)  # alone, so what it prints is about this file
+        if output.exists():
+            results[i] = output
+        else:
+            last = (printed.strip().splitlines() or ["no message"])[-1]
+            results[i] = WorkbookError(f"LibreOffice could not open it: {last}")
+    return results
+
+
+def _convert(soffice: str, copies: list[Path], done: Path, timeout: float) -> str:
+    """One LibreOffice call converting `copies` into `done`, with a fresh profile that always recalculates;
+    returns what it printed. LibreOffice exits 0 even when it cannot load a file: the missing output tells."""
     with tempfile.TemporaryDirectory(prefix="planner-lo-profile-") as profile:
         user = Path(profile) / "user"
         user.mkdir()
@@ -82,17 +120,34 @@ def recalculate(paths: list[Path], out_dir: Path, *, timeout: float = 600) -> li
             result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             raise RecalcError(f"LibreOffice did not finish within {timeout:.0f} s") from exc
-    outputs = [done / c.name for c in copies]
-    missing = [str(p) for p in outputs if not p.exists()]
-    if result.returncode != 0 or missing:
-        raise RecalcError(f"LibreOffice failed (exit {result.returncode}); missing {missing}:\n"
-                          f"{result.stdout}{result.stderr}")
-    return outputs
+    return result.stdout + result.stderr
+
+
+def check_workbook(path: Path) -> None:
+    """Raise WorkbookError, saying why in one line, unless `path` is an xlsx workbook with the canary's name."""
+    with _opened(path) as book:
+        _canary_location(book)
+
+
+@contextlib.contextmanager
+def _opened(path: Path):
+    """The xlsx file as a zip archive; a file that is not one raises WorkbookError."""
+    try:
+        with zipfile.ZipFile(path) as book:
+            yield book
+    except zipfile.BadZipFile as exc:
+        empty = Path(path).stat().st_size == 0
+        raise WorkbookError("the file is empty: not an xlsx workbook" if empty else
+                            f"not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): {exc}")
+    except KeyError as exc:
+        raise WorkbookError(f"not an xlsx workbook, or a damaged one: {exc.args[0]}")
+    except ElementTree.ParseError as exc:
+        raise WorkbookError(f"a damaged xlsx workbook: its XML does not parse ({exc})")
 
 
 def _copy_with_poisoned_canary(source: Path, target: Path) -> None:
     """Copy an xlsx, changing the canary's cached value to POISON inside the sheet's XML."""
-    with zipfile.ZipFile(source) as zin:
+    with _opened(source) as zin:
         sheet_xml, cell = _canary_location(zin)
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
             for item in zin.infolist():
@@ -102,7 +157,7 @@ def _copy_with_poisoned_canary(source: Path, target: Path) -> None:
                     pattern = re.compile(rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>)\s*(?:<v>[^<]*</v>|<v\s*/>)?'.encode())
                     data, count = pattern.subn(rb"\g<1><v>" + str(POISON).encode() + rb"</v>", data)
                     if count != 1:
-                        raise RecalcError(f"{source}: cannot find the canary cell {cell} in {sheet_xml}")
+                        raise WorkbookError(f"not a planner workbook: no canary formula in {cell} of {sheet_xml}")
                 zout.writestr(item, data)
 
 
@@ -114,14 +169,14 @@ def _canary_location(book: zipfile.ZipFile) -> tuple[str, str]:
             sheet_name = sheet_name.strip("'").replace("''", "'")
             break
     else:
-        raise RecalcError(f"no defined name {CANARY_NAME}: not a planner workbook")
+        raise WorkbookError(f"not a planner workbook: it has no defined name {CANARY_NAME}")
     rels = ElementTree.fromstring(book.read("xl/_rels/workbook.xml.rels"))
     targets = {r.get("Id"): r.get("Target") for r in rels.iterfind("rel:Relationship", _NS)}
     for sheet in workbook.iterfind("m:sheets/m:sheet", _NS):
         if sheet.get("name") == sheet_name:
             target = targets[sheet.get(f"{{{_NS['r']}}}id")]
             return "xl/" + target.lstrip("/").removeprefix("xl/"), cell.replace("$", "")
-    raise RecalcError(f"canary sheet {sheet_name} not found")
+    raise WorkbookError(f"not a planner workbook: the sheet {sheet_name} of {CANARY_NAME} is missing")
 
 
 def read_values(path: Path) -> dict[tuple[str, str], object]:

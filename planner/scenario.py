@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -29,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from planner import catalog
+from planner import catalog, yamlfile
 from planner.engine.memory import params_from_architecture
 
 COUNT_MAX = 10**9  # the largest count any input takes (GPUs, users, sequence length, …)
@@ -52,7 +51,7 @@ def _did_you_mean(word: str, allowed) -> str:
 # Types and declarations ------------------------------------------------------------------------------------
 def _whole(value):
     """YAML writes 15.6e12 and 1e3 as floats: a whole float is a count; 8.5 stays a float and is refused."""
-    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**63 else value
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def whole(ge: int = 1, le: float = COUNT_MAX):
@@ -701,54 +700,13 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
 DEFAULT = parse_scenario({"name": "default", "description": "METHOD.md's defaults"})
 
 
-# YAML loading ----------------------------------------------------------------------------------------------
-class _Loader(yaml.SafeLoader):
-    """Safe loading; floats as YAML 1.2 reads them, so 15.6e12 and 1e9 are numbers, not text."""
-
-
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
-
-
-def _key_lines(node: yaml.Node, path: tuple = (), lines: dict | None = None, duplicates: list | None = None):
-    """Map each key path to its 1-based line; collect duplicate keys."""
-    for key_node, value_node in getattr(node, "value", []) if isinstance(node, yaml.MappingNode) else []:
-        key_path = path + (key_node.value,)
-        if key_path in lines:
-            duplicates.append((key_path, key_node.start_mark.line + 1))
-        lines[key_path] = key_node.start_mark.line + 1
-        _key_lines(value_node, key_path, lines, duplicates)
-    if isinstance(node, yaml.SequenceNode):
-        for i, item in enumerate(node.value):
-            lines[path + (i,)] = item.start_mark.line + 1
-            _key_lines(item, path + (i,), lines, duplicates)
-    return lines
-
-
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file."""
     path = Path(path)
-    source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError([f"{source}: cannot read the file: {exc}"]) from None
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark else source
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ScenarioError([f"{where}: YAML syntax error: {problem}"]) from None
-    duplicates: list = []
-    lines = _key_lines(node, (), {}, duplicates) if node is not None else {}
-    if duplicates:
-        raise ScenarioError([f"{source}:{line}: {'.'.join(map(str, key))}: key given twice"
-                             for key, line in duplicates])
-    scenario = parse_scenario(data, source, lines)
+        data, lines = yamlfile.read(path)
+    except yamlfile.YAMLFileError as exc:
+        raise ScenarioError(exc.problems) from None
+    scenario = parse_scenario(data, str(path), lines)
     scenario._source = path
     return scenario

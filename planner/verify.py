@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import math
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,19 +83,24 @@ def compare(original: Path, recalculated: Path, book) -> Verification:
 
 
 def verify(paths: list[Path]) -> list[Verification]:
-    """Verify workbooks with one LibreOffice call; raises recalc.RecalcError when LibreOffice cannot run."""
+    """Verify workbooks, each on its own: a file that is not a planner workbook, or that LibreOffice cannot open,
+    gets its own error and the others go on. Raises recalc.RecalcError when LibreOffice is missing or stalls."""
     results: list[Verification] = []
     books = {}
-    for path in paths:
+    for path in map(Path, paths):
         try:
-            books[path] = expected_book(Path(path))
+            recalc.check_workbook(path)
+            books[path] = expected_book(path)
+        except recalc.WorkbookError as exc:
+            results.append(Verification(path, error=str(exc)))
         except ScenarioError as exc:
-            results.append(Verification(Path(path), error=f"its inputs are not a valid scenario:\n{exc}"))
-        except (OSError, KeyError, ValueError) as exc:
-            results.append(Verification(Path(path), error=f"cannot read it as a planner workbook: {exc}"))
+            results.append(Verification(path, error=f"its inputs are not a valid scenario:\n{exc}"))
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+            results.append(Verification(path, error=f"cannot read it as a planner workbook: {exc}"))
     if books:
         with tempfile.TemporaryDirectory(prefix="planner-verify-") as work:
-            recalculated = recalc.recalculate(list(books), Path(work))
-            results += [compare(Path(p), r, books[p]) for p, r in zip(books, recalculated)]
+            recalculated = recalc.recalculate_each(list(books), Path(work))
+            results += [compare(p, r, books[p]) if isinstance(r, Path) else Verification(p, error=str(r))
+                        for p, r in zip(books, recalculated)]
     order = {Path(p): i for i, p in enumerate(paths)}
     return sorted(results, key=lambda v: order[v.path])

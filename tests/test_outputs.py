@@ -1,9 +1,13 @@
-"""`planner run` and `planner verify` on real files: three outputs per scenario, written atomically, JSON with the
-workbook's numbers, and verification that fails on a tampered formula."""
+"""`planner run` and `planner verify` on real files: three outputs per scenario, written all or nothing (a failed
+rename, SIGTERM, SIGKILL and concurrent runs included), JSON with the workbook's numbers, and verification that fails
+on a tampered formula and reports each bad file on its own."""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import signal
 import subprocess
 import sys
 import zipfile
@@ -13,14 +17,17 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from planner import output
+from planner import output, recalc
 from planner.cli import main
 from planner.scenario import DEFAULT
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, ROOT
+
+CHECKOUT = {**os.environ, "PYTHONPATH": str(ROOT)}  # a subprocess runs this checkout, not another installed one
 
 
 def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "planner", "run"], cwd=tmp_path, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "planner", "run"], cwd=tmp_path, capture_output=True, text=True,
+                          env=CHECKOUT)
     assert done.returncode == 0, done.stderr
     written = sorted(p.name for p in (tmp_path / "output").iterdir())
     assert written == ["default.html", "default.json", "default.xlsx"]
@@ -71,6 +78,117 @@ def test_outputs_are_renamed_from_temporary_names(tmp_path, monkeypatch):
     assert all(a.startswith(".default.") and a.endswith(".part") for a, _ in renames)
 
 
+def test_a_rename_failing_midway_puts_the_previous_set_back(tmp_path, monkeypatch):
+    old = output.write_outputs(DEFAULT, tmp_path)
+    before = {path.name: path.read_bytes() for path in old.values()}
+    fail_on_third_rename(monkeypatch)
+    with pytest.raises(output.OutputError) as error:
+        output.write_outputs(DEFAULT.model_copy(update={"description": "changed"}), tmp_path)
+    assert str(error.value) == (f"{tmp_path}/default.json: cannot replace it: Permission denied; put the previous "
+                                "default.xlsx, default.html back: the folder holds the previous set")
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before  # no .part or .old left
+
+
+def test_a_rename_failing_midway_on_a_first_run_removes_the_new_files(tmp_path, monkeypatch):
+    fail_on_third_rename(monkeypatch)
+    with pytest.raises(output.OutputError) as error:
+        output.write_outputs(DEFAULT, tmp_path)
+    assert str(error.value).endswith("; removed the new default.xlsx, default.html: the folder holds the previous set")
+    assert list(tmp_path.iterdir()) == []
+
+
+def fail_on_third_rename(monkeypatch) -> None:
+    real_replace, calls = os.replace, []
+
+    def replace(source, target):
+        calls.append(target)
+        if len(calls) == 3:
+            raise PermissionError(13, "Permission denied", str(target))
+        real_replace(source, target)
+
+    monkeypatch.setattr(output.os, "replace", replace)
+
+
+def test_a_file_the_system_will_not_replace_leaves_the_previous_set_and_exits_2(tmp_path):
+    """A real failure midway: an immutable default.json (root only, on file systems with chattr +i)."""
+    old = output.write_outputs(DEFAULT, tmp_path)
+    before = {path.name: path.read_bytes() for path in old.values()}
+    if os.geteuid() != 0 or subprocess.run(["chattr", "+i", str(old["json"])], capture_output=True).returncode:
+        pytest.skip("needs root and chattr +i")
+    try:
+        scenario = tmp_path.parent / f"{tmp_path.name}-changed.yaml"
+        scenario.write_text("name: default\ndescription: changed\n")
+        result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path)])
+    finally:
+        subprocess.run(["chattr", "-i", str(old["json"])], check=True)
+    assert result.exit_code == 2
+    assert result.output == (f"error: {old['json']}: cannot replace it: Operation not permitted; put the previous "
+                             "default.xlsx, default.html back: the folder holds the previous set\n")
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+SLOW_WRITER = """
+import sys, time
+from planner import output, recalc
+from planner.scenario import DEFAULT
+def slow_html(*args, **kwargs):
+    print("writing", flush=True)
+    time.sleep(60)
+output.render_html = slow_html
+output.write_outputs(DEFAULT.model_copy(update={"description": "new"}), sys.argv[1])
+"""
+
+
+def start_slow_writer(out_dir: Path) -> subprocess.Popen:
+    """A run stopped while writing: its workbook part is written, its HTML part open."""
+    writer = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, str(out_dir)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=CHECKOUT)
+    assert writer.stdout.readline() == "writing\n", writer.stderr.read()
+    assert len(list(out_dir.glob(".default.*.part"))) == 2
+    return writer
+
+
+def test_sigterm_removes_the_temporary_files_as_ctrl_c_does(tmp_path):
+    old = output.write_outputs(DEFAULT, tmp_path)
+    before = {path.name: path.read_bytes() for path in old.values()}
+    writer = start_slow_writer(tmp_path)
+    writer.send_signal(signal.SIGTERM)
+    assert writer.wait(timeout=30) == 128 + signal.SIGTERM
+    assert "Traceback" not in writer.stderr.read()
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+def test_the_next_run_removes_parts_a_killed_run_left_and_keeps_a_running_writers(tmp_path):
+    writer = start_slow_writer(tmp_path)
+    writer.kill()
+    writer.wait(timeout=30)
+    killed = sorted(p.name for p in tmp_path.glob(".default.*.part"))
+    assert len(killed) == 2  # SIGKILL cannot be caught: they stay until the next run
+    running = tmp_path / f".default.{os.getpid()}.{'0' * 32}.xlsx.part"  # this process is alive
+    running.write_bytes(b"")
+    output.write_outputs(DEFAULT, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [running.name, "default.html", "default.json",
+                                                          "default.xlsx"]
+
+
+def _write_described(out_dir: Path, i: int) -> None:
+    output.write_outputs(DEFAULT.model_copy(update={"description": f"run {i}"}), out_dir)
+
+
+def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path):
+    runs = [multiprocessing.get_context("fork").Process(target=_write_described, args=(tmp_path, i))
+            for i in range(8)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join(timeout=120)
+    assert [run.exitcode for run in runs] == [0] * 8
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["default.html", "default.json", "default.xlsx"]
+    assert json.loads((tmp_path / "default.json").read_text())["scenario"]["description"].startswith("run ")
+    assert zipfile.ZipFile(tmp_path / "default.xlsx").testzip() is None
+    assert (tmp_path / "default.html").read_text().rstrip().endswith("</html>")
+
+
 @pytest.mark.usefixtures("libreoffice")
 def test_verify_passes_on_examples_and_fails_on_a_tampered_formula(tmp_path):
     """Every example is recalculated in test_workbook_recalc.py; here the command line, on two of them."""
@@ -101,3 +219,41 @@ def _replace_in_sheet(source: Path, target: Path, sheet: str, old: str, new: str
                 assert old.encode() in data
                 data = data.replace(old.encode(), new.encode())
             zout.writestr(item, data)
+
+
+@pytest.mark.usefixtures("libreoffice")
+def test_verify_reports_each_bad_file_on_its_own_and_still_checks_the_good_one(tmp_path):
+    good = output.write_outputs(DEFAULT, tmp_path)["xlsx"]
+    text, empty, truncated = tmp_path / "text.xlsx", tmp_path / "empty.xlsx", tmp_path / "truncated.xlsx"
+    text.write_text("name: not a workbook\n")
+    empty.write_bytes(b"")
+    truncated.write_bytes(good.read_bytes()[:10_000])
+    foreign = tmp_path / "foreign.xlsx"
+    openpyxl.Workbook().save(foreign)
+    unopenable = tmp_path / "no-package-relationships.xlsx"  # openpyxl reads it; LibreOffice cannot load it
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(unopenable, "w") as zout:
+        for name in zin.namelist():
+            if name != "_rels/.rels":
+                zout.writestr(name, zin.read(name))
+    result = CliRunner().invoke(main, ["verify", *map(str, [text, unopenable, good, empty, truncated, foreign])])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.splitlines() == [
+        f"{text}: FAILED: not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): "
+        "File is not a zip file",
+        f"{unopenable}: FAILED: LibreOffice could not open it: Error: source file could not be loaded",
+        f"{good}: OK, {result.output.split(' OK, ')[1].split()[0]} formula cells equal the engine",
+        f"{empty}: FAILED: the file is empty: not an xlsx workbook",
+        f"{truncated}: FAILED: not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): "
+        "File is not a zip file",
+        f"{foreign}: FAILED: not a planner workbook: it has no defined name recalc_canary",
+    ]
+
+
+def test_verify_without_libreoffice_exits_2_with_the_install_hint(tmp_path, monkeypatch):
+    good = output.write_outputs(DEFAULT, tmp_path)["xlsx"]
+    monkeypatch.setattr(recalc, "find_soffice", lambda: None)
+    result = CliRunner().invoke(main, ["verify", str(good)])
+    assert result.exit_code == 2
+    assert result.output == ("error: LibreOffice Calc is not installed (soffice not found); on Debian or Ubuntu: "
+                             "apt-get install -y --no-install-recommends libreoffice-calc-nogui\n")

@@ -1,0 +1,245 @@
+"""Hostile input (issue 8): bad scenario files and output paths each get a one-line error naming the file, line and
+key, exit 2, no traceback and nothing written; malformed YAML never raises anything but ScenarioError."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner import yamlfile
+from planner.cli import main
+from planner.scenario import ScenarioError, load_scenario
+from tests.conftest import ROOT
+
+BOMB = ('a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+        + "".join(f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi")))
+
+
+def run_cli(tmp_path: Path, text: str | bytes):
+    scenario = tmp_path / "scenario.yaml"
+    if isinstance(text, bytes):
+        scenario.write_bytes(text)
+    else:
+        scenario.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(out)])
+    return result, out
+
+
+def assert_refused(result, out: Path, expected: list[str]) -> None:
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output  # a clean exit
+    for fragment in expected:
+        assert fragment in result.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("text, expected", [
+    # YAML 1.1 surprises: 010 is octal in 1.1 and 10 in 1.2, so it is refused; 1:30 is text in 1.2, not 90
+    ("name: x\nmemory:\n  gpus: 010\n", ["scenario.yaml:3: memory.gpus: value 010 is not allowed",
+                                        "leading zero is octal in YAML 1.1", "without the leading zero"]),
+    ("name: x\nmemory:\n  gpus: 1:30\n", ["scenario.yaml:3: memory.gpus: value '1:30' is not allowed"]),
+    ("name: x\nhours:\n  tokens: .inf\n", ["scenario.yaml:3: hours.tokens: value .inf is not allowed:",
+                                          "numbers must be finite"]),
+    ("name: x\nhours: {mfu: .nan}\n", ["scenario.yaml:2: hours.mfu: value .nan is not allowed:",
+                                       "numbers must be finite"]),
+    ("name: x\nhours:\n  tokens: 1e400\n", ["scenario.yaml:3: hours.tokens: value 1e400 is not allowed:",
+                                          "numbers must be finite"]),
+    ("name: x\nhours:\n  allocations:\n    - {gpus: 8, mfu: -.inf}\n",
+     ["scenario.yaml:4: hours.allocations.1.mfu: value -.inf is not allowed: numbers must be finite"]),
+    # keys are text
+    ("name: x\n~: 1\n", ["scenario.yaml:2: ~: the key is null: keys must be text"]),
+    ("name: x\nmemory:\n  gpus: 8\n  1: 2\n", ["scenario.yaml:4: memory.1: the key is a number: keys must be text"]),
+    ("name: x\ntrue: 1\n", ["scenario.yaml:2: true: the key is a boolean: keys must be text"]),
+    ("name: x\n[a, b]: 1\n", ["scenario.yaml:2: (top level): a key that is a list or a mapping:",
+                              "keys must be text"]),
+    ("name: x\nmemory: {gpus: 8}\nmemory: {gpus: 4}\n", ["scenario.yaml:3: memory: key given twice"]),
+    # no anchors, aliases, tags or second documents
+    ("name: &n x\ndescription: *n\n", ["scenario.yaml:1: name: anchors and aliases (&name, *name) are not allowed",
+                                       "write each value out in full"]),
+    ("name: x\nmemory: {gpus: !!int '8'}\n", ["scenario.yaml:2: memory.gpus: the tag !!int is not allowed"]),
+    ("name: x\nmemory: !!python/object:os.system {}\n", ["scenario.yaml:2: memory: the tag !!python/object:os.system"
+                                                         " is not allowed"]),
+    ("name: x\n---\nname: y\n", ["scenario.yaml:2: a second YAML document (---): a scenario file holds one"]),
+    # the file itself
+    (b"name: x\ndescription: caf\xe9\n", ["scenario.yaml:2: not UTF-8 text (byte 0xe9):",
+                                          "a scenario file must be UTF-8"]),
+    ("name: x\ndescription: a\x00b\n", ["scenario.yaml:2: character U+0000 is not allowed"]),
+    ("[" * 5000, ["scenario.yaml:1: 1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1: nested deeper than 20 levels:",
+                  "a scenario nests at most 20 levels"]),
+    ("".join(f"{' ' * i}k{i}:\n" for i in range(30)), ["scenario.yaml:21: k0.k1.k2.k3.k4.k5.k6.k7.k8.k9.k10.k11.k12."
+                                                       "k13.k14.k15.k16.k17.k18.k19: nested deeper than 20 levels"]),
+    ("name: x\nmemory: {gpus: 8\n", ["scenario.yaml:3: YAML syntax error: did not find expected ',' or '}'"]),
+    ("name: x\n" + "padding: " + "a" * yamlfile.MAX_BYTES + "\n",
+     ["scenario.yaml: the file is larger than 1 MB: a scenario file may be at most 1 MB (1,048,576 bytes)"]),
+], ids=lambda v: repr(v)[:40] if isinstance(v, (str, bytes)) else None)
+def test_a_hostile_scenario_exits_2_with_one_line_naming_file_line_and_key(tmp_path, text, expected):
+    result, out = run_cli(tmp_path, text)
+    assert_refused(result, out, expected)
+    assert all(line.startswith("error: ") for line in result.output.splitlines())
+
+
+def test_plain_values_are_read_as_yaml_1_2(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("a: 1:30\nb: [yes, no, on, off, y, n]\nc: [true, false, TRUE]\nd: [15.6e12, 1e9, 8, 0x10, 0o17]\n"
+                    "e: ['8', \"010\"]\nf: [~, null, Null]\ng: 2024-01-01\nh: 1_000\ni:\n")
+    data, lines = yamlfile.read(path)
+    assert data == {"a": "1:30", "b": ["yes", "no", "on", "off", "y", "n"], "c": [True, False, True],
+                    "d": [15.6e12, 1e9, 8, 16, 15], "e": ["8", "010"], "f": [None, None, None], "g": "2024-01-01",
+                    "h": "1_000", "i": None}
+    assert [type(v) for v in data["d"]] == [float, float, int, int, int]
+    assert lines[("b",)] == 2 and lines[("d", 2)] == 4 and lines[("h",)] == 8
+
+
+def test_nesting_of_20_levels_is_read_and_21_is_refused(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("[" * 20 + "]" * 20)
+    data, _ = yamlfile.read(path)
+    for _ in range(19):
+        data = data[0]
+    assert data == []
+    path.write_text("[" * 21 + "]" * 21)
+    with pytest.raises(yamlfile.YAMLFileError, match="nested deeper than 20 levels"):
+        yamlfile.read(path)
+
+
+def test_a_350_byte_alias_bomb_is_refused_at_its_first_anchor(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(BOMB)
+    assert len(BOMB) < 350
+    start = time.perf_counter()
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(path)
+    assert time.perf_counter() - start < 1  # nothing expanded: it used to take 79 s and 8.9 GB
+    assert error.value.problems == [f"{path}:1: a: anchors and aliases (&name, *name) are not allowed:"
+                                    " write each value out in full"]
+
+
+def test_thousands_of_problems_print_the_first_20_and_a_count(tmp_path):
+    result, out = run_cli(tmp_path, "name: x\n" + "".join(f"unknown_{i}: 1\n" for i in range(100)))
+    assert_refused(result, out, ["scenario.yaml:2: unknown_0: unknown key", "scenario.yaml:21: unknown_19:",
+                                 "error: … and 80 more problems"])
+    assert len(result.output.splitlines()) == 21
+    assert "unknown_20:" not in result.output
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda p: p.symlink_to("/dev/zero"), "a character device"),  # it never ends: read as a file, it fills memory
+    (lambda p: p.mkdir(), "a folder"),
+])
+def test_a_scenario_that_is_not_a_regular_file_is_refused(tmp_path, make, kind):
+    path = tmp_path / "scenario.yaml"
+    make(path)
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(path)
+    assert error.value.problems == [f"{path}: not a regular file ({kind}): a scenario must be a regular file"]
+
+
+def test_a_named_pipe_exits_2_from_the_real_command_without_hanging(tmp_path):
+    fifo = tmp_path / "scenario.yaml"
+    os.mkfifo(fifo)  # without a writer, open() blocks: the subprocess's timeout catches a hang
+    done = subprocess.run([sys.executable, "-m", "planner", "run", str(fifo), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2
+    assert done.stderr == f"error: {fifo}: not a regular file (a named pipe): a scenario must be a regular file\n"
+    assert not (tmp_path / "out").exists()
+
+
+# Output paths ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("arrange, out, expected", [
+    (lambda t: (t / "file").write_text("x"), "file/out", "{t}/file: not a folder: the outputs need a folder"),
+    (lambda t: (t / "link").symlink_to(t / "gone"), "link",
+     "{t}/link: a symbolic link to {t}/gone, which does not exist: the outputs need a folder"),
+    (lambda t: (t / "link").symlink_to(t / "gone"), "link/sub",
+     "{t}/link: a symbolic link to {t}/gone, which does not exist: the outputs need a folder"),
+    (lambda t: None, "/dev/null", "/dev/null: not a folder: the outputs need a folder"),
+    (lambda t: (t / "out" / "default.html").mkdir(parents=True), "out",
+     "{t}/out/default.html: a folder is where this output file goes: move or remove it"),
+])
+def test_an_unusable_output_path_exits_2_naming_it(tmp_path, arrange, out, expected):
+    arrange(tmp_path)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    target = out if out.startswith("/") else str(tmp_path / out)
+    result = CliRunner().invoke(main, ["run", "-o", target])
+    assert result.exit_code == 2
+    assert result.output == f"error: {expected.format(t=tmp_path)}\n"
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_read_only_output_folder_exits_2_naming_it(tmp_path):
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    with read_only(folder):
+        result = CliRunner().invoke(main, ["run", "-o", str(folder)])
+        assert list(folder.iterdir()) == []
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {folder}: cannot write default.xlsx there: ")
+    assert len(result.output.splitlines()) == 1
+
+
+class read_only:
+    """A folder no one can write into: chmod for a normal user; for root, which ignores modes, the immutable
+    attribute (chattr +i, ext4 and others); skips where neither holds."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self):
+        if os.geteuid() != 0:
+            self.path.chmod(0o555)
+        elif subprocess.run(["chattr", "+i", str(self.path)], capture_output=True).returncode != 0:
+            pytest.skip("root here, and chattr +i does not work on this file system")
+        return self.path
+
+    def __exit__(self, *exc):
+        if os.geteuid() != 0:
+            self.path.chmod(0o755)
+        else:
+            subprocess.run(["chattr", "-i", str(self.path)], check=True)
+
+
+# Fuzzing the loader -----------------------------------------------------------------------------------------------
+TRICKY_SCALARS = ["010", "1:30", "yes", "on", "~", "null", ".inf", "-.inf", ".nan", "1e400", "1e-400", "-0", "0x1F",
+                  "0o17", "0b101", "1_000", "'8'", '"8"', "8", "8.0", "1e9", "true", "&a 1", "*a", "!!int 8", "[]",
+                  "{}", "[1, [2, [3]]]", "{a: {b: c}}", "- x", "? x", "|\n  text", ">-\n  text", "9" * 400, "",
+                  "'unterminated", "[unclosed", "%YAML 1.1", "---", "...", "\t8", "@x", "`x", "#comment"]
+keys = st.sampled_from(["name", "memory", "gpus", "hours", "tokens", "mfu", "allocations", "model", "~", "1",
+                        "true", "? [a]", "<<", "x"])
+scalars = st.one_of(st.sampled_from(TRICKY_SCALARS), st.text(max_size=12),
+                    st.floats(allow_nan=True, allow_infinity=True).map(repr), st.integers().map(str))
+
+
+def yaml_documents():
+    """YAML-ish text: random keys, flow and block nesting, tricky scalars in number fields and anywhere."""
+    values = st.recursive(scalars, lambda inner: st.one_of(
+        st.lists(inner, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.dictionaries(keys, inner, max_size=4).map(
+            lambda d: "{" + ", ".join(f"{k}: {v}" for k, v in d.items()) + "}")), max_leaves=12)
+    lines = st.lists(st.tuples(st.integers(0, 3), keys, values).map(lambda t: "  " * t[0] + f"{t[1]}: {t[2]}"),
+                     max_size=8)
+    return st.one_of(lines.map(lambda ls: "name: x\n" + "\n".join(ls) + "\n"),
+                     st.sampled_from(["gpus", "tokens", "mfu", "sequence_length"]).flatmap(
+                         lambda field: scalars.map(lambda v: f"name: x\nmemory: {{{field}: {v}}}\n"
+                                                             f"hours: {{{field}: {v}}}\n")),
+                     st.text(max_size=200))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.one_of(yaml_documents().map(lambda text: text.encode("utf-8")),
+                         st.binary(max_size=200)))
+def test_malformed_yaml_loads_or_raises_scenario_error_only(tmp_path, content):
+    path = tmp_path / "fuzz.yaml"
+    path.write_bytes(content)
+    try:
+        load_scenario(path)
+    except ScenarioError as exc:
+        assert exc.problems and all(problem.startswith(str(path)) and "\n" not in problem
+                                    for problem in exc.problems)
