@@ -8,6 +8,7 @@ allowed.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import itertools
 import re
@@ -452,26 +453,47 @@ class Scenario(Section):
         return self.model_dump(mode="json", exclude_none=True)
 
     def variants(self) -> list[tuple[str, "Scenario"]]:
-        """The sweep's cartesian product: (variant name, scenario) for each, validated; [] without a sweep."""
-        if not self.sweep:
-            return []
-        keys = list(self.sweep)
-        base = self.model_dump(mode="json", exclude_none=True, exclude={"sweep"})
-        found = []
-        for values in itertools.product(*self.sweep.values()):
-            data = _with_changes(base, dict(zip(keys, values)))
-            label = ", ".join(f"{key}={_plain_text(value)}" for key, value in zip(keys, values))
-            data["name"] = f"{self.name} [{label}]"
-            found.append((label, data))
+        """The sweep's cartesian product: (label, scenario) for each, named after its values ("zero3, 8192");
+        [] without a sweep. Every variant was validated when the scenario was."""
         variants = []
-        for label, data in found:
-            try:
-                variant = parse_scenario(data, f"sweep variant {label}")
-            except ScenarioError as exc:
-                raise ScenarioError([f"sweep: {line}" for line in exc.problems]) from None
+        for label, data in _variant_data(self):
+            variant = parse_scenario(data, f"sweep variant [{label}]")
             variant._source = self._source
             variants.append((label, variant))
         return variants
+
+
+def _variant_data(scenario: Scenario) -> list[tuple[str, dict]]:
+    if not scenario.sweep:
+        return []
+    keys = list(scenario.sweep)
+    base = scenario.model_dump(mode="json", exclude_none=True, exclude={"sweep"})
+    found = []
+    for values in itertools.product(*scenario.sweep.values()):
+        data = _with_changes(base, dict(zip(keys, values)))
+        label = ", ".join(f"{key}={_plain_text(value)}" for key, value in zip(keys, values))
+        data["name"] = f"{scenario.name} [{label}]"
+        found.append((label, data))
+    return found
+
+
+def _sweep_problems(scenario: Scenario, source: str, lines: dict) -> list[str]:
+    """Every variant of a sweep validated as a scenario of its own; at most MAX_VARIANTS of them."""
+    if not scenario.sweep:
+        return []
+    where, _ = _where(("sweep",), source, lines)
+    count = 1
+    for values in scenario.sweep.values():
+        count *= len(values)
+    if count > MAX_VARIANTS:
+        return [f"{where}: sweep: {count:,} variants; a sweep may have at most {MAX_VARIANTS:,}"]
+    problems = []
+    for label, data in _variant_data(scenario):
+        try:
+            parse_scenario(data, f"{where}: sweep variant [{label}]")
+        except ScenarioError as exc:
+            problems += exc.problems
+    return problems
 
 
 def _plain_text(value) -> str:
@@ -480,7 +502,6 @@ def _plain_text(value) -> str:
 
 def _with_changes(data: dict, changes: dict) -> dict:
     """A deep copy of `data` with dotted keys set."""
-    import copy
     data = copy.deepcopy(data)
     for dotted, value in changes.items():
         *parents, last = dotted.split(".")
@@ -694,6 +715,9 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
     problems = _cross_checks(scenario)
     if problems:
         raise ScenarioError([_describe_problem(p, source, lines) for p in problems])
+    problems = _sweep_problems(scenario, source, lines)
+    if problems:
+        raise ScenarioError(problems)
     return scenario
 
 

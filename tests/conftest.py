@@ -31,14 +31,15 @@ def libreoffice() -> str:
 
 
 def scenario_with(**changes):
-    """The default scenario with dotted-key changes, e.g. scenario_with(**{"memory.strategy": "ddp"})."""
+    """The default scenario with dotted-key changes, e.g. scenario_with(**{"memory.strategy": "ddp"}); list items
+    are numbered from 1 (hours.allocations.2.mfu), as the workbook's input names number them."""
     data = DEFAULT.normalised()
     for dotted, value in changes.items():
         *parents, last = dotted.split(".")
         node = data
         for part in parents:
-            node = node[part]
-        node[last] = value
+            node = node[int(part) - 1] if isinstance(node, list) else node[part]
+        node[int(last) - 1 if isinstance(node, list) else last] = value
     return parse_scenario(data)
 
 

@@ -94,3 +94,14 @@ def test_true_and_false_as_libreoffice_saves_them_read_back(default_workbook, tm
     edited = tmp_path / "edited.xlsx"
     book.save(edited)
     assert scenario_from_workbook(edited).memory.activation_checkpointing is True
+
+
+def test_an_impossible_parallelism_names_its_own_cell(default_workbook, tmp_path):
+    edited = tmp_path / "edited.xlsx"
+    set_cells(default_workbook, edited, {"memory_gpus": 64, "memory_tensor_parallel": 64})
+    with pytest.raises(ScenarioError) as error:
+        scenario_from_workbook(edited)
+    book = openpyxl.load_workbook(default_workbook)
+    sheet, ref = next(iter(book.defined_names["memory_tensor_parallel"].destinations))
+    assert f"{edited}: Inputs!{ref.replace('$', '')} (memory_tensor_parallel): memory.tensor_parallel: value 64 " \
+           f"is not allowed: tensor parallel 64 does not divide the 32 attention heads" in str(error.value)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from planner import catalog, recalc
 from planner.engine import compute
-from planner.scenario import load_scenario, parse_scenario
+from planner.scenario import ScenarioError, load_scenario, parse_scenario
 from planner.verify import compare, expected_book, same
 from planner.workbook import build, general_inputs, input_sections
 from planner.workbook.cover import NOT_AVAILABLE
@@ -147,15 +147,22 @@ def every_input(scenario) -> list:
         i for _, items in input_sections(scenario) for i in items]
 
 
-def test_a_blank_zero_or_text_input_turns_its_check_false_and_the_cover_red(tmp_path):
-    """Pressing Delete on an input, or pasting 0 or text into it (pasting skips validation), must never leave an
-    error value on the Checks sheet or the Cover: the input's check, the master check and the Cover say so."""
+def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(tmp_path):
+    """Pressing Delete on an input, or pasting 0, text or a number beyond its limit into it (pasting skips
+    validation), must never leave an error value on the Checks sheet or the Cover: the input's check, the master
+    check and the Cover say so. The scenario validator refuses the same out-of-range value."""
     scenario = scenario_with()
     original = tmp_path / "default.xlsx"
     book = build(compute(scenario), str(original))
     cases = []
     for spec in every_input(scenario):
         wrong = [None, "text"] + ([0] if not spec.allowed.minimum or spec.allowed.minimum > 0 else [])
+        if spec.allowed.maximum is not None:
+            above = spec.allowed.maximum * 1.001 + (1 if spec.allowed.type == "whole" else 0)
+            above = round(above) if spec.allowed.type == "whole" else above
+            wrong.append(above)
+            with pytest.raises(ScenarioError):
+                scenario_with(**{spec.path: above})
         if spec.allowed.type == "bool":
             wrong = [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
         for value in wrong:

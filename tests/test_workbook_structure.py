@@ -230,3 +230,15 @@ def test_text_from_a_scenario_never_becomes_a_formula(tmp_path):
     with zipfile.ZipFile(path) as z:
         xml = "".join(z.read(n).decode() for n in z.namelist() if n.endswith(".xml"))
     assert "<f>HYPERLINK" not in xml and "<f>SUM(1)" not in xml
+
+
+def test_the_currency_sets_the_money_formats_and_the_html(tmp_path):
+    from planner.report import render_html
+    results = compute(scenario_with(currency="EUR"))
+    path = tmp_path / "eur.xlsx"
+    build(results, str(path))
+    book = openpyxl.load_workbook(path)
+    assert cell_of(book, "hours_cost").number_format == '"€"#,##0'
+    assert cell_of(book, "currency").value == "EUR"
+    # 8B on the H100: 527,772 GPU-hours at 2.00
+    assert "they cost €1,055,545 at €2.00 per GPU-hour" in render_html(results, generated="2026-01-01")

@@ -302,6 +302,7 @@ class Sheet:
     header_row: int = 0
     places: dict[str, Place] = field(default_factory=dict)
     sections: list[int] = field(default_factory=list)  # rows where a section starts: pages break only there
+    charted: set[int] = field(default_factory=set)  # sections with a chart: kept on one page with their table
     heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
     label_chars: int = 0  # the longest label written in column A
 
@@ -351,12 +352,12 @@ class Sheet:
         self.heights[row] = points
 
     def finish(self) -> None:
-        """Fit column A to its labels, and break printed pages only between sections, so a table and the chart
-        under it print on one page."""
+        """Fit column A to its labels, and break printed pages only before a section with a chart that would not
+        fit on the current page, so a table and the chart under it print on one page."""
         label_width = min(max(self.label_width, self.label_chars * 1.05 + 2), 90)
         self.ws.set_column(0, 0, label_width)
         widths = [label_width] + [w for _, w in self.columns] + [self.unit_width, self.note_width]
-        self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.heights, self.row_index, widths))
+        self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.charted, self.heights, self.row_index, widths))
 
     def _label(self, row: int, text: str, style=None) -> None:
         self.ws.write_string(row, 0, text, style or self.book.styles.label)
@@ -543,6 +544,8 @@ class Sheet:
     def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
         """A chart right under the rows written so far: it prints on the same page as its table."""
         chart.set_size({"width": width, "height": height})
+        if self.sections:
+            self.charted.add(self.sections[-1])
         self.ws.insert_chart(self.row_index + 1, 0, chart, {"object_position": 1})
         self.row_index += 2 + -(-height // 20)  # rows of the default 20 px (15 points)
 
@@ -595,25 +598,28 @@ class Sheet:
             self.ws.data_validation(row, col, row, col, validation)
 
 
-# Printed pages: A4 landscape, fit to one page wide, 0.7" side and 0.75" top and bottom margins, two title rows
-# repeated on every page. Widths in characters become points as Excel does (7 px per character plus 5, at 0.75 pt
-# per px); a page holds PAGE_HEIGHT / scale points of rows.
-PAGE_WIDTH, PAGE_HEIGHT = 740, 430
+# Printed pages: A4 landscape, fit to one page wide, two title rows repeated on every page. Measured in LibreOffice:
+# at 100 % a page holds 29 rows of 15 points under the titles and about 92 characters of column width; a wider
+# sheet is scaled down to fit, so a page then holds proportionally more rows. A tenth is kept in hand for rows that
+# wrap taller than estimated.
+PAGE_WIDTH_CHARS, PAGE_HEIGHT = 92, 29 * 15 * 0.9
 DEFAULT_ROW = 15
 
 
-def _page_breaks(sections: list[int], heights: dict[int, float], end: int, widths: list[float]) -> list[int]:
-    """Rows to start new pages at: before a section that would not fit on the current page."""
-    scale = min(1.0, PAGE_WIDTH / sum((w * 7 + 5) * 0.75 for w in widths))
+def _page_breaks(sections: list[int], charted: set[int], heights: dict[int, float], end: int,
+                 widths: list[float]) -> list[int]:
+    """Rows to start new pages at: before a section with a chart that would not fit on the current page; other
+    sections flow across pages."""
+    scale = min(1.0, PAGE_WIDTH_CHARS / sum(w + 0.7 for w in widths))
     capacity = PAGE_HEIGHT / scale
     starts = sorted(set(sections)) + [end]
-    breaks, used = [], sum(heights.get(r, DEFAULT_ROW) for r in range(2, starts[0])) if starts else 0
+    breaks, used = [], sum(heights.get(r, DEFAULT_ROW) for r in range(2, starts[0]))
     for start, stop in zip(starts, starts[1:]):
         height = sum(heights.get(r, DEFAULT_ROW) for r in range(start, stop))
-        if used and used + height > capacity:
+        if start in charted and used and used + height > capacity:
             breaks.append(start)
             used = 0
-        used += height
+        used = (used + height) % capacity
     return breaks
 
 

@@ -1,0 +1,79 @@
+"""The workbook kit's templates: previous-row and range tokens, per-column and records references, names where
+they exist, and text that rounds as a spreadsheet does. LibreOffice recalculates a small sheet built with them."""
+
+from __future__ import annotations
+
+import io
+
+import openpyxl
+import pytest
+
+from planner import recalc
+from planner.workbook import kit
+from planner.workbook.kit import Column, Row
+
+
+def tiny_book(target) -> kit.Book:
+    """A day of four hours: demand, its growth from the hour before (the day repeating), and a total."""
+    book = kit.Book(target)
+    sheet = book.sheet("Day", [("", 12)] * 3)
+    sheet.title("Day")
+    demand = [5, 9, 7, 2]
+    rows = [{"demand": d, "growth": max(0, d - demand[i - 1]), "share": d / sum(demand)}
+            for i, d in enumerate(demand)]
+    sheet.records([f"Hour {h}" for h in range(4)], [
+        Column("demand", "Demand", lambda i: f"={demand[i]}*1", "count"),
+        Column("growth", "Growth", "=MAX(0,{demand}-{demand:prev})", "count"),
+        Column("share", "Share", "={demand}/SUM({demand:range})", "percent"),
+    ], rows)
+    sheet.row(Row("peak", "Peak", "=MAX({demand:range})", "count", name="peak"), 9)
+    sheet.row(Row("double_peak", "Twice the peak", "=2*{peak}", "count"), 18)
+    sheet.row(Row("canary", "Canary", "=21*2", "count", name="recalc_canary"), 42)
+    book.close()
+    return book
+
+
+def test_tokens_expand_to_the_references_they_promise(tmp_path):
+    path = tmp_path / "day.xlsx"
+    tiny_book(str(path))
+    sheet = openpyxl.load_workbook(path)["Day"]
+    assert sheet["C5"].value == "=MAX(0,$B5-$B8)"  # hour 0 compares with hour 3: the day repeats
+    assert sheet["C6"].value == "=MAX(0,$B6-$B5)"
+    assert sheet["D6"].value == "=$B6/SUM($B$5:$B$8)"
+    assert sheet["D9"].value == "=MAX($B$5:$B$8)"
+    assert sheet["D10"].value == "=2*peak"  # a row with a defined name is read by its name
+
+
+@pytest.mark.usefixtures("libreoffice")
+def test_tokens_recalculate_in_libreoffice(tmp_path):
+    path = tmp_path / "day.xlsx"
+    book = tiny_book(str(path))
+    values = recalc.read_values(recalc.recalculate([path], tmp_path / "out")[0])
+    growth = [values[("Day", f"C{r}")] for r in range(5, 9)]
+    assert growth == [3, 4, 0, 0]  # 5 after 2 (hour 3), 9 after 5, 7 after 9, 2 after 7
+    assert values[("Day", "D10")] == 18
+    for key, cached in book.formulas.items():  # the cached values are what LibreOffice computes
+        assert values[key] == pytest.approx(cached, rel=1e-9), key
+
+
+@pytest.mark.parametrize("value, decimals, shown", [
+    (1.25, 1, "1.3"), (2.675, 2, "2.68"), (0.1 + 0.2, 1, "0.3"), (15.6, 1, "15.6"), (1024, 0, "1,024"),
+    (-1.25, 1, "-1.3"), (1234567.5, 0, "1,234,568")])
+def test_text_rounds_halves_away_from_zero_at_15_digits(value, decimals, shown):
+    """Excel's TEXT: 2.675 is 2.67499999… in binary, yet 2.68 at 15 significant digits; Python says 2.67."""
+    assert kit.excel_fixed(value, decimals) == shown
+
+
+def test_text_formula_joins_text_and_named_cells():
+    formula = kit.text_formula('{model} at {hours_mfu|percent} on {hours_tokens|tera} T "tokens"',
+                               {"model": "llama-3.1-8b", "hours_mfu": 0.405, "hours_tokens": 15.6e12})
+    assert formula.formula == ('=model&" at "&IFERROR(TEXT(hours_mfu,"0%"),"?")&" on "&'
+                               'IFERROR(TEXT(hours_tokens/1e+12,"#,##0.0"),"?")&" T ""tokens"""')
+    assert formula.value == 'llama-3.1-8b at 41% on 15.6 T "tokens"'
+
+
+def test_money_formats_follow_the_currency():
+    book = kit.Book(io.BytesIO(), currency_symbol="€")
+    assert book.number_format("money0") == '"€"#,##0'
+    assert kit.Book(io.BytesIO(), currency_symbol="CHF").number_format("money") == '#,##0.00" CHF"'
+    assert book.number_format("gb", None) == '#,##0.0" GB"' and book.number_format("gb") == "#,##0.0"

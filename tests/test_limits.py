@@ -1,0 +1,114 @@
+"""Every limit is declared once, on the scenario model: the engine stays finite over the whole allowed range, and
+the workbook's data validation and Checks use the same bounds the validator does."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from planner import scenario as model
+from planner.engine import compute
+from planner.output import results_json
+from planner.report import render_html
+from planner.scenario import ScenarioError, parse_scenario
+from planner.workbook import build
+from planner.workbook.inputs import Allowed, declared_inputs
+from tests.conftest import scenario_with
+
+
+def bounds(section: type, field: str) -> tuple[float, float]:
+    allowed = Allowed.of(section.model_fields[field])
+    return allowed.minimum, allowed.maximum
+
+
+def anywhere(section: type, field: str, whole: bool = False):
+    """A value of a declared field: its minimum, its maximum, or anything between."""
+    low, high = bounds(section, field)
+    between = st.integers(int(low), int(high)) if whole else st.floats(low, high)
+    return st.sampled_from([int(low) if whole else low, int(high) if whole else high]) | between
+
+
+@st.composite
+def extreme_scenarios(draw):
+    kv_heads = draw(st.sampled_from([1, 8, 100_000]))
+    heads = kv_heads * draw(st.sampled_from([1, 2]) if kv_heads < 100_000 else st.just(1))
+    layers = draw(st.sampled_from([1, 126, 10_000]))
+    custom_model = {"name": "edge", "layers": layers, "hidden": draw(st.sampled_from([1, 4096, 1_000_000])),
+                    "heads": heads, "kv_heads": kv_heads, "head_dim": draw(st.sampled_from([1, 128, 100_000])),
+                    "ffn": draw(st.sampled_from([1, 10_000_000])), "vocab": draw(st.sampled_from([1, 100_000_000])),
+                    "params": draw(st.sampled_from([1.0, 1e15]))}
+    custom_gpu = {"name": "edge-gpu", "memory_gb": draw(anywhere(model.GPUEntry, "memory_gb")),
+                  "peak_tflops": draw(anywhere(model.GPUEntry, "peak_tflops")),
+                  "hbm_tbps": draw(anywhere(model.GPUEntry, "hbm_tbps")),
+                  "price_per_hour": draw(anywhere(model.GPUEntry, "price_per_hour"))}
+    t = draw(st.sampled_from([1, heads]))
+    p = draw(st.sampled_from([1, layers]))
+    data = {
+        "name": "edges",
+        "model": custom_model, "gpu": custom_gpu,
+        "memory": {"gpus": t * p * draw(st.sampled_from([1, 1000])), "tensor_parallel": t, "pipeline_parallel": p,
+                   "sequence_length": draw(anywhere(model.Memory, "sequence_length", whole=True)),
+                   "micro_batch": draw(anywhere(model.Memory, "micro_batch", whole=True)),
+                   "strategy": draw(st.sampled_from(["ddp", "zero3"])),
+                   "activation_checkpointing": draw(st.booleans())},
+        "serving": {"users": draw(anywhere(model.Serving, "users", whole=True)), "tensor_parallel": t,
+                    "sequence_length": draw(anywhere(model.Serving, "sequence_length", whole=True))},
+        "hours": {"tokens": draw(anywhere(model.Hours, "tokens", whole=True)),
+                  "mfu": draw(anywhere(model.Hours, "mfu")), "activation_recompute": draw(st.booleans()),
+                  "gpus": draw(anywhere(model.Hours, "gpus", whole=True)),
+                  "productive_share": draw(anywhere(model.Hours, "productive_share")),
+                  "allocations": [{"gpus": draw(anywhere(model.Allocation, "gpus", whole=True)),
+                                   "mfu": draw(anywhere(model.Allocation, "mfu"))}]},
+    }
+    return parse_scenario(data)
+
+
+def finite(value) -> bool:
+    if isinstance(value, dict):
+        return all(finite(v) for v in value.values())
+    if isinstance(value, list):
+        return all(finite(v) for v in value)
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario=extreme_scenarios())
+def test_every_output_stays_finite_over_the_whole_allowed_range(scenario):
+    results = compute(scenario)
+    assert finite(results.to_json())
+    assert finite(json.loads(results_json(results)))
+    build(results, io.BytesIO())
+    assert "<svg" in render_html(results, generated="2026-01-01")
+
+
+@pytest.mark.parametrize("key, value", [
+    ("memory.gpus", 10**9 + 1), ("memory.sequence_length", 10**9 + 1), ("hours.tokens", 10**6 - 1),
+    ("hours.mfu", 0.0009), ("hours.mfu", 1.0001), ("hours.productive_share", 0.0009), ("serving.users", 0),
+])
+def test_just_outside_a_declared_bound_is_refused(key, value):
+    with pytest.raises(ScenarioError) as error:
+        scenario_with(**{key: value})
+    assert key in str(error.value)
+
+
+def test_the_workbook_states_the_declared_bounds():
+    """Each input's data validation and Checks formula carry the model's own minimum and maximum."""
+    scenario = scenario_with()
+    for section in ("memory", "serving", "hours"):
+        for spec in declared_inputs(getattr(scenario, section), section):
+            if spec.allowed.type not in ("whole", "decimal"):
+                continue
+            low, high = spec.allowed.minimum, spec.allowed.maximum
+            rule = spec.allowed.validation()
+            if rule["validate"] in ("integer", "decimal"):
+                assert (rule["minimum"], rule["maximum"]) == (low, high), spec.name
+            check = spec.allowed.check(spec.name)
+            assert f"{spec.name}>={low:g}" in check and f"{spec.name}<={high:g}" in check, check
+    # and they are the pydantic declarations themselves, not copies
+    assert bounds(model.Memory, "gpus") == (1, 10**9)
+    assert bounds(model.Hours, "mfu") == (0.001, 1)
