@@ -8,8 +8,9 @@ A table with key K is four files and one line below:
   `METHOD` (a Method: title, formulas, sources, caveats in words) and `CONSTANTS` (the method constants its
   formulas use, each a named cell on the Method sheet).
 - `planner/workbook/K.py`, the sheet: `SHEET` (its name), `INPUTS` (the scenario sections whose fields it lists on
-  Inputs; labels, units and limits are declared on the scenario model), `write(book, results)`, `KEY_RESULTS`
-  (kit.KeyResult rows for the Cover) and `CHECKS` (kit.Check rows for the Checks sheet, keyed like the engine's).
+  Inputs; labels, units and limits are declared on the scenario model), `write(book, results)` (which may add a
+  sheet of its own after its table's, as Goodput adds Requests), `KEY_RESULTS` (kit.KeyResult rows for the Cover)
+  and `CHECKS` (kit.Check rows for the Checks sheet, keyed like the engine's).
 - `planner/report/K.py`, the HTML section: `findings(results)` (sentences) and `charts(results)` ({name: SVG}).
 - `templates/K.html.j2`, the section's tables and charts.
 

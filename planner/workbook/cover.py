@@ -20,7 +20,7 @@ MASTER = Row("master", "Master check", '=IF(checks_all_pass,"All checks pass","A
 NOT_AVAILABLE = "n/a: see Checks"  # a key result whose inputs are blank or out of range
 
 
-def write(book: kit.Book, results, sheets: list[str], key_results: list[KeyResult]) -> kit.Sheet:
+def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
     scenario = results.scenario
     sheet = book.sheet("Cover", [("Value", 20)], label_width=60, note_width=60, unit_width=4)
     styles = book.styles
@@ -72,8 +72,14 @@ def write(book: kit.Book, results, sheets: list[str], key_results: list[KeyResul
         sheet.row_index += 1
     sheet.skip()
 
-    sheet.section("Contents")
-    for name in sheets:
-        ws.write_url(sheet.row_index, 0, f"internal:'{name}'!A1", styles.link, name)
-        sheet.row_index += 1
     return sheet
+
+
+def contents(book: kit.Book) -> None:
+    """The contents, with a link to every sheet: written last, once every sheet (a table's extra ones included)
+    exists."""
+    sheet = book.sheets["Cover"]
+    sheet.section("Contents")
+    for name in book.sheets:
+        sheet.ws.write_url(sheet.row_index, 0, f"internal:'{name}'!A1", book.styles.link, name)
+        sheet.row_index += 1
