@@ -30,6 +30,7 @@ import yaml
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 20
 NOT_FINITE = "numbers must be finite (at most about 1.8e308)"
+DEEPER = f"nested deeper than {MAX_DEPTH} levels: a scenario nests at most {MAX_DEPTH} levels"
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where installed; only events are used
 # YAML 1.2 core schema (yaml.org/spec/1.2.2, 10.3.2), for plain (unquoted) values
@@ -64,6 +65,8 @@ def read(path: str | Path) -> tuple[Any, dict[tuple, int]]:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else source
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if "maximum nesting depth" in problem:  # newer libyaml scans a deep flow collection before its events
+            raise YAMLFileError([f"{where}: {DEEPER}"]) from None
         raise YAMLFileError([f"{where}: YAML syntax error: {problem}"]) from None
     if builder.problems:
         raise YAMLFileError(builder.problems)
@@ -167,8 +170,7 @@ class _Builder:
             value = self._scalar(event, path, line)
         else:
             if len(self.stack) >= MAX_DEPTH:
-                raise self._stop(line, path, f"nested deeper than {MAX_DEPTH} levels:"
-                                             f" a scenario nests at most {MAX_DEPTH} levels")
+                raise self._stop(line, path, DEEPER)
             value = {} if isinstance(event, yaml.MappingStartEvent) else []
         if top is None:
             self.data = value

@@ -73,8 +73,8 @@ def assert_refused(result, out: Path, expected: list[str]) -> None:
     (b"name: x\ndescription: caf\xe9\n", ["scenario.yaml:2: not UTF-8 text (byte 0xe9):",
                                           "a scenario file must be UTF-8"]),
     ("name: x\ndescription: a\x00b\n", ["scenario.yaml:2: character U+0000 is not allowed"]),
-    ("[" * 5000, ["scenario.yaml:1: 1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1.1: nested deeper than 20 levels:",
-                  "a scenario nests at most 20 levels"]),
+    # the key path where libyaml hands over its events one by one; newer libyaml refuses the whole line at once
+    ("[" * 5000, ["scenario.yaml:1: ", "nested deeper than 20 levels: a scenario nests at most 20 levels"]),
     ("".join(f"{' ' * i}k{i}:\n" for i in range(30)), ["scenario.yaml:21: k0.k1.k2.k3.k4.k5.k6.k7.k8.k9.k10.k11.k12."
                                                        "k13.k14.k15.k16.k17.k18.k19: nested deeper than 20 levels"]),
     ("name: x\nmemory: {gpus: 8\n", ["scenario.yaml:3: YAML syntax error: did not find expected ',' or '}'"]),
