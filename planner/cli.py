@@ -1,4 +1,4 @@
-"""The command line: planner run | verify | schema | catalog (PRODUCT.md, "Command line").
+"""The command line: planner run | batch | verify | schema | catalog (PRODUCT.md, "Command line").
 
 Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input.
 """
@@ -52,6 +52,40 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         _fail_input([str(exc)])
     for path in written.values():
         click.echo(str(path))
+    if loaded.sweep:
+        count = len(loaded.variants())
+        click.echo(f"{scenario}: its sweep has {count:,} variant{'s' if count != 1 else ''}; this wrote the scenario "
+                   f"without them. `planner batch {scenario}` writes every variant.", err=True)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--output", "out_dir", default="output", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path), help="Folder for every scenario's files, index.html "
+              "and summary.xlsx.")
+@click.option("-j", "--jobs", type=click.IntRange(1, 256), default=None,
+              help="Processes to write with [default: the machine's cores].")
+@click.option("--date", "date", type=click.DateTime(["%Y-%m-%d"]), default=None,
+              help="The generation date shown in every file [default: today]; fixed, the same batch gives the same "
+                   "files.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: bool) -> None:
+    """Write every scenario in PATHS (files, folders of *.yaml, glob patterns; sweeps expanded), then index.html
+    and summary.xlsx. A failing scenario is reported and the rest go on; exit 1 if any failed."""
+    from planner.batch import run_batch
+    from planner.output import OutputError
+
+    try:
+        outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
+                             progress=not quiet)
+    except OutputError as exc:
+        _fail_input([str(exc)])
+    failed = [o for o in outcomes if not o.ok]
+    for outcome in failed:
+        click.echo(f"FAILED {outcome.source}: {outcome.error}", err=True)
+    click.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} scenarios written to {out_dir}; "
+               f"{out_dir / 'index.html'}, {out_dir / 'summary.xlsx'}")
+    sys.exit(1 if failed else 0)
 
 
 @main.command()

@@ -18,6 +18,7 @@ import signal
 import threading
 import uuid
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from planner.engine import Results, compute
 from planner.report import render_html
@@ -35,31 +36,46 @@ def results_json(results: Results) -> str:
     return json.dumps(results.to_json(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
 
-def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | None = None) -> dict[str, Path]:
-    """Compute and write <slug>.xlsx, .html and .json into out_dir; returns {suffix: path}. Raises OutputError,
-    with nothing changed, when the folder or a file cannot be written."""
+def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | None = None, slug: str | None = None,
+                  results: Results | None = None) -> dict[str, Path]:
+    """Compute (unless `results` are given) and write <slug>.xlsx, .html and .json into out_dir; returns
+    {suffix: path}. Raises OutputError, with nothing changed, when the folder or a file cannot be written."""
     out_dir = Path(out_dir)
-    final = {suffix: out_dir / f"{scenario.slug}.{suffix}" for suffix in SUFFIXES}
+    slug = slug or scenario.slug
+    final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
     _prepare_folder(out_dir, list(final.values()))
-    results = compute(scenario)
+    results = results or compute(scenario)
     date = generated or dt.date.today()
-    _remove_stale_parts(out_dir, scenario.slug)
-    stem = f".{scenario.slug}.{os.getpid()}.{uuid.uuid4().hex}"  # this run's own names: never another run's
-    parts = {suffix: out_dir / f"{stem}.{suffix}.part" for suffix in SUFFIXES}
+    write_files(out_dir, slug, {
+        final["xlsx"].name: lambda file: build(results, file, generated=date),
+        final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
+        final["json"].name: lambda file: file.write(results_json(results).encode()),
+    })
+    return final
+
+
+def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]]) -> list[Path]:
+    """Write each named file in out_dir through its writer (given an open binary file), all or nothing: every file
+    to a temporary name first, then all renamed over their final names. `stem` names this set's temporary files
+    (`.<stem>.<pid>.<random>.<i>.part`), so a later run with the same stem removes what a killed one left."""
+    out_dir = Path(out_dir)
+    final = {name: out_dir / name for name in writers}
+    _prepare_folder(out_dir, list(final.values()))
+    _remove_stale_parts(out_dir, stem)
+    run = f".{stem}.{os.getpid()}.{uuid.uuid4().hex}"  # this run's own names: never another run's
+    parts = {name: out_dir / f"{run}.{i}.{Path(name).suffix.lstrip('.') or 'file'}.part"
+             for i, name in enumerate(writers)}
     with _sigterm_as_exit():
         try:
-            with _part(parts["xlsx"], final["xlsx"]) as file:
-                build(results, file, generated=date)
-            with _part(parts["html"], final["html"]) as file:
-                file.write(render_html(results, generated=date.isoformat()).encode("utf-8"))
-            with _part(parts["json"], final["json"]) as file:
-                file.write(results_json(results).encode("utf-8"))
-            _replace_all(parts, final, stem)
+            for name, write in writers.items():
+                with _part(parts[name], final[name]) as file:
+                    write(file)
+            _replace_all(parts, final, run)
         finally:
             for part in parts.values():
                 with contextlib.suppress(OSError):
                     part.unlink(missing_ok=True)
-    return final
+    return list(final.values())
 
 
 def _prepare_folder(out_dir: Path, files: list[Path]) -> None:
@@ -90,20 +106,20 @@ def _part(part: Path, final: Path):
         raise OutputError(f"{final.parent}: cannot write {final.name} there: {exc.strerror or exc}") from None
 
 
-def _replace_all(parts: dict[str, Path], final: dict[str, Path], stem: str) -> None:
+def _replace_all(parts: dict[str, Path], final: dict[str, Path], run: str) -> None:
     """Rename each part over its final name, keeping the previous file under a hard link until all are in place;
     if one fails, put the previous set back, or remove the new files where there was none, and say which."""
-    kept: dict[str, Path | None] = {}  # suffix → the previous file's backup (None: there was none)
+    kept: dict[str, Path | None] = {}  # name → the previous file's backup (None: there was none)
     replaced: list[str] = []
     try:
-        for suffix in SUFFIXES:
-            kept[suffix] = _keep_previous(final[suffix], final[suffix].with_name(f"{stem}.{suffix}.old"))
-            os.replace(parts[suffix], final[suffix])
-            replaced.append(suffix)
+        for i, name in enumerate(final):
+            kept[name] = _keep_previous(final[name], final[name].with_name(f"{run}.{i}.old"))
+            os.replace(parts[name], final[name])
+            replaced.append(name)
     except BaseException as exc:
         undone = _undo(final, kept, replaced)
         if isinstance(exc, OSError):
-            failed = final[SUFFIXES[len(replaced)]]
+            failed = final[list(final)[len(replaced)]]
             raise OutputError(f"{failed}: cannot replace it: {exc.strerror or exc}; {undone}") from None
         raise
     for backup in kept.values():
@@ -126,19 +142,19 @@ def _keep_previous(path: Path, backup: Path) -> Path | None:
 def _undo(final: dict[str, Path], kept: dict[str, Path | None], replaced: list[str]) -> str:
     """Put each replaced file's previous version back, or remove it where there was none; what was done, in words."""
     restored, removed, stuck = [], [], []
-    for suffix, backup in kept.items():
+    for name, backup in kept.items():
         try:
-            if suffix not in replaced:
+            if name not in replaced:
                 if backup is not None:
                     backup.unlink()
             elif backup is not None:
-                os.replace(backup, final[suffix])
-                restored.append(final[suffix].name)
+                os.replace(backup, final[name])
+                restored.append(name)
             else:
-                final[suffix].unlink(missing_ok=True)
-                removed.append(final[suffix].name)
+                final[name].unlink(missing_ok=True)
+                removed.append(name)
         except OSError as exc:
-            stuck.append(f"{final[suffix].name} ({exc.strerror or exc}; the previous one is kept as {backup})")
+            stuck.append(f"{name} ({exc.strerror or exc}; the previous one is kept as {backup})")
     if stuck:
         return "could not put back " + ", ".join(stuck)
     done = ([f"put the previous {', '.join(restored)} back"] if restored else []) + (
@@ -147,8 +163,8 @@ def _undo(final: dict[str, Path], kept: dict[str, Path | None], replaced: list[s
 
 
 def _remove_stale_parts(out_dir: Path, slug: str) -> None:
-    """Remove this scenario's temporary files whose writer is gone (a run killed by SIGKILL leaves them)."""
-    name = re.compile(rf"\.{re.escape(slug)}\.(\d+)\.[0-9a-f]{{32}}\.\w+\.part")
+    """Remove this set's temporary files whose writer is gone (a run killed by SIGKILL leaves them)."""
+    name = re.compile(rf"\.{re.escape(slug)}\.(\d+)\.[0-9a-f]{{32}}\.(?:\d+\.)?\w+\.part")
     for path in out_dir.glob(f".{slug}.*.part"):
         match = name.fullmatch(path.name)
         if match and not _running(int(match.group(1))):

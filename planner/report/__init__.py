@@ -42,3 +42,11 @@ def render_html(results, *, generated: str) -> str:
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,
         inputs=flatten(scenario.normalised()), general=method.GENERAL, symbol=scenario.currency_symbol)
+
+
+def render_index(table, columns: list[tuple[str, str, str]], *, generated: str) -> str:
+    """The batch's index page: a row per scenario (pandas DataFrame from planner.batch.summary_table), its
+    summary results, links to its files, and every failure with its message."""
+    return environment.get_template("index.html.j2").render(
+        rows=table.to_dict("records"), columns=columns, generated=generated, version=planner.__version__,
+        failed=int((table.error != "").sum()) if len(table) else 0)

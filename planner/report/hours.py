@@ -9,6 +9,13 @@ from planner.report import plot
 from planner.report.format import days, millions, money, number, percent, sci, tokens
 
 
+SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
+    ("hours_gpu_hours", "Training GPU-hours", "hours"),
+    ("hours_days", "Wall-clock days", "days"),
+    ("hours_cost", "Training cost", "money0"),
+]
+
+
 def findings(results) -> list[str]:
     scenario, table = results.scenario, results.hours
     h, s, symbol = scenario.hours, table.scalars, scenario.currency_symbol

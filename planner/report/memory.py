@@ -16,6 +16,13 @@ def _fit(fits: bool, headroom: float) -> str:
     return f"it fits, with {gb(headroom)} GB to spare" if fits else f"it does not fit, {gb(-headroom)} GB over"
 
 
+SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
+    ("memory_training_total_gb", "Training memory per GPU (GB)", "gb"),
+    ("memory_training_fits", "Training fits", "bool"),
+    ("memory_serving_total_gb", "Serving memory per GPU (GB)", "gb"),
+]
+
+
 def findings(results) -> list[str]:
     scenario, table = results.scenario, results.memory
     m, sv, s, chosen = scenario.memory, scenario.serving, table.scalars, table.selected

@@ -1,0 +1,162 @@
+"""`planner batch`: files, folders and globs of scenarios, their sweeps expanded, written in parallel; then
+index.html (a row per scenario: headline results, links, every failure with its message) and summary.xlsx (a row
+per scenario: its headline results and a link to its workbook).
+
+A failing scenario is reported and the others go on. Outputs are written all or nothing, as `planner run` writes
+them; with the date fixed, the same batch gives the same files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import glob
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from tqdm import tqdm
+
+from planner.engine import compute
+from planner.output import OutputError, write_files, write_outputs
+from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
+from planner.tables import TABLES
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class Outcome:
+    """One scenario of a batch: written (with its headline results) or failed (with the message)."""
+
+    name: str
+    slug: str
+    source: str
+    currency: str = ""
+    headline: dict = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+@dataclass
+class Job:
+    scenario: Scenario
+    slug: str
+    source: str
+
+
+def scenario_files(paths: list[str]) -> tuple[list[Path], list[Outcome]]:
+    """The scenario files that PATHs name: files as given, folders' *.yaml and *.yml (sorted), glob patterns
+    expanded (sorted); a path that names nothing is a failure of its own."""
+    found: list[Path] = []
+    missing: list[Outcome] = []
+    for path in paths:
+        if glob.has_magic(path):
+            matches = sorted(Path(p) for p in glob.glob(path, recursive=True) if Path(p).suffix in SCENARIO_SUFFIXES)
+        elif Path(path).is_dir():
+            matches = sorted(p for p in Path(path).iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
+        else:
+            matches = [Path(path)]
+        if not matches:
+            missing.append(Outcome(path, slugify(path), path, error=f"{path}: no scenario files (*.yaml, *.yml)"))
+        found += [m for m in matches if m not in found]
+    return found, missing
+
+
+def jobs_of(files: list[Path]) -> tuple[list[Job], list[Outcome]]:
+    """A job per scenario, one per variant of a sweep; each slug unique in the batch (a repeated one gets -2, -3 …
+    in order). A file that cannot be read or validated is a failure."""
+    jobs: list[Job] = []
+    failed: list[Outcome] = []
+    taken: set[str] = set()
+
+    def unique(slug: str) -> str:
+        n, candidate = 2, slug
+        while candidate in taken:
+            candidate, n = f"{slug}-{n}", n + 1
+        taken.add(candidate)
+        return candidate
+
+    for path in files:
+        try:
+            scenario = load_scenario(path)
+            found = [variant for _, variant in scenario.variants()] or [scenario]
+        except ScenarioError as exc:
+            failed.append(Outcome(path.stem, unique(slugify(path.stem)), str(path), error="\n".join(exc.problems)))
+            continue
+        jobs += [Job(s, unique(s.slug), str(path)) for s in found]
+    return jobs, failed
+
+
+def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
+    """One scenario's outputs (in a worker process)."""
+    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency)
+    try:
+        results = compute(job.scenario)
+        write_outputs(job.scenario, out_dir, generated=date, slug=job.slug, results=results)
+        outcome.headline = results.headline
+    except (OutputError, ScenarioError) as exc:
+        outcome.error = str(exc)
+    except Exception as exc:  # a failure of one scenario must not stop the batch: reported with its type
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    return outcome
+
+
+def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date: dt.date | None = None,
+              progress: bool = True) -> list[Outcome]:
+    """Write every scenario's outputs, then index.html and summary.xlsx; returns the outcomes in input order."""
+    out_dir = Path(out_dir)
+    date = date or dt.date.today()
+    files, outcomes = scenario_files(paths)
+    todo, failed = jobs_of(files)
+    outcomes += failed
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    bar = tqdm(total=len(todo), unit="scenario", disable=not progress, desc="planner batch")
+    done: dict[str, Outcome] = {}
+    if workers == 1:
+        for job in todo:
+            done[job.slug] = _write(job, out_dir, date)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(_write, job, out_dir, date) for job in todo]
+            for future in as_completed(futures):
+                outcome = future.result()
+                done[outcome.slug] = outcome
+                bar.update()
+    bar.close()
+    outcomes += [done[job.slug] for job in todo]
+    order = {str(p): i for i, p in enumerate(files)}
+    outcomes.sort(key=lambda o: order.get(o.source, -1))  # input order; variants in sweep order (a stable sort)
+    write_index(outcomes, out_dir, date)
+    return outcomes
+
+
+# The index and the summary ---------------------------------------------------------------------------------
+def summary_columns() -> list[tuple[str, str, str]]:
+    """(headline name, heading, kind) of every table's summary results, in table order."""
+    return [column for table in TABLES for column in table.report.SUMMARY]
+
+
+def summary_table(outcomes: list[Outcome]) -> pd.DataFrame:
+    """A row per scenario: name, slug, source, error and each summary result (blank where it failed)."""
+    names = [name for name, _, _ in summary_columns()]
+    return pd.DataFrame([{"name": o.name, "slug": o.slug, "source": o.source, "error": o.error,
+                          "currency": o.currency, **{n: o.headline.get(n) for n in names}} for o in outcomes],
+                        columns=["name", "slug", "source", "error", "currency", *names])
+
+
+def write_index(outcomes: list[Outcome], out_dir: Path, date: dt.date) -> None:
+    from planner.report import render_index
+    from planner.workbook.summary import write_summary
+
+    table = summary_table(outcomes)
+    write_files(out_dir, "index", {
+        "index.html": lambda file: file.write(render_index(table, summary_columns(), generated=date.isoformat())
+                                              .encode()),
+        "summary.xlsx": lambda file: write_summary(table, summary_columns(), file, generated=date),
+    })

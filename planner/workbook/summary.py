@@ -1,0 +1,52 @@
+"""summary.xlsx for a batch: one row per scenario with its summary results, a link to its workbook, and the
+message of every failure. A comparison of finished results: each scenario's own workbook holds the live model."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import xlsxwriter
+
+from planner.workbook.kit import KINDS
+
+
+def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, generated: dt.date) -> None:
+    """`table`: planner.batch.summary_table's DataFrame; `columns`: (headline name, heading, kind)."""
+    book = xlsxwriter.Workbook(target, {"strings_to_formulas": False, "strings_to_urls": False,
+                                        "strings_to_numbers": False, "in_memory": not isinstance(target, str)})
+    book.set_properties({"title": "Planner batch summary", "created": dt.datetime.combine(generated, dt.time())})
+    sheet = book.add_worksheet("Summary")
+    header = book.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
+    link = book.add_format({"font_color": "#0563C1", "underline": 1, "valign": "top"})
+    text = book.add_format({"valign": "top"})
+    error = book.add_format({"font_color": "#C00000", "text_wrap": True, "valign": "top"})
+    formats = {kind: book.add_format({"num_format": "#,##0" if kind == "money0" else KINDS[kind].format or "General",
+                                      "valign": "top"}) for _, _, kind in columns}
+    headings = ["Scenario", "Source", "Failure", "Currency"] + [heading for _, heading, _ in columns]
+    sheet.write_row(0, 0, headings, header)
+    sheet.set_row(0, 45)
+    for r, row in enumerate(table.to_dict("records"), start=1):
+        if row["error"]:
+            sheet.write_string(r, 0, row["name"], text)
+        else:
+            sheet.write_url(r, 0, f"external:{row['slug']}.xlsx", link, row["name"])
+        sheet.write_string(r, 1, row["source"], text)
+        sheet.write_string(r, 2, row["error"], error)
+        sheet.write_string(r, 3, row["currency"], text)
+        for c, (name, _, kind) in enumerate(columns, start=4):
+            value = row[name]
+            if isinstance(value, bool):
+                sheet.write_boolean(r, c, value, formats[kind])
+            elif value is not None and value == value:  # not a failed scenario's blank (NaN in the table)
+                sheet.write_number(r, c, float(value), formats[kind])
+    sheet.set_column(0, 0, 48)
+    sheet.set_column(1, 1, 36)
+    sheet.set_column(2, 2, 40)
+    sheet.set_column(3, 3, 9)
+    sheet.set_column(4, 3 + len(columns), 16)
+    sheet.freeze_panes(1, 1)
+    sheet.autofilter(0, 0, max(len(table), 1), 3 + len(columns))
+    sheet.set_landscape()
+    sheet.fit_to_pages(1, 0)
+    book.close()

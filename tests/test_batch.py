@@ -1,0 +1,143 @@
+"""`planner batch`: files, folders and sweeps; a broken scenario among good ones; index.html and summary.xlsx read
+back; the same batch twice gives the same files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from planner.batch import jobs_of, run_batch
+from planner.cli import main
+from planner.engine import compute
+from planner.scenario import load_scenario
+from tests.conftest import EXAMPLES, ROOT
+
+H100_8B_GPU_HOURS = 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.40 * 3600)  # METHOD.md §2, by hand
+
+
+def summary_rows(out_dir: Path) -> dict[str, dict]:
+    sheet = openpyxl.load_workbook(out_dir / "summary.xlsx")["Summary"]
+    rows = list(sheet.iter_rows(values_only=True))
+    return {row[0]: dict(zip(rows[0], row)) for row in rows[1:]}
+
+
+@pytest.fixture(scope="module")
+def examples_batch(tmp_path_factory):
+    """Every example, plus a broken scenario in the middle, written with two processes."""
+    folder = tmp_path_factory.mktemp("scenarios")
+    for example in EXAMPLES:
+        shutil.copy(example, folder / example.name)
+    (folder / "hours-0-broken.yaml").write_text("name: broken\nhours: {mfu: 1.5}\n")
+    out = tmp_path_factory.mktemp("out")
+    result = CliRunner().invoke(main, ["batch", str(folder), "-o", str(out), "-j", "2", "--date", "2026-01-01"])
+    return folder, out, result
+
+
+def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
+    folder, out, result = examples_batch
+    assert result.exit_code == 1
+    assert f"FAILED {folder / 'hours-0-broken.yaml'}: {folder / 'hours-0-broken.yaml'}:2: hours.mfu: value 1.5" \
+        in result.output
+    assert f"{len(EXAMPLES)} of {len(EXAMPLES) + 1} scenarios written" in result.output
+    for example in EXAMPLES:
+        slug = load_scenario(example).slug
+        assert all((out / f"{slug}.{suffix}").stat().st_size > 0 for suffix in ("xlsx", "html", "json"))
+
+
+def test_the_summary_lists_the_right_numbers(examples_batch):
+    _, out, _ = examples_batch
+    rows = summary_rows(out)
+    assert rows["memory 1 - 8B DDP on 8 GPUs"]["Training memory per GPU (GB)"] == pytest.approx(164.991401984)
+    assert rows["memory 1 - 8B DDP on 8 GPUs"]["Training fits"] is False
+    assert rows["default"]["Training cost"] == pytest.approx(2 * H100_8B_GPU_HOURS)
+    assert rows["hours 1 - 405B at 15.6T tokens"]["Training GPU-hours"] == pytest.approx(26_673_882.98, rel=1e-9)
+    assert rows["hours-0-broken"]["Failure"].endswith("hours.mfu: value 1.5 is not allowed: Input should be less "
+                                                      "than or equal to 1")
+    book = openpyxl.load_workbook(out / "summary.xlsx")
+    assert book["Summary"]["A2"].hyperlink.target.endswith(".xlsx")
+
+
+def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
+    _, out, _ = examples_batch
+    page = (out / "index.html").read_text()
+    assert f"{len(EXAMPLES) + 1} scenarios, <strong class=\"error\">1 failed</strong>" in page
+    assert 'href="memory-1-8b-ddp-on-8-gpus.xlsx"' in page
+    assert "165.0" in page  # the DDP scenario's 164.99 GB, as the HTML shows GB
+    assert "hours.mfu: value 1.5 is not allowed" in page
+    assert "<script" not in page
+
+
+def test_the_same_batch_twice_gives_the_same_files(tmp_path):
+    firsts = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        run_batch([str(p) for p in EXAMPLES[:3]], out, jobs=2, date=dt.date(2026, 1, 1), progress=False)
+        firsts.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert firsts[0] == firsts[1]
+    assert len(firsts[0]) == 3 * 3 + 2
+
+
+def test_a_sweep_expands_to_its_cartesian_product_named_after_its_values(tmp_path):
+    path = tmp_path / "sweep.yaml"
+    path.write_text("name: s\nsweep:\n  memory.strategy: [ddp, zero3]\n  memory.sequence_length: [8192, 32768]\n")
+    jobs, failed = jobs_of([path])
+    assert not failed
+    assert [job.scenario.name for job in jobs] == [
+        "s [memory.strategy=ddp, memory.sequence_length=8192]", "s [memory.strategy=ddp, memory.sequence_length=32768]",
+        "s [memory.strategy=zero3, memory.sequence_length=8192]",
+        "s [memory.strategy=zero3, memory.sequence_length=32768]"]
+    assert len({job.slug for job in jobs}) == 4
+    # the DDP, 32K variant by hand: 16Ψ + 34·32768·4096·32 bytes
+    total = compute(jobs[1].scenario).memory.selected["total_gb"]
+    assert total == pytest.approx((16 * 8_030_261_248 + 34 * 32768 * 4096 * 32) / 1e9)
+
+
+def test_run_on_a_sweep_writes_the_base_and_says_how_many_variants(tmp_path):
+    path = tmp_path / "sweep.yaml"
+    path.write_text("name: s\nsweep:\n  memory.strategy: [ddp, zero1, zero2, zero3]\n  memory.micro_batch: [1, 2]\n")
+    done = subprocess.run([sys.executable, "-m", "planner", "run", str(path), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert "its sweep has 8 variants" in done.stderr and f"planner batch {path}" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s.html", "s.json", "s.xlsx"]
+
+
+def test_same_names_get_their_own_files(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text("name: same\n")
+    outcomes = run_batch([str(tmp_path / "*.yaml")], tmp_path / "out", jobs=1, progress=False)
+    assert [o.slug for o in outcomes] == ["same", "same-2"]
+    assert (tmp_path / "out" / "same-2.xlsx").exists()
+
+
+def test_a_path_that_names_nothing_is_a_failure(tmp_path):
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "none-*.yaml"), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1
+    assert "no scenario files" in result.output
+
+
+def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
+    path = tmp_path / "large.yaml"
+    gpus = ", ".join(str(8 * k) for k in range(1, 26))
+    path.write_text(f"name: L\nsweep:\n  memory.gpus: [{gpus}]\n  memory.strategy: [ddp, zero1, zero2, zero3]\n"
+                    f"  memory.sequence_length: [4096, 8192]\n")
+    outcomes = run_batch([str(path)], tmp_path / "out", jobs=2, progress=False)
+    assert len(outcomes) == 200 and all(o.ok for o in outcomes)
+    rows = summary_rows(tmp_path / "out")
+    jobs, _ = jobs_of([path])
+    for job in jobs:
+        expected = compute(job.scenario).headline
+        assert rows[job.scenario.name]["Training memory per GPU (GB)"] == pytest.approx(
+            expected["memory_training_total_gb"], rel=1e-12)
+    # one by hand: ZeRO-3 on 200 GPUs at 8K: 16Ψ/200 + 34·8192·4096·32 bytes
+    zero3 = rows["L [memory.gpus=200, memory.strategy=zero3, memory.sequence_length=8192]"]
+    assert zero3["Training memory per GPU (GB)"] == pytest.approx((16 * 8_030_261_248 / 200 + 36_507_222_016) / 1e9)
+    assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 200
