@@ -1,4 +1,5 @@
-"""The command line: planner run | batch | verify | schema | catalog (PRODUCT.md, "Command line").
+"""The command line: planner run | batch | verify | import | audit | schema | catalog (PRODUCT.md, "Command
+line").
 
 Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input.
 """
@@ -91,28 +92,78 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
 @main.command()
 @click.argument("workbooks", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def verify(workbooks: tuple[Path, ...]) -> None:
-    """Recalculate WORKBOOKS in LibreOffice Calc and compare every formula cell with the engine."""
+    """Recalculate WORKBOOKS in LibreOffice Calc and compare every formula cell with the engine; a formula
+    overwritten or changed, a stale cached result or a missing sheet fails too. Exit 1 when any file fails."""
     from planner.recalc import RecalcError
     from planner.verify import verify as verify_all
 
     try:
         reports = verify_all(list(workbooks))
     except RecalcError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    failed = False
+        _fail_input([str(exc)])
     for report in reports:
         if report.ok:
             click.echo(f"{report.path}: OK, {report.checked} formula cells equal the engine")
-            continue
-        failed = True
-        if report.error:
+        elif report.error:
             click.echo(f"{report.path}: FAILED: {report.error}")
-        for mismatch in report.mismatches:
-            click.echo(f"{report.path}: mismatch {mismatch}")
-        if report.mismatches:
-            click.echo(f"{report.path}: FAILED: {len(report.mismatches)} of {report.checked} formula cells differ")
-    sys.exit(1 if failed else 0)
+        else:
+            for finding in report.findings[:MAX_PROBLEMS_SHOWN]:
+                click.echo(f"{report.path}: {finding}")
+            click.echo(f"{report.path}: FAILED: {len(report.findings)} problems in {report.checked} formula cells "
+                       f"(planner audit {report.path} explains each)")
+    sys.exit(0 if all(r.ok for r in reports) else 1)
+
+
+@main.command()
+@click.argument("workbook", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--no-recalc", is_flag=True, help="Skip the LibreOffice recalculation (the other checks still run).")
+def audit(workbook: Path, no_recalc: bool) -> None:
+    """Say whether WORKBOOK is still the planner's: inputs outside their limits, formulas overwritten or changed,
+    error values, cached results missing or stale, and results that differ from the engine after a LibreOffice
+    recalculation, each with its cell. Exit 1 when anything is wrong, 2 when the file cannot be read."""
+    from planner.audit import audit as audit_all
+    from planner.recalc import RecalcError
+
+    try:
+        report = audit_all([workbook], recalculate=not no_recalc)[0]
+    except RecalcError as exc:
+        _fail_input([str(exc)])
+    if report.error:
+        _fail_input([f"{workbook}: {report.error}"])
+    click.echo(report.text())
+    sys.exit(0 if report.ok else 1)
+
+
+@main.command(name="import")
+@click.argument("workbook", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The scenario file to write [default: print it].")
+def import_(workbook: Path, target: Path | None) -> None:
+    """Read WORKBOOK's input cells and Catalog (as finance left them) into a scenario file that `planner run`
+    turns back into the same workbook."""
+    from planner.recalc import WorkbookError, check_workbook
+    from planner.roundtrip import scenario_from_workbook, scenario_yaml
+
+    try:
+        check_workbook(workbook)
+        text = scenario_yaml(scenario_from_workbook(workbook))
+    except WorkbookError as exc:
+        _fail_input([f"{workbook}: {exc}"])
+    except ScenarioError as exc:
+        _fail_input(exc.problems)
+    except (OSError, KeyError, ValueError) as exc:
+        _fail_input([f"{workbook}: not a planner workbook, or a damaged one: {exc}"])
+    if target is None:
+        click.echo(text, nl=False)
+        return
+    from planner.output import OutputError, write_files
+
+    try:
+        write_files(target.parent if str(target.parent) else Path("."), target.stem,
+                    {target.name: lambda file: file.write(text.encode())})
+    except OutputError as exc:
+        _fail_input([str(exc)])
+    click.echo(str(target))
 
 
 @main.command()

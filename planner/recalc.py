@@ -16,7 +16,7 @@ import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
-from xml.etree import ElementTree
+from defusedxml import ElementTree  # the workbook is input from outside: no entity expansion
 
 import openpyxl
 
@@ -129,11 +129,19 @@ def check_workbook(path: Path) -> None:
         _canary_location(book)
 
 
+MAX_UNPACKED = 200 * 1024 * 1024  # a planner workbook unpacks to a few MB; 10,000 logged requests to about 5
+
+
 @contextlib.contextmanager
 def _opened(path: Path):
-    """The xlsx file as a zip archive; a file that is not one raises WorkbookError."""
+    """The xlsx file as a zip archive; a file that is not one, or that would unpack to more than MAX_UNPACKED
+    bytes (a zip bomb), raises WorkbookError before anything is read."""
     try:
         with zipfile.ZipFile(path) as book:
+            unpacked = sum(item.file_size for item in book.infolist())
+            if unpacked > MAX_UNPACKED:
+                raise WorkbookError(f"too large when unpacked ({unpacked / 2**20:,.0f} MB; a planner workbook "
+                                    f"is a few MB, the limit is {MAX_UNPACKED / 2**20:,.0f} MB): not read")
             yield book
     except zipfile.BadZipFile as exc:
         empty = Path(path).stat().st_size == 0
@@ -153,8 +161,9 @@ def _copy_with_poisoned_canary(source: Path, target: Path) -> None:
             for item in zin.infolist():
                 data = zin.read(item.filename)
                 if item.filename == sheet_xml:
-                    # the canary's <f>…</f> followed by <v>…</v>, <v/> or no value at all (openpyxl's copies)
-                    pattern = re.compile(rf'(<c r="{cell}"[^>]*>\s*<f>[^<]*</f>)\s*(?:<v>[^<]*</v>|<v\s*/>)?'.encode())
+                    # the canary's <f …>…</f> (LibreOffice adds attributes) then <v>…</v>, <v/> or no value
+                    pattern = re.compile(
+                        rf'(<c r="{cell}"[^>]*>\s*<f[^>]*>[^<]*</f>)\s*(?:<v>[^<]*</v>|<v\s*/>)?'.encode())
                     data, count = pattern.subn(rb"\g<1><v>" + str(POISON).encode() + rb"</v>", data)
                     if count != 1:
                         raise WorkbookError(f"not a planner workbook: no canary formula in {cell} of {sheet_xml}")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+import yaml
 from pydantic import BaseModel
 
 from planner.scenario import Scenario, ScenarioError, _section_class, parse_scenario
@@ -130,8 +131,9 @@ def _catalog(book: _Book, where: dict) -> dict:
     return section
 
 
-def scenario_from_workbook(path: Path) -> Scenario:
-    """The scenario a planner workbook's input cells and Catalog describe."""
+def workbook_data(path: Path) -> tuple[dict, dict]:
+    """The scenario data a planner workbook's input cells and Catalog hold, as typed (not yet validated), and where
+    each key came from (Sheet!A1 (name)), for messages."""
     book = openpyxl.load_workbook(path)
     try:
         reader = _Book(book)
@@ -157,7 +159,24 @@ def scenario_from_workbook(path: Path) -> Scenario:
         data["catalog"] = _catalog(reader, where)
     finally:
         book.close()
+    return data, where
+
+
+def scenario_from_workbook(path: Path) -> Scenario:
+    """The scenario a planner workbook's input cells and Catalog describe; ScenarioError names the cells."""
+    data, where = workbook_data(path)
     return parse_scenario(data, str(path), where)
 
 
-__all__ = ["scenario_from_workbook", "key_path", "ScenarioError"]
+def scenario_yaml(scenario: Scenario) -> str:
+    """A scenario file for `scenario`, which loads back as the same scenario: every default written out, the
+    Catalog's own entries only."""
+    data = scenario.normalised()
+    data["catalog"] = {kind: entries for kind, entries in data["catalog"].items() if entries}
+    if not data["catalog"]:
+        del data["catalog"]
+    header = "# Read from a planner workbook by `planner import`; `planner run` on this file rebuilds it.\n"
+    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
+__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError"]

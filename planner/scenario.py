@@ -37,11 +37,13 @@ MAX_VARIANTS = 10_000  # a sweep's cartesian product is capped
 
 
 class ScenarioError(Exception):
-    """A scenario that cannot be used; `problems` holds one line per problem, each naming file, line and key."""
+    """A scenario that cannot be used; `problems` holds one line per problem, each naming file, line and key;
+    `keys` the key path of each problem, where known (an audit sets those inputs aside and reads the rest)."""
 
-    def __init__(self, problems: list[str]):
+    def __init__(self, problems: list[str], keys: list[tuple] | None = None):
         super().__init__("\n".join(problems))
         self.problems = problems
+        self.keys = keys or []
 
 
 def _did_you_mean(word: str, allowed) -> str:
@@ -711,13 +713,14 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError([_describe(e, source, lines) for e in exc.errors()]) from None
+        raise ScenarioError([_describe(e, source, lines) for e in exc.errors()],
+                            [tuple(p for p in e["loc"] if p not in _UNION_TAGS) for e in exc.errors()]) from None
     problems = _cross_checks(scenario)
     if problems:
-        raise ScenarioError([_describe_problem(p, source, lines) for p in problems])
+        raise ScenarioError([_describe_problem(p, source, lines) for p in problems], [p[0] for p in problems])
     problems = _sweep_problems(scenario, source, lines)
     if problems:
-        raise ScenarioError(problems)
+        raise ScenarioError(problems, [("sweep",)])
     return scenario
 
 

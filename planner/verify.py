@@ -1,22 +1,18 @@
 """`planner verify`: recalculate workbooks in LibreOffice and compare every formula cell with the engine run on
-the scenario that the workbook's input cells describe."""
+the scenario that the workbook's input cells describe; a formula overwritten or changed, a stale cached result or a
+missing sheet fails it too (planner/audit.py does the comparing; `planner audit` reports the same in full)."""
 
 from __future__ import annotations
 
 import io
-import math
-import tempfile
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner import recalc
+from planner.audit import Report, audit, same  # noqa: F401 (same: the one comparison of a cell's value)
 from planner.engine import compute
 from planner.roundtrip import scenario_from_workbook
-from planner.scenario import ScenarioError
 from planner.workbook import build
-
-REL_TOL = 1e-9
 
 
 @dataclass
@@ -33,6 +29,8 @@ class Mismatch:
 
 @dataclass
 class Verification:
+    """A recalculated copy compared with a freshly built book (what the tests check)."""
+
     path: Path
     checked: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
@@ -41,20 +39,6 @@ class Verification:
     @property
     def ok(self) -> bool:
         return not self.error and not self.mismatches and self.checked > 0
-
-
-def same(expected, got) -> bool:
-    """Equal within REL_TOL for numbers; exactly equal for text and TRUE/FALSE. LibreOffice has no logical type:
-    a TRUE/FALSE cell with a boolean number format comes back as 1 or 0."""
-    if isinstance(expected, bool):
-        return got is expected or (type(got) is int and got == int(expected))
-    if isinstance(got, bool):
-        return False
-    if expected == "" and got is None:  # a formula giving "" reads back as an empty cell
-        return True
-    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
-        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=1e-12)
-    return expected == got
 
 
 def expected_book(path: Path):
@@ -82,25 +66,8 @@ def compare(original: Path, recalculated: Path, book) -> Verification:
     return result
 
 
-def verify(paths: list[Path]) -> list[Verification]:
-    """Verify workbooks, each on its own: a file that is not a planner workbook, or that LibreOffice cannot open,
-    gets its own error and the others go on. Raises recalc.RecalcError when LibreOffice is missing or stalls."""
-    results: list[Verification] = []
-    books = {}
-    for path in map(Path, paths):
-        try:
-            recalc.check_workbook(path)
-            books[path] = expected_book(path)
-        except recalc.WorkbookError as exc:
-            results.append(Verification(path, error=str(exc)))
-        except ScenarioError as exc:
-            results.append(Verification(path, error=f"its inputs are not a valid scenario:\n{exc}"))
-        except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-            results.append(Verification(path, error=f"cannot read it as a planner workbook: {exc}"))
-    if books:
-        with tempfile.TemporaryDirectory(prefix="planner-verify-") as work:
-            recalculated = recalc.recalculate_each(list(books), Path(work))
-            results += [compare(p, r, books[p]) if isinstance(r, Path) else Verification(p, error=str(r))
-                        for p, r in zip(books, recalculated)]
-    order = {Path(p): i for i, p in enumerate(paths)}
-    return sorted(results, key=lambda v: order[v.path])
+def verify(paths: list[Path]) -> list[Report]:
+    """Verify workbooks, each on its own (one LibreOffice call for all): a file that is not a planner workbook, or
+    that LibreOffice cannot open, gets its own error and the others go on. Raises recalc.RecalcError when
+    LibreOffice is missing or stalls."""
+    return audit([Path(p) for p in paths], recalculate=True)

@@ -203,7 +203,7 @@ def test_verify_passes_on_examples_and_fails_on_a_tampered_formula(tmp_path):
     assert result.exit_code == 1
     for path in paths:
         assert f"{path}: OK," in result.output
-    assert f"{tampered}: mismatch Memory!" in result.output and "10*" in result.output
+    assert f"{tampered}: Memory!" in result.output and "the formula is now =10*" in result.output
     assert f"{tampered}: FAILED" in result.output
 
 

@@ -230,6 +230,7 @@ class Book:
     header: str = ""  # printed in every sheet's page header: the scenario name and date
     generated: str = ""  # the generation date shown on the Cover
     formulas: dict[tuple[str, str], Any] = field(default_factory=dict)  # (sheet, A1) → cached value
+    texts: dict[tuple[str, str], str] = field(default_factory=dict)  # (sheet, A1) → formula text
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1 or range)
     values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
     scenario_line: Formula | None = None  # what every sheet's second row says
@@ -435,6 +436,7 @@ class Sheet:
         self.ws.write_formula(row, col, formula, style, value)
         cell = xl_rowcol_to_cell(row, col)
         self.book.formulas[(self.name, cell)] = value
+        self.book.texts[(self.name, cell)] = formula
         return cell
 
     def ref(self, key: str, modifier: str | None, row: int, col: int) -> str:

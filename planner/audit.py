@@ -1,0 +1,265 @@
+"""`planner audit` and `planner verify`: is a workbook still the planner's, and do its numbers follow its inputs?
+
+The workbook's inputs and Catalog are read back into a scenario (inputs outside their limits are reported and set
+aside); a workbook is generated afresh from that scenario, in memory; then, cell by cell:
+- every input within its allowed values;
+- every formula the planner writes still there (not overwritten by a constant) and unchanged;
+- no error value (#REF!, #DIV/0!, #NAME?, #VALUE!, …) anywhere;
+- every cached result present and equal to the engine's (a file saved without recalculation, or edited by hand,
+  shows other numbers in every viewer that does not recalculate);
+- after a recalculation in LibreOffice, every formula cell equal to the engine (relative 1e-9);
+- every sheet present.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import openpyxl
+from openpyxl.formula.tokenizer import Tokenizer
+
+from planner import recalc
+from planner.engine import compute
+from planner.roundtrip import workbook_data
+from planner.scenario import ScenarioError, parse_scenario
+from planner.workbook import build
+
+REL_TOL = 1e-9
+ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "Err:")
+LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves a TRUE or FALSE constant
+KINDS = {  # finding kind → its heading in the report, in report order
+    "input": "Inputs outside their allowed values",
+    "sheet": "Sheets",
+    "replaced": "Formulas overwritten by a constant",
+    "changed": "Formulas changed",
+    "added": "Formulas the planner does not write",
+    "error": "Error values",
+    "uncalculated": "Saved without recalculation",
+    "stale": "Cached results that do not follow the inputs",
+    "recalculated": "After recalculation in LibreOffice",
+}
+
+
+@dataclass
+class Finding:
+    kind: str  # a KINDS key
+    where: str  # Sheet!A1, or a sheet's name
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass
+class Report:
+    path: Path
+    findings: list[Finding] = field(default_factory=list)
+    checked: int = 0  # formula cells compared
+    error: str = ""  # the file could not be read as a planner workbook at all
+
+    @property
+    def inputs_valid(self) -> bool:
+        """Inputs outside their limits were set aside: results are then not compared with the engine's."""
+        return not any(f.kind == "input" for f in self.findings)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and not self.findings and self.checked > 0
+
+    def add(self, kind: str, where: str, message: str) -> None:
+        self.findings.append(Finding(kind, where, message))
+
+    def text(self) -> str:
+        """The report as a finance reader sees it."""
+        if self.error:
+            return f"{self.path}: cannot be audited: {self.error}"
+        if self.ok:
+            return (f"{self.path}: no problems: {self.checked} formula cells unchanged, cached and recalculated "
+                    f"equal to the engine; every input within its allowed values")
+        lines = [f"{self.path}: {len(self.findings)} problem{'s' if len(self.findings) != 1 else ''}"]
+        for kind, heading in KINDS.items():
+            found = [f for f in self.findings if f.kind == kind]
+            if found:
+                lines += [f"  {heading} ({len(found)})"] + [f"    {f}" for f in found[:50]]
+                if len(found) > 50:
+                    lines.append(f"    … and {len(found) - 50} more")
+        return "\n".join(lines)
+
+
+def same(expected, got) -> bool:
+    """Equal within REL_TOL for numbers; exactly equal for text and TRUE/FALSE. LibreOffice has no logical type:
+    a TRUE/FALSE cell with a boolean number format comes back as 1 or 0."""
+    if isinstance(expected, bool):
+        return got is expected or (type(got) is int and got == int(expected))
+    if isinstance(got, bool):
+        return False
+    if expected == "" and got is None:  # a formula giving "" reads back as an empty cell
+        return True
+    if isinstance(expected, (int, float)) and isinstance(got, (int, float)):
+        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=1e-12)
+    return expected == got
+
+
+def shape(formula: str) -> tuple:
+    """A formula's meaning, spelled as LibreOffice or Excel may re-save it: numbers as numbers (1e9 =
+    1000000000), names in capitals, TRUE() as TRUE, no _xlfn. prefixes, no spaces."""
+    tokens = []
+    for token in Tokenizer(formula).items:
+        if token.type == "WHITE-SPACE":
+            continue
+        value = token.value.replace("_xlfn.", "")
+        if token.type == "OPERAND" and token.subtype == "NUMBER":
+            tokens.append(float(value))
+        elif token.type == "OPERAND" and token.subtype == "TEXT":
+            tokens.append(value)
+        else:
+            tokens.append(value.upper().replace("'", ""))
+    for i in range(len(tokens) - 1):  # TRUE() and FALSE() → TRUE and FALSE
+        if tokens[i] in ("TRUE(", "FALSE(") and tokens[i + 1] == ")":
+            tokens[i], tokens[i + 1] = tokens[i][:-1], None
+    return tuple(t for t in tokens if t is not None)
+
+
+def _scenario(path: Path, report: Report):
+    """The workbook's scenario; inputs outside their limits are reported and set aside (their defaults stand in,
+    so the rest can still be compared)."""
+    data, where = workbook_data(path)
+    for _ in range(10):
+        try:
+            return parse_scenario(data, str(path), where)
+        except ScenarioError as exc:
+            if len(exc.keys) != len(exc.problems):
+                raise
+            for line, key in zip(exc.problems, exc.keys):
+                cell = next((where[key[:n]] for n in range(len(key), 0, -1) if key[:n] in where), str(path))
+                report.add("input", cell, line.split(f"{cell}: ", 1)[-1])
+                _drop(data, key)
+    raise ScenarioError([f"{path}: its inputs cannot be read as a scenario"])
+
+
+def _drop(data: dict, key: tuple) -> None:
+    """Remove the value at a key path, so its default stands in."""
+    node = data
+    for part in key[:-1]:
+        found = isinstance(node, dict) and part in node or isinstance(node, list) and isinstance(part, int) \
+            and part < len(node)
+        if not found:
+            return
+        node = node[part]
+    if key and isinstance(node, dict):
+        node.pop(key[-1], None)
+    elif key and isinstance(node, list) and isinstance(key[-1], int) and key[-1] < len(node):
+        node.pop(key[-1])
+
+
+def _cells(path: Path) -> tuple[dict, dict, list[str]]:
+    """(sheet, A1) → formula text, (sheet, A1) → cached value, and the sheet names, as saved."""
+    formulas = openpyxl.load_workbook(path)
+    cached = openpyxl.load_workbook(path, data_only=True)
+    try:
+        texts = {(ws.title, c.coordinate): c.value for ws in formulas.worksheets for row in ws.iter_rows()
+                 for c in row if c.data_type == "f"}
+        values = {(ws.title, c.coordinate): c.value for ws in cached.worksheets for row in ws.iter_rows()
+                  for c in row if c.value is not None}
+        return texts, values, formulas.sheetnames
+    finally:
+        formulas.close()
+        cached.close()
+
+
+def inspect(path: Path) -> tuple[Report, object | None]:
+    """Everything but the recalculation: inputs, sheets, formulas, error values, cached results. Returns the report
+    and the freshly generated Book (None when the file cannot be read)."""
+    report = Report(Path(path))
+    try:
+        recalc.check_workbook(path)
+        scenario = _scenario(path, report)
+        expected = build(compute(scenario), io.BytesIO())
+        texts, values, sheets = _cells(path)
+    except recalc.WorkbookError as exc:
+        report.error = str(exc)
+        return report, None
+    except ScenarioError as exc:
+        report.error = "\n".join(exc.problems)
+        return report, None
+    except (OSError, KeyError, ValueError) as exc:
+        report.error = f"not a planner workbook, or a damaged one: {exc}"
+        return report, None
+    for name in expected.sheets:
+        if name not in sheets:
+            report.add("sheet", name, "the sheet is missing")
+    for (sheet, cell), formula in expected.texts.items():
+        if sheet not in sheets:
+            continue
+        where = f"{sheet}!{cell}"
+        report.checked += 1
+        saved = texts.get((sheet, cell))
+        value = values.get((sheet, cell))
+        if saved is None:
+            report.add("replaced", where, f"the formula {formula} was overwritten by {value!r}")
+            continue
+        if shape(saved) != shape(formula):
+            report.add("changed", where, f"the formula is now {saved}; the planner writes {formula}")
+        if value is None and expected.formulas[(sheet, cell)] not in ("", None):
+            report.add("uncalculated", where, "no cached result: the file was saved without recalculating")
+        elif report.inputs_valid and not _is_error(value) and not same(expected.formulas[(sheet, cell)], value):
+            report.add("stale", where, f"shows {value!r}, but its inputs give {expected.formulas[(sheet, cell)]!r}")
+    for (sheet, cell), formula in texts.items():
+        if (sheet, cell) not in expected.texts and formula.upper().replace(" ", "") not in LOGICAL:
+            report.add("added", f"{sheet}!{cell}", f"holds the formula {formula}")
+    for (sheet, cell), value in values.items():
+        if _is_error(value):
+            report.add("error", f"{sheet}!{cell}", f"shows the error {value}")
+    _group_uncalculated(report)
+    return report, expected
+
+
+def _is_error(value) -> bool:
+    return isinstance(value, str) and value.startswith(ERRORS)
+
+
+def _group_uncalculated(report: Report) -> None:
+    """A file saved without recalculation misses every cached result: one line per sheet says so."""
+    missing = [f for f in report.findings if f.kind == "uncalculated"]
+    if len(missing) <= 3:
+        return
+    report.findings = [f for f in report.findings if f.kind != "uncalculated"]
+    by_sheet: dict[str, int] = {}
+    for finding in missing:
+        sheet = finding.where.split("!")[0]
+        by_sheet[sheet] = by_sheet.get(sheet, 0) + 1
+    for sheet, count in by_sheet.items():
+        report.add("uncalculated", sheet, f"{count} formula cells have no cached result: the file was saved "
+                                          "without recalculating (open it in Excel or LibreOffice and save it)")
+
+
+def compare_recalculated(report: Report, expected, recalculated: Path) -> None:
+    """Every formula cell of a LibreOffice-recalculated copy against the engine."""
+    values = recalc.read_values(recalculated)
+    if not recalc.canary_recalculated(values, expected.names):
+        report.error = "the recalculation canary kept its poisoned value: LibreOffice did not recalculate"
+        return
+    for key, engine in expected.formulas.items():
+        if not same(engine, values.get(key)):
+            report.add("recalculated", f"{key[0]}!{key[1]}",
+                       f"LibreOffice gives {values.get(key)!r}, the engine {engine!r}")
+
+
+def audit(paths: list[Path], *, recalculate: bool = True) -> list[Report]:
+    """Audit each workbook on its own; with `recalculate`, one LibreOffice call recalculates them all (raises
+    recalc.RecalcError when LibreOffice is missing). A file that cannot be read gets its own error."""
+    inspected = [inspect(Path(p)) for p in paths]
+    readable = [(report, book) for report, book in inspected if book is not None]
+    if recalculate and readable:
+        with tempfile.TemporaryDirectory(prefix="planner-audit-") as work:
+            outputs = recalc.recalculate_each([r.path for r, _ in readable], Path(work))
+            for (report, book), output in zip(readable, outputs):
+                if not isinstance(output, Path):
+                    report.error = str(output)
+                elif report.inputs_valid:
+                    compare_recalculated(report, book, output)
+    return [report for report, _ in inspected]

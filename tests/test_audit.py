@@ -1,0 +1,206 @@
+"""`planner import`, `planner audit` and `planner verify` on workbooks as finance returns them: edited inputs come
+back as a scenario; a formula overwritten or changed, a broken reference, an out-of-range input, a stale or missing
+cache, a deleted sheet are each named with their cell; malformed files exit 2."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from click.testing import CliRunner
+
+from planner.audit import audit, shape
+from planner.cli import main
+from planner.scenario import DEFAULT, load_scenario
+from planner.output import write_outputs
+from tests.conftest import EXAMPLES, catalog_cells, set_cells
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> Path:
+    return write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
+
+
+def address(path: Path, name: str) -> tuple[str, str]:
+    sheet, ref = next(iter(openpyxl.load_workbook(path).defined_names[name].destinations))
+    return sheet, ref.replace("$", "")
+
+
+def edit_cell(source: Path, target: Path, name: str, replace) -> str:
+    """A copy with one named cell's XML rewritten by replace(cell, attributes, formula, cached value) (cached
+    values elsewhere kept, as Excel would save them); returns Sheet!A1."""
+    sheet, cell = address(source, name)
+    index = openpyxl.load_workbook(source, read_only=True).sheetnames.index(sheet) + 1
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename).decode()
+            if item.filename == f"xl/worksheets/sheet{index}.xml":
+                pattern = rf'<c r="{cell}"([^>]*)><f>(.*?)</f><v>(.*?)</v></c>'
+                data, count = re.subn(pattern, lambda m: replace(cell, *m.groups()), data, count=1)
+                assert count == 1
+            zout.writestr(item, data)
+    return f"{sheet}!{cell}"
+
+
+@pytest.fixture(scope="module")
+def tampered(clean, tmp_path_factory) -> dict[str, tuple[Path, str]]:
+    """Each way a workbook stops being the planner's, on its own copy: name → (file, the cell it breaks)."""
+    folder = tmp_path_factory.mktemp("tampered")
+    cases = {}
+
+    def constant(cell, attributes, formula, value):  # the formula replaced by its own value
+        return f'<c r="{cell}"{attributes}><v>{value}</v></c>'
+
+    def scaled(cell, attributes, formula, value):  # a total's formula changed, the same value for 8 GPUs
+        return f'<c r="{cell}"{attributes}><f>({formula})*memory_gpus/8</f><v>{value}</v></c>'
+
+    def always_true(cell, attributes, formula, value):  # the master check's AND replaced by TRUE
+        return f'<c r="{cell}"{attributes}><f>TRUE</f><v>{value}</v></c>'
+
+    def edited_cache(cell, attributes, formula, value):  # the cached result typed over, the formula intact
+        return f'<c r="{cell}"{attributes}><f>{formula}</f><v>999999</v></c>'
+
+    def broken_reference(cell, attributes, formula, value):  # what deleting a row the formula reads leaves
+        return f'<c r="{cell}"{attributes} t="e"><f>#REF!*2</f><v>#REF!</v></c>'
+
+    for name, (target, change) in {"constant": ("hours_cost", constant),
+                                   "scaled": ("memory_training_total_gb", scaled),
+                                   "always true": ("checks_all_pass", always_true),
+                                   "edited cache": ("hours_gpu_hours", edited_cache),
+                                   "broken reference": ("memory_weights_gb", broken_reference)}.items():
+        path = folder / f"{name.replace(' ', '-')}.xlsx"
+        cases[name] = (path, edit_cell(clean, path, target, change))
+    path = folder / "out-of-range.xlsx"
+    set_cells(clean, path, {"hours_mfu": 1.5})  # openpyxl saves without cached results: that is found too
+    cases["out of range"] = (path, "Inputs!" + address(clean, "hours_mfu")[1])
+    path = folder / "no-method.xlsx"
+    book = openpyxl.load_workbook(clean)
+    del book["Method"]
+    book.save(path)
+    cases["no method"] = (path, "Method")
+    return cases
+
+
+@pytest.fixture(scope="module")
+def reports(tampered, clean) -> dict:
+    paths = [clean] + [path for path, _ in tampered.values()]
+    found = audit(paths)
+    return {"clean": found[0], **dict(zip(tampered, found[1:]))}
+
+
+@pytest.mark.usefixtures("libreoffice")
+def test_a_clean_workbook_passes(reports):
+    assert reports["clean"].ok, reports["clean"].text()
+    assert reports["clean"].checked > 150
+
+
+@pytest.mark.usefixtures("libreoffice")
+@pytest.mark.parametrize("case, kind", [
+    ("constant", "replaced"), ("scaled", "changed"), ("always true", "changed"), ("edited cache", "stale"),
+    ("broken reference", "error"), ("out of range", "input"), ("no method", "sheet")])
+def test_each_tampering_is_named_with_its_cell(reports, tampered, case, kind):
+    report = reports[case]
+    _, where = tampered[case]
+    assert not report.ok
+    assert [f for f in report.findings if f.kind == kind and f.where.split(" (")[0] == where], report.text()
+
+
+@pytest.mark.usefixtures("libreoffice")
+def test_the_findings_say_what_happened(reports, tampered):
+    assert "999999" in str(next(f for f in reports["edited cache"].findings if f.kind == "stale"))
+    assert "*memory_gpus/8" in str(next(f for f in reports["scaled"].findings if f.kind == "changed"))
+    out_of_range = reports["out of range"]
+    assert "hours.mfu: value 1.5 is not allowed: Input should be less than or equal to 1" in out_of_range.text()
+    assert any(f.kind == "uncalculated" for f in out_of_range.findings)  # openpyxl saved it without results
+    # only the tampered cell, nothing else, is reported where the rest is intact
+    assert {f.where for f in reports["constant"].findings} == {tampered["constant"][1]}
+    assert {f.where for f in reports["edited cache"].findings} == {tampered["edited cache"][1]}
+
+
+@pytest.mark.usefixtures("libreoffice")
+def test_verify_fails_on_each_tampering_and_audit_exits_1(tampered, clean):
+    result = CliRunner().invoke(main, ["verify", str(clean), *[str(p) for p, _ in tampered.values()]])
+    assert result.exit_code == 1
+    assert f"{clean}: OK" in result.output
+    for path, _ in tampered.values():
+        assert f"{path}: FAILED" in result.output
+    audited = CliRunner().invoke(main, ["audit", str(tampered["always true"][0])])
+    assert audited.exit_code == 1
+    assert "Formulas changed (1)" in audited.output and "Checks!B6" in audited.output
+
+
+@pytest.mark.usefixtures("libreoffice")
+def test_a_workbook_saved_by_libreoffice_verifies_and_imports(clean, tmp_path):
+    """LibreOffice saves TRUE and FALSE as TRUE() and FALSE() and rewrites 1e9 as 1000000000."""
+    from planner import recalc
+    saved = recalc.recalculate([clean], tmp_path / "lo")[0]
+    copy = tmp_path / "saved-by-libreoffice.xlsx"
+    shutil.copy(saved, copy)
+    report = audit([copy])[0]
+    assert report.ok, report.text()
+    imported = CliRunner().invoke(main, ["import", str(copy), "-o", str(tmp_path / "back.yaml")])
+    assert imported.exit_code == 0, imported.output
+    assert load_scenario(tmp_path / "back.yaml").normalised() == DEFAULT.normalised()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_generate_then_import_gives_back_the_same_scenario(example, tmp_path):
+    scenario = load_scenario(example)
+    workbook = write_outputs(scenario, tmp_path)["xlsx"]
+    result = CliRunner().invoke(main, ["import", str(workbook), "-o", str(tmp_path / "back.yaml")])
+    assert result.exit_code == 0, result.output
+    assert load_scenario(tmp_path / "back.yaml").normalised() == scenario.normalised()
+
+
+def test_an_edited_workbook_imports_as_the_edited_scenario(clean, tmp_path):
+    edited = tmp_path / "edited.xlsx"
+    changes = {"memory_strategy": "ddp", "hours_mfu": 0.35, "gpu": "h200",
+               **catalog_cells(clean, [("catalog_gpu", "h200", "price_per_hour", 3.1)])}
+    set_cells(clean, edited, changes)
+    result = CliRunner().invoke(main, ["import", str(edited)])
+    assert result.exit_code == 0, result.output
+    (tmp_path / "back.yaml").write_text(result.output)
+    back = load_scenario(tmp_path / "back.yaml")
+    assert (back.memory.strategy, back.hours.mfu, back.gpu, back.gpu_price) == ("ddp", 0.35, "h200", 3.1)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "the file is empty"), (b"name,gpus\nx,8\n", "not an xlsx workbook"),
+    (None, "not a planner workbook")])
+def test_malformed_files_exit_2_with_a_clear_message(tmp_path, clean, content, message):
+    path = tmp_path / "bad.xlsx"
+    if content is None:  # a real xlsx, but not the planner's
+        book = openpyxl.Workbook()
+        book.save(path)
+    else:
+        path.write_bytes(content)
+    for command in (["import", str(path)], ["audit", str(path), "--no-recalc"]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, (command, result.output)
+        assert message in result.output and "Traceback" not in result.output
+
+
+def test_a_truncated_workbook_exits_2(tmp_path, clean):
+    path = tmp_path / "cut.xlsx"
+    path.write_bytes(clean.read_bytes()[: clean.stat().st_size // 2])
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2 and "not an xlsx workbook" in result.output
+
+
+def test_a_zip_bomb_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/worksheets/sheet1.xml", b"<x>" + b" " * (300 * 1024 * 1024) + b"</x>")
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 2
+    assert "too large when unpacked" in result.output
+
+
+def test_formula_shapes_ignore_how_an_application_respells_them():
+    assert shape("=a/1e9+TRUE") == shape("=A/1000000000+TRUE()")
+    assert shape("=a/1e9") != shape("=a/1e9*memory_gpus/8")
