@@ -68,7 +68,7 @@ def shown(value, kind: str, symbol: str = "$") -> str:
         return yes_no(value)
     formats = {"gb": gb, "kib": gb, "percent": percent, "flops": sci, "hours": millions, "days": days,
                "tera": lambda v: f"{v / 1e12:,.1f}", "money0": lambda v: money(v, symbol),
-               "money": lambda v: money(v, symbol, 2), "ratio": lambda v: f"{v:.2f}",
+               "money": lambda v: money(v, symbol, 2), "ratio": lambda v: f"{v:.2f}", "number": lambda v: f"{v:,.2f}",
                "decimal": lambda v: f"{v:,.4g}"}
     return formats.get(kind, number)(value)
 
