@@ -130,6 +130,17 @@ def _catalog(book: _Book, where: dict) -> dict:
     return section
 
 
+def catalog_rows(path: Path) -> dict[str, int]:
+    """How many rows (profiles: columns) each Catalog block of a workbook has, empty ones included: the workbook it
+    is verified against is built with the same, so a row typed into an empty one moves no cell."""
+    book = openpyxl.load_workbook(path)
+    try:
+        return {block.ids: sum(len(row) for row in _Book(book).cells(block.ids))
+                for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
+    finally:
+        book.close()
+
+
 def scenario_from_workbook(path: Path) -> Scenario:
     """The scenario a planner workbook's input cells and Catalog describe."""
     book = openpyxl.load_workbook(path)
@@ -160,4 +171,4 @@ def scenario_from_workbook(path: Path) -> Scenario:
     return parse_scenario(data, str(path), where)
 
 
-__all__ = ["scenario_from_workbook", "key_path", "ScenarioError"]
+__all__ = ["scenario_from_workbook", "catalog_rows", "key_path", "ScenarioError"]

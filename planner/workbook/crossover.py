@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from planner.engine.crossover import NEVER
 from planner.workbook import kit
-from planner.workbook.catalog import EMPTY_ROWS
+from planner.workbook.catalog import TRAFFIC_PRESETS, block_length
 from planner.workbook.kit import Column, KeyResult, Row
 
 SHEET = "Crossover"
@@ -109,7 +109,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
                   "added there appears here)")
     empty = {column.key: "" for column in PRESETS}
-    rows = table.presets + [empty] * EMPTY_ROWS
+    rows = table.presets + [empty] * (block_length(book, TRAFFIC_PRESETS, len(table.presets)) - len(table.presets))
     sheet.records(list(range(1, len(rows) + 1)), PRESETS, rows, label_header="Catalog row")
     sheet.skip()
 

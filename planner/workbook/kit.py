@@ -237,6 +237,7 @@ class Book:
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1 or range)
     values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
     scenario_line: Formula | None = None  # what every sheet's second row says
+    catalog_rows: dict[str, int] = field(default_factory=dict)  # Catalog ids name → rows an edited workbook had
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
 
     def __post_init__(self):
