@@ -138,7 +138,8 @@ def test_json_holds_the_table():
 
 def test_html_findings_worked_by_hand():
     html = render_html(compute(scenario_with(model="llama-3.1-405b")), generated="2026-01-01")
-    section = html[html.index('<section id="crossover">'):]
+    start = html.index('<section id="crossover">')
+    section = html[start:html.index("</section>", start)]
     # 2Ψ·1e11 = 8.12e22 operations a day; ÷ (989e12 · 0.10 · 3600) = 227,982 GPU-hours, at 2.00: 455,964
     assert "Serving llama-3.1-405b at the popular-app preset&#39;s 100 billion tokens a day takes 8.12e22 " \
            "operations, 227,982 GPU-hours and $455,964 a day on the h100-sxm at 10 % serving MFU." in html
