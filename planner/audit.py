@@ -24,7 +24,7 @@ from openpyxl.formula.tokenizer import Tokenizer
 
 from planner import recalc
 from planner.engine import compute
-from planner.roundtrip import workbook_data
+from planner.roundtrip import catalog_rows, workbook_data
 from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build
 
@@ -178,7 +178,7 @@ def inspect(path: Path) -> tuple[Report, object | None]:
     try:
         recalc.check_workbook(path)
         scenario = _scenario(path, report)
-        expected = build(compute(scenario), io.BytesIO())
+        expected = build(compute(scenario), io.BytesIO(), catalog_rows=catalog_rows(path))
         texts, values, sheets = _cells(path)
     except recalc.WorkbookError as exc:
         report.error = str(exc)

@@ -131,6 +131,17 @@ def _catalog(book: _Book, where: dict) -> dict:
     return section
 
 
+def catalog_rows(path: Path) -> dict[str, int]:
+    """How many rows (profiles: columns) each Catalog block of a workbook has, empty ones included: the workbook it
+    is verified against is built with the same, so a row typed into an empty one moves no cell."""
+    book = openpyxl.load_workbook(path)
+    try:
+        return {block.ids: sum(len(row) for row in _Book(book).cells(block.ids))
+                for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
+    finally:
+        book.close()
+
+
 def workbook_data(path: Path) -> tuple[dict, dict]:
     """The scenario data a planner workbook's input cells and Catalog hold, as typed (not yet validated), and where
     each key came from (Sheet!A1 (name)), for messages."""
@@ -179,4 +190,4 @@ def scenario_yaml(scenario: Scenario) -> str:
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
-__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError"]
+__all__ = ["scenario_from_workbook", "workbook_data", "catalog_rows", "scenario_yaml", "key_path", "ScenarioError"]

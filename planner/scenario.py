@@ -172,7 +172,9 @@ class CustomGPU(GPUEntry):
 
 Fraction = Annotated[float, Field(ge=0, le=1)]
 Profile = Annotated[list[Fraction], Field(min_length=catalog.HOURS_PER_DAY, max_length=catalog.HOURS_PER_DAY)]
-TokensPerDay = Annotated[float, Field(ge=0, le=1e18)]
+# Served tokens are counted: 0 (no traffic: serving never overtakes) or at least one token a day, so the crossing
+# day C / (2·Ψ·D) stays finite over the whole allowed range.
+TokensPerDay = whole(0, 1e18)
 
 
 class CatalogSection(Section):
@@ -274,8 +276,8 @@ class Crossover(Section):
 
     tokens_per_day: Annotated[Union[Annotated[PresetId, Tag("id")], Annotated[TokensPerDay, Tag("number")]],
                               Discriminator(lambda v: "id" if isinstance(v, str) else "number")] = declared(
-        "popular-app", "Served tokens per day D", "tokens per day", "A traffic preset from Catalog, or a number.",
-        kind="text", choices="catalog_traffic_preset_ids")
+        "popular-app", "Served tokens per day D", "tokens per day", "A traffic preset from Catalog, or a whole "
+        "number of tokens (0: no traffic).", kind="count", choices="catalog_traffic_preset_ids")
     serving_mfu: Share = declared(0.10, "Serving MFU", "of peak", "Decode is bound by memory bandwidth: serving "
                                   "often reaches a small share of peak.", kind="percent")
     horizon_days: whole(1, 36_500) = declared(730, "Horizon", "days", "Days after launch the table covers.",

@@ -11,7 +11,7 @@ from pathlib import Path
 from planner import recalc
 from planner.audit import Report, audit, same  # noqa: F401 (same: the one comparison of a cell's value)
 from planner.engine import compute
-from planner.roundtrip import scenario_from_workbook
+from planner.roundtrip import catalog_rows, scenario_from_workbook
 from planner.workbook import build
 
 
@@ -42,9 +42,9 @@ class Verification:
 
 
 def expected_book(path: Path):
-    """The workbook the scenario read from `path` generates, built in memory: its formulas' cached values are the
-    engine's."""
-    return build(compute(scenario_from_workbook(path)), io.BytesIO())
+    """The workbook the scenario read from `path` generates, built in memory with the same Catalog blocks: its
+    formulas' cached values are the engine's."""
+    return build(compute(scenario_from_workbook(path)), io.BytesIO(), catalog_rows=catalog_rows(path))
 
 
 def compare(original: Path, recalculated: Path, book) -> Verification:

@@ -9,7 +9,9 @@ import openpyxl
 import pytest
 
 from planner import recalc
+from planner.scenario import Hours
 from planner.workbook import kit
+from planner.workbook.inputs import Allowed
 from planner.workbook.kit import Column, Row
 
 
@@ -77,3 +79,27 @@ def test_money_formats_follow_the_currency():
     assert book.number_format("money0") == '"€"#,##0'
     assert kit.Book(io.BytesIO(), currency_symbol="CHF").number_format("money") == '#,##0.00" CHF"'
     assert book.number_format("gb", None) == '#,##0.0" GB"' and book.number_format("gb") == "#,##0.0"
+
+
+def test_a_choice_placeholder_shows_an_id_as_itself_and_a_number_with_separators():
+    """{name|choice}: a dropdown cell that may hold a preset id or the number typed instead."""
+    preset = kit.text_formula("traffic {crossover_tokens_per_day|choice}", {"crossover_tokens_per_day": "pilot"})
+    assert preset.formula == ('="traffic "&IFERROR(IF(ISNUMBER(crossover_tokens_per_day),'
+                              'TEXT(crossover_tokens_per_day,"#,##0"),crossover_tokens_per_day),"?")')
+    assert preset.value == "traffic pilot"
+    number = kit.text_formula("{crossover_tokens_per_day|choice}", {"crossover_tokens_per_day": 10**18})
+    assert number.value == "1,000,000,000,000,000,000"  # Excel's TEXT, where "&" alone would give 1E+18
+
+
+def test_a_custom_validation_rule_names_the_cell_it_validates():
+    """Whole numbers beyond 2^31 are validated by a formula over the cell itself (hours.tokens, presets)."""
+    target = io.BytesIO()
+    book = kit.Book(target)
+    sheet = book.sheet("Inputs")
+    sheet.skip(4)
+    rule = Allowed.of(Hours.model_fields["tokens"]).validation()
+    sheet.input("hours_tokens", "Tokens", 15.6e12, kind="count", unit="", note="", validation=rule)
+    book.close()
+    validation = openpyxl.load_workbook(target)["Inputs"].data_validations.dataValidation[0]
+    assert str(validation.sqref) == "B5"
+    assert validation.formula1 == "IF(ISNUMBER(B5),AND(B5>=1e+06,B5<=1e+18,B5=INT(B5)),FALSE)"

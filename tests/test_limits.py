@@ -65,6 +65,10 @@ def extreme_scenarios(draw):
                   "productive_share": draw(anywhere(model.Hours, "productive_share")),
                   "allocations": [{"gpus": draw(anywhere(model.Allocation, "gpus", whole=True)),
                                    "mfu": draw(anywhere(model.Allocation, "mfu"))}]},
+        "crossover": {"tokens_per_day": draw(st.sampled_from([0, 1, 10**18, "popular-app", "edge"])),
+                      "serving_mfu": draw(anywhere(model.Crossover, "serving_mfu")),
+                      "horizon_days": draw(anywhere(model.Crossover, "horizon_days", whole=True))},
+        "catalog": {"traffic_presets": {"edge": draw(st.sampled_from([0, 1, 10**18]))}},
     }
     return parse_scenario(data)
 
@@ -100,7 +104,7 @@ def test_just_outside_a_declared_bound_is_refused(key, value):
 def test_the_workbook_states_the_declared_bounds():
     """Each input's data validation and Checks formula carry the model's own minimum and maximum."""
     scenario = scenario_with()
-    for section in ("memory", "serving", "hours"):
+    for section in ("memory", "serving", "hours", "crossover"):
         for spec in declared_inputs(getattr(scenario, section), section):
             if spec.allowed.type not in ("whole", "decimal"):
                 continue

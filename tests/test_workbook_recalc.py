@@ -156,7 +156,7 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
     book = build(compute(scenario), str(original))
     cases = []
     for spec in every_input(scenario):
-        wrong = [None, "text"] + ([0] if not spec.allowed.minimum or spec.allowed.minimum > 0 else [])
+        wrong = [None, "text"] + ([0] if spec.allowed.minimum is None or spec.allowed.minimum > 0 else [])
         if spec.allowed.maximum is not None:
             above = spec.allowed.maximum * 1.001 + (1 if spec.allowed.type == "whole" else 0)
             above = round(above) if spec.allowed.type == "whole" else above

@@ -20,11 +20,13 @@ INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_
                "memory_activation_checkpointing", "serving_users", "serving_sequence_length",
                "serving_tensor_parallel", "hours_tokens", "hours_mfu", "hours_activation_recompute", "hours_gpus",
                "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
-               "hours_allocations_2_gpus", "hours_allocations_2_mfu"]
+               "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",
+               "crossover_serving_mfu", "crossover_horizon_days"]
 HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
                   "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
                   "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
-                  "hours_gpu_hours", "hours_allocated_gpu_hours", "hours_days", "hours_cost"]
+                  "hours_gpu_hours", "hours_allocated_gpu_hours", "hours_days", "hours_cost", "crossover_day_flops",
+                  "crossover_day_gpu_hours"]
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "IF", "IFERROR", "INDEX",
                       "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
@@ -48,8 +50,8 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 
 def test_sheets_in_order(workbook):
-    assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Catalog",
-                                                           "Checks", "Method"]
+    assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Crossover",
+                                                           "Catalog", "Checks", "Method"]
 
 
 def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
@@ -86,6 +88,7 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert lists[cell_of(book, "gpu").coordinate] == "catalog_gpu_ids"
     assert lists[cell_of(book, "memory_strategy").coordinate] == "catalog_strategy_ids"
     assert lists[cell_of(book, "memory_activation_checkpointing").coordinate] == '"TRUE,FALSE"'
+    assert lists[cell_of(book, "crossover_tokens_per_day").coordinate] == "catalog_traffic_preset_ids"
     sheet, ref = next(iter(book.defined_names["catalog_gpu_ids"].destinations))
     ids = [row[0].value for row in book[sheet][ref.replace("$", "")]]
     assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x", None, None, None]
@@ -141,7 +144,7 @@ def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, form
                     (where, token.value, formula)
 
 
-def test_memory_and_hours_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(workbook, formulas):
+def test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(workbook, formulas):
     book = openpyxl.load_workbook(workbook)
     named = {}
     for name, defined in book.defined_names.items():
@@ -149,7 +152,7 @@ def test_memory_and_hours_formulas_hold_no_method_constant_and_no_address_where_
             if ":" not in ref:
                 named[(sheet, ref.replace("$", ""))] = name
     for (sheet, cell), formula in formulas.items():
-        if sheet not in ("Memory", "Hours"):
+        if sheet not in ("Memory", "Hours", "Crossover"):
             continue
         for token in Tokenizer(formula).items:
             if token.type == "OPERAND" and token.subtype == "NUMBER":
@@ -192,7 +195,7 @@ def test_units_show_once(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 4
+    assert len(charts) == 6
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:

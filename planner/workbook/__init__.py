@@ -32,13 +32,15 @@ def general_inputs(scenario) -> list[tuple[Any, Any]]:
     return [(i, i.value) for i in model_and_gpu] + [(PRICE, scenario.gpu_price), (currency, scenario.currency)]
 
 
-def build(results, target: Any, *, generated: dt.date | None = None) -> kit.Book:
+def build(results, target: Any, *, generated: dt.date | None = None,
+          catalog_rows: dict[str, int] | None = None) -> kit.Book:
     """Write the workbook for `results` to a path or binary file; returns the Book with every formula's cached
-    value and every defined name."""
+    value and every defined name. `catalog_rows` lays the Catalog blocks out as an edited workbook had them
+    (roundtrip.catalog_rows), so the two can be compared cell by cell."""
     scenario = results.scenario
     date = (generated or dt.date.today()).isoformat()
     book = kit.Book(target, currency_symbol=scenario.currency_symbol, header=f"{scenario.name} · {date}",
-                    generated=date)
+                    generated=date, catalog_rows=catalog_rows or {})
     general, sections = general_inputs(scenario), input_sections(scenario)
     every_input = [i for i, _ in general if isinstance(i, Input)] + [i for _, items in sections for i in items]
     book.values.update({i.name: i.value for i in every_input})

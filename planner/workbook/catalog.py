@@ -81,6 +81,13 @@ BLOCKS = (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (st
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 
 
+def block_length(book: kit.Book, block: Block, entries: int) -> int:
+    """The rows (profiles: columns) a block is written with: its entries and EMPTY_ROWS empty ones; or, for the
+    workbook an edited one is verified against, as many as that one had (a row typed into an empty row leaves one
+    empty row fewer)."""
+    return max(entries, book.catalog_rows.get(block.ids, entries + EMPTY_ROWS))
+
+
 def write(book: kit.Book, results) -> kit.Sheet:
     merged, own = results.scenario.merged_catalog, results.scenario.catalog
     sheet = book.sheet("Catalog", [("", 17)] * len(MODELS.columns), label_width=18, note_width=2, unit_width=2)
@@ -103,11 +110,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
 
 def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> None:
-    """A block of entries and EMPTY_ROWS empty rows; every column named over the whole block."""
+    """A block of entries and its empty rows; every column named over the whole block."""
     sheet.section(block.title)
     sheet.heading_row([block.id_header] + [column.header for column in block.columns], height=45)
     first = sheet.row_index
-    for values in rows + [{}] * EMPTY_ROWS:
+    for values in rows + [{}] * (block_length(book, block, len(rows)) - len(rows)):
         r = sheet.row_index
         sheet.input_cell(r, 0, values.get("id", ""), "text", ID_RULE)
         cells = {column.key: xl_rowcol_to_cell(r, col) for col, column in enumerate(block.columns, start=1)}
@@ -129,10 +136,10 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
 
 
 def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple]) -> None:
-    """Demand profiles, one per column (ids across the top, hours 0 … 23 down), and EMPTY_ROWS empty columns."""
+    """Demand profiles, one per column (ids across the top, hours 0 … 23 down), and empty columns."""
     sheet.section(PROFILES.title)
     heading = sheet.heading_row([PROFILES.id_header], height=15)
-    columns = list(profiles.items()) + [("", None)] * EMPTY_ROWS
+    columns = list(profiles.items()) + [("", None)] * (block_length(book, PROFILES, len(profiles)) - len(profiles))
     fraction = PROFILES.columns[0]
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
     for col, (key, values) in enumerate(columns, start=1):

@@ -26,7 +26,7 @@ LARGEST_WHOLE_RULE = 2**31 - 1  # spreadsheets' whole-number validation stops he
 class Allowed:
     """What a cell may hold, read from a scenario field's declaration."""
 
-    type: str  # "bool", "choice", "whole", "decimal", "text", "choice_or_number"
+    type: str  # "bool", "choice", "whole", "decimal", "text", "choice_or_number", "choice_or_whole"
     minimum: float | None = None
     maximum: float | None = None
     choices: str | None = None  # a defined name listing the allowed ids
@@ -42,8 +42,10 @@ class Allowed:
         kinds = _base_types(info.annotation)
         if bool in kinds:
             kind = "bool"
-        elif choices and (int in kinds or float in kinds):
+        elif choices and float in kinds:
             kind = "choice_or_number"
+        elif choices and int in kinds:
+            kind = "choice_or_whole"
         elif choices:
             kind = "choice"
         elif int in kinds:
@@ -61,10 +63,10 @@ class Allowed:
         if self.type == "bool":
             return {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
                     "error_message": "Choose TRUE or FALSE.", **common}
-        if self.type in ("choice", "choice_or_number"):
+        if self.type in ("choice", "choice_or_number", "choice_or_whole"):
             rule = {"validate": "list", "source": f"={self.choices}", "error_title": "Not in the list",
                     "error_message": self.words(), **common}
-            if self.type == "choice_or_number":
+            if self.type != "choice":
                 rule["error_type"] = "information"  # a number is allowed too: the Checks sheet checks it
             return rule
         if self.type == "text":
@@ -86,9 +88,10 @@ class Allowed:
             rule = f"IF(ISLOGICAL({ref}),OR({ref}=TRUE,{ref}=FALSE),FALSE)"
         elif self.type == "choice":
             rule = f"AND(ISTEXT({ref}),ISNUMBER(MATCH({ref},{self.choices},0)))"
-        elif self.type == "choice_or_number":
+        elif self.type in ("choice_or_number", "choice_or_whole"):
+            whole = f",{ref}=INT({ref})" if self.type == "choice_or_whole" else ""
             rule = (f"OR(AND(ISTEXT({ref}),ISNUMBER(MATCH({ref},{self.choices},0))),"
-                    f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}),FALSE))")
+                    f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE))")
         elif self.type == "text":
             rule = f"AND(ISTEXT({ref}),LEN({ref})>=1,LEN({ref})<=64)"
         else:
@@ -116,8 +119,9 @@ class Allowed:
             return "TRUE or FALSE."
         if self.type == "choice":
             return f"One of {self.choices}{blank}."
-        if self.type == "choice_or_number":
-            return f"One of {self.choices}, or a number from {self.minimum:,g} to {self.maximum:,g}."
+        if self.type in ("choice_or_number", "choice_or_whole"):
+            what = "a whole number" if self.type == "choice_or_whole" else "a number"
+            return f"One of {self.choices}, or {what} from {self.minimum:,g} to {self.maximum:,g}."
         if self.type == "text":
             return "Text of 1 to 64 characters."
         what = "A whole number" if self.type == "whole" else "A number"

@@ -148,7 +148,8 @@ class Column:
 @dataclass(frozen=True)
 class KeyResult:
     """A Cover key result: a headline name, its label (a text template: {name} or {name|count}, {name|tera},
-    {name|percent} read inputs, so the label follows them), its kind and unit (shown in the number format)."""
+    {name|percent}, {name|choice} read inputs, so the label follows them), its kind and unit (shown in the number
+    format)."""
 
     name: str
     label: str
@@ -205,6 +206,9 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
         if kind is None:
             parts.append(name)
             texts.append(str(values[name]))
+        elif kind == "choice":  # an id from a dropdown as itself, or the number typed instead with separators
+            parts.append(f'IFERROR(IF(ISNUMBER({name}),TEXT({name},"#,##0"),{name}),"?")')
+            texts.append(str(values[name]) if isinstance(values[name], str) else excel_fixed(values[name], 0))
         else:
             excel_format, divisor, decimals = TEXT_FORMATS[kind]
             number = f"{name}/{divisor:g}" if divisor else name
@@ -234,6 +238,7 @@ class Book:
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1 or range)
     values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
     scenario_line: Formula | None = None  # what every sheet's second row says
+    catalog_rows: dict[str, int] = field(default_factory=dict)  # Catalog ids name → rows an edited workbook had
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -515,10 +520,11 @@ class Sheet:
         self.row_index += 1
         return row
 
-    def records(self, labels: Sequence[str], columns: Sequence[Column], values: Sequence[dict], *,
+    def records(self, labels: Sequence[str | int], columns: Sequence[Column], values: Sequence[dict], *,
                 label_header: str = "") -> tuple[int, int, int]:
         """A table with one row per item (labels in column A) and one formula column per Column, registered under
-        the columns' keys. `values` holds one dict per row, keyed by column. Returns (header row, first row,
+        the columns' keys. `values` holds one dict per row, keyed by column. A whole-number label (a step, a
+        position) is written as a number, so formulas can read it as {label}. Returns (header row, first row,
         last row), 0-based."""
         header = self.heading_row([label_header] + [column.header for column in columns])
         first, last = header + 1, header + len(labels)
@@ -526,7 +532,10 @@ class Sheet:
             self.places[column.key] = Place("column", first, col, last, col)
         for i, label in enumerate(labels):
             r = first + i
-            self._label(r, str(label))
+            if isinstance(label, int):
+                self.ws.write_number(r, 0, label, self.book.styles.label)
+            else:
+                self._label(r, str(label))
             extra = {"label": xl_rowcol_to_cell(r, 0, False, True), "i": str(i + 1)}
             for col, column in enumerate(columns, start=1):
                 template = column.template(i) if callable(column.template) else column.template
@@ -597,6 +606,9 @@ class Sheet:
         else:
             self.ws.write_number(row, col, value, style)
         if validation:
+            if validation.get("validate") == "custom":  # the rule's "{cell}" is the cell it validates
+                validation = {**validation, "value": validation["value"].replace("{cell}",
+                                                                                 xl_rowcol_to_cell(row, col))}
             self.ws.data_validation(row, col, row, col, validation)
 
 

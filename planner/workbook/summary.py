@@ -38,6 +38,8 @@ def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, ge
             value = row[name]
             if isinstance(value, bool):
                 sheet.write_boolean(r, c, value, formats[kind])
+            elif isinstance(value, str):  # a word where a number would be ("never")
+                sheet.write_string(r, c, value, text)
             elif value is not None and value == value:  # not a failed scenario's blank (NaN in the table)
                 sheet.write_number(r, c, float(value), formats[kind])
     sheet.set_column(0, 0, 48)

@@ -1,0 +1,145 @@
+"""The Crossover sheet (METHOD.md §3): serving per day, training paid once (read from Hours), the two crossing days,
+every Catalog traffic preset with its crossing days, and the cumulative table from launch to the horizon with its
+charts under it."""
+
+from __future__ import annotations
+
+from planner.engine.crossover import NEVER
+from planner.workbook import kit
+from planner.workbook.catalog import TRAFFIC_PRESETS, block_length
+from planner.workbook.kit import Column, KeyResult, Row
+
+SHEET = "Crossover"
+INPUTS = ("crossover",)
+
+SERVING = [
+    Row("tokens_per_day", "Served tokens per day D",
+        "=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
+        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", "count", "tokens a day",
+        "The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
+        name="crossover_served_tokens_per_day"),
+    Row("serving_flops_per_day", "Serving operations per day 2·Ψ·D",
+        "=serving_ops_per_param_token*model_params*crossover_served_tokens_per_day", "flops", "FLOP a day",
+        "The forward pass alone: 2 operations per parameter per token", name="crossover_serving_flops_per_day"),
+    Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
+        "=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)", "number",
+        "GPU-hours a day", "2·Ψ·D / (peak · serving MFU · 3600 s)", name="crossover_serving_gpu_hours_per_day"),
+    Row("serving_cost_per_day", "Serving cost per day", "=crossover_serving_gpu_hours_per_day*price_per_gpu_hour",
+        "money0", "per day", "At the GPU's price per GPU-hour (Catalog)"),
+]
+
+TRAINING = [
+    Row("training_flops", "Training operations C", "=hours_training_flops", "flops",
+        note="Hours: 6·Ψ·T, 8·Ψ·T with recomputation"),
+    Row("training_gpu_hours", "Training GPU-hours H", "=hours_gpu_hours", "hours",
+        note="Hours, before the productive share: the comparison is of work, not of allocations"),
+    Row("training_cost", "Training cost at H", "={training_gpu_hours}*price_per_gpu_hour", "money0", "",
+        "H × the price; Hours' cost pays for the allocated H / q"),
+    Row("break_even_tokens", "Served tokens matching training, C / (2·Ψ)",
+        "=hours_training_flops/(serving_ops_per_param_token*model_params)", "tera", "T tokens",
+        "Serving's operations equal training's once this many tokens are served", name="crossover_break_even_tokens"),
+    Row("break_even_over_training_tokens", "… in training tokens T", "=crossover_break_even_tokens/hours_tokens",
+        "ratio", "× T", "3 (= 6 / 2); 4 with activation recomputation (8 / 2)"),
+]
+
+CROSSING = [
+    Row("day_flops", "Crossing day in operations",
+        f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_training_flops/crossover_serving_flops_per_day)',
+        "days", note="Serving's operations overtake training's: C / (2·Ψ·D) = 3·T / D without recomputation; "
+        "\"never\" without traffic",
+        name="crossover_day_flops", bold=True),
+    Row("day_gpu_hours", "Crossing day in GPU-hours",
+        f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_gpu_hours/crossover_serving_gpu_hours_per_day)',
+        "days", note="H / serving GPU-hours per day: earlier when serving runs at a lower MFU than training",
+        name="crossover_day_gpu_hours", bold=True),
+]
+
+
+def _if_preset(formula: str) -> str:
+    """A preset column's formula, empty on a Catalog row without an id."""
+    return f'=IF({{preset}}="","",{formula})'
+
+
+PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows included
+    Column("preset", "Preset", '=IF(INDEX(catalog_traffic_preset_ids,{label})="","",'
+           "INDEX(catalog_traffic_preset_ids,{label}))", "text"),
+    Column("tokens_per_day", "Tokens a day", _if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
+           "count"),
+    Column("serving_gpu_hours_per_day", "GPU-hours a day", _if_preset(
+        "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)"),
+        "number"),
+    Column("day_flops", "Day, operations", _if_preset(
+        f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_params'
+        "*{tokens_per_day}))"), "days"),
+    Column("day_gpu_hours", "Day, GPU-hours", _if_preset(
+        f'IF({{tokens_per_day}}=0,"{NEVER}",hours_gpu_hours/{{serving_gpu_hours_per_day}})'), "days"),
+]
+
+CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising
+    Column("day", "Day", "={label}*crossover_horizon_days/100", "days"),
+    Column("training_flops", "Training operations", "=hours_training_flops", "flops"),
+    Column("serving_flops", "Serving operations", "={day}*crossover_serving_flops_per_day", "flops"),
+    Column("total_flops", "Total operations", "={training_flops}+{serving_flops}", "flops"),
+    Column("training_gpu_hours", "Training GPU-hours", "=hours_gpu_hours", "hours"),
+    Column("serving_gpu_hours", "Serving GPU-hours", "={day}*crossover_serving_gpu_hours_per_day", "hours"),
+    Column("total_gpu_hours", "Total GPU-hours", "={training_gpu_hours}+{serving_gpu_hours}", "hours"),
+    Column("training_cost", "Training cost", "={training_gpu_hours}*price_per_gpu_hour", "money0"),
+    Column("serving_cost", "Serving cost", "={serving_gpu_hours}*price_per_gpu_hour", "money0"),
+    Column("total_cost", "Total cost", "={training_cost}+{serving_cost}", "money0"),
+]
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table = results.crossover
+    widths = [14, 17] + [13] * (len(CUMULATIVE) - 3) + [18]  # the last column holds the scenario's values
+    sheet = book.sheet(SHEET, [("", w) for w in widths], label_width=40, unit_width=16, note_width=44)
+    sheet.title("Crossover: serving against training", "METHOD.md §3: training is paid once; every served token "
+                "costs 2·Ψ operations. Training's operations and GPU-hours are read from Hours.")
+
+    sheet.section("Serving, every day after launch")
+    sheet.rows(SERVING, table.scalars)
+    sheet.skip()
+    sheet.section("Training, paid once (from Hours)")
+    sheet.rows(TRAINING, table.scalars)
+    sheet.skip()
+    sheet.section("When serving overtakes training")
+    sheet.rows(CROSSING, table.scalars)
+    sheet.skip()
+
+    sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
+                  "added there appears here)")
+    empty = {column.key: "" for column in PRESETS}
+    rows = table.presets + [empty] * (block_length(book, TRAFFIC_PRESETS, len(table.presets)) - len(table.presets))
+    sheet.records(list(range(1, len(rows) + 1)), PRESETS, rows, label_header="Catalog row")
+    sheet.skip()
+
+    sheet.section("Cumulative from launch to the horizon: training flat, serving rising")
+    sheet.records([row["step"] for row in table.cumulative], CUMULATIVE, table.cumulative, label_header="Step i")
+    _chart(book, sheet, "flops", "Cumulative operations", "Operations", "0.0E+00")
+    _chart(book, sheet, "gpu_hours", "Cumulative GPU-hours", "GPU-hours", '#,##0.0,,"M"')
+    return sheet
+
+
+def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, title: str, axis: str, number_format: str) -> None:
+    """Training's flat line against serving's rising one over the days; the axes follow the horizon."""
+    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
+    days = sheet.series("day")
+    for part, colour in (("training", "#4472C4"), ("serving", "#ED7D31")):
+        values = sheet.series(f"{part}_{quantity}")
+        chart.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": days, "values": values,
+                          "line": {"color": colour, "width": 2.25}, "marker": {"type": "none"}})
+    chart.set_title({"name": title})
+    chart.set_x_axis({"name": "Days after launch", "num_format": "#,##0", "min": 0})
+    chart.set_y_axis({"name": axis, "num_format": number_format, "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    sheet.chart(chart)
+
+
+KEY_RESULTS = [
+    KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
+              "{crossover_tokens_per_day|choice}", "days", "days"),
+    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu|percent} MFU", "days",
+              "days"),
+]
+
+CHECKS: list = []
