@@ -292,7 +292,7 @@ class Cluster(Section):
                                                             "failures and spikes: separate pools add it to the "
                                                             "peak, a shared cluster to each hour's demand.",
                                                             kind="percent")
-    profile: Union[ProfileId, Profile] = declared("office-assistant", "Demand profile", "", "24 hourly fractions of "
+    profile: _choice(ProfileId, Profile) = declared("office-assistant", "Demand profile", "", "24 hourly fractions of "
                                                   "the peak, one profile per column on Catalog; add your own there.",
                                                   kind="text",
                                                   choices="catalog_profile_ids")

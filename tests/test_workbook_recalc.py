@@ -156,7 +156,7 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
     book = build(compute(scenario), str(original))
     cases = []
     for spec in every_input(scenario):
-        wrong = [None, "text"] + ([0] if not spec.allowed.minimum or spec.allowed.minimum > 0 else [])
+        wrong = [None, "text"] + ([0] if spec.allowed.minimum is None or spec.allowed.minimum > 0 else [])
         if spec.allowed.maximum is not None:
             above = spec.allowed.maximum * 1.001 + (1 if spec.allowed.type == "whole" else 0)
             above = round(above) if spec.allowed.type == "whole" else above
@@ -249,6 +249,12 @@ def scenarios(draw):
                   "allocations": draw(st.lists(st.fixed_dictionaries(
                       {"gpus": st.integers(1, 100_000), "mfu": share}), min_size=1, max_size=4))},
     }
+    peak, spare = draw(st.integers(0, 5000)), draw(st.floats(0, 2))
+    data["cluster"] = {"inference_peak_gpus": peak, "spare": spare,
+                       "gpus": int(peak * (1 + spare)) + 1 + draw(st.integers(0, 50_000)),  # the pool fits
+                       "profile": draw(st.sampled_from(list(catalog.PROFILES)) | st.lists(
+                           st.floats(0, 1), min_size=24, max_size=24)),
+                       "restart_cost_gpu_hours": draw(st.floats(0, 1000))}
     if draw(st.booleans()):
         data["price_per_gpu_hour"] = draw(st.floats(0, 50))
     return parse_scenario(data)
