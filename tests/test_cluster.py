@@ -6,10 +6,12 @@ profiles switched, edited and added on Catalog."""
 from __future__ import annotations
 
 import math
+import re
 
 import openpyxl
 import pytest
 from click.testing import CliRunner
+from openpyxl.formula.tokenizer import Tokenizer
 
 from planner import recalc
 from planner.cli import main
@@ -156,6 +158,30 @@ def test_bad_cluster_input_exits_2_naming_file_line_and_key(tmp_path, text, expe
     for fragment in expected:
         assert fragment in result.output
     assert not out.exists()
+
+
+# The workbook ------------------------------------------------------------------------------------------------------
+def test_cluster_formulas_use_named_constants_and_look_up_each_hour(tmp_path):
+    """No number in a Cluster formula but 0 and 1 (CEIL9 reads gpu_rounding_decimals), except each hour's row in
+    the profile (hour h is row h + 1 of catalog_profile_fractions); every other column is one formula copied down."""
+    path = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(path))
+    sheet = openpyxl.load_workbook(path)["Cluster"]
+    shapes: dict[int, set] = {}
+    for row in sheet.iter_rows():
+        for cell in (c for c in row if c.data_type == "f"):
+            numbers = {t.value for t in Tokenizer(cell.value).items if t.subtype == "NUMBER"}
+            if "catalog_profile_fractions," in cell.value and "MAX(" not in cell.value:
+                assert numbers - {"0"} == {str(int(sheet.cell(cell.row, 1).value) + 1)}, cell.value
+                continue
+            assert numbers <= {"0", "1"}, (cell.coordinate, cell.value)
+            if "ROUNDUP(" in cell.value:
+                assert "ROUND(" in cell.value and ",gpu_rounding_decimals),0)" in cell.value, cell.value
+            if str(sheet.cell(cell.row, 1).value).isdigit():  # the hour-by-hour table
+                relative = re.sub(r"(\$?[A-Z]+)(\d+)", lambda m: f"{m[1]}[{int(m[2]) - cell.row}]", cell.value)
+                shapes.setdefault(cell.column, set()).add(relative)
+    assert len(shapes) == 7 and all(len(shape) == 1 for shape in list(shapes.values())[:-1])
+    assert len(shapes[max(shapes)]) == 2  # preemptions: hour 0 reads hour 23, the others the hour before
 
 
 # The workbook, recalculated by LibreOffice ---------------------------------------------------------------------
