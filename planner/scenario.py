@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from planner import catalog, yamlfile
+from planner.engine.cluster import serving_pool
 from planner.engine.memory import params_from_architecture
 
 COUNT_MAX = 10**9  # the largest count any input takes (GPUs, users, sequence length, …)
@@ -287,13 +288,17 @@ class Crossover(Section):
 class Cluster(Section):
     model_config = ConfigDict(title="Cluster over 24 hours")
 
-    gpus: Count = declared(1024, "Cluster GPUs N", "GPUs", kind="count")
+    gpus: Count = declared(1024, "Cluster GPUs N", "GPUs", "The whole cluster, for inference and training.",
+                           kind="count")
     inference_peak_gpus: whole(0) = declared(600, "Inference peak P", "GPUs", "GPUs inference needs at its busiest "
                                              "hour.", kind="count")
     spare: Annotated[float, Field(ge=0, le=10)] = declared(0.10, "Spare share r", "of demand", "Held ready for "
-                                                            "failures and spikes.", kind="percent")
-    profile: Union[ProfileId, Profile] = declared("office-assistant", "Demand profile", "", "24 hourly fractions of "
-                                                  "the peak, from Catalog.", kind="text",
+                                                            "failures and spikes: separate pools add it to the "
+                                                            "peak, a shared cluster to each hour's demand.",
+                                                            kind="percent")
+    profile: _choice(ProfileId, Profile) = declared("office-assistant", "Demand profile", "", "24 hourly fractions of "
+                                                  "the peak, one profile per column on Catalog; add your own there.",
+                                                  kind="text",
                                                   choices="catalog_profile_ids")
     restart_cost_gpu_hours: Annotated[float, Field(ge=0, le=1000)] = declared(
         0.25, "Restart cost c", "GPU-hours", "Per preempted GPU: work since the last checkpoint plus restart.",
@@ -597,7 +602,8 @@ def _unknown(kind: str, value: str, known) -> str:
 
 
 def _cross_checks(scenario: Scenario) -> list[Problem]:
-    """Rules that join several inputs: ids in the merged catalog, parallelism that fits the chosen model."""
+    """Rules that join several inputs: ids in the merged catalog, a serving pool within the cluster, parallelism
+    that fits the chosen model."""
     merged, problems = _merge(scenario.catalog)
     if problems:
         return problems
@@ -617,6 +623,14 @@ def _cross_checks(scenario: Scenario) -> list[Problem]:
             problems.append((loc, value, _unknown(kind, value, known) + other))
     if problems:
         return problems
+    c = scenario.cluster
+    busiest = max(merged.profiles[c.profile])
+    pool = serving_pool(c.inference_peak_gpus, merged.profiles[c.profile], c.spare)
+    if pool > c.gpus:
+        problems.append((("cluster", "inference_peak_gpus"), c.inference_peak_gpus,
+                         f"the serving pool, peak demand {c.inference_peak_gpus * busiest:,.6g} GPUs ({c.profile}'s "
+                         f"busiest hour, {busiest * 100:.4g} % of the peak) plus {c.spare * 100:.4g} % spare rounded "
+                         f"up, is {pool:,.0f} GPUs: more than the cluster's {c.gpus:,} (cluster.gpus)"))
     model = merged.models[scenario.model]
     for section in ("memory", "serving"):
         t = getattr(scenario, section).tensor_parallel

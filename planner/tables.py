@@ -49,4 +49,5 @@ TABLES = [
     Table("memory"),
     Table("hours"),
     Table("crossover"),
+    Table("cluster"),
 ]

@@ -48,10 +48,11 @@ def extreme_scenarios(draw):
                   "price_per_hour": draw(anywhere(model.GPUEntry, "price_per_hour"))}
     t = draw(st.sampled_from([1, heads]))
     p = draw(st.sampled_from([1, layers]))
+    peak = draw(st.sampled_from([0, 1, 90_000_000]))
     data = {
         "name": "edges",
         "model": custom_model, "gpu": custom_gpu,
-        "memory": {"gpus": t * p * draw(st.sampled_from([1, 1000] if t * p <= 10**6 else [1])), "tensor_parallel": t,
+        "memory": {"gpus": t * p * draw(st.sampled_from([1, min(1000, 10**9 // (t * p))])), "tensor_parallel": t,
                    "pipeline_parallel": p,
                    "sequence_length": draw(anywhere(model.Memory, "sequence_length", whole=True)),
                    "micro_batch": draw(anywhere(model.Memory, "micro_batch", whole=True)),
@@ -69,6 +70,11 @@ def extreme_scenarios(draw):
                       "serving_mfu": draw(anywhere(model.Crossover, "serving_mfu")),
                       "horizon_days": draw(anywhere(model.Crossover, "horizon_days", whole=True))},
         "catalog": {"traffic_presets": {"edge": draw(st.sampled_from([0, 1, 10**18]))}},
+        # a cluster of 11 × the peak holds the pool at any spare share up to 10 (1000 %)
+        "cluster": {"inference_peak_gpus": peak, "gpus": draw(st.sampled_from([max(1, 11 * peak), 10**9])),
+                    "spare": draw(anywhere(model.Cluster, "spare")),
+                    "restart_cost_gpu_hours": draw(anywhere(model.Cluster, "restart_cost_gpu_hours")),
+                    "profile": draw(st.sampled_from(["office-assistant", [0.0] * 24, [1.0] * 24]))},
     }
     return parse_scenario(data)
 

@@ -249,6 +249,12 @@ def scenarios(draw):
                   "allocations": draw(st.lists(st.fixed_dictionaries(
                       {"gpus": st.integers(1, 100_000), "mfu": share}), min_size=1, max_size=4))},
     }
+    peak, spare = draw(st.integers(0, 5000)), draw(st.floats(0, 2))
+    data["cluster"] = {"inference_peak_gpus": peak, "spare": spare,
+                       "gpus": int(peak * (1 + spare)) + 1 + draw(st.integers(0, 50_000)),  # the pool fits
+                       "profile": draw(st.sampled_from(list(catalog.PROFILES)) | st.lists(
+                           st.floats(0, 1), min_size=24, max_size=24)),
+                       "restart_cost_gpu_hours": draw(st.floats(0, 1000))}
     if draw(st.booleans()):
         data["price_per_gpu_hour"] = draw(st.floats(0, 50))
     return parse_scenario(data)

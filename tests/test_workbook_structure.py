@@ -21,12 +21,15 @@ INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_
                "serving_tensor_parallel", "hours_tokens", "hours_mfu", "hours_activation_recompute", "hours_gpus",
                "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
                "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",
-               "crossover_serving_mfu", "crossover_horizon_days"]
+               "crossover_serving_mfu", "crossover_horizon_days", "cluster_gpus",
+               "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile", "cluster_restart_cost_gpu_hours"]
 HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
                   "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
                   "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
                   "hours_gpu_hours", "hours_allocated_gpu_hours", "hours_days", "hours_cost", "crossover_day_flops",
-                  "crossover_day_gpu_hours"]
+                  "crossover_day_gpu_hours", "cluster_training_gpu_hours_separate", "cluster_training_gpu_hours_shared",
+                  "cluster_moved_gpu_hours", "cluster_idle_gpu_hours_separate", "cluster_preemptions",
+                  "cluster_net_gain_gpu_hours"]
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "IF", "IFERROR", "INDEX",
                       "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
@@ -51,7 +54,7 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 def test_sheets_in_order(workbook):
     assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Crossover",
-                                                           "Catalog", "Checks", "Method"]
+                                                           "Cluster", "Catalog", "Checks", "Method"]
 
 
 def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
@@ -195,7 +198,7 @@ def test_units_show_once(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 6
+    assert len(charts) == 8
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:

@@ -70,8 +70,8 @@ def shown(value, kind: str, symbol: str = "$") -> str:
         return value
     formats = {"gb": gb, "kib": gb, "percent": percent, "flops": sci, "hours": millions, "days": days,
                "tera": lambda v: f"{v / 1e12:,.1f}", "money0": lambda v: money(v, symbol),
-               "money": lambda v: money(v, symbol, 2), "ratio": lambda v: f"{v:.2f}", "number": lambda v: f"{v:,.2f}",
-               "decimal": lambda v: f"{v:,.4g}"}
+               "money": lambda v: money(v, symbol, 2), "ratio": lambda v: f"{v:.2f}",
+               "decimal": lambda v: f"{v:,.4g}", "number": lambda v: f"{v:,.2f}"}
     return formats.get(kind, number)(value)
 
 

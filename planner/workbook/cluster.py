@@ -1,0 +1,143 @@
+"""The Cluster sheet (METHOD.md §4): one GPU cluster over 24 hours, separate pools against a shared cluster with
+preemption. The serving pool, the 24 hours (the chosen profile's fractions looked up in Catalog), the day's totals,
+and a 24-hour stack for each mode."""
+
+from __future__ import annotations
+
+from planner.workbook import kit
+from planner.workbook.kit import Check, Column, KeyResult, Row
+
+SHEET = "Cluster"
+INPUTS = ("cluster",)
+
+
+def ceil9(x: str) -> str:
+    """CEIL9(x) in the sheet: round to gpu_rounding_decimals, then up to a whole GPU."""
+    return f"ROUNDUP(ROUND({x},gpu_rounding_decimals),0)"
+
+
+POOL = [
+    Row("peak_fraction", "Busiest hour of the profile, max f_h",
+        "=MAX(INDEX(catalog_profile_fractions,0,MATCH(cluster_profile,catalog_profile_ids,0)))", "percent",
+        "of peak", "The chosen profile's largest fraction, from Catalog.", name="cluster_peak_fraction"),
+    Row("peak_demand_gpus", "Peak demand max D_h", "=cluster_inference_peak_gpus*{peak_fraction}", "number", "GPUs",
+        "P · max f_h", name="cluster_peak_demand_gpus"),
+    Row("pool_gpus", "Serving pool", "=" + ceil9("{peak_demand_gpus}*(1+cluster_spare)"), "count", "GPUs",
+        "CEIL9(max D_h · (1 + r)): the peak plus spare, in whole GPUs.", name="cluster_pool_gpus", bold=True),
+    Row("separate_training_gpus", "Training GPUs beside it", "=cluster_gpus-{pool_gpus}", "count", "GPUs",
+        "N − pool, every hour. Negative: the pool does not fit in the cluster (see Checks).",
+        name="cluster_separate_training_gpus", warn="negative"),
+]
+
+HOURS = [
+    Column("fraction", "Fraction of peak f_h",
+           lambda i: f"=INDEX(catalog_profile_fractions,{i + 1},MATCH(cluster_profile,catalog_profile_ids,0))",
+           "percent"),
+    Column("demand", "Demand D_h (GPUs)", "=cluster_inference_peak_gpus*{fraction}", "number"),
+    Column("separate_idle", "Separate: idle (GPUs)", "={pool_gpus}-{demand}", "number"),
+    Column("separate_training", "Separate: training (GPUs)", "={separate_training_gpus}", "count"),
+    Column("allocated", "Shared: inference A_h (GPUs)",
+           "=MIN(cluster_gpus," + ceil9("{demand}*(1+cluster_spare)") + ")", "count"),
+    Column("shared_spare", "Shared: spare (GPUs)", "={allocated}-{demand}", "number"),
+    Column("shared_training", "Shared: training (GPUs)", "=cluster_gpus-{allocated}", "count"),
+    Column("preempted", "Shared: preempted (GPUs)", "=MAX(0,{allocated}-{allocated:prev})", "count"),
+]
+
+TOTALS = [
+    Row("inference_gpu_hours", "Inference GPU-hours (either mode)", "=SUM({demand:range})", "number", "GPU-hours",
+        "Σ D_h", name="cluster_inference_gpu_hours"),
+    Row("idle_gpu_hours_separate", "Separate pools: idle GPU-hours", "=SUM({separate_idle:range})", "number",
+        "GPU-hours", "Σ (pool − D_h): the serving pool's unused hours.", name="cluster_idle_gpu_hours_separate"),
+    Row("training_gpu_hours_separate", "Separate pools: training GPU-hours", "=SUM({separate_training:range})",
+        "number", "GPU-hours", "24 · (N − pool)", name="cluster_training_gpu_hours_separate"),
+    Row("idle_gpu_hours_shared", "Shared: spare GPU-hours", "=SUM({shared_spare:range})", "number", "GPU-hours",
+        "Σ (A_h − D_h)", name="cluster_idle_gpu_hours_shared"),
+    Row("training_gpu_hours_shared", "Shared: training GPU-hours", "=SUM({shared_training:range})", "number",
+        "GPU-hours", "Σ (N − A_h)", name="cluster_training_gpu_hours_shared"),
+    Row("moved_gpu_hours", "GPU-hours moved to training", "={training_gpu_hours_shared}-"
+        "{training_gpu_hours_separate}", "number", "GPU-hours", "Shared − separate training GPU-hours.",
+        name="cluster_moved_gpu_hours", bold=True),
+    Row("preemptions", "Preemptions", "=SUM({preempted:range})", "count", "GPUs", "Training GPUs preempted over "
+        "the day; hour 0 follows hour 23.", name="cluster_preemptions"),
+    Row("lost_gpu_hours", "Work lost to preemption", "={preemptions}*cluster_restart_cost_gpu_hours", "number",
+        "GPU-hours", "Preemptions · c", name="cluster_lost_gpu_hours"),
+    Row("net_gain_gpu_hours", "Net gain of sharing", "={moved_gpu_hours}-{lost_gpu_hours}", "number", "GPU-hours",
+        "Moved − lost. Negative: sharing costs more than it gives.", name="cluster_net_gain_gpu_hours", bold=True,
+        warn="negative"),
+    Row("net_gain_value", "Its value at the GPU's price", "={net_gain_gpu_hours}*price_per_gpu_hour", "money", "",
+        "Net gain × the price per GPU-hour (Catalog), per day.", name="cluster_net_gain_value", bold=True,
+        warn="negative"),
+]
+
+# The stacks: (column key, legend, colour) for each mode, inference at the bottom.
+STACKS = {
+    "separate": (("demand", "Inference", "#4472C4"), ("separate_idle", "Serving pool idle", "#A5A5A5"),
+                 ("separate_training", "Training", "#ED7D31")),
+    "shared": (("demand", "Inference", "#4472C4"), ("shared_spare", "Spare", "#A5A5A5"),
+               ("shared_training", "Training", "#ED7D31")),
+}
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table = results.cluster
+    sheet = book.sheet(SHEET, [("", 15)] * len(HOURS), note_width=44)
+    sheet.title("Cluster over 24 hours", "METHOD.md §4: separate pools (a serving pool sized for the peak) against "
+                "a shared cluster where training fills what inference does not use and is preempted as it grows.")
+
+    sheet.section("Separate pools: the serving pool is sized for the peak plus spare")
+    sheet.rows(POOL, table.scalars)
+    sheet.skip()
+
+    sheet.section("Hour by hour: the profile, separate pools, shared with preemption")
+    header, _, _ = sheet.records([str(row["hour"]) for row in table.hours], HOURS, table.hours, label_header="Hour")
+    sheet.set_height(header, 45)  # three lines of heading
+    sheet.skip()
+
+    sheet.section("The day's totals")
+    sheet.rows(TOTALS, table.scalars)
+
+    sheet.section("24 hours in each mode")
+    _stack(book, sheet, "separate", "Separate pools: the serving pool sits idle off-peak")
+    _stack(book, sheet, "shared", "Shared: training fills what inference does not use")
+    return sheet
+
+
+def _stack(book: kit.Book, sheet: kit.Sheet, mode: str, title: str) -> None:
+    """Stacked columns per hour: inference, spare or idle, training (they add up to the cluster); on the shared
+    chart, the training GPUs preempted each hour as a line."""
+    chart = book.wb.add_chart({"type": "column", "subtype": "stacked"})
+    first = sheet.series("demand")
+    categories = [sheet.name, first[1], 0, first[3], 0]
+    for key, legend, colour in STACKS[mode]:
+        chart.add_series({"name": legend, "categories": categories, "values": sheet.series(key),
+                          "fill": {"color": colour}, "gap": 40})
+    if mode == "shared":
+        line = book.wb.add_chart({"type": "line"})
+        line.add_series({"name": "Training GPUs preempted", "categories": categories,
+                         "values": sheet.series("preempted"), "line": {"color": kit.WARNING_RED, "width": 2.25},
+                         "marker": {"type": "circle", "size": 4, "fill": {"color": kit.WARNING_RED},
+                                    "border": {"color": kit.WARNING_RED}}})
+        chart.combine(line)
+    chart.set_title({"name": title})
+    chart.set_x_axis({"name": "Hour of the day"})
+    chart.set_y_axis({"name": "GPUs", "num_format": "#,##0", "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    sheet.chart(chart, height=400, width=900)
+
+
+KEY_RESULTS = [
+    KeyResult("cluster_idle_gpu_hours_separate", "Idle GPU-hours a day on separate pools: {cluster_profile}, peak "
+              "{cluster_inference_peak_gpus|count} of {cluster_gpus|count} GPUs", "number", "GPU-hours"),
+    KeyResult("cluster_moved_gpu_hours", "GPU-hours a day moved to training on a shared cluster", "number",
+              "GPU-hours"),
+    KeyResult("cluster_preemptions", "Training GPUs preempted a day", "count", "GPUs"),
+    KeyResult("cluster_net_gain_gpu_hours", "Net gain a day after the work lost to preemption", "number",
+              "GPU-hours"),
+    KeyResult("cluster_net_gain_value", "Its value at the {gpu}'s price", "money", ""),
+]
+
+CHECKS = [
+    Check("cluster_pool_fits", "Separate pools: the serving pool (peak plus spare) fits in the cluster",
+          "AND(ISNUMBER(cluster_gpus),ISNUMBER(cluster_inference_peak_gpus),ISNUMBER(cluster_spare),"
+          "cluster_pool_gpus<=cluster_gpus)", "CEIL9(max D_h · (1 + r)) ≤ N"),
+]
