@@ -103,3 +103,12 @@ def test_hours_charts(html_405b):
     hours = html_405b[start:html_405b.index("</section>", start)]
     assert hours.count("<svg") == 2
     assert "Calculated against reported H100-hours" in hours and "The run and its allocation options" in hours
+
+
+def test_charts_escape_their_text_and_start_their_value_axes_at_zero():
+    from planner.report import plot
+    svg = plot.Chart('costs of <b>"A"</b>').columns(["<script>x</script>", "B"], [("cost", [3, 7], plot.BLUE)]).svg()
+    assert "<script>" not in svg and "&lt;script&gt;x&lt;/script&gt;" in svg and "&lt;b&gt;" in svg
+    assert '>0</text>' in svg and '>8</text>' in svg  # ticks 0, 2, 4, 6, 8 for a top value of 7
+    assert plot.nice_ticks(7) == [0, 2, 4, 6, 8] and plot.nice_ticks(26.67) == [0, 10, 20, 30]
+    assert [plot.compact(v) for v in (1500, 2.5e6, 3e9, 7.52e23)] == ["1,500", "2.5M", "3B", "7.5e23"]

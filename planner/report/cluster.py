@@ -57,24 +57,12 @@ def charts(results) -> dict[str, Markup]:
 
 
 def _stack(table, mode: str, title: str) -> Markup:
-    """Stacked bars per hour (inference, spare or idle, training: the whole cluster); on the shared chart the
-    training GPUs preempted each hour as a line, last in the legend."""
-    hours = [row["hour"] for row in table.hours]
-    fig, axes = plot.figure()
-    bottom = [0.0] * len(hours)
-    shown = []
-    for key, label, colour in STACKS[mode]:
-        values = [row[key] for row in table.hours]
-        shown.append(axes.bar(hours, values, 0.8, bottom=bottom, label=label, color=colour))
-        bottom = [b + v for b, v in zip(bottom, values)]
+    """Stacked columns per hour (inference, spare or idle, training: the whole cluster); on the shared chart the
+    training GPUs preempted each hour as a line."""
+    chart = plot.Chart(title, x_label="Hour of the day", y_label="GPUs")
+    chart.columns([row["hour"] for row in table.hours],
+                  [(label, [row[key] for row in table.hours], colour) for key, label, colour in STACKS[mode]],
+                  stacked=True)
     if mode == "shared":
-        shown += axes.plot(hours, [row["preempted"] for row in table.hours], marker="o", markersize=3,
-                           label="Training GPUs preempted", color=plot.RED, linewidth=plot.CAPACITY["linewidth"])
-    axes.set_xticks(hours)
-    axes.tick_params(axis="x", labelsize=8)
-    axes.set_xlabel("Hour of the day")
-    axes.set_ylabel("GPUs")
-    axes.set_title(title)
-    plot.finish(axes, grid="y")
-    axes.legend(handles=shown, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    return plot.svg(fig)
+        chart.line("Training GPUs preempted", [row["preempted"] for row in table.hours], plot.RED, markers=True)
+    return chart.svg()

@@ -65,15 +65,10 @@ def _cumulative(table, quantity: str, title: str, label: str, scale: float) -> M
     """Training's flat line against serving's rising one from launch to the horizon; the crossing day dotted."""
     rows = table.cumulative
     days = [r["day"] for r in rows]
-    fig, axes = plot.figure()
+    chart = plot.Chart(title, x_label="Days after launch", y_label=label)
     for part, name, colour in (("training", "Training (paid once)", plot.BLUE), ("serving", "Serving", plot.ORANGE)):
-        axes.plot(days, [r[f"{part}_{quantity}"] / scale for r in rows], label=name, color=colour, linewidth=2)
+        chart.xy(name, days, [r[f"{part}_{quantity}"] / scale for r in rows], colour)
     crossing = table.scalars[f"day_{quantity}"]
     if crossing != NEVER and crossing <= days[-1]:
-        axes.axvline(crossing, color=plot.GREY, linestyle=":", linewidth=1.5, label=f"Crossing: day {day(crossing)}")
-    axes.set_xlim(0, days[-1])
-    axes.set_title(title)
-    axes.set_xlabel("Days after launch")
-    axes.set_ylabel(label)
-    plot.finish(axes, grid="y")
-    return plot.svg(fig)
+        chart.vline(crossing, f"Crossing: day {day(crossing)}")
+    return chart.svg()

@@ -55,42 +55,24 @@ def charts(results) -> dict[str, Markup]:
 
 
 def _reference(table) -> Markup:
-    """Grouped bars per Llama 3.1 model (catalog ids: fixed text): calculated against Meta's reported H100-hours."""
+    """Grouped columns per Llama 3.1 model (catalog ids: fixed text): calculated against Meta's reported
+    H100-hours."""
     rows = table.reference
-    x = range(len(rows))
-    fig, axes = plot.figure()
-    for offset, key, label, colour in ((-0.2, "calculated_gpu_hours", "Calculated", plot.BLUE),
-                                       (0.2, "reported_gpu_hours", "Reported (Meta)", plot.RED)):
-        bars = axes.bar([i + offset for i in x], [r[key] / 1e6 for r in rows], 0.4, label=label, color=colour)
-        axes.bar_label(bars, fmt="%.2f", fontsize=8)
-    axes.set_xticks(list(x), [r["model"] for r in rows])
-    axes.set_title("Calculated against reported H100-hours")
-    axes.set_ylabel("Million H100-hours")
-    plot.finish(axes, grid="y")
-    return plot.svg(fig)
+    chart = plot.Chart("Calculated against reported H100-hours", y_label="Million H100-hours")
+    chart.columns([r["model"] for r in rows], [
+        ("Calculated", [r["calculated_gpu_hours"] / 1e6 for r in rows], plot.BLUE),
+        ("Reported (Meta)", [r["reported_gpu_hours"] / 1e6 for r in rows], plot.RED)],
+        value_labels=lambda v: f"{v:.2f}")
+    return chart.svg()
 
 
 def _allocations(table) -> Markup:
-    """Bars of wall-clock days for the run and each option; allocated GPU-hours as a line on a second axis."""
+    """Columns of wall-clock days for the run and each option; allocated GPU-hours as a line on a second axis."""
     rows = table.allocations
-    labels = [f"{r['option']}\n{r['gpus']:,.0f} GPUs\n{r['mfu'] * 100:.4g} % MFU" for r in rows]
-    x = range(len(rows))
-    fig, axes = plot.figure()
-    bars = axes.bar(x, [r["days"] for r in rows], 0.5, label="Wall-clock days", color=plot.BLUE)
-    axes.bar_label(bars, fmt="%.1f", fontsize=8)
-    axes.set_xticks(x, labels)
-    axes.set_ylabel("Wall-clock days")
-    axes.set_ylim(0, max(r["days"] for r in rows) * 1.4)  # the bars stay below the line
-    second = axes.twinx()
-    second.plot(x, [r["allocated_gpu_hours"] / 1e6 for r in rows], marker="o", label="Allocated GPU-hours",
-                color=plot.RED, linewidth=plot.CAPACITY["linewidth"])
-    second.set_ylabel("Million GPU-hours")
-    second.set_ylim(0, max(r["allocated_gpu_hours"] for r in rows) / 1e6 * 1.1)
-    second.spines[["top"]].set_visible(False)
-    axes.set_title("The run and its allocation options")
-    axes.grid(axis="y", alpha=0.3)
-    axes.set_axisbelow(True)
-    axes.spines[["top"]].set_visible(False)
-    axes.legend(*[a + b for a, b in zip(axes.get_legend_handles_labels(), second.get_legend_handles_labels())],
-                loc="upper left", bbox_to_anchor=(1.12, 1), frameon=False)
-    return plot.svg(fig)
+    chart = plot.Chart("The run and its allocation options", y_label="Wall-clock days",
+                       y2_label="Million GPU-hours", height=320)
+    chart.columns([f"{r['option']}\n{r['gpus']:,.0f} GPUs\n{r['mfu'] * 100:.4g} % MFU" for r in rows],
+                  [("Wall-clock days", [r["days"] for r in rows], plot.BLUE)], value_labels=lambda v: f"{v:,.1f}")
+    chart.line("Allocated GPU-hours", [r["allocated_gpu_hours"] / 1e6 for r in rows], plot.RED, right=True,
+               markers=True)
+    return chart.svg()

@@ -60,33 +60,19 @@ def charts(results) -> dict[str, Markup]:
 
 
 def _training(table) -> Markup:
-    """Stacked bars per strategy (the scenario's in bold): weights, gradients, optimizer state, activations; the
-    GPU's memory dashed."""
-    names, capacity = list(STRATEGIES), table.scalars["gpu_memory_gb"]
-    fig, axes = plot.figure()
-    bottom = [0.0] * len(names)
-    for key, label, colour in STACK:
-        values = table.training[key][:len(names)]
-        axes.bar(names, values, 0.6, bottom=bottom, label=label, color=colour)
-        bottom = [b + v for b, v in zip(bottom, values)]
-    axes.axhline(capacity, label=f"GPU memory ({capacity:,g} GB)", **plot.CAPACITY)
-    axes.set_title("Training memory per GPU by strategy")
-    axes.set_ylabel("GB per GPU")
-    axes.get_xticklabels()[names.index(table.strategy)].set_fontweight("bold")  # the scenario's own
-    plot.finish(axes, grid="y")
-    return plot.svg(fig)
+    """Stacked columns per strategy: weights, gradients, optimizer state, activations; the GPU's memory dashed."""
+    names, capacity = table.strategies, table.scalars["gpu_memory_gb"]
+    chart = plot.Chart("Training memory per GPU by strategy", y_label="GB per GPU", x_label="Strategy")
+    chart.columns(names, [(label, table.training[key][:len(names)], colour) for key, label, colour in STACK],
+                  stacked=True)
+    return chart.hline(capacity, f"GPU memory ({capacity:,g} GB)").svg()
 
 
 def _serving(table) -> Markup:
-    """One stacked bar: serving weights and KV cache; the GPU's memory dashed."""
+    """One stacked column: serving weights and KV cache; the GPU's memory dashed."""
     s = table.scalars
     capacity = s["gpu_memory_gb"]
-    fig, axes = plot.figure(2.4)  # one bar: a shorter figure
-    axes.barh(["Serving"], [s["serving_weights_gb"]], 0.5, label="Weights", color=plot.BLUE)
-    axes.barh(["Serving"], [s["serving_kv_gb"]], 0.5, left=[s["serving_weights_gb"]], label="KV cache",
-              color=plot.YELLOW)
-    axes.axvline(capacity, label=f"GPU memory ({capacity:,g} GB)", **plot.CAPACITY)
-    axes.set_title("Serving memory per GPU")
-    axes.set_xlabel("GB per GPU")
-    plot.finish(axes, grid="x")
-    return plot.svg(fig)
+    chart = plot.Chart("Serving memory per GPU", y_label="GB per GPU", height=260)
+    chart.columns(["Serving"], [("Weights", [s["serving_weights_gb"]], plot.BLUE),
+                                ("KV cache", [s["serving_kv_gb"]], plot.YELLOW)], stacked=True)
+    return chart.hline(capacity, f"GPU memory ({capacity:,g} GB)").svg()
