@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from planner.scenario import Scenario, ScenarioError, _section_class, parse_scenario
 from planner.workbook.catalog import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.goodput import REQUEST_DATA, RUN_DATA
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
@@ -155,9 +156,48 @@ def scenario_from_workbook(path: Path) -> Scenario:
             if name in book.defined_names:
                 data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].value or ""
         data["catalog"] = _catalog(reader, where)
+        logs = _benchmark_logs(reader, data, str(path)) if "runs_run" in book.defined_names else None
     finally:
         book.close()
-    return parse_scenario(data, str(path), where)
+    scenario = parse_scenario(data, str(path), where)
+    scenario._logs = logs
+    return scenario
+
+
+def _benchmark_logs(book: _Book, data: dict, source: str):
+    """The Requests sheet's runs and requests as the logs they were read from; each benchmark's file entries go
+    into `data` ({path, rate}, and duration_s for llmperf, as the scenario had them after reading)."""
+    import pandas as pd
+
+    from planner import logs
+
+    def column(prefix: str, key: str, kinds: tuple[type, ...]) -> list:
+        found = []
+        for row in book.cells(f"{prefix}_{key}"):
+            value = LOGICAL.get(str(row[0].value).upper(), row[0].value) if row[0].data_type == "f" else row[0].value
+            if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
+                raise ScenarioError([f"{source}: {book.address(row[0])}: {key}: {value!r} is not the {key} the "
+                                     f"benchmark log gave: the Requests sheet was edited"])
+            found.append(value)
+        return found
+
+    numbers = (int, float)
+    runs = {key: column("runs", key, (str,) if kind == "text" else numbers) for key, _, kind in RUN_DATA
+            if key != "benchmark_name"}
+    requests = {key: column("requests", key, (bool,) if kind == "bool" else numbers) for key, _, kind in REQUEST_DATA}
+    benchmarks = data.get("goodput", {}).get("benchmarks", [])
+    found = [logs.Run(int(n), int(b), path, fmt, float(rate), float(duration)) for n, b, path, fmt, rate, duration
+             in zip(*(runs[key] for key in ("run", "benchmark", "file", "format", "rate", "duration_s")))]
+    for i, run in enumerate(found, start=1):
+        if run.number != i or not 1 <= run.benchmark <= len(benchmarks):
+            raise ScenarioError([f"{source}: Requests: run {i} is numbered {run.number} for benchmark "
+                                 f"{run.benchmark}: the Requests sheet was edited"])
+        entry = {"path": run.path, "rate": run.rate} | ({"duration_s": run.duration_s} if run.format == "llmperf"
+                                                        else {})
+        benchmarks[run.benchmark - 1].setdefault("files", []).append(entry)
+    frame = pd.DataFrame(requests).astype({"run": int, "failed": bool})
+    frame["tpot_ms"] = logs.tpot_ms(frame["latency_s"], frame["ttft_ms"], frame["output_tokens"])
+    return logs.Logs(found, frame[logs.COLUMNS])
 
 
 __all__ = ["scenario_from_workbook", "key_path", "ScenarioError"]

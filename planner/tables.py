@@ -48,4 +48,5 @@ class Table:
 TABLES = [
     Table("memory"),
     Table("hours"),
+    Table("goodput"),
 ]

@@ -99,6 +99,7 @@ def test_405b_recompute_at_lower_mfu():
 
 
 def test_hours_charts(html_405b):
-    hours = html_405b[html_405b.index('<section id="hours">'):]
+    start = html_405b.index('<section id="hours">')
+    hours = html_405b[start:html_405b.index("</section>", start)]
     assert hours.count("<svg") == 2
-    assert "Calculated against reported H100-hours" in hours and "Allocation options" in hours
+    assert "Calculated against reported H100-hours" in hours and "The run and its allocation options" in hours

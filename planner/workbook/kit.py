@@ -49,12 +49,14 @@ class Kind:
         return f'{self.format}" {unit}"'
 
 
-# Money formats are made per currency (Book.money); "tera" shows trillions (15.6e12 as 15.6) and "millions" M.
+# Money formats are made per currency (Book.number_format; money5: five decimals, for costs per request); "tera"
+# shows trillions (15.6e12 as 15.6) and "millions" M.
 KINDS = {
     "text": Kind(None),
     "count": Kind("#,##0"),
     "number": Kind("#,##0.00"),
     "decimal": Kind("0.0###"),
+    "tenths": Kind("#,##0.0"),  # milliseconds, seconds
     "gb": Kind("#,##0.0", "GB"),
     "kib": Kind("#,##0.0", "KiB"),
     "percent": Kind("0.0%"),
@@ -68,7 +70,9 @@ KINDS = {
     "millions": Kind("#,##0.00,,", "M"),
     "money": Kind(None),
     "money0": Kind(None),
+    "money5": Kind(None),
 }
+MONEY_DECIMALS = {"money": 2, "money0": 0, "money5": 5}
 
 
 class Styles:
@@ -244,8 +248,8 @@ class Book:
 
     def number_format(self, kind: str, unit: str | None = "") -> str | None:
         """The number format of a kind; with `unit` (None: the kind's own) the unit is shown in the cell."""
-        if kind in ("money", "money0"):
-            digits = ".00" if kind == "money" else ""
+        if kind in MONEY_DECIMALS:
+            digits = "." + "0" * MONEY_DECIMALS[kind] if MONEY_DECIMALS[kind] else ""
             symbol = self.currency_symbol.replace('"', "")
             base = f'"{symbol}"#,##0{digits}' if len(symbol) == 1 else f'#,##0{digits}" {symbol}"'
             return base if not unit else f'{base}" {unit}"'
