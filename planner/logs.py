@@ -30,6 +30,11 @@ import pandas as pd
 # A sheet holds 1,048,576 rows, so the limit is time and size, not Excel.
 MAX_REQUESTS = 50_000
 MAX_FILE_BYTES = 512 * 1024 * 1024  # a vLLM file keeps the generated texts: large, but not this large
+# Bounds that keep every result finite: a request's times and a run's duration in seconds, token counts, rates.
+MAX_SECONDS = 1e6  # 11.6 days
+MIN_DURATION_S = 0.001
+MAX_TOKENS = 1e9
+MAX_RATE = 1e9  # requests per second, as the scenario's `rate` allows
 COLUMNS = ["run", "ttft_ms", "tpot_ms", "latency_s", "input_tokens", "output_tokens", "failed"]
 SAVE_DETAILED = "re-run vLLM's benchmark with --save-result --save-detailed"
 
@@ -93,11 +98,12 @@ def read_log(path: Path, shown: str, rate: float | None = None, duration_s: floa
     if "results_num_completed_requests" in data or "results_ttft_s_mean" in data:
         raise LogError(shown, "", "this is llmperf's summary: give its individual_responses file")
     frame = _vllm(data, shown)
-    duration = duration_s if duration_s is not None else _positive(data, "duration", shown)
+    duration = duration_s if duration_s is not None else _duration(data, "duration", shown)
     if rate is None:
         rate = _finite(data.get("request_rate"))
-        if rate is None or rate <= 0:
-            raise LogError(shown, "request_rate", f"{rate!r} is not a request rate to interpolate between (vLLM "
+        if rate is None or not 0 < rate <= MAX_RATE:
+            raise LogError(shown, "request_rate", f"{data.get('request_rate')!r} is not a request rate to "
+                                                  f"interpolate between (vLLM "
                                                   f"writes 'inf' for an unpaced run): give rate beside the file "
                                                   f"({{path: …, rate: 4}})")
     goodput_key = "request_goodput" if "request_goodput" in data else "request_goodput:"  # older files: a colon
@@ -202,8 +208,8 @@ def _requests(shown: str, ttft_s, latency_s, input_tokens, output_tokens, failed
     below = np.flatnonzero(~failed & (latency_s * 1000 < ttft_ms))
     if below.size:
         i = int(below[0])
-        raise LogError(shown, _field(names[1], i, item), f"{latency_s[i]!r} s ends before the first token "
-                                                          f"({ttft_s[i]!r} s): not a request's latency")
+        raise LogError(shown, _field(names[1], i, item), f"{float(latency_s[i])!r} s ends before the first token "
+                                                          f"({float(ttft_s[i])!r} s): not a request's latency")
     return pd.DataFrame({"ttft_ms": ttft_ms, "tpot_ms": tpot_ms(latency_s, ttft_ms, output_tokens),
                          "latency_s": latency_s, "input_tokens": input_tokens, "output_tokens": output_tokens,
                          "failed": failed})
@@ -237,15 +243,17 @@ def _field(name: str, i: int, item: bool) -> str:
 
 
 def _numbers(values: list, name: str, shown: str, failed=None, *, whole=False, item=False) -> np.ndarray:
-    """Non-negative finite numbers (whole ones for token counts); a failed request may leave one out (null → 0)."""
+    """Numbers from 0 to MAX_TOKENS tokens (whole) or MAX_SECONDS seconds; a failed request may leave one out
+    (null → 0)."""
     found = np.zeros(len(values))
-    unit = "a whole number of tokens" if whole else "a number of seconds"
+    unit, top = ("a whole number of tokens", MAX_TOKENS) if whole else ("a number of seconds", MAX_SECONDS)
     for i, value in enumerate(values):
         if value is None and failed is not None and failed[i]:
             continue
         number = _finite(value)
-        if number is None or number < 0 or (whole and not number.is_integer()):
-            raise LogError(shown, _field(name, i, item), f"expected {unit} (0 or more), found {_shown(value)}")
+        if number is None or not 0 <= number <= top or (whole and not number.is_integer()):
+            raise LogError(shown, _field(name, i, item), f"expected {unit} from 0 to {top:,.0f}, found "
+                                                         f"{_shown(value)}")
         found[i] = number
     return found
 
@@ -275,10 +283,11 @@ def _llmperf_failed(code, message, i: int, shown: str) -> bool:
     return not _missing(code) or text != ""
 
 
-def _positive(data: dict, key: str, shown: str) -> float:
+def _duration(data: dict, key: str, shown: str) -> float:
     value = _finite(data.get(key))
-    if value is None or value <= 0:
-        raise LogError(shown, key, f"expected a positive number of seconds, found {_shown(data.get(key))}")
+    if value is None or not MIN_DURATION_S <= value <= MAX_SECONDS:
+        raise LogError(shown, key, f"expected a number of seconds from {MIN_DURATION_S:g} to {MAX_SECONDS:,.0f}, "
+                                   f"found {_shown(data.get(key))}")
     return value
 
 

@@ -329,14 +329,14 @@ class BenchmarkFile(Section):
 
     path: Annotated[str, Field(min_length=1, max_length=4096)]
     rate: Annotated[float, Field(gt=0, le=1e9)] | None = None  # requests per second
-    duration_s: Annotated[float, Field(gt=0, le=1e9)] | None = None
+    duration_s: Annotated[float, Field(ge=0.001, le=1e6)] | None = None  # planner.logs' bounds on a duration
 
 
 class Benchmark(Section):
     model_config = ConfigDict(title="Benchmark")
 
     name: Annotated[str, Field(min_length=1, max_length=64)] = declared(..., "Name", "", kind="text")
-    files: Annotated[list[Union[Annotated[str, Field(min_length=1, max_length=4096)], BenchmarkFile]],
+    files: Annotated[list[_choice(Annotated[str, Field(min_length=1, max_length=4096)], BenchmarkFile)],
                      Field(min_length=1, max_length=100)]  # read into the Requests sheet: one run per file
     gpu: GPUId | None = declared(None, "GPU", "", "The GPU the benchmark ran on (a Catalog id; left out: the "
                                  "scenario's GPU): its price costs the runs.", kind="text",
