@@ -3,7 +3,8 @@ attainment, tail latencies and cost, and each benchmark's goodput. The Requests 
 logs' runs and requests (one row each) with the per-request formulas: TPOT, acceptable under the SLO cells, and
 TTFT and TPOT of completed requests ("" for a failed one, which PERCENTILE skips).
 
-Per-run formulas count requests with COUNTIFS on the run number and take percentiles over the run's own block of
+Runs and benchmarks are keyed by number, in column A (a run's number is its row on the Requests sheet's Runs
+table). Per-run formulas count requests with COUNTIFS on the run number and take percentiles over the run's own block of
 the Requests sheet, PERCENTILE(INDEX(col, first):INDEX(col, last), p), so no formula is an array formula. A run's
 benchmark comes from the Runs table on Requests (runs_benchmark); its GPUs, standby GPUs and price from the
 per-benchmark table (goodput_benchmark_gpus, …).
@@ -53,18 +54,18 @@ CHEAPEST = [
 
 # Benchmark runs: one row per run (run i is the Requests sheet's run i) --------------------------------------------
 RUNS = [
-    Column("name", "Benchmark", "=INDEX(runs_benchmark_name,{i})", "text"),
-    Column("rate", "Request rate (req/s)", "=INDEX(runs_rate,{i})", "decimal"),
-    Column("duration_s", "Duration (s)", "=INDEX(runs_duration_s,{i})", "tenths"),
-    Column("sent", "Requests sent", "=COUNTIF(requests_run,{i})", "count"),
-    Column("completed", "Completed", "=COUNTIFS(requests_run,{i},requests_failed,FALSE)", "count"),
-    Column("acceptable", "Acceptable (within the SLO)", "=COUNTIFS(requests_run,{i},requests_acceptable,TRUE)",
+    Column("name", "Benchmark", "=INDEX(runs_benchmark_name,{label})", "text"),
+    Column("rate", "Request rate (req/s)", "=INDEX(runs_rate,{label})", "decimal"),
+    Column("duration_s", "Duration (s)", "=INDEX(runs_duration_s,{label})", "tenths"),
+    Column("sent", "Requests sent", "=COUNTIF(requests_run,{label})", "count"),
+    Column("completed", "Completed", "=COUNTIFS(requests_run,{label},requests_failed,FALSE)", "count"),
+    Column("acceptable", "Acceptable (within the SLO)", "=COUNTIFS(requests_run,{label},requests_acceptable,TRUE)",
            "count"),
     Column("attainment", "Attainment", "={acceptable}/{sent}", "percent"),
     Column("attainment_target", "Attainment target", "=goodput_attainment_target", "percent"),
     Column("meets_target", "Meets the target", "={attainment}>=goodput_attainment_target", "bool", warn="false"),
     Column("highest_meeting", "Highest rate meeting it",
-           '=AND({meets_target},COUNTIFS(runs_benchmark,INDEX(runs_benchmark,{i}),runs_run,">"&{i},'
+           '=AND({meets_target},COUNTIFS(runs_benchmark,INDEX(runs_benchmark,{label}),runs_run,">"&{label},'
            "{meets_target:range},TRUE)=0)", "bool"),
 ]
 _K = "{highest_meeting_run}"
@@ -75,11 +76,11 @@ BENCHMARKS = [
     Column("price_per_gpu_hour", "Price per GPU-hour",
            lambda i: f"=INDEX(catalog_gpu_price_per_hour,MATCH(goodput_benchmarks_{i + 1}_gpu,catalog_gpu_ids,0))",
            "money"),
-    Column("first_run", "First run", "=MATCH({i},runs_benchmark,0)", "count"),
-    Column("runs", "Runs", "=COUNTIF(runs_benchmark,{i})", "count"),
+    Column("first_run", "First run", "=MATCH({label},runs_benchmark,0)", "count"),
+    Column("runs", "Runs", "=COUNTIF(runs_benchmark,{label})", "count"),
     Column("last_run", "Last run", "={first_run}+{runs}-1", "count"),
     Column("highest_meeting_run", "Highest run meeting the target",
-           "=SUMIFS(runs_run,runs_benchmark,{i},{highest_meeting:range},TRUE)", "count"),
+           "=SUMIFS(runs_run,runs_benchmark,{label},{highest_meeting:range},TRUE)", "count"),
     Column("goodput", "Goodput (req/s)",
            f'=IF({_K}=0,"{NO_RUN_MEETS}",IF({_K}={{last_run}},"{HIGHEST_MEETS}",INDEX({{rate:range}},{_K})'
            f"+(INDEX({{attainment:range}},{_K})-goodput_attainment_target)/(INDEX({{attainment:range}},{_K})"
@@ -97,8 +98,8 @@ def _percentile(column: str, level: float) -> str:
 
 
 LATENCIES = [
-    Column("first_request", "First request", "=MATCH({i},requests_run,0)", "count"),
-    Column("last_request", "Last request", "={first_request}+COUNTIF(requests_run,{i})-1", "count"),
+    Column("first_request", "First request", "=MATCH({label},requests_run,0)", "count"),
+    Column("last_request", "Last request", "={first_request}+COUNTIF(requests_run,{label})-1", "count"),
     *[Column(f"ttft_p{p}_ms", f"TTFT p{p} (ms)", _percentile("requests_completed_ttft_ms", p / 100), "tenths")
       for p in (50, 90, 99)],
     Column("slo_ttft_ms", "TTFT SLO (ms)", "=goodput_slo_ttft_ms", "tenths"),
@@ -106,23 +107,24 @@ LATENCIES = [
       for p in (50, 90, 99)],
     Column("slo_tpot_ms", "TPOT SLO (ms)", "=goodput_slo_tpot_ms", "tenths"),
 ]
-_OWN = "INDEX(runs_benchmark,{i})"
+_OWN = "INDEX(runs_benchmark,{label})"
 COSTS = [
-    Column("request_rate", "Completed per second", "=INDEX({completed:range},{i})/INDEX(runs_duration_s,{i})",
+    Column("request_rate", "Completed per second", "=INDEX({completed:range},{label})/INDEX(runs_duration_s,{label})",
            "decimal"),
-    Column("goodput_rate", "Acceptable per second", "=INDEX({acceptable:range},{i})/INDEX(runs_duration_s,{i})",
+    Column("goodput_rate", "Acceptable per second", "=INDEX({acceptable:range},{label})/INDEX(runs_duration_s,{label})",
            "decimal"),
     Column("gpus", "GPUs", f"=INDEX(goodput_benchmark_gpus,{_OWN})", "count"),
     Column("standby_gpus", "Standby GPUs", f"=INDEX(goodput_benchmark_standby_gpus,{_OWN})", "count"),
     Column("price_per_gpu_hour", "Price per GPU-hour", f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
            "money"),
-    Column("cost", "Run cost", "=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{i})/3600",
+    Column("cost", "Run cost", "=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/3600",
            "money"),
     Column("cost_per_acceptable_request", "Cost per acceptable request",
-           f'=IF(INDEX({{acceptable:range}},{{i}})>0,{{cost}}/INDEX({{acceptable:range}},{{i}}),"{NONE_ACCEPTABLE}")',
+           f'=IF(INDEX({{acceptable:range}},{{label}})>0,{{cost}}/INDEX({{acceptable:range}},{{label}}),'
+           f'"{NONE_ACCEPTABLE}")',
            "money5"),
     Column("acceptable_output_tokens", "Acceptable output tokens",
-           "=SUMIFS(requests_output_tokens,requests_run,{i},requests_acceptable,TRUE)", "count"),
+           "=SUMIFS(requests_output_tokens,requests_run,{label},requests_acceptable,TRUE)", "count"),
     Column("cost_per_million_acceptable_output_tokens", "Cost per million acceptable output tokens",
            f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*1e6,"{NONE_ACCEPTABLE}")',
            "money"),
@@ -165,23 +167,23 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
 
 def _benchmark_tables(book: kit.Book, sheet: kit.Sheet, table) -> None:
-    runs = [f"Run {r['run']}" for r in table.runs]
+    runs = [r["run"] for r in table.runs]  # numbers: the formulas read the run's number as {label}
     sheet.section("Benchmark runs: requests sent, completed and acceptable (TTFT and TPOT within the SLO on "
                   "Inputs)")
-    sheet.records(runs, RUNS, table.runs, label_header="Run (see Requests)")
+    sheet.records(runs, RUNS, table.runs, label_header="Run no. (Requests)")
     sheet.section("Each benchmark's goodput: the highest request rate meeting the attainment target, interpolated "
                   "between runs (DistServe)")
-    sheet.records([f"Benchmark {b['benchmark']}" for b in table.benchmarks], BENCHMARKS, table.benchmarks,
-                  label_header="Benchmark")
+    sheet.records([b["benchmark"] for b in table.benchmarks], BENCHMARKS, table.benchmarks,
+                  label_header="Benchmark no.")
     for key in BENCHMARK_NAMES:
         book.define(f"goodput_benchmark_{key}", SHEET, sheet.ref(key, "range", 0, 0))
     _attainment_chart(book, sheet, table)
     sheet.section("Tail latencies of completed requests against the SLO")
-    sheet.records(runs, LATENCIES, table.runs, label_header="Run")
+    sheet.records(runs, LATENCIES, table.runs, label_header="Run no.")
     for unit in ("ttft", "tpot"):
         _latency_chart(book, sheet, unit)
     sheet.section("Rates and cost per run: the benchmark's GPUs and standby GPUs at its GPU's price")
-    sheet.records(runs, COSTS, table.runs, label_header="Run")
+    sheet.records(runs, COSTS, table.runs, label_header="Run no.")
 
 
 def write_requests(book: kit.Book, table) -> kit.Sheet:

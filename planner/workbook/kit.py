@@ -9,7 +9,7 @@ Formulas are templates over the keys of rows and columns written earlier on the 
   repeating day: hour 0 follows hour 23).
 - `{key:range}`: the whole of a per-column row or of a records column (for SUM, MAX, COUNTIFS, PERCENTILE.INC).
 - `{column}`: on a per-column row, the column's header cell; `{label}` and `{i}` in a records table, the row's
-  label cell and its 1-based position.
+  label cell (a number where the label is a whole number) and its 1-based position.
 Anything else is written as given, so workbook-level defined names such as `model_params` read as themselves.
 Per-column and records references are anchored only where they must be (B$12, $C10), so one formula reads the same
 in every column or row.
@@ -87,6 +87,7 @@ class Styles:
         self.section = wb.add_format({"bold": True, "bg_color": SECTION_FILL, "bottom": 1})
         self.header = wb.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
         self.label = wb.add_format({"valign": "top"})
+        self.number_label = wb.add_format({"valign": "top", "align": "left"})
         self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040"})
         self.note = wb.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
         self.text = wb.add_format({"text_wrap": True, "valign": "top"})
@@ -363,9 +364,14 @@ class Sheet:
         widths = [label_width] + [w for _, w in self.columns] + [self.unit_width, self.note_width]
         self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.charted, self.heights, self.row_index, widths))
 
-    def _label(self, row: int, text: str, style=None) -> None:
-        self.ws.write_string(row, 0, text, style or self.book.styles.label)
-        self.label_chars = max(self.label_chars, len(text))
+    def _label(self, row: int, text: str | int, style=None) -> None:
+        """A row label; a whole number (a records table keyed by number, such as Goodput's runs) stays a number, so
+        formulas can read it as {label}."""
+        if isinstance(text, int):
+            self.ws.write_number(row, 0, text, style or self.book.styles.number_label)
+        else:
+            self.ws.write_string(row, 0, text, style or self.book.styles.label)
+        self.label_chars = max(self.label_chars, len(str(text)))
 
     def title(self, text: str, subtitle: str = "") -> None:
         """The sheet's title and, below it, the scenario line (a formula of the inputs, `scenario_title`): both
@@ -528,7 +534,7 @@ class Sheet:
             self.places[column.key] = Place("column", first, col, last, col)
         for i, label in enumerate(labels):
             r = first + i
-            self._label(r, str(label))
+            self._label(r, label if isinstance(label, int) else str(label))
             extra = {"label": xl_rowcol_to_cell(r, 0, False, True), "i": str(i + 1)}
             for col, column in enumerate(columns, start=1):
                 template = column.template(i) if callable(column.template) else column.template
