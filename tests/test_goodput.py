@@ -282,3 +282,23 @@ def test_bad_goodput_inputs_are_refused(goodput, expected):
         parse_scenario({"name": "x", "goodput": goodput})
     for fragment in expected:
         assert fragment in str(error.value)
+
+
+@pytest.mark.parametrize("cost, completed, acceptable", [
+    (0, 0.001, 0), (1e6, 0.001, 0.001), (1e6, 1e12, 1e12), (0, 1e12, 0.001)])
+def test_servers_at_their_limits_stay_finite(cost, completed, acceptable):
+    """Every server figure at its declared bound: the workbook, the HTML and the JSON still build."""
+    import io
+    import math
+
+    from planner.output import results_json
+    from planner.workbook import build
+    server = {"name": "edge", "cost_per_hour": cost, "completed_per_hour": completed,
+              "acceptable_per_hour": acceptable}
+    results = compute(parse_scenario({"name": "x", "goodput": {"servers": [server, server]}}))
+    for value in results.goodput.servers[0].values():
+        assert not isinstance(value, float) or math.isfinite(value)
+    assert json.loads(results_json(results))["headline"]["goodput_cheapest_server"] in ("edge", "no server has "
+                                                                                                "acceptable requests")
+    build(results, io.BytesIO())
+    assert "<svg" in render_html(results, generated="x")

@@ -58,8 +58,9 @@ def servers_table(servers) -> tuple[list[dict], dict]:
     summary = {"cheapest_server": servers[index].name, "cheapest_cost_per_acceptable_request": cheapest,
                "next_cost_per_acceptable_request": NO_OTHER_SERVER, "cheapest_saving_share": NO_OTHER_SERVER}
     if len(numbers) > 1:
-        runner_up = numbers[1][0]
-        summary |= {"next_cost_per_acceptable_request": runner_up, "cheapest_saving_share": 1 - cheapest / runner_up}
+        runner_up = numbers[1][0]  # both free of charge: no saving
+        summary |= {"next_cost_per_acceptable_request": runner_up,
+                    "cheapest_saving_share": 1 - cheapest / runner_up if runner_up > 0 else 0.0}
     return rows, summary
 
 

@@ -47,9 +47,10 @@ CHEAPEST = [
         f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",IF(COUNT({_COSTS})=1,"{NO_OTHER_SERVER}",SMALL({_COSTS},2)))',
         "money5", "", name="goodput_next_cost_per_acceptable_request"),
     Row("cheapest_saving_share", "The cheapest costs less per acceptable request by",
-        "=IF(ISNUMBER(goodput_next_cost_per_acceptable_request),1-goodput_cheapest_cost_per_acceptable_request"
-        "/goodput_next_cost_per_acceptable_request,goodput_next_cost_per_acceptable_request)", "percent", "",
-        "Than the next cheapest.", name="goodput_cheapest_saving_share", bold=True),
+        "=IF(ISNUMBER(goodput_next_cost_per_acceptable_request),IF(goodput_next_cost_per_acceptable_request>0,"
+        "1-goodput_cheapest_cost_per_acceptable_request/goodput_next_cost_per_acceptable_request,0),"
+        "goodput_next_cost_per_acceptable_request)", "percent", "", "Than the next cheapest (0 when both are free).",
+        name="goodput_cheapest_saving_share", bold=True),
 ]
 
 # Benchmark runs: one row per run (run i is the Requests sheet's run i) --------------------------------------------
@@ -59,7 +60,7 @@ RUNS = [
     Column("duration_s", "Duration (s)", "=INDEX(runs_duration_s,{label})", "tenths"),
     Column("sent", "Requests sent", "=COUNTIF(requests_run,{label})", "count"),
     Column("completed", "Completed", "=COUNTIFS(requests_run,{label},requests_failed,FALSE)", "count"),
-    Column("acceptable", "Acceptable (within the SLO)", "=COUNTIFS(requests_run,{label},requests_acceptable,TRUE)",
+    Column("acceptable", "Acceptable", "=COUNTIFS(requests_run,{label},requests_acceptable,TRUE)",
            "count"),
     Column("attainment", "Attainment", "={acceptable}/{sent}", "percent"),
     Column("attainment_target", "Attainment target", "=goodput_attainment_target", "percent"),
@@ -148,7 +149,7 @@ REQUEST_FORMULAS = [
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.goodput
-    sheet = book.sheet(SHEET, [("", COLUMN_WIDTH)] * len(RUNS))
+    sheet = book.sheet(SHEET, [("", COLUMN_WIDTH + 5)] + [("", COLUMN_WIDTH)] * (len(RUNS) - 1))  # B: names
     sheet.title("Goodput and cost per acceptable request", "METHOD.md §5: what matters is the work that meets the "
                 "service-level objective, per unit of cost.")
 
@@ -315,7 +316,7 @@ def _latency_chart(book: kit.Book, sheet: kit.Sheet, unit: str) -> None:
 KEY_RESULTS = [
     KeyResult("goodput_cheapest_server", "Cheapest server per acceptable request", "text"),
     KeyResult("goodput_cheapest_cost_per_acceptable_request", "Its cost per acceptable request", "money5", ""),
-    KeyResult("goodput_cheapest_saving_share", "… less per acceptable request than the next cheapest, by",
+    KeyResult("goodput_cheapest_saving_share", "Its saving per acceptable request against the next cheapest server",
               "percent", ""),
 ]
 
