@@ -34,22 +34,16 @@ def at_most(value, limit):
 
 
 # The simple comparison (seed 003) -----------------------------------------------------------------------------
-def cost_per_request(cost_per_hour, requests_per_hour):
-    """Cost per hour / requests per hour; text where no request counts."""
-    return [c / n if n > 0 else NONE_ACCEPTABLE for c, n in zip(cost_per_hour, requests_per_hour)]
-
-
 def servers_table(servers) -> tuple[list[dict], dict]:
-    """Each server's cost per request, per acceptable request and acceptable share; then the cheapest per
-    acceptable request (the first of equals), the next cheapest cost and how much less the cheapest costs."""
-    cost = [s.cost_per_hour for s in servers]
-    completed = [s.completed_per_hour for s in servers]
-    acceptable = [s.acceptable_per_hour for s in servers]
-    per_acceptable = cost_per_request(cost, acceptable)
+    """Each server's cost per request, per acceptable request (text without acceptable requests) and acceptable
+    share; then the cheapest per acceptable request (the first of equals), the next cheapest cost and how much less
+    the cheapest costs."""
     rows = [{"name": s.name, "cost_per_hour": s.cost_per_hour, "completed_per_hour": s.completed_per_hour,
-             "acceptable_per_hour": s.acceptable_per_hour, "cost_per_request": c / n,
-             "cost_per_acceptable_request": per_acc, "acceptable_share": a / n}
-            for s, c, n, a, per_acc in zip(servers, cost, completed, acceptable, per_acceptable)]
+             "acceptable_per_hour": s.acceptable_per_hour, "cost_per_request": s.cost_per_hour / s.completed_per_hour,
+             "cost_per_acceptable_request": s.cost_per_hour / s.acceptable_per_hour if s.acceptable_per_hour > 0
+             else NONE_ACCEPTABLE, "acceptable_share": s.acceptable_per_hour / s.completed_per_hour}
+            for s in servers]
+    per_acceptable = [row["cost_per_acceptable_request"] for row in rows]
     numbers = sorted((v, i) for i, v in enumerate(per_acceptable) if not isinstance(v, str))
     if not numbers:
         return rows, {"cheapest_server": NO_SERVER, "cheapest_cost_per_acceptable_request": NO_SERVER,
@@ -99,11 +93,13 @@ def runs_table(scenario, logs, slo_ttft_ms: float, slo_tpot_ms: float, target: f
     requests["acceptable"] = acceptable(requests, slo_ttft_ms, slo_tpot_ms)
     for key in ("ttft_ms", "tpot_ms"):  # the sheet's percentile columns: "" for a failed request
         requests[f"completed_{key}"] = requests[key].astype(object).where(~requests["failed"], "")
-    starts = np.searchsorted(requests["run"].to_numpy(), [r.number for r in logs.runs])
+    numbers = requests["run"].to_numpy()  # grouped by run, in order: each run is one block of rows
+    starts = np.searchsorted(numbers, [r.number for r in logs.runs], side="left")
+    ends = np.searchsorted(numbers, [r.number for r in logs.runs], side="right")
     benches = scenario.goodput.benchmarks
     runs = []
-    for run, first in zip(logs.runs, starts):
-        rows = requests[requests["run"] == run.number]
+    for run, first, end in zip(logs.runs, starts, ends):
+        rows = requests.iloc[first:end]
         bench = benches[run.benchmark - 1]
         done = rows[~rows["failed"]]
         good = rows[rows["acceptable"]]
