@@ -108,12 +108,12 @@ def llmperf(requests: list[dict]) -> list[dict]:
     return found
 
 
-def write(name: str, data) -> None:
-    (FOLDER / name).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
+def main(folder: Path = FOLDER) -> None:
+    folder.mkdir(exist_ok=True)
 
+    def write(name: str, data) -> None:
+        (folder / name).write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
-def main() -> None:
-    FOLDER.mkdir(exist_ok=True)
     for seed, rate in enumerate((1, 2, 3, 4, 6), start=1):
         write(f"h100-vllm-rate-{rate}.json", vllm(simulate(seed, rate, capacity=5.0), rate,
                                                   "meta-llama/Llama-3.1-8B-Instruct", older=False))

@@ -175,6 +175,19 @@ def test_llmperf_individual_responses(tmp_path):
     assert list(log.requests["tpot_ms"]) == [100.0, 50.0, 0.0, 0.0]
 
 
+def test_the_example_logs_are_what_the_script_writes(tmp_path):
+    """examples/make_goodput_logs.py rewrites the committed logs byte for byte: nothing in them is hand-edited."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("make_goodput_logs", ROOT / "examples" / "make_goodput_logs.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.main(tmp_path)
+    committed = sorted((ROOT / "examples" / "goodput-logs").iterdir())
+    assert [p.name for p in committed] == sorted(p.name for p in tmp_path.iterdir())
+    for path in committed:
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
+
+
 def test_the_example_reads_globs_relative_to_the_scenario_and_spells_out_what_it_read():
     scenario = load_scenario(ROOT / "examples" / "goodput-2-benchmark-logs.yaml")
     files = scenario.normalised()["goodput"]["benchmarks"][0]["files"]
