@@ -127,10 +127,12 @@ def shape(formula: str) -> tuple:
 def _scenario(path: Path, report: Report):
     """The workbook's scenario; inputs outside their limits are reported and set aside (their defaults stand in,
     so the rest can still be compared)."""
-    data, where = workbook_data(path)
+    data, where, logs = workbook_data(path)
     for _ in range(10):
         try:
-            return parse_scenario(data, str(path), where)
+            scenario = parse_scenario(data, str(path), where)
+            scenario._logs = logs
+            return scenario
         except ScenarioError as exc:
             if len(exc.keys) != len(exc.problems):
                 raise

@@ -1,7 +1,8 @@
 """The command line: planner run | batch | verify | import | audit | schema | catalog (PRODUCT.md, "Command
 line").
 
-Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input.
+Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input. Each command imports what it needs when it runs,
+so `planner --help` pays for click alone.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ from pathlib import Path
 
 import click
 
-from planner import __version__, catalog
-from planner.scenario import DEFAULT, Scenario, ScenarioError, load_scenario
-
+from planner import __version__
 
 MAX_PROBLEMS_SHOWN = 20
 
@@ -41,6 +40,8 @@ def main() -> None:
               type=click.Path(file_okay=False, path_type=Path), help="Folder for <slug>.xlsx, .html and .json.")
 def run(scenario: Path | None, out_dir: Path) -> None:
     """Write the workbook, HTML summary and JSON results for SCENARIO (default: the built-in default scenario)."""
+    from planner.scenario import DEFAULT, ScenarioError, load_scenario
+
     try:
         loaded = load_scenario(scenario) if scenario else DEFAULT
     except ScenarioError as exc:
@@ -137,44 +138,57 @@ def audit(workbook: Path, no_recalc: bool) -> None:
 @main.command(name="import")
 @click.argument("workbook", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The scenario file to write [default: print it].")
+              help="The scenario file to write [default: print it]. A workbook's benchmark requests are written "
+                   "beside it, as <name>.run-<n>.json.")
 def import_(workbook: Path, target: Path | None) -> None:
-    """Read WORKBOOK's input cells and Catalog (as finance left them) into a scenario file that `planner run`
-    turns back into the same workbook."""
+    """Read WORKBOOK's input cells, Catalog and benchmark requests (as finance left them) into a scenario file that
+    `planner run` turns back into the same workbook."""
     from planner.recalc import WorkbookError, check_workbook
-    from planner.roundtrip import scenario_from_workbook, scenario_yaml
+    from planner.roundtrip import log_file_texts, scenario_from_workbook, scenario_yaml
+    from planner.scenario import ScenarioError
 
     try:
         check_workbook(workbook)
-        text = scenario_yaml(scenario_from_workbook(workbook))
+        scenario = scenario_from_workbook(workbook)
     except WorkbookError as exc:
         _fail_input([f"{workbook}: {exc}"])
     except ScenarioError as exc:
         _fail_input(exc.problems)
     except (OSError, KeyError, ValueError) as exc:
         _fail_input([f"{workbook}: not a planner workbook, or a damaged one: {exc}"])
+    has_logs = scenario.goodput.benchmarks and scenario.benchmark_logs is not None
     if target is None:
-        click.echo(text, nl=False)
+        if has_logs:
+            _fail_input([f"{workbook}: it holds benchmark requests: give -o FILE, so they can be written beside it"])
+        click.echo(scenario_yaml(scenario), nl=False)
         return
     from planner.output import OutputError, write_files
 
+    logs = log_file_texts(scenario, target.stem) if has_logs else {}
+    files = {name: text for name, text in logs.items()}
+    files[target.name] = scenario_yaml(scenario, {int(name.rsplit("-", 1)[1].split(".")[0]): name for name in logs})
     try:
-        write_files(target.parent if str(target.parent) else Path("."), target.stem,
-                    {target.name: lambda file: file.write(text.encode())})
+        write_files(target.parent, target.stem, {name: (lambda text: lambda file: file.write(text.encode()))(text)
+                                                 for name, text in files.items()})
     except OutputError as exc:
         _fail_input([str(exc)])
-    click.echo(str(target))
+    for name in files:
+        click.echo(str(target.parent / name))
 
 
 @main.command()
 def schema() -> None:
     """Print the scenario file's JSON schema."""
+    from planner.scenario import Scenario
+
     click.echo(json.dumps(Scenario.model_json_schema(), indent=2))
 
 
 @main.command(name="catalog")
 def list_catalog() -> None:
     """List the catalog's models, GPUs, strategies and presets."""
+    from planner import catalog
+
     click.echo("Models (id: parameters, layers, hidden, heads, KV heads, head dim, FFN, vocabulary)")
     for m in catalog.MODELS.values():
         click.echo(f"  {m.id}: {m.params:,.0f} params, L={m.layers}, h={m.hidden}, heads={m.heads}, "

@@ -11,12 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import json
+
 import openpyxl
 import yaml
 from pydantic import BaseModel
 
 from planner.scenario import Scenario, ScenarioError, _section_class, parse_scenario
 from planner.workbook.catalog import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.goodput import REQUEST_DATA, RUN_DATA
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
@@ -142,9 +145,9 @@ def catalog_rows(path: Path) -> dict[str, int]:
         book.close()
 
 
-def workbook_data(path: Path) -> tuple[dict, dict]:
-    """The scenario data a planner workbook's input cells and Catalog hold, as typed (not yet validated), and where
-    each key came from (Sheet!A1 (name)), for messages."""
+def workbook_data(path: Path) -> tuple[dict, dict, object]:
+    """The scenario data a planner workbook's input cells and Catalog hold, as typed (not yet validated), where each
+    key came from (Sheet!A1 (name)), for messages, and the benchmark logs its Requests sheet holds (or None)."""
     book = openpyxl.load_workbook(path)
     try:
         reader = _Book(book)
@@ -168,26 +171,93 @@ def workbook_data(path: Path) -> tuple[dict, dict]:
             if name in book.defined_names:
                 data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].value or ""
         data["catalog"] = _catalog(reader, where)
+        logs = _benchmark_logs(reader, data, str(path)) if "runs_run" in book.defined_names else None
     finally:
         book.close()
-    return data, where
+    return data, where, logs
 
 
 def scenario_from_workbook(path: Path) -> Scenario:
-    """The scenario a planner workbook's input cells and Catalog describe; ScenarioError names the cells."""
-    data, where = workbook_data(path)
-    return parse_scenario(data, str(path), where)
+    """The scenario a planner workbook's input cells, Catalog and Requests sheet describe; ScenarioError names the
+    cells."""
+    data, where, logs = workbook_data(path)
+    scenario = parse_scenario(data, str(path), where)
+    scenario._logs = logs
+    return scenario
 
 
-def scenario_yaml(scenario: Scenario) -> str:
+def _benchmark_logs(book: _Book, data: dict, source: str):
+    """The Requests sheet's runs and requests as the logs they were read from; each benchmark's file entries go
+    into `data` ({path, rate}, and duration_s for llmperf, as the scenario had them after reading)."""
+    import pandas as pd
+
+    from planner import logs
+
+    def column(prefix: str, key: str, kinds: tuple[type, ...]) -> list:
+        found = []
+        for row in book.cells(f"{prefix}_{key}"):
+            value = LOGICAL.get(str(row[0].value).upper(), row[0].value) if row[0].data_type == "f" else row[0].value
+            if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
+                raise ScenarioError([f"{source}: {book.address(row[0])}: {key}: {value!r} is not the {key} the "
+                                     f"benchmark log gave: the Requests sheet was edited"])
+            found.append(value)
+        return found
+
+    numbers = (int, float)
+    runs = {key: column("runs", key, (str,) if kind == "text" else numbers) for key, _, kind in RUN_DATA
+            if key != "benchmark_name"}
+    requests = {key: column("requests", key, (bool,) if kind == "bool" else numbers) for key, _, kind in REQUEST_DATA}
+    benchmarks = data.get("goodput", {}).get("benchmarks", [])
+    found = [logs.Run(int(n), int(b), path, fmt, float(rate), float(duration)) for n, b, path, fmt, rate, duration
+             in zip(*(runs[key] for key in ("run", "benchmark", "file", "format", "rate", "duration_s")))]
+    for i, run in enumerate(found, start=1):
+        if run.number != i or not 1 <= run.benchmark <= len(benchmarks):
+            raise ScenarioError([f"{source}: Requests: run {i} is numbered {run.number} for benchmark "
+                                 f"{run.benchmark}: the Requests sheet was edited"])
+        entry = {"path": run.path, "rate": run.rate} | ({"duration_s": run.duration_s} if run.format == "llmperf"
+                                                        else {})
+        benchmarks[run.benchmark - 1].setdefault("files", []).append(entry)
+    frame = pd.DataFrame(requests).astype({"run": int, "failed": bool})
+    frame["tpot_ms"] = logs.tpot_ms(frame["latency_s"], frame["ttft_ms"], frame["output_tokens"])
+    return logs.Logs(found, frame[logs.COLUMNS])
+
+
+def scenario_yaml(scenario: Scenario, log_files: dict[int, str] | None = None) -> str:
     """A scenario file for `scenario`, which loads back as the same scenario: every default written out, the
-    Catalog's own entries only."""
+    Catalog's own entries only. `log_files` maps each benchmark run to the log file written for it (see
+    log_file_texts), so the file entries point at files beside the scenario."""
     data = scenario.normalised()
     data["catalog"] = {kind: entries for kind, entries in data["catalog"].items() if entries}
     if not data["catalog"]:
         del data["catalog"]
+    if log_files:
+        runs = scenario.benchmark_logs.runs
+        for b, bench in enumerate(data["goodput"]["benchmarks"], start=1):
+            bench["files"] = [{"path": log_files[run.number], "rate": run.rate} for run in runs if run.benchmark == b]
     header = "# Read from a planner workbook by `planner import`; `planner run` on this file rebuilds it.\n"
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+
+
+def log_file_texts(scenario: Scenario, stem: str) -> dict[str, str]:
+    """Each benchmark run's requests, as the workbook's Requests sheet holds them, as a vLLM `--save-result
+    --save-detailed` file named <stem>.run-<n>.json: {file name: JSON text}. Read back, they give the same runs."""
+    found = {}
+    requests = scenario.benchmark_logs.requests
+    for run in scenario.benchmark_logs.runs:
+        rows = requests[requests.run == run.number]
+        found[f"{stem}.run-{run.number}.json"] = json.dumps({
+            "date": "written by planner import", "request_rate": run.rate, "duration": run.duration_s,
+            "completed": int((~rows.failed).sum()), "input_lens": rows.input_tokens.astype(int).tolist(),
+            "output_lens": rows.output_tokens.astype(int).tolist(),
+            "ttfts": [_digits(ms / 1000) for ms in rows.ttft_ms], "latencies": [_digits(s) for s in rows.latency_s],
+            "errors": ["failed" if failed else "" for failed in rows.failed]}) + "\n"
+    return found
+
+
+def _digits(seconds: float) -> float:
+    """Seconds to 15 significant digits, as a spreadsheet keeps them: ms / 1000 comes back as the logged value
+    (0.108578, not 0.10857800000000001), so a latency equal to its first token stays equal."""
+    return float(f"{seconds:.15g}")
 
 
 __all__ = ["scenario_from_workbook", "workbook_data", "catalog_rows", "scenario_yaml", "key_path", "ScenarioError"]

@@ -333,17 +333,25 @@ class Server(Section):
 
 
 class BenchmarkFile(Section):
-    path: Annotated[str, Field(min_length=1)]
-    rate: Annotated[float, Field(gt=0, le=1e9)] | None = None
+    """A benchmark log file (or glob) with what its log may not say: the request rate (vLLM writes 'inf' for an
+    unpaced run; llmperf runs at a concurrency) and, for llmperf, the run's duration."""
+
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    rate: Annotated[float, Field(gt=0, le=1e9)] | None = None  # requests per second
+    duration_s: Annotated[float, Field(ge=0.001, le=1e6)] | None = None  # planner.logs' bounds on a duration
 
 
 class Benchmark(Section):
     model_config = ConfigDict(title="Benchmark")
 
-    name: Annotated[str, Field(min_length=1, max_length=64)]
-    files: Annotated[list[Union[Annotated[str, Field(min_length=1)], BenchmarkFile]], Field(min_length=1)]
-    gpu: GPUId | None = None  # default: the scenario's GPU
-    gpus: Count = declared(1, "GPUs", "GPUs", kind="count")
+    name: Annotated[str, Field(min_length=1, max_length=64)] = declared(..., "Name", "", kind="text")
+    files: Annotated[list[_choice(Annotated[str, Field(min_length=1, max_length=4096)], BenchmarkFile)],
+                     Field(min_length=1, max_length=100)]  # read into the Requests sheet: one run per file
+    gpu: GPUId | None = declared(None, "GPU", "", "The GPU the benchmark ran on (a Catalog id; left out: the "
+                                 "scenario's GPU): its price costs the runs.", kind="text",
+                                 choices="catalog_gpu_ids")
+    gpus: Count = declared(1, "GPUs", "GPUs", "GPUs serving during the benchmark; per-GPU goodput divides by "
+                           "them.", kind="count")
     standby_gpus: whole(0) = declared(0, "Standby GPUs", "GPUs", "Idle capacity held ready, paid for.",
                                       kind="count")
 
@@ -354,10 +362,10 @@ class Goodput(Section):
     slo: SLO = SLO()
     attainment_target: Share = declared(0.90, "Attainment target", "of requests", "DistServe goodput: the highest "
                                         "request rate at which this share meets the SLO.", kind="percent")
-    servers: Annotated[list[Server], Field(max_length=20)] = declared(
+    servers: Annotated[list[Server], Field(min_length=1, max_length=20)] = declared(
         [Server(name="A", cost_per_hour=2.0, completed_per_hour=1000, acceptable_per_hour=800),
          Server(name="B", cost_per_hour=2.0, completed_per_hour=900, acceptable_per_hour=890)], "Server")
-    benchmarks: Annotated[list[Benchmark], Field(max_length=20)] = []
+    benchmarks: Annotated[list[Benchmark], Field(max_length=20)] = declared([], "Benchmark")
 
 
 CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
@@ -383,6 +391,7 @@ class Scenario(Section):
         | None = None
     _source: Path | None = PrivateAttr(default=None)  # the file it was read from; relative paths start there
     _merged: catalog.Catalog | None = PrivateAttr(default=None)
+    _logs: Any = PrivateAttr(default=None)  # planner.logs.Logs: the benchmark logs, read once
 
     @model_validator(mode="after")
     def _canonical(self):
@@ -416,6 +425,8 @@ class Scenario(Section):
                 del entries[key]
         if self.serving.sequence_length is None:
             self.serving.sequence_length = self.memory.sequence_length
+        for bench in self.goodput.benchmarks:
+            bench.gpu = bench.gpu or self.gpu  # a benchmark ran on its own hardware: fixed when first read
         return self
 
     @field_validator("sweep")
@@ -454,6 +465,37 @@ class Scenario(Section):
         return CURRENCY_SYMBOLS.get(self.currency, self.currency)
 
     @property
+    def benchmark_logs(self):
+        """The benchmark logs' runs and requests (planner.logs.Logs), None without benchmarks: read from the files
+        on first use, relative to the scenario file's folder; a scenario read from a workbook brings them from its
+        Requests sheet."""
+        if self._logs is None and self.goodput.benchmarks:
+            self.read_logs()
+        return self._logs
+
+    def read_logs(self, lines: dict | None = None) -> None:
+        """Read every benchmark's log files; each file entry then names one file with its rate (a glob's matches
+        each become an entry, ordered by rate), so the scenario says exactly what was read. Raises ScenarioError
+        naming the scenario file, the line, the entry, the log file and its field."""
+        if not self.goodput.benchmarks:
+            return
+        from planner import logs  # pandas is imported only by scenarios with benchmarks
+
+        folder = self._source.parent if self._source else Path.cwd()
+        entries = [[logs.FileEntry(f, None, None) if isinstance(f, str) else logs.FileEntry(f.path, f.rate,
+                                                                                          f.duration_s)
+                    for f in bench.files] for bench in self.goodput.benchmarks]
+        try:
+            self._logs, read = logs.read_benchmarks(entries, folder)
+        except logs.LogError as exc:
+            b, e = exc.entry
+            source = str(self._source or "<scenario>")
+            where, key = _where(("goodput", "benchmarks", b - 1, "files", e - 1), source, lines or {})
+            raise ScenarioError([f"{where}: {key}: {exc}"]) from None
+        for bench, files in zip(self.goodput.benchmarks, read):
+            bench.files = [BenchmarkFile(**f) for f in files]
+
+    @property
     def slug(self) -> str:
         return slugify(self.name)
 
@@ -468,6 +510,8 @@ class Scenario(Section):
         for label, data in _variant_data(self):
             variant = parse_scenario(data, f"sweep variant [{label}]")
             variant._source = self._source
+            if variant.goodput.benchmarks == self.goodput.benchmarks:
+                variant._logs = self._logs  # the same files: read once
             variants.append((label, variant))
         return variants
 
@@ -752,4 +796,5 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(exc.problems) from None
     scenario = parse_scenario(data, str(path), lines)
     scenario._source = path
+    scenario.read_logs(lines)  # a bad log stops here, before anything is written
     return scenario

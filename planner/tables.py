@@ -50,4 +50,5 @@ TABLES = [
     Table("hours"),
     Table("crossover"),
     Table("cluster"),
+    Table("goodput"),
 ]

@@ -13,8 +13,9 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
-from planner.audit import audit, shape
+from planner.audit import audit, same, shape
 from planner.cli import main
+from planner.engine import compute
 from planner.scenario import DEFAULT, load_scenario
 from planner.output import write_outputs
 from tests.conftest import EXAMPLES, catalog_cells, set_cells
@@ -151,9 +152,22 @@ def test_a_workbook_saved_by_libreoffice_verifies_and_imports(clean, tmp_path):
 def test_generate_then_import_gives_back_the_same_scenario(example, tmp_path):
     scenario = load_scenario(example)
     workbook = write_outputs(scenario, tmp_path)["xlsx"]
-    result = CliRunner().invoke(main, ["import", str(workbook), "-o", str(tmp_path / "back.yaml")])
+    result = CliRunner().invoke(main, ["import", str(workbook), "-o", str(tmp_path / "back" / "back.yaml")])
     assert result.exit_code == 0, result.output
-    assert load_scenario(tmp_path / "back.yaml").normalised() == scenario.normalised()
+    back = load_scenario(tmp_path / "back" / "back.yaml")
+    if not scenario.goodput.benchmarks:
+        assert back.normalised() == scenario.normalised()
+        return
+    # benchmark requests come back as log files beside the scenario: the same runs, the same numbers
+    assert sorted(p.name for p in (tmp_path / "back").iterdir()) == sorted(
+        ["back.yaml"] + [f"back.run-{run.number}.json" for run in scenario.benchmark_logs.runs])
+    without_files = [{k: v for k, v in b.items() if k != "files"} for b in back.normalised()["goodput"]["benchmarks"]]
+    assert without_files == [{k: v for k, v in b.items() if k != "files"}
+                             for b in scenario.normalised()["goodput"]["benchmarks"]]
+    expected, got = compute(scenario).headline, compute(back).headline
+    assert got.keys() == expected.keys()
+    for name, value in expected.items():
+        assert same(value, got[name]), name
 
 
 def test_an_edited_workbook_imports_as_the_edited_scenario(clean, tmp_path):

@@ -32,9 +32,8 @@ def summary_rows(out_dir: Path) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def examples_batch(tmp_path_factory):
     """Every example, plus a broken scenario in the middle, written with two processes."""
-    folder = tmp_path_factory.mktemp("scenarios")
-    for example in EXAMPLES:
-        shutil.copy(example, folder / example.name)
+    folder = tmp_path_factory.mktemp("scenarios") / "examples"
+    shutil.copytree(EXAMPLES[0].parent, folder)  # with the benchmark logs the goodput example reads
     (folder / "hours-0-broken.yaml").write_text("name: broken\nhours: {mfu: 1.5}\n")
     out = tmp_path_factory.mktemp("out")
     result = CliRunner().invoke(main, ["batch", str(folder), "-o", str(out), "-j", "2", "--date", "2026-01-01"])

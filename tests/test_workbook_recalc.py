@@ -165,6 +165,8 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
                 scenario_with(**{spec.path: above})
         if spec.allowed.type == "bool":
             wrong = [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
+        if spec.allowed.type == "text":
+            wrong = [None, 0, "x" * 65]  # a name: any text of 1 to 64 characters is allowed
         for value in wrong:
             copy = tmp_path / f"wrong-{len(cases)}.xlsx"
             set_cells(original, copy, {spec.name: value})

@@ -22,20 +22,29 @@ INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_
                "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
                "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",
                "crossover_serving_mfu", "crossover_horizon_days", "cluster_gpus",
-               "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile", "cluster_restart_cost_gpu_hours"]
+               "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile", "cluster_restart_cost_gpu_hours",
+               "goodput_slo_ttft_ms", "goodput_slo_tpot_ms", "goodput_attainment_target",
+               "goodput_servers_1_name", "goodput_servers_1_cost_per_hour", "goodput_servers_1_completed_per_hour",
+               "goodput_servers_1_acceptable_per_hour", "goodput_servers_2_name", "goodput_servers_2_cost_per_hour",
+               "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour"]
 HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
                   "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
                   "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
                   "hours_gpu_hours", "hours_allocated_gpu_hours", "hours_days", "hours_cost", "crossover_day_flops",
                   "crossover_day_gpu_hours", "cluster_training_gpu_hours_separate", "cluster_training_gpu_hours_shared",
                   "cluster_moved_gpu_hours", "cluster_idle_gpu_hours_separate", "cluster_preemptions",
-                  "cluster_net_gain_gpu_hours"]
+                  "cluster_net_gain_gpu_hours", "goodput_cheapest_server",
+                  "goodput_cheapest_cost_per_acceptable_request", "goodput_next_cost_per_acceptable_request",
+                  "goodput_cheapest_saving_share"]
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "IF", "IFERROR", "INDEX",
                       "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
-                      "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SUM", "SUMIFS", "SUMPRODUCT", "TEXT"}
+                      "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
+                      "TEXT"}
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
-UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100"}  # METHOD.md: these may stay literal
+UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100",  # METHOD.md: these may stay literal
+                    "1000", "1e6",  # seconds to milliseconds; per million tokens
+                    "2", "0.5", "0.9", "0.99"}  # SMALL(…,2): the second cheapest; PERCENTILE levels p50, p90, p99
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +63,7 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 def test_sheets_in_order(workbook):
     assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Crossover",
-                                                           "Cluster", "Catalog", "Checks", "Method"]
+                                                           "Cluster", "Goodput", "Catalog", "Checks", "Method"]
 
 
 def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
@@ -141,7 +150,7 @@ def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, form
     for where, formula in formulas.items():
         for token in Tokenizer(formula).items:
             if token.type == "FUNC" and token.subtype == "OPEN":
-                assert token.value[:-1] in PORTABLE_FUNCTIONS, (where, formula)
+                assert token.value[:-1].lstrip(":") in PORTABLE_FUNCTIONS, (where, formula)  # :INDEX( in A:B
             elif token.type == "OPERAND" and token.subtype == "RANGE":
                 assert token.value in names or CELL.match(token.value) or token.value in ("TRUE", "FALSE"), \
                     (where, token.value, formula)
@@ -155,7 +164,7 @@ def test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exis
             if ":" not in ref:
                 named[(sheet, ref.replace("$", ""))] = name
     for (sheet, cell), formula in formulas.items():
-        if sheet not in ("Memory", "Hours", "Crossover"):
+        if sheet not in ("Memory", "Hours", "Crossover", "Goodput", "Requests"):
             continue
         for token in Tokenizer(formula).items:
             if token.type == "OPERAND" and token.subtype == "NUMBER":
@@ -198,7 +207,7 @@ def test_units_show_once(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 8
+    assert len(charts) == 10  # memory 2, hours 2, crossover 2, cluster 2, goodput's servers 2
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:

@@ -63,14 +63,18 @@ def and_list(words: list[str]) -> str:
 
 
 def shown(value, kind: str, symbol: str = "$") -> str:
-    """A value as the workbook's kind shows it (planner.workbook.kit.KINDS), without the unit."""
+    """A value as the workbook's kind shows it (planner.workbook.kit.KINDS), without the unit; text (an undefined
+    result such as "none acceptable") as it is."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, bool) or kind == "bool":
         return yes_no(value)
     if isinstance(value, str):  # a word where a number would be ("never")
         return value
     formats = {"gb": gb, "kib": gb, "percent": percent, "flops": sci, "hours": millions, "days": days,
                "tera": lambda v: f"{v / 1e12:,.1f}", "money0": lambda v: money(v, symbol),
-               "money": lambda v: money(v, symbol, 2), "ratio": lambda v: f"{v:.2f}",
+               "money": lambda v: money(v, symbol, 2), "money5": lambda v: money(v, symbol, 5),
+               "ratio": lambda v: f"{v:.2f}", "tenths": lambda v: f"{v:,.1f}",
                "decimal": lambda v: f"{v:,.4g}", "number": lambda v: f"{v:,.2f}"}
     return formats.get(kind, number)(value)
 

@@ -193,7 +193,7 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
         path = f"{prefix}.{key}" if prefix else key
         if isinstance(value, BaseModel):
             found += declared_inputs(value, path, title)
-        elif isinstance(value, list) and value and isinstance(value[0], BaseModel):
+        elif isinstance(value, list) and all(isinstance(item, BaseModel) for item in value):  # [] too: no input
             if "label" in extra:
                 for i, item in enumerate(value, start=1):
                     found += declared_inputs(item, f"{path}.{i}", f"{extra['label']} {i}: ")

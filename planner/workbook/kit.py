@@ -9,7 +9,7 @@ Formulas are templates over the keys of rows and columns written earlier on the 
   repeating day: hour 0 follows hour 23).
 - `{key:range}`: the whole of a per-column row or of a records column (for SUM, MAX, COUNTIFS, PERCENTILE.INC).
 - `{column}`: on a per-column row, the column's header cell; `{label}` and `{i}` in a records table, the row's
-  label cell and its 1-based position.
+  label cell (a number where the label is a whole number) and its 1-based position.
 Anything else is written as given, so workbook-level defined names such as `model_params` read as themselves.
 Per-column and records references are anchored only where they must be (B$12, $C10), so one formula reads the same
 in every column or row.
@@ -49,12 +49,14 @@ class Kind:
         return f'{self.format}" {unit}"'
 
 
-# Money formats are made per currency (Book.money); "tera" shows trillions (15.6e12 as 15.6) and "millions" M.
+# Money formats are made per currency (Book.number_format; money5: five decimals, for costs per request); "tera"
+# shows trillions (15.6e12 as 15.6) and "millions" M.
 KINDS = {
     "text": Kind(None),
     "count": Kind("#,##0"),
     "number": Kind("#,##0.00"),
     "decimal": Kind("0.0###"),
+    "tenths": Kind("#,##0.0"),  # milliseconds, seconds
     "gb": Kind("#,##0.0", "GB"),
     "kib": Kind("#,##0.0", "KiB"),
     "percent": Kind("0.0%"),
@@ -68,7 +70,9 @@ KINDS = {
     "millions": Kind("#,##0.00,,", "M"),
     "money": Kind(None),
     "money0": Kind(None),
+    "money5": Kind(None),
 }
+MONEY_DECIMALS = {"money": 2, "money0": 0, "money5": 5}
 
 
 class Styles:
@@ -83,6 +87,7 @@ class Styles:
         self.section = wb.add_format({"bold": True, "bg_color": SECTION_FILL, "bottom": 1})
         self.header = wb.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
         self.label = wb.add_format({"valign": "top"})
+        self.number_label = wb.add_format({"valign": "top", "align": "left"})
         self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040"})
         self.note = wb.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
         self.text = wb.add_format({"text_wrap": True, "valign": "top"})
@@ -250,8 +255,8 @@ class Book:
 
     def number_format(self, kind: str, unit: str | None = "") -> str | None:
         """The number format of a kind; with `unit` (None: the kind's own) the unit is shown in the cell."""
-        if kind in ("money", "money0"):
-            digits = ".00" if kind == "money" else ""
+        if kind in MONEY_DECIMALS:
+            digits = "." + "0" * MONEY_DECIMALS[kind] if MONEY_DECIMALS[kind] else ""
             symbol = self.currency_symbol.replace('"', "")
             base = f'"{symbol}"#,##0{digits}' if len(symbol) == 1 else f'#,##0{digits}" {symbol}"'
             return base if not unit else f'{base}" {unit}"'
@@ -259,8 +264,9 @@ class Book:
 
     def sheet(self, name: str, columns: Sequence[tuple[str, float]] = (("Value", 16),), *, label_width=44,
               note_width=60, unit_width=12) -> "Sheet":
-        self.sheets[name] = Sheet(self, self.wb.add_worksheet(name), name, list(columns), label_width, note_width,
-                                  unit_width)
+        ws = self.wb.add_worksheet(name)
+        ws._prepare_formula = _formula_as_written
+        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width, note_width, unit_width)
         return self.sheets[name]
 
     def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
@@ -365,9 +371,14 @@ class Sheet:
         widths = [label_width] + [w for _, w in self.columns] + [self.unit_width, self.note_width]
         self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.charted, self.heights, self.row_index, widths))
 
-    def _label(self, row: int, text: str, style=None) -> None:
-        self.ws.write_string(row, 0, text, style or self.book.styles.label)
-        self.label_chars = max(self.label_chars, len(text))
+    def _label(self, row: int, text: str | int, style=None) -> None:
+        """A row label; a whole number (a records table keyed by number, such as Goodput's runs) stays a number, so
+        formulas can read it as {label}."""
+        if isinstance(text, int):
+            self.ws.write_number(row, 0, text, style or self.book.styles.number_label)
+        else:
+            self.ws.write_string(row, 0, text, style or self.book.styles.label)
+        self.label_chars = max(self.label_chars, len(str(text)))
 
     def title(self, text: str, subtitle: str = "") -> None:
         """The sheet's title and, below it, the scenario line (a formula of the inputs, `scenario_title`): both
@@ -532,10 +543,7 @@ class Sheet:
             self.places[column.key] = Place("column", first, col, last, col)
         for i, label in enumerate(labels):
             r = first + i
-            if isinstance(label, int):
-                self.ws.write_number(r, 0, label, self.book.styles.label)
-            else:
-                self._label(r, str(label))
+            self._label(r, label if isinstance(label, int) else str(label))
             extra = {"label": xl_rowcol_to_cell(r, 0, False, True), "i": str(i + 1)}
             for col, column in enumerate(columns, start=1):
                 template = column.template(i) if callable(column.template) else column.template
@@ -635,6 +643,13 @@ def _page_breaks(sections: list[int], charted: set[int], heights: dict[int, floa
             used = 0
         used = (used + height) % capacity
     return breaks
+
+
+def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
+    """What XlsxWriter stores for a formula, without its search for functions newer than Excel 2007 (about 30
+    regular expressions per formula, adding _xlfn. prefixes): the planner writes none of them (the workbook
+    structure tests ban them), and on a Requests sheet of 50,000 requests that search took 30 of 40 s."""
+    return formula[1:] if formula.startswith("=") else formula
 
 
 def _absolute(ref: str) -> str:

@@ -1,0 +1,327 @@
+"""The Goodput sheet (METHOD.md §5): servers compared by cost per acceptable request; with benchmark logs, each run's
+attainment, tail latencies and cost, and each benchmark's goodput. The Requests sheet, right after it, holds the
+logs' runs and requests (one row each) with the per-request formulas: TPOT, acceptable under the SLO cells, and
+TTFT and TPOT of completed requests ("" for a failed one, which PERCENTILE skips).
+
+Runs and benchmarks are keyed by number, in column A (a run's number is its row on the Requests sheet's Runs
+table). Per-run formulas count requests with COUNTIFS on the run number and take percentiles over the run's own block of
+the Requests sheet, PERCENTILE(INDEX(col, first):INDEX(col, last), p), so no formula is an array formula. A run's
+benchmark comes from the Runs table on Requests (runs_benchmark); its GPUs, standby GPUs and price from the
+per-benchmark table (goodput_benchmark_gpus, …).
+"""
+
+from __future__ import annotations
+
+from planner.engine.goodput import (HIGHEST_MEETS, NO_OTHER_SERVER, NO_RUN_MEETS, NO_SERVER, NONE_ACCEPTABLE,
+                                    NONE_COMPLETED)
+from planner.workbook import kit
+from planner.workbook.kit import Check, Column, KeyResult, Row
+
+SHEET = "Goodput"
+REQUESTS_SHEET = "Requests"
+INPUTS = ("goodput",)
+COLUMN_WIDTH = 13
+
+SERVERS = [
+    Column("name", "Server", lambda i: f"=goodput_servers_{i + 1}_name", "text"),
+    Column("cost_per_hour", "Cost per hour", lambda i: f"=goodput_servers_{i + 1}_cost_per_hour", "money"),
+    Column("completed_per_hour", "Completed requests per hour",
+           lambda i: f"=goodput_servers_{i + 1}_completed_per_hour", "count"),
+    Column("acceptable_per_hour", "Acceptable requests per hour",
+           lambda i: f"=goodput_servers_{i + 1}_acceptable_per_hour", "count"),
+    Column("cost_per_request", "Cost per request", "={cost_per_hour}/{completed_per_hour}", "money5"),
+    Column("cost_per_acceptable_request", "Cost per acceptable request",
+           f'=IF({{acceptable_per_hour}}>0,{{cost_per_hour}}/{{acceptable_per_hour}},"{NONE_ACCEPTABLE}")',
+           "money5"),
+    Column("acceptable_share", "Acceptable share", "={acceptable_per_hour}/{completed_per_hour}", "percent"),
+]
+_COSTS = "{cost_per_acceptable_request:range}"
+CHEAPEST = [
+    Row("cheapest_server", "Cheapest server per acceptable request",
+        f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",INDEX({{name:range}},MATCH(MIN({_COSTS}),{_COSTS},0)))', "text",
+        "", "The first of equals.", name="goodput_cheapest_server", bold=True),
+    Row("cheapest_cost_per_acceptable_request", "Its cost per acceptable request",
+        f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",MIN({_COSTS}))', "money5", "",
+        name="goodput_cheapest_cost_per_acceptable_request", bold=True),
+    Row("next_cost_per_acceptable_request", "The next cheapest cost per acceptable request",
+        f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",IF(COUNT({_COSTS})=1,"{NO_OTHER_SERVER}",SMALL({_COSTS},2)))',
+        "money5", "", name="goodput_next_cost_per_acceptable_request"),
+    Row("cheapest_saving_share", "The cheapest costs less per acceptable request by",
+        "=IF(ISNUMBER(goodput_next_cost_per_acceptable_request),IF(goodput_next_cost_per_acceptable_request>0,"
+        "1-goodput_cheapest_cost_per_acceptable_request/goodput_next_cost_per_acceptable_request,0),"
+        "goodput_next_cost_per_acceptable_request)", "percent", "", "Than the next cheapest (0 when both are free).",
+        name="goodput_cheapest_saving_share", bold=True),
+]
+
+# Benchmark runs: one row per run (run i is the Requests sheet's run i) --------------------------------------------
+RUNS = [
+    Column("name", "Benchmark", "=INDEX(runs_benchmark_name,{label})", "text"),
+    Column("rate", "Request rate (req/s)", "=INDEX(runs_rate,{label})", "decimal"),
+    Column("duration_s", "Duration (s)", "=INDEX(runs_duration_s,{label})", "tenths"),
+    Column("sent", "Requests sent", "=COUNTIF(requests_run,{label})", "count"),
+    Column("completed", "Completed", "=COUNTIFS(requests_run,{label},requests_failed,FALSE)", "count"),
+    Column("acceptable", "Acceptable", "=COUNTIFS(requests_run,{label},requests_acceptable,TRUE)",
+           "count"),
+    Column("attainment", "Attainment", "={acceptable}/{sent}", "percent"),
+    Column("attainment_target", "Attainment target", "=goodput_attainment_target", "percent"),
+    Column("meets_target", "Meets the target", "={attainment}>=goodput_attainment_target", "bool", warn="false"),
+    Column("highest_meeting", "Highest rate meeting it",
+           '=AND({meets_target},COUNTIFS(runs_benchmark,INDEX(runs_benchmark,{label}),runs_run,">"&{label},'
+           "{meets_target:range},TRUE)=0)", "bool"),
+]
+_K = "{highest_meeting_run}"
+BENCHMARKS = [
+    Column("name", "Benchmark", lambda i: f"=goodput_benchmarks_{i + 1}_name", "text"),
+    Column("gpus", "GPUs", lambda i: f"=goodput_benchmarks_{i + 1}_gpus", "count"),
+    Column("standby_gpus", "Standby GPUs", lambda i: f"=goodput_benchmarks_{i + 1}_standby_gpus", "count"),
+    Column("price_per_gpu_hour", "Price per GPU-hour",
+           lambda i: f"=INDEX(catalog_gpu_price_per_hour,MATCH(goodput_benchmarks_{i + 1}_gpu,catalog_gpu_ids,0))",
+           "money"),
+    Column("first_run", "First run", "=MATCH({label},runs_benchmark,0)", "count"),
+    Column("runs", "Runs", "=COUNTIF(runs_benchmark,{label})", "count"),
+    Column("last_run", "Last run", "={first_run}+{runs}-1", "count"),
+    Column("highest_meeting_run", "Highest run meeting the target",
+           "=SUMIFS(runs_run,runs_benchmark,{label},{highest_meeting:range},TRUE)", "count"),
+    Column("goodput", "Goodput (req/s)",
+           f'=IF({_K}=0,"{NO_RUN_MEETS}",IF({_K}={{last_run}},"{HIGHEST_MEETS}",INDEX({{rate:range}},{_K})'
+           f"+(INDEX({{attainment:range}},{_K})-goodput_attainment_target)/(INDEX({{attainment:range}},{_K})"
+           f"-INDEX({{attainment:range}},{_K}+1))*(INDEX({{rate:range}},{_K}+1)-INDEX({{rate:range}},{_K}))))",
+           "decimal"),
+    Column("goodput_per_gpu", "Goodput per GPU (req/s)",
+           "=IF(ISNUMBER({goodput}),{goodput}/{gpus},{goodput})", "decimal"),
+]
+BENCHMARK_NAMES = ("gpus", "standby_gpus", "price_per_gpu_hour")  # named goodput_benchmark_<key>: runs read them
+
+
+def _percentile(column: str, level: float) -> str:
+    block = f"INDEX({column},{{first_request}}):INDEX({column},{{last_request}})"
+    return f'=IF(COUNT({block})=0,"{NONE_COMPLETED}",PERCENTILE({block},{level}))'
+
+
+LATENCIES = [
+    Column("first_request", "First request", "=MATCH({label},requests_run,0)", "count"),
+    Column("last_request", "Last request", "={first_request}+COUNTIF(requests_run,{label})-1", "count"),
+    *[Column(f"ttft_p{p}_ms", f"TTFT p{p} (ms)", _percentile("requests_completed_ttft_ms", p / 100), "tenths")
+      for p in (50, 90, 99)],
+    Column("slo_ttft_ms", "TTFT SLO (ms)", "=goodput_slo_ttft_ms", "tenths"),
+    *[Column(f"tpot_p{p}_ms", f"TPOT p{p} (ms)", _percentile("requests_completed_tpot_ms", p / 100), "tenths")
+      for p in (50, 90, 99)],
+    Column("slo_tpot_ms", "TPOT SLO (ms)", "=goodput_slo_tpot_ms", "tenths"),
+]
+_OWN = "INDEX(runs_benchmark,{label})"
+COSTS = [
+    Column("request_rate", "Completed per second", "=INDEX({completed:range},{label})/INDEX(runs_duration_s,{label})",
+           "decimal"),
+    Column("goodput_rate", "Acceptable per second", "=INDEX({acceptable:range},{label})/INDEX(runs_duration_s,{label})",
+           "decimal"),
+    Column("gpus", "GPUs", f"=INDEX(goodput_benchmark_gpus,{_OWN})", "count"),
+    Column("standby_gpus", "Standby GPUs", f"=INDEX(goodput_benchmark_standby_gpus,{_OWN})", "count"),
+    Column("price_per_gpu_hour", "Price per GPU-hour", f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
+           "money"),
+    Column("cost", "Run cost", "=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/3600",
+           "money"),
+    Column("cost_per_acceptable_request", "Cost per acceptable request",
+           f'=IF(INDEX({{acceptable:range}},{{label}})>0,{{cost}}/INDEX({{acceptable:range}},{{label}}),'
+           f'"{NONE_ACCEPTABLE}")',
+           "money5"),
+    Column("acceptable_output_tokens", "Acceptable output tokens",
+           "=SUMIFS(requests_output_tokens,requests_run,{label},requests_acceptable,TRUE)", "count"),
+    Column("cost_per_million_acceptable_output_tokens", "Cost per million acceptable output tokens",
+           f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*1e6,"{NONE_ACCEPTABLE}")',
+           "money"),
+]
+
+# The Requests sheet: the logs' runs, then one row per request --------------------------------------------------
+RUN_DATA = [("run", "Run", "count"), ("benchmark", "Benchmark no.", "count"), ("benchmark_name", "Benchmark", "text"),
+            ("file", "File", "text"), ("format", "Format", "text"), ("rate", "Request rate (req/s)", "decimal"),
+            ("duration_s", "Duration (s)", "tenths")]
+REQUEST_DATA = [("run", "Run", "count"), ("input_tokens", "Input tokens", "count"),
+                ("output_tokens", "Output tokens", "count"), ("ttft_ms", "TTFT (ms)", "tenths"),
+                ("latency_s", "Latency (s)", "decimal"), ("failed", "Failed", "bool")]
+# Formula columns, over the data columns of the same row (letters as REQUEST_DATA places them: A run … F failed)
+REQUEST_FORMULAS = [
+    ("tpot_ms", "TPOT (ms)", "=IF(C{r}>1,(E{r}*1000-D{r})/(C{r}-1),0)", "tenths"),
+    ("acceptable", "Acceptable", "=AND(NOT(F{r}),D{r}<=goodput_slo_ttft_ms,G{r}<=goodput_slo_tpot_ms)", "bool"),
+    ("completed_ttft_ms", "TTFT if completed (ms)", '=IF(F{r},"",D{r})', "tenths"),
+    ("completed_tpot_ms", "TPOT if completed (ms)", '=IF(F{r},"",G{r})', "tenths"),
+]
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table = results.goodput
+    sheet = book.sheet(SHEET, [("", COLUMN_WIDTH + 5)] + [("", COLUMN_WIDTH)] * (len(RUNS) - 1))  # B: names
+    sheet.title("Goodput and cost per acceptable request", "METHOD.md §5: what matters is the work that meets the "
+                "service-level objective, per unit of cost.")
+
+    sheet.section("Servers: cost per request and per acceptable request (the hourly figures on Inputs)")
+    labels = [f"Server {i}" for i in range(1, len(table.servers) + 1)]
+    sheet.records(labels, SERVERS, table.servers, label_header="Server")
+    for key in ("completed_per_hour", "acceptable_per_hour"):
+        book.define(f"goodput_server_{key}", SHEET, sheet.ref(key, "range", 0, 0))
+    sheet.rows(CHEAPEST, table.scalars)
+    _server_charts(book, sheet)
+
+    if table.runs:
+        _benchmark_tables(book, sheet, table)
+        write_requests(book, table)
+    return sheet
+
+
+def _benchmark_tables(book: kit.Book, sheet: kit.Sheet, table) -> None:
+    runs = [r["run"] for r in table.runs]  # numbers: the formulas read the run's number as {label}
+    sheet.section("Benchmark runs: requests sent, completed and acceptable (TTFT and TPOT within the SLO on "
+                  "Inputs)")
+    sheet.records(runs, RUNS, table.runs, label_header="Run no. (Requests)")
+    sheet.section("Each benchmark's goodput: the highest request rate meeting the attainment target, interpolated "
+                  "between runs (DistServe)")
+    sheet.records([b["benchmark"] for b in table.benchmarks], BENCHMARKS, table.benchmarks,
+                  label_header="Benchmark no.")
+    for key in BENCHMARK_NAMES:
+        book.define(f"goodput_benchmark_{key}", SHEET, sheet.ref(key, "range", 0, 0))
+    _attainment_chart(book, sheet, table)
+    sheet.section("Tail latencies of completed requests against the SLO")
+    sheet.records(runs, LATENCIES, table.runs, label_header="Run no.")
+    for unit in ("ttft", "tpot"):
+        _latency_chart(book, sheet, unit)
+    sheet.section("Rates and cost per run: the benchmark's GPUs and standby GPUs at its GPU's price")
+    sheet.records(runs, COSTS, table.runs, label_header="Run no.")
+
+
+def write_requests(book: kit.Book, table) -> kit.Sheet:
+    """The Requests sheet: one row per request on the left, the runs read from the logs on the right, under one
+    header row. Read from the logs and locked: to change them, change the logs and run planner again."""
+    request_columns = len(REQUEST_DATA) + len(REQUEST_FORMULAS)
+    runs_at = request_columns + 1  # one empty column between the two tables
+    sheet = book.sheet(REQUESTS_SHEET, [("", COLUMN_WIDTH)] * (runs_at + len(RUN_DATA) - 1), label_width=9)
+    sheet.title("Requests read from the benchmark logs", "Data from the logs, locked (run planner again on new "
+                "logs); the four formula columns follow the SLO on Inputs. The runs are on the right.")
+    styles = book.styles
+    ws = sheet.ws
+    header = sheet.heading_row([label for _, label, _ in REQUEST_DATA] + [label for _, label, _, _ in
+                                                                          REQUEST_FORMULAS])
+    for col, (_, label, _) in enumerate(RUN_DATA, start=runs_at):
+        ws.write_string(header, col, label, styles.header)
+    ws.set_column(request_columns, request_columns, 3)
+    ws.set_column(runs_at + 3, runs_at + 3, 36)  # the file's path
+    ws.freeze_panes(header + 1, 1)
+    first = header + 1
+
+    requests = table.requests
+    data = [requests[key].tolist() for key, _, _ in REQUEST_DATA]
+    cached = [requests[key].tolist() for key, _, _, _ in REQUEST_FORMULAS]
+    data_styles = [styles.value(kind) for _, _, kind in REQUEST_DATA]
+    formula_styles = [styles.value(kind) for _, _, _, kind in REQUEST_FORMULAS]
+    width = len(REQUEST_DATA)
+    for i in range(len(requests)):
+        r = first + i
+        for col in range(width):
+            value = data[col][i]
+            if isinstance(value, bool):
+                ws.write_boolean(r, col, value, data_styles[col])
+            else:
+                ws.write_number(r, col, value, data_styles[col])
+        for j, (_, _, template, _) in enumerate(REQUEST_FORMULAS):
+            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j])
+    _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], 0, first,
+                    first + len(requests) - 1)
+
+    for i, run in enumerate(table.runs):
+        values = {"run": run["run"], "benchmark": run["benchmark"], "file": run["path"], "format": run["format"],
+                  "rate": run["rate"], "duration_s": run["duration_s"]}
+        for col, (key, _, kind) in enumerate(RUN_DATA, start=runs_at):
+            if key == "benchmark_name":
+                sheet.formula(first + i, col, f"=goodput_benchmarks_{run['benchmark']}_name", run["name"],
+                              styles.value("text"))
+            else:
+                sheet.value_cell(first + i, col, values[key], styles.value(kind), None)
+    _define_columns(book, "runs", [key for key, _, _ in RUN_DATA], runs_at, first, first + len(table.runs) - 1)
+    sheet.row_index = first + len(requests)
+    return sheet
+
+
+def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int, first: int, last: int) -> None:
+    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas."""
+    for col, key in enumerate(keys, start=first_col):
+        book.define(f"{prefix}_{key}", REQUESTS_SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:"
+                                                        f"{kit.xl_rowcol_to_cell(last, col)}")
+
+
+# Charts --------------------------------------------------------------------------------------------------------
+def _columns_chart(book: kit.Book, sheet: kit.Sheet, keys: list[tuple[str, str]], title: str, axis: str,
+                   number_format: str, categories: str | None = None):
+    """Clustered columns, one series per key; categories: the rows' labels, or a records column by key."""
+    chart = book.wb.add_chart({"type": "column"})
+    for key, colour in keys:
+        values = sheet.series(key)
+        labels = sheet.series(categories) if categories else [sheet.name, values[1], 0, values[3], 0]
+        chart.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": labels, "values": values,
+                          "fill": {"color": colour}})
+    chart.set_title({"name": title})
+    chart.set_y_axis({"name": axis, "num_format": number_format, "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    return chart
+
+
+def _server_charts(book: kit.Book, sheet: kit.Sheet) -> None:
+    sheet.chart(_columns_chart(book, sheet, [("completed_per_hour", "#A5A5A5"), ("acceptable_per_hour", "#4472C4")],
+                               "Completed against acceptable requests per hour", "Requests per hour", "#,##0",
+                               categories="name"), height=280)
+    sheet.chart(_columns_chart(book, sheet, [("cost_per_request", "#A5A5A5"),
+                                             ("cost_per_acceptable_request", "#4472C4")],
+                               "Cost per request and per acceptable request", "Cost per request",
+                               book.number_format("money5"), categories="name"), height=280)
+
+
+def _attainment_chart(book: kit.Book, sheet: kit.Sheet, table) -> None:
+    """Attainment against request rate: a line per benchmark (named by the benchmark table's name cell), and the
+    target as a dashed line."""
+    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    rate, attainment, names = sheet.series("rate"), sheet.series("attainment"), sheet.series("name")
+    colours = ["#4472C4", "#ED7D31", "#70AD47", "#7030A0", "#A5A5A5", "#FFC000"]
+    for i, b in enumerate(table.benchmarks):
+        top = rate[1] + b["first_run"] - 1
+        bottom = top + b["runs"] - 1
+        colour = colours[i % len(colours)]
+        chart.add_series({"name": [sheet.name, names[1] + i, names[2]],
+                          "categories": [sheet.name, top, rate[2], bottom, rate[2]],
+                          "values": [sheet.name, top, attainment[2], bottom, attainment[2]],
+                          "line": {"color": colour, "width": 2},
+                          "marker": {"type": "circle", "fill": {"color": colour}, "border": {"color": colour}}})
+    target = sheet.series("attainment_target")
+    chart.add_series({"name": [sheet.name, target[1] - 1, target[2]], "categories": rate, "values": target,
+                      "line": {"color": kit.WARNING_RED, "dash_type": "dash", "width": 1.5},
+                      "marker": {"type": "none"}})
+    chart.set_title({"name": "Attainment against request rate"})
+    chart.set_x_axis({"name": "Request rate (requests per second)", "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_y_axis({"name": "Attainment", "num_format": "0%", "min": 0, "max": 1})
+    chart.set_legend({"position": "bottom"})
+    sheet.chart(chart)
+
+
+def _latency_chart(book: kit.Book, sheet: kit.Sheet, unit: str) -> None:
+    """p50, p90 and p99 per run as columns, the SLO as a dashed line."""
+    name = unit.upper()
+    chart = _columns_chart(book, sheet, [(f"{unit}_p50_ms", "#9DC3E6"), (f"{unit}_p90_ms", "#4472C4"),
+                                         (f"{unit}_p99_ms", "#1F3864")],
+                           f"{name} of completed requests against the SLO", f"{name} (ms)", "#,##0")
+    slo = sheet.series(f"slo_{unit}_ms")
+    line = book.wb.add_chart({"type": "line"})
+    line.add_series({"name": [sheet.name, slo[1] - 1, slo[2]], "categories": [sheet.name, slo[1], 0, slo[3], 0],
+                     "values": slo, "line": {"color": kit.WARNING_RED, "dash_type": "dash", "width": 1.5},
+                     "marker": {"type": "none"}})
+    chart.combine(line)
+    sheet.chart(chart, height=280)
+
+
+KEY_RESULTS = [
+    KeyResult("goodput_cheapest_server", "Cheapest server per acceptable request", "text"),
+    KeyResult("goodput_cheapest_cost_per_acceptable_request", "Its cost per acceptable request", "money5", ""),
+    KeyResult("goodput_cheapest_saving_share", "Its saving per acceptable request against the next cheapest server",
+              "percent", ""),
+]
+
+CHECKS = [
+    Check("goodput_servers_acceptable_within_completed", "Servers: acceptable requests per hour at most completed",
+          "SUMPRODUCT((goodput_server_acceptable_per_hour>goodput_server_completed_per_hour)*1)=0",
+          "A request that meets the SLO was completed."),
+]
