@@ -88,6 +88,22 @@ def activations_gb(layers, hidden, sequence_length, micro_batch, tensor_parallel
     return np.where(checkpointing, kept_inputs + a, layers * a)
 
 
+def training_memory_gb(params, layers, hidden, gpus, tensor_parallel, pipeline_parallel, zero_stage,
+                       sequence_length, micro_batch, checkpointing, capacity_gb) -> dict[str, np.ndarray]:
+    """The training rows of METHOD.md §1 for any number of configurations in one call (arguments broadcast
+    together): weights, gradients, optimizer state, model state, activations, total, fits and headroom in GB."""
+    d = data_parallel_degree(gpus, tensor_parallel, pipeline_parallel)
+    weights = weights_gb(params, tensor_parallel, pipeline_parallel, d, zero_stage)
+    gradients = gradients_gb(params, tensor_parallel, pipeline_parallel, d, zero_stage)
+    optimizer = optimizer_gb(params, tensor_parallel, pipeline_parallel, d, zero_stage)
+    activations = activations_gb(layers, hidden, sequence_length, micro_batch, tensor_parallel, checkpointing)
+    state = weights + gradients + optimizer
+    total = state + activations
+    return {"weights_gb": weights, "gradients_gb": gradients, "optimizer_gb": optimizer, "model_state_gb": state,
+            "activations_gb": np.broadcast_to(activations, np.shape(total)), "total_gb": total,
+            "fits": total <= capacity_gb, "headroom_gb": capacity_gb - total}
+
+
 def kv_bytes_per_token(layers, kv_heads, head_dim):
     """2 (K and V) · L · kv_heads · head_dim · 2 bytes: 128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B."""
     return KV_TENSORS * layers * kv_heads * head_dim * KV_BYTES_PER_VALUE
@@ -164,19 +180,11 @@ def compute(scenario, earlier: dict) -> MemoryTable:
     t, p = m.tensor_parallel, m.pipeline_parallel
     d = data_parallel_degree(m.gpus, t, p)
     stage = np.array([*STRATEGIES.values(), STRATEGIES[m.strategy]])  # every strategy, then the scenario's
-    weights = weights_gb(model.params, t, p, d, stage)
-    gradients = gradients_gb(model.params, t, p, d, stage)
-    optimizer = optimizer_gb(model.params, t, p, d, stage)
-    activations = activations_gb(model.layers, model.hidden, m.sequence_length, m.micro_batch, t,
-                                 m.activation_checkpointing)
-    state = weights + gradients + optimizer
-    total = state + activations
+    rows = training_memory_gb(model.params, model.layers, model.hidden, m.gpus, t, p, stage, m.sequence_length,
+                              m.micro_batch, m.activation_checkpointing, gpu.memory_gb)
+    activations = rows["activations_gb"][-1]
     shards = {f"shards_{what}": stage >= first for what, first in SHARDED_FROM_STAGE.items()}
-    training = {"zero_stage": stage, **shards, "weights_gb": weights, "gradients_gb": gradients,
-                "optimizer_gb": optimizer,
-                "model_state_gb": state, "activations_gb": np.full_like(total, activations), "total_gb": total,
-                "capacity_gb": np.full_like(total, gpu.memory_gb), "fits": total <= gpu.memory_gb,
-                "headroom_gb": gpu.memory_gb - total}
+    training = {"zero_stage": stage, **shards, **rows, "capacity_gb": np.full(len(stage), float(gpu.memory_gb))}
 
     kv = kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim)
     s_weights = serving_weights_gb(model.params, sv.tensor_parallel)
