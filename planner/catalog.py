@@ -32,6 +32,16 @@ class GPU:
     price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
 
 
+def params_from_architecture(vocab, hidden, layers, kv_heads, head_dim, ffn):
+    """Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·ffn + 2·h) + h.
+
+    Untied input and output embeddings (2·V·h); per layer the query and output projections (2·h·h), the key and
+    value projections (2·h·kv·hd), SwiGLU's three matrices (3·h·ffn) and two RMSNorm weights (2·h); a final norm (h).
+    """
+    per_layer = 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim + 3 * hidden * ffn + 2 * hidden
+    return 2 * vocab * hidden + layers * per_layer + hidden
+
+
 MODELS: dict[str, Model] = {
     m.id: m
     for m in (

@@ -29,9 +29,8 @@ from pydantic import (
     model_validator,
 )
 
-from planner import catalog, yamlfile
-from planner.engine.cluster import serving_pool
-from planner.engine.memory import params_from_architecture
+from planner import catalog
+from planner.catalog import params_from_architecture
 
 COUNT_MAX = 10**9  # the largest count any input takes (GPUs, users, sequence length, …)
 MAX_VARIANTS = 10_000  # a sweep's cartesian product is capped
@@ -669,6 +668,8 @@ def _cross_checks(scenario: Scenario) -> list[Problem]:
         return problems
     c = scenario.cluster
     busiest = max(merged.profiles[c.profile])
+    from planner.engine.cluster import serving_pool  # numpy: imported when a scenario is checked, not for its schema
+
     pool = serving_pool(c.inference_peak_gpus, merged.profiles[c.profile], c.spare)
     if pool > c.gpus:
         problems.append((("cluster", "inference_peak_gpus"), c.inference_peak_gpus,
@@ -784,12 +785,20 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
     return scenario
 
 
-DEFAULT = parse_scenario({"name": "default", "description": "METHOD.md's defaults"})
+def __getattr__(name: str):
+    """DEFAULT, the built-in default scenario (METHOD.md's defaults), made when first asked for: validating it
+    imports the engine, which `planner schema` does not need."""
+    if name == "DEFAULT":
+        globals()["DEFAULT"] = parse_scenario({"name": "default", "description": "METHOD.md's defaults"})
+        return globals()["DEFAULT"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file."""
     path = Path(path)
+    from planner import yamlfile
+
     try:
         data, lines = yamlfile.read(path)
     except yamlfile.YAMLFileError as exc:

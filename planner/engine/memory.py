@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.catalog import SHARDED_FROM_STAGE, STRATEGIES
+from planner.catalog import SHARDED_FROM_STAGE, STRATEGIES, params_from_architecture  # noqa: F401 (the engine's too)
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -27,16 +27,6 @@ ACTIVATION_BYTES_PER_LAYER = 34
 CHECKPOINT_BYTES_PER_LAYER = 2  # a checkpointed layer keeps only its BF16 input: 2·s·b·h bytes
 KV_TENSORS = 2  # a key and a value per layer, head and position
 KV_BYTES_PER_VALUE = 2  # BF16 keys and values
-
-
-def params_from_architecture(vocab, hidden, layers, kv_heads, head_dim, ffn):
-    """Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·ffn + 2·h) + h.
-
-    Untied input and output embeddings (2·V·h); per layer the query and output projections (2·h·h), the key and
-    value projections (2·h·kv·hd), SwiGLU's three matrices (3·h·ffn) and two RMSNorm weights (2·h); a final norm (h).
-    """
-    per_layer = 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim + 3 * hidden * ffn + 2 * hidden
-    return 2 * vocab * hidden + layers * per_layer + hidden
 
 
 def data_parallel_degree(gpus, tensor_parallel, pipeline_parallel):

@@ -4,6 +4,7 @@ charts), then the inputs and the method. Templates live in templates/ and are re
 from __future__ import annotations
 
 import importlib.resources
+import os
 from pathlib import Path
 
 import jinja2
@@ -28,8 +29,19 @@ def _loader() -> jinja2.BaseLoader:
     return jinja2.FunctionLoader(read)
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates kept in the user's cache folder (Jinja's own bytecode cache): compiling the page's
+    templates takes about 60 ms, a third of a small run. None where the folder cannot be made."""
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "planner" / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(folder))
+
+
 environment = jinja2.Environment(loader=_loader(), autoescape=True, undefined=jinja2.StrictUndefined,
-                                 trim_blocks=True, lstrip_blocks=True)
+                                 trim_blocks=True, lstrip_blocks=True, bytecode_cache=_bytecode_cache())
 environment.filters.update(FILTERS)
 
 
