@@ -11,7 +11,8 @@ A table with key K is four files and one line below:
   Inputs; labels, units and limits are declared on the scenario model), `write(book, results)` (which may add a
   sheet of its own after its table's, as Goodput adds Requests), `KEY_RESULTS` (kit.KeyResult rows for the Cover)
   and `CHECKS` (kit.Check rows for the Checks sheet, keyed like the engine's).
-- `planner/report/K.py`, the HTML section: `findings(results)` (sentences) and `charts(results)` ({name: SVG}).
+- `planner/report/K.py`, the HTML section: `findings(results)` (sentences), `charts(results)` ({name: SVG}) and
+  `SUMMARY` ((headline name, heading, kind) rows: the table's columns in a batch's index and summary).
 - `templates/K.html.j2`, the section's tables and charts.
 
 Modules are imported when first used, so a command pays only for the layers it needs.
