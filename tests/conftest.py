@@ -82,3 +82,23 @@ def catalog_cells(path, edits: list[tuple[str, str, str, object]]) -> dict:
             cell = next(c for line in book[sheet][ref.replace("$", "")] for c in line if c.row == row)
         changes[(sheet, cell.coordinate)] = value
     return changes
+
+
+def refused(tmp_path, text: str | bytes) -> tuple[str, str]:
+    """`planner run` on a scenario file holding `text`: it must exit 2, cleanly (no traceback), writing nothing.
+    Returns what it printed and the file's path, for the test to look for its message."""
+    from click.testing import CliRunner
+
+    from planner.cli import main
+
+    scenario = tmp_path / "scenario.yaml"
+    if isinstance(text, bytes):
+        scenario.write_bytes(text)
+    else:
+        scenario.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output
+    assert not out.exists()
+    return result.output, str(scenario)

@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import main
 from planner.engine import compute
 from planner.engine.crossover import NEVER
 from planner.output import results_json
 from planner.report import render_html
-from tests.conftest import scenario_with
+from tests.conftest import refused, scenario_with
 
 PSI_405B, PSI_8B = 405_853_388_800, 8_030_261_248
 T = 15.6e12
@@ -187,12 +185,8 @@ def test_html_says_when_the_crossing_falls_beyond_the_horizon():
     ("{horizon: 730}", "crossover.horizon: unknown key; did you mean 'horizon_days'?"),
 ])
 def test_bad_crossover_inputs_exit_2(tmp_path, section, fragment):
-    path = tmp_path / "s.yaml"
-    path.write_text(f"name: x\ncrossover: {section}\n")
-    result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
-    assert result.exit_code == 2
-    assert f"{path}:2: {fragment}" in result.output
-    assert not (tmp_path / "out").exists()
+    output, path = refused(tmp_path, f"name: x\ncrossover: {section}\n")
+    assert f"{path}:2: {fragment}" in output
 
 
 @pytest.mark.parametrize("presets, fragment", [
@@ -203,8 +197,5 @@ def test_bad_crossover_inputs_exit_2(tmp_path, section, fragment):
                   "* ? or ~"),
 ])
 def test_bad_traffic_presets_exit_2(tmp_path, presets, fragment):
-    path = tmp_path / "s.yaml"
-    path.write_text(f"name: x\ncatalog:\n  traffic_presets: {presets}\n")
-    result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
-    assert result.exit_code == 2
-    assert fragment in result.output and f"{path}:3" in result.output
+    output, path = refused(tmp_path, f"name: x\ncatalog:\n  traffic_presets: {presets}\n")
+    assert fragment in output and f"{path}:3" in output

@@ -17,29 +17,17 @@ from hypothesis import strategies as st
 from planner import yamlfile
 from planner.cli import main
 from planner.scenario import ScenarioError, load_scenario
-from tests.conftest import ROOT
+from tests.conftest import ROOT, refused
 
 BOMB = ('a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
         + "".join(f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi")))
 
 
-def run_cli(tmp_path: Path, text: str | bytes):
-    scenario = tmp_path / "scenario.yaml"
-    if isinstance(text, bytes):
-        scenario.write_bytes(text)
-    else:
-        scenario.write_text(text, encoding="utf-8")
-    out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(out)])
-    return result, out
-
-
-def assert_refused(result, out: Path, expected: list[str]) -> None:
-    assert result.exit_code == 2, result.output
-    assert isinstance(result.exception, SystemExit) and "Traceback" not in result.output  # a clean exit
+def assert_refused(tmp_path: Path, text: str | bytes, expected: list[str]) -> str:
+    output, _ = refused(tmp_path, text)
     for fragment in expected:
-        assert fragment in result.output
-    assert not out.exists()
+        assert fragment in output
+    return output
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -82,9 +70,8 @@ def assert_refused(result, out: Path, expected: list[str]) -> None:
      ["scenario.yaml: the file is larger than 1 MB: a scenario file may be at most 1 MB (1,048,576 bytes)"]),
 ], ids=lambda v: repr(v)[:40] if isinstance(v, (str, bytes)) else None)
 def test_a_hostile_scenario_exits_2_with_one_line_naming_file_line_and_key(tmp_path, text, expected):
-    result, out = run_cli(tmp_path, text)
-    assert_refused(result, out, expected)
-    assert all(line.startswith("error: ") for line in result.output.splitlines())
+    output = assert_refused(tmp_path, text, expected)
+    assert all(line.startswith("error: ") for line in output.splitlines())
 
 
 def test_plain_values_are_read_as_yaml_1_2(tmp_path):
@@ -124,11 +111,10 @@ def test_a_350_byte_alias_bomb_is_refused_at_its_first_anchor(tmp_path):
 
 
 def test_thousands_of_problems_print_the_first_20_and_a_count(tmp_path):
-    result, out = run_cli(tmp_path, "name: x\n" + "".join(f"unknown_{i}: 1\n" for i in range(100)))
-    assert_refused(result, out, ["scenario.yaml:2: unknown_0: unknown key", "scenario.yaml:21: unknown_19:",
-                                 "error: … and 80 more problems"])
-    assert len(result.output.splitlines()) == 21
-    assert "unknown_20:" not in result.output
+    output = assert_refused(tmp_path, "name: x\n" + "".join(f"unknown_{i}: 1\n" for i in range(100)), [
+        "scenario.yaml:2: unknown_0: unknown key", "scenario.yaml:21: unknown_19:", "error: … and 80 more problems"])
+    assert len(output.splitlines()) == 21
+    assert "unknown_20:" not in output
 
 
 @pytest.mark.parametrize("make, kind", [

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
-from planner.cli import main
 from planner.engine import hours as h
 from planner.engine import compute
-from tests.conftest import scenario_with
+from tests.conftest import refused, scenario_with
 
 PSI_8B, PSI_70B, PSI_405B = 8_030_261_248, 70_553_706_496, 405_853_388_800
 H100_AT_40 = 989e12 * 0.40 * 3600  # operations per H100-hour at 40 % MFU
@@ -99,9 +97,5 @@ def test_functions_take_arrays():
     ("{allocations: []}", "hours.allocations: List should have at least 1 item"),
 ])
 def test_bad_hours_inputs_exit_2(tmp_path, hours, fragment):
-    path = tmp_path / "s.yaml"
-    path.write_text(f"name: x\nhours: {hours}\n")
-    result = CliRunner().invoke(main, ["run", str(path), "-o", str(tmp_path / "out")])
-    assert result.exit_code == 2
-    assert f"{path}:2: {fragment}" in result.output
-    assert not (tmp_path / "out").exists()
+    output, path = refused(tmp_path, f"name: x\nhours: {hours}\n")
+    assert f"{path}:2: {fragment}" in output
