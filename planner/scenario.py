@@ -391,6 +391,7 @@ class Scenario(Section):
     _source: Path | None = PrivateAttr(default=None)  # the file it was read from; relative paths start there
     _merged: catalog.Catalog | None = PrivateAttr(default=None)
     _logs: Any = PrivateAttr(default=None)  # planner.logs.Logs: the benchmark logs, read once
+    _variants: list = PrivateAttr(default_factory=list)  # the sweep's variants, parsed once when it was checked
 
     @model_validator(mode="after")
     def _canonical(self):
@@ -504,15 +505,12 @@ class Scenario(Section):
 
     def variants(self) -> list[tuple[str, "Scenario"]]:
         """The sweep's cartesian product: (label, scenario) for each, named after its values ("zero3, 8192");
-        [] without a sweep. Every variant was validated when the scenario was."""
-        variants = []
-        for label, data in _variant_data(self):
-            variant = parse_scenario(data, f"sweep variant [{label}]")
+        [] without a sweep. Every variant was validated (and parsed) when the scenario was."""
+        for _, variant in self._variants:
             variant._source = self._source
             if variant.goodput.benchmarks == self.goodput.benchmarks:
                 variant._logs = self._logs  # the same files: read once
-            variants.append((label, variant))
-        return variants
+        return self._variants
 
 
 def _variant_data(scenario: Scenario) -> list[tuple[str, dict]]:
@@ -539,10 +537,10 @@ def _sweep_problems(scenario: Scenario, source: str, lines: dict) -> list[str]:
         count *= len(values)
     if count > MAX_VARIANTS:
         return [f"{where}: sweep: {count:,} variants; a sweep may have at most {MAX_VARIANTS:,}"]
-    problems = []
+    problems, scenario._variants = [], []
     for label, data in _variant_data(scenario):
         try:
-            parse_scenario(data, f"{where}: sweep variant [{label}]")
+            scenario._variants.append((label, parse_scenario(data, f"{where}: sweep variant [{label}]")))
         except ScenarioError as exc:
             problems += exc.problems
     return problems
