@@ -24,13 +24,12 @@ from openpyxl.formula.tokenizer import Tokenizer
 
 from planner import recalc
 from planner.engine import compute
-from planner.roundtrip import catalog_rows, workbook_data
-from planner.scenario import ScenarioError, parse_scenario
+from planner.roundtrip import WorkbookData, logical, workbook_data
+from planner.scenario import ScenarioError
 from planner.workbook import build
 
 REL_TOL = 1e-9
 ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "Err:")
-LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves a TRUE or FALSE constant
 KINDS = {  # finding kind → its heading in the report, in report order
     "input": "Inputs outside their allowed values",
     "sheet": "Sheets",
@@ -124,22 +123,20 @@ def shape(formula: str) -> tuple:
     return tuple(t for t in tokens if t is not None)
 
 
-def _scenario(path: Path, report: Report):
+def _scenario(found: WorkbookData, report: Report):
     """The workbook's scenario; inputs outside their limits are reported and set aside (their defaults stand in,
     so the rest can still be compared)."""
-    data, where, logs = workbook_data(path)
+    where, path = found.where, found.source
     for _ in range(10):
         try:
-            scenario = parse_scenario(data, str(path), where)
-            scenario._logs = logs
-            return scenario
+            return found.scenario()
         except ScenarioError as exc:
             if len(exc.keys) != len(exc.problems):
                 raise
             for line, key in zip(exc.problems, exc.keys):
                 cell = next((where[key[:n]] for n in range(len(key), 0, -1) if key[:n] in where), str(path))
                 report.add("input", cell, line.split(f"{cell}: ", 1)[-1])
-                _drop(data, key)
+                _drop(found.data, key)
     raise ScenarioError([f"{path}: its inputs cannot be read as a scenario"])
 
 
@@ -179,8 +176,8 @@ def inspect(path: Path) -> tuple[Report, object | None]:
     report = Report(Path(path))
     try:
         recalc.check_workbook(path)
-        scenario = _scenario(path, report)
-        expected = build(compute(scenario), io.BytesIO(), catalog_rows=catalog_rows(path))
+        found = workbook_data(path)
+        expected = build(compute(_scenario(found, report)), io.BytesIO(), catalog_rows=found.catalog_rows)
         texts, values, sheets = _cells(path)
     except recalc.WorkbookError as exc:
         report.error = str(exc)
@@ -211,7 +208,7 @@ def inspect(path: Path) -> tuple[Report, object | None]:
         elif report.inputs_valid and not _is_error(value) and not same(expected.formulas[(sheet, cell)], value):
             report.add("stale", where, f"shows {value!r}, but its inputs give {expected.formulas[(sheet, cell)]!r}")
     for (sheet, cell), formula in texts.items():
-        if (sheet, cell) not in expected.texts and formula.upper().replace(" ", "") not in LOGICAL:
+        if (sheet, cell) not in expected.texts and logical(formula) is None:
             report.add("added", f"{sheet}!{cell}", f"holds the formula {formula}")
     for (sheet, cell), value in values.items():
         if _is_error(value):
@@ -239,11 +236,20 @@ def _group_uncalculated(report: Report) -> None:
                                           "without recalculating (open it in Excel or LibreOffice and save it)")
 
 
+NOT_RECALCULATED = "the recalculation canary kept its poisoned value: LibreOffice did not recalculate"
+
+
+def recalculated_values(recalculated: Path, names: dict) -> dict | None:
+    """Every value of a LibreOffice-recalculated copy, or None when its canary shows no recalculation happened."""
+    values = recalc.read_values(recalculated)
+    return values if recalc.canary_recalculated(values, names) else None
+
+
 def compare_recalculated(report: Report, expected, recalculated: Path) -> None:
     """Every formula cell of a LibreOffice-recalculated copy against the engine."""
-    values = recalc.read_values(recalculated)
-    if not recalc.canary_recalculated(values, expected.names):
-        report.error = "the recalculation canary kept its poisoned value: LibreOffice did not recalculate"
+    values = recalculated_values(recalculated, expected.names)
+    if values is None:
+        report.error = NOT_RECALCULATED
         return
     for key, engine in expected.formulas.items():
         if not same(engine, values.get(key)):

@@ -8,10 +8,10 @@ own entry and an untouched one disappears.
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import json
 
 import openpyxl
 import yaml
@@ -73,10 +73,16 @@ def _set(data: dict, path: tuple, value: Any) -> None:
     node[last] = value
 
 
+def logical(formula) -> bool | None:
+    """TRUE or FALSE as LibreOffice saves a typed constant (=TRUE(), =FALSE()); None for any other formula."""
+    return LOGICAL.get(str(formula).upper().replace(" ", ""))
+
+
 def _value(cell) -> Any:
     """A cell's value as typed: formulas are not inputs, except TRUE and FALSE as LibreOffice saves them."""
     if cell.data_type == "f":
-        return LOGICAL.get(str(cell.value).upper().replace(" ", ""), _FORMULA)
+        found = logical(cell.value)
+        return _FORMULA if found is None else found
     return cell.value
 
 
@@ -134,20 +140,27 @@ def _catalog(book: _Book, where: dict) -> dict:
     return section
 
 
-def catalog_rows(path: Path) -> dict[str, int]:
-    """How many rows (profiles: columns) each Catalog block of a workbook has, empty ones included: the workbook it
-    is verified against is built with the same, so a row typed into an empty one moves no cell."""
-    book = openpyxl.load_workbook(path)
-    try:
-        return {block.ids: sum(len(row) for row in _Book(book).cells(block.ids))
-                for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
-    finally:
-        book.close()
+@dataclass
+class WorkbookData:
+    """What a planner workbook holds, read in one pass: the scenario data its input cells and Catalog hold, as typed
+    (not yet validated); where each key came from (Sheet!A1 (name)), for messages; the benchmark logs its Requests
+    sheet holds (or None); and how many rows (profiles: columns) each Catalog block has, empty ones included, so the
+    workbook it is compared with is built with the same and a row typed into an empty one moves no cell."""
+
+    source: str
+    data: dict
+    where: dict
+    logs: object
+    catalog_rows: dict[str, int]
+
+    def scenario(self) -> Scenario:
+        """The scenario; ScenarioError names the cells."""
+        scenario = parse_scenario(self.data, self.source, self.where)
+        scenario._logs = self.logs
+        return scenario
 
 
-def workbook_data(path: Path) -> tuple[dict, dict, object]:
-    """The scenario data a planner workbook's input cells and Catalog hold, as typed (not yet validated), where each
-    key came from (Sheet!A1 (name)), for messages, and the benchmark logs its Requests sheet holds (or None)."""
+def workbook_data(path: Path) -> WorkbookData:
     book = openpyxl.load_workbook(path)
     try:
         reader = _Book(book)
@@ -172,18 +185,17 @@ def workbook_data(path: Path) -> tuple[dict, dict, object]:
                 data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].value or ""
         data["catalog"] = _catalog(reader, where)
         logs = _benchmark_logs(reader, data, str(path)) if "runs_run" in book.defined_names else None
+        rows = {block.ids: sum(len(row) for row in reader.cells(block.ids))
+                for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
     finally:
         book.close()
-    return data, where, logs
+    return WorkbookData(str(path), data, where, logs, rows)
 
 
 def scenario_from_workbook(path: Path) -> Scenario:
     """The scenario a planner workbook's input cells, Catalog and Requests sheet describe; ScenarioError names the
     cells."""
-    data, where, logs = workbook_data(path)
-    scenario = parse_scenario(data, str(path), where)
-    scenario._logs = logs
-    return scenario
+    return workbook_data(path).scenario()
 
 
 def _benchmark_logs(book: _Book, data: dict, source: str):
@@ -196,7 +208,8 @@ def _benchmark_logs(book: _Book, data: dict, source: str):
     def column(prefix: str, key: str, kinds: tuple[type, ...]) -> list:
         found = []
         for row in book.cells(f"{prefix}_{key}"):
-            value = LOGICAL.get(str(row[0].value).upper(), row[0].value) if row[0].data_type == "f" else row[0].value
+            typed = logical(row[0].value) if row[0].data_type == "f" else None
+            value = row[0].value if typed is None else typed
             if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
                 raise ScenarioError([f"{source}: {book.address(row[0])}: {key}: {value!r} is not the {key} the "
                                      f"benchmark log gave: the Requests sheet was edited"])
@@ -260,4 +273,4 @@ def _digits(seconds: float) -> float:
     return float(f"{seconds:.15g}")
 
 
-__all__ = ["scenario_from_workbook", "workbook_data", "catalog_rows", "scenario_yaml", "key_path", "ScenarioError"]
+__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError"]

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planner import recalc
-from planner.audit import Report, audit, same  # noqa: F401 (same: the one comparison of a cell's value)
+from planner.audit import NOT_RECALCULATED, Report, audit, recalculated_values, same  # noqa: F401 (same: tests)
 from planner.engine import compute
-from planner.roundtrip import catalog_rows, scenario_from_workbook
+from planner.roundtrip import workbook_data
 from planner.workbook import build
 
 
@@ -44,15 +44,16 @@ class Verification:
 def expected_book(path: Path):
     """The workbook the scenario read from `path` generates, built in memory with the same Catalog blocks: its
     formulas' cached values are the engine's."""
-    return build(compute(scenario_from_workbook(path)), io.BytesIO(), catalog_rows=catalog_rows(path))
+    found = workbook_data(path)
+    return build(compute(found.scenario()), io.BytesIO(), catalog_rows=found.catalog_rows)
 
 
 def compare(original: Path, recalculated: Path, book) -> Verification:
     """Compare a recalculated copy of `original` with a freshly built book's cached values, cell by cell."""
     result = Verification(original)
-    values = recalc.read_values(recalculated)
-    if not recalc.canary_recalculated(values, book.names):
-        result.error = "the recalculation canary kept its poisoned value: LibreOffice did not recalculate"
+    values = recalculated_values(recalculated, book.names)
+    if values is None:
+        result.error = NOT_RECALCULATED
         return result
     formulas = recalc.formula_cells(original)
     for key in sorted(set(formulas) | set(book.formulas)):

@@ -50,7 +50,7 @@ class Kind:
 
 
 # Money formats are made per currency (Book.number_format; money5: five decimals, for costs per request); "tera"
-# shows trillions (15.6e12 as 15.6) and "millions" M.
+# shows trillions (15.6e12 as 15.6).
 KINDS = {
     "text": Kind(None),
     "count": Kind("#,##0"),
@@ -67,12 +67,22 @@ KINDS = {
     "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
     "params": Kind("#,##0"),
     "tera": Kind("#,##0.0,,,,", "T"),
-    "millions": Kind("#,##0.00,,", "M"),
     "money": Kind(None),
     "money0": Kind(None),
     "money5": Kind(None),
 }
 MONEY_DECIMALS = {"money": 2, "money0": 0, "money5": 5}
+
+
+def money_format(kind: str, symbol: str = "") -> str:
+    """A money kind's number format: "$"#,##0.00 with a one-character symbol, #,##0.00" CHF" with a code, plain
+    #,##0.00 without either (where a Currency column says which)."""
+    decimals = MONEY_DECIMALS[kind]
+    number = "#,##0" + ("." + "0" * decimals if decimals else "")
+    symbol = symbol.replace('"', "")
+    if not symbol:
+        return number
+    return f'"{symbol}"{number}' if len(symbol) == 1 else f'{number}" {symbol}"'
 
 
 class Styles:
@@ -95,9 +105,9 @@ class Styles:
         self.warning = wb.add_format({"font_color": WARNING_RED, "bold": True})
 
     def value(self, kind: str = "number", *, input: bool = False, constant: bool = False, bold: bool = False,
-              unit: str | None = "", wrap: bool = False):
+              unit: str | None = ""):
         """A value cell's format; `unit` is written into the number format (for cells without a Unit column)."""
-        key = (kind, input, constant, bold, unit, wrap)
+        key = (kind, input, constant, bold, unit)
         if key not in self._cache:
             props: dict[str, Any] = {"valign": "top"}
             number_format = self._book.number_format(kind, unit)
@@ -110,8 +120,6 @@ class Styles:
                 props.update(bg_color=CONSTANT_FILL, border=1, border_color="#BFBFBF")
             if bold:
                 props["bold"] = True
-            if wrap:
-                props["text_wrap"] = True
             self._cache[key] = self._book.wb.add_format(props)
         return self._cache[key]
 
@@ -256,9 +264,7 @@ class Book:
     def number_format(self, kind: str, unit: str | None = "") -> str | None:
         """The number format of a kind; with `unit` (None: the kind's own) the unit is shown in the cell."""
         if kind in MONEY_DECIMALS:
-            digits = "." + "0" * MONEY_DECIMALS[kind] if MONEY_DECIMALS[kind] else ""
-            symbol = self.currency_symbol.replace('"', "")
-            base = f'"{symbol}"#,##0{digits}' if len(symbol) == 1 else f'#,##0{digits}" {symbol}"'
+            base = money_format(kind, self.currency_symbol)
             return base if not unit else f'{base}" {unit}"'
         return KINDS[kind].with_unit(unit) if unit != "" else KINDS[kind].format
 

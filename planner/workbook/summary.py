@@ -8,7 +8,7 @@ from typing import Any
 
 import xlsxwriter
 
-from planner.workbook.kit import KINDS
+from planner.workbook.kit import KINDS, MONEY_DECIMALS, money_format
 
 
 def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, generated: dt.date) -> None:
@@ -21,9 +21,9 @@ def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, ge
     link = book.add_format({"font_color": "#0563C1", "underline": 1, "valign": "top"})
     text = book.add_format({"valign": "top"})
     error = book.add_format({"font_color": "#C00000", "text_wrap": True, "valign": "top"})
-    money = {"money0": "#,##0", "money": "#,##0.00", "money5": "#,##0.00000"}  # the Currency column says which
-    formats = {kind: book.add_format({"num_format": money.get(kind) or KINDS[kind].format or "General",
-                                      "valign": "top"}) for _, _, kind in columns}
+    formats = {kind: book.add_format({  # money without a symbol: the Currency column says which
+        "num_format": money_format(kind) if kind in MONEY_DECIMALS else KINDS[kind].format or "General",
+        "valign": "top"}) for _, _, kind in columns}
     headings = ["Scenario", "Source", "Failure", "Currency"] + [heading for _, heading, _ in columns]
     sheet.write_row(0, 0, headings, header)
     sheet.set_row(0, 45)
