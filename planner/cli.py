@@ -144,7 +144,7 @@ def import_(workbook: Path, target: Path | None) -> None:
     """Read WORKBOOK's input cells, Catalog and benchmark requests (as finance left them) into a scenario file that
     `planner run` turns back into the same workbook."""
     from planner.recalc import WorkbookError, check_workbook
-    from planner.roundtrip import log_file_texts, scenario_from_workbook, scenario_yaml
+    from planner.roundtrip import scenario_from_workbook, scenario_yaml
     from planner.scenario import ScenarioError
 
     try:
@@ -156,17 +156,17 @@ def import_(workbook: Path, target: Path | None) -> None:
         _fail_input(exc.problems)
     except (OSError, KeyError, ValueError) as exc:
         _fail_input([f"{workbook}: not a planner workbook, or a damaged one: {exc}"])
-    has_logs = scenario.goodput.benchmarks and scenario.benchmark_logs is not None
     if target is None:
-        if has_logs:
-            _fail_input([f"{workbook}: it holds benchmark requests: give -o FILE, so they can be written beside it"])
-        click.echo(scenario_yaml(scenario), nl=False)
+        try:
+            text, _ = scenario_yaml(scenario)
+        except ValueError as exc:
+            _fail_input([f"{workbook}: {exc} (-o FILE)"])
+        click.echo(text, nl=False)
         return
     from planner.output import OutputError, write_files
 
-    logs = log_file_texts(scenario, target.stem) if has_logs else {}
-    files = {name: text for name, text in logs.items()}
-    files[target.name] = scenario_yaml(scenario, {int(name.rsplit("-", 1)[1].split(".")[0]): name for name in logs})
+    text, files = scenario_yaml(scenario, target.stem)
+    files = {**files, target.name: text}
     try:
         write_files(target.parent, target.stem, {name: (lambda text: lambda file: file.write(text.encode()))(text)
                                                  for name, text in files.items()})
@@ -187,7 +187,7 @@ def schema() -> None:
 @main.command(name="catalog")
 def list_catalog() -> None:
     """List the catalog's models, GPUs, strategies and presets."""
-    from planner import catalog
+    from planner import shipped as catalog
 
     click.echo("Models (id: parameters, layers, hidden, heads, KV heads, head dim, FFN, vocabulary)")
     for m in catalog.MODELS.values():

@@ -8,7 +8,6 @@ own entry and an untouched one disappears.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,10 @@ import openpyxl
 import yaml
 from pydantic import BaseModel
 
-from planner.scenario import Scenario, ScenarioError, _section_class, parse_scenario
-from planner.workbook.catalog import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
-from planner.workbook.goodput import REQUEST_DATA, RUN_DATA
+from planner.scenario import Scenario, ScenarioError, parse_scenario
+from planner.scenario.errors import section_class
+from planner.tables import TABLES
+from planner.workbook.catalog_sheet import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
@@ -49,7 +49,7 @@ def key_path(name: str) -> tuple | None:
         rest = rest[len(match) + 1:]
         annotation = fields[match].annotation
         in_list = getattr(annotation, "__origin__", None) is list
-        section = _section_class(annotation) if in_list or _is_section(annotation) else None
+        section = section_class(annotation) if in_list or _is_section(annotation) else None
     return tuple(path)
 
 
@@ -78,15 +78,24 @@ def logical(formula) -> bool | None:
     return LOGICAL.get(str(formula).upper().replace(" ", ""))
 
 
-def _value(cell) -> Any:
+def _typed(cell) -> Any:
     """A cell's value as typed: formulas are not inputs, except TRUE and FALSE as LibreOffice saves them."""
     if cell.data_type == "f":
         found = logical(cell.value)
-        return _FORMULA if found is None else found
+        return FORMULA if found is None else found
     return cell.value
 
 
-_FORMULA = object()  # a formula cell: not an input
+FORMULA = object()  # a formula cell: not an input
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell as typed: its value (TRUE and FALSE as LibreOffice saves them are booleans; another formula is
+    FORMULA) and its address, Sheet!A1."""
+
+    value: Any
+    address: str
 
 
 class _Book:
@@ -94,6 +103,13 @@ class _Book:
 
     def __init__(self, book):
         self.book = book
+
+    def has(self, name: str) -> bool:
+        return name in self.book.defined_names
+
+    def column(self, name: str) -> list[Cell]:
+        """The cells of a one-column (or one-row) defined name, in order, as typed."""
+        return [Cell(_typed(cell), self.address(cell)) for row in self.cells(name) for cell in row]
 
     def cells(self, name: str) -> list[list]:
         """The cells a defined name covers, as rows of cells."""
@@ -119,8 +135,8 @@ def _catalog(book: _Book, where: dict) -> dict:
                 continue
             entry = {}
             for field, cells in columns.items():
-                value = _value(cells[i])
-                if value is not _FORMULA and value is not None:
+                value = _typed(cells[i])
+                if value is not FORMULA and value is not None:
                     entry[field] = value
                     where[("catalog", key, str(id_cell.value), field)] = book.address(cells[i])
             section.setdefault(key, {})[str(id_cell.value)] = entry
@@ -150,13 +166,13 @@ class WorkbookData:
     source: str
     data: dict
     where: dict
-    logs: object
+    external: dict  # table key → its external data as the workbook holds it (Goodput's logs), or None
     catalog_rows: dict[str, int]
 
     def scenario(self) -> Scenario:
         """The scenario; ScenarioError names the cells."""
         scenario = parse_scenario(self.data, self.source, self.where)
-        scenario._logs = self.logs
+        scenario._external.update(self.external)
         return scenario
 
 
@@ -174,8 +190,8 @@ def workbook_data(path: Path) -> WorkbookData:
             sheet, ref = destinations[0]
             if sheet != "Inputs" or ":" in ref:
                 continue
-            value = _value(book[sheet][ref.replace("$", "")])
-            if value is _FORMULA:
+            value = _typed(book[sheet][ref.replace("$", "")])
+            if value is FORMULA:
                 continue
             _set(data, path_parts, value)
             for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
@@ -184,12 +200,13 @@ def workbook_data(path: Path) -> WorkbookData:
             if name in book.defined_names:
                 data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].value or ""
         data["catalog"] = _catalog(reader, where)
-        logs = _benchmark_logs(reader, data, str(path)) if "runs_run" in book.defined_names else None
+        external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, str(path)) for t in TABLES
+                    if t.inputs.EXTERNAL is not None}
         rows = {block.ids: sum(len(row) for row in reader.cells(block.ids))
                 for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
     finally:
         book.close()
-    return WorkbookData(str(path), data, where, logs, rows)
+    return WorkbookData(str(path), data, where, external, rows)
 
 
 def scenario_from_workbook(path: Path) -> Scenario:
@@ -198,79 +215,25 @@ def scenario_from_workbook(path: Path) -> Scenario:
     return workbook_data(path).scenario()
 
 
-def _benchmark_logs(book: _Book, data: dict, source: str):
-    """The Requests sheet's runs and requests as the logs they were read from; each benchmark's file entries go
-    into `data` ({path, rate}, and duration_s for llmperf, as the scenario had them after reading)."""
-    import pandas as pd
-
-    from planner import logs
-
-    def column(prefix: str, key: str, kinds: tuple[type, ...]) -> list:
-        found = []
-        for row in book.cells(f"{prefix}_{key}"):
-            typed = logical(row[0].value) if row[0].data_type == "f" else None
-            value = row[0].value if typed is None else typed
-            if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
-                raise ScenarioError([f"{source}: {book.address(row[0])}: {key}: {value!r} is not the {key} the "
-                                     f"benchmark log gave: the Requests sheet was edited"])
-            found.append(value)
-        return found
-
-    numbers = (int, float)
-    runs = {key: column("runs", key, (str,) if kind == "text" else numbers) for key, _, kind in RUN_DATA
-            if key != "benchmark_name"}
-    requests = {key: column("requests", key, (bool,) if kind == "bool" else numbers) for key, _, kind in REQUEST_DATA}
-    benchmarks = data.get("goodput", {}).get("benchmarks", [])
-    found = [logs.Run(int(n), int(b), path, fmt, float(rate), float(duration)) for n, b, path, fmt, rate, duration
-             in zip(*(runs[key] for key in ("run", "benchmark", "file", "format", "rate", "duration_s")))]
-    for i, run in enumerate(found, start=1):
-        if run.number != i or not 1 <= run.benchmark <= len(benchmarks):
-            raise ScenarioError([f"{source}: Requests: run {i} is numbered {run.number} for benchmark "
-                                 f"{run.benchmark}: the Requests sheet was edited"])
-        entry = {"path": run.path, "rate": run.rate} | ({"duration_s": run.duration_s} if run.format == "llmperf"
-                                                        else {})
-        benchmarks[run.benchmark - 1].setdefault("files", []).append(entry)
-    frame = pd.DataFrame(requests).astype({"run": int, "failed": bool})
-    frame["tpot_ms"] = logs.tpot_ms(frame["latency_s"], frame["ttft_ms"], frame["output_tokens"])
-    return logs.Logs(found, frame[logs.COLUMNS])
-
-
-def scenario_yaml(scenario: Scenario, log_files: dict[int, str] | None = None) -> str:
+def scenario_yaml(scenario: Scenario, stem: str | None = None) -> tuple[str, dict[str, str]]:
     """A scenario file for `scenario`, which loads back as the same scenario: every default written out, the
-    Catalog's own entries only. `log_files` maps each benchmark run to the log file written for it (see
-    log_file_texts), so the file entries point at files beside the scenario."""
+    Catalog's own entries only; and the files each table writes beside it (Goodput's benchmark logs, named after
+    `stem`), which its entries then point at: (YAML text, {file name: text})."""
     data = scenario.normalised()
     data["catalog"] = {kind: entries for kind, entries in data["catalog"].items() if entries}
     if not data["catalog"]:
         del data["catalog"]
-    if log_files:
-        runs = scenario.benchmark_logs.runs
-        for b, bench in enumerate(data["goodput"]["benchmarks"], start=1):
-            bench["files"] = [{"path": log_files[run.number], "rate": run.rate} for run in runs if run.benchmark == b]
+    files: dict[str, str] = {}
+    for t in TABLES:
+        hook = t.inputs.EXTERNAL
+        found = scenario.external(t.key) if hook is not None else None
+        if found is not None:
+            if stem is None:
+                raise ValueError(f"the scenario holds {t.key} data from files: name the scenario file, so they can be "
+                                 f"written beside it")
+            files.update(hook.files_beside(scenario, found, stem, data))
     header = "# Read from a planner workbook by `planner import`; `planner run` on this file rebuilds it.\n"
-    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), files
 
 
-def log_file_texts(scenario: Scenario, stem: str) -> dict[str, str]:
-    """Each benchmark run's requests, as the workbook's Requests sheet holds them, as a vLLM `--save-result
-    --save-detailed` file named <stem>.run-<n>.json: {file name: JSON text}. Read back, they give the same runs."""
-    found = {}
-    requests = scenario.benchmark_logs.requests
-    for run in scenario.benchmark_logs.runs:
-        rows = requests[requests.run == run.number]
-        found[f"{stem}.run-{run.number}.json"] = json.dumps({
-            "date": "written by planner import", "request_rate": run.rate, "duration": run.duration_s,
-            "completed": int((~rows.failed).sum()), "input_lens": rows.input_tokens.astype(int).tolist(),
-            "output_lens": rows.output_tokens.astype(int).tolist(),
-            "ttfts": [_digits(ms / 1000) for ms in rows.ttft_ms], "latencies": [_digits(s) for s in rows.latency_s],
-            "errors": ["failed" if failed else "" for failed in rows.failed]}) + "\n"
-    return found
-
-
-def _digits(seconds: float) -> float:
-    """Seconds to 15 significant digits, as a spreadsheet keeps them: ms / 1000 comes back as the logged value
-    (0.108578, not 0.10857800000000001), so a latency equal to its first token stays equal."""
-    return float(f"{seconds:.15g}")
-
-
-__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError"]
+__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError", "FORMULA"]

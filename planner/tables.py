@@ -1,45 +1,122 @@
-"""The table registry: the one place a table is named. `compute`, the workbook (its sheets, Inputs, Cover key
-results, Checks and Method), the HTML summary and the JSON results all iterate TABLES, in table order.
+"""The table registry: the one place a table is named. The scenario (its sections), `compute`, the workbook (its
+sheets, Inputs, Cover key results, Checks and Method), the HTML summary, the JSON results and a batch's summary
+all iterate TABLES, in table order; the protocols below say what each of a table's modules holds, and
+tests/test_registry.py checks every table against them.
 
-A table with key K is four files and one line below:
-- `planner/engine/K.py`, pure numbers: `compute(scenario, earlier) -> result`, where `earlier` maps the keys of the
-  tables before it to their results (Crossover reads Hours). The result has `headline` ({defined name: value}),
-  `checks` ({check key: bool}, the engine's side of the Checks sheet) and `to_json()`. The module also holds
-  `METHOD` (a Method: title, formulas, sources, caveats in words) and `CONSTANTS` (the method constants its
-  formulas use, each a named cell on the Method sheet).
-- `planner/workbook/K.py`, the sheet: `SHEET` (its name), `INPUTS` (the scenario sections whose fields it lists on
-  Inputs; labels, units and limits are declared on the scenario model), `write(book, results)` (which may add a
-  sheet of its own after its table's, as Goodput adds Requests), `KEY_RESULTS` (kit.KeyResult rows for the Cover)
-  and `CHECKS` (kit.Check rows for the Checks sheet, keyed like the engine's).
-- `planner/report/K.py`, the HTML section: `findings(results)` (sentences), `charts(results)` ({name: SVG}) and
-  `SUMMARY` ((headline name, heading, kind) rows: the table's columns in a batch's index and summary).
-- `templates/K.html.j2`, the section's tables and charts.
-
-Modules are imported when first used, so a command pays only for the layers it needs.
+A table with key K is five files and one line below: planner/inputs/K.py, planner/engine/K.py,
+planner/workbook/K.py, planner/report/K.py and templates/K.html.j2. Modules are imported when first used, so a
+command pays only for the layers it needs.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
+from typing import Any, Callable, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class TableResult(Protocol):
+    """What a table's engine computes for one scenario."""
+
+    @property
+    def headline(self) -> dict[str, Any]:
+        """{defined name: value}: the workbook's named results, the JSON's headline."""
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        """{check key: passes}: the engine's side of the Checks sheet's rows of the same keys."""
+
+    def to_json(self) -> dict:
+        """The table's JSON: plain, finite values."""
+
+
+@runtime_checkable
+class InputsModule(Protocol):
+    """planner/inputs/K.py: the table's scenario sections and their rules."""
+
+    SECTIONS: dict[str, type]  # scenario key → its Section class, each a field of the Scenario in this order
+    EXTERNAL: Any  # None, or an ExternalData: files the table reads beside the scenario
+
+    def canonical(self, scenario) -> list:
+        """Defaults that follow other inputs, filled in place; returns problems (key path, value, message)."""
+
+    def cross_checks(self, scenario, catalog) -> list:
+        """Rules that join several inputs or the merged catalog; returns problems (key path, value, message)."""
+
+
+@runtime_checkable
+class ExternalData(Protocol):
+    """Data a table reads from files (Goodput's benchmark logs): loaded with the scenario, read back from a
+    workbook, written beside a scenario that `planner import` makes."""
+
+    def wanted(self, scenario) -> bool:
+        """Whether the scenario names any such files."""
+
+    def load(self, scenario, folder: Path, lines: dict) -> Any:
+        """Read them, relative to `folder`; ScenarioError names the scenario's file, line and key."""
+
+    def from_workbook(self, book, data: dict, source: str) -> Any:
+        """What a workbook holds of them (None: nothing), adding its file entries to the scenario `data`."""
+
+    def files_beside(self, scenario, found, stem: str, data: dict) -> dict[str, str]:
+        """{file name: text} to write beside an imported scenario, pointing `data`'s entries at them."""
+
+
+@runtime_checkable
+class EngineModule(Protocol):
+    """planner/engine/K.py: pure numbers."""
+
+    METHOD: Any  # a planner.method.Method: the table's formulas, sources and caveats in words
+    CONSTANTS: list  # planner.method.Constant: the method constants its formulas use, named cells on Method
+
+    def compute(self, scenario, tables) -> TableResult:
+        """The table for one scenario; `tables` gives any other table's result by key (Crossover reads Hours)."""
+
+
+@runtime_checkable
+class SheetModule(Protocol):
+    """planner/workbook/K.py: the sheet."""
+
+    SHEET: str  # the sheet's name
+    KEY_RESULTS: list  # kit.KeyResult rows for the Cover, naming headline results
+    CHECKS: list  # kit.Check rows for the Checks sheet, keyed like the engine's checks
+    write: Callable  # write(book, results): the sheet (and any sheet of its own after it, as Goodput's Requests)
+
+
+@runtime_checkable
+class ReportModule(Protocol):
+    """planner/report/K.py: the HTML section (its template is templates/K.html.j2)."""
+
+    SUMMARY: list  # (headline name, heading, kind): the table's columns in a batch's index and summary
+    findings: Callable  # findings(results) -> list of sentences
+    charts: Callable  # charts(results) -> {name: inline SVG}
 
 
 @dataclass(frozen=True)
 class Table:
     key: str  # names its modules, its template, its JSON table and its Method section
 
-    @property
-    def engine(self) -> ModuleType:
-        return importlib.import_module(f"planner.engine.{self.key}")
+    def _module(self, layer: str) -> ModuleType:
+        return importlib.import_module(f"planner.{layer}.{self.key}")
 
     @property
-    def sheet(self) -> ModuleType:
-        return importlib.import_module(f"planner.workbook.{self.key}")
+    def inputs(self) -> InputsModule:
+        return self._module("inputs")
 
     @property
-    def report(self) -> ModuleType:
-        return importlib.import_module(f"planner.report.{self.key}")
+    def engine(self) -> EngineModule:
+        return self._module("engine")
+
+    @property
+    def sheet(self) -> SheetModule:
+        return self._module("workbook")
+
+    @property
+    def report(self) -> ReportModule:
+        return self._module("report")
 
     @property
     def template(self) -> str:
@@ -53,3 +130,19 @@ TABLES = [
     Table("cluster"),
     Table("goodput"),
 ]
+
+
+def table(key: str) -> Table:
+    return next(t for t in TABLES if t.key == key)
+
+
+def sections() -> dict[str, tuple[Table, type]]:
+    """Every table's scenario sections, in registry order: scenario key → (its table, its Section class)."""
+    return {key: (t, cls) for t in TABLES for key, cls in t.inputs.SECTIONS.items()}
+
+
+def members(protocol: type) -> list[str]:
+    """The names a protocol asks a module (or object) to have."""
+    names = set(getattr(protocol, "__annotations__", {}))
+    names |= {name for name, value in vars(protocol).items() if callable(value) or isinstance(value, property)}
+    return sorted(name for name in names if not name.startswith("_"))

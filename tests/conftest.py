@@ -12,10 +12,12 @@ import pytest
 from planner import recalc
 from planner.engine import compute
 from planner.scenario import DEFAULT, parse_scenario
+from planner.tables import sections
 from planner.workbook import build
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+SECTION = {key: cls for key, (_, cls) in sections().items()}  # scenario key → its Section class
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ def test_the_seeds_two_servers():
 
 
 def test_the_seeds_two_servers_in_words():
-    html = render_html(compute(load_scenario(ROOT / "examples" / "goodput-1-seed-servers.yaml")), generated="x")
+    html = render_html(compute(load_scenario(ROOT / "examples" / "goodput-1-two-servers.yaml")), generated="x")
     assert "B is the cheapest per acceptable request: $0.00225, 10.1 % less than A at $0.00250, although A " \
            "completes more requests per hour (1,000 against 900): 98.9 % of B&#39;s requests are acceptable, " \
            "80.0 % of A&#39;s." in html

@@ -9,7 +9,7 @@ import openpyxl
 import pytest
 
 from planner import recalc
-from planner.scenario import Hours
+from tests.conftest import SECTION
 from planner.workbook import kit
 from planner.workbook.inputs import Allowed
 from planner.workbook.kit import Column, Row
@@ -97,7 +97,7 @@ def test_a_custom_validation_rule_names_the_cell_it_validates():
     book = kit.Book(target)
     sheet = book.sheet("Inputs")
     sheet.skip(4)
-    rule = Allowed.of(Hours.model_fields["tokens"]).validation()
+    rule = Allowed.of(SECTION["hours"].model_fields["tokens"]).validation()
     sheet.input("hours_tokens", "Tokens", 15.6e12, kind="count", unit="", note="", validation=rule)
     book.close()
     validation = openpyxl.load_workbook(target)["Inputs"].data_validations.dataValidation[0]

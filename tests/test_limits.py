@@ -11,14 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from planner import scenario as model
+from planner.scenario.catalog_entries import GPUEntry
 from planner.engine import compute
 from planner.output import results_json
 from planner.report import render_html
 from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build
 from planner.workbook.inputs import Allowed, declared_inputs
-from tests.conftest import scenario_with
+from planner.inputs.hours import Allocation as ALLOCATION
+from tests.conftest import SECTION, scenario_with
 
 
 def bounds(section: type, field: str) -> tuple[float, float]:
@@ -42,10 +43,10 @@ def extreme_scenarios(draw):
                     "heads": heads, "kv_heads": kv_heads, "head_dim": draw(st.sampled_from([1, 128, 100_000])),
                     "ffn": draw(st.sampled_from([1, 10_000_000])), "vocab": draw(st.sampled_from([1, 100_000_000])),
                     "params": draw(st.sampled_from([1.0, 1e15]))}
-    custom_gpu = {"name": "edge-gpu", "memory_gb": draw(anywhere(model.GPUEntry, "memory_gb")),
-                  "peak_tflops": draw(anywhere(model.GPUEntry, "peak_tflops")),
-                  "hbm_tbps": draw(anywhere(model.GPUEntry, "hbm_tbps")),
-                  "price_per_hour": draw(anywhere(model.GPUEntry, "price_per_hour"))}
+    custom_gpu = {"name": "edge-gpu", "memory_gb": draw(anywhere(GPUEntry, "memory_gb")),
+                  "peak_tflops": draw(anywhere(GPUEntry, "peak_tflops")),
+                  "hbm_tbps": draw(anywhere(GPUEntry, "hbm_tbps")),
+                  "price_per_hour": draw(anywhere(GPUEntry, "price_per_hour"))}
     t = draw(st.sampled_from([1, heads]))
     p = draw(st.sampled_from([1, layers]))
     peak = draw(st.sampled_from([0, 1, 90_000_000]))
@@ -54,26 +55,26 @@ def extreme_scenarios(draw):
         "model": custom_model, "gpu": custom_gpu,
         "memory": {"gpus": t * p * draw(st.sampled_from([1, min(1000, 10**9 // (t * p))])), "tensor_parallel": t,
                    "pipeline_parallel": p,
-                   "sequence_length": draw(anywhere(model.Memory, "sequence_length", whole=True)),
-                   "micro_batch": draw(anywhere(model.Memory, "micro_batch", whole=True)),
+                   "sequence_length": draw(anywhere(SECTION["memory"], "sequence_length", whole=True)),
+                   "micro_batch": draw(anywhere(SECTION["memory"], "micro_batch", whole=True)),
                    "strategy": draw(st.sampled_from(["ddp", "zero3"])),
                    "activation_checkpointing": draw(st.booleans())},
-        "serving": {"users": draw(anywhere(model.Serving, "users", whole=True)), "tensor_parallel": t,
-                    "sequence_length": draw(anywhere(model.Serving, "sequence_length", whole=True))},
-        "hours": {"tokens": draw(anywhere(model.Hours, "tokens", whole=True)),
-                  "mfu": draw(anywhere(model.Hours, "mfu")), "activation_recompute": draw(st.booleans()),
-                  "gpus": draw(anywhere(model.Hours, "gpus", whole=True)),
-                  "productive_share": draw(anywhere(model.Hours, "productive_share")),
-                  "allocations": [{"gpus": draw(anywhere(model.Allocation, "gpus", whole=True)),
-                                   "mfu": draw(anywhere(model.Allocation, "mfu"))}]},
+        "serving": {"users": draw(anywhere(SECTION["serving"], "users", whole=True)), "tensor_parallel": t,
+                    "sequence_length": draw(anywhere(SECTION["serving"], "sequence_length", whole=True))},
+        "hours": {"tokens": draw(anywhere(SECTION["hours"], "tokens", whole=True)),
+                  "mfu": draw(anywhere(SECTION["hours"], "mfu")), "activation_recompute": draw(st.booleans()),
+                  "gpus": draw(anywhere(SECTION["hours"], "gpus", whole=True)),
+                  "productive_share": draw(anywhere(SECTION["hours"], "productive_share")),
+                  "allocations": [{"gpus": draw(anywhere(ALLOCATION, "gpus", whole=True)),
+                                   "mfu": draw(anywhere(ALLOCATION, "mfu"))}]},
         "crossover": {"tokens_per_day": draw(st.sampled_from([0, 1, 10**18, "popular-app", "edge"])),
-                      "serving_mfu": draw(anywhere(model.Crossover, "serving_mfu")),
-                      "horizon_days": draw(anywhere(model.Crossover, "horizon_days", whole=True))},
+                      "serving_mfu": draw(anywhere(SECTION["crossover"], "serving_mfu")),
+                      "horizon_days": draw(anywhere(SECTION["crossover"], "horizon_days", whole=True))},
         "catalog": {"traffic_presets": {"edge": draw(st.sampled_from([0, 1, 10**18]))}},
         # a cluster of 11 × the peak holds the pool at any spare share up to 10 (1000 %)
         "cluster": {"inference_peak_gpus": peak, "gpus": draw(st.sampled_from([max(1, 11 * peak), 10**9])),
-                    "spare": draw(anywhere(model.Cluster, "spare")),
-                    "restart_cost_gpu_hours": draw(anywhere(model.Cluster, "restart_cost_gpu_hours")),
+                    "spare": draw(anywhere(SECTION["cluster"], "spare")),
+                    "restart_cost_gpu_hours": draw(anywhere(SECTION["cluster"], "restart_cost_gpu_hours")),
                     "profile": draw(st.sampled_from(["office-assistant", [0.0] * 24, [1.0] * 24]))},
     }
     return parse_scenario(data)
@@ -121,5 +122,5 @@ def test_the_workbook_states_the_declared_bounds():
             check = spec.allowed.check(spec.name)
             assert f"{spec.name}>={low:g}" in check and f"{spec.name}<={high:g}" in check, check
     # and they are the pydantic declarations themselves, not copies
-    assert bounds(model.Memory, "gpus") == (1, 10**9)
-    assert bounds(model.Hours, "mfu") == (0.001, 1)
+    assert bounds(SECTION["memory"], "gpus") == (1, 10**9)
+    assert bounds(SECTION["hours"], "mfu") == (0.001, 1)

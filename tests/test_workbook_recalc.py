@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from planner import catalog, recalc
+from planner import recalc, shipped as catalog
 from planner.engine import compute
 from planner.scenario import ScenarioError, load_scenario, parse_scenario
 from planner.verify import compare, expected_book, same

@@ -1,11 +1,11 @@
 """Pure numbers: one module per table, scalars or numpy arrays in, no I/O. `compute` runs every table of the
-registry in order, each seeing the tables before it."""
+registry; a table may read any other table's result (Crossover reads Hours), computed once when first asked for."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.engine.catalog import model_columns
+from planner.engine.catalog_columns import model_columns
 from planner.tables import TABLES
 
 
@@ -14,7 +14,7 @@ class Results:
     """Every table for one scenario: what the workbook caches, the HTML shows and the JSON holds."""
 
     scenario: object
-    catalog: dict  # the Catalog sheet's derived model columns
+    catalog_columns: dict  # model id → the Catalog sheet's derived columns (Ψ from the architecture, KV per token)
     tables: dict  # table key → its result, in table order
 
     def __getattr__(self, key: str):
@@ -41,8 +41,27 @@ class Results:
                 "tables": {key: table.to_json() for key, table in self.tables.items()}}
 
 
+class Tables:
+    """The tables of one scenario, each computed when first asked for; a table that asks for itself, directly or
+    through others, is a bug in the registry and says which."""
+
+    def __init__(self, scenario):
+        self.scenario = scenario
+        self.done: dict = {}
+        self.asking: list[str] = []
+
+    def __getitem__(self, key: str):
+        if key not in self.done:
+            if key in self.asking:
+                raise RuntimeError(f"tables read each other in a circle: {' → '.join(self.asking + [key])}")
+            self.asking.append(key)
+            try:
+                self.done[key] = next(t for t in TABLES if t.key == key).engine.compute(self.scenario, self)
+            finally:
+                self.asking.pop()
+        return self.done[key]
+
+
 def compute(scenario) -> Results:
-    tables: dict = {}
-    for table in TABLES:
-        tables[table.key] = table.engine.compute(scenario, dict(tables))
-    return Results(scenario, model_columns(scenario.merged_catalog), tables)
+    tables = Tables(scenario)
+    return Results(scenario, model_columns(scenario.merged_catalog), {t.key: tables[t.key] for t in TABLES})

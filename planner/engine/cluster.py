@@ -70,7 +70,7 @@ class ClusterTable:
         return {**self.scalars, "hours": self.hours}
 
 
-def compute(scenario, earlier: dict) -> ClusterTable:
+def compute(scenario, tables) -> ClusterTable:
     c, price = scenario.cluster, scenario.gpu_price
     fractions = np.asarray(scenario.merged_catalog.profiles[c.profile], dtype=float)
     hourly = demand(c.inference_peak_gpus, fractions)

@@ -57,10 +57,10 @@ class CrossoverTable:
         return {**self.scalars, "cumulative": self.cumulative, "presets": self.presets}
 
 
-def compute(scenario, earlier: dict) -> CrossoverTable:
+def compute(scenario, tables) -> CrossoverTable:
     c, params, gpu = scenario.crossover, scenario.chosen_model.params, scenario.chosen_gpu
     price = scenario.gpu_price
-    training = earlier["hours"].scalars  # C and H: section 2's, H before the productive share
+    training = tables["hours"].scalars  # C and H: section 2's, H before the productive share
     flops, hours = training["training_flops"], training["gpu_hours"]
     presets = scenario.merged_catalog.traffic_presets
 

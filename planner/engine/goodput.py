@@ -170,12 +170,12 @@ def _plain_rows(rows: list[dict]) -> list[dict]:
     return [{k: plain(v) for k, v in row.items()} for row in rows]
 
 
-def compute(scenario, earlier: dict) -> GoodputTable:
+def compute(scenario, tables) -> GoodputTable:
     g = scenario.goodput
     servers, summary = servers_table(g.servers)
     scalars = {"slo_ttft_ms": g.slo.ttft_ms, "slo_tpot_ms": g.slo.tpot_ms, "attainment_target": g.attainment_target,
                **summary}
-    logs = scenario.benchmark_logs
+    logs = scenario.external("goodput")
     runs, benchmarks, requests = ([], [], None) if logs is None else runs_table(
         scenario, logs, g.slo.ttft_ms, g.slo.tpot_ms, g.attainment_target)
     return GoodputTable({k: plain(v) for k, v in scalars.items()}, _plain_rows(servers), _plain_rows(runs),

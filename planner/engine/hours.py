@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner import catalog
+from planner import shipped
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -68,7 +68,7 @@ class HoursTable:
         return {**self.scalars, "allocations": self.allocations, "reference": self.reference}
 
 
-def compute(scenario, earlier: dict) -> HoursTable:
+def compute(scenario, tables) -> HoursTable:
     h, model, gpu = scenario.hours, scenario.chosen_model, scenario.chosen_gpu
     price = scenario.gpu_price
     flops = training_flops(model.params, h.tokens, h.activation_recompute)
@@ -93,15 +93,15 @@ def compute(scenario, earlier: dict) -> HoursTable:
 
     # Meta's hours are H100-hours: the calculation beside them runs at the reference GPU's peak
     models = scenario.merged_catalog.models
-    reference_gpu = scenario.merged_catalog.gpus[catalog.REFERENCE_GPU]
-    params = np.array([models[i].params for i in catalog.REFERENCE_MODELS])
+    reference_gpu = scenario.merged_catalog.gpus[shipped.REFERENCE_GPU]
+    params = np.array([models[i].params for i in shipped.REFERENCE_MODELS])
     ref_flops = training_flops(params, h.tokens, h.activation_recompute)
     calculated = gpu_hours(ref_flops, reference_gpu.peak_tflops, h.mfu)
-    reported = np.array([models[i].reported_h100_hours or 0.0 for i in catalog.REFERENCE_MODELS])
+    reported = np.array([models[i].reported_h100_hours or 0.0 for i in shipped.REFERENCE_MODELS])
     reference = [{"model": key, "params": plain(params[i]), "training_flops": plain(ref_flops[i]),
                   "calculated_gpu_hours": plain(calculated[i]), "reported_gpu_hours": plain(reported[i]),
                   "reported_over_calculated": plain(reported[i] / calculated[i])}
-                 for i, key in enumerate(catalog.REFERENCE_MODELS)]
+                 for i, key in enumerate(shipped.REFERENCE_MODELS)]
     scalars["reference_gpu_peak_tflops"] = reference_gpu.peak_tflops
     scalars["reference_gpu_found"] = True  # the Catalog keeps every shipped id
     return HoursTable({k: plain(v) for k, v in scalars.items()}, allocations, reference)
@@ -112,7 +112,7 @@ CONSTANTS = [
              "Forward 2 + backward 4 (Kaplan et al. 2020, C ≈ 6·N·D)"),
     Constant("recompute_ops_per_param_token", RECOMPUTE_OPS, "… with activation recomputation", "FLOP",
              "One extra forward pass, + 2 (Korthikanti et al. 2022, §5; Chowdhery et al. 2022)"),
-    Constant("reference_gpu", catalog.REFERENCE_GPU, "Reference GPU for Meta's reported hours", "",
+    Constant("reference_gpu", shipped.REFERENCE_GPU, "Reference GPU for Meta's reported hours", "",
              "Meta reports Llama 3.1's training in H100-80GB GPU-hours"),
 ]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.catalog import SHARDED_FROM_STAGE, STRATEGIES, params_from_architecture  # noqa: F401 (the engine's too)
+from planner.shipped import SHARDED_FROM_STAGE, STRATEGIES, params_from_architecture  # noqa: F401 (the engine's too)
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -165,7 +165,7 @@ class MemoryTable:
                 "serving": {k: self.scalars[k] for k in SERVING_ROWS}}
 
 
-def compute(scenario, earlier: dict) -> MemoryTable:
+def compute(scenario, tables) -> MemoryTable:
     model, gpu, m, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.memory, scenario.serving
     t, p = m.tensor_parallel, m.pipeline_parallel
     d = data_parallel_degree(m.gpus, t, p)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from planner.catalog import REFERENCE_GPU
+from planner.shipped import REFERENCE_GPU
 from planner.report import plot
 from planner.report.format import days, millions, money, number, percent, sci, tokens
 

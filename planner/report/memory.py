@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from planner.catalog import STRATEGIES
+from planner.shipped import STRATEGIES
 from planner.report import plot
 from planner.report.format import and_list, gb, number
 

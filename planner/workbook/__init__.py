@@ -8,7 +8,7 @@ from typing import Any
 
 from planner.method import Constant
 from planner.tables import TABLES
-from planner.workbook import catalog, checks, cover, inputs, kit, method
+from planner.workbook import catalog_sheet, checks, cover, inputs, kit, method
 from planner.workbook.inputs import Input, declared_inputs
 
 # Every sheet's second row: what the numbers are for, following the inputs.
@@ -22,7 +22,7 @@ PRICE = kit.Row("price_per_gpu_hour", "Price per GPU-hour (the GPU's, from Catal
 def input_sections(scenario) -> list[tuple[str, list[Input]]]:
     """Each table's scenario sections, with their declared inputs, in registry order."""
     return [(type(getattr(scenario, key)).model_config.get("title", key), declared_inputs(getattr(scenario, key), key))
-            for table in TABLES for key in table.sheet.INPUTS]
+            for table in TABLES for key in table.inputs.SECTIONS]
 
 
 def general_inputs(scenario) -> list[tuple[Any, Any]]:
@@ -51,7 +51,7 @@ def build(results, target: Any, *, generated: dt.date | None = None,
     inputs.write_inputs_sheet(book, general, sections)
     for table in TABLES:
         table.sheet.write(book, results)
-    catalog.write(book, results)
+    catalog_sheet.write(book, results)
     checks.write(book, results, every_input, [check for table in TABLES for check in table.sheet.CHECKS])
     method.write(book, TABLES)
     cover.contents(book)

@@ -8,7 +8,7 @@ master check reads the whole result column below it, so a check added later cann
 from __future__ import annotations
 
 from planner.workbook import kit
-from planner.workbook.catalog import BLOCKS
+from planner.workbook.catalog_sheet import BLOCKS
 from planner.workbook.inputs import Input
 from planner.workbook.kit import Check, Row
 

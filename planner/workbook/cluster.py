@@ -8,7 +8,6 @@ from planner.workbook import kit
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Cluster"
-INPUTS = ("cluster",)
 
 
 def ceil9(x: str) -> str:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from planner.engine.crossover import NEVER
 from planner.workbook import kit
-from planner.workbook.catalog import TRAFFIC_PRESETS, block_length
+from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, block_length
 from planner.workbook.kit import Column, KeyResult, Row
 
 SHEET = "Crossover"
-INPUTS = ("crossover",)
 
 SERVING = [
     Row("tokens_per_day", "Served tokens per day D",

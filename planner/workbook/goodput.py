@@ -19,7 +19,6 @@ from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Goodput"
 REQUESTS_SHEET = "Requests"
-INPUTS = ("goodput",)
 COLUMN_WIDTH = 13
 
 SERVERS = [

@@ -8,7 +8,6 @@ from planner.workbook import kit
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Hours"
-INPUTS = ("hours",)
 
 RUN = [
     Row("gpu_peak_tflops", "GPU peak (dense BF16)", "=INDEX(catalog_gpu_peak_tflops,MATCH(gpu,catalog_gpu_ids,0))",

@@ -3,12 +3,11 @@ strategy in the last column, and serving memory; each table with its chart under
 
 from __future__ import annotations
 
-from planner.catalog import STRATEGIES
+from planner.shipped import STRATEGIES
 from planner.workbook import kit
 from planner.workbook.kit import Check, KeyResult, Row
 
 SHEET = "Memory"
-INPUTS = ("memory", "serving")
 
 
 def _lookup(column: str) -> str:

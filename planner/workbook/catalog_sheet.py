@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pydantic.fields import FieldInfo
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from planner import catalog, scenario
+from planner import shipped
+from planner.scenario import catalog_entries as entries
+from planner.scenario.declare import Fraction
 from planner.workbook import kit
 from planner.workbook.inputs import Allowed
 
@@ -62,7 +64,7 @@ def _declared(entry, optional=()) -> tuple[CatalogColumn, ...]:
 
 
 MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ exact)", "Model id",
-               _declared(scenario.ModelEntry, optional=("reported_h100_hours",)) + (
+               _declared(entries.ModelEntry, optional=("reported_h100_hours",)) + (
                    CatalogColumn("params_from_architecture", "Ψ from architecture", "params",
                                  formula="=2*{vocab}*{hidden}+{layers}*(2*{hidden}*{hidden}+2*{hidden}*{kv_heads}"
                                          "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
@@ -70,13 +72,13 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ e
                                  formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
                                          "/1024")))
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
-             "GPU id", _declared(scenario.GPUEntry))
+             "GPU id", _declared(entries.GPUEntry))
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
                         "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
-                            FieldInfo.from_annotation(scenario.TokensPerDay))),))
+                            FieldInfo.from_annotation(entries.TokensPerDay))),))
 PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
                  "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
-                     FieldInfo.from_annotation(scenario.Fraction))),))
+                     FieldInfo.from_annotation(Fraction))),))
 BLOCKS = (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies are the method's)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 
@@ -93,8 +95,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet = book.sheet("Catalog", [("", 17)] * len(MODELS.columns), label_width=18, note_width=2, unit_width=2)
     sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
-    derived = {key for key, entry in own.models.items() if entry.params is None and key not in catalog.MODELS}
-    model_rows = [{**vars(m), **results.catalog[key]} for key, m in merged.models.items()]
+    derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
+    model_rows = [{**vars(m), **results.catalog_columns[key]} for key, m in merged.models.items()]
     _block(book, sheet, MODELS, model_rows, formula_params=derived)
     sheet.text("A model without a given Ψ takes it from its architecture: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + "
                "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
@@ -144,11 +146,11 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple]) -> N
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
     for col, (key, values) in enumerate(columns, start=1):
         sheet.input_cell(heading, col, key, "text", ID_RULE)
-        for hour in range(catalog.HOURS_PER_DAY):
+        for hour in range(shipped.HOURS_PER_DAY):
             sheet.input_cell(heading + 1 + hour, col, None if values is None else values[hour], fraction.kind, rule)
-    for hour in range(catalog.HOURS_PER_DAY):
+    for hour in range(shipped.HOURS_PER_DAY):
         sheet.ws.write_string(heading + 1 + hour, 0, f"Hour {hour}", book.styles.label)
-    last_col, last_row = len(columns), heading + catalog.HOURS_PER_DAY
+    last_col, last_row = len(columns), heading + shipped.HOURS_PER_DAY
     book.define(PROFILES.ids, sheet.name, f"{xl_rowcol_to_cell(heading, 1)}:{xl_rowcol_to_cell(heading, last_col)}")
     book.define(PROFILES.name(fraction), sheet.name,
                 f"{xl_rowcol_to_cell(heading + 1, 1)}:{xl_rowcol_to_cell(last_row, last_col)}")
@@ -163,13 +165,13 @@ def _strategies(book: kit.Book, sheet: kit.Sheet) -> None:
                        "What is sharded"])
     first = sheet.row_index
     constant, logical = book.styles.value("count", constant=True), book.styles.value("bool", constant=True)
-    for strategy, stage in catalog.STRATEGIES.items():
+    for strategy, stage in shipped.STRATEGIES.items():
         r = sheet.row_index
         sheet.value_cell(r, 0, strategy, constant, None)
         sheet.value_cell(r, 1, stage, constant, None)
         for col, what in enumerate(("optimizer", "gradients", "weights"), start=2):
-            sheet.value_cell(r, col, stage >= catalog.SHARDED_FROM_STAGE[what], logical, None)
-        sheet.ws.write_string(r, 5, catalog.STRATEGY_SHARDS[stage], book.styles.label)
+            sheet.value_cell(r, col, stage >= shipped.SHARDED_FROM_STAGE[what], logical, None)
+        sheet.ws.write_string(r, 5, shipped.STRATEGY_SHARDS[stage], book.styles.label)
         sheet.row_index += 1
     for col, key in enumerate(STRATEGY_COLUMNS):
         book.define(f"catalog_strategy_{key}", sheet.name,

@@ -1,10 +1,10 @@
-"""The catalog shipped with the product: models, GPUs, strategies, traffic presets, demand profiles (METHOD.md,
-"Catalog"). A scenario's `catalog:` section adds entries or overrides these by id; `Catalog` is the merged result
-that the engine, the Catalog sheet and the dropdowns read."""
+"""What ships with the product: models, GPUs, strategies, traffic presets and demand profiles (docs/method.md,
+"Catalog"), and `Catalog`, the shipped entries with a scenario's own added or overriding them by id (merged by
+planner/scenario/catalog_entries.py), which the engine, the Catalog sheet and the dropdowns read."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 
 @dataclass(frozen=True)
@@ -13,6 +13,7 @@ class Model:
 
     id: str
     params: float  # Ψ, parameter count
+    _: KW_ONLY
     layers: int
     hidden: int
     heads: int
@@ -27,6 +28,7 @@ class Model:
 class GPU:
     id: str
     memory_gb: float
+    _: KW_ONLY
     peak_tflops: float  # dense BF16
     hbm_tbps: float
     price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
@@ -45,20 +47,23 @@ def params_from_architecture(vocab, hidden, layers, kv_heads, head_dim, ffn):
 MODELS: dict[str, Model] = {
     m.id: m
     for m in (
-        Model("llama-3.1-8b", 8_030_261_248, 32, 4096, 32, 8, 128, 14_336, 128_256, 1.46e6),
-        Model("llama-3.1-70b", 70_553_706_496, 80, 8192, 64, 8, 128, 28_672, 128_256, 7.0e6),
-        Model("llama-3.1-405b", 405_853_388_800, 126, 16384, 128, 8, 128, 53_248, 128_256, 30.84e6),
+        Model("llama-3.1-8b", 8_030_261_248, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
+              ffn=14_336, vocab=128_256, reported_h100_hours=1.46e6),
+        Model("llama-3.1-70b", 70_553_706_496, layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
+              ffn=28_672, vocab=128_256, reported_h100_hours=7.0e6),
+        Model("llama-3.1-405b", 405_853_388_800, layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128,
+              ffn=53_248, vocab=128_256, reported_h100_hours=30.84e6),
     )
 }
 
 GPUS: dict[str, GPU] = {
     g.id: g
     for g in (
-        GPU("a100-80gb", 80, 312, 2.039, 1.50),
-        GPU("h100-sxm", 80, 989, 3.35, 2.00),
-        GPU("h200", 141, 989, 4.8, 2.50),
-        GPU("b200", 180, 2250, 8.0, 4.50),
-        GPU("mi300x", 192, 1307, 5.3, 2.00),
+        GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50),
+        GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00),
+        GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50),
+        GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50),
+        GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00),
     )
 }
 CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the seed's H100 price)
@@ -75,7 +80,7 @@ STRATEGY_SHARDS = {0: "nothing (every replica holds everything)", 1: "optimizer 
 REFERENCE_GPU = "h100-sxm"
 REFERENCE_MODELS = ("llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b")
 
-# Served tokens per day (METHOD.md §3; illustrative).
+# Served tokens per day (docs/method.md §3; illustrative).
 TRAFFIC_PRESETS: dict[str, float] = {
     "pilot": 1e8,
     "team-assistant": 1e9,
@@ -84,7 +89,7 @@ TRAFFIC_PRESETS: dict[str, float] = {
     "global-app": 1e12,
 }
 
-# Inference demand by hour, as fractions of the peak (METHOD.md §4; illustrative).
+# Inference demand by hour, as fractions of the peak (docs/method.md §4; illustrative).
 HOURS_PER_DAY = 24
 PROFILES: dict[str, tuple[float, ...]] = {
     "office-assistant": (.05, .05, .05, .05, .05, .08, .15, .35, .70, .95, 1, 1,
@@ -105,5 +110,3 @@ class Catalog:
     traffic_presets: dict[str, float] = field(default_factory=lambda: dict(TRAFFIC_PRESETS))
     profiles: dict[str, tuple[float, ...]] = field(default_factory=lambda: dict(PROFILES))
 
-
-SHIPPED = Catalog()

@@ -1,0 +1,40 @@
+"""The Crossover table's inputs (docs/method.md §3): served tokens per day, serving MFU and the horizon."""
+
+from __future__ import annotations
+
+from pydantic import ConfigDict
+
+from planner.scenario.catalog_entries import TokensPerDay
+from planner.scenario.declare import PresetId, Section, Share, declared, id_or_number, whole
+from planner.scenario.errors import unknown
+
+
+class Crossover(Section):
+    model_config = ConfigDict(title="Crossover: serving against training")
+
+    tokens_per_day: id_or_number(PresetId, TokensPerDay) = declared(
+        "popular-app", "Served tokens per day D", "tokens per day", "A traffic preset from Catalog, or a whole "
+        "number of tokens (0: no traffic).", kind="count", choices="catalog_traffic_preset_ids")
+    serving_mfu: Share = declared(0.10, "Serving MFU", "of peak", "Decode is bound by memory bandwidth: serving "
+                                  "often reaches a small share of peak.", kind="percent")
+    horizon_days: whole(1, 36_500) = declared(730, "Horizon", "days", "Days after launch the table covers.",
+                                              kind="count")
+
+
+SECTIONS = {"crossover": Crossover}
+
+
+def canonical(scenario) -> list:
+    return []
+
+
+def cross_checks(scenario, catalog) -> list:
+    """A traffic preset's id is in the merged Catalog."""
+    choice = scenario.crossover.tokens_per_day
+    if isinstance(choice, str) and choice not in catalog.traffic_presets:
+        return [(("crossover", "tokens_per_day"), choice, unknown("traffic preset", choice, catalog.traffic_presets)
+                 + ", or a number of tokens per day")]
+    return []
+
+
+EXTERNAL = None

@@ -1,0 +1,83 @@
+"""The Memory table's inputs (docs/method.md §1): the training layout and the serving layout."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, ConfigDict, model_validator
+
+from planner import shipped
+from planner.scenario.declare import Count, Section, declared, divisors
+
+Strategy = Annotated[
+    Literal["ddp", "zero1", "zero2", "zero3"],
+    BeforeValidator(lambda v: shipped.STRATEGY_ALIASES.get(v, v) if isinstance(v, str) else v),
+]
+
+
+class Memory(Section):
+    model_config = ConfigDict(title="Training memory")
+
+    gpus: Count = declared(8, "GPUs in the sharding group N", "GPUs", "The GPUs the model state is sharded over "
+                           "(t × p × d); a multiple of t × p.", kind="count")
+    strategy: Strategy = declared("zero3", "Strategy", "", "ddp replicates everything; zero1 shards the optimizer "
+                                  "state, zero2 also gradients, zero3 (= FSDP) also weights.", kind="text",
+                                  choices="catalog_strategy_ids")
+    tensor_parallel: Count = declared(1, "Tensor parallel t", "GPUs", "Divides the model state and (with sequence "
+                                      "parallelism) activations; divides the attention heads.", kind="count")
+    pipeline_parallel: Count = declared(1, "Pipeline parallel p", "GPUs", "Divides the model state; at most the "
+                                        "layers. The first stage still holds a full set of activations (1F1B).",
+                                        kind="count")
+    sequence_length: Count = declared(8192, "Sequence length s", "tokens", "Tokens per training sequence; "
+                                      "activations grow linearly with it.", kind="count")
+    micro_batch: Count = declared(1, "Micro-batch b", "sequences", "Sequences per GPU per forward pass.",
+                                  kind="count")
+    activation_checkpointing: bool = declared(False, "Activation checkpointing", "", "Keep each layer's input and "
+                                              "recompute the rest in the backward pass.", kind="bool")
+
+    @model_validator(mode="after")
+    def _whole_data_parallel(self):
+        t, p = self.tensor_parallel, self.pipeline_parallel
+        if self.gpus % (t * p):
+            raise ValueError(
+                f"gpus {self.gpus} is not divisible by tensor_parallel {t} × pipeline_parallel {p} = {t * p};"
+                " the data-parallel degree gpus / (t·p) must be a whole number")
+        return self
+
+
+class Serving(Section):
+    model_config = ConfigDict(title="Serving memory")
+
+    users: Count = declared(32, "Concurrent users u", "users", "Each holds a KV cache of s_s tokens.", kind="count")
+    sequence_length: Count | None = declared(None, "Serving sequence length s_s", "tokens",
+                                             "Defaults to the training sequence length.", kind="count")
+    tensor_parallel: Count = declared(1, "Serving tensor parallel t_s", "GPUs", "Splits weights and KV cache "
+                                      "across GPUs; divides the attention heads.", kind="count")
+
+
+SECTIONS = {"memory": Memory, "serving": Serving}
+
+
+def canonical(scenario) -> list:
+    """The serving sequence length follows the training one unless given."""
+    if scenario.serving.sequence_length is None:
+        scenario.serving.sequence_length = scenario.memory.sequence_length
+    return []
+
+
+def cross_checks(scenario, catalog) -> list:
+    """Parallelism that fits the chosen model: t divides the heads, p at most the layers."""
+    model, problems = catalog.models[scenario.model], []
+    for section in ("memory", "serving"):
+        t = getattr(scenario, section).tensor_parallel
+        if model.heads % t:
+            problems.append(((section, "tensor_parallel"), t, f"tensor parallel {t} does not divide the "
+                             f"{model.heads} attention heads of {model.id}; allowed: {divisors(model.heads)}"))
+    p = scenario.memory.pipeline_parallel
+    if p > model.layers:
+        problems.append((("memory", "pipeline_parallel"), p, f"pipeline parallel {p} exceeds the {model.layers} "
+                         f"layers of {model.id}: each stage needs at least one layer"))
+    return problems
+
+
+EXTERNAL = None

@@ -1,0 +1,264 @@
+"""The input model: a YAML scenario file → a validated, typed Scenario with the method's defaults.
+
+The Scenario is assembled from the registry: the general inputs below (name, model, GPU, price, currency), then
+each table's sections (planner/inputs/K.py), the catalog and the sweep. Reading one goes: validate the types and
+limits (pydantic) → fill in what follows from other inputs (`canonical`) → merge the catalog → the rules that join
+several inputs (`cross_checks`) → the sweep's variants → the tables' external data. Every error names the file,
+the key path, the YAML line (or the workbook cell), the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, PrivateAttr, ValidationError, create_model, field_validator
+
+from planner import shipped
+from planner.scenario import sweep as sweeps
+from planner.scenario.catalog_entries import (CatalogSection, CustomGPU, CustomModel, GPUEntry, ModelEntry, merge,
+                                              without_shipped)
+from planner.scenario.declare import UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
+from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, unknown
+from planner.tables import TABLES, sections
+
+__all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
+
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "¥", "INR": "₹"}
+
+
+class General(Section):
+    """The inputs every table shares, and what a Scenario knows of itself."""
+
+    name: Annotated[str, Field(min_length=1, max_length=200, coerce_numbers_to_str=True)]
+    description: Annotated[str, Field(max_length=2000, coerce_numbers_to_str=True)] = ""
+    model: choice(ModelId, CustomModel) = declared("llama-3.1-8b", "Model", "", "A Catalog model; choosing another "
+                                                   "updates every sheet.", kind="text", choices="catalog_model_ids")
+    gpu: choice(GPUId, CustomGPU) = declared("h100-sxm", "GPU", "", "A Catalog GPU: memory, peak, bandwidth and "
+                                             "price.", kind="text", choices="catalog_gpu_ids")
+    price_per_gpu_hour: Money | None = None  # overrides the chosen GPU's Catalog price (moved there when read)
+    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "USD"
+    _source: Path | None = PrivateAttr(default=None)  # the file it was read from; relative paths start there
+    _merged: shipped.Catalog | None = PrivateAttr(default=None)
+    _external: dict = PrivateAttr(default_factory=dict)  # table key → its external data (Goodput's logs)
+    _variants: list = PrivateAttr(default_factory=list)  # the sweep's variants, parsed once when it was checked
+    _aliases: dict = PrivateAttr(default_factory=dict)  # key path → the key path it was written at (messages)
+
+    # The merged catalog and the chosen entries -----------------------------------------------------------
+    @property
+    def merged_catalog(self) -> shipped.Catalog:
+        """The shipped catalog with this scenario's entries added or overriding by id."""
+        if self._merged is None:
+            merged, problems = merge(self.catalog)
+            if problems:
+                raise ScenarioError([f"{'.'.join(map(str, loc))}: {message}" for loc, _, message in problems])
+            self._merged = merged
+        return self._merged
+
+    @property
+    def chosen_model(self) -> shipped.Model:
+        return self.merged_catalog.models[self.model]
+
+    @property
+    def chosen_gpu(self) -> shipped.GPU:
+        return self.merged_catalog.gpus[self.gpu]
+
+    @property
+    def gpu_price(self) -> float:
+        """Price per GPU-hour: the chosen GPU's Catalog price (the scenario's price_per_gpu_hour lands there)."""
+        return self.chosen_gpu.price_per_hour
+
+    @property
+    def currency_symbol(self) -> str:
+        return CURRENCY_SYMBOLS.get(self.currency, self.currency)
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)
+
+    @property
+    def source_name(self) -> str:
+        return str(self._source or "<scenario>")
+
+    def alias(self, key: tuple, written_at: tuple) -> None:
+        """Messages about `key` point at the line of `written_at` (an inline model is written at `model:`)."""
+        self._aliases[key] = written_at
+
+    def external(self, key: str):
+        """Table `key`'s external data (Goodput's benchmark logs), None when the scenario names none; read on
+        first use, relative to the scenario file's folder."""
+        hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+        if key not in self._external:
+            folder = self._source.parent if self._source else Path.cwd()
+            self._external[key] = hook.load(self, folder, {}) if hook.wanted(self) else None
+        return self._external[key]
+
+    def normalised(self) -> dict:
+        """The scenario with every default filled in, as plain JSON-able data."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def variants(self) -> list[tuple[str, "Scenario"]]:
+        """The sweep's cartesian product: (label, scenario) for each, named after its values ("zero3, 8192");
+        [] without a sweep. Every variant was validated (and parsed) when the scenario was."""
+        return self._variants
+
+
+SweepSection = Annotated[dict[str, Annotated[list[Any], Field(min_length=1, max_length=sweeps.MAX_VALUES)]],
+                         Field(max_length=20)]
+
+
+class _Tail(Section):
+    """The fields after the tables' sections."""
+
+    catalog: CatalogSection = CatalogSection()
+    sweep: SweepSection | None = None
+
+    @field_validator("sweep")
+    @classmethod
+    def _sweep_keys_exist(cls, sweep):
+        for key in sweep or {}:
+            sweeps.check_key_path(Scenario, key)
+        return sweep
+
+
+Scenario = create_model(
+    "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, the "
+    "catalog and the sweep.",
+    **{key: (cls, cls()) for key, (_, cls) in sections().items()},
+    **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
+    __validators__={"_sweep_keys_exist": _Tail._sweep_keys_exist})
+
+
+def slugify(name: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:80].strip("-")
+    return slug or "scenario"
+
+
+# Reading a scenario ------------------------------------------------------------------------------------------
+def _canonical(scenario) -> list[Problem]:
+    """One spelling per scenario, so a workbook reads back as the scenario that made it: inline custom entries
+    join `catalog` under their names, the price override becomes the chosen GPU's Catalog price, overrides equal
+    to what ships are dropped, and each table fills in what follows from other inputs."""
+    own, problems = scenario.catalog, []
+    for field, entries, entry_type in (("model", own.models, ModelEntry), ("gpu", own.gpus, GPUEntry)):
+        inline = getattr(scenario, field)
+        if isinstance(inline, str):
+            continue
+        entry = entry_type(**inline.model_dump(exclude={"name"}, exclude_none=True))
+        kind = "models" if field == "model" else "gpus"
+        if inline.name in entries and entries[inline.name] != entry:
+            problems.append(((field,), None, f"'{inline.name}' is given here and in catalog.{kind} with other "
+                             f"fields: give it once"))
+            continue
+        entries[inline.name] = entry
+        setattr(scenario, field, inline.name)
+        scenario.alias(("catalog", kind, inline.name), (field,))
+    if scenario.price_per_gpu_hour is not None:
+        entry = own.gpus.get(scenario.gpu) or GPUEntry()
+        own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
+        scenario.price_per_gpu_hour = None
+    for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS)):
+        for key in list(entries):
+            entries[key] = without_shipped(entries[key], shipped_entries.get(key))
+            if entries[key] is None:
+                del entries[key]
+    for model in own.models.values():  # a new model's head dim as the Catalog row shows it
+        if model.head_dim is None and model.hidden and model.heads and model.hidden % model.heads == 0:
+            model.head_dim = model.hidden // model.heads
+    for entries, shipped_entries in ((own.traffic_presets, shipped.TRAFFIC_PRESETS),
+                                     (own.profiles, shipped.PROFILES)):
+        for key in [k for k, v in entries.items() if k in shipped_entries and tuple(sweeps.listed(v)) == tuple(
+                sweeps.listed(shipped_entries[k]))]:
+            del entries[key]
+    for t in TABLES:
+        problems += t.inputs.canonical(scenario)
+    return problems
+
+
+def _cross_checks(scenario) -> list[Problem]:
+    """The catalog merged, the chosen ids in it, then each table's rules."""
+    merged, problems = merge(scenario.catalog)
+    if problems:
+        return problems
+    scenario._merged = merged
+    for loc, value, kind, known, other in (
+            (("model",), scenario.model, "model", merged.models, ", or a mapping describing a custom model"),
+            (("gpu",), scenario.gpu, "GPU", merged.gpus, ", or a mapping describing a custom GPU")):
+        if value not in known:
+            problems.append((loc, value, unknown(kind, value, known) + other))
+    if problems:
+        return problems
+    for t in TABLES:
+        problems += t.inputs.cross_checks(scenario, merged)
+    return problems
+
+
+def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = None) -> Scenario:
+    """Validate already-loaded data; raise ScenarioError with every problem found."""
+    if not isinstance(data, dict):
+        raise ScenarioError([f"{source}: the file must be a mapping of keys (name: ..., model: ...),"
+                             f" not {type(data).__name__}"])
+    lines = lines or {}
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise ScenarioError([describe(Scenario, e, source, lines) for e in exc.errors()],
+                            [tuple(p for p in e["loc"] if p not in UNION_TAGS) for e in exc.errors()]) from None
+    problems = _canonical(scenario)
+    problems = problems or _cross_checks(scenario)
+    if problems:
+        located = {**lines, **{key: lines[at] for key, at in scenario._aliases.items() if at in lines}}
+        raise ScenarioError([describe_problem(p, source, located) for p in problems], [p[0] for p in problems])
+    scenario._variants = sweeps.variants(scenario, source, lines, parse_scenario)
+    return scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario file, and the files it names (each table's external data, the sweep's
+    variants' too): a bad one stops here, before anything is written."""
+    path = Path(path)
+    from planner import yamlfile
+
+    try:
+        data, lines = yamlfile.read(path)
+    except yamlfile.YAMLFileError as exc:
+        raise ScenarioError(exc.problems) from None
+    scenario = parse_scenario(data, str(path), lines)
+    load_external(scenario, path, lines)
+    return scenario
+
+
+def load_external(scenario, path: Path | None, lines: dict) -> None:
+    """Each table's external data, for the scenario and each variant of its sweep (shared where the variant's
+    sections of that table equal the scenario's)."""
+    scenario._source = path
+    before = {t.key: {k: scenario.model_dump(include={k}) for k in t.inputs.SECTIONS} for t in TABLES
+              if t.inputs.EXTERNAL is not None}
+    folder = path.parent if path else Path.cwd()
+    for key in before:
+        hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+        scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
+    for label, variant in scenario.variants():
+        variant._source = path
+        for key, sections_before in before.items():
+            hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+            if {k: variant.model_dump(include={k}) for k in sections_before} == sections_before:
+                variant._external[key] = scenario._external[key]
+                for k in sections_before:  # the file entries as read
+                    setattr(variant, k, getattr(scenario, k).model_copy(deep=True))
+            else:
+                try:
+                    variant._external[key] = hook.load(variant, folder, lines) if hook.wanted(variant) else None
+                except ScenarioError as exc:
+                    raise ScenarioError([f"sweep variant [{label}]: {line}" for line in exc.problems]) from None
+
+
+def __getattr__(name: str):
+    """DEFAULT, the built-in default scenario (the method's defaults), made when first asked for: validating it
+    imports the engine, which `planner schema` does not need."""
+    if name == "DEFAULT":
+        globals()["DEFAULT"] = parse_scenario({"name": "default", "description": "The method's defaults "
+                                                                                 "(docs/method.md)"})
+        return globals()["DEFAULT"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

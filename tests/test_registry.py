@@ -1,0 +1,71 @@
+"""The registry's protocol, checked on every table: each of its five files is there and holds what
+planner/tables.py says, its checks are keyed like its engine's, its Cover and summary rows name real headline
+results. A table added without a member fails here, by name."""
+
+from __future__ import annotations
+
+import types
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from planner.engine import compute
+from planner.method import Constant, Method
+from planner.scenario import DEFAULT, Scenario
+from planner.tables import (TABLES, EngineModule, ExternalData, InputsModule, ReportModule, SheetModule, Table,
+                            TableResult, members)
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = (("inputs", InputsModule), ("engine", EngineModule), ("sheet", SheetModule), ("report", ReportModule))
+
+
+def problems_of(table: Table, results) -> list[str]:
+    """Everything a table's files fail to hold, in words."""
+    found = []
+    for layer, protocol in LAYERS:
+        module = getattr(table, layer)
+        missing = [name for name in members(protocol) if not hasattr(module, name)]
+        if missing:
+            found.append(f"{table.key}: {module.__name__} lacks {', '.join(sorted(missing))}")
+    if found:
+        return found
+    if not (ROOT / "templates" / table.template).is_file():
+        found.append(f"{table.key}: no templates/{table.template}")
+    for key, cls in table.inputs.SECTIONS.items():
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or key not in Scenario.model_fields:
+            found.append(f"{table.key}: section {key} is not a field of the Scenario")
+    if table.inputs.EXTERNAL is not None and not isinstance(table.inputs.EXTERNAL, ExternalData):
+        found.append(f"{table.key}: EXTERNAL is neither None nor ExternalData")
+    engine = table.engine
+    if not isinstance(engine.METHOD, Method) or not engine.METHOD.formulas or not engine.METHOD.sources:
+        found.append(f"{table.key}: METHOD needs a title, formulas and sources")
+    if not all(isinstance(c, Constant) for c in engine.CONSTANTS):
+        found.append(f"{table.key}: CONSTANTS holds something else than Constants")
+    result = results.tables[table.key]
+    if not isinstance(result, TableResult):
+        found.append(f"{table.key}: its engine's result lacks headline, checks or to_json")
+        return found
+    sheet_checks = [check.key for check in table.sheet.CHECKS]
+    if sorted(sheet_checks) != sorted(result.checks):
+        found.append(f"{table.key}: CHECKS {sorted(sheet_checks)} against the engine's {sorted(result.checks)}")
+    for name in [r.name for r in table.sheet.KEY_RESULTS] + [row[0] for row in table.report.SUMMARY]:
+        if name not in result.headline:
+            found.append(f"{table.key}: {name} (KEY_RESULTS or SUMMARY) is not a headline result")
+    return found
+
+
+def test_every_table_holds_what_the_protocol_says():
+    results = compute(DEFAULT)
+    assert [p for table in TABLES for p in problems_of(table, results)] == []
+    assert len({t.sheet.SHEET for t in TABLES}) == len(TABLES)
+
+
+def test_a_table_lacking_a_member_is_named(monkeypatch):
+    """The check above can fail: a table whose sheet module lost CHECKS, and one whose engine lost METHOD."""
+    results = compute(DEFAULT)
+    hours = next(t for t in TABLES if t.key == "hours")
+    sheet = types.ModuleType("planner.workbook.hours")
+    sheet.__dict__.update({k: v for k, v in vars(hours.sheet).items() if k != "CHECKS"})
+    monkeypatch.setattr(Table, "sheet", property(lambda self: sheet if self.key == "hours" else
+                                                 __import__(f"planner.workbook.{self.key}", fromlist=["x"])))
+    assert problems_of(hours, results) == ["hours: planner.workbook.hours lacks CHECKS"]
