@@ -29,7 +29,7 @@ def grid(n: int) -> dict[str, np.ndarray]:
 
 
 def table(configurations: dict):
-    return training_memory_gb(PSI, LAYERS, HIDDEN, capacity_gb=CAPACITY, **configurations)
+    return training_memory_gb(PSI, LAYERS, hidden=HIDDEN, capacity_gb=CAPACITY, **configurations)
 
 
 def main() -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 GENERAL = [
     "Units: memory in GB = 1e9 bytes (decimal, as GPU data sheets write 80 GB); KV cache per token in KiB = 1,024 "
@@ -31,6 +31,7 @@ class Constant:
 
     name: str  # the workbook's defined name
     value: float | str
+    _: KW_ONLY
     label: str
     unit: str
     source: str

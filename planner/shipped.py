@@ -34,7 +34,7 @@ class GPU:
     price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
 
 
-def params_from_architecture(vocab, hidden, layers, kv_heads, head_dim, ffn):
+def params_from_architecture(vocab, hidden, *, layers, kv_heads, head_dim, ffn):
     """Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·ffn + 2·h) + h.
 
     Untied input and output embeddings (2·V·h); per layer the query and output projections (2·h·h), the key and

@@ -24,13 +24,13 @@ def tiny_book(target) -> kit.Book:
     rows = [{"demand": d, "growth": max(0, d - demand[i - 1]), "share": d / sum(demand)}
             for i, d in enumerate(demand)]
     sheet.records([f"Hour {h}" for h in range(4)], [
-        Column("demand", "Demand", lambda i: f"={demand[i]}*1", "count"),
-        Column("growth", "Growth", "=MAX(0,{demand}-{demand:prev})", "count"),
-        Column("share", "Share", "={demand}/SUM({demand:range})", "percent"),
+        Column("demand", "Demand", template=lambda i: f"={demand[i]}*1", kind="count"),
+        Column("growth", "Growth", template="=MAX(0,{demand}-{demand:prev})", kind="count"),
+        Column("share", "Share", template="={demand}/SUM({demand:range})", kind="percent"),
     ], rows)
-    sheet.row(Row("peak", "Peak", "=MAX({demand:range})", "count", name="peak"), 9)
-    sheet.row(Row("double_peak", "Twice the peak", "=2*{peak}", "count"), 18)
-    sheet.row(Row("canary", "Canary", "=21*2", "count", name="recalc_canary"), 42)
+    sheet.row(Row("peak", "Peak", formula="=MAX({demand:range})", kind="count", name="peak"), 9)
+    sheet.row(Row("double_peak", "Twice the peak", formula="=2*{peak}", kind="count"), 18)
+    sheet.row(Row("canary", "Canary", formula="=21*2", kind="count", name="recalc_canary"), 42)
     book.close()
     return book
 

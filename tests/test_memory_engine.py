@@ -20,7 +20,9 @@ PSI_405B = 405_853_388_800
     ((128_256, 16384, 126, 8, 128, 53_248), PSI_405B),
 ])
 def test_llama_parameter_counts_from_their_architectures(architecture, params):
-    assert m.params_from_architecture(*architecture) == params
+    vocab, hidden, layers, kv_heads, head_dim, ffn = architecture
+    assert m.params_from_architecture(vocab, hidden, layers=layers, kv_heads=kv_heads, head_dim=head_dim,
+                                      ffn=ffn) == params
 
 
 @pytest.mark.parametrize("layers, kib", [(32, 128), (80, 320), (126, 504)])
@@ -125,9 +127,10 @@ def test_serving_405b_does_not_fit_on_one_h100():
 def test_functions_take_arrays_a_million_configurations_in_one_call():
     gpus = np.repeat([8, 16, 32, 64], 250_000)
     stage = np.tile([0, 1, 2, 3], 250_000)
-    weights = m.weights_gb(PSI_8B, 1, 1, gpus, stage)
+    weights = m.weights_gb(PSI_8B, 1, pipeline_parallel=1, data_parallel=gpus, zero_stage=stage)
     assert weights.shape == (1_000_000,)
     assert weights[0] == pytest.approx(2 * PSI_8B / 1e9)  # ddp on 8
     assert weights[3] == pytest.approx(2 * PSI_8B / 8 / 1e9)  # zero3 on 8
-    acts = m.activations_gb(32, 4096, np.array([8192, 32768]), 1, 1, np.array([False, True]))
+    acts = m.activations_gb(32, 4096, sequence_length=np.array([8192, 32768]), micro_batch=1, tensor_parallel=1,
+        checkpointing=np.array([False, True]))
     assert acts == pytest.approx([36.507222016, 13.153337344])

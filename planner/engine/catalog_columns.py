@@ -8,7 +8,8 @@ from planner.engine.values import plain
 
 def model_columns(merged) -> dict[str, dict]:
     """Model id → {params_from_architecture, kv_kib_per_token}, for every model in the merged catalog."""
-    return {key: {"params_from_architecture": plain(params_from_architecture(m.vocab, m.hidden, m.layers,
-                                                                               m.kv_heads, m.head_dim, m.ffn)),
+    return {key: {"params_from_architecture": plain(params_from_architecture(m.vocab, m.hidden, layers=m.layers,
+                                                                               kv_heads=m.kv_heads,
+                                                                                   head_dim=m.head_dim, ffn=m.ffn)),
                   "kv_kib_per_token": plain(kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim) / 1024)}
             for key, m in merged.models.items()}

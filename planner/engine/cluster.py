@@ -102,8 +102,9 @@ def compute(scenario, tables) -> ClusterTable:
 
 
 CONSTANTS = [
-    Constant("gpu_rounding_decimals", ROUNDING_DECIMALS, "Decimals kept before rounding up to whole GPUs (CEIL9)",
-             "decimals", "Spreadsheets compute to 15 significant digits: 100·(1 + 10 %) must give 110 GPUs, not 111"),
+    Constant("gpu_rounding_decimals", ROUNDING_DECIMALS, label="Decimals kept before rounding up to whole GPUs (CEIL9)",
+             unit="decimals",
+                 source="Spreadsheets compute to 15 significant digits: 100·(1 + 10 %) must give 110 GPUs, not 111"),
 ]
 
 METHOD = Method(

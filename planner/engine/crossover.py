@@ -99,8 +99,8 @@ def compute(scenario, tables) -> CrossoverTable:
 
 
 CONSTANTS = [
-    Constant("serving_ops_per_param_token", SERVING_OPS, "Operations per parameter per served token", "FLOP",
-             "The forward pass alone, 2 (Kaplan et al. 2020): a third of a training token's 6"),
+    Constant("serving_ops_per_param_token", SERVING_OPS, label="Operations per parameter per served token", unit="FLOP",
+             source="The forward pass alone, 2 (Kaplan et al. 2020): a third of a training token's 6"),
 ]
 
 METHOD = Method(

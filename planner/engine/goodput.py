@@ -86,7 +86,7 @@ def distserve_goodput(rates, attainments, target: float):
     return k + 1, rates[k] + (a - target) / (a - b) * (rates[k + 1] - rates[k])
 
 
-def runs_table(scenario, logs, slo_ttft_ms: float, slo_tpot_ms: float, target: float):
+def runs_table(scenario, logs, *, slo_ttft_ms: float, slo_tpot_ms: float, target: float):
     """Per run: counts, attainment, rates, p50/p90/p99 TTFT and TPOT over completed requests, cost; per benchmark:
     its goodput and goodput per GPU; and the requests with TPOT, acceptable and the completed-only columns."""
     requests = logs.requests.copy()
@@ -177,7 +177,7 @@ def compute(scenario, tables) -> GoodputTable:
                **summary}
     logs = scenario.external("goodput")
     runs, benchmarks, requests = ([], [], None) if logs is None else runs_table(
-        scenario, logs, g.slo.ttft_ms, g.slo.tpot_ms, g.attainment_target)
+        scenario, logs, slo_ttft_ms=g.slo.ttft_ms, slo_tpot_ms=g.slo.tpot_ms, target=g.attainment_target)
     return GoodputTable({k: plain(v) for k, v in scalars.items()}, _plain_rows(servers), _plain_rows(runs),
                         _plain_rows(benchmarks), requests)
 

@@ -108,12 +108,13 @@ def compute(scenario, tables) -> HoursTable:
 
 
 CONSTANTS = [
-    Constant("training_ops_per_param_token", TRAINING_OPS, "Operations per parameter per training token", "FLOP",
-             "Forward 2 + backward 4 (Kaplan et al. 2020, C ≈ 6·N·D)"),
-    Constant("recompute_ops_per_param_token", RECOMPUTE_OPS, "… with activation recomputation", "FLOP",
-             "One extra forward pass, + 2 (Korthikanti et al. 2022, §5; Chowdhery et al. 2022)"),
-    Constant("reference_gpu", shipped.REFERENCE_GPU, "Reference GPU for Meta's reported hours", "",
-             "Meta reports Llama 3.1's training in H100-80GB GPU-hours"),
+    Constant("training_ops_per_param_token", TRAINING_OPS, label="Operations per parameter per training token",
+             unit="FLOP",
+             source="Forward 2 + backward 4 (Kaplan et al. 2020, C ≈ 6·N·D)"),
+    Constant("recompute_ops_per_param_token", RECOMPUTE_OPS, label="… with activation recomputation", unit="FLOP",
+             source="One extra forward pass, + 2 (Korthikanti et al. 2022, §5; Chowdhery et al. 2022)"),
+    Constant("reference_gpu", shipped.REFERENCE_GPU, label="Reference GPU for Meta's reported hours", unit="",
+             source="Meta reports Llama 3.1's training in H100-80GB GPU-hours"),
 ]
 
 # How to read the reported ÷ calculated ratios (the Hours sheet and the HTML say it).

@@ -44,49 +44,53 @@ def zero_divisor(zero_stage, sharded_from_stage, data_parallel):
     return np.where(np.asarray(zero_stage) >= sharded_from_stage, data_parallel, 1)
 
 
-def weights_gb(params, tensor_parallel, pipeline_parallel, data_parallel, zero_stage):
+def weights_gb(params, tensor_parallel, *, pipeline_parallel, data_parallel, zero_stage):
     """2Ψ/(t·p), divided by d under ZeRO-3."""
     share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
     return WEIGHT_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["weights"], data_parallel) / GB
 
 
-def gradients_gb(params, tensor_parallel, pipeline_parallel, data_parallel, zero_stage):
+def gradients_gb(params, tensor_parallel, *, pipeline_parallel, data_parallel, zero_stage):
     """2Ψ/(t·p), divided by d under ZeRO-2 and ZeRO-3."""
     share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
     return GRADIENT_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["gradients"], data_parallel) / GB
 
 
-def optimizer_gb(params, tensor_parallel, pipeline_parallel, data_parallel, zero_stage):
+def optimizer_gb(params, tensor_parallel, *, pipeline_parallel, data_parallel, zero_stage):
     """12Ψ/(t·p), divided by d under ZeRO-1, 2 and 3."""
     share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
     return OPTIMIZER_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["optimizer"], data_parallel) / GB
 
 
-def layer_activations_gb(sequence_length, micro_batch, hidden, tensor_parallel):
+def layer_activations_gb(sequence_length, micro_batch, *, hidden, tensor_parallel):
     """One layer's stored activations, a = 34·s·b·h / t (Korthikanti et al. 2022, Table 2, first stage)."""
     return ACTIVATION_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
 
 
-def activations_gb(layers, hidden, sequence_length, micro_batch, tensor_parallel, checkpointing):
+def activations_gb(layers, hidden, *, sequence_length, micro_batch, tensor_parallel, checkpointing):
     """Activations on the first pipeline stage.
 
     Without checkpointing L·a: with 1F1B the first stage holds p micro-batches × L/p layers, so p does not divide it.
     With checkpointing each layer keeps its input, L·2·s·b·h/t, plus one layer being recomputed, a.
     """
-    a = layer_activations_gb(sequence_length, micro_batch, hidden, tensor_parallel)
+    a = layer_activations_gb(sequence_length, micro_batch, hidden=hidden, tensor_parallel=tensor_parallel)
     kept_inputs = layers * CHECKPOINT_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
     return np.where(checkpointing, kept_inputs + a, layers * a)
 
 
-def training_memory_gb(params, layers, hidden, gpus, tensor_parallel, pipeline_parallel, zero_stage,
+def training_memory_gb(params, layers, *, hidden, gpus, tensor_parallel, pipeline_parallel, zero_stage,
                        sequence_length, micro_batch, checkpointing, capacity_gb) -> dict[str, np.ndarray]:
     """The training rows of METHOD.md §1 for any number of configurations in one call (arguments broadcast
     together): weights, gradients, optimizer state, model state, activations, total, fits and headroom in GB."""
     d = data_parallel_degree(gpus, tensor_parallel, pipeline_parallel)
-    weights = weights_gb(params, tensor_parallel, pipeline_parallel, d, zero_stage)
-    gradients = gradients_gb(params, tensor_parallel, pipeline_parallel, d, zero_stage)
-    optimizer = optimizer_gb(params, tensor_parallel, pipeline_parallel, d, zero_stage)
-    activations = activations_gb(layers, hidden, sequence_length, micro_batch, tensor_parallel, checkpointing)
+    weights = weights_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
+        zero_stage=zero_stage)
+    gradients = gradients_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
+        zero_stage=zero_stage)
+    optimizer = optimizer_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
+        zero_stage=zero_stage)
+    activations = activations_gb(layers, hidden, sequence_length=sequence_length, micro_batch=micro_batch,
+        tensor_parallel=tensor_parallel, checkpointing=checkpointing)
     state = weights + gradients + optimizer
     total = state + activations
     return {"weights_gb": weights, "gradients_gb": gradients, "optimizer_gb": optimizer, "model_state_gb": state,
@@ -104,7 +108,7 @@ def serving_weights_gb(params, serving_tensor_parallel):
     return WEIGHT_BYTES * params / serving_tensor_parallel / GB
 
 
-def serving_kv_gb(users, serving_sequence_length, kv_bytes, serving_tensor_parallel):
+def serving_kv_gb(users, serving_sequence_length, *, kv_bytes, serving_tensor_parallel):
     """u · s_s · KV bytes per token / t_s."""
     return users * serving_sequence_length * kv_bytes / serving_tensor_parallel / GB
 
@@ -170,22 +174,25 @@ def compute(scenario, tables) -> MemoryTable:
     t, p = m.tensor_parallel, m.pipeline_parallel
     d = data_parallel_degree(m.gpus, t, p)
     stage = np.array([*STRATEGIES.values(), STRATEGIES[m.strategy]])  # every strategy, then the scenario's
-    rows = training_memory_gb(model.params, model.layers, model.hidden, m.gpus, t, p, stage, m.sequence_length,
-                              m.micro_batch, m.activation_checkpointing, gpu.memory_gb)
+    rows = training_memory_gb(model.params, model.layers, hidden=model.hidden, gpus=m.gpus, tensor_parallel=t,
+                              pipeline_parallel=p, zero_stage=stage, sequence_length=m.sequence_length,
+                              micro_batch=m.micro_batch, checkpointing=m.activation_checkpointing,
+                                  capacity_gb=gpu.memory_gb)
     activations = rows["activations_gb"][-1]
     shards = {f"shards_{what}": stage >= first for what, first in SHARDED_FROM_STAGE.items()}
     training = {"zero_stage": stage, **shards, **rows, "capacity_gb": np.full(len(stage), float(gpu.memory_gb))}
 
     kv = kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim)
     s_weights = serving_weights_gb(model.params, sv.tensor_parallel)
-    s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv, sv.tensor_parallel)
+    s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv_bytes=kv, serving_tensor_parallel=sv.tensor_parallel)
     s_total = s_weights + s_kv
     scalars = {
         "params": model.params, "layers": model.layers, "hidden": model.hidden, "heads": model.heads,
         "kv_heads": model.kv_heads, "head_dim": model.head_dim, "gpu_memory_gb": gpu.memory_gb,
         "tensor_parallel": t, "pipeline_parallel": p, "serving_tensor_parallel": sv.tensor_parallel,
         "data_parallel": d, "params_per_gpu": model_parallel_share(model.params, t, p),
-        "layer_activations_gb": layer_activations_gb(m.sequence_length, m.micro_batch, model.hidden, t),
+        "layer_activations_gb": layer_activations_gb(m.sequence_length, m.micro_batch, hidden=model.hidden,
+            tensor_parallel=t),
         "stage_activations_gb": activations,
         "serving_weights_gb": s_weights, "kv_bytes_per_token": kv, "kv_kib_per_token": kv / 1024,
         "serving_kv_gb": s_kv, "serving_total_gb": s_total, "serving_capacity_gb": gpu.memory_gb,
@@ -196,17 +203,21 @@ def compute(scenario, tables) -> MemoryTable:
 
 
 CONSTANTS = [
-    Constant("weight_bytes_per_param", WEIGHT_BYTES, "Bytes per weight", "bytes",
-             "BF16 weights used in forward and backward (ZeRO paper, §3.1)"),
-    Constant("gradient_bytes_per_param", GRADIENT_BYTES, "Bytes per gradient", "bytes", "BF16 gradients (ZeRO paper)"),
-    Constant("optimizer_bytes_per_param", OPTIMIZER_BYTES, "Bytes of Adam state per parameter", "bytes",
-             "FP32 master weights, momentum and variance: 4 + 4 + 4 (ZeRO paper's K = 12)"),
-    Constant("activation_bytes_per_layer", ACTIVATION_BYTES_PER_LAYER, "Activation bytes per s·b·h per layer",
-             "bytes", "Korthikanti et al. 2022, Table 2, without the attention scores FlashAttention does not store"),
-    Constant("checkpoint_bytes_per_layer", CHECKPOINT_BYTES_PER_LAYER, "Bytes per s·b·h per checkpointed layer",
-             "bytes", "A checkpointed layer keeps only its BF16 input (Korthikanti et al. 2022)"),
-    Constant("kv_tensors_per_layer", KV_TENSORS, "KV-cache tensors per layer", "tensors", "A key and a value"),
-    Constant("kv_bytes_per_value", KV_BYTES_PER_VALUE, "Bytes per KV-cache value", "bytes", "BF16 keys and values"),
+    Constant("weight_bytes_per_param", WEIGHT_BYTES, label="Bytes per weight", unit="bytes",
+             source="BF16 weights used in forward and backward (ZeRO paper, §3.1)"),
+    Constant("gradient_bytes_per_param", GRADIENT_BYTES, label="Bytes per gradient", unit="bytes",
+        source="BF16 gradients (ZeRO paper)"),
+    Constant("optimizer_bytes_per_param", OPTIMIZER_BYTES, label="Bytes of Adam state per parameter", unit="bytes",
+             source="FP32 master weights, momentum and variance: 4 + 4 + 4 (ZeRO paper's K = 12)"),
+    Constant("activation_bytes_per_layer", ACTIVATION_BYTES_PER_LAYER, label="Activation bytes per s·b·h per layer",
+             unit="bytes",
+                 source="Korthikanti et al. 2022, Table 2, without the attention scores FlashAttention does not store"),
+    Constant("checkpoint_bytes_per_layer", CHECKPOINT_BYTES_PER_LAYER, label="Bytes per s·b·h per checkpointed layer",
+             unit="bytes", source="A checkpointed layer keeps only its BF16 input (Korthikanti et al. 2022)"),
+    Constant("kv_tensors_per_layer", KV_TENSORS, label="KV-cache tensors per layer", unit="tensors",
+        source="A key and a value"),
+    Constant("kv_bytes_per_value", KV_BYTES_PER_VALUE, label="Bytes per KV-cache value", unit="bytes",
+        source="BF16 keys and values"),
 ]
 
 METHOD = Method(

@@ -101,8 +101,9 @@ def complete_architecture(values: dict) -> tuple[dict, str | None]:
                         f"kv_heads: {divisors(values['heads'])}")
     if values.get("params") is None:
         values["params"] = float(shipped.params_from_architecture(
-            values["vocab"], values["hidden"], values["layers"], values["kv_heads"], values["head_dim"],
-            values["ffn"]))
+            values["vocab"], values["hidden"], layers=values["layers"], kv_heads=values["kv_heads"],
+                head_dim=values["head_dim"],
+            ffn=values["ffn"]))
         if values["params"] > PARAMS_MAX:
             return values, f"Ψ from the architecture is {values['params']:.3g}, above the largest allowed, 1e15"
     return values, None

@@ -15,8 +15,9 @@ from planner.workbook.inputs import Input, declared_inputs
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
                 "tokens on {hours_gpus|count} GPUs"
 PRICE = kit.Row("price_per_gpu_hour", "Price per GPU-hour (the GPU's, from Catalog)",
-                "=INDEX(catalog_gpu_price_per_hour,MATCH(gpu,catalog_gpu_ids,0))", "money", "per GPU-hour",
-                "Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
+                formula="=INDEX(catalog_gpu_price_per_hour,MATCH(gpu,catalog_gpu_ids,0))", kind="money",
+                    unit="per GPU-hour",
+                note="Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
 
 
 def input_sections(scenario) -> list[tuple[str, list[Input]]]:
@@ -27,7 +28,8 @@ def input_sections(scenario) -> list[tuple[str, list[Input]]]:
 
 def general_inputs(scenario) -> list[tuple[Any, Any]]:
     model_and_gpu = [i for i in declared_inputs(scenario, "") if i.path in ("model", "gpu")]
-    currency = Constant("currency", scenario.currency, "Currency", "", "Set in the scenario file (currency:); money "
+    currency = Constant("currency", scenario.currency, label="Currency", unit="",
+                        source="Set in the scenario file (currency:); money "
                         "formats show its symbol.")
     return [(i, i.value) for i in model_and_gpu] + [(PRICE, scenario.gpu_price), (currency, scenario.currency)]
 

@@ -22,25 +22,26 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     sheet.header(["Result"])
     master_row = sheet.row_index
     sheet.skip(1)
-    sheet.row(Row("canary", "Recalculation canary", "=21*2", "count", "", "Always 42; verification tools use it to "
+    sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",
+                  note="Always 42; verification tools use it to "
                   "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
     sheet.skip()
     first = sheet.row_index
 
     sheet.section("Inputs within their allowed values")
     for spec in inputs:
-        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.name})", spec.allowed.check(spec.name),
-                            spec.allowed.words()), True)
+        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.name})", formula=spec.allowed.check(spec.name),
+                            note=spec.allowed.words()), True)
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         _check(sheet, Check(f"{block.ids}_unique", f"{block.title.split(' (')[0]}: every id appears once",
-                            f'SUMPRODUCT(({block.ids}<>"")*(COUNTIF({block.ids},{block.ids})>1))=0'), True)
+                            formula=f'SUMPRODUCT(({block.ids}<>"")*(COUNTIF({block.ids},{block.ids})>1))=0'), True)
         for column in block.columns:
             if column.allowed is not None:
                 _check(sheet, Check(f"{block.name(column)}_allowed",
                                     f"{block.title.split(' (')[0]}: {column.header}, every row with an id",
-                                    column.allowed.column_check(block.ids, block.name(column)),
-                                    column.allowed.words()), True)
+                                    formula=column.allowed.column_check(block.ids, block.name(column)),
+                                    note=column.allowed.words()), True)
     sheet.section("Tables")
     for check in table_checks:
         _check(sheet, check, results.checks[check.key])
@@ -48,13 +49,15 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     end = sheet.row_index
     sheet.row_index = master_row
     col = kit.xl_col_to_name(sheet.last_col)
-    sheet.row(Row("all", "All checks pass", f"=IFERROR(AND({col}{first + 1}:{col}{kit.MAX_ROW}),FALSE)", "bool", "",
-                  "Every check below, including any added later. Shown on the Cover.", name="checks_all_pass",
+    sheet.row(Row("all", "All checks pass", formula=f"=IFERROR(AND({col}{first + 1}:{col}{kit.MAX_ROW}),FALSE)",
+                  kind="bool", unit="",
+                  note="Every check below, including any added later. Shown on the Cover.", name="checks_all_pass",
                   bold=True, warn="false"), results.all_checks_pass)
     sheet.row_index = end
     return sheet
 
 
 def _check(sheet: kit.Sheet, check: Check, value: bool) -> None:
-    sheet.row(Row(check.key, check.label, f"=IFERROR({check.formula},FALSE)", "bool", "", check.note, warn="false"),
+    sheet.row(Row(check.key, check.label, formula=f"=IFERROR({check.formula},FALSE)", kind="bool", unit="",
+              note=check.note, warn="false"),
               value)

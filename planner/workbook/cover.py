@@ -15,8 +15,9 @@ HOW_TO_USE = [
     "Checks must all be TRUE: the master check below says so, in red when one fails.",
     "Estimates are illustrative: they follow published formulas (see Method), not a measurement of your system.",
 ]
-MASTER = Row("master", "Master check", '=IF(checks_all_pass,"All checks pass","A check has failed: see Checks")',
-             "text", "", bold=True)
+MASTER = Row("master", "Master check",
+             formula='=IF(checks_all_pass,"All checks pass","A check has failed: see Checks")',
+             kind="text", unit="", bold=True)
 NOT_AVAILABLE = "n/a: see Checks"  # a key result whose inputs are blank or out of range
 
 

@@ -13,43 +13,49 @@ SHEET = "Crossover"
 
 SERVING = [
     Row("tokens_per_day", "Served tokens per day D",
-        "=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
-        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", "count", "tokens a day",
-        "The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
+        formula="=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
+        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="count", unit="tokens a day",
+        note="The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
         name="crossover_served_tokens_per_day"),
     Row("serving_flops_per_day", "Serving operations per day 2·Ψ·D",
-        "=serving_ops_per_param_token*model_params*crossover_served_tokens_per_day", "flops", "FLOP a day",
-        "The forward pass alone: 2 operations per parameter per token", name="crossover_serving_flops_per_day"),
+        formula="=serving_ops_per_param_token*model_params*crossover_served_tokens_per_day", kind="flops",
+            unit="FLOP a day",
+        note="The forward pass alone: 2 operations per parameter per token", name="crossover_serving_flops_per_day"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        "=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)", "number",
-        "GPU-hours a day", "2·Ψ·D / (peak · serving MFU · 3600 s)", name="crossover_serving_gpu_hours_per_day"),
-    Row("serving_cost_per_day", "Serving cost per day", "=crossover_serving_gpu_hours_per_day*price_per_gpu_hour",
-        "money0", "per day", "At the GPU's price per GPU-hour (Catalog)"),
+        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)", kind="number",
+        unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
+            name="crossover_serving_gpu_hours_per_day"),
+    Row("serving_cost_per_day", "Serving cost per day",
+        formula="=crossover_serving_gpu_hours_per_day*price_per_gpu_hour",
+        kind="money0", unit="per day", note="At the GPU's price per GPU-hour (Catalog)"),
 ]
 
 TRAINING = [
-    Row("training_flops", "Training operations C", "=hours_training_flops", "flops",
+    Row("training_flops", "Training operations C", formula="=hours_training_flops", kind="flops",
         note="Hours: 6·Ψ·T, 8·Ψ·T with recomputation"),
-    Row("training_gpu_hours", "Training GPU-hours H", "=hours_gpu_hours", "hours",
+    Row("training_gpu_hours", "Training GPU-hours H", formula="=hours_gpu_hours", kind="hours",
         note="Hours, before the productive share: the comparison is of work, not of allocations"),
-    Row("training_cost", "Training cost at H", "={training_gpu_hours}*price_per_gpu_hour", "money0", "",
-        "H × the price; Hours' cost pays for the allocated H / q"),
+    Row("training_cost", "Training cost at H", formula="={training_gpu_hours}*price_per_gpu_hour", kind="money0",
+        unit="",
+        note="H × the price; Hours' cost pays for the allocated H / q"),
     Row("break_even_tokens", "Served tokens matching training, C / (2·Ψ)",
-        "=hours_training_flops/(serving_ops_per_param_token*model_params)", "tera", "T tokens",
-        "Serving's operations equal training's once this many tokens are served", name="crossover_break_even_tokens"),
-    Row("break_even_over_training_tokens", "… in training tokens T", "=crossover_break_even_tokens/hours_tokens",
-        "ratio", "× T", "3 (= 6 / 2); 4 with activation recomputation (8 / 2)"),
+        formula="=hours_training_flops/(serving_ops_per_param_token*model_params)", kind="tera", unit="T tokens",
+        note="Serving's operations equal training's once this many tokens are served",
+            name="crossover_break_even_tokens"),
+    Row("break_even_over_training_tokens", "… in training tokens T",
+        formula="=crossover_break_even_tokens/hours_tokens",
+        kind="ratio", unit="× T", note="3 (= 6 / 2); 4 with activation recomputation (8 / 2)"),
 ]
 
 CROSSING = [
     Row("day_flops", "Crossing day in operations",
-        f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_training_flops/crossover_serving_flops_per_day)',
-        "days", note="Serving's operations overtake training's: C / (2·Ψ·D) = 3·T / D without recomputation; "
+        formula=f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_training_flops/crossover_serving_flops_per_day)',
+        kind="days", note="Serving's operations overtake training's: C / (2·Ψ·D) = 3·T / D without recomputation; "
         "\"never\" without traffic",
         name="crossover_day_flops", bold=True),
     Row("day_gpu_hours", "Crossing day in GPU-hours",
-        f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_gpu_hours/crossover_serving_gpu_hours_per_day)',
-        "days", note="H / serving GPU-hours per day: earlier when serving runs at a lower MFU than training",
+        formula=f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_gpu_hours/crossover_serving_gpu_hours_per_day)',
+        kind="days", note="H / serving GPU-hours per day: earlier when serving runs at a lower MFU than training",
         name="crossover_day_gpu_hours", bold=True),
 ]
 
@@ -60,31 +66,33 @@ def _if_preset(formula: str) -> str:
 
 
 PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows included
-    Column("preset", "Preset", '=IF(INDEX(catalog_traffic_preset_ids,{label})="","",'
-           "INDEX(catalog_traffic_preset_ids,{label}))", "text"),
-    Column("tokens_per_day", "Tokens a day", _if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
-           "count"),
-    Column("serving_gpu_hours_per_day", "GPU-hours a day", _if_preset(
+    Column("preset", "Preset", template='=IF(INDEX(catalog_traffic_preset_ids,{label})="","",'
+           "INDEX(catalog_traffic_preset_ids,{label}))", kind="text"),
+    Column("tokens_per_day", "Tokens a day",
+           template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
+           kind="count"),
+    Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
         "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)"),
-        "number"),
-    Column("day_flops", "Day, operations", _if_preset(
+        kind="number"),
+    Column("day_flops", "Day, operations", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_params'
-        "*{tokens_per_day}))"), "days"),
-    Column("day_gpu_hours", "Day, GPU-hours", _if_preset(
-        f'IF({{tokens_per_day}}=0,"{NEVER}",hours_gpu_hours/{{serving_gpu_hours_per_day}})'), "days"),
+        "*{tokens_per_day}))"), kind="days"),
+    Column("day_gpu_hours", "Day, GPU-hours", template=_if_preset(
+        f'IF({{tokens_per_day}}=0,"{NEVER}",hours_gpu_hours/{{serving_gpu_hours_per_day}})'), kind="days"),
 ]
 
 CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising
-    Column("day", "Day", "={label}*crossover_horizon_days/100", "days"),
-    Column("training_flops", "Training operations", "=hours_training_flops", "flops"),
-    Column("serving_flops", "Serving operations", "={day}*crossover_serving_flops_per_day", "flops"),
-    Column("total_flops", "Total operations", "={training_flops}+{serving_flops}", "flops"),
-    Column("training_gpu_hours", "Training GPU-hours", "=hours_gpu_hours", "hours"),
-    Column("serving_gpu_hours", "Serving GPU-hours", "={day}*crossover_serving_gpu_hours_per_day", "hours"),
-    Column("total_gpu_hours", "Total GPU-hours", "={training_gpu_hours}+{serving_gpu_hours}", "hours"),
-    Column("training_cost", "Training cost", "={training_gpu_hours}*price_per_gpu_hour", "money0"),
-    Column("serving_cost", "Serving cost", "={serving_gpu_hours}*price_per_gpu_hour", "money0"),
-    Column("total_cost", "Total cost", "={training_cost}+{serving_cost}", "money0"),
+    Column("day", "Day", template="={label}*crossover_horizon_days/100", kind="days"),
+    Column("training_flops", "Training operations", template="=hours_training_flops", kind="flops"),
+    Column("serving_flops", "Serving operations", template="={day}*crossover_serving_flops_per_day", kind="flops"),
+    Column("total_flops", "Total operations", template="={training_flops}+{serving_flops}", kind="flops"),
+    Column("training_gpu_hours", "Training GPU-hours", template="=hours_gpu_hours", kind="hours"),
+    Column("serving_gpu_hours", "Serving GPU-hours", template="={day}*crossover_serving_gpu_hours_per_day",
+        kind="hours"),
+    Column("total_gpu_hours", "Total GPU-hours", template="={training_gpu_hours}+{serving_gpu_hours}", kind="hours"),
+    Column("training_cost", "Training cost", template="={training_gpu_hours}*price_per_gpu_hour", kind="money0"),
+    Column("serving_cost", "Serving cost", template="={serving_gpu_hours}*price_per_gpu_hour", kind="money0"),
+    Column("total_cost", "Total cost", template="={training_cost}+{serving_cost}", kind="money0"),
 ]
 
 
@@ -136,9 +144,9 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, title: str, axis: st
 
 KEY_RESULTS = [
     KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
-              "{crossover_tokens_per_day|choice}", "days", "days"),
-    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu|percent} MFU", "days",
-              "days"),
+              "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
+    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu|percent} MFU", kind="days",
+              unit="days"),
 ]
 
 CHECKS: list = []

@@ -22,72 +22,79 @@ REQUESTS_SHEET = "Requests"
 COLUMN_WIDTH = 13
 
 SERVERS = [
-    Column("name", "Server", lambda i: f"=goodput_servers_{i + 1}_name", "text"),
-    Column("cost_per_hour", "Cost per hour", lambda i: f"=goodput_servers_{i + 1}_cost_per_hour", "money"),
+    Column("name", "Server", template=lambda i: f"=goodput_servers_{i + 1}_name", kind="text"),
+    Column("cost_per_hour", "Cost per hour", template=lambda i: f"=goodput_servers_{i + 1}_cost_per_hour",
+        kind="money"),
     Column("completed_per_hour", "Completed requests per hour",
-           lambda i: f"=goodput_servers_{i + 1}_completed_per_hour", "count"),
+           template=lambda i: f"=goodput_servers_{i + 1}_completed_per_hour", kind="count"),
     Column("acceptable_per_hour", "Acceptable requests per hour",
-           lambda i: f"=goodput_servers_{i + 1}_acceptable_per_hour", "count"),
-    Column("cost_per_request", "Cost per request", "={cost_per_hour}/{completed_per_hour}", "money5"),
+           template=lambda i: f"=goodput_servers_{i + 1}_acceptable_per_hour", kind="count"),
+    Column("cost_per_request", "Cost per request", template="={cost_per_hour}/{completed_per_hour}", kind="money5"),
     Column("cost_per_acceptable_request", "Cost per acceptable request",
-           f'=IF({{acceptable_per_hour}}>0,{{cost_per_hour}}/{{acceptable_per_hour}},"{NONE_ACCEPTABLE}")',
-           "money5"),
-    Column("acceptable_share", "Acceptable share", "={acceptable_per_hour}/{completed_per_hour}", "percent"),
+           template=f'=IF({{acceptable_per_hour}}>0,{{cost_per_hour}}/{{acceptable_per_hour}},"{NONE_ACCEPTABLE}")',
+           kind="money5"),
+    Column("acceptable_share", "Acceptable share", template="={acceptable_per_hour}/{completed_per_hour}",
+        kind="percent"),
 ]
 _COSTS = "{cost_per_acceptable_request:range}"
 CHEAPEST = [
     Row("cheapest_server", "Cheapest server per acceptable request",
-        f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",INDEX({{name:range}},MATCH(MIN({_COSTS}),{_COSTS},0)))', "text",
-        "", "The first of equals.", name="goodput_cheapest_server", bold=True),
+        formula=f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",INDEX({{name:range}},MATCH(MIN({_COSTS}),{_COSTS},0)))',
+            kind="text",
+        unit="", note="The first of equals.", name="goodput_cheapest_server", bold=True),
     Row("cheapest_cost_per_acceptable_request", "Its cost per acceptable request",
-        f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",MIN({_COSTS}))', "money5", "",
+        formula=f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",MIN({_COSTS}))', kind="money5", unit="",
         name="goodput_cheapest_cost_per_acceptable_request", bold=True),
     Row("next_cost_per_acceptable_request", "The next cheapest cost per acceptable request",
-        f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",IF(COUNT({_COSTS})=1,"{NO_OTHER_SERVER}",SMALL({_COSTS},2)))',
-        "money5", "", name="goodput_next_cost_per_acceptable_request"),
+        formula=f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",IF(COUNT({_COSTS})=1,"{NO_OTHER_SERVER}",SMALL({_COSTS},2)))',
+        kind="money5", unit="", name="goodput_next_cost_per_acceptable_request"),
     Row("cheapest_saving_share", "The cheapest costs less per acceptable request by",
-        "=IF(ISNUMBER(goodput_next_cost_per_acceptable_request),IF(goodput_next_cost_per_acceptable_request>0,"
+        formula="=IF(ISNUMBER(goodput_next_cost_per_acceptable_request),IF(goodput_next_cost_per_acceptable_request>0,"
         "1-goodput_cheapest_cost_per_acceptable_request/goodput_next_cost_per_acceptable_request,0),"
-        "goodput_next_cost_per_acceptable_request)", "percent", "", "Than the next cheapest (0 when both are free).",
+        "goodput_next_cost_per_acceptable_request)", kind="percent", unit="",
+            note="Than the next cheapest (0 when both are free).",
         name="goodput_cheapest_saving_share", bold=True),
 ]
 
 # Benchmark runs: one row per run (run i is the Requests sheet's run i) --------------------------------------------
 RUNS = [
-    Column("name", "Benchmark", "=INDEX(runs_benchmark_name,{label})", "text"),
-    Column("rate", "Request rate (req/s)", "=INDEX(runs_rate,{label})", "decimal"),
-    Column("duration_s", "Duration (s)", "=INDEX(runs_duration_s,{label})", "tenths"),
-    Column("sent", "Requests sent", "=COUNTIF(requests_run,{label})", "count"),
-    Column("completed", "Completed", "=COUNTIFS(requests_run,{label},requests_failed,FALSE)", "count"),
-    Column("acceptable", "Acceptable", "=COUNTIFS(requests_run,{label},requests_acceptable,TRUE)",
-           "count"),
-    Column("attainment", "Attainment", "={acceptable}/{sent}", "percent"),
-    Column("attainment_target", "Attainment target", "=goodput_attainment_target", "percent"),
-    Column("meets_target", "Meets the target", "={attainment}>=goodput_attainment_target", "bool", warn="false"),
+    Column("name", "Benchmark", template="=INDEX(runs_benchmark_name,{label})", kind="text"),
+    Column("rate", "Request rate (req/s)", template="=INDEX(runs_rate,{label})", kind="decimal"),
+    Column("duration_s", "Duration (s)", template="=INDEX(runs_duration_s,{label})", kind="tenths"),
+    Column("sent", "Requests sent", template="=COUNTIF(requests_run,{label})", kind="count"),
+    Column("completed", "Completed", template="=COUNTIFS(requests_run,{label},requests_failed,FALSE)", kind="count"),
+    Column("acceptable", "Acceptable", template="=COUNTIFS(requests_run,{label},requests_acceptable,TRUE)",
+           kind="count"),
+    Column("attainment", "Attainment", template="={acceptable}/{sent}", kind="percent"),
+    Column("attainment_target", "Attainment target", template="=goodput_attainment_target", kind="percent"),
+    Column("meets_target", "Meets the target", template="={attainment}>=goodput_attainment_target", kind="bool",
+        warn="false"),
     Column("highest_meeting", "Highest rate meeting it",
-           '=AND({meets_target},COUNTIFS(runs_benchmark,INDEX(runs_benchmark,{label}),runs_run,">"&{label},'
-           "{meets_target:range},TRUE)=0)", "bool"),
+           template='=AND({meets_target},COUNTIFS(runs_benchmark,INDEX(runs_benchmark,{label}),runs_run,">"&{label},'
+           "{meets_target:range},TRUE)=0)", kind="bool"),
 ]
 _K = "{highest_meeting_run}"
 BENCHMARKS = [
-    Column("name", "Benchmark", lambda i: f"=goodput_benchmarks_{i + 1}_name", "text"),
-    Column("gpus", "GPUs", lambda i: f"=goodput_benchmarks_{i + 1}_gpus", "count"),
-    Column("standby_gpus", "Standby GPUs", lambda i: f"=goodput_benchmarks_{i + 1}_standby_gpus", "count"),
+    Column("name", "Benchmark", template=lambda i: f"=goodput_benchmarks_{i + 1}_name", kind="text"),
+    Column("gpus", "GPUs", template=lambda i: f"=goodput_benchmarks_{i + 1}_gpus", kind="count"),
+    Column("standby_gpus", "Standby GPUs", template=lambda i: f"=goodput_benchmarks_{i + 1}_standby_gpus",
+        kind="count"),
     Column("price_per_gpu_hour", "Price per GPU-hour",
-           lambda i: f"=INDEX(catalog_gpu_price_per_hour,MATCH(goodput_benchmarks_{i + 1}_gpu,catalog_gpu_ids,0))",
-           "money"),
-    Column("first_run", "First run", "=MATCH({label},runs_benchmark,0)", "count"),
-    Column("runs", "Runs", "=COUNTIF(runs_benchmark,{label})", "count"),
-    Column("last_run", "Last run", "={first_run}+{runs}-1", "count"),
+           template=lambda i: f"=INDEX(catalog_gpu_price_per_hour,MATCH(goodput_benchmarks_{i + 1}_gpu,"
+                              "catalog_gpu_ids,0))",
+           kind="money"),
+    Column("first_run", "First run", template="=MATCH({label},runs_benchmark,0)", kind="count"),
+    Column("runs", "Runs", template="=COUNTIF(runs_benchmark,{label})", kind="count"),
+    Column("last_run", "Last run", template="={first_run}+{runs}-1", kind="count"),
     Column("highest_meeting_run", "Highest run meeting the target",
-           "=SUMIFS(runs_run,runs_benchmark,{label},{highest_meeting:range},TRUE)", "count"),
+           template="=SUMIFS(runs_run,runs_benchmark,{label},{highest_meeting:range},TRUE)", kind="count"),
     Column("goodput", "Goodput (req/s)",
-           f'=IF({_K}=0,"{NO_RUN_MEETS}",IF({_K}={{last_run}},"{HIGHEST_MEETS}",INDEX({{rate:range}},{_K})'
+           template=f'=IF({_K}=0,"{NO_RUN_MEETS}",IF({_K}={{last_run}},"{HIGHEST_MEETS}",INDEX({{rate:range}},{_K})'
            f"+(INDEX({{attainment:range}},{_K})-goodput_attainment_target)/(INDEX({{attainment:range}},{_K})"
            f"-INDEX({{attainment:range}},{_K}+1))*(INDEX({{rate:range}},{_K}+1)-INDEX({{rate:range}},{_K}))))",
-           "decimal"),
+           kind="decimal"),
     Column("goodput_per_gpu", "Goodput per GPU (req/s)",
-           "=IF(ISNUMBER({goodput}),{goodput}/{gpus},{goodput})", "decimal"),
+           template="=IF(ISNUMBER({goodput}),{goodput}/{gpus},{goodput})", kind="decimal"),
 ]
 BENCHMARK_NAMES = ("gpus", "standby_gpus", "price_per_gpu_hour")  # named goodput_benchmark_<key>: runs read them
 
@@ -98,36 +105,41 @@ def _percentile(column: str, level: float) -> str:
 
 
 LATENCIES = [
-    Column("first_request", "First request", "=MATCH({label},requests_run,0)", "count"),
-    Column("last_request", "Last request", "={first_request}+COUNTIF(requests_run,{label})-1", "count"),
-    *[Column(f"ttft_p{p}_ms", f"TTFT p{p} (ms)", _percentile("requests_completed_ttft_ms", p / 100), "tenths")
+    Column("first_request", "First request", template="=MATCH({label},requests_run,0)", kind="count"),
+    Column("last_request", "Last request", template="={first_request}+COUNTIF(requests_run,{label})-1", kind="count"),
+    *[Column(f"ttft_p{p}_ms", f"TTFT p{p} (ms)", template=_percentile("requests_completed_ttft_ms", p / 100),
+      kind="tenths")
       for p in (50, 90, 99)],
-    Column("slo_ttft_ms", "TTFT SLO (ms)", "=goodput_slo_ttft_ms", "tenths"),
-    *[Column(f"tpot_p{p}_ms", f"TPOT p{p} (ms)", _percentile("requests_completed_tpot_ms", p / 100), "tenths")
+    Column("slo_ttft_ms", "TTFT SLO (ms)", template="=goodput_slo_ttft_ms", kind="tenths"),
+    *[Column(f"tpot_p{p}_ms", f"TPOT p{p} (ms)", template=_percentile("requests_completed_tpot_ms", p / 100),
+      kind="tenths")
       for p in (50, 90, 99)],
-    Column("slo_tpot_ms", "TPOT SLO (ms)", "=goodput_slo_tpot_ms", "tenths"),
+    Column("slo_tpot_ms", "TPOT SLO (ms)", template="=goodput_slo_tpot_ms", kind="tenths"),
 ]
 _OWN = "INDEX(runs_benchmark,{label})"
 COSTS = [
-    Column("request_rate", "Completed per second", "=INDEX({completed:range},{label})/INDEX(runs_duration_s,{label})",
-           "decimal"),
-    Column("goodput_rate", "Acceptable per second", "=INDEX({acceptable:range},{label})/INDEX(runs_duration_s,{label})",
-           "decimal"),
-    Column("gpus", "GPUs", f"=INDEX(goodput_benchmark_gpus,{_OWN})", "count"),
-    Column("standby_gpus", "Standby GPUs", f"=INDEX(goodput_benchmark_standby_gpus,{_OWN})", "count"),
-    Column("price_per_gpu_hour", "Price per GPU-hour", f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
-           "money"),
-    Column("cost", "Run cost", "=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/3600",
-           "money"),
+    Column("request_rate", "Completed per second",
+           template="=INDEX({completed:range},{label})/INDEX(runs_duration_s,{label})",
+           kind="decimal"),
+    Column("goodput_rate", "Acceptable per second",
+           template="=INDEX({acceptable:range},{label})/INDEX(runs_duration_s,{label})",
+           kind="decimal"),
+    Column("gpus", "GPUs", template=f"=INDEX(goodput_benchmark_gpus,{_OWN})", kind="count"),
+    Column("standby_gpus", "Standby GPUs", template=f"=INDEX(goodput_benchmark_standby_gpus,{_OWN})", kind="count"),
+    Column("price_per_gpu_hour", "Price per GPU-hour", template=f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
+           kind="money"),
+    Column("cost", "Run cost",
+           template="=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/3600",
+           kind="money"),
     Column("cost_per_acceptable_request", "Cost per acceptable request",
-           f'=IF(INDEX({{acceptable:range}},{{label}})>0,{{cost}}/INDEX({{acceptable:range}},{{label}}),'
+           template=f'=IF(INDEX({{acceptable:range}},{{label}})>0,{{cost}}/INDEX({{acceptable:range}},{{label}}),'
            f'"{NONE_ACCEPTABLE}")',
-           "money5"),
+           kind="money5"),
     Column("acceptable_output_tokens", "Acceptable output tokens",
-           "=SUMIFS(requests_output_tokens,requests_run,{label},requests_acceptable,TRUE)", "count"),
+           template="=SUMIFS(requests_output_tokens,requests_run,{label},requests_acceptable,TRUE)", kind="count"),
     Column("cost_per_million_acceptable_output_tokens", "Cost per million acceptable output tokens",
-           f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*1e6,"{NONE_ACCEPTABLE}")',
-           "money"),
+           template=f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*1e6,"{NONE_ACCEPTABLE}")',
+           kind="money"),
 ]
 
 # The Requests sheet: the logs' runs, then one row per request --------------------------------------------------
@@ -313,14 +325,15 @@ def _latency_chart(book: kit.Book, sheet: kit.Sheet, unit: str) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("goodput_cheapest_server", "Cheapest server per acceptable request", "text"),
-    KeyResult("goodput_cheapest_cost_per_acceptable_request", "Its cost per acceptable request", "money5", ""),
+    KeyResult("goodput_cheapest_server", "Cheapest server per acceptable request", kind="text"),
+    KeyResult("goodput_cheapest_cost_per_acceptable_request", "Its cost per acceptable request", kind="money5",
+        unit=""),
     KeyResult("goodput_cheapest_saving_share", "Its saving per acceptable request against the next cheapest server",
-              "percent", ""),
+              kind="percent", unit=""),
 ]
 
 CHECKS = [
     Check("goodput_servers_acceptable_within_completed", "Servers: acceptable requests per hour at most completed",
-          "SUMPRODUCT((goodput_server_acceptable_per_hour>goodput_server_completed_per_hour)*1)=0",
-          "A request that meets the SLO was completed."),
+          formula="SUMPRODUCT((goodput_server_acceptable_per_hour>goodput_server_completed_per_hour)*1)=0",
+          note="A request that meets the SLO was completed."),
 ]

@@ -10,44 +10,51 @@ from planner.workbook.kit import Check, Column, KeyResult, Row
 SHEET = "Hours"
 
 RUN = [
-    Row("gpu_peak_tflops", "GPU peak (dense BF16)", "=INDEX(catalog_gpu_peak_tflops,MATCH(gpu,catalog_gpu_ids,0))",
-        "count", "TFLOPS", name="gpu_peak_tflops"),
+    Row("gpu_peak_tflops", "GPU peak (dense BF16)",
+        formula="=INDEX(catalog_gpu_peak_tflops,MATCH(gpu,catalog_gpu_ids,0))",
+        kind="count", unit="TFLOPS", name="gpu_peak_tflops"),
     Row("ops_per_param_token", "Operations per parameter per token",
-        "=IF(hours_activation_recompute,recompute_ops_per_param_token,training_ops_per_param_token)", "count",
-        "FLOP", "Forward 2 + backward 4; recomputation adds a forward pass (2).", name="hours_ops_per_param_token"),
-    Row("training_flops", "Training operations C", "=hours_ops_per_param_token*model_params*hours_tokens", "flops",
+        formula="=IF(hours_activation_recompute,recompute_ops_per_param_token,training_ops_per_param_token)",
+            kind="count",
+        unit="FLOP", note="Forward 2 + backward 4; recomputation adds a forward pass (2).",
+            name="hours_ops_per_param_token"),
+    Row("training_flops", "Training operations C", formula="=hours_ops_per_param_token*model_params*hours_tokens",
+        kind="flops",
         note="C = 6·Ψ·T (Kaplan et al. 2020), 8·Ψ·T with recomputation", name="hours_training_flops"),
-    Row("gpu_hours", "GPU-hours H", "=hours_training_flops/(gpu_peak_tflops*1e12*hours_mfu*3600)", "hours",
+    Row("gpu_hours", "GPU-hours H", formula="=hours_training_flops/(gpu_peak_tflops*1e12*hours_mfu*3600)", kind="hours",
         note="H = C / (peak · MFU · 3600 s)", name="hours_gpu_hours"),
-    Row("allocated_gpu_hours", "Allocated GPU-hours", "=hours_gpu_hours/hours_productive_share", "hours",
+    Row("allocated_gpu_hours", "Allocated GPU-hours", formula="=hours_gpu_hours/hours_productive_share", kind="hours",
         note="H / q: what is paid for", name="hours_allocated_gpu_hours", bold=True),
-    Row("cost", "Cost", "=hours_allocated_gpu_hours*price_per_gpu_hour", "money0", "",
-        "Allocated GPU-hours × the GPU's price per GPU-hour (Catalog)", name="hours_cost", bold=True),
-    Row("days", "Wall-clock days on the run's GPUs", "=hours_allocated_gpu_hours/hours_gpus/24", "days",
+    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour", kind="money0", unit="",
+        note="Allocated GPU-hours × the GPU's price per GPU-hour (Catalog)", name="hours_cost", bold=True),
+    Row("days", "Wall-clock days on the run's GPUs", formula="=hours_allocated_gpu_hours/hours_gpus/24", kind="days",
         note="Allocated GPU-hours / GPUs in the run / 24", name="hours_days", bold=True),
 ]
 
 ALLOCATIONS = [
-    Column("gpus", "GPUs", lambda i: "=hours_gpus" if i == 0 else f"=hours_allocations_{i}_gpus", "count"),
-    Column("mfu", "MFU", lambda i: "=hours_mfu" if i == 0 else f"=hours_allocations_{i}_mfu", "percent"),
-    Column("gpu_hours", "GPU-hours", "=hours_training_flops/(gpu_peak_tflops*1e12*{mfu}*3600)", "hours"),
-    Column("allocated_gpu_hours", "Allocated GPU-hours", "={gpu_hours}/hours_productive_share", "hours"),
-    Column("days", "Wall-clock days", "={allocated_gpu_hours}/{gpus}/24", "days"),
-    Column("cost", "Cost", "={allocated_gpu_hours}*price_per_gpu_hour", "money0"),
+    Column("gpus", "GPUs", template=lambda i: "=hours_gpus" if i == 0 else f"=hours_allocations_{i}_gpus",
+        kind="count"),
+    Column("mfu", "MFU", template=lambda i: "=hours_mfu" if i == 0 else f"=hours_allocations_{i}_mfu", kind="percent"),
+    Column("gpu_hours", "GPU-hours", template="=hours_training_flops/(gpu_peak_tflops*1e12*{mfu}*3600)", kind="hours"),
+    Column("allocated_gpu_hours", "Allocated GPU-hours", template="={gpu_hours}/hours_productive_share", kind="hours"),
+    Column("days", "Wall-clock days", template="={allocated_gpu_hours}/{gpus}/24", kind="days"),
+    Column("cost", "Cost", template="={allocated_gpu_hours}*price_per_gpu_hour", kind="money0"),
 ]
 
 REFERENCE_GPU = Row("reference_gpu_peak_tflops", "Reference GPU peak (Meta's hours are H100-hours)",
-                    "=INDEX(catalog_gpu_peak_tflops,MATCH(reference_gpu,catalog_gpu_ids,0))", "count", "TFLOPS",
+                    formula="=INDEX(catalog_gpu_peak_tflops,MATCH(reference_gpu,catalog_gpu_ids,0))", kind="count",
+                        unit="TFLOPS",
                     name="reference_gpu_peak_tflops")
 REFERENCE = [
-    Column("params", "Parameters Ψ", "=INDEX(catalog_model_params,MATCH({label},catalog_model_ids,0))", "params"),
-    Column("training_flops", "Operations", "=hours_ops_per_param_token*{params}*hours_tokens", "flops"),
+    Column("params", "Parameters Ψ", template="=INDEX(catalog_model_params,MATCH({label},catalog_model_ids,0))",
+        kind="params"),
+    Column("training_flops", "Operations", template="=hours_ops_per_param_token*{params}*hours_tokens", kind="flops"),
     Column("calculated_gpu_hours", "Calculated H100-hours",
-           "={training_flops}/(reference_gpu_peak_tflops*1e12*hours_mfu*3600)", "hours"),
+           template="={training_flops}/(reference_gpu_peak_tflops*1e12*hours_mfu*3600)", kind="hours"),
     Column("reported_gpu_hours", "Reported H100-hours (Meta)",
-           "=INDEX(catalog_model_reported_h100_hours,MATCH({label},catalog_model_ids,0))", "hours"),
-    Column("reported_over_calculated", "Reported ÷ calculated", "={reported_gpu_hours}/{calculated_gpu_hours}",
-           "ratio"),
+           template="=INDEX(catalog_model_reported_h100_hours,MATCH({label},catalog_model_ids,0))", kind="hours"),
+    Column("reported_over_calculated", "Reported ÷ calculated", template="={reported_gpu_hours}/{calculated_gpu_hours}",
+           kind="ratio"),
 ]
 
 
@@ -109,14 +116,14 @@ def _allocation_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 KEY_RESULTS = [
     KeyResult("hours_gpu_hours", "Training GPU-hours: {model} on {hours_tokens|tera} T tokens, {gpu} at "
-              "{hours_mfu|percent} MFU", "hours", "GPU-hours"),
+              "{hours_mfu|percent} MFU", kind="hours", unit="GPU-hours"),
     KeyResult("hours_allocated_gpu_hours", "Allocated GPU-hours at {hours_productive_share|percent} productive",
-              "hours", "GPU-hours"),
-    KeyResult("hours_cost", "Training cost at the {gpu}'s price", "money0", ""),
-    KeyResult("hours_days", "Wall-clock days on {hours_gpus|count} GPUs", "days", "days"),
+              kind="hours", unit="GPU-hours"),
+    KeyResult("hours_cost", "Training cost at the {gpu}'s price", kind="money0", unit=""),
+    KeyResult("hours_days", "Wall-clock days on {hours_gpus|count} GPUs", kind="days", unit="days"),
 ]
 
 CHECKS = [
     Check("hours_reference_gpu_in_catalog", "The reference GPU for Meta's hours is in Catalog",
-          "ISNUMBER(MATCH(reference_gpu,catalog_gpu_ids,0))"),
+          formula="ISNUMBER(MATCH(reference_gpu,catalog_gpu_ids,0))"),
 ]

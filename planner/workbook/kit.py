@@ -18,7 +18,7 @@ in every column or row.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Callable, Sequence
 
@@ -132,6 +132,7 @@ class Row:
 
     key: str
     label: str
+    _: KW_ONLY
     formula: str
     kind: str = "number"
     unit: str | None = None  # None: the kind's unit
@@ -153,6 +154,7 @@ class Column:
 
     key: str
     header: str
+    _: KW_ONLY
     template: str | Callable[[int], str]
     kind: str = "number"
     warn: str | None = None
@@ -166,6 +168,7 @@ class KeyResult:
 
     name: str
     label: str
+    _: KW_ONLY
     kind: str
     unit: str | None = None
 
@@ -177,6 +180,7 @@ class Check:
 
     key: str
     label: str
+    _: KW_ONLY
     formula: str
     note: str = ""
 

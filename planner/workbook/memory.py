@@ -15,32 +15,33 @@ def _lookup(column: str) -> str:
 
 
 LOOKUPS = [
-    Row("params", "Parameters Ψ", _lookup("params"), "params", "parameters", name="model_params"),
-    Row("layers", "Layers L", _lookup("layers"), "count", "layers", name="model_layers"),
-    Row("hidden", "Hidden size h", _lookup("hidden"), "count", "", name="model_hidden"),
-    Row("heads", "Attention heads", _lookup("heads"), "count", "heads", name="model_heads"),
-    Row("kv_heads", "KV heads", _lookup("kv_heads"), "count", "heads", "Grouped-query attention",
+    Row("params", "Parameters Ψ", formula=_lookup("params"), kind="params", unit="parameters", name="model_params"),
+    Row("layers", "Layers L", formula=_lookup("layers"), kind="count", unit="layers", name="model_layers"),
+    Row("hidden", "Hidden size h", formula=_lookup("hidden"), kind="count", unit="", name="model_hidden"),
+    Row("heads", "Attention heads", formula=_lookup("heads"), kind="count", unit="heads", name="model_heads"),
+    Row("kv_heads", "KV heads", formula=_lookup("kv_heads"), kind="count", unit="heads", note="Grouped-query attention",
         name="model_kv_heads"),
-    Row("head_dim", "Head dimension", _lookup("head_dim"), "count", "", name="model_head_dim"),
-    Row("gpu_memory_gb", "GPU memory", "=INDEX(catalog_gpu_memory_gb,MATCH(gpu,catalog_gpu_ids,0))", "gb",
+    Row("head_dim", "Head dimension", formula=_lookup("head_dim"), kind="count", unit="", name="model_head_dim"),
+    Row("gpu_memory_gb", "GPU memory", formula="=INDEX(catalog_gpu_memory_gb,MATCH(gpu,catalog_gpu_ids,0))", kind="gb",
         name="gpu_memory_gb"),
 ]
 
 SHARED = [  # the same for every strategy: computed once
     Row("data_parallel", "Data-parallel degree d = N / (t·p)",
-        "=memory_gpus/(memory_tensor_parallel*memory_pipeline_parallel)", "decimal", "replicas",
-        "ZeRO shards across the d replicas, not across all N GPUs.", name="memory_data_parallel"),
+        formula="=memory_gpus/(memory_tensor_parallel*memory_pipeline_parallel)", kind="decimal", unit="replicas",
+        note="ZeRO shards across the d replicas, not across all N GPUs.", name="memory_data_parallel"),
     Row("params_per_gpu", "Parameters per GPU before ZeRO, Ψ / (t·p)",
-        "=model_params/(memory_tensor_parallel*memory_pipeline_parallel)", "params", "parameters",
-        "Tensor and pipeline parallelism split the model."),
+        formula="=model_params/(memory_tensor_parallel*memory_pipeline_parallel)", kind="params", unit="parameters",
+        note="Tensor and pipeline parallelism split the model."),
     Row("layer_activations_gb", "One layer's activations a = 34·s·b·h / t",
-        "=activation_bytes_per_layer*memory_sequence_length*memory_micro_batch*model_hidden"
-        "/memory_tensor_parallel/1e9", "gb", note="Korthikanti et al. 2022, Table 2, without the attention scores "
+        formula="=activation_bytes_per_layer*memory_sequence_length*memory_micro_batch*model_hidden"
+        "/memory_tensor_parallel/1e9", kind="gb", note="Korthikanti et al. 2022, Table 2, without the attention scores "
         "(FlashAttention); sequence parallelism divides by t."),
     Row("stage_activations_gb", "Activations on the first pipeline stage",
-        "=IF(memory_activation_checkpointing,model_layers*checkpoint_bytes_per_layer*memory_sequence_length"
+        formula="=IF(memory_activation_checkpointing,model_layers*checkpoint_bytes_per_layer*memory_sequence_length"
         "*memory_micro_batch*model_hidden/memory_tensor_parallel/1e9+{layer_activations_gb},"
-        "model_layers*{layer_activations_gb})", "gb", note="L·a; with checkpointing each layer's input L·2·s·b·h/t "
+        "model_layers*{layer_activations_gb})", kind="gb",
+            note="L·a; with checkpointing each layer's input L·2·s·b·h/t "
         "plus one layer recomputed, a. Pipeline parallelism does not divide it (1F1B first stage).",
         name="memory_activations_gb"),
 ]
@@ -51,50 +52,59 @@ def _strategy(column: str) -> str:
 
 
 BY_STRATEGY = [
-    Row("zero_stage", "ZeRO stage", _strategy("zero_stage"), "count", "", "0 = DDP; the Scenario column is the "
+    Row("zero_stage", "ZeRO stage", formula=_strategy("zero_stage"), kind="count", unit="",
+        note="0 = DDP; the Scenario column is the "
         "strategy chosen in Inputs."),
-    Row("shards_optimizer", "Shards the optimizer state", _strategy("shards_optimizer"), "bool", ""),
-    Row("shards_gradients", "Shards the gradients", _strategy("shards_gradients"), "bool", ""),
-    Row("shards_weights", "Shards the weights", _strategy("shards_weights"), "bool", ""),
+    Row("shards_optimizer", "Shards the optimizer state", formula=_strategy("shards_optimizer"), kind="bool", unit=""),
+    Row("shards_gradients", "Shards the gradients", formula=_strategy("shards_gradients"), kind="bool", unit=""),
+    Row("shards_weights", "Shards the weights", formula=_strategy("shards_weights"), kind="bool", unit=""),
     Row("weights_gb", "Weights",
-        "=weight_bytes_per_param*{params_per_gpu}/IF({shards_weights},memory_data_parallel,1)/1e9", "gb",
+        formula="=weight_bytes_per_param*{params_per_gpu}/IF({shards_weights},memory_data_parallel,1)/1e9", kind="gb",
         note="2Ψ/(t·p), ÷ d under ZeRO-3", name="memory_weights_gb"),
     Row("gradients_gb", "Gradients",
-        "=gradient_bytes_per_param*{params_per_gpu}/IF({shards_gradients},memory_data_parallel,1)/1e9", "gb",
+        formula="=gradient_bytes_per_param*{params_per_gpu}/IF({shards_gradients},memory_data_parallel,1)/1e9",
+            kind="gb",
         note="2Ψ/(t·p), ÷ d under ZeRO-2 and 3", name="memory_gradients_gb"),
     Row("optimizer_gb", "Adam optimizer state",
-        "=optimizer_bytes_per_param*{params_per_gpu}/IF({shards_optimizer},memory_data_parallel,1)/1e9", "gb",
+        formula="=optimizer_bytes_per_param*{params_per_gpu}/IF({shards_optimizer},memory_data_parallel,1)/1e9",
+            kind="gb",
         note="12Ψ/(t·p): FP32 master weights, momentum, variance (4+4+4 bytes); ÷ d under ZeRO-1, 2 and 3",
         name="memory_optimizer_gb"),
-    Row("model_state_gb", "Model state", "={weights_gb}+{gradients_gb}+{optimizer_gb}", "gb"),
-    Row("activations_gb", "Activations", "=memory_activations_gb", "gb", note="The same for every strategy."),
-    Row("total_gb", "Total per GPU", "={model_state_gb}+{activations_gb}", "gb", name="memory_training_total_gb",
+    Row("model_state_gb", "Model state", formula="={weights_gb}+{gradients_gb}+{optimizer_gb}", kind="gb"),
+    Row("activations_gb", "Activations", formula="=memory_activations_gb", kind="gb",
+        note="The same for every strategy."),
+    Row("total_gb", "Total per GPU", formula="={model_state_gb}+{activations_gb}", kind="gb",
+        name="memory_training_total_gb",
         bold=True),
-    Row("capacity_gb", "GPU memory", "=gpu_memory_gb", "gb"),
-    Row("fits", "Fits on the GPU", "={total_gb}<=gpu_memory_gb", "bool", "", name="memory_training_fits",
+    Row("capacity_gb", "GPU memory", formula="=gpu_memory_gb", kind="gb"),
+    Row("fits", "Fits on the GPU", formula="={total_gb}<=gpu_memory_gb", kind="bool", unit="",
+        name="memory_training_fits",
         warn="false"),
-    Row("headroom_gb", "Headroom", "=gpu_memory_gb-{total_gb}", "gb", note="Negative: the total overflows the GPU.",
+    Row("headroom_gb", "Headroom", formula="=gpu_memory_gb-{total_gb}", kind="gb",
+        note="Negative: the total overflows the GPU.",
         warn="negative"),
 ]
 BY_STRATEGY = [Row(**{**vars(r), "per_column": True}) for r in BY_STRATEGY]
 
 SERVING = [
     Row("kv_bytes_per_token", "KV cache per token",
-        "=kv_tensors_per_layer*model_layers*model_kv_heads*model_head_dim*kv_bytes_per_value", "count", "bytes",
-        "2 (K and V) · L · KV heads · head dim · 2 bytes"),
-    Row("kv_kib_per_token", "KV cache per token", "={kv_bytes_per_token}/1024", "kib",
+        formula="=kv_tensors_per_layer*model_layers*model_kv_heads*model_head_dim*kv_bytes_per_value", kind="count",
+            unit="bytes",
+        note="2 (K and V) · L · KV heads · head dim · 2 bytes"),
+    Row("kv_kib_per_token", "KV cache per token", formula="={kv_bytes_per_token}/1024", kind="kib",
         note="128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B"),
-    Row("serving_weights_gb", "Weights", "=weight_bytes_per_param*model_params/serving_tensor_parallel/1e9", "gb",
+    Row("serving_weights_gb", "Weights", formula="=weight_bytes_per_param*model_params/serving_tensor_parallel/1e9",
+        kind="gb",
         note="2Ψ / t_s", name="memory_serving_weights_gb"),
     Row("serving_kv_gb", "KV cache",
-        "=serving_users*serving_sequence_length*{kv_bytes_per_token}/serving_tensor_parallel/1e9", "gb",
+        formula="=serving_users*serving_sequence_length*{kv_bytes_per_token}/serving_tensor_parallel/1e9", kind="gb",
         note="u · s_s · KV per token / t_s", name="memory_serving_kv_gb"),
-    Row("serving_total_gb", "Total per GPU", "={serving_weights_gb}+{serving_kv_gb}", "gb",
+    Row("serving_total_gb", "Total per GPU", formula="={serving_weights_gb}+{serving_kv_gb}", kind="gb",
         name="memory_serving_total_gb", bold=True),
-    Row("serving_capacity_gb", "GPU memory", "=gpu_memory_gb", "gb"),
-    Row("serving_fits", "Fits on the GPU", "={serving_total_gb}<=gpu_memory_gb", "bool", "",
+    Row("serving_capacity_gb", "GPU memory", formula="=gpu_memory_gb", kind="gb"),
+    Row("serving_fits", "Fits on the GPU", formula="={serving_total_gb}<=gpu_memory_gb", kind="bool", unit="",
         name="memory_serving_fits", warn="false"),
-    Row("serving_headroom_gb", "Headroom", "=gpu_memory_gb-{serving_total_gb}", "gb", warn="negative"),
+    Row("serving_headroom_gb", "Headroom", formula="=gpu_memory_gb-{serving_total_gb}", kind="gb", warn="negative"),
 ]
 
 
@@ -161,20 +171,20 @@ def _serving_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 KEY_RESULTS = [
     KeyResult("memory_training_total_gb", "Training memory per GPU: {model}, {memory_strategy} on "
-              "{memory_gpus|count} GPUs, {gpu}", "gb", "GB"),
-    KeyResult("memory_training_fits", "Training fits on the {gpu}", "bool", ""),
+              "{memory_gpus|count} GPUs, {gpu}", kind="gb", unit="GB"),
+    KeyResult("memory_training_fits", "Training fits on the {gpu}", kind="bool", unit=""),
     KeyResult("memory_serving_total_gb", "Serving memory per GPU: {serving_users|count} users on "
-              "{serving_tensor_parallel|count} GPU(s)", "gb", "GB"),
-    KeyResult("memory_serving_fits", "Serving fits on the {gpu}", "bool", ""),
+              "{serving_tensor_parallel|count} GPU(s)", kind="gb", unit="GB"),
+    KeyResult("memory_serving_fits", "Serving fits on the {gpu}", kind="bool", unit=""),
 ]
 
 CHECKS = [
     Check("memory_data_parallel_whole", "Data-parallel degree N / (t·p) is a whole number ≥ 1",
-          "AND(memory_data_parallel>=1,memory_data_parallel=INT(memory_data_parallel))"),
+          formula="AND(memory_data_parallel>=1,memory_data_parallel=INT(memory_data_parallel))"),
     Check("memory_tensor_parallel_divides_heads", "Tensor parallel t divides the model's attention heads",
-          "MOD(model_heads,memory_tensor_parallel)=0"),
+          formula="MOD(model_heads,memory_tensor_parallel)=0"),
     Check("memory_pipeline_within_layers", "Pipeline parallel p is at most the model's layers",
-          "memory_pipeline_parallel<=model_layers"),
+          formula="memory_pipeline_parallel<=model_layers"),
     Check("serving_tensor_parallel_divides_heads", "Serving tensor parallel t_s divides the attention heads",
-          "MOD(model_heads,serving_tensor_parallel)=0"),
+          formula="MOD(model_heads,serving_tensor_parallel)=0"),
 ]
