@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.engine.catalog_columns import model_columns
+from planner.engine.catalog_columns import catalog_columns
 from planner.tables import TABLES
 
 
@@ -14,7 +14,7 @@ class Results:
     """Every table for one scenario: what the workbook caches, the HTML shows and the JSON holds."""
 
     scenario: object
-    catalog_columns: dict  # model id → the Catalog sheet's derived columns (Ψ from the architecture, KV per token)
+    catalog_columns: dict  # the Catalog sheet's derived columns: {"models": {id: …}, "profiles": {id: …}}
     tables: dict  # table key → its result, in table order
 
     def __getattr__(self, key: str):
@@ -64,4 +64,4 @@ class Tables:
 
 def compute(scenario) -> Results:
     tables = Tables(scenario)
-    return Results(scenario, model_columns(scenario.merged_catalog), {t.key: tables[t.key] for t in TABLES})
+    return Results(scenario, catalog_columns(scenario.merged_catalog), {t.key: tables[t.key] for t in TABLES})

@@ -17,7 +17,7 @@ def _whole(value):
 
 
 def whole(ge: int = 1, le: float = COUNT_MAX):
-    return Annotated[int, BeforeValidator(_whole), Field(ge=ge, le=le)]
+    return Annotated[int, Field(ge=ge, le=le), BeforeValidator(_whole)]  # limits first: JSON Schema minimum/maximum
 
 
 Count = whole(1)

@@ -36,12 +36,14 @@ class CatalogColumn:
 
 @dataclass(frozen=True)
 class Block:
-    """One Catalog table: its name prefix, title, id heading and columns."""
+    """One Catalog table: its name prefix, title, id heading and columns, and a rule that joins a row's values
+    (a template over the row's {key} cells) beside each value's own limits."""
 
     prefix: str  # catalog_model, catalog_gpu, …
     title: str
     id_header: str
     columns: tuple[CatalogColumn, ...]
+    row_rule: str = ""
 
     @property
     def ids(self) -> str:
@@ -70,7 +72,7 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ e
                                          "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
                    CatalogColumn("kv_kib_per_token", "KV cache per token (KiB)", "kib",
                                  formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
-                                         "/1024")))
+                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0")
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
              "GPU id", _declared(entries.GPUEntry))
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
@@ -96,7 +98,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
     derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
-    model_rows = [{**vars(m), **results.catalog_columns[key]} for key, m in merged.models.items()]
+    model_rows = [{**vars(m), **results.catalog_columns["models"][key]} for key, m in merged.models.items()]
     _block(book, sheet, MODELS, model_rows, formula_params=derived)
     sheet.text("A model without a given Ψ takes it from its architecture: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + "
                "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
@@ -107,14 +109,29 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     _block(book, sheet, TRAFFIC_PRESETS, [{"id": k, "tokens_per_day": v} for k, v in merged.traffic_presets.items()])
     sheet.skip()
-    _profiles(book, sheet, merged.profiles)
+    _profiles(book, sheet, merged.profiles, {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()})
     return sheet
 
 
+VALID = "Valid"  # the last column of each block (the last row of the profiles): TRUE when the row's values are allowed
+
+
+def valid_rule(block: Block, cells: dict[str, str], id_cell: str) -> str:
+    """A row's Valid formula (without "="): blank without an id, else TRUE while its id appears once in the block
+    and every value is within its column's limits (and the block's row rule holds). Scalar functions only, so
+    every spreadsheet application reads it alike."""
+    rules = [f"COUNTIF({block.ids},{id_cell})=1"] + [column.allowed.check(cells[column.key])
+                                                      for column in block.columns if column.allowed is not None]
+    if block.row_rule:
+        rules.append(kit.TEMPLATE.sub(lambda m: cells[m.group(1)], block.row_rule))
+    return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
+
+
 def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> None:
-    """A block of entries and its empty rows; every column named over the whole block."""
+    """A block of entries and its empty rows, with each row's Valid column; every column named over the whole
+    block."""
     sheet.section(block.title)
-    sheet.heading_row([block.id_header] + [column.header for column in block.columns], height=45)
+    sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID], height=45)
     first = sheet.row_index
     for values in rows + [{}] * (block_length(book, block, len(rows)) - len(rows)):
         r = sheet.row_index
@@ -130,31 +147,55 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
                 sheet.formula(r, col, "=" + cells["params_from_architecture"], value, book.styles.value(column.kind))
             else:
                 sheet.input_cell(r, col, value, column.kind, {**column.allowed.validation(), "ignore_blank": True})
+        valid_col = len(block.columns) + 1
+        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True)),
+                      True if values.get("id") else "", book.styles.value("bool"))
         sheet.row_index += 1
     last = sheet.row_index - 1
     book.define(block.ids, sheet.name, f"{xl_rowcol_to_cell(first, 0)}:{xl_rowcol_to_cell(last, 0)}")
     for col, column in enumerate(block.columns, start=1):
         book.define(block.name(column), sheet.name, f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(last, col)}")
+    valid_col = len(block.columns) + 1
+    book.define(f"{block.prefix}_valid", sheet.name,
+                f"{xl_rowcol_to_cell(first, valid_col)}:{xl_rowcol_to_cell(last, valid_col)}")
+    sheet.warn("false", first, valid_col, last, valid_col)
 
 
-def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple]) -> None:
-    """Demand profiles, one per column (ids across the top, hours 0 … 23 down), and empty columns."""
+def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peaks: dict[str, float]) -> None:
+    """Demand profiles, one per column (ids across the top, hours 0 … 23 down), and empty columns; under the hours
+    each profile's busiest hour (the Cluster sheet's peak fraction) and its Valid row."""
     sheet.section(PROFILES.title)
     heading = sheet.heading_row([PROFILES.id_header], height=15)
     columns = list(profiles.items()) + [("", None)] * (block_length(book, PROFILES, len(profiles)) - len(profiles))
     fraction = PROFILES.columns[0]
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
+    hours = shipped.HOURS_PER_DAY
+    peak_row, valid_row = heading + hours + 1, heading + hours + 2
     for col, (key, values) in enumerate(columns, start=1):
         sheet.input_cell(heading, col, key, "text", ID_RULE)
-        for hour in range(shipped.HOURS_PER_DAY):
+        for hour in range(hours):
             sheet.input_cell(heading + 1 + hour, col, None if values is None else values[hour], fraction.kind, rule)
-    for hour in range(shipped.HOURS_PER_DAY):
+        id_cell = xl_rowcol_to_cell(heading, col, True, False)
+        column = f"{xl_rowcol_to_cell(heading + 1, col, True, False)}:{xl_rowcol_to_cell(heading + hours, col, True, False)}"
+        sheet.formula(peak_row, col, f'=IF({id_cell}="","",MAX({column}))', peaks.get(key, ""),
+                      book.styles.value(fraction.kind))
+        within = (f'COUNTIFS({column},">={fraction.allowed.minimum:g}",{column},"<={fraction.allowed.maximum:g}")'
+                  f"={hours}")
+        sheet.formula(valid_row, col, f'=IF({id_cell}="","",IFERROR(AND(COUNTIF({PROFILES.ids},{id_cell})=1,'
+                      f"{within}),FALSE))", True if key else "", book.styles.value("bool"))
+    for hour in range(hours):
         sheet.ws.write_string(heading + 1 + hour, 0, f"Hour {hour}", book.styles.label)
-    last_col, last_row = len(columns), heading + shipped.HOURS_PER_DAY
+    sheet.ws.write_string(peak_row, 0, "Busiest hour", book.styles.label)
+    sheet.ws.write_string(valid_row, 0, VALID, book.styles.label)
+    last_col, last_row = len(columns), heading + hours
     book.define(PROFILES.ids, sheet.name, f"{xl_rowcol_to_cell(heading, 1)}:{xl_rowcol_to_cell(heading, last_col)}")
     book.define(PROFILES.name(fraction), sheet.name,
                 f"{xl_rowcol_to_cell(heading + 1, 1)}:{xl_rowcol_to_cell(last_row, last_col)}")
-    sheet.row_index = last_row + 1
+    for row, key in ((peak_row, "peak"), (valid_row, "valid")):
+        book.define(f"{PROFILES.prefix}_{key}", sheet.name,
+                    f"{xl_rowcol_to_cell(row, 1)}:{xl_rowcol_to_cell(row, last_col)}")
+    sheet.warn("false", valid_row, 1, valid_row, last_col)
+    sheet.row_index = valid_row + 1
 
 
 def _strategies(book: kit.Book, sheet: kit.Sheet) -> None:

@@ -8,7 +8,7 @@ master check reads the whole result column below it, so a check added later cann
 from __future__ import annotations
 
 from planner.workbook import kit
-from planner.workbook.catalog_sheet import BLOCKS
+from planner.workbook.catalog_sheet import BLOCKS, VALID
 from planner.workbook.inputs import Input
 from planner.workbook.kit import Check, Row
 
@@ -34,14 +34,10 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
                             note=spec.allowed.words()), True)
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
-        _check(sheet, Check(f"{block.ids}_unique", f"{block.title.split(' (')[0]}: every id appears once",
-                            formula=f'SUMPRODUCT(({block.ids}<>"")*(COUNTIF({block.ids},{block.ids})>1))=0'), True)
-        for column in block.columns:
-            if column.allowed is not None:
-                _check(sheet, Check(f"{block.name(column)}_allowed",
-                                    f"{block.title.split(' (')[0]}: {column.header}, every row with an id",
-                                    formula=column.allowed.column_check(block.ids, block.name(column)),
-                                    note=column.allowed.words()), True)
+        title = block.title.split(" (")[0]
+        _check(sheet, Check(f"{block.prefix}_rows_valid", f"{title}: every entry valid (Catalog's {VALID} "
+                            f"column)", formula=f"COUNTIF({block.prefix}_valid,FALSE)=0",
+                            note="Its id appears once and every value is within its column's limits."), True)
     sheet.section("Tables")
     for check in table_checks:
         _check(sheet, check, results.checks[check.key])

@@ -12,12 +12,12 @@ SHEET = "Cluster"
 
 def ceil9(x: str) -> str:
     """CEIL9(x) in the sheet: round to gpu_rounding_decimals, then up to a whole GPU."""
-    return f"ROUNDUP(ROUND({x},gpu_rounding_decimals),0)"
+    return f"CEILING(ROUND({x},gpu_rounding_decimals),1)"  # LibreOffice's ROUNDUP(2168.000000002,0) gives 2168
 
 
 POOL = [
     Row("peak_fraction", "Busiest hour of the profile, max f_h",
-        formula="=MAX(INDEX(catalog_profile_fractions,0,MATCH(cluster_profile,catalog_profile_ids,0)))", kind="percent",
+        formula="=INDEX(catalog_profile_peak,1,MATCH(cluster_profile,catalog_profile_ids,0))", kind="percent",
         unit="of peak", note="The chosen profile's largest fraction, from Catalog.", name="cluster_peak_fraction"),
     Row("peak_demand_gpus", "Peak demand max D_h", formula="=cluster_inference_peak_gpus*{peak_fraction}",
         kind="number", unit="GPUs",

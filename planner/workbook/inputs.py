@@ -99,19 +99,6 @@ class Allowed:
             rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
-    def column_check(self, ids: str, values: str) -> str:
-        """A formula (without "=") that is TRUE while every Catalog row with an id holds an allowed value in the
-        `values` column (or block of columns)."""
-        if self.type not in ("whole", "decimal"):
-            raise ValueError(f"no column check for {self.type} values")
-        wrong = f"({values}<{self.minimum:g})+({values}>{self.maximum:g})"
-        if self.type == "whole":
-            wrong += f"+({values}<>INT({values}))"
-        rule = f"SUMPRODUCT(({ids}<>\"\")*({wrong}))=0"
-        if not self.optional:
-            rule = f"AND({rule},SUMPRODUCT(({ids}<>\"\")*NOT(ISNUMBER({values})))=0)"
-        return rule
-
     def words(self) -> str:
         """What is allowed, in words (shown when a value is refused, and on the Checks sheet)."""
         blank = " or blank" if self.optional else ""
