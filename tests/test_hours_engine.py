@@ -90,7 +90,7 @@ def test_functions_take_arrays():
     ("{mfu: 1.2}", "hours.mfu: value 1.2 is not allowed: Input should be less than or equal to 1"),
     ("{productive_share: 0}", "hours.productive_share: value 0 is not allowed"),
     ("{productive_share: 1.5}", "hours.productive_share: value 1.5 is not allowed"),
-    ("{tokens: -15.6e12}", "hours.tokens: value -15600000000000.0 is not allowed: Input should be greater than or "
+    ("{tokens: -15.6e12}", "hours.tokens: value -15600000000000 is not allowed: Input should be greater than or "
                            "equal to 1000000"),
     ("{tokens: 15.6}", "hours.tokens: value 15.6 is not allowed: Input should be a valid integer"),
     ("{allocations: [{gpus: 8192, mfu: 2}]}", "hours.allocations.1.mfu: value 2 is not allowed"),
