@@ -1,4 +1,4 @@
-"""The layout search (METHOD.md §10): (a) the worked Llama 3.1 405B search on H100s with Meta's layout as a
+"""The layout search (docs/method.md §10): (a) the worked Llama 3.1 405B search on H100s with Meta's layout as a
 reference, target under 5 s; (b) a sweep of searches over models, GPUs, sequence lengths, global batches and GPU
 budgets that evaluates at least 100 million candidate layouts, target at most 10 s.
 

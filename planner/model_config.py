@@ -1,4 +1,4 @@
-"""A model from a local Hugging Face config.json (METHOD.md §8): the Catalog's model fields, offline.
+"""A model from a local Hugging Face config.json (docs/method.md §8): the Catalog's model fields, offline.
 
 Nothing is downloaded. The file is untrusted: only a regular file of at most 1 MB is read, opened without blocking
 (a named pipe cannot hang the reader), and every problem is one line, "file:line: field: what is wrong", collected
@@ -29,7 +29,7 @@ MAX_BYTES = 1024 * 1024  # a config.json is a few kB; DeepSeek-V3's is 1.7 kB
 MAX_INDEX_BYTES = 64 * 1024 * 1024  # a safetensors index lists every tensor: a few MB for the largest models
 MAX_DEPTH = 20  # real configs nest 3 or 4 levels (quantization_config.config_groups…)
 QUOTE_CHARACTERS = 80
-CHECKPOINT_TOLERANCE = 0.02  # METHOD.md §8: a difference over 2 % is reported
+CHECKPOINT_TOLERANCE = 0.02  # docs/method.md §8: a difference over 2 % is reported
 MAX_PARAMS = 1e15  # the scenario's bound on Ψ
 INDEX_NAME = "model.safetensors.index.json"
 
@@ -202,7 +202,7 @@ def _kind(value: Any) -> str:
     return "a number"
 
 
-# The fields, as METHOD.md §8 reads them ----------------------------------------------------------------------
+# The fields, as docs/method.md §8 reads them ----------------------------------------------------------------------
 class _Fields:
     """Looks fields up (text_config first, then the top level), checks each value and notes every default."""
 
@@ -332,7 +332,7 @@ class _Fields:
         tied = self.flag("tie_word_embeddings", "tie_word_embeddings")
         if tied is None and self.find("tie_word_embeddings") is None:
             tied = False
-            self.default("tied_embeddings", "tie_word_embeddings is not given: untied (METHOD.md §8); transformers"
+            self.default("tied_embeddings", "tie_word_embeddings is not given: untied (docs/method.md §8); transformers"
                                             " ties a model whose config omits it (GPT-2): set tied_embeddings: true"
                                             " if its output layer is its embedding")
         model["tied_embeddings"] = tied
@@ -510,7 +510,7 @@ class _Fields:
 
 # The model ---------------------------------------------------------------------------------------------------
 def read_config(path: str | Path) -> ConfigModel:
-    """A local config.json as a Catalog model (METHOD.md §8); ConfigFileError lists every problem found."""
+    """A local config.json as a Catalog model (docs/method.md §8); ConfigFileError lists every problem found."""
     path = Path(path)
     source = str(path)
     text, data = _decode_json(_read_bytes(path, source, MAX_BYTES, "a config.json"), source, "a config.json")

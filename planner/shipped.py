@@ -66,7 +66,7 @@ GPUS: dict[str, GPU] = {
         GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00),
     )
 }
-CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the seed's H100 price)
+CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the H100's price)
 
 # ZeRO stage of each training strategy: 0 shards nothing, 1 the optimizer state, 2 also the gradients,
 # 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.

@@ -452,5 +452,5 @@ def test_id_from_name_or_path_for_a_hub_snapshot(tmp_path):
 
 
 def test_limits_match_the_scenarios():
-    from planner.scenario import ARCHITECTURE_LIMITS
+    from planner.scenario.catalog_entries import ARCHITECTURE_LIMITS
     assert {k: mc.LIMITS[k] for k in ARCHITECTURE_LIMITS} == ARCHITECTURE_LIMITS

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from planner import catalog
+from planner import shipped as catalog
 from planner.engine import serving as sv
 
 LLAMA_8B = dict(params=8_030_261_248, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, vocab=128_256)

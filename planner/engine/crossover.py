@@ -1,4 +1,4 @@
-"""Crossover: cumulative compute after launch, and the day serving overtakes training (METHOD.md §3).
+"""Crossover: cumulative compute after launch, and the day serving overtakes training (docs/method.md §3).
 
 Training is paid once: its operations C and GPU-hours H come from the Hours table, not computed again. Every served
 token costs 2·Ψ operations. Every function takes scalars or numpy arrays (broadcast together).
@@ -38,7 +38,7 @@ def crossing_day(paid_once, per_day):
 
 @dataclass
 class CrossoverTable:
-    """METHOD.md §3 for one scenario: the serving day, the crossing days, the cumulative table and the presets."""
+    """docs/method.md §3 for one scenario: the serving day, the crossing days, the cumulative table and the presets."""
 
     scalars: dict
     cumulative: list[dict]  # 101 rows: day, then training, serving and total in operations, GPU-hours and cost

@@ -1,5 +1,5 @@
 """Layout search: a step time, MFU and memory per GPU for every layout of a dense model, and the layouts that fit,
-finish by the deadline and cost least (METHOD.md §10).
+finish by the deadline and cost least (docs/method.md §10).
 
 `Problem` holds the model, the GPU, the run and the flags in plain numbers; `Layout` holds one or many layouts
 (t, p, c, d, b, v, ZeRO stage, recompute) as integers or numpy arrays broadcast together. Every quantity is one
@@ -74,7 +74,7 @@ CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever
 
 @dataclass(frozen=True, kw_only=True)
 class Problem:
-    """One layout search in plain numbers: the model, the GPU, the run and the flags of METHOD.md §10."""
+    """One layout search in plain numbers: the model, the GPU, the run and the flags of docs/method.md §10."""
 
     # model
     layers: int  # L
@@ -865,7 +865,7 @@ def _front(values: dict) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LayoutSearch:
-    """METHOD.md §10's outputs: counts (of whole layouts), the cheapest, the front and the reference layouts."""
+    """docs/method.md §10's outputs: counts (of whole layouts), the cheapest, the front and the reference layouts."""
 
     valid_layouts: int
     fitting_layouts: int
@@ -909,8 +909,8 @@ def _search_reason(q, scan: _Scan, values: dict | None) -> str:
 
 
 def search(q: Problem, references=()) -> LayoutSearch:
-    """The layout search of METHOD.md §10: every valid layout evaluated, the cheapest that meet the deadline and the
-    budget, the front of days against cost, and each reference layout (a Reference or a dict of its fields)."""
+    """The layout search of docs/method.md §10: every valid layout evaluated, the cheapest that meet the deadline and
+    the budget, the front of days against cost, and each reference layout (a Reference or a dict of its fields)."""
     refs = [r if isinstance(r, Reference) else Reference(**r) for r in references]
     errors = problem_reasons(q)
     if errors:
@@ -1006,50 +1006,55 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
 
 
 CONSTANTS = [
-    Constant("hbm_passes_per_activation_byte", HBM_PASSES, "HBM passes per activation byte (β)", "passes",
-             "Written and read in the forward, read and written in the backward (METHOD.md §10)"),
-    Constant("nvlink_efficiency", NVLINK_EFFICIENCY, "Sustained share of NVLink bandwidth", "share",
-             "Collectives over NVLink reach about 0.65 of the per-direction rate (METHOD.md §10)"),
-    Constant("network_efficiency", NETWORK_EFFICIENCY, "Sustained share of network bandwidth", "share",
-             "Collectives over the scale-out network reach about 0.90 of the per-GPU rate (METHOD.md §10)"),
-    Constant("tp_collective_latency_us", TP_LATENCY_US, "Latency per tensor-parallel collective", "µs",
-             "Fixed cost of one all-reduce within a node (METHOD.md §10)"),
-    Constant("pp_send_latency_us", PP_LATENCY_US, "Latency per pipeline send", "µs",
-             "Fixed cost of one point-to-point send between stages (METHOD.md §10)"),
-    Constant("adam_step_bytes_per_param", ADAM_BYTES, "HBM traffic of one Adam step per parameter", "bytes",
-             "Optimizer state, master weight and gradient read and written (METHOD.md §10)"),
-    Constant("recompute_traffic_factor", RECOMPUTE_TRAFFIC, "Memory traffic with a recomputed forward", "×",
-             "One more forward on top of forward + backward, 4/3 (METHOD.md §10)"),
-    Constant("attention_ops_per_token_position", ATTENTION_OPS, "Attention FLOPs per token, position and width",
-             "FLOP", "QKᵀ and AV, 2 FLOPs each, × 3 for forward and backward (Narayanan et al. 2021; PaLM)"),
-    Constant("recompute_attention_ops", RECOMPUTE_ATTENTION_OPS, "… added by recomputing attention", "FLOP",
-             "One more forward of QKᵀ and AV (Korthikanti et al. 2022)"),
-    Constant("unsplit_activation_bytes", UNSPLIT_ACTIVATION_BYTES, "Activation bytes per s·b·h not split by t",
-             "bytes", "Without sequence parallelism: (10 + 24/t)·s·b·h (Korthikanti et al. 2022, Table 2)"),
-    Constant("split_activation_bytes", SPLIT_ACTIVATION_BYTES, "Activation bytes per s·b·h split by t", "bytes",
-             "Korthikanti et al. 2022, Table 2"),
-    Constant("attention_score_bytes", ATTENTION_SCORE_BYTES, "Attention-score bytes per token, head and position",
-             "bytes", "Softmax, its dropout mask and output without FlashAttention (Korthikanti et al., Table 2)"),
-    Constant("logit_traffic_bytes", LOGIT_TRAFFIC_BYTES, "HBM bytes per token and vocabulary entry for logits",
-             "bytes", "FP32 logits and their gradient through the softmax (METHOD.md §10)"),
-    Constant("logit_bytes", LOGIT_BYTES, "Logit bytes kept per token and vocabulary entry", "bytes",
-             "FP32 logits on the last stage (METHOD.md §10)"),
-    Constant("value_bytes", VALUE_BYTES, "Bytes per BF16 activation or gradient value", "bytes", "BF16"),
-    Constant("tp_collectives_per_layer", TP_COLLECTIVES, "Tensor-parallel all-reduces per layer", "count",
-             "2 forward + 2 backward (Shoeybi et al. 2019, §3)"),
-    Constant("recompute_tp_collectives", RECOMPUTE_TP_COLLECTIVES, "… added by full recompute", "count",
-             "The recomputed forward's 2 (Korthikanti et al. 2022)"),
-    Constant("cp_exchanges_per_layer", CP_EXCHANGES, "Context-parallel K/V exchanges per layer", "count",
-             "Forward and backward round the ring (METHOD.md §10)"),
-    Constant("recompute_cp_exchanges", RECOMPUTE_CP_EXCHANGES, "… added by full recompute", "count",
-             "The recomputed forward's one (METHOD.md §10)"),
-    Constant("kv_tensors", KV_TENSORS, "Tensors per KV head", "count", "A key and a value"),
-    Constant("pp_sends_per_micro_batch", PP_SENDS, "Pipeline sends per micro-batch and virtual stage", "count",
-             "The activation forward, its gradient backward (Narayanan et al. 2021)"),
-    Constant("cp_min_tokens", CP_MIN_TOKENS, "Least tokens per context-parallel rank", "tokens",
-             "METHOD.md §10's search grid"),
-    Constant("cp_chunks_per_rank", CP_CHUNKS, "Sequence chunks per context-parallel rank", "count",
-             "One early and one late chunk balance causal attention (the grid's s divisible by 2c)"),
+    Constant("hbm_passes_per_activation_byte", HBM_PASSES, label="HBM passes per activation byte (β)", unit="passes",
+             source="Written and read in the forward, read and written in the backward (docs/method.md §10)"),
+    Constant("nvlink_efficiency", NVLINK_EFFICIENCY, label="Sustained share of NVLink bandwidth", unit="share",
+             source="Collectives over NVLink reach about 0.65 of the per-direction rate (docs/method.md §10)"),
+    Constant("network_efficiency", NETWORK_EFFICIENCY, label="Sustained share of network bandwidth", unit="share",
+             source="Collectives over the scale-out network reach about 0.90 of the per-GPU rate (docs/method.md §10)"),
+    Constant("tp_collective_latency_us", TP_LATENCY_US, label="Latency per tensor-parallel collective", unit="µs",
+             source="Fixed cost of one all-reduce within a node (docs/method.md §10)"),
+    Constant("pp_send_latency_us", PP_LATENCY_US, label="Latency per pipeline send", unit="µs",
+             source="Fixed cost of one point-to-point send between stages (docs/method.md §10)"),
+    Constant("adam_step_bytes_per_param", ADAM_BYTES, label="HBM traffic of one Adam step per parameter", unit="bytes",
+             source="Optimizer state, master weight and gradient read and written (docs/method.md §10)"),
+    Constant("recompute_traffic_factor", RECOMPUTE_TRAFFIC, label="Memory traffic with a recomputed forward", unit="×",
+             source="One more forward on top of forward + backward, 4/3 (docs/method.md §10)"),
+    Constant("attention_ops_per_token_position", ATTENTION_OPS, label="Attention FLOPs per token, position and width",
+             unit="FLOP",
+                 source="QKᵀ and AV, 2 FLOPs each, × 3 for forward and backward (Narayanan et al. 2021; PaLM)"),
+    Constant("recompute_attention_ops", RECOMPUTE_ATTENTION_OPS, label="… added by recomputing attention", unit="FLOP",
+             source="One more forward of QKᵀ and AV (Korthikanti et al. 2022)"),
+    Constant("unsplit_activation_bytes", UNSPLIT_ACTIVATION_BYTES, label="Activation bytes per s·b·h not split by t",
+             unit="bytes", source="Without sequence parallelism: (10 + 24/t)·s·b·h (Korthikanti et al. 2022, Table 2)"),
+    Constant("split_activation_bytes", SPLIT_ACTIVATION_BYTES, label="Activation bytes per s·b·h split by t",
+             unit="bytes",
+             source="Korthikanti et al. 2022, Table 2"),
+    Constant("attention_score_bytes", ATTENTION_SCORE_BYTES, label="Attention-score bytes per token, head and position",
+             unit="bytes",
+                 source="Softmax, its dropout mask and output without FlashAttention (Korthikanti et al., Table 2)"),
+    Constant("logit_traffic_bytes", LOGIT_TRAFFIC_BYTES, label="HBM bytes per token and vocabulary entry for logits",
+             unit="bytes", source="FP32 logits and their gradient through the softmax (docs/method.md §10)"),
+    Constant("logit_bytes", LOGIT_BYTES, label="Logit bytes kept per token and vocabulary entry", unit="bytes",
+             source="FP32 logits on the last stage (docs/method.md §10)"),
+    Constant("value_bytes", VALUE_BYTES, label="Bytes per BF16 activation or gradient value", unit="bytes",
+        source="BF16"),
+    Constant("tp_collectives_per_layer", TP_COLLECTIVES, label="Tensor-parallel all-reduces per layer", unit="count",
+             source="2 forward + 2 backward (Shoeybi et al. 2019, §3)"),
+    Constant("recompute_tp_collectives", RECOMPUTE_TP_COLLECTIVES, label="… added by full recompute", unit="count",
+             source="The recomputed forward's 2 (Korthikanti et al. 2022)"),
+    Constant("cp_exchanges_per_layer", CP_EXCHANGES, label="Context-parallel K/V exchanges per layer", unit="count",
+             source="Forward and backward round the ring (docs/method.md §10)"),
+    Constant("recompute_cp_exchanges", RECOMPUTE_CP_EXCHANGES, label="… added by full recompute", unit="count",
+             source="The recomputed forward's one (docs/method.md §10)"),
+    Constant("kv_tensors", KV_TENSORS, label="Tensors per KV head", unit="count", source="A key and a value"),
+    Constant("pp_sends_per_micro_batch", PP_SENDS, label="Pipeline sends per micro-batch and virtual stage",
+             unit="count",
+             source="The activation forward, its gradient backward (Narayanan et al. 2021)"),
+    Constant("cp_min_tokens", CP_MIN_TOKENS, label="Least tokens per context-parallel rank", unit="tokens",
+             source="docs/method.md §10's search grid"),
+    Constant("cp_chunks_per_rank", CP_CHUNKS, label="Sequence chunks per context-parallel rank", unit="count",
+             source="One early and one late chunk balance causal attention (the grid's s divisible by 2c)"),
 ]
 
 METHOD = Method(

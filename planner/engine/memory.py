@@ -1,4 +1,4 @@
-"""Memory per GPU for training and serving (METHOD.md §1).
+"""Memory per GPU for training and serving (docs/method.md §1).
 
 Every function takes scalars or numpy arrays (broadcast together), so a grid of configurations is one call.
 Sizes are in GB = 1e9 bytes; the KV cache per token is also given in bytes.
@@ -80,7 +80,7 @@ def activations_gb(layers, hidden, *, sequence_length, micro_batch, tensor_paral
 
 def training_memory_gb(params, layers, *, hidden, gpus, tensor_parallel, pipeline_parallel, zero_stage,
                        sequence_length, micro_batch, checkpointing, capacity_gb) -> dict[str, np.ndarray]:
-    """The training rows of METHOD.md §1 for any number of configurations in one call (arguments broadcast
+    """The training rows of docs/method.md §1 for any number of configurations in one call (arguments broadcast
     together): weights, gradients, optimizer state, model state, activations, total, fits and headroom in GB."""
     d = data_parallel_degree(gpus, tensor_parallel, pipeline_parallel)
     weights = weights_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
@@ -121,7 +121,7 @@ SERVING_ROWS = ("serving_weights_gb", "kv_bytes_per_token", "kv_kib_per_token", 
 
 @dataclass
 class MemoryTable:
-    """METHOD.md §1 for one scenario: every strategy side by side with the scenario's own, and serving."""
+    """docs/method.md §1 for one scenario: every strategy side by side with the scenario's own, and serving."""
 
     strategy: str  # the scenario's
     scalars: dict  # the model and GPU looked up, the data-parallel degree, activations (the same for every

@@ -1,4 +1,5 @@
-"""Parameter counts, KV cache per token and training memory for dense, mixture-of-experts and MLA models (METHOD.md §7).
+"""Parameter counts, KV cache per token and training memory for dense, mixture-of-experts and MLA models
+(docs/method.md §7).
 
 Every function takes scalars or numpy arrays (broadcast together). Whole-number scalars stay Python ints, so a count
 is exact however large; arrays follow numpy's rules (pass floats for sizes beyond int64). Model arguments are named
@@ -18,7 +19,7 @@ GATED_MATRICES = 3  # SwiGLU: gate, up and down projections, 3·h·F
 UNGATED_MATRICES = 2  # GeLU: up and down projections, 2·h·F
 NORMS_PER_LAYER = 2  # two RMSNorm weight vectors of h per layer (before attention, before the FFN)
 FP8_WEIGHT_COPY_BYTES = 1  # Transformer Engine keeps an FP8 copy of each weight beside the BF16 one
-# Activations of one MoE layer, bytes per token (llm-analysis's form, METHOD.md §7), all divided by t:
+# Activations of one MoE layer, bytes per token (llm-analysis's form, docs/method.md §7), all divided by t:
 MOE_ATTENTION_BYTES = 18  # 18·h: attention block and norms, Korthikanti's 34·h less the dense MLP's 16·h
 MOE_ROUTED_TOKEN_BYTES = 2  # 2·h per chosen expert: the permuted BF16 copy of the token sent to it
 SWIGLU_TENSOR_BYTES = 6  # 6·F per expert a token passes through: SwiGLU's three tensors of F, 2 bytes each
@@ -66,7 +67,7 @@ def attention_params(hidden, heads, kv_heads, head_dim, kv_lora_rank=0, q_lora_r
 
 # Layers ------------------------------------------------------------------------------------------------------
 def dense_layer_params(attention, hidden, ffn, gated=True):
-    """A + 3·h·F_d + 2·h (SwiGLU; 2·h·F_d for GeLU) with two norm vectors (METHOD.md §7)."""
+    """A + 3·h·F_d + 2·h (SwiGLU; 2·h·F_d for GeLU) with two norm vectors (docs/method.md §7)."""
     return attention + ffn_matrices(gated) * hidden * ffn + NORMS_PER_LAYER * hidden
 
 
@@ -101,7 +102,7 @@ def _params(*, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, tied_embed
 
 
 def total_params(**model):
-    """Ψ = V·h·(2 − tied) + h + L_d·dense + L_moe·MoE (METHOD.md §7; for a dense model §Catalog's formula).
+    """Ψ = V·h·(2 − tied) + h + L_d·dense + L_moe·MoE (docs/method.md §7; for a dense model §Catalog's formula).
 
     Keywords are the Catalog's model fields: layers, hidden, heads, kv_heads, head_dim, ffn, vocab, and optionally
     tied_embeddings, gated, experts, experts_per_token, expert_ffn, shared_expert_ffn, moe_layers, kv_lora_rank,
@@ -120,7 +121,7 @@ def routed_params(*, layers, hidden, experts=0, expert_ffn=0, moe_layers=None, g
 
 
 def matmul_params(active, vocab, hidden):
-    """Ψ_mm = Ψ_active − V·h: the parameters a token multiplies (the input embedding is a lookup; METHOD.md §6)."""
+    """Ψ_mm = Ψ_active − V·h: the parameters a token multiplies (the input embedding is a lookup; docs/method.md §6)."""
     return active - vocab * hidden
 
 
@@ -219,7 +220,7 @@ def moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, e
                        sequence_length, micro_batch, tensor_parallel, checkpointing):
     """First-stage activations: L_d·34·s·b·h/t + L_moe·(one MoE layer); with checkpointing L·2·s·b·h/t plus the
     largest layer being recomputed (Korthikanti et al. 2022 for the dense layers and the kept inputs)."""
-    dense = layer_activations_gb(sequence_length, micro_batch, hidden, tensor_parallel)
+    dense = layer_activations_gb(sequence_length, micro_batch, hidden=hidden, tensor_parallel=tensor_parallel)
     moe = moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
                                    shared_expert_ffn, tensor_parallel)
     dense_layers = layers - moe_layers
@@ -231,7 +232,7 @@ def moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, e
 def moe_training_memory_gb(*, params, routed, layers, moe_layers, hidden, experts, experts_per_token, expert_ffn,
                            shared_expert_ffn, gpus, tensor_parallel, pipeline_parallel, expert_parallel, zero_stage,
                            sequence_length, micro_batch, checkpointing, capacity_gb, fp8=False) -> dict:
-    """METHOD.md §7's training rows with expert parallelism e, in GB (arguments broadcast together); with `fp8` the
+    """docs/method.md §7's training rows with expert parallelism e, in GB (arguments broadcast together); with `fp8` the
     FP8 weight copy is added. A dense model (routed = 0, moe_layers = 0) gives §1's rows."""
     d = data_parallel_degree(gpus, tensor_parallel, pipeline_parallel)
     d_e = expert_data_parallel_degree(gpus, pipeline_parallel, expert_parallel)

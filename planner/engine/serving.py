@@ -1,4 +1,4 @@
-"""Serving: capacity, latency, throughput and cost per million tokens (METHOD.md §6, with §7's MoE and MLA terms).
+"""Serving: capacity, latency, throughput and cost per million tokens (docs/method.md §6, with §7's MoE and MLA terms).
 
 A roofline model of one replica of t GPUs (serving tensor parallel) under steady continuous batching: prefill is
 bound by compute, decode by memory bandwidth (Splitwise, DistServe); every pass pays its tensor-parallel all-reduces
@@ -28,7 +28,7 @@ ACTIVATION_BYTES = 2  # b_a: BF16 activations all-reduced, h values per token
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
 
-# --- To move into the catalog (METHOD.md §6, "Catalog additions"); the lead moves them to planner/catalog.py. ---
+# --- To move into the catalog (docs/method.md §6, "Catalog additions"); the lead moves them to planner/catalog.py. ---
 # A precision: bits per weight including its scales, bytes per KV-cache value, and whether its GEMMs run in FP8.
 PRECISIONS: dict[str, dict] = {
     "bf16": {"weight_bits": 16, "kv_bytes": 2, "fp8_gemm": False},
@@ -521,12 +521,12 @@ class Replica:
 
 
 CONSTANTS = [
-    Constant("serving_all_reduce_latency_us", ALL_REDUCE_LATENCY_US, "All-reduce latency α", "µs",
-             "Per all-reduce on NVLink: llm-analysis's H100 figure"),
-    Constant("serving_activation_bytes", ACTIVATION_BYTES, "Activation bytes b_a", "bytes",
-             "BF16 activations, h values per token, all-reduced between tensor-parallel GPUs"),
-    Constant("serving_all_reduces_per_layer", ALL_REDUCES_PER_LAYER, "All-reduces per layer", "count",
-             "Megatron-LM tensor parallelism: after attention and after the MLP (Shoeybi et al. 2019, §3)"),
+    Constant("serving_all_reduce_latency_us", ALL_REDUCE_LATENCY_US, label="All-reduce latency α", unit="µs",
+             source="Per all-reduce on NVLink: llm-analysis's H100 figure"),
+    Constant("serving_activation_bytes", ACTIVATION_BYTES, label="Activation bytes b_a", unit="bytes",
+             source="BF16 activations, h values per token, all-reduced between tensor-parallel GPUs"),
+    Constant("serving_all_reduces_per_layer", ALL_REDUCES_PER_LAYER, label="All-reduces per layer", unit="count",
+             source="Megatron-LM tensor parallelism: after attention and after the MLP (Shoeybi et al. 2019, §3)"),
 ]
 
 METHOD = Method(

@@ -1,4 +1,4 @@
-"""The Crossover section of the HTML summary (METHOD.md §3): sentences and charts."""
+"""The Crossover section of the HTML summary (docs/method.md §3): sentences and charts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The Catalog sheet: models, GPUs, strategies, traffic presets and demand profiles that the Inputs dropdowns
-choose from (METHOD.md, "Catalog"), the scenario's own entries merged in, and a few empty rows per block where
+choose from (docs/method.md, "Catalog"), the scenario's own entries merged in, and a few empty rows per block where
 finance can add a model, a GPU, a preset or a profile.
 
 Its values are inputs: edit a GPU's memory or price here and every sheet follows. Each column has a workbook-level
@@ -109,7 +109,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     _block(book, sheet, TRAFFIC_PRESETS, [{"id": k, "tokens_per_day": v} for k, v in merged.traffic_presets.items()])
     sheet.skip()
-    _profiles(book, sheet, merged.profiles, {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()})
+    peaks = {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()}
+    _profiles(book, sheet, merged.profiles, peaks)
     return sheet
 
 
@@ -176,7 +177,8 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
         for hour in range(hours):
             sheet.input_cell(heading + 1 + hour, col, None if values is None else values[hour], fraction.kind, rule)
         id_cell = xl_rowcol_to_cell(heading, col, True, False)
-        column = f"{xl_rowcol_to_cell(heading + 1, col, True, False)}:{xl_rowcol_to_cell(heading + hours, col, True, False)}"
+        column = (f"{xl_rowcol_to_cell(heading + 1, col, True, False)}:"
+                  f"{xl_rowcol_to_cell(heading + hours, col, True, False)}")
         sheet.formula(peak_row, col, f'=IF({id_cell}="","",MAX({column}))', peaks.get(key, ""),
                       book.styles.value(fraction.kind))
         within = (f'COUNTIFS({column},">={fraction.allowed.minimum:g}",{column},"<={fraction.allowed.maximum:g}")'

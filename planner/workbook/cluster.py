@@ -1,4 +1,4 @@
-"""The Cluster sheet (METHOD.md §4): one GPU cluster over 24 hours, separate pools against a shared cluster with
+"""The Cluster sheet (docs/method.md §4): one GPU cluster over 24 hours, separate pools against a shared cluster with
 preemption. The serving pool, the 24 hours (the chosen profile's fractions looked up in Catalog), the day's totals,
 and a 24-hour stack for each mode."""
 
@@ -92,8 +92,8 @@ STACKS = {
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.cluster
     sheet = book.sheet(SHEET, [("", 15)] * len(HOURS), note_width=44)
-    sheet.title("Cluster over 24 hours", "METHOD.md §4: separate pools (a serving pool sized for the peak) against "
-                "a shared cluster where training fills what inference does not use and is preempted as it grows.")
+    sheet.title("Cluster over 24 hours", "docs/method.md §4: separate pools (a serving pool sized for the peak) "
+                "against a shared cluster where training fills what inference does not use and is preempted as it grows.")
 
     sheet.section("Separate pools: the serving pool is sized for the peak plus spare")
     sheet.rows(POOL, table.scalars)

@@ -1,5 +1,5 @@
-"""The Crossover sheet (METHOD.md §3): serving per day, training paid once (read from Hours), the two crossing days,
-every Catalog traffic preset with its crossing days, and the cumulative table from launch to the horizon with its
+"""The Crossover sheet (docs/method.md §3): serving per day, training paid once (read from Hours), the two crossing
+days, every Catalog traffic preset with its crossing days, and the cumulative table from launch to the horizon with its
 charts under it."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     table = results.crossover
     widths = [14, 17] + [13] * (len(CUMULATIVE) - 3) + [18]  # the last column holds the scenario's values
     sheet = book.sheet(SHEET, [("", w) for w in widths], label_width=40, unit_width=16, note_width=44)
-    sheet.title("Crossover: serving against training", "METHOD.md §3: training is paid once; every served token "
+    sheet.title("Crossover: serving against training", "docs/method.md §3: training is paid once; every served token "
                 "costs 2·Ψ operations. Training's operations and GPU-hours are read from Hours.")
 
     sheet.section("Serving, every day after launch")

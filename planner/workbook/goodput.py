@@ -1,5 +1,5 @@
-"""The Goodput sheet (METHOD.md §5): servers compared by cost per acceptable request; with benchmark logs, each run's
-attainment, tail latencies and cost, and each benchmark's goodput. The Requests sheet, right after it, holds the
+"""The Goodput sheet (docs/method.md §5): servers compared by cost per acceptable request; with benchmark logs, each
+run's attainment, tail latencies and cost, and each benchmark's goodput. The Requests sheet, right after it, holds the
 logs' runs and requests (one row each) with the per-request formulas: TPOT, acceptable under the SLO cells, and
 TTFT and TPOT of completed requests ("" for a failed one, which PERCENTILE skips).
 
@@ -161,7 +161,7 @@ REQUEST_FORMULAS = [
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.goodput
     sheet = book.sheet(SHEET, [("", COLUMN_WIDTH + 5)] + [("", COLUMN_WIDTH)] * (len(RUNS) - 1))  # B: names
-    sheet.title("Goodput and cost per acceptable request", "METHOD.md §5: what matters is the work that meets the "
+    sheet.title("Goodput and cost per acceptable request", "docs/method.md §5: what matters is the work that meets the "
                 "service-level objective, per unit of cost.")
 
     sheet.section("Servers: cost per request and per acceptable request (the hourly figures on Inputs)")

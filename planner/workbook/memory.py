@@ -1,4 +1,4 @@
-"""The Memory sheet (METHOD.md §1): training memory per GPU for every strategy side by side, the scenario's own
+"""The Memory sheet (docs/method.md §1): training memory per GPU for every strategy side by side, the scenario's own
 strategy in the last column, and serving memory; each table with its chart under it."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     strategies = list(STRATEGIES)
     values = {**table.scalars, **table.training}
     sheet = book.sheet(SHEET, [(name, 12) for name in strategies] + [("Scenario", 14)])
-    sheet.title("Memory per GPU", "METHOD.md §1: training state and activations by strategy; serving weights and "
+    sheet.title("Memory per GPU", "docs/method.md §1: training state and activations by strategy; serving weights and "
                 "KV cache. GB = 1e9 bytes.")
 
     sheet.section("Model and GPU, looked up in Catalog")
