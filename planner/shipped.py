@@ -32,6 +32,8 @@ class GPU:
     peak_tflops: float  # dense BF16
     hbm_tbps: float
     price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
+    price_source: str | None = None  # where the price comes from
+    price_as_of: str | None = None  # when it was quoted, as text
 
 
 def params_from_architecture(vocab, hidden, *, layers, kv_heads, head_dim, ffn):
@@ -56,14 +58,21 @@ MODELS: dict[str, Model] = {
     )
 }
 
+ILLUSTRATIVE = "Illustrative rental price"  # not a quote: replace with your own on Catalog
+PRICES_AS_OF = "2026-11-30"
 GPUS: dict[str, GPU] = {
     g.id: g
     for g in (
-        GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50),
-        GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00),
-        GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50),
-        GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50),
-        GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00),
+        GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+        GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+        GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+        GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+        GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
     )
 }
 CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the H100's price)

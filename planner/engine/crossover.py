@@ -18,6 +18,7 @@ from planner.method import Constant, Method
 SERVING_OPS = 2
 STEPS = 100  # the cumulative table's rows: day_i = i · horizon / 100, i = 0 … 100
 NEVER = "never"  # the crossing day without traffic, in the engine, the sheet, the JSON and the HTML alike
+NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
 
 
 def served_tokens_per_day(choice, presets: dict) -> float:
@@ -46,8 +47,11 @@ class CrossoverTable:
 
     @property
     def headline(self) -> dict:
-        return {"crossover_day_flops": self.scalars["day_flops"],
-                "crossover_day_gpu_hours": self.scalars["day_gpu_hours"]}
+        s = self.scalars
+        return {"crossover_day_flops": s["day_flops"], "crossover_day_gpu_hours": s["day_gpu_hours"],
+                "crossover_serving_cost_over_horizon": s["serving_cost_over_horizon"],
+                "crossover_total_cost_over_horizon": s["total_cost_over_horizon"],
+                "crossover_serving_cost_per_million_tokens": s["serving_cost_per_million_tokens"]}
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -76,6 +80,12 @@ def compute(scenario, tables) -> CrossoverTable:
         "day_flops": crossing_day(flops, per_day_flops), "day_gpu_hours": crossing_day(hours, per_day_hours),
         "horizon_days": c.horizon_days,
     }
+    # what finance asks first: serving over the horizon, training paid (Hours' cost, allocated), and per token
+    serving_cost = c.horizon_days * scalars["serving_cost_per_day"]
+    scalars |= {"serving_cost_over_horizon": serving_cost,
+                "total_cost_over_horizon": tables["hours"].scalars["cost"] + serving_cost,
+                "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0
+                else scalars["serving_cost_per_day"] / tokens * 1e6}
 
     day = np.arange(STEPS + 1) * c.horizon_days / STEPS
     ones = np.ones_like(day)
@@ -117,6 +127,9 @@ METHOD = Method(
         "Cumulative table: day_i = i · horizon / 100 for i = 0 … 100; training flat at C and H, serving "
         "day · its daily operations and GPU-hours, their total; cost = GPU-hours × the GPU's price per GPU-hour.",
         "Without traffic (D = 0) serving never overtakes training: the crossing days read \"never\".",
+        "Totals: serving cost over the horizon = horizon days × serving cost per day; the total = Hours' training "
+        "cost (the allocated GPU-hours at the price) + that; serving cost per million served tokens = serving cost "
+        "per day / D × 1e6 (\"no traffic\" when D = 0).",
     ],
     sources=[
         "Kaplan et al. 2020, Scaling Laws for Neural Language Models (arXiv 2001.08361): a forward pass costs about "

@@ -11,6 +11,7 @@ from planner.report.format import money, millions, number, percent, sci, tokens
 SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
     ("crossover_day_flops", "Serving overtakes training: day (operations)", "days"),
     ("crossover_day_gpu_hours", "… day (GPU-hours)", "days"),
+    ("crossover_total_cost_over_horizon", "Training plus serving over the horizon", "money0"),
 ]
 
 

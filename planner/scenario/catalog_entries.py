@@ -60,6 +60,10 @@ class GPUEntry(Section):
                                                                           kind="decimal")
     price_per_hour: Money | None = declared(None, "Price", "per GPU-hour", "Illustrative list price.",
                                             kind="money")
+    price_source: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
+        None, "Price source", "", "Where the price comes from: a quote, a contract, a list price.", kind="text")
+    price_as_of: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
+        None, "Price as of", "", "When the price was quoted, as text (2026-11-30, Q4 2026).", kind="text")
 
 
 class CustomGPU(GPUEntry):

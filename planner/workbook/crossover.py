@@ -4,9 +4,9 @@ charts under it."""
 
 from __future__ import annotations
 
-from planner.engine.crossover import NEVER
+from planner.engine.crossover import NEVER, NO_TRAFFIC
 from planner.workbook import kit
-from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, block_length
+from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, laid_out
 from planner.workbook.kit import Column, KeyResult, Row
 
 SHEET = "Crossover"
@@ -57,6 +57,20 @@ CROSSING = [
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_gpu_hours/crossover_serving_gpu_hours_per_day)',
         kind="days", note="H / serving GPU-hours per day: earlier when serving runs at a lower MFU than training",
         name="crossover_day_gpu_hours", bold=True),
+]
+
+TOTALS = [
+    Row("serving_cost_over_horizon", "Serving cost over the horizon",
+        formula="=crossover_horizon_days*{serving_cost_per_day}", kind="money0", unit="over the horizon",
+        note="Horizon days × serving cost per day", name="crossover_serving_cost_over_horizon", bold=True),
+    Row("total_cost_over_horizon", "Total: training plus serving over the horizon",
+        formula="=hours_cost+crossover_serving_cost_over_horizon", kind="money0", unit="over the horizon",
+        note="Hours' training cost (allocated GPU-hours) + serving over the horizon",
+        name="crossover_total_cost_over_horizon", bold=True),
+    Row("serving_cost_per_million_tokens", "Serving cost per million served tokens",
+        formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",'
+                "{serving_cost_per_day}/crossover_served_tokens_per_day*1e6)", kind="money", unit="per M tokens",
+        note="Serving cost per day / tokens per day × 1e6", name="crossover_serving_cost_per_million_tokens"),
 ]
 
 
@@ -112,11 +126,14 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("When serving overtakes training")
     sheet.rows(CROSSING, table.scalars)
     sheet.skip()
+    sheet.section("Totals over the horizon, at the serving MFU")
+    sheet.rows(TOTALS, table.scalars)
+    sheet.skip()
 
     sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
                   "added there appears here)")
     empty = {column.key: "" for column in PRESETS}
-    rows = table.presets + [empty] * (block_length(book, TRAFFIC_PRESETS, len(table.presets)) - len(table.presets))
+    rows = [row or empty for _, row in laid_out(book, TRAFFIC_PRESETS, {r["preset"]: r for r in table.presets})]
     sheet.records(list(range(1, len(rows) + 1)), PRESETS, rows, label_header="Catalog row")
     sheet.skip()
 
@@ -147,6 +164,11 @@ KEY_RESULTS = [
               "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
     KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu|percent} MFU", kind="days",
               unit="days"),
+    KeyResult("crossover_serving_cost_over_horizon", "Serving cost over {crossover_horizon_days|count} days at "
+              "{crossover_serving_mfu|percent} serving MFU", kind="money0"),
+    KeyResult("crossover_total_cost_over_horizon", "Total cost: training once plus {crossover_horizon_days|count} "
+              "days of serving", kind="money0"),
+    KeyResult("crossover_serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money"),
 ]
 
 CHECKS: list = []

@@ -303,7 +303,7 @@ class Book:
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1 or range)
     values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
     scenario_line: Formula | None = None  # what every sheet's second row says
-    catalog_rows: dict[str, int] = field(default_factory=dict)  # Catalog ids name → rows an edited workbook had
+    catalog_rows: dict[str, list] = field(default_factory=dict)  # Catalog ids name → the ids an edited workbook had
     as_generated: dict[str, Any] = field(default_factory=dict)  # an input's name → its value when an edited workbook
     # was generated (Inputs' "When generated" column); otherwise the value written
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
@@ -430,8 +430,13 @@ class Sheet:
         self.ws.fit_to_pages(1, 0)
         self.ws.set_header(f"&L{_header_text(self.book.header)}&R&A")
         self.ws.set_footer("&CPage &P of &N")
-        self.ws.protect("", {"select_locked_cells": True, "select_unlocked_cells": True,
-                             "format_columns": True, "format_rows": True})
+        self.protect()
+
+    def protect(self, *, insert_rows: bool = False) -> None:
+        """Protected without a password, so a stray keystroke cannot overwrite a formula; `insert_rows` lets a row
+        be inserted (Catalog: inside a block, which its names then cover)."""
+        self.ws.protect("", {"select_locked_cells": True, "select_unlocked_cells": True, "format_columns": True,
+                             "format_rows": True, "insert_rows": insert_rows})
 
     # Layout -----------------------------------------------------------------------------------------------
     @property
