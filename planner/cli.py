@@ -1,5 +1,5 @@
-"""The command line: planner run | batch | verify | import | audit | schema | catalog (PRODUCT.md, "Command
-line").
+"""The command line: planner run | batch | verify | import | audit | schema | catalog | model (PRODUCT.md,
+"Command line").
 
 Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input. Each command imports what it needs when it runs,
 so `planner --help` pays for click alone.
@@ -202,6 +202,25 @@ def list_catalog() -> None:
     click.echo("Traffic presets (tokens per day): " + ", ".join(f"{k} {v:g}"
                                                                  for k, v in catalog.TRAFFIC_PRESETS.items()))
     click.echo("Demand profiles (24 hourly fractions of peak): " + ", ".join(catalog.PROFILES))
+
+
+@main.command(name="model")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+def model_entry(files: tuple[Path, ...]) -> None:
+    """Read each FILE, a Hugging Face config.json (docs/method.md §8), and print it as a Catalog entry ready to
+    paste under `catalog.models:`, with Ψ, Ψ_active and KV bytes per token. Nothing is downloaded."""
+    from planner.model_config import ConfigFileError, catalog_entry_yaml, read_config
+
+    entries, problems = [], []
+    for path in files:
+        try:
+            entries.append(catalog_entry_yaml(read_config(path), indent=2))
+        except ConfigFileError as exc:
+            problems += exc.problems
+    if problems:
+        _fail_input(problems)
+    click.echo("# read from config.json: paste under `catalog:` in a scenario file\nmodels:")
+    click.echo("\n".join(entries), nl=False)
 
 
 if __name__ == "__main__":

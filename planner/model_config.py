@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from planner.scenario.catalog_entries import ARCHITECTURE_LIMITS
+
 from planner.engine.parameters import active_params, kv_bytes_per_token, routed_params, total_params
 
 MAX_BYTES = 1024 * 1024  # a config.json is a few kB; DeepSeek-V3's is 1.7 kB
@@ -39,12 +41,8 @@ FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "
           "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
 MOE_FIELDS = FIELDS[9:14]
 MLA_FIELDS = FIELDS[14:]
-# Upper bounds: the first seven are scenario.ARCHITECTURE_LIMITS (a test keeps them equal); the rest are new fields
-# whose bounds belong on the scenario model once it has them.
-LIMITS = {"layers": 10_000, "hidden": 10**6, "heads": 10**5, "kv_heads": 10**5, "head_dim": 10**5, "ffn": 10**7,
-          "vocab": 10**8, "experts": 10**5, "expert_ffn": 10**7, "shared_expert_ffn": 10**8, "n_shared_experts": 10**4,
-          "kv_lora_rank": 10**6, "q_lora_rank": 10**6, "qk_nope_head_dim": 10**5, "qk_rope_head_dim": 10**5,
-          "v_head_dim": 10**5}
+# Upper bounds: the scenario's own (one declaration), and a config-only count of shared experts
+LIMITS = {**ARCHITECTURE_LIMITS, "n_shared_experts": 10**4}
 GATED_ACTIVATIONS = {"silu", "swiglu", "swish"}  # SwiGLU FFNs: Llama, Mistral, Qwen, DeepSeek, gpt-oss
 DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float8_e4m3fn": 1,
                "float8_e5m2": 1, "float64": 8}

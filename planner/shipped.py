@@ -9,7 +9,8 @@ from dataclasses import KW_ONLY, dataclass, field
 
 @dataclass(frozen=True)
 class Model:
-    """A decoder-only transformer: untied embeddings, SwiGLU FFN, grouped-query attention."""
+    """A decoder-only transformer (docs/method.md, Catalog and §7): grouped-query or multi-head latent attention,
+    a SwiGLU or GeLU FFN, dense or mixture-of-experts layers. The fields after vocab default to a dense GQA model."""
 
     id: str
     params: float  # Ψ, parameter count
@@ -19,8 +20,20 @@ class Model:
     heads: int
     kv_heads: int
     head_dim: int
-    ffn: int
+    ffn: int  # F_d, the dense layers' FFN
     vocab: int
+    gated: bool = True  # SwiGLU (3·h·F per FFN); FALSE: a GeLU MLP (2·h·F), GPT and MPT
+    tied_embeddings: bool = False  # the output projection is the input embedding
+    experts: int = 0  # E routed experts per MoE layer (0: dense)
+    experts_per_token: int = 0  # k
+    expert_ffn: int = 0  # F_e
+    shared_expert_ffn: int = 0  # F_s, summed over the shared experts
+    moe_layers: int = 0  # L_moe (every layer when E > 0 and not given)
+    kv_lora_rank: int = 0  # r_kv of multi-head latent attention (0: GQA)
+    q_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
     reported_h100_hours: float | None = None  # Meta's reported training hours (Llama 3.1 model card)
 
 
@@ -36,6 +49,9 @@ class GPU:
     price_as_of: str | None = None  # when it was quoted, as text
     fp8_tflops: float | None = None  # dense FP8; None: no FP8 tensor cores (FP8 GEMMs run at the BF16 peak)
     nvlink_gbps: float | None = None  # NVLink (Infinity Fabric) GB/s per direction, as listed
+    network_gbps: float | None = None  # the scale-out network per GPU, GB/s (docs/method.md §10)
+    gpus_per_node: int = 8  # one NVLink domain
+    gemm_efficiency: float | None = None  # η: the sustained share of peak of a large GEMM (§10)
 
 
 @dataclass(frozen=True)
@@ -50,16 +66,6 @@ class Precision:
     fp8_gemm: bool
 
 
-def params_from_architecture(vocab, hidden, *, layers, kv_heads, head_dim, ffn):
-    """Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·ffn + 2·h) + h.
-
-    Untied input and output embeddings (2·V·h); per layer the query and output projections (2·h·h), the key and
-    value projections (2·h·kv·hd), SwiGLU's three matrices (3·h·ffn) and two RMSNorm weights (2·h); a final norm (h).
-    """
-    per_layer = 2 * hidden * hidden + 2 * hidden * kv_heads * head_dim + 3 * hidden * ffn + 2 * hidden
-    return 2 * vocab * hidden + layers * per_layer + hidden
-
-
 MODELS: dict[str, Model] = {
     m.id: m
     for m in (
@@ -69,6 +75,15 @@ MODELS: dict[str, Model] = {
               ffn=28_672, vocab=128_256, reported_h100_hours=7.0e6),
         Model("llama-3.1-405b", 405_853_388_800, layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128,
               ffn=53_248, vocab=128_256, reported_h100_hours=30.84e6),
+        # Mixture-of-experts models, from their published config.json (docs/method.md §7; tests/fixtures/configs)
+        Model("mixtral-8x7b", 46_702_792_704, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
+              ffn=14_336, vocab=32_000, experts=8, experts_per_token=2, expert_ffn=14_336, moe_layers=32),
+        Model("deepseek-v3", 671_026_404_352, layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=192,
+              ffn=18_432, vocab=129_280, experts=256, experts_per_token=8, expert_ffn=2048, shared_expert_ffn=2048,
+              moe_layers=58, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128, qk_rope_head_dim=64,
+              v_head_dim=128),
+        Model("gpt-oss-20b", 20_907_927_360, layers=24, hidden=2880, heads=64, kv_heads=8, head_dim=64, ffn=2880,
+              vocab=201_088, experts=32, experts_per_token=4, expert_ffn=2880, moe_layers=24),
     )
 }
 
@@ -80,15 +95,20 @@ GPUS: dict[str, GPU] = {
     g.id: g
     for g in (
         GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300,
+            network_gbps=25, gemm_efficiency=0.65),
         GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
+            network_gbps=50, gemm_efficiency=0.47),
         GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
+            network_gbps=50, gemm_efficiency=0.47),
         GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
+            network_gbps=100, gemm_efficiency=0.45),
         GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400,
+            network_gbps=50, gemm_efficiency=0.3),
     )
 }
 # Weight and KV-cache precisions (docs/method.md §6): GPTQ/AWQ int4 with a 16-bit scale per 128 weights is 4.125 bits.

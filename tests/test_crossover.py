@@ -168,7 +168,8 @@ def test_html_says_when_the_crossing_falls_beyond_the_horizon():
     ("{tokens_per_day: -1e9}", "crossover.tokens_per_day: value -1000000000 is not allowed: Input should be "
                                "greater than or equal to 0"),
     ("{tokens_per_day: 2.5}", "crossover.tokens_per_day: value 2.5 is not allowed: Input should be a valid integer"),
-    ("{tokens_per_day: 2e18}", "crossover.tokens_per_day: value 2000000000000000000 is not allowed: Input should be less than or "
+    ("{tokens_per_day: 2e18}",
+     "crossover.tokens_per_day: value 2000000000000000000 is not allowed: Input should be less than or "
                                "equal to 1000000000000000000"),
     ("{tokens_per_day: true}", "crossover.tokens_per_day: value True is not allowed: Input should be a valid "
                                "integer"),

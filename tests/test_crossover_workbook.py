@@ -4,7 +4,6 @@ the engine on the changed scenario in every formula cell, and the crossing days 
 
 from __future__ import annotations
 
-import re
 
 from pathlib import Path
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from planner.engine import memory as m
+from planner.engine import parameters
 from planner.engine import compute
 from tests.conftest import scenario_with
 
@@ -21,14 +22,14 @@ PSI_405B = 405_853_388_800
 ])
 def test_llama_parameter_counts_from_their_architectures(architecture, params):
     vocab, hidden, layers, kv_heads, head_dim, ffn = architecture
-    assert m.params_from_architecture(vocab, hidden, layers=layers, kv_heads=kv_heads, head_dim=head_dim,
-                                      ffn=ffn) == params
+    assert parameters.total_params(vocab=vocab, hidden=hidden, layers=layers, heads=hidden // head_dim,
+                                   kv_heads=kv_heads, head_dim=head_dim, ffn=ffn) == params
 
 
 @pytest.mark.parametrize("layers, kib", [(32, 128), (80, 320), (126, 504)])
 def test_kv_cache_per_token(layers, kib):
     # 2 (K, V) × L × 8 KV heads × 128 head dim × 2 bytes
-    assert m.kv_bytes_per_token(layers, 8, 128) == kib * 1024
+    assert parameters.kv_bytes_per_token(layers, 8, 128) == kib * 1024
 
 
 def test_seed_walkthrough_ddp_overflows():
@@ -127,10 +128,12 @@ def test_serving_405b_does_not_fit_on_one_h100():
 def test_functions_take_arrays_a_million_configurations_in_one_call():
     gpus = np.repeat([8, 16, 32, 64], 250_000)
     stage = np.tile([0, 1, 2, 3], 250_000)
-    weights = m.weights_gb(PSI_8B, 1, pipeline_parallel=1, data_parallel=gpus, zero_stage=stage)
+    rows = m.training_memory_gb(params=PSI_8B, layers=32, hidden=4096, gpus=gpus, tensor_parallel=1,
+                                pipeline_parallel=1, zero_stage=stage, sequence_length=8192, micro_batch=1,
+                                checkpointing=False, capacity_gb=80)
+    weights = rows["weights_gb"]
     assert weights.shape == (1_000_000,)
     assert weights[0] == pytest.approx(2 * PSI_8B / 1e9)  # ddp on 8
     assert weights[3] == pytest.approx(2 * PSI_8B / 8 / 1e9)  # zero3 on 8
-    acts = m.activations_gb(32, 4096, sequence_length=np.array([8192, 32768]), micro_batch=1, tensor_parallel=1,
-        checkpointing=np.array([False, True]))
+    acts = m.moe_activations_gb(32, 0, 4096, 0, 0, 0, 0, np.array([8192, 32768]), 1, 1, np.array([False, True]))
     assert acts == pytest.approx([36.507222016, 13.153337344])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from planner.engine import parameters as P
+from planner.engine import memory as M
 from planner.engine.memory import STRATEGIES
 from planner.model_config import read_config
 
@@ -186,7 +187,7 @@ MIXTRAL_64 = dict(layers=32, moe_layers=32, hidden=4096, experts=8, experts_per_
 
 def mixtral_memory(**changes):
     m = model("Mixtral-8x7B-v0.1")
-    return P.moe_training_memory_gb(**{"params": m.params, "routed": m.routed_params, "zero_stage": 1,
+    return M.training_memory_gb(**{"params": m.params, "routed": m.routed_params, "zero_stage": 1,
                                        **MIXTRAL_64, **changes})
 
 
@@ -199,7 +200,7 @@ def test_mixtral_on_64_h100_expert_parallel_8_zero1():
     assert billions(rows["expert_params_per_gpu"], 3) == 5.637
     assert round(float(rows["model_state_gb"]), 2) == 37.73
     assert round(1.606 * (2 + 2 + 12 / 64) + 5.637 * (2 + 2 + 12 / 8), 2) == 37.73  # the method's own arithmetic
-    one_layer = P.moe_layer_activations_gb(4096, 1, 4096, 8, 2, 14336, 0, 1)
+    one_layer = M.moe_layer_activations_gb(4096, 1, 4096, 8, 2, 14336, 0, 1)
     assert round(float(one_layer), 3) == 1.074  # 4096·(18·4096 + 2·(2·4096 + 6·14336) + 4·8) bytes
     assert float(rows["activations_gb"]) == pytest.approx(32 * 4096 * 262_176 / 1e9)
 
@@ -224,7 +225,7 @@ def test_checkpointing_keeps_each_layers_input_plus_the_largest_layer():
     kept = 32 * 2 * 4096 * 4096 / 1e9
     assert float(rows["activations_gb"]) == pytest.approx(kept + 4096 * 262_176 / 1e9)
     # a mixed model: the larger of the dense layer (34·s·b·h) and the MoE layer is recomputed
-    mixed = P.moe_activations_gb(4, 1, 4096, 8, 2, 14336, 0, 4096, 1, 1, True)
+    mixed = M.moe_activations_gb(4, 1, 4096, 8, 2, 14336, 0, 4096, 1, 1, True)
     assert float(mixed) == pytest.approx(4 * 2 * 4096 * 4096 / 1e9 + max(34, 262_176 / 4096) * 4096 * 4096 / 1e9)
 
 
@@ -235,12 +236,12 @@ def test_a_dense_model_gives_section_1s_seed_walk_through():
                 experts_per_token=0, expert_ffn=0, shared_expert_ffn=0, gpus=8, tensor_parallel=1,
                 pipeline_parallel=1, expert_parallel=1, sequence_length=8192, micro_batch=1, checkpointing=False,
                 capacity_gb=80)
-    ddp = P.moe_training_memory_gb(**base, zero_stage=STRATEGIES["ddp"])
+    ddp = M.training_memory_gb(**base, zero_stage=STRATEGIES["ddp"])
     assert round(float(ddp["model_state_gb"]), 1) == 128.5
-    zero3 = P.moe_training_memory_gb(**base, zero_stage=STRATEGIES["zero3"])
+    zero3 = M.training_memory_gb(**base, zero_stage=STRATEGIES["zero3"])
     assert round(float(zero3["model_state_gb"]), 2) == 16.06
     assert round(float(zero3["activations_gb"]), 1) == 36.5
-    long = P.moe_training_memory_gb(**{**base, "sequence_length": 32768, "checkpointing": True},
+    long = M.training_memory_gb(**{**base, "sequence_length": 32768, "checkpointing": True},
                                     zero_stage=STRATEGIES["zero3"])
     assert round(float(long["activations_gb"]), 1) == round(8.6 + 4.6, 1)
     assert round(float(long["total_gb"]), 1) == 29.2

@@ -29,7 +29,7 @@ from tests.conftest import EXAMPLES, ROOT, refused
     ("name: x\nmemory: {strategy: zero4}\n", ["scenario.yaml:2:", "memory.strategy", "'ddp', 'zero1'"]),
     ("description: no name\n", ["scenario.yaml", "name: required key is missing"]),
     ("- a list\n", ["scenario.yaml", "must be a mapping"]),
-    ("name: x\nmodel: {name: m, layers: 2}\n", ["scenario.yaml:2:", "model.hidden: required key is missing"]),
+    ("name: x\nmodel: {name: m, layers: 2}\n", ["scenario.yaml:2:", "model: a new model needs hidden, heads"]),
     ("name: x\nmemory: {gpus: 8}\nmemory: {gpus: 4}\n", ["scenario.yaml:3:", "memory: key given twice"]),
 ])
 def test_bad_input_exits_2_with_a_clear_message_and_writes_nothing(tmp_path, text, expected):

@@ -73,7 +73,8 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
     "recomputation on": ({"hours_activation_recompute": True}, {"hours.activation_recompute": True}),
     "MFU 30 %": ({"hours_mfu": 0.3}, {"hours.mfu": 0.3}),
     "productive share, run GPUs, allocation option": (
-        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37, "hours_tokens_trillions": 2},
+        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37,
+         "hours_tokens_trillions": 2},
         {"hours.productive_share": 0.8, "hours.gpus": 4096, "hours.allocations": [
             {"gpus": 8192, "mfu": 0.43}, {"gpus": 16384, "mfu": 0.37}], "hours.tokens": 2e12}),
     "70B, t=4, p=2 on 64 H200s, ZeRO-2": (

@@ -21,7 +21,8 @@ INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_
                "memory_activation_checkpointing", "serving_users", "serving_sequence_length",
                "serving_tensor_parallel", "serving_prompt_tokens", "serving_weight_precision",
                "serving_kv_precision", "serving_compute_efficiency", "serving_bandwidth_efficiency",
-               "serving_memory_reserve", "serving_overhead_ms", "hours_tokens", "hours_mfu", "hours_activation_recompute", "hours_gpus",
+               "serving_memory_reserve", "serving_overhead_ms", "hours_tokens", "hours_mfu",
+               "hours_activation_recompute", "hours_gpus",
                "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
                "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",
                "crossover_serving_mfu", "crossover_horizon_days", "cluster_gpus",
@@ -95,7 +96,8 @@ def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook)
     assert blue == {cell_of(book, name).coordinate for name in typed}
     # what you type is what you see: 15.6 T tokens typed as 15.6, the named count a formula of it
     assert cell_of(book, "hours_tokens_trillions").value == 15.6
-    assert cell_of(book, "hours_tokens").value == "=IF(ok_hours_tokens,ROUND(hours_tokens_trillions*1e12,0),\"n/a: see Checks\")"
+    assert cell_of(book, "hours_tokens").value == \
+        '=IF(ok_hours_tokens,ROUND(hours_tokens_trillions*1e12,0),"n/a: see Checks")'
     assert cell_of(openpyxl.load_workbook(workbook, data_only=True), "hours_tokens").value == 15_600_000_000_000
     assert cell_of(book, "memory_strategy").value == "ddp"
     assert cell_of(book, "memory_activation_checkpointing").value is False

@@ -1,18 +1,47 @@
-"""The Catalog sheet's derived columns: Ψ from each model's architecture and its KV cache per token; each demand
-profile's busiest hour."""
+"""The Catalog sheet's derived columns: each model's attention per layer, MoE layers, Ψ from its architecture, Ψ_active,
+Ψ_routed and KV cache per token (docs/method.md, Catalog and §7); each demand profile's busiest hour."""
 
 from __future__ import annotations
 
-from planner.engine.memory import kv_bytes_per_token, params_from_architecture
+from planner.engine import parameters
 from planner.engine.values import plain
+
+SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "gated", "tied_embeddings", "experts",
+         "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank", "q_lora_rank",
+         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+
+
+def shape(model) -> dict:
+    """A catalog model's architecture as parameters.py's keywords."""
+    return {key: getattr(model, key) for key in SHAPE}
+
+
+def active_params(model) -> float:
+    """Ψ_active = Ψ − L_moe·(E − k)·3·h·F_e: the model's Ψ (given or from its architecture) less the routed experts
+    a token does not pass through (the router and shared experts stay); Ψ for a dense model."""
+    inactive = model.experts - model.experts_per_token
+    return model.params - parameters.moe_layer_count(model.layers, model.experts, model.moe_layers or None) * \
+        inactive * parameters.ffn_matrices(model.gated) * model.hidden * model.expert_ffn
+
+
+def model_columns(model) -> dict:
+    fields = shape(model)
+    return {
+        "attention_params": parameters.attention_params(model.hidden, model.heads, model.kv_heads, model.head_dim,
+                                                        model.kv_lora_rank, model.q_lora_rank,
+                                                        model.qk_nope_head_dim, model.qk_rope_head_dim,
+                                                        model.v_head_dim),
+        "moe_layer_count": parameters.moe_layer_count(model.layers, model.experts, model.moe_layers or None),
+        "params_from_architecture": parameters.total_params(**fields),
+        "active_params": active_params(model),
+        "routed_params": parameters.routed_params(**fields),
+        "kv_kib_per_token": parameters.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim,
+                                                          model.kv_lora_rank, model.qk_rope_head_dim) / 1024,
+    }
 
 
 def catalog_columns(merged) -> dict[str, dict[str, dict]]:
-    """{"models": {id: {params_from_architecture, kv_kib_per_token}}, "profiles": {id: {peak}}} for every entry
-    of the merged catalog."""
-    models = {key: {"params_from_architecture": plain(params_from_architecture(
-                        m.vocab, m.hidden, layers=m.layers, kv_heads=m.kv_heads, head_dim=m.head_dim, ffn=m.ffn)),
-                    "kv_kib_per_token": plain(kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim) / 1024)}
-              for key, m in merged.models.items()}
+    """{"models": {id: {…model_columns}}, "profiles": {id: {peak}}} for every entry of the merged catalog."""
+    models = {key: {k: plain(v) for k, v in model_columns(m).items()} for key, m in merged.models.items()}
     profiles = {key: {"peak": plain(max(fractions))} for key, fractions in merged.profiles.items()}
     return {"models": models, "profiles": profiles}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.engine.hours import cost, gpu_hours
+from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
 from planner.inputs.crossover import ROOFLINE
 from planner.method import Constant, Method
@@ -70,7 +71,7 @@ class CrossoverTable:
 
 
 def compute(scenario, tables) -> CrossoverTable:
-    c, params, gpu = scenario.crossover, scenario.chosen_model.params, scenario.chosen_gpu
+    c, params, gpu = scenario.crossover, active_params(scenario.chosen_model), scenario.chosen_gpu  # 2·Ψ_active
     price = scenario.gpu_price
     training = tables["hours"].scalars  # C and H: section 2's, H before the productive share
     flops, hours = training["training_flops"], training["gpu_hours"]

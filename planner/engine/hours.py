@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner import shipped
+from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -18,6 +19,12 @@ from planner.method import Constant, Method
 TRAINING_OPS = 6
 RECOMPUTE_OPS = 8
 SECONDS_PER_HOUR = 3600
+
+
+def training_peak_tflops(gpu, training_precision: str) -> float:
+    """The peak training runs at: the dense FP8 peak in FP8 training on a GPU that has it, else BF16 (docs/method.md
+    §7: an A100 keeps its BF16 peak, and a check says so)."""
+    return gpu.fp8_tflops if training_precision == "fp8" and gpu.fp8_tflops else gpu.peak_tflops
 
 
 def training_flops(params, tokens, activation_recompute):
@@ -62,7 +69,8 @@ class HoursTable:
 
     @property
     def checks(self) -> dict[str, bool]:
-        return {"hours_reference_gpu_in_catalog": self.scalars["reference_gpu_found"]}
+        return {"hours_reference_gpu_in_catalog": self.scalars["reference_gpu_found"],
+                "hours_fp8_peak_found": self.scalars["fp8_peak_found"]}
 
     def to_json(self) -> dict:
         return {**self.scalars, "allocations": self.allocations, "reference": self.reference}
@@ -71,11 +79,12 @@ class HoursTable:
 def compute(scenario, tables) -> HoursTable:
     h, model, gpu = scenario.hours, scenario.chosen_model, scenario.chosen_gpu
     price = scenario.gpu_price
-    flops = training_flops(model.params, h.tokens, h.activation_recompute)
-    hours = gpu_hours(flops, gpu.peak_tflops, h.mfu)
+    peak = training_peak_tflops(gpu, scenario.training_precision)
+    flops = training_flops(active_params(model), h.tokens, h.activation_recompute)
+    hours = gpu_hours(flops, peak, h.mfu)
     allocated = allocated_gpu_hours(hours, h.productive_share)
     scalars = {
-        "gpu_peak_tflops": gpu.peak_tflops, "price_per_gpu_hour": price,
+        "gpu_peak_tflops": gpu.peak_tflops, "peak_tflops": peak, "price_per_gpu_hour": price,
         "ops_per_param_token": RECOMPUTE_OPS if h.activation_recompute else TRAINING_OPS,
         "training_flops": flops, "gpu_hours": hours, "allocated_gpu_hours": allocated,
         "cost": cost(allocated, price), "gpus": h.gpus, "days": wall_clock_days(allocated, h.gpus),
@@ -84,7 +93,7 @@ def compute(scenario, tables) -> HoursTable:
     rows = [("This run", h.gpus, h.mfu)] + [(f"Option {i}", a.gpus, a.mfu) for i, a in enumerate(h.allocations, 1)]
     gpus = np.array([r[1] for r in rows], dtype=float)
     mfu = np.array([r[2] for r in rows])
-    option_hours = gpu_hours(flops, gpu.peak_tflops, mfu)
+    option_hours = gpu_hours(flops, peak, mfu)
     option_allocated = allocated_gpu_hours(option_hours, h.productive_share)
     columns = {"gpus": gpus, "mfu": mfu, "gpu_hours": option_hours, "allocated_gpu_hours": option_allocated,
                "days": wall_clock_days(option_allocated, gpus), "cost": cost(option_allocated, price)}
@@ -104,6 +113,7 @@ def compute(scenario, tables) -> HoursTable:
                  for i, key in enumerate(shipped.REFERENCE_MODELS)]
     scalars["reference_gpu_peak_tflops"] = reference_gpu.peak_tflops
     scalars["reference_gpu_found"] = True  # the Catalog keeps every shipped id
+    scalars["fp8_peak_found"] = scenario.training_precision != "fp8" or bool(gpu.fp8_tflops)
     return HoursTable({k: plain(v) for k, v in scalars.items()}, allocations, reference)
 
 

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.shipped import SHARDED_FROM_STAGE, STRATEGIES, params_from_architecture  # noqa: F401 (the engine's too)
+from planner.shipped import SHARDED_FROM_STAGE, STRATEGIES
+from planner.engine.catalog_columns import model_columns
+from planner.engine.parameters import KV_BYTES_PER_VALUE, KV_TENSORS
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -25,8 +27,12 @@ OPTIMIZER_BYTES = 12  # FP32 master weights, momentum and variance: 4 + 4 + 4 = 
 # 5·a·s/h attention-score term that FlashAttention-style kernels do not store: bytes per s·b·h per layer.
 ACTIVATION_BYTES_PER_LAYER = 34
 CHECKPOINT_BYTES_PER_LAYER = 2  # a checkpointed layer keeps only its BF16 input: 2·s·b·h bytes
-KV_TENSORS = 2  # a key and a value per layer, head and position
-KV_BYTES_PER_VALUE = 2  # BF16 keys and values
+FP8_WEIGHT_COPY_BYTES = 1  # FP8 training: Transformer Engine keeps an FP8 copy of each weight beside the BF16 one
+# Activations of one MoE layer, bytes per token (llm-analysis's form, docs/method.md §7), all divided by t:
+MOE_ATTENTION_BYTES = 18  # 18·h: attention block and norms, Korthikanti's 34·h less the dense MLP's 16·h
+MOE_ROUTED_TOKEN_BYTES = 2  # 2·h per chosen expert: the permuted BF16 copy of the token sent to it
+SWIGLU_TENSOR_BYTES = 6  # 6·F per expert a token passes through: SwiGLU's three tensors of F, 2 bytes each
+ROUTER_LOGIT_BYTES = 4  # 4·E: the router's FP32 logits
 
 
 def data_parallel_degree(gpus, tensor_parallel, pipeline_parallel):
@@ -34,32 +40,9 @@ def data_parallel_degree(gpus, tensor_parallel, pipeline_parallel):
     return gpus / (tensor_parallel * pipeline_parallel)
 
 
-def model_parallel_share(params, tensor_parallel, pipeline_parallel):
-    """Parameters held by one GPU before any ZeRO sharding: Ψ / (t·p)."""
-    return params / (tensor_parallel * pipeline_parallel)
-
-
 def zero_divisor(zero_stage, sharded_from_stage, data_parallel):
     """d where the ZeRO stage shards this quantity (stage ≥ sharded_from_stage), else 1."""
     return np.where(np.asarray(zero_stage) >= sharded_from_stage, data_parallel, 1)
-
-
-def weights_gb(params, tensor_parallel, *, pipeline_parallel, data_parallel, zero_stage):
-    """2Ψ/(t·p), divided by d under ZeRO-3."""
-    share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
-    return WEIGHT_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["weights"], data_parallel) / GB
-
-
-def gradients_gb(params, tensor_parallel, *, pipeline_parallel, data_parallel, zero_stage):
-    """2Ψ/(t·p), divided by d under ZeRO-2 and ZeRO-3."""
-    share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
-    return GRADIENT_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["gradients"], data_parallel) / GB
-
-
-def optimizer_gb(params, tensor_parallel, *, pipeline_parallel, data_parallel, zero_stage):
-    """12Ψ/(t·p), divided by d under ZeRO-1, 2 and 3."""
-    share = model_parallel_share(params, tensor_parallel, pipeline_parallel)
-    return OPTIMIZER_BYTES * share / zero_divisor(zero_stage, SHARDED_FROM_STAGE["optimizer"], data_parallel) / GB
 
 
 def layer_activations_gb(sequence_length, micro_batch, *, hidden, tensor_parallel):
@@ -67,40 +50,101 @@ def layer_activations_gb(sequence_length, micro_batch, *, hidden, tensor_paralle
     return ACTIVATION_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
 
 
-def activations_gb(layers, hidden, *, sequence_length, micro_batch, tensor_parallel, checkpointing):
-    """Activations on the first pipeline stage.
+# Training memory, dense or with expert parallelism (docs/method.md §1, §7) -----------------------------------
+def expert_data_parallel_degree(gpus, pipeline_parallel, expert_parallel):
+    """d_e = N / (p·e): the replicas of each expert, which ZeRO shards expert state over (not d: the EleutherAI
+    calculator's bug)."""
+    return gpus / (pipeline_parallel * expert_parallel)
 
-    Without checkpointing L·a: with 1F1B the first stage holds p micro-batches × L/p layers, so p does not divide it.
-    With checkpointing each layer keeps its input, L·2·s·b·h/t, plus one layer being recomputed, a.
-    """
-    a = layer_activations_gb(sequence_length, micro_batch, hidden=hidden, tensor_parallel=tensor_parallel)
+
+def non_expert_params_per_gpu(params, routed, tensor_parallel, pipeline_parallel):
+    """(Ψ − Ψ_routed) / (t·p): attention, embeddings, norms, routers and shared experts held by one GPU."""
+    return (params - routed) / (tensor_parallel * pipeline_parallel)
+
+
+def expert_params_per_gpu(routed, pipeline_parallel, expert_parallel):
+    """Ψ_routed / (p·e): the routed experts held by one GPU."""
+    return routed / (pipeline_parallel * expert_parallel)
+
+
+def _state_gb(bytes_per_param, sharded_from_stage, non_expert, expert, data_parallel, expert_data_parallel,
+              zero_stage):
+    """bytes·(non-expert / d + expert / d_e) in GB, each divided only where the ZeRO stage shards this quantity."""
+    return bytes_per_param * (non_expert / zero_divisor(zero_stage, sharded_from_stage, data_parallel)
+                              + expert / zero_divisor(zero_stage, sharded_from_stage, expert_data_parallel)) / GB
+
+
+def weights_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+    """2 bytes per BF16 weight, divided by d (non-expert) and d_e (expert) under ZeRO-3 (ZeRO paper)."""
+    return _state_gb(WEIGHT_BYTES, SHARDED_FROM_STAGE["weights"], non_expert, expert, data_parallel,
+                     expert_data_parallel, zero_stage)
+
+
+def fp8_weight_copy_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+    """1 byte per parameter for the FP8 copy Transformer Engine keeps, sharded as the weights are (÷ d under ZeRO-3)."""
+    return _state_gb(FP8_WEIGHT_COPY_BYTES, SHARDED_FROM_STAGE["weights"], non_expert, expert, data_parallel,
+                     expert_data_parallel, zero_stage)
+
+
+def gradients_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+    """2 bytes per BF16 gradient, divided by d and d_e under ZeRO-2 and ZeRO-3 (ZeRO paper)."""
+    return _state_gb(GRADIENT_BYTES, SHARDED_FROM_STAGE["gradients"], non_expert, expert, data_parallel,
+                     expert_data_parallel, zero_stage)
+
+
+def optimizer_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+    """12 bytes of Adam state per parameter (FP32 master weights, momentum, variance: 4 + 4 + 4), divided by d and
+    d_e under ZeRO-1, 2 and 3 (ZeRO paper's K = 12)."""
+    return _state_gb(OPTIMIZER_BYTES, SHARDED_FROM_STAGE["optimizer"], non_expert, expert, data_parallel,
+                     expert_data_parallel, zero_stage)
+
+
+def moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
+                             shared_expert_ffn, tensor_parallel):
+    """s·b·(18·h + 6·F_s + k·(2·h + 6·F_e) + 4·E)/t: one MoE layer's stored activations (llm-analysis's form)."""
+    per_token = (MOE_ATTENTION_BYTES * hidden + SWIGLU_TENSOR_BYTES * shared_expert_ffn
+                 + experts_per_token * (MOE_ROUTED_TOKEN_BYTES * hidden + SWIGLU_TENSOR_BYTES * expert_ffn)
+                 + ROUTER_LOGIT_BYTES * experts)
+    return sequence_length * micro_batch * per_token / tensor_parallel / GB
+
+
+def moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, expert_ffn, shared_expert_ffn,
+                       sequence_length, micro_batch, tensor_parallel, checkpointing):
+    """First-stage activations: L_d·34·s·b·h/t + L_moe·(one MoE layer); with checkpointing L·2·s·b·h/t plus the
+    largest layer being recomputed (Korthikanti et al. 2022 for the dense layers and the kept inputs)."""
+    dense = layer_activations_gb(sequence_length, micro_batch, hidden=hidden, tensor_parallel=tensor_parallel)
+    moe = moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
+                                   shared_expert_ffn, tensor_parallel)
+    dense_layers = layers - moe_layers
     kept_inputs = layers * CHECKPOINT_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
-    return np.where(checkpointing, kept_inputs + a, layers * a)
+    largest = np.maximum(np.where(np.asarray(dense_layers) > 0, dense, 0), np.where(np.asarray(moe_layers) > 0, moe, 0))
+    return np.where(checkpointing, kept_inputs + largest, dense_layers * dense + moe_layers * moe)
 
 
-def training_memory_gb(params, layers, *, hidden, gpus, tensor_parallel, pipeline_parallel, zero_stage,
-                       sequence_length, micro_batch, checkpointing, capacity_gb) -> dict[str, np.ndarray]:
-    """The training rows of docs/method.md §1 for any number of configurations in one call (arguments broadcast
-    together): weights, gradients, optimizer state, model state, activations, total, fits and headroom in GB."""
+def training_memory_gb(*, params, layers, hidden, gpus, tensor_parallel, pipeline_parallel, zero_stage, sequence_length,
+                       micro_batch, checkpointing, capacity_gb, routed=0, moe_layers=0, experts=0, experts_per_token=0,
+                       expert_ffn=0, shared_expert_ffn=0, expert_parallel=1, fp8=False) -> dict:
+    """The training rows of docs/method.md §1 and §7 for any number of configurations in one call (arguments
+    broadcast together), in GB: weights, the FP8 weight copy (with `fp8`), gradients, optimizer state, model state,
+    activations, total, fits and headroom. A dense model (routed = 0, moe_layers = 0) gives §1's rows; a mixture of
+    experts shards its routed experts over expert parallelism e and their ZeRO state over d_e."""
     d = data_parallel_degree(gpus, tensor_parallel, pipeline_parallel)
-    weights = weights_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
-        zero_stage=zero_stage)
-    gradients = gradients_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
-        zero_stage=zero_stage)
-    optimizer = optimizer_gb(params, tensor_parallel, pipeline_parallel=pipeline_parallel, data_parallel=d,
-        zero_stage=zero_stage)
-    activations = activations_gb(layers, hidden, sequence_length=sequence_length, micro_batch=micro_batch,
-        tensor_parallel=tensor_parallel, checkpointing=checkpointing)
-    state = weights + gradients + optimizer
+    d_e = expert_data_parallel_degree(gpus, pipeline_parallel, expert_parallel)
+    non_expert = non_expert_params_per_gpu(params, routed, tensor_parallel, pipeline_parallel)
+    expert = expert_params_per_gpu(routed, pipeline_parallel, expert_parallel)
+    weights = weights_gb(non_expert, expert, d, d_e, zero_stage)
+    fp8_copy = np.where(fp8, fp8_weight_copy_gb(non_expert, expert, d, d_e, zero_stage), 0.0)
+    gradients = gradients_gb(non_expert, expert, d, d_e, zero_stage)
+    optimizer = optimizer_gb(non_expert, expert, d, d_e, zero_stage)
+    activations = moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, expert_ffn,
+                                     shared_expert_ffn, sequence_length, micro_batch, tensor_parallel, checkpointing)
+    state = weights + fp8_copy + gradients + optimizer
     total = state + activations
-    return {"weights_gb": weights, "gradients_gb": gradients, "optimizer_gb": optimizer, "model_state_gb": state,
+    return {"data_parallel": d, "expert_data_parallel": d_e, "non_expert_params_per_gpu": non_expert,
+            "expert_params_per_gpu": expert, "weights_gb": weights, "fp8_weight_copy_gb": fp8_copy,
+            "gradients_gb": gradients, "optimizer_gb": optimizer, "model_state_gb": state,
             "activations_gb": np.broadcast_to(activations, np.shape(total)), "total_gb": total,
             "fits": total <= capacity_gb, "headroom_gb": capacity_gb - total}
-
-
-def kv_bytes_per_token(layers, kv_heads, head_dim):
-    """2 (K and V) · L · kv_heads · head_dim · 2 bytes: 128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B."""
-    return KV_TENSORS * layers * kv_heads * head_dim * KV_BYTES_PER_VALUE
 
 
 def serving_kv_gb(users, serving_sequence_length, kv_bytes_per_gpu):
@@ -109,7 +153,10 @@ def serving_kv_gb(users, serving_sequence_length, kv_bytes_per_gpu):
 
 
 # The table for one scenario -------------------------------------------------------------------------------
-LOOKUPS = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "gpu_memory_gb")
+MODEL_LOOKUPS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "gated", "tied_embeddings", "experts",
+                 "experts_per_token", "expert_ffn", "shared_expert_ffn", "kv_lora_rank", "q_lora_rank",
+                 "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+LOOKUPS = ("params", *MODEL_LOOKUPS, "active_params", "routed_params", "moe_layer_count", "gpu_memory_gb")
 SERVING_ROWS = ("serving_weights_gb", "kv_bytes_per_token", "kv_kib_per_token", "serving_kv_gb",
                 "serving_total_gb", "serving_capacity_gb", "serving_fits", "serving_headroom_gb")
 
@@ -142,6 +189,7 @@ class MemoryTable:
             "memory_training_total_gb": sel["total_gb"], "memory_training_fits": sel["fits"],
             "memory_serving_weights_gb": s["serving_weights_gb"], "memory_serving_kv_gb": s["serving_kv_gb"],
             "memory_serving_total_gb": s["serving_total_gb"], "memory_serving_fits": s["serving_fits"],
+            "model_active_params": s["active_params"],
         }
 
     @property
@@ -151,6 +199,7 @@ class MemoryTable:
             "memory_data_parallel_whole": s["data_parallel"] >= 1 and float(s["data_parallel"]).is_integer(),
             "memory_tensor_parallel_divides_heads": s["heads"] % s["tensor_parallel"] == 0,
             "memory_pipeline_within_layers": s["pipeline_parallel"] <= s["layers"],
+            "memory_expert_parallel_divides": s["expert_parallel_fits"],
         }
 
     def to_json(self) -> dict:
@@ -165,13 +214,20 @@ class MemoryTable:
 
 def compute(scenario, tables) -> MemoryTable:
     model, gpu, m, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.memory, scenario.serving
-    t, p = m.tensor_parallel, m.pipeline_parallel
-    d = data_parallel_degree(m.gpus, t, p)
+    columns = model_columns(model)
+    t, p, e = m.tensor_parallel, m.pipeline_parallel, m.expert_parallel
+    fp8 = scenario.training_precision == "fp8"
     stage = np.array([*STRATEGIES.values(), STRATEGIES[m.strategy]])  # every strategy, then the scenario's
-    rows = training_memory_gb(model.params, model.layers, hidden=model.hidden, gpus=m.gpus, tensor_parallel=t,
-                              pipeline_parallel=p, zero_stage=stage, sequence_length=m.sequence_length,
-                              micro_batch=m.micro_batch, checkpointing=m.activation_checkpointing,
-                                  capacity_gb=gpu.memory_gb)
+    moe = {"routed": columns["routed_params"], "moe_layers": columns["moe_layer_count"], "experts": model.experts,
+           "experts_per_token": model.experts_per_token, "expert_ffn": model.expert_ffn,
+           "shared_expert_ffn": model.shared_expert_ffn}
+    rows = training_memory_gb(params=model.params, layers=model.layers, hidden=model.hidden, gpus=m.gpus,
+                              tensor_parallel=t, pipeline_parallel=p, zero_stage=stage,
+                              sequence_length=m.sequence_length, micro_batch=m.micro_batch,
+                              checkpointing=m.activation_checkpointing, capacity_gb=gpu.memory_gb, expert_parallel=e,
+                              fp8=fp8, **moe)
+    shared = {key: rows.pop(key) for key in ("data_parallel", "expert_data_parallel", "non_expert_params_per_gpu",
+                                             "expert_params_per_gpu")}
     activations = rows["activations_gb"][-1]
     shards = {f"shards_{what}": stage >= first for what, first in SHARDED_FROM_STAGE.items()}
     training = {"zero_stage": stage, **shards, **rows, "capacity_gb": np.full(len(stage), float(gpu.memory_gb))}
@@ -181,17 +237,23 @@ def compute(scenario, tables) -> MemoryTable:
     s_weights = serving["weights_gb"]
     s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv)
     s_total = s_weights + s_kv
+    lookups = {key: getattr(model, key) for key in MODEL_LOOKUPS}
     scalars = {
-        "params": model.params, "layers": model.layers, "hidden": model.hidden, "heads": model.heads,
-        "kv_heads": model.kv_heads, "head_dim": model.head_dim, "gpu_memory_gb": gpu.memory_gb,
-        "tensor_parallel": t, "pipeline_parallel": p, "serving_tensor_parallel": sv.tensor_parallel,
-        "data_parallel": d, "params_per_gpu": model_parallel_share(model.params, t, p),
+        "params": model.params, **lookups, "active_params": columns["active_params"],
+        "routed_params": columns["routed_params"], "moe_layer_count": columns["moe_layer_count"],
+        "gpu_memory_gb": gpu.memory_gb, "tensor_parallel": t, "pipeline_parallel": p, "expert_parallel": e,
+        "serving_tensor_parallel": sv.tensor_parallel, "training_fp8": fp8,
+        **{key: np.asarray(value).flat[-1] for key, value in shared.items()},
         "layer_activations_gb": layer_activations_gb(m.sequence_length, m.micro_batch, hidden=model.hidden,
-            tensor_parallel=t),
+                                                     tensor_parallel=t),
+        "moe_layer_activations_gb": moe_layer_activations_gb(
+            m.sequence_length, m.micro_batch, model.hidden, model.experts, model.experts_per_token,
+            model.expert_ffn, model.shared_expert_ffn, t) if model.experts else 0.0,
         "stage_activations_gb": activations,
         "serving_weights_gb": s_weights, "kv_bytes_per_token": kv, "kv_kib_per_token": kv / 1024,
         "serving_kv_gb": s_kv, "serving_total_gb": s_total, "serving_capacity_gb": gpu.memory_gb,
         "serving_fits": s_total <= gpu.memory_gb, "serving_headroom_gb": gpu.memory_gb - s_total,
+        "expert_parallel_fits": (m.gpus // p) % e == 0 and (model.experts % e == 0 if model.experts else e == 1),
     }
     return MemoryTable(m.strategy, {k: plain(v) for k, v in scalars.items()},
                        {k: [plain(x) for x in v] for k, v in training.items()})
@@ -209,6 +271,16 @@ CONSTANTS = [
                  source="Korthikanti et al. 2022, Table 2, without the attention scores FlashAttention does not store"),
     Constant("checkpoint_bytes_per_layer", CHECKPOINT_BYTES_PER_LAYER, label="Bytes per s·b·h per checkpointed layer",
              unit="bytes", source="A checkpointed layer keeps only its BF16 input (Korthikanti et al. 2022)"),
+    Constant("fp8_weight_copy_bytes", FP8_WEIGHT_COPY_BYTES, label="Bytes per parameter of the FP8 weight copy",
+             unit="bytes", source="FP8 training: Transformer Engine keeps an FP8 copy beside the BF16 weights"),
+    Constant("moe_attention_bytes", MOE_ATTENTION_BYTES, label="MoE layer: activation bytes per s·b·h outside the "
+             "experts", unit="bytes", source="Korthikanti's 34·h less the dense MLP's 16·h (llm-analysis)"),
+    Constant("moe_routed_token_bytes", MOE_ROUTED_TOKEN_BYTES, label="MoE layer: bytes per h per routed token",
+             unit="bytes", source="The permuted BF16 copy of each token sent to an expert"),
+    Constant("swiglu_tensor_bytes", SWIGLU_TENSOR_BYTES, label="MoE layer: bytes per F per expert a token passes",
+             unit="bytes", source="SwiGLU's three tensors of F, 2 bytes each"),
+    Constant("router_logit_bytes", ROUTER_LOGIT_BYTES, label="MoE layer: bytes per expert per token (router)",
+             unit="bytes", source="The router's FP32 logits"),
     Constant("kv_tensors_per_layer", KV_TENSORS, label="KV-cache tensors per layer", unit="tensors",
         source="A key and a value"),
     Constant("kv_bytes_per_value", KV_BYTES_PER_VALUE, label="Bytes per KV-cache value", unit="bytes",

@@ -1,5 +1,5 @@
-"""Parameter counts, KV cache per token and training memory for dense, mixture-of-experts and MLA models
-(docs/method.md §7).
+"""Parameter counts and KV cache per token for dense, mixture-of-experts and MLA models (docs/method.md §7); the
+training memory they need is planner/engine/memory.py's.
 
 Every function takes scalars or numpy arrays (broadcast together). Whole-number scalars stay Python ints, so a count
 is exact however large; arrays follow numpy's rules (pass floats for sizes beyond int64). Model arguments are named
@@ -11,19 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from planner.engine.memory import (CHECKPOINT_BYTES_PER_LAYER, GB, GRADIENT_BYTES, KV_BYTES_PER_VALUE, KV_TENSORS,
-                                   OPTIMIZER_BYTES, SHARDED_FROM_STAGE, WEIGHT_BYTES, data_parallel_degree,
-                                   layer_activations_gb, zero_divisor)
 
+KV_TENSORS = 2  # a key and a value per layer, head and position
+KV_BYTES_PER_VALUE = 2  # BF16 keys and values
 GATED_MATRICES = 3  # SwiGLU: gate, up and down projections, 3·h·F
 UNGATED_MATRICES = 2  # GeLU: up and down projections, 2·h·F
 NORMS_PER_LAYER = 2  # two RMSNorm weight vectors of h per layer (before attention, before the FFN)
-FP8_WEIGHT_COPY_BYTES = 1  # Transformer Engine keeps an FP8 copy of each weight beside the BF16 one
-# Activations of one MoE layer, bytes per token (llm-analysis's form, docs/method.md §7), all divided by t:
-MOE_ATTENTION_BYTES = 18  # 18·h: attention block and norms, Korthikanti's 34·h less the dense MLP's 16·h
-MOE_ROUTED_TOKEN_BYTES = 2  # 2·h per chosen expert: the permuted BF16 copy of the token sent to it
-SWIGLU_TENSOR_BYTES = 6  # 6·F per expert a token passes through: SwiGLU's three tensors of F, 2 bytes each
-ROUTER_LOGIT_BYTES = 4  # 4·E: the router's FP32 logits
 
 
 def _where(condition, if_true, if_false):
@@ -156,98 +149,3 @@ def kv_bytes_per_token(layers, kv_heads, head_dim, kv_lora_rank=0, qk_rope_head_
     return _where(np.asarray(kv_lora_rank) > 0,
                   mla_kv_bytes_per_token(layers, kv_lora_rank, qk_rope_head_dim, kv_bytes),
                   gqa_kv_bytes_per_token(layers, kv_heads, head_dim, kv_bytes))
-
-
-# Training memory with expert parallelism ---------------------------------------------------------------------
-def expert_data_parallel_degree(gpus, pipeline_parallel, expert_parallel):
-    """d_e = N / (p·e): the replicas of each expert, which ZeRO shards expert state over (not d: the EleutherAI
-    calculator's bug)."""
-    return gpus / (pipeline_parallel * expert_parallel)
-
-
-def non_expert_params_per_gpu(params, routed, tensor_parallel, pipeline_parallel):
-    """(Ψ − Ψ_routed) / (t·p): attention, embeddings, norms, routers and shared experts held by one GPU."""
-    return (params - routed) / (tensor_parallel * pipeline_parallel)
-
-
-def expert_params_per_gpu(routed, pipeline_parallel, expert_parallel):
-    """Ψ_routed / (p·e): the routed experts held by one GPU."""
-    return routed / (pipeline_parallel * expert_parallel)
-
-
-def _state_gb(bytes_per_param, sharded_from_stage, non_expert, expert, data_parallel, expert_data_parallel,
-              zero_stage):
-    """bytes·(non-expert / d + expert / d_e) in GB, each divided only where the ZeRO stage shards this quantity."""
-    return bytes_per_param * (non_expert / zero_divisor(zero_stage, sharded_from_stage, data_parallel)
-                              + expert / zero_divisor(zero_stage, sharded_from_stage, expert_data_parallel)) / GB
-
-
-def weights_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
-    """2 bytes per BF16 weight, divided by d (non-expert) and d_e (expert) under ZeRO-3 (ZeRO paper)."""
-    return _state_gb(WEIGHT_BYTES, SHARDED_FROM_STAGE["weights"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
-
-
-def fp8_weight_copy_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
-    """1 byte per parameter for the FP8 copy Transformer Engine keeps, sharded as the weights are (÷ d under ZeRO-3)."""
-    return _state_gb(FP8_WEIGHT_COPY_BYTES, SHARDED_FROM_STAGE["weights"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
-
-
-def gradients_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
-    """2 bytes per BF16 gradient, divided by d and d_e under ZeRO-2 and ZeRO-3 (ZeRO paper)."""
-    return _state_gb(GRADIENT_BYTES, SHARDED_FROM_STAGE["gradients"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
-
-
-def optimizer_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
-    """12 bytes of Adam state per parameter (FP32 master weights, momentum, variance: 4 + 4 + 4), divided by d and
-    d_e under ZeRO-1, 2 and 3 (ZeRO paper's K = 12)."""
-    return _state_gb(OPTIMIZER_BYTES, SHARDED_FROM_STAGE["optimizer"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
-
-
-def moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
-                             shared_expert_ffn, tensor_parallel):
-    """s·b·(18·h + 6·F_s + k·(2·h + 6·F_e) + 4·E)/t: one MoE layer's stored activations (llm-analysis's form)."""
-    per_token = (MOE_ATTENTION_BYTES * hidden + SWIGLU_TENSOR_BYTES * shared_expert_ffn
-                 + experts_per_token * (MOE_ROUTED_TOKEN_BYTES * hidden + SWIGLU_TENSOR_BYTES * expert_ffn)
-                 + ROUTER_LOGIT_BYTES * experts)
-    return sequence_length * micro_batch * per_token / tensor_parallel / GB
-
-
-def moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, expert_ffn, shared_expert_ffn,
-                       sequence_length, micro_batch, tensor_parallel, checkpointing):
-    """First-stage activations: L_d·34·s·b·h/t + L_moe·(one MoE layer); with checkpointing L·2·s·b·h/t plus the
-    largest layer being recomputed (Korthikanti et al. 2022 for the dense layers and the kept inputs)."""
-    dense = layer_activations_gb(sequence_length, micro_batch, hidden=hidden, tensor_parallel=tensor_parallel)
-    moe = moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
-                                   shared_expert_ffn, tensor_parallel)
-    dense_layers = layers - moe_layers
-    kept_inputs = layers * CHECKPOINT_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
-    largest = np.maximum(_where(np.asarray(dense_layers) > 0, dense, 0), _where(np.asarray(moe_layers) > 0, moe, 0))
-    return _where(checkpointing, kept_inputs + largest, dense_layers * dense + moe_layers * moe)
-
-
-def moe_training_memory_gb(*, params, routed, layers, moe_layers, hidden, experts, experts_per_token, expert_ffn,
-                           shared_expert_ffn, gpus, tensor_parallel, pipeline_parallel, expert_parallel, zero_stage,
-                           sequence_length, micro_batch, checkpointing, capacity_gb, fp8=False) -> dict:
-    """docs/method.md §7's training rows with expert parallelism e, in GB (arguments broadcast together); with `fp8` the
-    FP8 weight copy is added. A dense model (routed = 0, moe_layers = 0) gives §1's rows."""
-    d = data_parallel_degree(gpus, tensor_parallel, pipeline_parallel)
-    d_e = expert_data_parallel_degree(gpus, pipeline_parallel, expert_parallel)
-    non_expert = non_expert_params_per_gpu(params, routed, tensor_parallel, pipeline_parallel)
-    expert = expert_params_per_gpu(routed, pipeline_parallel, expert_parallel)
-    weights = weights_gb(non_expert, expert, d, d_e, zero_stage)
-    fp8_copy = _where(fp8, fp8_weight_copy_gb(non_expert, expert, d, d_e, zero_stage), 0.0)
-    gradients = gradients_gb(non_expert, expert, d, d_e, zero_stage)
-    optimizer = optimizer_gb(non_expert, expert, d, d_e, zero_stage)
-    activations = moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, expert_ffn,
-                                     shared_expert_ffn, sequence_length, micro_batch, tensor_parallel, checkpointing)
-    state = weights + fp8_copy + gradients + optimizer
-    total = state + activations
-    return {"data_parallel": d, "expert_data_parallel": d_e, "non_expert_params_per_gpu": non_expert,
-            "expert_params_per_gpu": expert, "weights_gb": weights, "fp8_weight_copy_gb": fp8_copy,
-            "gradients_gb": gradients, "optimizer_gb": optimizer, "model_state_gb": state,
-            "activations_gb": activations, "total_gb": total, "fits": total <= capacity_gb,
-            "headroom_gb": capacity_gb - total}

@@ -15,7 +15,7 @@ import numpy as np
 
 from planner.engine.cluster import ROUNDING_DECIMALS  # the sheet's 15-digit arithmetic: INT9 as CEIL9
 from planner.engine.crossover import SERVING_OPS  # 2 FLOP per parameter per token, forward (Kaplan et al. 2020)
-from planner.engine.memory import KV_TENSORS  # a key and a value per layer
+from planner.engine.parameters import KV_TENSORS  # a key and a value per layer
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -63,11 +63,12 @@ def expected_experts(experts, experts_per_token, tokens):
     return np.where(experts > 0, experts * (1 - (1 - share) ** np.asarray(tokens, dtype=float)), 0.0)
 
 
-def streamed_params(multiplied, tokens, hidden=0, experts=0, experts_per_token=0, expert_ffn=0, moe_layers=0):
+def streamed_params(multiplied, tokens, hidden=0, experts=0, experts_per_token=0, expert_ffn=0, moe_layers=0,
+                    gated=True):
     """S(n): parameters one pass over n tokens reads from HBM. Dense: Ψ_mm. MoE (§7): Ψ_mm − L_moe·k·3·h·F_e +
     L_moe·3·h·F_e·E·(1 − (1 − k/E)^n), the routed experts its tokens touch in place of the k that Ψ_active counts
     (n = s for TTFT, B·s for a batch's prefill, B for a decode step)."""
-    expert = 3 * np.asarray(hidden, dtype=float) * expert_ffn  # SwiGLU's three matrices per routed expert
+    expert = np.where(gated, 3, 2) * np.asarray(hidden, dtype=float) * expert_ffn  # SwiGLU's 3 matrices, GeLU's 2
     touched = expected_experts(experts, experts_per_token, tokens)
     moe = multiplied - moe_layers * experts_per_token * expert + moe_layers * expert * touched
     return np.where(np.asarray(experts) > 0, moe, multiplied)
@@ -277,6 +278,7 @@ class Replica:
     vocab: int
     active_params: float | None = None  # Ψ_active; None = Ψ (dense)
     tied_embeddings: bool = False
+    gated: bool = True  # SwiGLU experts (3·h·F_e), else GeLU (2·h·F_e)
     experts: int = 0  # E, 0 = dense
     experts_per_token: int = 0  # k
     expert_ffn: int = 0  # F_e
@@ -315,7 +317,8 @@ class Replica:
         precisions = PRECISIONS if precisions is None else precisions
         weight = vars(precisions[getattr(serving, "weight_precision", "bf16")])
         kv = vars(precisions[getattr(serving, "kv_precision", "bf16")])
-        model_fields = ("active_params", "tied_embeddings", "experts", "experts_per_token", "expert_ffn", "moe_layers",
+        model_fields = ("active_params", "tied_embeddings", "gated", "experts", "experts_per_token", "expert_ffn",
+                        "moe_layers",
                         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
         serving_fields = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
                           "bandwidth_efficiency", "memory_reserve", "overhead_ms")
@@ -373,7 +376,7 @@ class Replica:
         """S(n)."""
         moe_layers = (self.layers if self.experts > 0 else 0) if self.moe_layers is None else self.moe_layers
         return streamed_params(self.psi_mm, tokens, self.hidden, self.experts, self.experts_per_token,
-                               self.expert_ffn, moe_layers)
+                               self.expert_ffn, moe_layers, self.gated)
 
     def all_reduce(self, tokens):
         """AR(n) in seconds."""
@@ -601,9 +604,12 @@ DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_
 
 def replica_of(scenario, gpu=None) -> Replica:
     """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
-    merged = scenario.merged_catalog
+    from planner.engine.catalog_columns import active_params
+
+    merged, model = scenario.merged_catalog, scenario.chosen_model
     gpu = gpu or scenario.chosen_gpu
-    return Replica.from_parts(scenario.chosen_model, gpu, scenario.serving, gpu.price_per_hour, merged.precisions)
+    return replace(Replica.from_parts(model, gpu, scenario.serving, gpu.price_per_hour, merged.precisions),
+                   active_params=active_params(model))
 
 
 def compute(scenario, tables) -> ServingTable:

@@ -35,6 +35,9 @@ class Memory(Section):
                                   kind="count")
     activation_checkpointing: bool = declared(False, "Activation checkpointing", "", "Keep each layer's input and "
                                               "recompute the rest in the backward pass.", kind="bool")
+    expert_parallel: Count = declared(1, "Expert parallel e", "GPUs", "A mixture of experts: the routed experts "
+                                      "split over e GPUs (e divides N / p and the experts); 1 for a dense model.",
+                                      kind="count")
 
     @model_validator(mode="after")
     def _whole_data_parallel(self):
@@ -60,7 +63,10 @@ def cross_checks(scenario, catalog) -> list:
     if model.heads % t:
         problems.append((("memory", "tensor_parallel"), t, f"tensor parallel {t} does not divide the "
                          f"{model.heads} attention heads of {model.id}; allowed: {divisors(model.heads)}"))
-    p = scenario.memory.pipeline_parallel
+    p, e = scenario.memory.pipeline_parallel, scenario.memory.expert_parallel
+    if (scenario.memory.gpus // p) % e or (model.experts % e if model.experts else e != 1):
+        allowed = "it must divide N / p and the experts" if model.experts else f"{model.id} is dense: 1"
+        problems.append((("memory", "expert_parallel"), e, f"expert parallel {e} does not fit {model.id}: {allowed}"))
     if p > model.layers:
         problems.append((("memory", "pipeline_parallel"), p, f"pipeline parallel {p} exceeds the {model.layers} "
                          f"layers of {model.id}: each stage needs at least one layer"))

@@ -21,7 +21,8 @@ def findings(results) -> list[str]:
     precision = f"{sv.weight_precision} weights and {sv.kv_precision} KV cache"
     if s["max_concurrency"] == 0:
         fit = (f"Serving {scenario.model} on {replica} with {precision}: not one {number(sv.sequence_length)}-token "
-               f"sequence fits (the weights take {gb(s['weights_gb'])} GB per GPU of {gb(s['pool_gb'] + s['weights_gb'])}"
+               f"sequence fits (the weights take {gb(s['weights_gb'])} GB per GPU of "
+               f"{gb(s['pool_gb'] + s['weights_gb'])}"
                f" GB after the reserve).")
     else:
         fit = (f"Serving {scenario.model} on {replica} with {precision}: {number(s['max_concurrency'])} sequences of "

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, create_model, field_validator
 
 from planner import shipped
 from planner.scenario import sweep as sweeps
-from planner.scenario.catalog_entries import (CatalogSection, CustomGPU, CustomModel, GPUEntry, ModelEntry, merge,
-                                              without_shipped)
+from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, CustomGPU, CustomModel, GPUEntry,
+                                              ModelWithConfig, config_id, merge, read_configs, without_shipped)
 from planner.scenario.declare import UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
 from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, unknown
 from planner.tables import TABLES, sections
@@ -39,6 +39,9 @@ class General(Section):
                                              "price.", kind="text", choices="catalog_gpu_ids")
     price_per_gpu_hour: Money | None = None  # overrides the chosen GPU's Catalog price (moved there when read)
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "USD"
+    training_precision: Literal["bf16", "fp8"] = declared(
+        "bf16", "Training precision", "", "fp8: GEMMs at the GPU's FP8 peak (Hours) and an FP8 copy of the weights "
+        "(Memory); a GPU without FP8 keeps its BF16 peak.", kind="text")
     _source: Path | None = PrivateAttr(default=None)  # the file it was read from; relative paths start there
     _merged: shipped.Catalog | None = PrivateAttr(default=None)
     _external: dict = PrivateAttr(default_factory=dict)  # table key → its external data (Goodput's logs)
@@ -136,17 +139,23 @@ def slugify(name: str) -> str:
 
 
 # Reading a scenario ------------------------------------------------------------------------------------------
-def _canonical(scenario) -> list[Problem]:
+def _canonical(scenario, folder: Path) -> list[Problem]:
     """One spelling per scenario, so a workbook reads back as the scenario that made it: inline custom entries
-    join `catalog` under their names, the price override becomes the chosen GPU's Catalog price, overrides equal
-    to what ships are dropped, and each table fills in what follows from other inputs."""
+    join `catalog` under their names, models read from a config.json get its fields, the price override becomes
+    the chosen GPU's Catalog price, overrides equal to what ships are dropped, and each table fills in what follows
+    from other inputs."""
     own, problems = scenario.catalog, []
-    for field, entries, entry_type in (("model", own.models, ModelEntry), ("gpu", own.gpus, GPUEntry)):
+    for field, entries, entry_type in (("model", own.models, ModelWithConfig), ("gpu", own.gpus, GPUEntry)):
         inline = getattr(scenario, field)
         if isinstance(inline, str):
             continue
         entry = entry_type(**inline.model_dump(exclude={"name"}, exclude_none=True))
         kind = "models" if field == "model" else "gpus"
+        if inline.name is None:  # a model read from its config.json, named after the file's folder
+            inline.name = config_id(entry.config, folder) if entry.config else None
+            if inline.name is None:
+                problems.append(((field,), None, "a model of your own needs a name (or a config)"))
+                continue
         if inline.name in entries and entries[inline.name] != entry:
             problems.append(((field,), None, f"'{inline.name}' is given here and in catalog.{kind} with other "
                              f"fields: give it once"))
@@ -154,6 +163,9 @@ def _canonical(scenario) -> list[Problem]:
         entries[inline.name] = entry
         setattr(scenario, field, inline.name)
         scenario.alias(("catalog", kind, inline.name), (field,))
+    problems += read_configs(own, folder)
+    for model in own.models.values():  # the config.json's fields stand in place of its path
+        model.config = None
     if scenario.price_per_gpu_hour is not None:
         entry = own.gpus.get(scenario.gpu) or GPUEntry()
         own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
@@ -164,9 +176,17 @@ def _canonical(scenario) -> list[Problem]:
             entries[key] = without_shipped(entries[key], shipped_entries.get(key))
             if entries[key] is None:
                 del entries[key]
-    for model in own.models.values():  # a new model's head dim as the Catalog row shows it
+    for key, model in own.models.items():  # a new model as its Catalog row shows it: head dim filled in, a dense
+        # grouped-query model's defaults (blank cells) left out
         if model.head_dim is None and model.hidden and model.heads and model.hidden % model.heads == 0:
             model.head_dim = model.hidden // model.heads
+        if key not in shipped.MODELS:
+            for field, default in MODEL_DEFAULTS.items():
+                if getattr(model, field) == default:
+                    setattr(model, field, None)
+    for key, gpu in own.gpus.items():
+        if key not in shipped.GPUS and gpu.gpus_per_node == shipped.GPU.gpus_per_node:
+            gpu.gpus_per_node = None
     for entries, shipped_entries in ((own.traffic_presets, shipped.TRAFFIC_PRESETS),
                                      (own.profiles, shipped.PROFILES)):
         for key in [k for k, v in entries.items() if k in shipped_entries and tuple(sweeps.listed(v)) == tuple(
@@ -195,8 +215,19 @@ def _cross_checks(scenario) -> list[Problem]:
     return problems
 
 
-def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = None) -> Scenario:
-    """Validate already-loaded data; raise ScenarioError with every problem found."""
+def _written_at(key: tuple, aliases: dict) -> tuple:
+    """A key path as the user wrote it: catalog.models.<name>.x of an inline model is model.x."""
+    for alias, at in aliases.items():
+        if key[:len(alias)] == alias:
+            return at + key[len(alias):]
+    return key
+
+
+def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = None,
+                   folder: Path | None = None) -> Scenario:
+    """Validate already-loaded data; raise ScenarioError with every problem found. Files it names (a model's
+    config.json) are read relative to `folder` (default: the working folder)."""
+    folder = folder or Path.cwd()
     if not isinstance(data, dict):
         raise ScenarioError([f"{source}: the file must be a mapping of keys (name: ..., model: ...),"
                              f" not {type(data).__name__}"])
@@ -206,12 +237,14 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
     except ValidationError as exc:
         raise ScenarioError([describe(Scenario, e, source, lines) for e in exc.errors()],
                             [tuple(p for p in e["loc"] if p not in UNION_TAGS) for e in exc.errors()]) from None
-    problems = _canonical(scenario)
+    problems = _canonical(scenario, folder)
     problems = problems or _cross_checks(scenario)
     if problems:
         located = {**lines, **{key: lines[at] for key, at in scenario._aliases.items() if at in lines}}
+        problems = [(_written_at(p[0], scenario._aliases), *p[1:]) for p in problems]
         raise ScenarioError([describe_problem(p, source, located) for p in problems], [p[0] for p in problems])
-    scenario._variants = sweeps.variants(scenario, source, lines, parse_scenario)
+    scenario._variants = sweeps.variants(scenario, source, lines,
+                                         lambda data, at: parse_scenario(data, at, folder=folder))
     return scenario
 
 
@@ -225,7 +258,7 @@ def load_scenario(path: str | Path) -> Scenario:
         data, lines = yamlfile.read(path)
     except yamlfile.YAMLFileError as exc:
         raise ScenarioError(exc.problems) from None
-    scenario = parse_scenario(data, str(path), lines)
+    scenario = parse_scenario(data, str(path), lines, path.parent)
     load_external(scenario, path, lines)
     return scenario
 

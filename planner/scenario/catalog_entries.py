@@ -4,6 +4,7 @@ a shipped id may give only what changes. The Catalog sheet's columns and their c
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import Field
@@ -14,7 +15,10 @@ from planner.scenario.declare import (Fraction, GPUId, ModelId, Money, Precision
 from planner.scenario.errors import Problem
 
 ARCHITECTURE_LIMITS = {"layers": 10_000, "hidden": 10**6, "heads": 10**5, "kv_heads": 10**5, "head_dim": 10**5,
-                       "ffn": 10**7, "vocab": 10**8}
+                       "ffn": 10**7, "vocab": 10**8, "experts": 10**5, "experts_per_token": 10**4,
+                       "expert_ffn": 10**7, "shared_expert_ffn": 10**8, "moe_layers": 10_000, "kv_lora_rank": 10**5,
+                       "q_lora_rank": 10**5, "qk_nope_head_dim": 10**5, "qk_rope_head_dim": 10**5,
+                       "v_head_dim": 10**5}
 ARCHITECTURE = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")  # what a new model must give
 PARAMS_MAX = 1e15
 
@@ -34,20 +38,46 @@ class ModelEntry(Section):
         None, "Head dim", "", "Left out: hidden / heads.", kind="count")
     ffn: whole(1, ARCHITECTURE_LIMITS["ffn"]) | None = declared(None, "FFN", "", kind="count")
     vocab: whole(1, ARCHITECTURE_LIMITS["vocab"]) | None = declared(None, "Vocabulary V", "tokens", kind="count")
+    gated: bool | None = declared(None, "Gated FFN (SwiGLU)", "", "TRUE: 3·h·F per FFN (Llama, Mixtral, DeepSeek); "
+                                  "FALSE: a GeLU MLP, 2·h·F (GPT, MPT). Left out: TRUE.", kind="bool")
+    tied_embeddings: bool | None = declared(None, "Tied embeddings", "", "The output projection is the input "
+                                            "embedding. Left out: FALSE.", kind="bool")
+    experts: whole(0, ARCHITECTURE_LIMITS["experts"]) | None = declared(
+        None, "Routed experts E", "experts", "Per MoE layer; blank or 0: a dense model.", kind="count")
+    experts_per_token: whole(0, ARCHITECTURE_LIMITS["experts_per_token"]) | None = declared(
+        None, "Experts per token k", "experts", "Routed experts each token passes through.", kind="count")
+    expert_ffn: whole(0, ARCHITECTURE_LIMITS["expert_ffn"]) | None = declared(
+        None, "Expert FFN F_e", "", "Each routed expert's FFN width.", kind="count")
+    shared_expert_ffn: whole(0, ARCHITECTURE_LIMITS["shared_expert_ffn"]) | None = declared(
+        None, "Shared-expert FFN F_s", "", "Summed over the shared experts; blank: none.", kind="count")
+    moe_layers: whole(0, ARCHITECTURE_LIMITS["moe_layers"]) | None = declared(
+        None, "MoE layers L_moe", "layers", "Blank: every layer when E > 0; the others are dense.", kind="count")
+    kv_lora_rank: whole(0, ARCHITECTURE_LIMITS["kv_lora_rank"]) | None = declared(
+        None, "MLA KV rank r_kv", "", "Multi-head latent attention (DeepSeek); blank or 0: grouped-query.",
+        kind="count")
+    q_lora_rank: whole(0, ARCHITECTURE_LIMITS["q_lora_rank"]) | None = declared(
+        None, "MLA query rank r_q", "", "0: a full-rank query projection.", kind="count")
+    qk_nope_head_dim: whole(0, ARCHITECTURE_LIMITS["qk_nope_head_dim"]) | None = declared(
+        None, "MLA QK head dim (no RoPE)", "", kind="count")
+    qk_rope_head_dim: whole(0, ARCHITECTURE_LIMITS["qk_rope_head_dim"]) | None = declared(
+        None, "MLA QK head dim (RoPE)", "", kind="count")
+    v_head_dim: whole(0, ARCHITECTURE_LIMITS["v_head_dim"]) | None = declared(None, "MLA V head dim", "",
+                                                                             kind="count")
     reported_h100_hours: Annotated[float, Field(ge=0, le=1e12)] | None = declared(
         None, "Reported H100-hours", "GPU-hours", "Published training hours, where known.", kind="hours")
 
 
-class CustomModel(ModelEntry):
+class ModelWithConfig(ModelEntry):
+    """A Catalog model that may be read from a Hugging Face config.json (docs/method.md §8), relative to the
+    scenario file; fields given beside `config` override the file's."""
+
+    config: Annotated[str, Field(min_length=1, max_length=4096)] | None = None
+
+
+class CustomModel(ModelWithConfig):
     """A model of the scenario's own, given inline as `model:`; it joins the Catalog under its name."""
 
-    name: ModelId
-    layers: whole(1, ARCHITECTURE_LIMITS["layers"])
-    hidden: whole(1, ARCHITECTURE_LIMITS["hidden"])
-    heads: whole(1, ARCHITECTURE_LIMITS["heads"])
-    kv_heads: whole(1, ARCHITECTURE_LIMITS["kv_heads"])
-    ffn: whole(1, ARCHITECTURE_LIMITS["ffn"])
-    vocab: whole(1, ARCHITECTURE_LIMITS["vocab"])
+    name: ModelId | None = None  # left out with a config: the config's folder name
 
 
 class GPUEntry(Section):
@@ -64,6 +94,14 @@ class GPUEntry(Section):
         None, "Dense FP8 peak", "TFLOPS", "Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", kind="number")
     nvlink_gbps: Annotated[float, Field(ge=0.001, le=1e5)] | None = declared(
         None, "NVLink", "GB/s", "Per direction, as listed: serving's tensor-parallel all-reduces.", kind="number")
+    network_gbps: Annotated[float, Field(ge=0.001, le=1e5)] | None = declared(
+        None, "Network per GPU", "GB/s", "The scale-out network (InfiniBand, RoCE) per GPU: the layout search's "
+        "data-parallel traffic.", kind="number")
+    gpus_per_node: whole(1, 1024) | None = declared(None, "GPUs per node", "GPUs", "One NVLink domain. Left out: 8.",
+                                                    kind="count")
+    gemm_efficiency: Annotated[float, Field(ge=0.001, le=1)] | None = declared(
+        None, "GEMM efficiency η", "of peak", "The sustained share of peak of a large GEMM (the layout search).",
+        kind="percent")
     price_source: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
         None, "Price source", "", "Where the price comes from: a quote, a contract, a list price.", kind="text")
     price_as_of: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
@@ -101,18 +139,26 @@ TokensPerDay = whole(0, 1e18)
 class CatalogSection(Section):
     """Entries added to the shipped catalog, or overriding it by id (a shipped id may give only what changes)."""
 
-    models: dict[ModelId, ModelEntry] = {}
+    models: dict[ModelId, ModelWithConfig] = {}
     gpus: dict[GPUId, GPUEntry] = {}
     traffic_presets: dict[PresetId, TokensPerDay] = {}
     profiles: dict[ProfileId, Profile] = {}
     precisions: dict[PrecisionId, PrecisionEntry] = {}
 
 
+MODEL_DEFAULTS = {"gated": True, "tied_embeddings": False, "experts": 0, "experts_per_token": 0, "expert_ffn": 0,
+                  "shared_expert_ffn": 0, "kv_lora_rank": 0, "q_lora_rank": 0, "qk_nope_head_dim": 0,
+                  "qk_rope_head_dim": 0, "v_head_dim": 0}  # a dense grouped-query model
+
+
 def complete_architecture(values: dict) -> tuple[dict, str | None]:
-    """The one rule for a model's shape, wherever it comes from (Catalog, an inline model, a workbook row): head
-    dim = hidden / heads when not given (hidden must then divide evenly), KV heads divide the heads, and Ψ from the
-    architecture when not given (at most PARAMS_MAX). Returns the completed values, or a problem in words."""
-    values = dict(values)
+    """The one rule for a model's shape, wherever it comes from (Catalog, an inline model, a config.json, a
+    workbook row): head dim = hidden / heads when not given (hidden must then divide evenly), KV heads divide the
+    heads, a mixture of experts with its k ≤ E and F_e, MoE layers at most the layers (every layer when not given),
+    latent attention with its head dims, and Ψ from the architecture when not given (at most PARAMS_MAX). Returns
+    the completed values, or a problem in words."""
+    values = {**MODEL_DEFAULTS, **{k: v for k, v in values.items() if v is not None}}
+    values.pop("config", None)
     if values.get("head_dim") is None:
         if values["hidden"] % values["heads"]:
             return values, (f"head_dim is not given and hidden {values['hidden']} is not divisible by heads "
@@ -121,21 +167,61 @@ def complete_architecture(values: dict) -> tuple[dict, str | None]:
     if values["heads"] % values["kv_heads"]:
         return values, (f"kv_heads {values['kv_heads']} does not divide heads {values['heads']}; allowed "
                         f"kv_heads: {divisors(values['heads'])}")
+    if values["experts"]:
+        if not 1 <= values["experts_per_token"] <= values["experts"]:
+            return values, (f"experts_per_token {values['experts_per_token']} must be from 1 to the "
+                            f"{values['experts']} experts")
+        if not values["expert_ffn"]:
+            return values, "a mixture of experts needs expert_ffn, each routed expert's FFN width"
+        values.setdefault("moe_layers", values["layers"])
+        if values["moe_layers"] > values["layers"]:
+            return values, f"moe_layers {values['moe_layers']} exceeds the {values['layers']} layers"
+    else:
+        values["moe_layers"] = 0
+    if values["kv_lora_rank"] and not (values["qk_rope_head_dim"] and values["qk_nope_head_dim"]
+                                       and values["v_head_dim"]):
+        return values, "latent attention (kv_lora_rank) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim"
     if values.get("params") is None:
-        values["params"] = float(shipped.params_from_architecture(
-            values["vocab"], values["hidden"], layers=values["layers"], kv_heads=values["kv_heads"],
-                head_dim=values["head_dim"],
-            ffn=values["ffn"]))
+        from planner.engine.parameters import total_params  # numpy: when a scenario is checked, not for its schema
+
+        values["params"] = float(total_params(**{k: values[k] for k in ARCHITECTURE + tuple(MODEL_DEFAULTS)
+                                                 + ("head_dim", "moe_layers")}))
         if values["params"] > PARAMS_MAX:
             return values, f"Ψ from the architecture is {values['params']:.3g}, above the largest allowed, 1e15"
     return values, None
+
+
+def config_id(config: str, folder: Path) -> str | None:
+    """The Catalog id of a model read from a config.json: its folder's name, slugged."""
+    from planner.model_config import model_id
+
+    return model_id(folder / config)
+
+
+def read_configs(own: CatalogSection, folder: Path) -> list[Problem]:
+    """Every model given as `config: path/config.json` (relative to `folder`) filled in with the file's fields;
+    fields given beside it win. A file that cannot be read is a problem naming it, its line and its field."""
+    from planner.model_config import ConfigFileError, read_config
+
+    problems: list[Problem] = []
+    for key, entry in own.models.items():
+        if not entry.config:
+            continue
+        try:
+            found = read_config(folder / entry.config)
+        except ConfigFileError as exc:
+            problems += [(("catalog", "models", key, "config"), None, line) for line in exc.problems]
+            continue
+        given = entry.model_dump(exclude_none=True)
+        own.models[key] = type(entry)(**{**found.fields, **given})
+    return problems
 
 
 def without_shipped(entry, shipped_entry):
     """An override with the fields equal to the shipped entry's dropped (None: nothing left to say)."""
     if shipped_entry is None:
         return entry
-    changed = {k: v for k, v in entry.model_dump(exclude_none=True).items() if getattr(shipped_entry, k) != v}
+    changed = {k: v for k, v in entry.model_dump(exclude_none=True).items() if getattr(shipped_entry, k, None) != v}
     return type(entry)(**changed) if changed else None
 
 
@@ -144,7 +230,7 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     problems: list[Problem] = []
     models = dict(shipped.MODELS)
     for key, entry in own.models.items():
-        given = entry.model_dump(exclude_none=True)
+        given = entry.model_dump(exclude_none=True, exclude={"config"})
         values = {**vars(models[key]), **given} if key in models else {"id": key, **given}
         missing = [f for f in ARCHITECTURE if f not in values]
         if missing:
@@ -167,7 +253,8 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
         gpus[key] = shipped.GPU(**values)
     precisions = dict(shipped.PRECISIONS)
     for key, entry in own.precisions.items():
-        values = {**(vars(precisions[key]) if key in precisions else {"id": key}), **entry.model_dump(exclude_none=True)}
+        values = {**(vars(precisions[key]) if key in precisions else {"id": key}),
+                  **entry.model_dump(exclude_none=True)}
         missing = [f for f in ("weight_bits", "kv_bytes", "fp8_gemm") if f not in values]
         if missing:
             problems.append((("catalog", "precisions", key), None, f"a new precision needs {', '.join(missing)}"))

@@ -27,7 +27,7 @@ def input_sections(scenario) -> list[tuple[str, list[Input]]]:
 
 
 def general_inputs(scenario) -> list[tuple[Any, Any]]:
-    model_and_gpu = [i for i in declared_inputs(scenario, "") if i.path in ("model", "gpu")]
+    model_and_gpu = [i for i in declared_inputs(scenario, "") if i.path in ("model", "gpu", "training_precision")]
     currency = Constant("currency", scenario.currency, label="Currency", unit="",
                         source="Set in the scenario file (currency:); money "
                         "formats show its symbol.")

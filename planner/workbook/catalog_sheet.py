@@ -67,16 +67,39 @@ def _declared(entry, optional=()) -> tuple[CatalogColumn, ...]:
     return tuple(columns)
 
 
-MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ exact)", "Model id",
-               _declared(entries.ModelEntry, optional=("reported_h100_hours",)) + (
-                   CatalogColumn("params_from_architecture", "Ψ from architecture", "params",
-                                 formula="=2*{vocab}*{hidden}+{layers}*(2*{hidden}*{hidden}+2*{hidden}*{kv_heads}"
-                                         "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
-                   CatalogColumn("kv_kib_per_token", "KV cache per token (KiB)", "kib",
-                                 formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
-                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0", section="models")
+MOE_AND_MLA = ("experts", "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank",
+               "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")  # blank: dense, grouped-query
+_G = 'IF({gated}=FALSE,2,3)'  # SwiGLU's three matrices per FFN, a GeLU MLP's two
+MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; mixtures of experts from their "
+               "config.json; Ψ exact)", "Model id",
+               _declared(entries.ModelEntry, optional=("tied_embeddings", *MOE_AND_MLA, "reported_h100_hours")) + (
+                   CatalogColumn("attention_params", "Attention per layer A", "params", formula=(
+                       "=IF({kv_lora_rank}>0,IF({q_lora_rank}>0,{hidden}*{q_lora_rank}+{q_lora_rank}+{q_lora_rank}"
+                       "*{heads}*({qk_nope_head_dim}+{qk_rope_head_dim}),{hidden}*{heads}*({qk_nope_head_dim}"
+                       "+{qk_rope_head_dim}))+{hidden}*({kv_lora_rank}+{qk_rope_head_dim})+{kv_lora_rank}"
+                       "+{kv_lora_rank}*{heads}*({qk_nope_head_dim}+{v_head_dim})+{heads}*{v_head_dim}*{hidden},"
+                       "2*{hidden}*{heads}*{head_dim}+2*{hidden}*{kv_heads}*{head_dim})")),
+                   CatalogColumn("moe_layer_count", "MoE layers (used)", "count",
+                                 formula="=IF({experts}>0,IF(ISNUMBER({moe_layers}),{moe_layers},{layers}),0)"),
+                   CatalogColumn("params_from_architecture", "Ψ from architecture", "params", formula=(
+                       "={vocab}*{hidden}*IF({tied_embeddings},1,2)+{hidden}+({layers}-{moe_layer_count})"
+                       "*({attention_params}+" + _G + "*{hidden}*{ffn}+2*{hidden})+{moe_layer_count}"
+                       "*({attention_params}+{experts}*" + _G + "*{hidden}*{expert_ffn}+{hidden}*{experts}+"
+                       + _G + "*{hidden}*{shared_expert_ffn}+2*{hidden})")),
+                   CatalogColumn("active_params", "Active Ψ_active", "params", formula=(
+                       "={params}-{moe_layer_count}*({experts}-{experts_per_token})*" + _G
+                       + "*{hidden}*{expert_ffn}")),
+                   CatalogColumn("routed_params", "Routed Ψ_routed", "params",
+                                 formula="={moe_layer_count}*{experts}*" + _G + "*{hidden}*{expert_ffn}"),
+                   CatalogColumn("kv_kib_per_token", "KV cache per token (KiB, BF16)", "kib", formula=(
+                       "=IF({kv_lora_rank}>0,{layers}*({kv_lora_rank}+{qk_rope_head_dim})*kv_bytes_per_value,"
+                       "kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value)/1024"))),
+               row_rule="AND(MOD({heads},{kv_heads})=0,OR({experts}=0,AND({experts_per_token}>=1,"
+                        "{experts_per_token}<={experts},{expert_ffn}>=1)),{moe_layers}<={layers})",
+               section="models")
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
-             "GPU id", _declared(entries.GPUEntry, optional=("fp8_tflops", "nvlink_gbps", "price_source", "price_as_of")),
+             "GPU id", _declared(entries.GPUEntry, optional=("fp8_tflops", "nvlink_gbps", "network_gbps",
+                                                            "gemm_efficiency", "price_source", "price_as_of")),
              section="gpus")
 PRECISIONS = Block("catalog_precision", "Precisions (weights and KV cache: bits per weight with scales, bytes per KV "
                    "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry), section="precisions")
@@ -160,6 +183,9 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
         derived = {"params"} if values.get("id") in formula_params else set()
         for col, column in enumerate(block.columns, start=1):
             value = values.get(column.key)
+            if column.key in MOE_AND_MLA + ("tied_embeddings",) and not value and \
+                    not getattr(shipped.MODELS.get(values.get("id")), column.key, None):
+                value = None  # a dense, grouped-query, untied model leaves them blank (0 overrides a shipped MoE)
             if column.formula:  # blank while the row is not valid: never an error value
                 template = f'=IF({valid}=TRUE,{column.formula.lstrip("=")},"")'
                 sheet.formula(r, col, kit.TEMPLATE.sub(lambda m: cells[m.group(1)], template),

@@ -93,7 +93,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     table = results.cluster
     sheet = book.sheet(SHEET, [("", 15)] * len(HOURS), note_width=44)
     sheet.title("Cluster over 24 hours", "docs/method.md §4: separate pools (a serving pool sized for the peak) "
-                "against a shared cluster where training fills what inference does not use and is preempted as it grows.")
+                "against a shared cluster where training fills what inference does not use and is preempted as it "
+                "grows.")
 
     sheet.section("Separate pools: the serving pool is sized for the peak plus spare")
     sheet.rows(POOL, table.scalars)

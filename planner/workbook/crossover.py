@@ -21,11 +21,12 @@ SERVING = [
         note="The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
         name="crossover_served_tokens_per_day"),
     Row("serving_flops_per_day", "Serving operations per day 2·Ψ·D",
-        formula="=serving_ops_per_param_token*model_params*crossover_served_tokens_per_day", kind="flops",
+        formula="=serving_ops_per_param_token*model_active_params*crossover_served_tokens_per_day", kind="flops",
             unit="FLOP a day",
         note="The forward pass alone: 2 operations per parameter per token", name="crossover_serving_flops_per_day"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)", kind="number",
+        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)",
+        kind="number",
         unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
             name="crossover_serving_gpu_hours_per_day"),
     Row("serving_cost_per_day", "Serving cost per day",
@@ -42,7 +43,7 @@ TRAINING = [
         unit="",
         note="H × the price; Hours' cost pays for the allocated H / q"),
     Row("break_even_tokens", "Served tokens matching training, C / (2·Ψ)",
-        formula="=hours_training_flops/(serving_ops_per_param_token*model_params)", kind="tera", unit="T tokens",
+        formula="=hours_training_flops/(serving_ops_per_param_token*model_active_params)", kind="tera", unit="T tokens",
         note="Serving's operations equal training's once this many tokens are served",
             name="crossover_break_even_tokens"),
     Row("break_even_over_training_tokens", "… in training tokens T",
@@ -89,10 +90,10 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
            kind="count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
-        "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
+        "serving_ops_per_param_token*model_active_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
         kind="number"),
     Column("day_flops", "Day, operations", template=_if_preset(
-        f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_params'
+        f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_active_params'
         "*{tokens_per_day}))"), kind="days"),
     Column("day_gpu_hours", "Day, GPU-hours", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_gpu_hours/{{serving_gpu_hours_per_day}})'), kind="days"),
@@ -165,7 +166,8 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, title: str, axis: st
 KEY_RESULTS = [
     KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
               "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
-    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu_used|percent} MFU", kind="days",
+    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu_used|percent} MFU",
+              kind="days",
               unit="days"),
     KeyResult("crossover_serving_cost_over_horizon", "Serving cost over {crossover_horizon_days|count} days at "
               "{crossover_serving_mfu_used|percent} serving MFU", kind="money0"),

@@ -76,10 +76,14 @@ class Allowed:
         extra = info.json_schema_extra or {}
         choices = extra.get("choices")
         kinds = _base_types(info.annotation)
+        options = _literal_options(info.annotation)
         if bool in kinds:
             kind = "bool"
         elif extra.get("words"):
             kind = "word_or_number"
+        elif options and not choices:
+            return cls("listed", None, None, None, optional, extra.get("kind", "text"), extra.get("unit", ""),
+                       options)
         elif choices and float in kinds:
             kind = "choice_or_number"
         elif choices and int in kinds:
@@ -109,6 +113,9 @@ class Allowed:
         if self.type == "bool":
             return {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
                     "error_message": "Choose TRUE or FALSE.", **common}
+        if self.type == "listed":
+            return {"validate": "list", "source": list(self.keywords), "error_title": "Not in the list",
+                    "error_message": self.words()[:255], **common}
         if self.type == "word_or_number":  # a dropdown of the words; a number is allowed too (Checks check it)
             return {"validate": "list", "source": list(self.keywords), "error_type": "information",
                     "error_title": "A number or a word", "error_message": self.words()[:255], **common}
@@ -143,6 +150,8 @@ class Allowed:
                     f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE))")
         elif self.type == "text":
             rule = f"AND(ISTEXT({ref}),LEN({ref})>=1,LEN({ref})<=64)"
+        elif self.type == "listed":
+            rule = f"IF(ISTEXT({ref}),OR(" + ",".join(f'EXACT({ref},"{word}")' for word in self.keywords) + "),FALSE)"
         elif self.type == "word_or_number":
             listed = "OR(" + ",".join(f'{ref}="{word}"' for word in self.keywords) + ")"
             rule = (f"IF(ISTEXT({ref}),{listed},IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},"
@@ -176,6 +185,8 @@ class Allowed:
                     f"{plain_number(self.minimum)} to {plain_number(self.maximum)}.")
         if self.type == "text":
             return "Text of 1 to 64 characters."
+        if self.type == "listed":
+            return f"One of: {', '.join(self.keywords)}."
         if self.type == "word_or_number":
             share = (f"a share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} %"
                      if self.kind == "percent" else f"a number from {plain_number(self.minimum)} to "
@@ -209,6 +220,15 @@ def _nested_metadata(annotation) -> list:
     for arg in typing.get_args(annotation) if _is_union(annotation) else ():
         found += _nested_metadata(arg)
     return found
+
+
+def _literal_options(annotation) -> tuple[str, ...]:
+    """The values of a Literal[...] annotation (a field of a few fixed words), else ()."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _literal_options(typing.get_args(annotation)[0])
+    if typing.get_origin(annotation) is typing.Literal:
+        return tuple(str(v) for v in typing.get_args(annotation))
+    return ()
 
 
 def _is_union(annotation) -> bool:

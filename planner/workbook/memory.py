@@ -14,37 +14,77 @@ def _lookup(column: str) -> str:
     return f"=INDEX(catalog_model_{column},MATCH(model,catalog_model_ids,0))"
 
 
+def _row(key: str, label: str, kind: str = "count", unit: str = "", note: str = "") -> Row:
+    return Row(key, label, formula=_lookup(key), kind=kind, unit=unit, note=note, name=f"model_{key}")
+
+
 LOOKUPS = [
     Row("params", "Parameters Ψ", formula=_lookup("params"), kind="params", unit="parameters", name="model_params"),
-    Row("layers", "Layers L", formula=_lookup("layers"), kind="count", unit="layers", name="model_layers"),
-    Row("hidden", "Hidden size h", formula=_lookup("hidden"), kind="count", unit="", name="model_hidden"),
-    Row("heads", "Attention heads", formula=_lookup("heads"), kind="count", unit="heads", name="model_heads"),
-    Row("kv_heads", "KV heads", formula=_lookup("kv_heads"), kind="count", unit="heads", note="Grouped-query attention",
-        name="model_kv_heads"),
-    Row("head_dim", "Head dimension", formula=_lookup("head_dim"), kind="count", unit="", name="model_head_dim"),
+    _row("active_params", "Active parameters Ψ_active", "params", "parameters",
+         "Ψ less the routed experts a token does not pass through: what its operations count"),
+    _row("routed_params", "Routed-expert parameters Ψ_routed", "params", "parameters",
+         "The part expert parallelism splits; 0 for a dense model"),
+    _row("layers", "Layers L", unit="layers"),
+    _row("hidden", "Hidden size h"),
+    _row("heads", "Attention heads", unit="heads"),
+    _row("kv_heads", "KV heads", unit="heads", note="Grouped-query attention"),
+    _row("head_dim", "Head dimension"),
+    _row("vocab", "Vocabulary V", unit="tokens"),
+    _row("gated", "Gated FFN (SwiGLU)", "bool", note="FALSE: a GeLU MLP, 2·h·F"),
+    _row("tied_embeddings", "Tied embeddings", "bool"),
+    _row("experts", "Routed experts E", unit="experts", note="0: a dense model"),
+    _row("experts_per_token", "Experts per token k", unit="experts"),
+    _row("expert_ffn", "Expert FFN F_e"),
+    _row("shared_expert_ffn", "Shared-expert FFN F_s"),
+    _row("moe_layer_count", "MoE layers L_moe", unit="layers", note="The others are dense"),
+    _row("kv_lora_rank", "Latent attention KV rank r_kv", note="0: grouped-query attention"),
+    _row("qk_nope_head_dim", "Latent attention QK head dim (no RoPE)"),
+    _row("qk_rope_head_dim", "Latent attention QK head dim (RoPE)"),
+    _row("v_head_dim", "Latent attention V head dim"),
     Row("gpu_memory_gb", "GPU memory", formula="=INDEX(catalog_gpu_memory_gb,MATCH(gpu,catalog_gpu_ids,0))", kind="gb",
         name="gpu_memory_gb"),
 ]
 
+_MOE_LAYER = ("memory_sequence_length*memory_micro_batch*(moe_attention_bytes*model_hidden+swiglu_tensor_bytes"
+              "*model_shared_expert_ffn+model_experts_per_token*(moe_routed_token_bytes*model_hidden+swiglu_tensor_bytes"
+              "*model_expert_ffn)+router_logit_bytes*model_experts)/memory_tensor_parallel/1e9")
 SHARED = [  # the same for every strategy: computed once
     Row("data_parallel", "Data-parallel degree d = N / (t·p)",
         formula="=memory_gpus/(memory_tensor_parallel*memory_pipeline_parallel)", kind="decimal", unit="replicas",
         note="ZeRO shards across the d replicas, not across all N GPUs.", name="memory_data_parallel"),
-    Row("params_per_gpu", "Parameters per GPU before ZeRO, Ψ / (t·p)",
-        formula="=model_params/(memory_tensor_parallel*memory_pipeline_parallel)", kind="params", unit="parameters",
-        note="Tensor and pipeline parallelism split the model."),
-    Row("layer_activations_gb", "One layer's activations a = 34·s·b·h / t",
+    Row("expert_data_parallel", "Expert data-parallel degree d_e = N / (p·e)",
+        formula="=memory_gpus/(memory_pipeline_parallel*memory_expert_parallel)", kind="decimal", unit="replicas",
+        note="The replicas of each routed expert: ZeRO shards expert state over d_e, not d.",
+        name="memory_expert_data_parallel"),
+    Row("non_expert_params_per_gpu", "Non-expert parameters per GPU (Ψ − Ψ_routed) / (t·p)",
+        formula="=(model_params-model_routed_params)/(memory_tensor_parallel*memory_pipeline_parallel)",
+        kind="params", unit="parameters",
+        note="Tensor and pipeline parallelism split the model; a dense model: Ψ/(t·p)."),
+    Row("expert_params_per_gpu", "Expert parameters per GPU Ψ_routed / (p·e)",
+        formula="=model_routed_params/(memory_pipeline_parallel*memory_expert_parallel)", kind="params",
+        unit="parameters", note="Expert parallelism splits the routed experts."),
+    Row("layer_activations_gb", "One dense layer's activations a = 34·s·b·h / t",
         formula="=activation_bytes_per_layer*memory_sequence_length*memory_micro_batch*model_hidden"
         "/memory_tensor_parallel/1e9", kind="gb", note="Korthikanti et al. 2022, Table 2, without the attention scores "
         "(FlashAttention); sequence parallelism divides by t."),
+    Row("moe_layer_activations_gb", "One MoE layer's activations s·b·(18h + 6F_s + k·(2h + 6F_e) + 4E) / t",
+        formula=f"=IF(model_experts>0,{_MOE_LAYER},0)", kind="gb",
+        note="Each routed token's permuted copies, SwiGLU's three tensors, FP32 router logits (llm-analysis)"),
     Row("stage_activations_gb", "Activations on the first pipeline stage",
         formula="=IF(memory_activation_checkpointing,model_layers*checkpoint_bytes_per_layer*memory_sequence_length"
-        "*memory_micro_batch*model_hidden/memory_tensor_parallel/1e9+{layer_activations_gb},"
-        "model_layers*{layer_activations_gb})", kind="gb",
-            note="L·a; with checkpointing each layer's input L·2·s·b·h/t "
-        "plus one layer recomputed, a. Pipeline parallelism does not divide it (1F1B first stage).",
-        name="memory_activations_gb"),
+        "*memory_micro_batch*model_hidden/memory_tensor_parallel/1e9+MAX(IF(model_layers>model_moe_layer_count,"
+        "{layer_activations_gb},0),IF(model_moe_layer_count>0,{moe_layer_activations_gb},0)),"
+        "(model_layers-model_moe_layer_count)*{layer_activations_gb}+model_moe_layer_count"
+        "*{moe_layer_activations_gb})", kind="gb",
+        note="Dense and MoE layers' own; with checkpointing each layer's input L·2·s·b·h/t plus the largest layer "
+        "recomputed. Pipeline parallelism does not divide it (1F1B first stage).", name="memory_activations_gb"),
 ]
+
+
+def _state(bytes_name: str, shards: str) -> str:
+    """bytes · (non-expert / d + expert / d_e), each divided where the strategy shards this quantity."""
+    return (f"={bytes_name}*({{non_expert_params_per_gpu}}/IF({{{shards}}},memory_data_parallel,1)"
+            f"+{{expert_params_per_gpu}}/IF({{{shards}}},memory_expert_data_parallel,1))/1e9")
 
 
 def _strategy(column: str) -> str:
@@ -58,19 +98,18 @@ BY_STRATEGY = [
     Row("shards_optimizer", "Shards the optimizer state", formula=_strategy("shards_optimizer"), kind="bool", unit=""),
     Row("shards_gradients", "Shards the gradients", formula=_strategy("shards_gradients"), kind="bool", unit=""),
     Row("shards_weights", "Shards the weights", formula=_strategy("shards_weights"), kind="bool", unit=""),
-    Row("weights_gb", "Weights",
-        formula="=weight_bytes_per_param*{params_per_gpu}/IF({shards_weights},memory_data_parallel,1)/1e9", kind="gb",
-        note="2Ψ/(t·p), ÷ d under ZeRO-3", name="memory_weights_gb"),
-    Row("gradients_gb", "Gradients",
-        formula="=gradient_bytes_per_param*{params_per_gpu}/IF({shards_gradients},memory_data_parallel,1)/1e9",
-            kind="gb",
-        note="2Ψ/(t·p), ÷ d under ZeRO-2 and 3", name="memory_gradients_gb"),
-    Row("optimizer_gb", "Adam optimizer state",
-        formula="=optimizer_bytes_per_param*{params_per_gpu}/IF({shards_optimizer},memory_data_parallel,1)/1e9",
-            kind="gb",
-        note="12Ψ/(t·p): FP32 master weights, momentum, variance (4+4+4 bytes); ÷ d under ZeRO-1, 2 and 3",
-        name="memory_optimizer_gb"),
-    Row("model_state_gb", "Model state", formula="={weights_gb}+{gradients_gb}+{optimizer_gb}", kind="gb"),
+    Row("weights_gb", "Weights", formula=_state("weight_bytes_per_param", "shards_weights"), kind="gb",
+        note="2 bytes per parameter; ÷ d (experts ÷ d_e) under ZeRO-3", name="memory_weights_gb"),
+    Row("fp8_weight_copy_gb", "FP8 weight copy (FP8 training)",
+        formula='=IF(training_precision="fp8",' + _state("fp8_weight_copy_bytes", "shards_weights")[1:] + ",0)",
+        kind="gb", note="1 byte per parameter beside the BF16 weights, sharded as they are"),
+    Row("gradients_gb", "Gradients", formula=_state("gradient_bytes_per_param", "shards_gradients"), kind="gb",
+        note="2 bytes per parameter; ÷ d (experts ÷ d_e) under ZeRO-2 and 3", name="memory_gradients_gb"),
+    Row("optimizer_gb", "Adam optimizer state", formula=_state("optimizer_bytes_per_param", "shards_optimizer"),
+        kind="gb", note="12 bytes: FP32 master weights, momentum, variance (4+4+4); ÷ d (experts ÷ d_e) under ZeRO-1, "
+        "2 and 3", name="memory_optimizer_gb"),
+    Row("model_state_gb", "Model state", formula="={weights_gb}+{fp8_weight_copy_gb}+{gradients_gb}+{optimizer_gb}",
+        kind="gb"),
     Row("activations_gb", "Activations", formula="=memory_activations_gb", kind="gb",
         note="The same for every strategy."),
     Row("total_gb", "Total per GPU", formula="={model_state_gb}+{activations_gb}", kind="gb",
@@ -180,6 +219,10 @@ CHECKS = [
           about=("memory_gpus", "memory_tensor_parallel", "memory_pipeline_parallel")),
     Check("memory_tensor_parallel_divides_heads", "Tensor parallel t divides the model's attention heads",
           formula="MOD(model_heads,memory_tensor_parallel)=0", about=("memory_tensor_parallel",)),
+    Check("memory_expert_parallel_divides", "Expert parallel e divides N / p and the experts (1 for a dense model)",
+          formula="AND(MOD(INT(memory_gpus/memory_pipeline_parallel),memory_expert_parallel)=0,IF(model_experts>0,"
+                  "MOD(model_experts,memory_expert_parallel)=0,memory_expert_parallel=1))",
+          about=("memory_expert_parallel",)),
     Check("memory_pipeline_within_layers", "Pipeline parallel p is at most the model's layers",
           formula="memory_pipeline_parallel<=model_layers", about=("memory_pipeline_parallel",)),
 ]

@@ -26,8 +26,14 @@ def all_reduce_s(n: str) -> str:
 
 
 def streamed(n: str) -> str:
-    """S(n): the parameters a pass over n tokens streams (a dense model: Ψ_mm)."""
-    return "serving_multiplied_params"
+    """S(n): the parameters a pass over n tokens streams: Ψ_mm for a dense model; a mixture of experts streams the
+    experts its n tokens touch, E·(1 − (1 − k/E)^n) per MoE layer, in place of the k that Ψ_active counts. The power
+    is EXP(n·LN(1 − k/E)): LibreOffice's ^ gives #NUM! where it underflows (0.875^8192), EXP gives 0; k = E
+    touches every expert."""
+    expert = "IF(model_gated,3,2)*model_hidden*model_expert_ffn"
+    untouched = f"IF(model_experts_per_token>=model_experts,0,EXP(({n})*LN(1-model_experts_per_token/model_experts)))"
+    return (f"IF(model_experts>0,serving_multiplied_params-model_moe_layer_count*model_experts_per_token*{expert}"
+            f"+model_moe_layer_count*{expert}*model_experts*(1-{untouched}),serving_multiplied_params)")
 
 
 def tpot_s(b: str) -> str:
@@ -93,26 +99,27 @@ LOOKUPS = [
         name="gpu_nvlink_gbps"),
     Row("hbm_tbps", "GPU HBM bandwidth", formula="=" + _lookup("gpu", "hbm_tbps", "gpu"), kind="decimal",
         unit="TB/s", name="gpu_hbm_tbps"),
-    Row("vocab", "Vocabulary V", formula="=" + _lookup("model", "vocab", "model"), kind="count", unit="tokens",
-        name="model_vocab"),
-    Row("active_params", "Active parameters Ψ_active", formula="=model_params", kind="params", unit="parameters",
-        note="A dense model: every parameter is active", name="model_active_params"),
 ]
 
 PER_TOKEN = [
-    Row("multiplied_params", "Multiplied parameters Ψ_mm = Ψ_active − V·h",
-        formula="=model_active_params-model_vocab*model_hidden", kind="params", unit="parameters",
-        note="The input embedding is a lookup: no FLOPs, not streamed; the lm_head stays in",
-        name="serving_multiplied_params"),
+    Row("multiplied_params", "Multiplied parameters Ψ_mm = Ψ_active − V·h (untied)",
+        formula="=model_active_params-IF(model_tied_embeddings,0,1)*model_vocab*model_hidden", kind="params",
+        unit="parameters", note="The input embedding is a lookup: no FLOPs, not streamed; the lm_head stays in (a "
+        "tied model's one matrix is its lm_head)", name="serving_multiplied_params"),
     Row("weights_gb", "Weights per GPU W_g = Ψ · b_w / t", formula=f"=model_params*serving_weight_bytes/{T}/1e9",
         kind="gb", note="Every parameter resident", name="serving_weights_gb"),
     Row("kv_bytes_per_token", "KV cache per token per GPU KV_g",
-        formula=f"=kv_tensors_per_layer*model_layers*MAX(model_kv_heads/{T},1)*model_head_dim*serving_kv_value_bytes",
+        formula=f"=IF(model_kv_lora_rank>0,model_layers*(model_kv_lora_rank+model_qk_rope_head_dim)"
+                f"*serving_kv_value_bytes,kv_tensors_per_layer*model_layers*MAX(model_kv_heads/{T},1)*model_head_dim"
+                "*serving_kv_value_bytes)",
         kind="count", unit="bytes", note="2 · L · MAX(KV heads / t, 1) · head dim · b_kv: KV heads split over t, "
-        "replicated once t exceeds them", name="serving_kv_bytes_per_token"),
-    Row("attention_width", "Attention widths w_qk + w_av", formula="=2*model_heads*model_head_dim", kind="count",
-        unit="", note="heads · head dim each: the query heads (GQA does not reduce FLOPs)",
-        name="serving_attention_width"),
+        "replicated once t exceeds them; latent attention (r_kv + rope) · b_kv · L on every GPU",
+        name="serving_kv_bytes_per_token"),
+    Row("attention_width", "Attention widths w_qk + w_av",
+        formula="=IF(model_kv_lora_rank>0,model_heads*(model_qk_nope_head_dim+model_qk_rope_head_dim+model_v_head_dim),"
+                "2*model_heads*model_head_dim)", kind="count",
+        unit="", note="heads · head dim each: the query heads (GQA does not reduce FLOPs); latent attention "
+        "heads · (nope + rope) and heads · v", name="serving_attention_width"),
     Row("peak_flops", "Effective peak P_e",
         formula="=IF(AND(serving_fp8_gemm,gpu_fp8_tflops>0),gpu_fp8_tflops,gpu_peak_tflops)*1e12", kind="number",
         unit="FLOP/s", note="FP8 when the weights' GEMMs are FP8 and the GPU has FP8, else BF16",
@@ -120,7 +127,8 @@ PER_TOKEN = [
     Row("bandwidth", "Effective bandwidth BW_e = HBM · η_m",
         formula="=gpu_hbm_tbps*1e12*serving_bandwidth_efficiency", kind="number", unit="bytes/s",
         name="serving_bandwidth"),
-    Row("output_tokens", "Output tokens o = sequence − prompt", formula="=serving_sequence_length-serving_prompt_tokens",
+    Row("output_tokens", "Output tokens o = sequence − prompt",
+        formula="=serving_sequence_length-serving_prompt_tokens",
         kind="count", unit="tokens", name="serving_output_tokens"),
     Row("mean_context", "Mean context c̄ = s + o / 2", formula="=serving_prompt_tokens+serving_output_tokens/2",
         kind="number", unit="tokens", note="What a decoding sequence attends to, on average",
@@ -322,7 +330,7 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
                "*serving_attention_width)")
     columns = [
         Column("mean_concurrency", "Mean concurrency (Little's law)",
-               template=f"=SUMIFS(requests_latency_s,requests_run,{{label}},requests_failed,FALSE)"
+               template="=SUMIFS(requests_latency_s,requests_run,{label},requests_failed,FALSE)"
                         "/INDEX(runs_duration_s,{label})", kind="decimal"),
         Column("mean_prompt_tokens", "Mean prompt tokens",
                template=f"=SUMIFS(requests_input_tokens,requests_run,{{label}},requests_failed,FALSE)/{done}",
