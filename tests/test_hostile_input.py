@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from planner import yamlfile
 from planner.cli import main
 from planner.scenario import ScenarioError, load_scenario
-from tests.conftest import ROOT, refused
+from tests.conftest import ROOT
+from tests.helpers import refused
 
 BOMB = ('a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
         + "".join(f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi")))

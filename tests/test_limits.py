@@ -19,7 +19,8 @@ from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build
 from planner.workbook.inputs import Allowed, declared_inputs
 from planner.inputs.hours import Allocation as ALLOCATION
-from tests.conftest import SECTION, scenario_with
+from tests.conftest import SECTION
+from tests.helpers import scenario_with
 
 
 def bounds(section: type, field: str) -> tuple[float, float]:

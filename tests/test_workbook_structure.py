@@ -13,7 +13,7 @@ from openpyxl.formula.tokenizer import Tokenizer
 from planner.engine import compute
 from planner.scenario import parse_scenario
 from planner.workbook import build
-from tests.conftest import cell_of, scenario_with
+from tests.helpers import address, cell_of, scenario_with
 
 INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
                "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
@@ -101,11 +101,11 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert lists[cell_of(book, "memory_strategy").coordinate] == "catalog_strategy_ids"
     assert lists[cell_of(book, "memory_activation_checkpointing").coordinate] == '"TRUE,FALSE"'
     assert lists[cell_of(book, "crossover_tokens_per_day").coordinate] == "catalog_traffic_preset_ids"
-    sheet, ref = next(iter(book.defined_names["catalog_gpu_ids"].destinations))
-    ids = [row[0].value for row in book[sheet][ref.replace("$", "")]]
+    sheet, ref = address(book, "catalog_gpu_ids")
+    ids = [row[0].value for row in book[sheet][ref]]
     assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x", None, None, None]
-    sheet, ref = next(iter(book.defined_names["catalog_gpu_price_per_hour"].destinations))
-    assert [row[0].value for row in book[sheet][ref.replace("$", "")]][:5] == [1.5, 2, 2.5, 4.5, 2]
+    sheet, ref = address(book, "catalog_gpu_price_per_hour")
+    assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 
 
 def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_titles(workbook):
