@@ -40,6 +40,7 @@ def examples_batch(tmp_path_factory):
     return folder, out, result
 
 
+@pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
 def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
     folder, out, result = examples_batch
     assert result.exit_code == 1
@@ -51,6 +52,7 @@ def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
         assert all((out / f"{slug}.{suffix}").stat().st_size > 0 for suffix in ("xlsx", "html", "json"))
 
 
+@pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
 def test_the_summary_lists_the_right_numbers(examples_batch):
     _, out, _ = examples_batch
     rows = summary_rows(out)
@@ -64,6 +66,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
     assert book["Summary"]["A2"].hyperlink.target.endswith(".xlsx")
 
 
+@pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
 def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
     _, out, _ = examples_batch
     page = (out / "index.html").read_text()

@@ -127,14 +127,14 @@ def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     """The structure checks of tests/test_workbook_structure.py, on a workbook with a Requests sheet."""
     path = tmp_path / "benchmark.xlsx"
     build(compute(load_scenario(EXAMPLE)), str(path))
-    book = openpyxl.load_workbook(path)
-    assert book.sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Crossover", "Cluster", "Goodput", "Requests",
-                               "Catalog", "Checks", "Method"]
-    formulas = {(ws.title, c.coordinate): c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
-                if c.data_type == "f"}
+    read = xlsx.read(path)
+    assert read.sheets == ["Cover", "Inputs", "Memory", "Hours", "Crossover", "Cluster", "Goodput", "Requests",
+                           "Catalog", "Checks", "Method"]
+    formulas = read.formulas()
     structure.test_every_formula_has_a_cached_value_and_only_portable_functions(path)
     structure.test_every_identifier_is_a_name_a_cell_or_a_portable_function(path, formulas)
     structure.test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(path, formulas)
     structure.test_units_show_once(path)
+    book = openpyxl.load_workbook(path)
     links = [c.hyperlink.location for row in book["Cover"].iter_rows() for c in row if c.hyperlink]
     assert "'Requests'!A1" in links  # the Cover's contents list the sheet Goodput adds

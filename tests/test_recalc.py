@@ -5,6 +5,7 @@ applications give one file's error to that file alone; values come back typed fr
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 import zipfile
@@ -14,7 +15,6 @@ import pytest
 from planner import recalc, xlsx
 from planner.engine import compute
 from planner.workbook import build
-from tests.conftest import EXAMPLES
 from tests.helpers import scenario_with
 
 
@@ -33,16 +33,17 @@ def test_csv_fields_come_back_typed():
 
 @pytest.fixture(scope="module")
 def workbooks(tmp_path_factory):
-    """Twenty example workbooks (every example, then the first two again)."""
+    """Twenty copies of the default workbook."""
     folder = tmp_path_factory.mktemp("workbooks")
-    paths = []
-    for i, example in enumerate((EXAMPLES * 2)[:20]):
-        paths.append(folder / f"{i:02d}-{example.stem}.xlsx")
-        build(compute(scenario_with(example)), str(paths[-1]))
+    build(compute(scenario_with()), str(folder / "default.xlsx"))
+    paths = [folder / f"w{i:02d}.xlsx" for i in range(20)]
+    for path in paths:
+        shutil.copy(folder / "default.xlsx", path)
     return paths
 
 
 @pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")  # one worker builds the twenty
 def test_a_forwarded_call_returns_when_every_conversion_is_done(libreoffice, workbooks, tmp_path):
     """Twenty workbooks in one call to the running LibreOffice: when the call returns, every sheet of every one is
     written, and nothing changes afterwards; it was the running instance that converted them."""
@@ -61,6 +62,7 @@ def test_a_forwarded_call_returns_when_every_conversion_is_done(libreoffice, wor
 
 
 @pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")
 def test_libreoffice_keeps_running_and_comes_back_when_it_dies(libreoffice, workbooks):
     libreoffice.recalculate(workbooks[:1])
     starts = libreoffice.starts
@@ -75,6 +77,7 @@ def test_libreoffice_keeps_running_and_comes_back_when_it_dies(libreoffice, work
 
 
 @pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")
 def test_one_bad_file_gets_its_own_error_in_both_applications(spreadsheet, workbooks, tmp_path):
     text, foreign = tmp_path / "text.xlsx", tmp_path / "foreign.xlsx"
     text.write_text("not a workbook")

@@ -10,6 +10,7 @@ import openpyxl
 import pytest
 from openpyxl.formula.tokenizer import Tokenizer
 
+from planner import xlsx
 from planner.engine import compute
 from planner.scenario import parse_scenario
 from planner.workbook import build
@@ -56,9 +57,7 @@ def workbook(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def formulas(workbook) -> dict[tuple[str, str], str]:
-    book = openpyxl.load_workbook(workbook)
-    return {(ws.title, c.coordinate): c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
-            if c.data_type == "f"}
+    return xlsx.read(workbook).formulas()
 
 
 def test_sheets_in_order(workbook):
@@ -146,7 +145,7 @@ def test_every_formula_has_a_cached_value_and_only_portable_functions(workbook):
 def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, formulas):
     """A typo in a formula would reach finance as #NAME?: every word must be a defined name, a cell reference or a
     function both Excel and LibreOffice know."""
-    names = set(openpyxl.load_workbook(workbook).defined_names)
+    names = set(xlsx.read(workbook, cells=False).names)
     for where, formula in formulas.items():
         for token in Tokenizer(formula).items:
             if token.type == "FUNC" and token.subtype == "OPEN":
@@ -157,12 +156,12 @@ def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, form
 
 
 def test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(workbook, formulas):
-    book = openpyxl.load_workbook(workbook)
+    book = xlsx.read(workbook, cells=False)
     named = {}
-    for name, defined in book.defined_names.items():
-        for sheet, ref in defined.destinations:
+    for name in book.names:
+        for sheet, ref in book.destinations(name):
             if ":" not in ref:
-                named[(sheet, ref.replace("$", ""))] = name
+                named[(sheet, ref)] = name
     for (sheet, cell), formula in formulas.items():
         if sheet not in ("Memory", "Hours", "Crossover", "Goodput", "Requests"):
             continue
