@@ -1,8 +1,8 @@
 """An xlsx workbook read in one pass over its XML: the sheets in order, the workbook-level defined names, and every
 cell's formula text, cached value and type. What `planner audit`, `verify` and `import` read from a workbook.
 
-The file is input from outside: its XML is parsed through defusedxml (no entity expansion, no external
-references), a file that would unpack to more than MAX_UNPACKED bytes is refused before anything is read, a cell
+The file is input from outside: its XML is parsed through defusedxml, and the worksheets, for speed, by pyexpat
+itself with defusedxml's refusals (no DTD, no entity declarations, no external references); a file that would unpack to more than MAX_UNPACKED bytes is refused before anything is read, a cell
 reference beyond Excel's grid (XFD1048576) is refused, and whatever does not parse raises WorkbookError with a
 one-line reason, never another exception.
 
@@ -20,18 +20,21 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
-from defusedxml import DefusedXmlException
+from xml.parsers import expat
+
+from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
 from defusedxml import ElementTree
 
 MAX_UNPACKED = 200 * 1024 * 1024  # a planner workbook unpacks to a few MB; 10,000 logged requests to about 5
 MAX_ROW, MAX_COLUMN = 1_048_576, 16_384  # Excel's grid ends at XFD1048576
+_LAST_COLUMN = "XFD"
 
-_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+_MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"  # ElementTree's spelling; pyexpat's below
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PACKAGE = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-_C, _F, _V, _IS, _T, _R, _RPH, _ROW, _SI = (_MAIN + tag for tag in ("c", "f", "v", "is", "t", "r", "rPh", "row", "si"))
+_C, _F, _V, _IS, _T, _RPH, _ROW, _SI = (_MAIN[1:] + tag for tag in ("c", "f", "v", "is", "t", "rPh", "row", "si"))
 _REFERENCE = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
 _CELL = r"\$?[A-Z]{1,3}\$?[0-9]{1,7}"
 _DESTINATION = re.compile(rf"(?:'((?:[^']|'')+)'|([^'!,]+))!({_CELL}(?::{_CELL})?)")
@@ -41,8 +44,7 @@ class WorkbookError(ValueError):
     """A file that is not a planner workbook, or a damaged one: a problem of that file alone."""
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
     """One cell as saved: its value (a constant, or a formula's cached result; None when there is none), its formula
     ("=…", or None for a constant) and the file's type for the value ("n", "s", "str", "inlineStr", "b", "e", "d")."""
 
@@ -115,14 +117,20 @@ def column_number(letters: str) -> int:
 
 def split(ref: str) -> tuple[int, int]:
     """"B7" → (2, 7), refusing references beyond Excel's grid."""
+    match = _within_grid(ref)
+    return column_number(match[1]), int(match[2])
+
+
+def _within_grid(ref: str) -> re.Match:
+    """The reference's letters and row number; WorkbookError when it is none, or lies beyond XFD1048576."""
     match = _REFERENCE.fullmatch(ref)
     if match is None:
         raise WorkbookError(f"not an xlsx workbook, or a damaged one: {ref!r} is not a cell reference")
-    column, row = column_number(match[1]), int(match[2])
-    if not (1 <= column <= MAX_COLUMN and 1 <= row <= MAX_ROW):
+    letters, row = match[1], int(match[2])
+    if len(letters) == 3 and letters > _LAST_COLUMN or not 1 <= row <= MAX_ROW:
         raise WorkbookError(f"not an xlsx workbook, or a damaged one: the cell {ref} lies beyond Excel's grid "
                             f"(XFD{MAX_ROW})")
-    return column, row
+    return match
 
 
 @contextlib.contextmanager
@@ -142,7 +150,7 @@ def opened(path: Path) -> Iterator[zipfile.ZipFile]:
                             f"not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): {exc}")
     except KeyError as exc:
         raise WorkbookError(f"not an xlsx workbook, or a damaged one: {exc.args[0]}")
-    except ElementTree.ParseError as exc:
+    except (ElementTree.ParseError, expat.ExpatError) as exc:
         raise WorkbookError(f"a damaged xlsx workbook: its XML does not parse ({exc})")
     except DefusedXmlException as exc:
         raise WorkbookError(f"not an xlsx workbook, or a damaged one: its XML declares entities or a DTD ({exc!r})")
@@ -189,21 +197,77 @@ def _relationships(archive: zipfile.ZipFile, part: str) -> dict[str, tuple[str, 
     return found
 
 
-def _text(element) -> str:
-    """A string item's text: its <t>, or its runs' <t>s joined (phonetic runs left out)."""
-    direct = element.find(_T)
-    if direct is not None:
-        return direct.text or ""
-    return "".join(t.text or "" for r in element.iter(_R) for t in r.iter(_T))
+def _parser(start, end, data) -> expat.XMLParserType:
+    """A pyexpat parser, element names as "namespace}name", refusing what defusedxml refuses (a DTD, entity
+    declarations, external references), with these handlers."""
+    parser = expat.ParserCreate(namespace_separator="}")
+    parser.StartDoctypeDeclHandler = _no_dtd
+    parser.EntityDeclHandler = _no_entities
+    parser.UnparsedEntityDeclHandler = _no_entities
+    parser.ExternalEntityRefHandler = _no_external
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.buffer_text = True
+    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, data
+    return parser
+
+
+def _no_dtd(name, sysid, pubid, has_internal_subset):
+    raise DTDForbidden(name, sysid, pubid)
+
+
+def _no_entities(name, *rest):
+    raise EntitiesForbidden(name, None, None, None, None, None)
+
+
+def _no_external(context, base, sysid, pubid):
+    raise ExternalReferenceForbidden(context, base, sysid, pubid)
+
+
+class _Strings:
+    """A string item's text as the handlers see it: its <t>s joined, phonetic runs (<rPh>) left out."""
+
+    def __init__(self):
+        self.parts: list[str] | None = None  # in an item: its texts so far
+        self.text: list[str] | None = None  # in a <t>: its characters so far
+        self.phonetic = False
+
+    def start(self, name) -> None:
+        if name == _T and self.parts is not None and not self.phonetic:
+            self.text = []
+        elif name == _RPH:
+            self.phonetic = True
+
+    def end(self, name) -> None:
+        if name == _T and self.text is not None:
+            self.parts.append("".join(self.text))
+            self.text = None
+        elif name == _RPH:
+            self.phonetic = False
 
 
 def _shared_strings(archive: zipfile.ZipFile, part: str) -> list[str]:
-    strings = []
+    strings: list[str] = []
+    item = _Strings()
+
+    def start(name, attrs):
+        if name == _SI:
+            item.parts = []
+        else:
+            item.start(name)
+
+    def end(name):
+        if name == _SI:
+            strings.append("".join(item.parts))
+            item.parts = None
+        else:
+            item.end(name)
+
+    def data(text):
+        if item.text is not None:
+            item.text.append(text)
+
     with archive.open(part) as stream:
-        for _, element in ElementTree.iterparse(stream):
-            if element.tag == _SI:
-                strings.append(_text(element))
-                element.clear()
+        _parser(start, end, data).ParseFile(stream)
     return strings
 
 
@@ -212,71 +276,92 @@ def _number(text: str) -> int | float:
     return float(text) if "." in text or "E" in text or "e" in text else int(text)
 
 
-def _read_sheet(archive: zipfile.ZipFile, part: str, sheet: str, strings: list[str], cells: dict) -> None:
-    shared: dict[str, tuple[str, str]] = {}  # a shared formula's id → (its first cell, formula)
-    row = 0  # the last row's number
-    unplaced: list = []  # the row's cells written without a reference: placed when the row ends
-    column = 0  # the last cell's column in the row
-    with archive.open(part) as stream:
-        for _, element in ElementTree.iterparse(stream):
-            tag = element.tag
-            if tag == _C:
-                ref = element.get("r")
-                if ref is None:  # the file may leave it out: the next column of its row
-                    column += 1
-                    unplaced.append((column, element))
-                    continue
-                column, _ = split(ref)
-                cell = _cell(element, ref, strings, shared)
-                if cell is not None:
-                    cells[(sheet, ref)] = cell
-                element.clear()
-            elif tag == _ROW:
-                row = int(element.get("r") or row + 1)
-                for number, c in unplaced:
-                    ref = f"{column_letter(number)}{row}"
-                    split(ref)
-                    cell = _cell(c, ref, strings, shared)
-                    if cell is not None:
-                        cells[(sheet, ref)] = cell
-                unplaced.clear()
-                column = 0
-                element.clear()
+class _Sheet:
+    """A worksheet's cells, read element by element: each <c>'s reference (or the next column of its <row>), type,
+    formula (shared formulas translated to their cells), value (<v>) and inline string (<is>)."""
 
+    def __init__(self, sheet: str, strings: list[str], cells: dict):
+        self.sheet, self.strings, self.cells = sheet, strings, cells
+        self.shared: dict[str, tuple[str, str]] = {}  # a shared formula's id → (its first cell, formula)
+        self.row = 0  # the row's number
+        self.last: str | None = None  # the row's last cell
+        self.ref = self.kind = self.formula = self.formula_attributes = self.raw = None
+        self.text: list[str] | None = None  # in a <v> or <f>: its characters so far
+        self.inline = _Strings()
 
-def _cell(element, ref: str, strings: list[str], shared: dict) -> Cell | None:
-    kind = element.get("t") or "n"
-    formula = None
-    f = element.find(_F)
-    if f is not None:
-        text = f.text or ""
-        if f.get("t") == "shared" and f.get("si") is not None:
-            if f.get("ref") is not None or f.get("si") not in shared:
-                shared[f.get("si")] = (ref, text)
-            else:
-                origin, text = shared[f.get("si")]
-                text = _translated(text, origin, ref)
-        formula = "=" + text
-    raw = element.findtext(_V)
-    try:
-        if kind == "inlineStr":
-            inline = element.find(_IS)
-            value = _text(inline) if inline is not None else None
-        elif raw is None:
-            value = None
-        elif kind == "s":
-            value = strings[int(raw)]
-        elif kind == "b":
-            value = bool(int(raw))
-        elif kind in ("str", "e", "d"):
-            value = raw
+    def start(self, name, attributes):
+        if name == _C:
+            self.ref, self.kind = attributes.get("r"), attributes.get("t") or "n"
+            self.formula = self.formula_attributes = self.raw = self.inline.parts = None
+        elif name == _V or name == _F:
+            self.text = []
+            if name == _F:
+                self.formula_attributes = attributes
+        elif name == _IS:
+            self.inline.parts = []
+        elif name == _ROW:
+            self.row = int(attributes["r"]) if "r" in attributes else self.row + 1
+            self.last = None
         else:
-            value = _number(raw) if raw.strip() else None
-    except (ValueError, IndexError):
-        raise WorkbookError(f"not an xlsx workbook, or a damaged one: the cell {ref} holds {raw!r} as {kind!r}")
-    if value is None and formula is None:
-        return None
-    return Cell(value, formula, kind)
+            self.inline.start(name)
+
+    def end(self, name):
+        if name == _V:
+            self.raw, self.text = "".join(self.text), None
+        elif name == _F:
+            self.formula, self.text = "".join(self.text), None
+        elif name == _C:
+            self.place()
+        else:
+            self.inline.end(name)
+
+    def data(self, text):
+        if self.text is not None:
+            self.text.append(text)
+        elif self.inline.text is not None:
+            self.inline.text.append(text)
+
+    def place(self) -> None:
+        ref = self.ref
+        if ref is None:  # the file may leave it out: the next column of its row
+            ref = f"{column_letter(split(self.last)[0] + 1 if self.last else 1)}{self.row}"
+        _within_grid(ref)
+        self.last = ref
+        formula = self.formula
+        if formula is not None:
+            attributes = self.formula_attributes
+            key = attributes.get("si")
+            if attributes.get("t") == "shared" and key is not None:
+                if "ref" in attributes or key not in self.shared:
+                    self.shared[key] = (ref, formula)
+                else:
+                    origin, first = self.shared[key]
+                    formula = _translated(first, origin, ref)
+            formula = "=" + formula
+        raw, kind = self.raw, self.kind
+        try:
+            if kind == "inlineStr":
+                value = "".join(self.inline.parts) if self.inline.parts is not None else None
+            elif raw is None:
+                value = None
+            elif kind == "s":
+                value = self.strings[int(raw)]
+            elif kind == "b":
+                value = bool(int(raw))
+            elif kind in ("str", "e", "d"):
+                value = raw
+            else:
+                value = _number(raw) if raw.strip() else None
+        except (ValueError, IndexError):
+            raise WorkbookError(f"not an xlsx workbook, or a damaged one: the cell {ref} holds {raw!r} as {kind!r}")
+        if value is not None or formula is not None:
+            self.cells[(self.sheet, ref)] = Cell(value, formula, kind)
+
+
+def _read_sheet(archive: zipfile.ZipFile, part: str, sheet: str, strings: list[str], cells: dict) -> None:
+    reader = _Sheet(sheet, strings, cells)
+    with archive.open(part) as stream:
+        _parser(reader.start, reader.end, reader.data).ParseFile(stream)
 
 
 def _translated(formula: str, origin: str, ref: str) -> str:

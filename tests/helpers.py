@@ -149,10 +149,11 @@ def recalculated(app, workbooks: list[Path], expected: list | None = None) -> li
     workbook's values, {(sheet, A1): value}."""
     expected = list(expected) if expected is not None else [None] * len(workbooks)
     assert len(expected) == len(workbooks)
-    read = [xlsx.read(Path(path)) for path in workbooks]  # once, for verify's checks and the application both
-    for i, (path, book) in enumerate(zip(workbooks, read)):
+    read = list(workbooks)
+    for i, path in enumerate(workbooks):
         if expected[i] is None:
-            report, expected[i] = audit.inspect(Path(path), book)
+            read[i] = xlsx.read(Path(path))  # once, for verify's checks and the application both
+            report, expected[i] = audit.inspect(Path(path), read[i])
             assert report.ok, report.text()
     found = app.recalculate(read)
     for path, book, values in zip(workbooks, expected, found):

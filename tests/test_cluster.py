@@ -215,10 +215,10 @@ def test_the_seeds_walkthrough_is_input_cell_changes_in_one_workbook(libreoffice
 
 
 # peak GPUs, spare share, cluster GPUs → the serving pool by hand: CEIL9 rounds P · (1 + r) to 9 decimals, then up
-# to whole GPUs. A spare of 1e-12 adds 1e-12 (1 GPU), 1e-10 (100), 6e-10 (600) and 2.168e-9 (2168): only the last
-# two survive 9 decimals; 1e-9 always does.
+# to whole GPUs. A spare of 1e-12 adds 1e-10 GPUs to 100, 6e-10 to 600 and 2.168e-9 to 2168: the last two survive
+# 9 decimals; 1e-9 always does.
 POOLS = [(peak, spare, 2500, pool) for peak, pools in [
-    (1, [1, 1, 2, 2]), (100, [100, 100, 101, 110]), (600, [600, 601, 601, 660]), (2168, [2168, 2169, 2169, 2385])]
+    (100, [100, 100, 101, 110]), (600, [600, 601, 601, 660]), (2168, [2168, 2169, 2169, 2385])]
     for spare, pool in zip([0, 1e-12, 1e-9, 0.1], pools)] + [(100, 0.1, 110, 110)]  # 100 · 1.1 fills 110 exactly
 
 
