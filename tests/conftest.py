@@ -57,12 +57,13 @@ def spreadsheet(request):
 
 
 def pytest_collection_modifyitems(items) -> None:
-    """A test that asks for an application must be marked; the marked ones (the long ones) run first, so that on
+    """A test that asks for an application must be marked; the long ones (spreadsheet, long) run first, so that on
     several workers the short ones fill the gaps at the end."""
     for item in items:
         if {"libreoffice", "gnumeric", "spreadsheet"} & set(getattr(item, "fixturenames", ())):
             assert item.get_closest_marker("spreadsheet"), f"{item.nodeid}: mark it spreadsheet"
-    items.sort(key=lambda item: item.get_closest_marker("spreadsheet") is None)
+    items.sort(key=lambda item: (item.get_closest_marker("long") is None,
+                                 item.get_closest_marker("spreadsheet") is None))
 
 
 @pytest.fixture(autouse=True)

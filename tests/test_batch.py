@@ -126,6 +126,7 @@ def test_a_path_that_names_nothing_is_a_failure(tmp_path):
     assert "no scenario files" in result.output
 
 
+@pytest.mark.long
 def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     path = tmp_path / "large.yaml"
     gpus = ", ".join(str(8 * k) for k in range(1, 26))

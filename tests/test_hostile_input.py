@@ -219,6 +219,7 @@ def yaml_documents():
                      st.text(max_size=200))
 
 
+@pytest.mark.long
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(content=st.one_of(yaml_documents().map(lambda text: text.encode("utf-8")),
                          st.binary(max_size=200)))

@@ -89,6 +89,7 @@ def finite(value) -> bool:
     return not isinstance(value, float) or math.isfinite(value)
 
 
+@pytest.mark.long
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario=extreme_scenarios())
 def test_every_output_stays_finite_over_the_whole_allowed_range(scenario):

@@ -350,6 +350,7 @@ FAILED_ON_CI = scenario_with(**{"cluster.gpus": 2824, "cluster.inference_peak_gp
                                 "cluster.profile": "consumer-evening"})
 
 
+@pytest.mark.long
 @settings(max_examples=3, phases=[Phase.explicit, Phase.generate],  # no shrinking: each step would be a
           # LibreOffice call; derandomized, without a database (conftest's profile): the same draws every run
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
