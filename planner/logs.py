@@ -1,4 +1,4 @@
-"""Benchmark log readers (METHOD.md §5): vLLM's `--save-result --save-detailed` JSON and llmperf's
+"""Benchmark log readers (docs/method.md §5): vLLM's `--save-result --save-detailed` JSON and llmperf's
 individual_responses JSON → one pandas DataFrame of requests, one row per request:
 
     run  ttft_ms  tpot_ms  latency_s  input_tokens  output_tokens  failed

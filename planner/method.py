@@ -1,5 +1,5 @@
 """The method in words and its named constants: each table's engine module declares a `METHOD` and its
-`CONSTANTS`; the Method sheet and the HTML summary show them (METHOD.md is the contract)."""
+`CONSTANTS`; the Method sheet and the HTML summary show them (docs/method.md is the contract)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from planner import xlsx
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.errors import section_class
 from planner.tables import TABLES
-from planner.workbook.catalog_sheet import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.catalog_sheet import BLOCKS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.inputs import TYPED_IN
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
@@ -128,18 +129,22 @@ class _Book:
 
 
 def _catalog(book: _Book, where: dict) -> dict:
-    """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section."""
+    """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section. A blank where a value
+    is required comes back as "" (never as the shipped value), so the scenario refuses it naming its cell."""
     section: dict = {}
-    for key, block_spec in (("models", MODELS), ("gpus", GPUS)):
+    for block_spec in (block for block in BLOCKS if block.shape == "fields"):
+        key = block_spec.section
         ids = [row[0] for row in book.cells(block_spec.ids)]
-        columns = {c.key: [row[0] for row in book.cells(block_spec.name(c))] for c in block_spec.columns
-                   if c.allowed is not None}
+        columns = {c.key: ([row[0] for row in book.cells(block_spec.name(c))], c.allowed.optional)
+                   for c in block_spec.columns if c.allowed is not None}
         for i, id_cell in enumerate(ids):
             if id_cell.value in (None, ""):
                 continue
             entry = {}
-            for field, cells in columns.items():
+            for field, (cells, optional) in columns.items():
                 value = cells[i].value
+                if value is None and not optional:
+                    value = ""
                 if value is not FORMULA and value is not None:
                     entry[field] = value
                     where[("catalog", key, _id(id_cell), field)] = cells[i].address
@@ -149,13 +154,14 @@ def _catalog(book: _Book, where: dict) -> dict:
     tokens = [row[0] for row in book.cells(TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
     for id_cell, cell in zip(ids, tokens):
         if id_cell.value not in (None, ""):
-            section.setdefault("traffic_presets", {})[_id(id_cell)] = cell.written
+            section.setdefault("traffic_presets", {})[_id(id_cell)] = "" if cell.written is None else cell.written
             where[("catalog", "traffic_presets", _id(id_cell))] = cell.address
     ids = book.cells(PROFILES.ids)[0]
     hours = book.cells(PROFILES.name(PROFILES.columns[0]))
     for col, id_cell in enumerate(ids):
         if id_cell.value not in (None, ""):
-            section.setdefault("profiles", {})[_id(id_cell)] = [row[col].written for row in hours]
+            section.setdefault("profiles", {})[_id(id_cell)] = ["" if row[col].written is None else row[col].written
+                                                              for row in hours]
             where[("catalog", "profiles", _id(id_cell))] = id_cell.address
     return section
 
@@ -168,14 +174,15 @@ def _id(cell: Cell) -> str:
 class WorkbookData:
     """What a planner workbook holds, read in one pass: the scenario data its input cells and Catalog hold, as typed
     (not yet validated); where each key came from (Sheet!A1 (name)), for messages; the benchmark logs its Requests
-    sheet holds (or None); and how many rows (profiles: columns) each Catalog block has, empty ones included, so the
+    sheet holds (or None); and each Catalog block's ids in sheet order, empty rows included, so the
     workbook it is compared with is built with the same and a row typed into an empty one moves no cell."""
 
     source: str
     data: dict
     where: dict
     external: dict  # table key → its external data as the workbook holds it (Goodput's logs), or None
-    catalog_rows: dict[str, int]
+    catalog_rows: dict[str, list[str]]  # each Catalog block's ids in sheet order, "" for an empty row
+    generated: dict = None  # an input cell's name → its "When generated" value (Inputs, beside it)
 
     def scenario(self) -> Scenario:
         """The scenario; ScenarioError names the cells."""
@@ -192,8 +199,10 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     reader = _Book(book)
     data: dict = {}
     where: dict = {}
+    generated: dict = {}
     for name in book.names:
-        path_parts = key_path(name)
+        key, scale = _typed_in(name)
+        path_parts = key_path(key)
         destinations = book.destinations(name)
         if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
             continue
@@ -203,6 +212,11 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
         value = _typed(book.cell(sheet, ref))
         if value is FORMULA:
             continue
+        column, row = xlsx.split(ref)
+        then = _typed(book.cell(sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+        generated[name] = None if then is FORMULA else then
+        if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = round(value * scale)  # typed in the unit shown; the scenario counts
         _set(data, path_parts, value)
         for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
             where.setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
@@ -212,9 +226,18 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     data["catalog"] = _catalog(reader, where)
     external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, source) for t in TABLES
                 if t.inputs.EXTERNAL is not None}
-    rows = {block.ids: sum(len(row) for row in reader.cells(block.ids))
-            for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
-    return WorkbookData(source, data, where, external, rows)
+    rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else "" for row in reader.cells(block.ids)
+                        for cell in row] for block in BLOCKS}
+    return WorkbookData(source, data, where, external, rows, generated)
+
+
+def _typed_in(name: str) -> tuple[str, float | None]:
+    """An input cell's name without the suffix of the unit it is typed in (hours_tokens_trillions → hours_tokens),
+    and that unit's scale."""
+    for suffix, scale, _ in TYPED_IN.values():
+        if name.endswith(f"_{suffix}"):
+            return name.removesuffix(f"_{suffix}"), scale
+    return name, None
 
 
 def scenario_from_workbook(path: Path) -> Scenario:

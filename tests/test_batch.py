@@ -129,11 +129,11 @@ def test_a_path_that_names_nothing_is_a_failure(tmp_path):
 @pytest.mark.long
 def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     path = tmp_path / "large.yaml"
-    gpus = ", ".join(str(8 * k) for k in range(1, 26))
+    gpus = ", ".join(str(8 * k) for k in (1, 5, 10, 15, 20, 25))  # 48 variants (200 took half the fast tier)
     path.write_text(f"name: L\nsweep:\n  memory.gpus: [{gpus}]\n  memory.strategy: [ddp, zero1, zero2, zero3]\n"
                     f"  memory.sequence_length: [4096, 8192]\n")
     outcomes = run_batch([str(path)], tmp_path / "out", jobs=2, progress=False)
-    assert len(outcomes) == 200 and all(o.ok for o in outcomes)
+    assert len(outcomes) == 48 and all(o.ok for o in outcomes)
     rows = summary_rows(tmp_path / "out")
     jobs, _ = jobs_of([path])
     for job in jobs:
@@ -143,4 +143,4 @@ def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     # one by hand: ZeRO-3 on 200 GPUs at 8K: 16Ψ/200 + 34·8192·4096·32 bytes
     zero3 = rows["L [memory.gpus=200, memory.strategy=zero3, memory.sequence_length=8192]"]
     assert zero3["Training memory per GPU (GB)"] == pytest.approx((16 * 8_030_261_248 / 200 + 36_507_222_016) / 1e9)
-    assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 200
+    assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 48

@@ -67,7 +67,8 @@ def test_finance_changes_the_slo_target_price_and_servers(libreoffice, tmp_path)
         copies.append(tmp_path / f"changed-{i}.xlsx")
         set_cells(original, copies[-1], cells)
     outputs = recalculated(libreoffice, [original] + copies, [None] + [
-        build_in_memory(scenario_with(EXAMPLE, **keys)) for _, keys in changes.values()])
+        build_in_memory(scenario_with(EXAMPLE, **keys), like=copy) for copy, (_, keys) in zip(
+            copies, changes.values())])
     by_label = dict(zip(changes, outputs[1:]))
 
     # the seed's servers, read from the recalculated workbook: B at 2/890, 10.1 % below A's 2/800
@@ -128,8 +129,8 @@ def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     path = tmp_path / "benchmark.xlsx"
     build(compute(load_scenario(EXAMPLE)), str(path))
     read = xlsx.read(path)
-    assert read.sheets == ["Cover", "Inputs", "Memory", "Hours", "Crossover", "Cluster", "Goodput", "Requests",
-                           "Catalog", "Checks", "Method"]
+    assert read.sheets == ["Cover", "Inputs", "Memory", "Hours", "Serving", "Crossover", "Cluster", "Goodput",
+                           "Requests", "Catalog", "Checks", "Method"]
     formulas = read.formulas()
     structure.test_every_formula_has_a_cached_value_and_only_portable_functions(path)
     structure.test_every_identifier_is_a_name_a_cell_or_a_portable_function(path, formulas)

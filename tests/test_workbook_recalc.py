@@ -6,6 +6,8 @@ happened (planner/recalc.py)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
@@ -17,6 +19,8 @@ from planner.engine import compute
 from planner.scenario import ScenarioError, load_scenario, parse_scenario
 from planner.workbook import build, general_inputs, input_sections
 from planner.workbook.cover import NOT_AVAILABLE
+from planner.workbook.inputs import TYPED_IN
+from planner.workbook.kit import ok_name
 from tests.conftest import EXAMPLES, ROOT
 from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, scenario_with,
                            set_cells)
@@ -55,7 +59,8 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
     "recomputation on": ({"hours_activation_recompute": True}, {"hours.activation_recompute": True}),
     "MFU 30 %": ({"hours_mfu": 0.3}, {"hours.mfu": 0.3}),
     "productive share, run GPUs, allocation option": (
-        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37, "hours_tokens": 2e12},
+        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37,
+         "hours_tokens_trillions": 2},
         {"hours.productive_share": 0.8, "hours.gpus": 4096, "hours.allocations.2.mfu": 0.37, "hours.tokens": 2e12}),
     "70B, t=4, p=2 on 64 H200s, ZeRO-2": (
         {"model": "llama-3.1-70b", "gpu": "h200", "memory_gpus": 64, "memory_tensor_parallel": 4,
@@ -74,8 +79,8 @@ def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spread
     for i, (cells, _) in enumerate(INPUT_CHANGES.values()):
         copies.append(tmp_path / f"changed-{i}.xlsx")
         set_cells(original, copies[-1], cells)
-    outputs = recalculated(spreadsheet, copies, [build_in_memory(scenario_with(**keys))
-                                                 for _, keys in INPUT_CHANGES.values()])
+    outputs = recalculated(spreadsheet, copies, [build_in_memory(scenario_with(**keys), like=copy)
+                                                 for copy, (_, keys) in zip(copies, INPUT_CHANGES.values())])
     by_label = dict(zip(INPUT_CHANGES, outputs))
 
     def value(label: str, name: str):
@@ -102,7 +107,7 @@ def test_the_seeds_hours_walkthrough_in_the_workbook(libreoffice, tmp_path):
     changed = tmp_path / "hours-changed.xlsx"
     set_cells(original, changed, {"hours_activation_recompute": True, "hours_mfu": 0.30})
     before, after = recalculated(libreoffice, [original, changed], [None, build_in_memory(scenario_with(
-        example, **{"hours.activation_recompute": True, "hours.mfu": 0.30}))])
+        example, **{"hours.activation_recompute": True, "hours.mfu": 0.30}), like=changed)])
     assert named(before, book, "hours_gpu_hours") == pytest.approx(26_673_882.98, rel=1e-9)
     assert named(after, book, "hours_gpu_hours") == pytest.approx(26_673_882.98 * (8 / 6) * (0.40 / 0.30), rel=1e-9)
     assert round(named(after, book, "hours_gpu_hours") / 1e6, 2) == 47.42
@@ -136,17 +141,24 @@ def every_input(scenario) -> list:
 
 def wrong_values(spec) -> list:
     """What finance can leave in an input despite its validation (pasting skips it): blank, text, 0 where 0 is not
-    allowed, a number beyond the limit; for TRUE/FALSE, a number that is neither; for a name, a number and 65
-    characters."""
-    if spec.allowed.type == "bool":
+    allowed, −1, a number just above the limit; for TRUE/FALSE, a number that is neither; for a name, a number and
+    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id)."""
+    allowed = spec.typed_allowed
+    if allowed.type == "bool":
         return [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
-    if spec.allowed.type == "text":
+    if allowed.type == "text":
         return [None, 0, "x" * 65]  # a name: any text of 1 to 64 characters is allowed
-    wrong = [None, "text"] + ([0] if spec.allowed.minimum is None or spec.allowed.minimum > 0 else [])
-    if spec.allowed.maximum is not None:
-        above = spec.allowed.maximum * 1.001 + (1 if spec.allowed.type == "whole" else 0)
-        wrong.append(round(above) if spec.allowed.type == "whole" else above)
-    return wrong
+    if allowed.choices:
+        return [None, 0, -1, "no-such-id"] if allowed.type == "choice" else [None, -1, 2.5, "no-such-id"]
+    return [None, "text"] + ([0] if allowed.minimum is None or allowed.minimum > 0 else []) + [-1] + (
+        [above_limit(spec)] if allowed.maximum is not None else [])
+
+
+def above_limit(spec):
+    """A number just above the input's limit, in the unit it is typed in."""
+    allowed = spec.typed_allowed
+    above = allowed.maximum * 1.001 + (1 if allowed.type == "whole" else 0)
+    return round(above) if allowed.type == "whole" else above
 
 
 def _cells(known: dict, sheet: str, ref: str) -> list[tuple[str, str]]:
@@ -185,17 +197,33 @@ def downstream(book, starts, aggregates: set) -> dict:
     return reached
 
 
+def aggregates(book) -> set:
+    """The cells that read every check (the master check, the count of failing checks, the first that fails)."""
+    checks = {ref for sheet, ref in book.texts if sheet == "Checks"}
+    found = set()
+    for (sheet, ref), text in book.texts.items():
+        for token in Tokenizer(text).items:
+            if token.type == "OPERAND" and token.subtype == "RANGE":
+                target_sheet, target = book.names.get(token.value) or (sheet, token.value)
+                first, _, last = target.replace("$", "").partition(":")
+                if target_sheet == "Checks" and last:
+                    (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last)
+                    covered = sum(1 for cell in checks if c1 <= xlsx.split(cell)[0] <= c2
+                                  and r1 <= xlsx.split(cell)[1] <= r2)
+                    if covered > len(checks) / 2:
+                        found.add((sheet, ref))
+    return found
+
+
 def shared_copies(book, specs) -> list[dict]:
     """Every input's wrong values, typed into as few copies as they fit: a copy holds one wrong value of each of
     several inputs whose downstream cells are disjoint, so that no formula reads two of them and every cell
-    recalculates as in the copy with that input's edit alone (the checks' AND aside, which is FALSE either way).
-    Returns each copy's {input name: value}."""
-    checks, cover = book.sheets["Checks"], book.sheets["Cover"]
-    aggregates = {("Checks", checks.cell("all")), ("Cover", cover.cell("master"))}
-    cones = downstream(book, [book.names[spec.name] for spec in specs], aggregates)
+    recalculates as in the copy with that input's edit alone (the cells that read every check aside: the master
+    check is FALSE and the Cover red either way). Returns each copy's {input cell's name: value}."""
+    cones = downstream(book, [book.names[spec.typed_name] for spec in specs], aggregates(book))
     bins: list[tuple[set, list]] = []  # (the cells the bin's inputs reach, its inputs)
     for spec in specs:
-        reach = cones[book.names[spec.name]] | {book.names[spec.name]}
+        reach = cones[book.names[spec.typed_name]] | {book.names[spec.typed_name]}
         for cells, members in bins:
             if not cells & reach:
                 cells |= reach
@@ -205,7 +233,7 @@ def shared_copies(book, specs) -> list[dict]:
             bins.append((set(reach), [spec]))
     copies = []
     for _, members in bins:
-        values = {spec.name: wrong_values(spec) for spec in members}
+        values = {spec.typed_name: wrong_values(spec) for spec in members}
         for k in range(max(len(v) for v in values.values())):
             copies.append({name: wrong[k] for name, wrong in values.items() if k < len(wrong)})
     return copies
@@ -224,7 +252,7 @@ def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(d
     specs = every_input(scenario_with())
     copies = shared_copies(book, specs)
     typed = sorted((name, repr(value)) for copy in copies for name, value in copy.items())
-    assert typed == sorted((spec.name, repr(value)) for spec in specs for value in wrong_values(spec))
+    assert typed == sorted((spec.typed_name, repr(value)) for spec in specs for value in wrong_values(spec))
     assert not any({"memory_gpus", "memory_strategy"} <= set(copy) for copy in copies)
     assert len(copies) < len(typed) / 2
 
@@ -232,43 +260,42 @@ def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(d
 @pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
 def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(
         app, default_workbook, request, tmp_path):
-    """Pressing Delete on an input, or pasting 0, text or a number beyond its limit into it (pasting skips
-    validation), must never leave an error value on the Checks sheet or the Cover: the input's check, the master
-    check and the Cover say so. The scenario validator refuses the same out-of-range value. Inputs that no formula
-    reads together share a copy (shared_copies), in LibreOffice and in Gnumeric."""
+    """Every input, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number just
+    above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an error
+    value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
+    validator refuses the same out-of-range value. Inputs that no formula reads together share a copy
+    (shared_copies), in LibreOffice and in Gnumeric."""
     spreadsheet = request.getfixturevalue(app)
     original, book = default_workbook
     specs = every_input(scenario_with())
     for spec in specs:
-        for value in wrong_values(spec):
-            if spec.allowed.maximum is not None and isinstance(value, (int, float)) and value > spec.allowed.maximum:
-                with pytest.raises(ScenarioError):
-                    scenario_with(**{spec.path: value})
+        if spec.typed_allowed.maximum is not None:
+            scale = TYPED_IN[spec.kind][1] if spec.kind in TYPED_IN else None
+            with pytest.raises(ScenarioError):
+                scenario_with(**{spec.path: round(above_limit(spec) * scale) if scale else above_limit(spec)})
     cases = shared_copies(book, specs)
     copies = []
     for i, edits in enumerate(cases):
         copies.append(tmp_path / f"wrong-{i}.xlsx")
         set_cells(original, copies[-1], edits)
-    outputs = spreadsheet.recalculate(copies)
+    by_cell = {spec.typed_name: spec for spec in specs}
     checks, cover = book.sheets["Checks"], book.sheets["Cover"]
-    for edits, values in zip(cases, outputs):
+    key_results = {cover.cell(f"key_{name}"): name for name in book.headline if f"key_{name}" in cover.places}
+    for edits, values in zip(cases, spreadsheet.recalculate(copies)):
         assert isinstance(values, dict), (edits, values)
-        on_checks = {cell: v for (sheet, cell), v in values.items() if sheet == "Checks"}
-        assert not [v for v in on_checks.values() if isinstance(v, str) and v.startswith("#")], edits
-        for name, value in edits.items():
-            assert same(False, on_checks[checks.cell(f"input_{name}")]), (name, value)
-            if name.startswith("cluster_") and name != "cluster_restart_cost_gpu_hours" and value in (None, "text"):
-                # a blank or text cluster size, peak, spare or profile cannot show the serving pool fitting
-                assert same(False, on_checks[checks.cell("cluster_pool_fits")]), (name, value)
-        assert same(False, on_checks[checks.cell("all")]), edits
-        assert values[("Cover", cover.cell("master"))] == "A check has failed: see Checks", edits
-        key_results = [v for (sheet, _), v in values.items() if sheet == "Cover" and isinstance(v, str)
-                       and v.startswith("#")]
-        assert not key_results, (edits, key_results)
-    # a key result whose inputs are blank reads "n/a", not #DIV/0!
-    [blank_mfu] = [values for edits, values in zip(cases, outputs) if "hours_mfu" in edits
-                   and edits["hours_mfu"] is None]
-    assert NOT_AVAILABLE in {v for (sheet, _), v in blank_mfu.items() if sheet == "Cover"}
+        errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
+        assert errors == [], (edits, errors[:5])
+        for typed_name, value in edits.items():
+            spec = by_cell[typed_name]
+            assert same(False, values[("Checks", checks.cell(f"input_{spec.name}"))]), (spec.name, value)
+            for cell, name in key_results.items():  # no plausible number from a failed input
+                if ok_name(spec.name) in book.needs_of_cell("Cover", cell):
+                    assert values[("Cover", cell)] == NOT_AVAILABLE, (spec.name, value, name, values[("Cover", cell)])
+            if spec.name in ("cluster_gpus", "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile") \
+                    and value in (None, "text", "no-such-id"):  # nor the serving pool fitting
+                assert same(False, values[("Checks", checks.cell("cluster_pool_fits"))]), (spec.name, value)
+        assert same(False, values[("Checks", checks.cell("all"))]), edits
+        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), edits
 
 
 def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_workbook, libreoffice, tmp_path):
@@ -326,7 +353,7 @@ def scenarios(draw):
                    "sequence_length": draw(st.integers(1, 131_072)), "micro_batch": draw(st.integers(1, 32)),
                    "activation_checkpointing": draw(st.booleans())},
         "serving": {"users": draw(st.integers(1, 1024)), "tensor_parallel": draw(st.sampled_from(divisors)),
-                    "sequence_length": draw(st.integers(1, 131_072))},
+                    "sequence_length": draw(st.integers(2, 131_072))},
         "hours": {"tokens": draw(st.integers(10**6, 10**14)), "mfu": draw(share),
                   "activation_recompute": draw(st.booleans()), "gpus": draw(st.integers(1, 100_000)),
                   "productive_share": draw(share),

@@ -16,12 +16,15 @@ from planner.engine import compute
 from planner.scenario import load_scenario
 from planner.workbook import build
 from tests.conftest import ROOT
+from tests.test_goodput import edge_scenario
 
 
-@pytest.mark.parametrize("example", ["default", "goodput-2-benchmark-logs"])
+@pytest.mark.parametrize("example", ["default", "benchmark logs"])
 def test_the_reader_reads_what_openpyxl_reads(example, tmp_path):
+    """The default workbook, and one with a (small) Requests sheet."""
     path = tmp_path / "w.xlsx"
-    build(compute(load_scenario(ROOT / "examples" / f"{example}.yaml")), str(path))
+    scenario = ROOT / "examples" / "default.yaml" if example == "default" else edge_scenario(tmp_path)
+    build(compute(load_scenario(scenario)), str(path))
     book = xlsx.read(path)
     formulas, cached = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
     assert book.sheets == formulas.sheetnames

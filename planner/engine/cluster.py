@@ -1,4 +1,4 @@
-"""One GPU cluster over 24 hours: separate pools against a shared cluster with preemption (METHOD.md §4).
+"""One GPU cluster over 24 hours: separate pools against a shared cluster with preemption (docs/method.md §4).
 
 Inference demand follows its profile (fractions of the peak, hours 0 … 23). Separate pools size the serving pool
 for the peak plus spare and train on the rest; shared, inference gets its demand plus spare each hour and training
@@ -45,7 +45,7 @@ def preemptions(allocated):
 
 @dataclass
 class ClusterTable:
-    """METHOD.md §4 for one scenario: the serving pool, the day's totals and the 24 hours."""
+    """docs/method.md §4 for one scenario: the serving pool, the day's totals and the 24 hours."""
 
     scalars: dict
     hours: list[dict]  # hour 0 … 23: fraction, demand, separate_idle, separate_training, allocated, shared_spare,
@@ -124,7 +124,8 @@ METHOD = Method(
         "GPU-hours; net gain = moved − lost, valued at the GPU's price per GPU-hour.",
     ],
     sources=[
-        "Seed 000, fourth panel: one GPU cluster over 24 hours, separate pools against a shared cluster with "
+        "docs/method.md §4, the walk-through of examples/cluster-1 to cluster-3: one GPU cluster over 24 hours, "
+        "separate pools against a shared cluster with "
         "preemption; the office-assistant, global-app and consumer-evening profiles.",
     ],
     caveats=[

@@ -1,4 +1,4 @@
-"""Goodput and cost per acceptable request (METHOD.md §5; seed 003): the simple comparison of servers from their
+"""Goodput and cost per acceptable request (docs/method.md §5): the simple comparison of servers from their
 hourly figures, and, from benchmark logs, each run's attainment, rates, tail latencies and cost, and each
 benchmark's goodput (DistServe: the highest request rate whose attainment meets the target, interpolated).
 
@@ -33,7 +33,7 @@ def at_most(value, limit):
     return (value <= limit) | close
 
 
-# The simple comparison (seed 003) -----------------------------------------------------------------------------
+# The simple comparison -----------------------------------------------------------------------------
 def servers_table(servers) -> tuple[list[dict], dict]:
     """Each server's cost per request, per acceptable request (text without acceptable requests) and acceptable
     share; then the cheapest per acceptable request (the first of equals), the next cheapest cost and how much less
@@ -142,7 +142,7 @@ def runs_table(scenario, logs, *, slo_ttft_ms: float, slo_tpot_ms: float, target
 
 @dataclass
 class GoodputTable:
-    """METHOD.md §5 for one scenario. `requests` (a DataFrame, or None without benchmarks) is the Requests
+    """docs/method.md §5 for one scenario. `requests` (a DataFrame, or None without benchmarks) is the Requests
     sheet's cached values; the JSON holds the per-run and per-benchmark results, not every request."""
 
     scalars: dict
@@ -182,7 +182,7 @@ def compute(scenario, tables) -> GoodputTable:
                         _plain_rows(benchmarks), requests)
 
 
-CONSTANTS: list = []  # METHOD.md §5 fixes no constant: its thresholds are the SLO and target inputs
+CONSTANTS: list = []  # docs/method.md §5 fixes no constant: its thresholds are the SLO and target inputs
 
 METHOD = Method(
     title="Goodput and cost per acceptable request",
@@ -205,7 +205,8 @@ METHOD = Method(
         "outside the runs and is stated in words.",
     ],
     sources=[
-        "Seed 003: two servers at 2 per hour; 1,000 completed with 800 acceptable costs 0.0025 per acceptable "
+        "docs/method.md §5 (examples/goodput-1-two-servers.yaml): two servers at 2 per hour; 1,000 completed with "
+        "800 acceptable costs 0.0025 per acceptable "
         "request, 900 with 890 acceptable about 0.00225.",
         "Zhong et al. 2024, DistServe (USENIX OSDI '24): goodput as the maximum request rate meeting the SLO "
         "attainment target.",

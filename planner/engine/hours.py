@@ -1,4 +1,4 @@
-"""Training operations, GPU-hours, days and cost (METHOD.md §2), against Meta's reported Llama 3.1 hours.
+"""Training operations, GPU-hours, days and cost (docs/method.md §2), against Meta's reported Llama 3.1 hours.
 
 Every function takes scalars or numpy arrays (broadcast together).
 """
@@ -46,7 +46,7 @@ def cost(allocated, price_per_gpu_hour):
 
 @dataclass
 class HoursTable:
-    """METHOD.md §2 for one scenario: the run, the allocation options (the run first) and the Llama 3.1 reference
+    """docs/method.md §2 for one scenario: the run, the allocation options (the run first) and the Llama 3.1 reference
     rows."""
 
     scalars: dict

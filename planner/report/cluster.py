@@ -1,4 +1,4 @@
-"""The Cluster section of the HTML summary (METHOD.md §4): sentences and the two 24-hour charts."""
+"""The Cluster section of the HTML summary (docs/method.md §4): sentences and the two 24-hour charts."""
 
 from __future__ import annotations
 

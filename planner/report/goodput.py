@@ -1,4 +1,4 @@
-"""The Goodput section of the HTML summary (METHOD.md §5): sentences and charts. Charts label servers and
+"""The Goodput section of the HTML summary (docs/method.md §5): sentences and charts. Charts label servers and
 benchmarks by position ("Server 1"); the tables beside them give the names."""
 
 from __future__ import annotations

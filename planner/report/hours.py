@@ -1,4 +1,4 @@
-"""The Hours section of the HTML summary (METHOD.md §2): sentences and charts."""
+"""The Hours section of the HTML summary (docs/method.md §2): sentences and charts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Memory section of the HTML summary (METHOD.md §1): sentences and charts."""
+"""The Memory section of the HTML summary (docs/method.md §1): sentences and charts."""
 
 from __future__ import annotations
 

@@ -88,6 +88,8 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
     if kind == "missing":
         return f"{at}: {key}: required key is missing"
     message = error["msg"].removeprefix("Value error, ")
+    if error["input"] == "" and kind != "string_too_short":
+        return f"{at}: {key}: blank, where a value is needed ({message.lower()})"
     if isinstance(error["input"], (dict, list)):
         return f"{at}: {key}: {message}"
     return f"{at}: {key}: value {quoted(error['input'])} is not allowed: {message}"

@@ -1,5 +1,5 @@
 """The Catalog sheet: models, GPUs, strategies, traffic presets and demand profiles that the Inputs dropdowns
-choose from (METHOD.md, "Catalog"), the scenario's own entries merged in, and a few empty rows per block where
+choose from (docs/method.md, "Catalog"), the scenario's own entries merged in, and a few empty rows per block where
 finance can add a model, a GPU, a preset or a profile.
 
 Its values are inputs: edit a GPU's memory or price here and every sheet follows. Each column has a workbook-level
@@ -20,7 +20,7 @@ from planner.scenario.declare import Fraction
 from planner.workbook import kit
 from planner.workbook.inputs import Allowed
 
-EMPTY_ROWS = 3  # rows per block (columns for profiles) where a new entry can be typed
+EMPTY_ROWS = 10  # rows per block (columns for profiles) where a new entry can be typed
 ID_RULE = {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64, "ignore_blank": True,
            "error_title": "Id", "error_message": "An id of 1 to 64 characters, without * ? or ~."}
 
@@ -44,6 +44,8 @@ class Block:
     id_header: str
     columns: tuple[CatalogColumn, ...]
     row_rule: str = ""
+    section: str = ""  # its key in the scenario's catalog section (models, gpus, …)
+    shape: str = "fields"  # "fields": a row of fields per entry; "value": one value per id; "columns": per column
 
     @property
     def ids(self) -> str:
@@ -72,29 +74,40 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ e
                                          "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
                    CatalogColumn("kv_kib_per_token", "KV cache per token (KiB)", "kib",
                                  formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
-                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0")
+                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0", section="models")
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
-             "GPU id", _declared(entries.GPUEntry))
+             "GPU id", _declared(entries.GPUEntry, optional=("fp8_tflops", "nvlink_gbps", "price_source", "price_as_of")),
+             section="gpus")
+PRECISIONS = Block("catalog_precision", "Precisions (weights and KV cache: bits per weight with scales, bytes per KV "
+                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry), section="precisions")
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
                         "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
-                            FieldInfo.from_annotation(entries.TokensPerDay))),))
+                            FieldInfo.from_annotation(entries.TokensPerDay))),), section="traffic_presets",
+                        shape="value")
 PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
                  "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
-                     FieldInfo.from_annotation(Fraction))),))
-BLOCKS = (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies are the method's)
+                     FieldInfo.from_annotation(Fraction))),), section="profiles", shape="columns")
+BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies: the method's)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 
 
-def block_length(book: kit.Book, block: Block, entries: int) -> int:
-    """The rows (profiles: columns) a block is written with: its entries and EMPTY_ROWS empty ones; or, for the
-    workbook an edited one is verified against, as many as that one had (a row typed into an empty row leaves one
-    empty row fewer)."""
-    return max(entries, book.catalog_rows.get(block.ids, entries + EMPTY_ROWS))
+def laid_out(book: kit.Book, block: Block, entries: dict) -> list[tuple[str, object]]:
+    """A block's rows (profiles: columns) in order, (id, entry) with ("", None) for an empty one: the entries, then
+    EMPTY_ROWS empty rows; or, for the workbook an edited one is compared with, in the order that one has them (a
+    row typed into an empty row or inserted inside the block moves no cell)."""
+    order = book.catalog_rows.get(block.ids)
+    if order is None:
+        return list(entries.items()) + [("", None)] * EMPTY_ROWS
+    found = [(key, entries[key]) if key in entries else ("", None) for key in order]
+    return found + [(key, entry) for key, entry in entries.items() if key not in order]
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
     merged, own = results.scenario.merged_catalog, results.scenario.catalog
-    sheet = book.sheet("Catalog", [("", 17)] * len(MODELS.columns), label_width=18, note_width=2, unit_width=2)
+    sheet = book.sheet("Catalog", [("", 17)] * (len(MODELS.columns) + 1), label_width=18, note_width=2,
+                       unit_width=2)
+    sheet.guarded = False  # a row's derived cells are guarded by its own Valid cell
+    sheet.protect(insert_rows=True)  # a row inserted inside a block joins it: the names cover it
     sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
     derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
@@ -105,23 +118,27 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
     sheet.skip()
+    _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
+    sheet.skip()
     _strategies(book, sheet)
     sheet.skip()
     _block(book, sheet, TRAFFIC_PRESETS, [{"id": k, "tokens_per_day": v} for k, v in merged.traffic_presets.items()])
     sheet.skip()
-    _profiles(book, sheet, merged.profiles, {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()})
+    peaks = {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()}
+    _profiles(book, sheet, merged.profiles, peaks)
     return sheet
 
 
 VALID = "Valid"  # the last column of each block (the last row of the profiles): TRUE when the row's values are allowed
 
 
-def valid_rule(block: Block, cells: dict[str, str], id_cell: str) -> str:
+def valid_rule(block: Block, cells: dict[str, str], id_cell: str, derived=frozenset()) -> str:
     """A row's Valid formula (without "="): blank without an id, else TRUE while its id appears once in the block
-    and every value is within its column's limits (and the block's row rule holds). Scalar functions only, so
-    every spreadsheet application reads it alike."""
+    and every value typed in it is within its column's limits (and the block's row rule holds). Scalar functions
+    only, so every spreadsheet application reads it alike. `derived`: the row's cells that are formulas."""
     rules = [f"COUNTIF({block.ids},{id_cell})=1"] + [column.allowed.check(cells[column.key])
-                                                      for column in block.columns if column.allowed is not None]
+                                                      for column in block.columns
+                                                      if column.allowed is not None and column.key not in derived]
     if block.row_rule:
         rules.append(kit.TEMPLATE.sub(lambda m: cells[m.group(1)], block.row_rule))
     return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
@@ -133,22 +150,25 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
     sheet.section(block.title)
     sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID], height=45)
     first = sheet.row_index
-    for values in rows + [{}] * (block_length(book, block, len(rows)) - len(rows)):
+    for _, values in laid_out(book, block, {row["id"]: row for row in rows}):
+        values = values or {}
         r = sheet.row_index
         sheet.input_cell(r, 0, values.get("id", ""), "text", ID_RULE)
         cells = {column.key: xl_rowcol_to_cell(r, col) for col, column in enumerate(block.columns, start=1)}
+        valid_col = len(block.columns) + 1
+        valid = xl_rowcol_to_cell(r, valid_col, False, True)
+        derived = {"params"} if values.get("id") in formula_params else set()
         for col, column in enumerate(block.columns, start=1):
             value = values.get(column.key)
-            if column.formula:
-                template = f'=IF({xl_rowcol_to_cell(r, 0, False, True)}="","",{column.formula.lstrip("=")})'
+            if column.formula:  # blank while the row is not valid: never an error value
+                template = f'=IF({valid}=TRUE,{column.formula.lstrip("=")},"")'
                 sheet.formula(r, col, kit.TEMPLATE.sub(lambda m: cells[m.group(1)], template),
                               "" if value is None else value, book.styles.value(column.kind))
-            elif column.key == "params" and values.get("id") in formula_params:
+            elif column.key in derived:
                 sheet.formula(r, col, "=" + cells["params_from_architecture"], value, book.styles.value(column.kind))
             else:
                 sheet.input_cell(r, col, value, column.kind, {**column.allowed.validation(), "ignore_blank": True})
-        valid_col = len(block.columns) + 1
-        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True)),
+        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True), derived),
                       True if values.get("id") else "", book.styles.value("bool"))
         sheet.row_index += 1
     last = sheet.row_index - 1
@@ -166,7 +186,7 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
     each profile's busiest hour (the Cluster sheet's peak fraction) and its Valid row."""
     sheet.section(PROFILES.title)
     heading = sheet.heading_row([PROFILES.id_header], height=15)
-    columns = list(profiles.items()) + [("", None)] * (block_length(book, PROFILES, len(profiles)) - len(profiles))
+    columns = laid_out(book, PROFILES, profiles)
     fraction = PROFILES.columns[0]
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
     hours = shipped.HOURS_PER_DAY
@@ -176,8 +196,10 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
         for hour in range(hours):
             sheet.input_cell(heading + 1 + hour, col, None if values is None else values[hour], fraction.kind, rule)
         id_cell = xl_rowcol_to_cell(heading, col, True, False)
-        column = f"{xl_rowcol_to_cell(heading + 1, col, True, False)}:{xl_rowcol_to_cell(heading + hours, col, True, False)}"
-        sheet.formula(peak_row, col, f'=IF({id_cell}="","",MAX({column}))', peaks.get(key, ""),
+        column = (f"{xl_rowcol_to_cell(heading + 1, col, True, False)}:"
+                  f"{xl_rowcol_to_cell(heading + hours, col, True, False)}")
+        valid = xl_rowcol_to_cell(valid_row, col, True, False)
+        sheet.formula(peak_row, col, f'=IF({valid}=TRUE,MAX({column}),"")', peaks.get(key, ""),
                       book.styles.value(fraction.kind))
         within = (f'COUNTIFS({column},">={fraction.allowed.minimum:g}",{column},"<={fraction.allowed.maximum:g}")'
                   f"={hours}")

@@ -1,4 +1,4 @@
-"""The Cluster sheet (METHOD.md §4): one GPU cluster over 24 hours, separate pools against a shared cluster with
+"""The Cluster sheet (docs/method.md §4): one GPU cluster over 24 hours, separate pools against a shared cluster with
 preemption. The serving pool, the 24 hours (the chosen profile's fractions looked up in Catalog), the day's totals,
 and a 24-hour stack for each mode."""
 
@@ -92,8 +92,8 @@ STACKS = {
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.cluster
     sheet = book.sheet(SHEET, [("", 15)] * len(HOURS), note_width=44)
-    sheet.title("Cluster over 24 hours", "METHOD.md §4: separate pools (a serving pool sized for the peak) against "
-                "a shared cluster where training fills what inference does not use and is preempted as it grows.")
+    sheet.title("Cluster over 24 hours", "docs/method.md §4: separate pools (a serving pool sized for the peak) "
+                "against a shared cluster where training fills what inference does not use and is preempted as it grows.")
 
     sheet.section("Separate pools: the serving pool is sized for the peak plus spare")
     sheet.rows(POOL, table.scalars)
@@ -144,11 +144,11 @@ KEY_RESULTS = [
     KeyResult("cluster_preemptions", "Training GPUs preempted a day", kind="count", unit="GPUs"),
     KeyResult("cluster_net_gain_gpu_hours", "Net gain a day after the work lost to preemption", kind="number",
               unit="GPU-hours"),
-    KeyResult("cluster_net_gain_value", "Its value at the {gpu}'s price", kind="money", unit=""),
+    KeyResult("cluster_net_gain_value", "Its value a day at the {gpu}'s price", kind="money", unit=""),
 ]
 
 CHECKS = [
     Check("cluster_pool_fits", "Separate pools: the serving pool (peak plus spare) fits in the cluster",
           formula="AND(ISNUMBER(cluster_gpus),ISNUMBER(cluster_inference_peak_gpus),ISNUMBER(cluster_spare),"
-          "cluster_pool_gpus<=cluster_gpus)", note="CEIL9(max D_h · (1 + r)) ≤ N"),
+          "cluster_pool_gpus<=cluster_gpus)", note="CEIL9(max D_h · (1 + r)) ≤ N", about=("cluster_",)),
 ]

@@ -1,5 +1,5 @@
-"""The Goodput sheet (METHOD.md §5): servers compared by cost per acceptable request; with benchmark logs, each run's
-attainment, tail latencies and cost, and each benchmark's goodput. The Requests sheet, right after it, holds the
+"""The Goodput sheet (docs/method.md §5): servers compared by cost per acceptable request; with benchmark logs, each
+run's attainment, tail latencies and cost, and each benchmark's goodput. The Requests sheet, right after it, holds the
 logs' runs and requests (one row each) with the per-request formulas: TPOT, acceptable under the SLO cells, and
 TTFT and TPOT of completed requests ("" for a failed one, which PERCENTILE skips).
 
@@ -161,7 +161,7 @@ REQUEST_FORMULAS = [
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.goodput
     sheet = book.sheet(SHEET, [("", COLUMN_WIDTH + 5)] + [("", COLUMN_WIDTH)] * (len(RUNS) - 1))  # B: names
-    sheet.title("Goodput and cost per acceptable request", "METHOD.md §5: what matters is the work that meets the "
+    sheet.title("Goodput and cost per acceptable request", "docs/method.md §5: what matters is the work that meets the "
                 "service-level objective, per unit of cost.")
 
     sheet.section("Servers: cost per request and per acceptable request (the hourly figures on Inputs)")
@@ -187,8 +187,10 @@ def _benchmark_tables(book: kit.Book, sheet: kit.Sheet, table) -> None:
                   "between runs (DistServe)")
     sheet.records([b["benchmark"] for b in table.benchmarks], BENCHMARKS, table.benchmarks,
                   label_header="Benchmark no.")
-    for key in BENCHMARK_NAMES:
-        book.define(f"goodput_benchmark_{key}", SHEET, sheet.ref(key, "range", 0, 0))
+    for key in BENCHMARK_NAMES:  # at least two rows: Gnumeric's INDEX refuses a one-cell range (the next is blank)
+        place = sheet.places[key]
+        book.define(f"goodput_benchmark_{key}", SHEET, f"{kit.xl_rowcol_to_cell(place.row, place.col)}:"
+                    f"{kit.xl_rowcol_to_cell(max(place.last_row, place.row + 1), place.col)}")
     _attainment_chart(book, sheet, table)
     sheet.section("Tail latencies of completed requests against the SLO")
     sheet.records(runs, LATENCIES, table.runs, label_header="Run no.")
@@ -223,6 +225,8 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
     data_styles = [styles.value(kind) for _, _, kind in REQUEST_DATA]
     formula_styles = [styles.value(kind) for _, _, _, kind in REQUEST_FORMULAS]
     width = len(REQUEST_DATA)
+    # every row's formulas read the same inputs (the SLO), so they share the first row's guard, found once
+    needs = [book.needs_of(sheet.name, template.format(r=first + 1)) for _, _, template, _ in REQUEST_FORMULAS]
     for i in range(len(requests)):
         r = first + i
         for col in range(width):
@@ -232,7 +236,7 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
             else:
                 ws.write_number(r, col, value, data_styles[col])
         for j, (_, _, template, _) in enumerate(REQUEST_FORMULAS):
-            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j])
+            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j], needs=needs[j])
     _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], 0, first,
                     first + len(requests) - 1)
 
@@ -251,7 +255,9 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
 
 
 def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int, first: int, last: int) -> None:
-    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas."""
+    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas; at least two rows,
+    as Gnumeric's INDEX refuses a one-cell range (nothing stands below the Requests sheet's tables)."""
+    last = max(last, first + 1)
     for col, key in enumerate(keys, start=first_col):
         book.define(f"{prefix}_{key}", REQUESTS_SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:"
                                                         f"{kit.xl_rowcol_to_cell(last, col)}")
@@ -335,5 +341,5 @@ KEY_RESULTS = [
 CHECKS = [
     Check("goodput_servers_acceptable_within_completed", "Servers: acceptable requests per hour at most completed",
           formula="SUMPRODUCT((goodput_server_acceptable_per_hour>goodput_server_completed_per_hour)*1)=0",
-          note="A request that meets the SLO was completed."),
+          note="A request that meets the SLO was completed.", about=("goodput_servers_",)),
 ]

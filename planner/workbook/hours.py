@@ -1,4 +1,4 @@
-"""The Hours sheet (METHOD.md §2): training operations, GPU-hours, cost and days; the run beside its allocation
+"""The Hours sheet (docs/method.md §2): training operations, GPU-hours, cost and days; the run beside its allocation
 options; the calculation beside Meta's reported Llama 3.1 H100-hours. Each table with its chart under it."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ REFERENCE = [
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.hours
     sheet = book.sheet(SHEET, [("", 15)] * len(ALLOCATIONS))
-    sheet.title("Training hours and cost", "METHOD.md §2: operations 6·Ψ·T (8·Ψ·T with recomputation) at the "
+    sheet.title("Training hours and cost", "docs/method.md §2: operations 6·Ψ·T (8·Ψ·T with recomputation) at the "
                 "GPU's dense BF16 peak times MFU.")
 
     sheet.section("The training run")
@@ -119,7 +119,7 @@ KEY_RESULTS = [
               "{hours_mfu|percent} MFU", kind="hours", unit="GPU-hours"),
     KeyResult("hours_allocated_gpu_hours", "Allocated GPU-hours at {hours_productive_share|percent} productive",
               kind="hours", unit="GPU-hours"),
-    KeyResult("hours_cost", "Training cost at the {gpu}'s price", kind="money0", unit=""),
+    KeyResult("hours_cost", "Training cost, paid once, at the {gpu}'s price", kind="money0", unit=""),
     KeyResult("hours_days", "Wall-clock days on {hours_gpus|count} GPUs", kind="days", unit="days"),
 ]
 

@@ -1,0 +1,274 @@
+"""METHOD.md §6 (and §7's MoE and MLA terms) against numbers worked by hand, and §6's published worked table.
+
+Every case: s = 2048, o = 6144 (sequence length 8192), η_c 0.5, η_m 0.7, r 0.10, τ 0 unless it says otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from planner import shipped as catalog
+from planner.engine import serving as sv
+
+LLAMA_8B = dict(params=8_030_261_248, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, vocab=128_256)
+LLAMA_70B = dict(params=70_553_706_496, layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, vocab=128_256)
+H100 = dict(memory_gb=80, peak_tflops=989, fp8_tflops=1979, hbm_tbps=3.35, nvlink_gbps=450, price_per_gpu_hour=2.00)
+A100 = dict(memory_gb=80, peak_tflops=312, fp8_tflops=None, hbm_tbps=2.039, nvlink_gbps=300, price_per_gpu_hour=1.50)
+FP8 = dict(weight_bits=8, fp8_gemm=True, kv_bytes=1)
+
+
+def replica(model=LLAMA_8B, gpu=H100, **changes):
+    return sv.Replica(**model, **gpu, **changes)
+
+
+# The worked table -----------------------------------------------------------------------------------------------------
+def test_worked_8b_bf16_on_one_h100_by_hand():
+    r = replica()
+    h = r.headline()
+    # Ψ_mm = 8,030,261,248 − 128,256·4,096
+    assert r.psi_mm == 7_504_924_672
+    # W_g = 2 bytes · Ψ / 1 = 16.06 GB; KV_g = 2·32·8·128·2 = 131,072 bytes
+    assert r.w_g == 16_060_522_496 and round(r.w_g / 1e9, 2) == 16.06
+    assert h["serving_kv_bytes_per_token"] == 131_072
+    # pool = 72e9 − 16.06e9 = 55.94 GB; per sequence 8,192·131,072 = 1.074 GB → 52.098 → B_max 52
+    assert r.pool == pytest.approx(80e9 * 0.9 - 16_060_522_496)
+    assert 55_939_477_504 / 1_073_741_824 == pytest.approx(52.098, abs=1e-3)
+    assert h["serving_max_concurrency"] == 52
+    # TTFT: compute (2·Ψ_mm·2048 + 32·2048²·(4096 + 4096))/(989e12·0.5) = (30.74e12 + 1.10e12)/494.5e12;
+    # the memory term (15.01e9 + 2048·131,072)/2.345e12 = 6.5 ms is smaller
+    ttft = (30_740_171_456_512 + 1_099_511_627_776) / 494.5e12
+    assert h["serving_ttft_ms"] == pytest.approx(ttft * 1000) and round(h["serving_ttft_ms"], 1) == 64.4
+    # TPOT(B) memory-bound: (15,009,849,344 + B·5,120·131,072)/2.345e12 at B = 1, 32, 52
+    tpot = {b: (15_009_849_344 + b * 5120 * 131_072) / 2.345e12 for b in (1, 32, 52)}
+    assert h["serving_tpot_ms_single"] == pytest.approx(tpot[1] * 1000) and round(tpot[1] * 1000, 2) == 6.69
+    assert h["serving_tpot_ms"] == pytest.approx(tpot[32] * 1000) and round(tpot[32] * 1000, 2) == 15.56
+    assert h["serving_tpot_ms_at_max"] == pytest.approx(tpot[52] * 1000) and round(tpot[52] * 1000, 2) == 21.28
+    # cycle = T_pre(52) + 6,144·TPOT(52) = 52·31.84e12/494.5e12 + 6,144·21.28 ms = 3.35 s + 130.76 s = 134.1 s
+    cycle = 52 * (30_740_171_456_512 + 1_099_511_627_776) / 494.5e12 + 6144 * tpot[52]
+    assert round(cycle, 1) == 134.1
+    # 52·6,144 / 134.1 s = 2,382 tokens/s per GPU; $2.00·1e6/(3600·2,382) = $0.233
+    assert h["serving_tokens_per_s_per_gpu_at_max"] == pytest.approx(52 * 6144 / cycle)
+    assert round(h["serving_tokens_per_s_per_gpu_at_max"]) == 2382
+    assert h["serving_cost_per_million_tokens_at_max"] == pytest.approx(2e6 / (3600 * 52 * 6144 / cycle))
+    assert round(h["serving_cost_per_million_tokens_at_max"], 3) == 0.233
+    assert h["serving_fits"] is True  # 32 users ≤ 52
+
+
+@pytest.mark.parametrize("case, model, changes, expected", [
+    # case: W_g GB, KV_g B/token, B_max, TTFT ms, TPOT B=1, B=32, B_max ms, tok/s/GPU at B_max, cost/M at B_max
+    ("8B BF16, 1×H100", LLAMA_8B, {}, (16.06, 131_072, 52, 64.4, 6.69, 15.56, 21.28, 2382, 0.233)),
+    ("70B BF16, 4×H100", LLAMA_70B, {"tensor_parallel": 4},
+     (35.28, 81_920, 54, 165.9, 16.29, 22.10, 26.23, 488, 1.139)),
+    ("70B FP8, 2×H100", LLAMA_70B, {"tensor_parallel": 2, **FP8},
+     (35.28, 81_920, 54, 159.8, 16.28, 22.01, 26.07, 983, 0.565)),
+])
+def test_worked_table(case, model, changes, expected):
+    r = replica(model, **changes)
+    h = r.headline()
+    got = (round(r.w_g / 1e9, 2), h["serving_kv_bytes_per_token"], h["serving_max_concurrency"],
+           round(h["serving_ttft_ms"], 1), round(h["serving_tpot_ms_single"], 2), round(h["serving_tpot_ms"], 2),
+           round(h["serving_tpot_ms_at_max"], 2), round(h["serving_tokens_per_s_per_gpu_at_max"]),
+           round(h["serving_cost_per_million_tokens_at_max"], 3))
+    assert got == pytest.approx(expected, abs=1e-9), case
+
+
+def test_70b_on_four_h100_ttft_by_hand():
+    r = replica(LLAMA_70B, tensor_parallel=4)
+    # Ψ_mm = 70,553,706,496 − 128,256·8,192 = 69,503,033,344
+    assert r.psi_mm == 69_503_033_344
+    # AR(2048) = 2·80·(8 µs + 2·3/4·2048·8192·2 bytes / 450e9) = 19.18 ms
+    ar = 160 * (8e-6 + 1.5 * 2048 * 8192 * 2 / 450e9)
+    assert sv.all_reduce_seconds(2048, 80, 8192, 4, 450) == pytest.approx(ar)
+    # compute: (2·69,503,033,344·2048 + 80·2048²·(8192 + 8192)) / (4·989e12·0.5) = 146.70 ms, + AR = 165.9 ms
+    compute = (284_684_424_577_024 + 5_497_558_138_880) / (4 * 494.5e12)
+    assert r.headline()["serving_ttft_ms"] == pytest.approx((compute + ar) * 1000)
+
+
+# The concurrency table ------------------------------------------------------------------------------------------------
+def test_a_table_row_by_hand():
+    rows = replica().table()
+    assert len(rows) == sv.TABLE_ROWS == 19
+    row = next(r for r in rows if r["batch"] == 8)
+    # TPOT(8) = (15,009,849,344 + 8·5,120·131,072)/2.345e12; T_pre(8) = 8·31.84e12/494.5e12 (compute-bound)
+    tpot = (15_009_849_344 + 8 * 5120 * 131_072) / 2.345e12
+    cycle = 8 * 31_839_683_084_288 / 494.5e12 + 6144 * tpot
+    tok_s = 8 * 6144 / cycle
+    assert (row["tpot_ms"], row["itl_ms"], row["tokens_per_s_per_gpu"], row["cost_per_million_tokens"]) == \
+        pytest.approx((tpot * 1000, cycle / 6144 * 1000, tok_s, 2e6 / (3600 * tok_s)))
+    assert round(row["tokens_per_s_per_gpu"]) == 912 and row["fits"] is True
+    # the memory stack at 8: 16.06 GB weights, 8·8,192·131,072 = 8.59 GB KV, 8 GB reserve, the rest free
+    assert (row["weights_gb"], row["kv_gb"], row["reserve_gb"], row["free_gb"]) == pytest.approx(
+        (16.060522496, 8.589934592, 8.0, 80 - 16.060522496 - 8.589934592 - 8.0))
+
+
+def test_table_rows_powers_below_max_then_max_then_users():
+    # B_max 52, 32 users: 1 … 32 (32 is a power below 52), 52; the users' 32 is already shown
+    batches = [b for _, b in sv.concurrency_batches(52, 32)]
+    assert batches[:6] == [1, 2, 4, 8, 16, 32] and batches[6:17] == [None] * 11
+    assert batches[17:] == [52, None]
+    assert [b for _, b in sv.concurrency_batches(52, 52)][17:] == [52, None]  # users = B_max: once
+    assert [b for _, b in sv.concurrency_batches(52, 20)][17:] == [52, 20]
+    # B_max = 64 is not "below B_max": 1 … 32, then 64
+    assert [b for _, b in sv.concurrency_batches(64, 32)][:7] == [1, 2, 4, 8, 16, 32, None]
+    # up to 2^16: 17 powers, B_max and the users, 19 rows
+    big = sv.concurrency_batches(100_000, 7)
+    assert [b for _, b in big] == [2 ** k for k in range(17)] + [100_000, 7]
+
+
+def test_users_above_max_are_still_computed():
+    r = replica(users=100)
+    users = r.table()[-1]
+    # TPOT(100) = (15,009,849,344 + 100·5,120·131,072)/2.345e12 = 35.02 ms
+    assert users["batch"] == 100 and users["fits"] is False
+    assert users["tpot_ms"] == pytest.approx((15_009_849_344 + 100 * 5120 * 131_072) / 2.345e12 * 1000)
+    assert round(users["tpot_ms"], 2) == 35.02
+    assert r.headline()["serving_fits"] is False
+    assert users["free_gb"] == pytest.approx(80 - 16.060522496 - 100 * 1.073741824 - 8)  # negative: over by 51.4 GB
+
+
+def test_does_not_fit_gives_blanks_not_errors():
+    r = replica(LLAMA_70B)  # 141.1 GB of BF16 weights on one 80 GB GPU: pool = 72e9 − 141.1e9 < 0
+    h = r.headline()
+    assert h["serving_max_concurrency"] == 0 and h["serving_fits"] is False
+    assert h["serving_tpot_ms_at_max"] is None
+    assert h["serving_tokens_per_s_per_gpu_at_max"] is None and h["serving_cost_per_million_tokens_at_max"] is None
+    rows = r.table()
+    assert all(row["batch"] is None for row in rows[:17])
+    assert rows[17]["batch"] == 0 and all(rows[17][k] is None for k in rows[17] if k not in ("role", "batch"))
+    # the users' values are still shown: TPOT(32) = (2·69,503,033,344 + 32·5,120·327,680)/2.345e12
+    assert rows[18]["tpot_ms"] == pytest.approx((139_006_066_688 + 32 * 5120 * 327_680) / 2.345e12 * 1000)
+    for value in [*h.values(), *(v for row in rows for v in row.values())]:
+        assert value is None or isinstance(value, (bool, int, str)) or math.isfinite(value)
+
+
+def test_no_output_tokens_gives_blanks_not_a_division_by_zero():
+    # a prompt of the whole sequence (the scenario refuses it): o = 0, so ITL = cycle/o and TokS are undefined
+    r = replica(prompt_tokens=8192)
+    assert r.o == 0 and r.b_max == 52  # the capacity does not depend on the split
+    assert r.at(52) == dict.fromkeys(("tpot_ms", "itl_ms", "tokens_per_s_per_gpu", "cost_per_million_tokens", "mfu"))
+    assert r.headline()["serving_tokens_per_s_per_gpu"] is None
+
+
+# KV cache -------------------------------------------------------------------------------------------------------------
+def test_fp8_kv_halves_the_kv_cache_whatever_the_weights():
+    r = replica(kv_bytes=catalog.PRECISIONS["fp8"].kv_bytes)
+    assert r.kv_g == 2 * 32 * 8 * 128 * 1 == 65_536
+    assert round(r.w_g / 1e9, 2) == 16.06  # BF16 weights unchanged
+    # pool 55,939,477,504 / (8,192·65,536) = 104.2 → 104
+    assert r.b_max == 104
+
+
+def test_tensor_parallel_beyond_kv_heads_replicates_them():
+    # 70B has 8 KV heads: t = 4 splits them (2 per GPU), t = 8 and t = 16 keep one per GPU (replicated at 16)
+    assert sv.kv_bytes_per_token_per_gpu(80, 8, 128, 2, 4) == 2 * 80 * 2 * 128 * 2 == 81_920
+    assert sv.kv_bytes_per_token_per_gpu(80, 8, 128, 2, 8) == 2 * 80 * 1 * 128 * 2 == 40_960
+    assert sv.kv_bytes_per_token_per_gpu(80, 8, 128, 2, 16) == 40_960
+    assert bool(sv.kv_heads_split_evenly(8, 16)) and bool(sv.kv_heads_split_evenly(8, 4))
+    assert not bool(sv.kv_heads_split_evenly(8, 3))
+
+
+def test_mla_kv_for_deepseek_v3():
+    # 61 layers, r_kv 512 + rope 64, 2 bytes: 61·576·2 = 70,272 bytes per token, the same on every one of 8 GPUs
+    for t in (1, 8):
+        assert sv.kv_bytes_per_token_per_gpu(61, 128, 128, 2, t, kv_lora_rank=512, qk_rope_head_dim=64) == 70_272
+    # attention widths: 128 heads·(128 nope + 64 rope) = 24,576 and 128·128 (v_head_dim) = 16,384
+    assert sv.attention_qk_width(128, 128, 512, 128, 64) == 24_576
+    assert sv.attention_av_width(128, 128, 512, 128) == 16_384
+    assert sv.attention_qk_width(32, 128) == sv.attention_av_width(32, 128) == 4096  # GQA: the query heads
+
+
+# Precision and peak ---------------------------------------------------------------------------------------------------
+def test_fp8_weights_on_an_a100_fall_back_to_the_bf16_peak():
+    assert sv.effective_peak_flops(312, None, True) == 312e12
+    assert sv.effective_peak_flops(989, 1979, True) == 1979e12
+    assert sv.effective_peak_flops(989, 1979, False) == 989e12  # int8 weight-only: BF16 GEMMs
+    r = replica(gpu=A100, **FP8)
+    # TTFT compute-bound at the BF16 peak: (30.74e12 + 1.10e12)/(312e12·0.5) = 204.1 ms; the memory term
+    # (7,504,924,672·1 + 2048·65,536)/(2.039e12·0.7) = 5.4 ms
+    assert r.headline()["serving_ttft_ms"] == pytest.approx(31_839_683_084_288 / 156e12 * 1000)
+    assert round(r.headline()["serving_ttft_ms"], 1) == 204.1
+
+
+def test_shipped_precisions_and_gpu_figures_are_sections_six():
+    assert {k: (p.weight_bits, p.kv_bytes, p.fp8_gemm) for k, p in catalog.PRECISIONS.items()} == {
+        "bf16": (16, 2, False), "fp8": (8, 1, True), "int8": (8, 1, False), "int4-g128": (4.125, 1, False)}
+    assert {k: g.fp8_tflops for k, g in catalog.GPUS.items()} == {
+        "h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9, "a100-80gb": None}
+    assert {k: g.nvlink_gbps for k, g in catalog.GPUS.items()} == {
+        "h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400, "a100-80gb": 300}
+    assert sv.bytes_per_weight(4.125) == pytest.approx(0.515625)
+
+
+def test_all_reduce_only_with_tensor_parallelism():
+    assert sv.all_reduce_seconds(2048, 80, 8192, 1, None) == 0
+    # t = 2, 32 tokens: 2·80·(8 µs + 2·1/2·32·8192·2/450e9)
+    assert sv.all_reduce_seconds(32, 80, 8192, 2, 450) == pytest.approx(160 * (8e-6 + 524_288 / 450e9))
+    with pytest.raises(ValueError, match="nvlink"):
+        sv.all_reduce_seconds(32, 80, 8192, 2, None)
+
+
+# Mixture of experts ---------------------------------------------------------------------------------------------------
+def test_moe_streams_the_experts_its_tokens_touch():
+    # Ψ_mm 10e9, 2 MoE layers of E = 4 experts, k = 1, each expert 3·1000·500 = 1.5e6 parameters
+    moe = dict(hidden=1000, experts=4, experts_per_token=1, expert_ffn=500, moe_layers=2)
+    # n = 1 touches exactly k experts: S = Ψ_mm
+    assert sv.streamed_params(10e9, 1, **moe) == pytest.approx(10e9)
+    # n = 2: 4·(1 − (3/4)²) = 1.75 experts per layer: 10e9 − 2·1·1.5e6 + 2·1.5e6·1.75 = 10,002,250,000
+    assert sv.expected_experts(4, 1, 2) == pytest.approx(1.75)
+    assert sv.streamed_params(10e9, 2, **moe) == pytest.approx(10_002_250_000)
+    # many tokens touch all 4: 10e9 + 2·(4 − 1)·1.5e6
+    assert sv.streamed_params(10e9, 10_000, **moe) == pytest.approx(10_009_000_000)
+    assert sv.streamed_params(10e9, 10_000) == 10e9  # dense
+    # a Replica takes L_moe = L when not given; Ψ_mm = Ψ_active − V·h = 10,001,000,000 − 1000·1000
+    r = sv.Replica(params=2e10, active_params=10_001_000_000, layers=2, hidden=1000, heads=8, kv_heads=8,
+                   head_dim=125, vocab=1000, experts=4, experts_per_token=1, expert_ffn=500, **H100)
+    assert r.streamed(2) == pytest.approx(10_002_250_000)
+
+
+# Calibration ----------------------------------------------------------------------------------------------------------
+def test_little_mean_concurrency():
+    assert sv.mean_concurrency(3600, 300) == 12  # 3,600 s of request latencies in a 300 s run
+    assert sv.mean_concurrency(3600, 0) is None
+
+
+def test_calibration_recovers_the_efficiencies_of_a_synthetic_run():
+    # 8B, τ = 1 ms; the run: 12 requests in flight, prompts 1,000 and outputs 500 tokens: c̄ = 1,250
+    r = replica(overhead_ms=1)
+    # decode step at 12: 15,009,849,344 + 12·1,250·131,072 bytes, measured as if η_m were 0.6
+    step_bytes = 15_009_849_344 + 12 * 1250 * 131_072
+    tpot_ms = (step_bytes / (3.35e12 * 0.6) + 0.001) * 1000
+    # prefill of 1,000 tokens: 2·7,504,924,672·1,000 + 32·1,000²·8,192 FLOPs, measured as if η_c were 0.4
+    flops = 15_009_849_344_000 + 262_144_000_000
+    ttft_ms = (flops / (989e12 * 0.4) + 0.001) * 1000
+    got = r.calibration(3600, 300, 1000, 500, ttft_ms, tpot_ms)
+    assert got["mean_concurrency"] == 12
+    assert got["implied_bandwidth_efficiency"] == pytest.approx(0.6)
+    assert got["implied_compute_efficiency"] == pytest.approx(0.4)
+    # the prediction at 12 with the defaults (η_m 0.7): memory-bound, + τ
+    assert got["predicted_tpot_ms"] == pytest.approx((step_bytes / 2.345e12 + 0.001) * 1000)
+    assert got["predicted_ttft_ms"] == pytest.approx((flops / 494.5e12 + 0.001) * 1000)
+
+
+def test_calibration_takes_the_all_reduce_off_first():
+    r = replica(LLAMA_70B, tensor_parallel=4)
+    # AR(12) = 2·80·(8 µs + 2·3/4·12·8192·2/450e9); decode bytes 2·69,503,033,344/4 + 12·1,250·81,920
+    ar = 160 * (8e-6 + 1.5 * 12 * 8192 * 2 / 450e9)
+    step_bytes = 34_751_516_672 + 12 * 1250 * 81_920
+    tpot_ms = (step_bytes / (3.35e12 * 0.65) + ar) * 1000
+    got = r.calibration(3600, 300, 1000, 500, 1000, tpot_ms)
+    assert got["implied_bandwidth_efficiency"] == pytest.approx(0.65)
+    # a measurement no longer than AR + τ implies nothing
+    assert r.calibration(3600, 300, 1000, 500, 1000, ar * 1000)["implied_bandwidth_efficiency"] is None
+
+
+def test_from_catalog_parts_takes_section_six_defaults():
+    serving = SimpleNamespace(users=32, sequence_length=8192, tensor_parallel=1)  # prompt_tokens: a quarter
+    r = sv.Replica.from_parts(catalog.MODELS["llama-3.1-8b"], catalog.GPUS["h100-sxm"], serving, 2.00)
+    assert (r.s, r.o, r.b_max) == (2048, 6144, 52)
+    fp8 = SimpleNamespace(users=32, sequence_length=8192, tensor_parallel=2, weight_precision="fp8",
+                          kv_precision="fp8")
+    r = sv.Replica.from_parts(catalog.MODELS["llama-3.1-70b"], catalog.GPUS["h100-sxm"], fp8, 2.00)
+    assert (r.p_e, r.kv_g, r.b_max) == (1979e12, 81_920, 54)
