@@ -7,22 +7,24 @@ aside); a workbook is generated afresh from that scenario, in memory; then, cell
 - no error value (#REF!, #DIV/0!, #NAME?, #VALUE!, …) anywhere;
 - every cached result present and equal to the engine's (a file saved without recalculation, or edited by hand,
   shows other numbers in every viewer that does not recalculate);
-- after a recalculation in LibreOffice, every formula cell equal to the engine (relative 1e-9);
+- after a recalculation in LibreOffice (or Gnumeric), every formula cell equal to the engine (relative 1e-9);
 - every sheet present.
+Each workbook is read once (planner/xlsx.py); the spreadsheet application recalculates them while the rest is
+checked.
 """
 
 from __future__ import annotations
 
 import io
 import math
-import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Sequence
 
-import openpyxl
 from openpyxl.formula.tokenizer import Tokenizer
 
-from planner import recalc
+from planner import recalc, xlsx
 from planner.engine import compute
 from planner.roundtrip import WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
@@ -41,7 +43,7 @@ KINDS = {  # finding kind → its heading in the report, in report order
     "error": "Error values",
     "uncalculated": "Saved without recalculation",
     "stale": "Cached results that do not follow the inputs",
-    "recalculated": "After recalculation in LibreOffice",
+    "recalculated": "After recalculation in {app}",
 }
 
 
@@ -61,6 +63,7 @@ class Report:
     findings: list[Finding] = field(default_factory=list)
     checked: int = 0  # formula cells compared
     error: str = ""  # the file could not be read as a planner workbook at all
+    recalculated_in: str = ""  # the spreadsheet application that recalculated it ("": none did)
 
     @property
     def inputs_valid(self) -> bool:
@@ -79,12 +82,14 @@ class Report:
         if self.error:
             return f"{self.path}: cannot be audited: {self.error}"
         if self.ok:
-            return (f"{self.path}: no problems: {self.checked} formula cells unchanged, cached and recalculated "
+            recalculated = f"recalculated in {self.recalculated_in} and " if self.recalculated_in else ""
+            return (f"{self.path}: no problems: {self.checked} formula cells unchanged, cached and {recalculated}"
                     f"equal to the engine; every input within its allowed values")
         lines = [f"{self.path}: {len(self.findings)} problem{'s' if len(self.findings) != 1 else ''}"]
         for kind, heading in KINDS.items():
             found = [f for f in self.findings if f.kind == kind]
             if found:
+                heading = heading.format(app=self.recalculated_in or "a spreadsheet application")
                 lines += [f"  {heading} ({len(found)})"] + [f"    {f}" for f in found[:50]]
                 if len(found) > 50:
                     lines.append(f"    … and {len(found) - 50} more")
@@ -92,8 +97,8 @@ class Report:
 
 
 def same(expected, got) -> bool:
-    """Equal within REL_TOL for numbers; exactly equal for text and TRUE/FALSE. LibreOffice has no logical type:
-    a TRUE/FALSE cell with a boolean number format comes back as 1 or 0."""
+    """Equal within REL_TOL for numbers; exactly equal for text and TRUE/FALSE; "" equal to an empty cell.
+    LibreOffice has no logical type: a TRUE/FALSE cell without a boolean number format comes back as 1 or 0."""
     if isinstance(expected, bool):
         return got is expected or (type(got) is int and got == int(expected))
     if isinstance(got, bool):
@@ -157,31 +162,16 @@ def _drop(data: dict, key: tuple) -> None:
         node.pop(key[-1])
 
 
-def _cells(path: Path) -> tuple[dict, dict, list[str]]:
-    """(sheet, A1) → formula text, (sheet, A1) → cached value, and the sheet names, as saved."""
-    formulas = openpyxl.load_workbook(path)
-    cached = openpyxl.load_workbook(path, data_only=True)
-    try:
-        texts = {(ws.title, c.coordinate): c.value for ws in formulas.worksheets for row in ws.iter_rows()
-                 for c in row if c.data_type == "f"}
-        values = {(ws.title, c.coordinate): c.value for ws in cached.worksheets for row in ws.iter_rows()
-                  for c in row if c.value is not None}
-        return texts, values, formulas.sheetnames
-    finally:
-        formulas.close()
-        cached.close()
-
-
-def inspect(path: Path) -> tuple[Report, object | None]:
+def inspect(path: Path, book: xlsx.Workbook | None = None) -> tuple[Report, object | None]:
     """Everything but the recalculation: inputs, sheets, formulas, error values, cached results. Returns the report
-    and the freshly generated Book (None when the file cannot be read)."""
+    and the freshly generated Book (None when the file cannot be read); `book` is the file when already read."""
     report = Report(Path(path))
     try:
-        recalc.check_workbook(path)
-        found = workbook_data(path)
+        book = book if book is not None else xlsx.read(Path(path))
+        recalc.canary(book)
+        found = workbook_data(book)
         expected = build(compute(_scenario(found, report)), io.BytesIO(), like=found)
-        texts, values, sheets = _cells(path)
-    except recalc.WorkbookError as exc:
+    except xlsx.WorkbookError as exc:
         report.error = str(exc)
         return report, None
     except ScenarioError as exc:
@@ -190,6 +180,7 @@ def inspect(path: Path) -> tuple[Report, object | None]:
     except (OSError, KeyError, ValueError) as exc:
         report.error = f"not a planner workbook, or a damaged one: {exc}"
         return report, None
+    texts, values, sheets = book.formulas(), book.values(), book.sheets
     for name in expected.sheets:
         if name not in sheets:
             report.add("sheet", name, "the sheet is missing")
@@ -203,7 +194,7 @@ def inspect(path: Path) -> tuple[Report, object | None]:
         if saved is None:
             report.add("replaced", where, f"the formula {_shown(formula)} was overwritten by {quoted(value)}")
             continue
-        if shape(saved) != shape(formula):
+        if saved != formula and shape(saved) != shape(formula):  # as written, or respelled by an application
             now, planned = _difference(unguarded(str(saved)), unguarded(formula))
             report.add("changed", where, f"the formula is now {now}; the planner writes {planned}")
         if value is None and expected.formulas[(sheet, cell)] not in ("", None):
@@ -261,38 +252,65 @@ def _group_uncalculated(report: Report) -> None:
                                           "without recalculating (open it in Excel or LibreOffice and save it)")
 
 
-NOT_RECALCULATED = "the recalculation canary kept its poisoned value: LibreOffice did not recalculate"
-
-
-def recalculated_values(recalculated: Path, names: dict) -> dict | None:
-    """Every value of a LibreOffice-recalculated copy, or None when its canary shows no recalculation happened."""
-    values = recalc.read_values(recalculated)
-    return values if recalc.canary_recalculated(values, names) else None
-
-
-def compare_recalculated(report: Report, expected, recalculated: Path) -> None:
-    """Every formula cell of a LibreOffice-recalculated copy against the engine."""
-    values = recalculated_values(recalculated, expected.names)
-    if values is None:
-        report.error = NOT_RECALCULATED
-        return
+def compare_recalculated(report: Report, expected, values: dict, app: str) -> None:
+    """Every formula cell of a workbook as `app` recalculated it, {(sheet, A1): value}, against the engine's value
+    in the freshly generated Book `expected`."""
+    report.recalculated_in = app
     for key, engine in expected.formulas.items():
-        if not same(engine, values.get(key)):
-            report.add("recalculated", f"{key[0]}!{key[1]}",
-                       f"LibreOffice gives {values.get(key)!r}, the engine {engine!r}")
+        got = values.get(key)
+        if not same(engine, got):
+            report.add("recalculated", f"{key[0]}!{key[1]}", f"{app} gives {got!r}, the engine {engine!r}")
 
 
-def audit(paths: list[Path], *, recalculate: bool = True) -> list[Report]:
-    """Audit each workbook on its own; with `recalculate`, one LibreOffice call recalculates them all (raises
-    recalc.RecalcError when LibreOffice is missing). A file that cannot be read gets its own error."""
-    inspected = [inspect(Path(p)) for p in paths]
-    readable = [(report, book) for report, book in inspected if book is not None]
-    if recalculate and readable:
-        with tempfile.TemporaryDirectory(prefix="planner-audit-") as work:
-            outputs = recalc.recalculate_each([r.path for r, _ in readable], Path(work))
-            for (report, book), output in zip(readable, outputs):
-                if not isinstance(output, Path):
-                    report.error = str(output)
-                elif report.inputs_valid:
-                    compare_recalculated(report, book, output)
+def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnumeric | None" = "libreoffice",
+          progress: Callable[[Path], None] | None = None) -> list[Report]:
+    """Audit each workbook on its own, each file read once. With `app` (its name, or an application already
+    made; None: no recalculation) one call of that spreadsheet application recalculates them all while the other
+    checks run; `progress(path)` as each one's recalculation is done. Raises recalc.RecalcError when the
+    application is missing or stalls; a file that cannot be read, or recalculated, gets its own error."""
+    paths = [Path(p) for p in paths]
+    application = recalc.application(app) if isinstance(app, str) else app
+    try:
+        books: list[xlsx.Workbook | xlsx.WorkbookError] = []
+        for path in paths:
+            try:
+                book = xlsx.read(path)
+                recalc.canary(book)
+                books.append(book)
+            except xlsx.WorkbookError as exc:
+                books.append(exc)
+        readable = [i for i, book in enumerate(books) if isinstance(book, xlsx.Workbook)]
+        recalculated: dict = {}
+        worker = None
+        if application is not None and readable:
+            application.require()
+
+            def run() -> None:
+                try:
+                    found = application.recalculate(
+                        [books[i] for i in readable],
+                        progress=(lambda n: progress(paths[readable[n]])) if progress is not None else None)
+                    recalculated.update(zip(readable, found))
+                except BaseException as exc:  # raised again below, in the caller's thread
+                    recalculated["raised"] = exc
+
+            worker = threading.Thread(target=run, name="recalculate", daemon=True)
+            worker.start()
+        inspected = [inspect(path, book) if isinstance(book, xlsx.Workbook) else (Report(path, error=str(book)), None)
+                     for path, book in zip(paths, books)]
+        if worker is not None:
+            worker.join()
+            if "raised" in recalculated:
+                raise recalculated["raised"]
+        for i, (report, expected) in enumerate(inspected):
+            found = recalculated.get(i)
+            if expected is None or found is None:
+                continue
+            if isinstance(found, Exception):
+                report.error = str(found)
+            elif report.inputs_valid:
+                compare_recalculated(report, expected, found, application.name)
+    finally:
+        if isinstance(app, str) and application is not None:
+            application.close()
     return [report for report, _ in inspected]

@@ -90,18 +90,56 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
     sys.exit(1 if failed else 0)
 
 
+APP = click.option("--app", "app_name", type=click.Choice(["libreoffice", "gnumeric"]), default="libreoffice",
+                   show_default=True, help="The spreadsheet application that recalculates the workbooks.")
+
+
+def _recalculating(app, paths: list[Path]):
+    """Say on stderr what the spreadsheet application is doing: a line, then a line per workbook as it is done (a
+    progress bar for several when stderr is a terminal); returns the progress callback and a function that ends
+    the bar."""
+    count = len(paths)
+    if count == 1:
+        click.echo(f"planner: recalculating {paths[0]} in {app.name}", err=True)
+        return None, lambda: None
+    click.echo(f"planner: recalculating {count} workbooks in {app.name}", err=True)
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=count, desc=f"recalculating in {app.name}", unit="workbook", file=sys.stderr)
+        return (lambda path: bar.update(1)), bar.close
+    return (lambda path: click.echo(f"planner: {path} recalculated", err=True)), lambda: None
+
+
+def _run_audit(paths: list[Path], app_name: str | None) -> list:
+    """audit.audit with what it is doing said on stderr; exits 2 when the application is missing or stalls."""
+    from planner import recalc
+    from planner.audit import audit as audit_all
+
+    if app_name is None:
+        return audit_all(paths, app=None)
+    app = recalc.application(app_name)
+    try:
+        app.require()
+        progress, finish = _recalculating(app, paths)
+        try:
+            return audit_all(paths, app=app, progress=progress)
+        finally:
+            finish()
+    except recalc.RecalcError as exc:
+        _fail_input([str(exc)])
+    finally:
+        app.close()
+
+
 @main.command()
 @click.argument("workbooks", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def verify(workbooks: tuple[Path, ...]) -> None:
-    """Recalculate WORKBOOKS in LibreOffice Calc and compare every formula cell with the engine; a formula
-    overwritten or changed, a stale cached result or a missing sheet fails too. Exit 1 when any file fails."""
-    from planner.recalc import RecalcError
-    from planner.verify import verify as verify_all
-
-    try:
-        reports = verify_all(list(workbooks))
-    except RecalcError as exc:
-        _fail_input([str(exc)])
+@APP
+def verify(workbooks: tuple[Path, ...], app_name: str) -> None:
+    """Recalculate WORKBOOKS in LibreOffice Calc (or Gnumeric) and compare every formula cell with the engine; a
+    formula overwritten or changed, a stale cached result or a missing sheet fails too. Exit 1 when any file
+    fails."""
+    reports = _run_audit(list(workbooks), app_name)
     for report in reports:
         if report.ok:
             click.echo(f"{report.path}: OK, {report.checked} formula cells equal the engine")
@@ -117,18 +155,13 @@ def verify(workbooks: tuple[Path, ...]) -> None:
 
 @main.command()
 @click.argument("workbook", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--no-recalc", is_flag=True, help="Skip the LibreOffice recalculation (the other checks still run).")
-def audit(workbook: Path, no_recalc: bool) -> None:
+@click.option("--no-recalc", is_flag=True, help="Skip the recalculation (the other checks still run).")
+@APP
+def audit(workbook: Path, no_recalc: bool, app_name: str) -> None:
     """Say whether WORKBOOK is still the planner's: inputs outside their limits, formulas overwritten or changed,
-    error values, cached results missing or stale, and results that differ from the engine after a LibreOffice
-    recalculation, each with its cell. Exit 1 when anything is wrong, 2 when the file cannot be read."""
-    from planner.audit import audit as audit_all
-    from planner.recalc import RecalcError
-
-    try:
-        report = audit_all([workbook], recalculate=not no_recalc)[0]
-    except RecalcError as exc:
-        _fail_input([str(exc)])
+    error values, cached results missing or stale, and results that differ from the engine after a recalculation in
+    LibreOffice (or Gnumeric), each with its cell. Exit 1 when anything is wrong, 2 when the file cannot be read."""
+    report = _run_audit([workbook], None if no_recalc else app_name)[0]
     if report.error:
         _fail_input([f"{workbook}: {report.error}"])
     click.echo(report.text())

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 import yaml
 from pydantic import BaseModel
 
+from planner import xlsx
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.errors import section_class
 from planner.tables import TABLES
@@ -79,10 +79,10 @@ def logical(formula) -> bool | None:
     return LOGICAL.get(str(formula).upper().replace(" ", ""))
 
 
-def _typed(cell) -> Any:
+def _typed(cell: xlsx.Cell) -> Any:
     """A cell's value as typed: formulas are not inputs, except TRUE and FALSE as LibreOffice saves them."""
-    if cell.data_type == "f":
-        found = logical(cell.value)
+    if cell.formula is not None:
+        found = logical(cell.formula)
         return FORMULA if found is None else found
     return cell.value
 
@@ -97,31 +97,35 @@ class Cell:
 
     value: Any
     address: str
+    formula: str | None = None
+
+    @property
+    def written(self) -> Any:
+        """The value as typed, or a formula's own text (for a message naming what is there)."""
+        return self.formula if self.value is FORMULA else self.value
 
 
 class _Book:
-    """An openpyxl workbook read through its defined names."""
+    """A workbook read through its defined names."""
 
-    def __init__(self, book):
+    def __init__(self, book: xlsx.Workbook):
         self.book = book
 
     def has(self, name: str) -> bool:
-        return name in self.book.defined_names
+        return name in self.book.names
 
     def column(self, name: str) -> list[Cell]:
         """The cells of a one-column (or one-row) defined name, in order, as typed."""
-        return [Cell(_typed(cell), self.address(cell)) for row in self.cells(name) for cell in row]
+        return [cell for row in self.cells(name) for cell in row]
 
-    def cells(self, name: str) -> list[list]:
-        """The cells a defined name covers, as rows of cells."""
-        sheet, ref = next(iter(self.book.defined_names[name].destinations))
-        found = self.book[sheet][ref.replace("$", "")]
-        if not isinstance(found, tuple):
-            return [[found]]
-        return [list(row) if isinstance(row, tuple) else [row] for row in found]
-
-    def address(self, cell) -> str:
-        return f"{cell.parent.title}!{cell.coordinate}"
+    def cells(self, name: str) -> list[list[Cell]]:
+        """The cells a defined name covers, as rows of cells, as typed; KeyError when the workbook lacks it."""
+        found = self.book.destinations(name)
+        if not found:
+            raise KeyError(f"the defined name {name} is missing or names no cells")
+        sheet, ref = found[0]
+        return [[Cell(_typed(cell), f"{sheet}!{a1}", cell.formula) for a1, cell in row]
+                for row in self.book.block(sheet, ref)]
 
 
 def _catalog(book: _Book, where: dict) -> dict:
@@ -138,28 +142,32 @@ def _catalog(book: _Book, where: dict) -> dict:
                 continue
             entry = {}
             for field, (cells, optional) in columns.items():
-                value = _typed(cells[i])
+                value = cells[i].value
                 if value is None and not optional:
                     value = ""
                 if value is not FORMULA and value is not None:
                     entry[field] = value
-                    where[("catalog", key, str(id_cell.value), field)] = book.address(cells[i])
-            section.setdefault(key, {})[str(id_cell.value)] = entry
-            where[("catalog", key, str(id_cell.value))] = book.address(id_cell)
+                    where[("catalog", key, _id(id_cell), field)] = cells[i].address
+            section.setdefault(key, {})[_id(id_cell)] = entry
+            where[("catalog", key, _id(id_cell))] = id_cell.address
     ids = [row[0] for row in book.cells(TRAFFIC_PRESETS.ids)]
     tokens = [row[0] for row in book.cells(TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
     for id_cell, cell in zip(ids, tokens):
         if id_cell.value not in (None, ""):
-            section.setdefault("traffic_presets", {})[str(id_cell.value)] = "" if cell.value is None else cell.value
-            where[("catalog", "traffic_presets", str(id_cell.value))] = book.address(cell)
+            section.setdefault("traffic_presets", {})[_id(id_cell)] = "" if cell.written is None else cell.written
+            where[("catalog", "traffic_presets", _id(id_cell))] = cell.address
     ids = book.cells(PROFILES.ids)[0]
     hours = book.cells(PROFILES.name(PROFILES.columns[0]))
     for col, id_cell in enumerate(ids):
         if id_cell.value not in (None, ""):
-            section.setdefault("profiles", {})[str(id_cell.value)] = ["" if row[col].value is None else row[col].value
-                                                                      for row in hours]
-            where[("catalog", "profiles", str(id_cell.value))] = book.address(id_cell)
+            section.setdefault("profiles", {})[_id(id_cell)] = ["" if row[col].written is None else row[col].written
+                                                              for row in hours]
+            where[("catalog", "profiles", _id(id_cell))] = id_cell.address
     return section
+
+
+def _id(cell: Cell) -> str:
+    return str(cell.written)
 
 
 @dataclass
@@ -183,44 +191,44 @@ class WorkbookData:
         return scenario
 
 
-def workbook_data(path: Path) -> WorkbookData:
-    book = openpyxl.load_workbook(path)
-    try:
-        reader = _Book(book)
-        data: dict = {}
-        where: dict = {}
-        generated: dict = {}
-        for name, defined in book.defined_names.items():
-            key, scale = _typed_in(name)
-            path_parts = key_path(key)
-            destinations = list(defined.destinations)
-            if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
-                continue
-            sheet, ref = destinations[0]
-            if sheet != "Inputs" or ":" in ref:
-                continue
-            cell = book[sheet][ref.replace("$", "")]
-            value = _typed(cell)
-            if value is FORMULA:
-                continue
-            then = _typed(book[sheet].cell(cell.row, cell.column + 1))
-            generated[name] = None if then is FORMULA else then
-            if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
-                value = round(value * scale)  # typed in the unit shown; the scenario counts
-            _set(data, path_parts, value)
-            for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
-                where.setdefault(path_parts[:n], f"{sheet}!{ref.replace('$', '')} ({name})")
-        for name in ("scenario_name", "scenario_description"):
-            if name in book.defined_names:
-                data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].value or ""
-        data["catalog"] = _catalog(reader, where)
-        external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, str(path)) for t in TABLES
-                    if t.inputs.EXTERNAL is not None}
-        rows = {block.ids: [str(cell.value) if cell.value not in (None, "") else "" for row in reader.cells(block.ids)
-                            for cell in row] for block in BLOCKS}
-    finally:
-        book.close()
-    return WorkbookData(str(path), data, where, external, rows, generated)
+def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
+    """What a workbook (a file, or one already read) holds; WorkbookError when the file is not an xlsx workbook or
+    is damaged, KeyError when it lacks a name the planner writes."""
+    book = path if isinstance(path, xlsx.Workbook) else xlsx.read(Path(path))
+    source = str(book.path)
+    reader = _Book(book)
+    data: dict = {}
+    where: dict = {}
+    generated: dict = {}
+    for name in book.names:
+        key, scale = _typed_in(name)
+        path_parts = key_path(key)
+        destinations = book.destinations(name)
+        if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
+            continue
+        sheet, ref = destinations[0]
+        if sheet != "Inputs" or ":" in ref:
+            continue
+        value = _typed(book.cell(sheet, ref))
+        if value is FORMULA:
+            continue
+        column, row = xlsx.split(ref)
+        then = _typed(book.cell(sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+        generated[name] = None if then is FORMULA else then
+        if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = round(value * scale)  # typed in the unit shown; the scenario counts
+        _set(data, path_parts, value)
+        for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
+            where.setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
+    for name in ("scenario_name", "scenario_description"):
+        if reader.has(name):
+            data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].written or ""
+    data["catalog"] = _catalog(reader, where)
+    external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, source) for t in TABLES
+                if t.inputs.EXTERNAL is not None}
+    rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else "" for row in reader.cells(block.ids)
+                        for cell in row] for block in BLOCKS}
+    return WorkbookData(source, data, where, external, rows, generated)
 
 
 def _typed_in(name: str) -> tuple[str, float | None]:

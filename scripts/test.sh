@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need (the Python packages into .venv, made once; LibreOffice Calc and Gnumeric
-# with apt when they are missing and we are root), then run the whole test suite. Extra arguments go to pytest.
-# "No tests ran" (pytest's exit 5) fails.
+# with apt when they are missing and we are root), then run the whole test suite on every core (pytest-xdist; a
+# module's expensive fixture stays on one worker: --dist loadgroup). Extra arguments go to pytest, e.g.
+# -m "not spreadsheet" for the fast tier, -n 0 for one process. "No tests ran" (pytest's exit 5) fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PLANNER_EXTRAS="[test]"
@@ -20,7 +21,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     fi
 fi
 set +e
-"$PYTHON" -m pytest "$@"
+"$PYTHON" -m pytest -n auto --dist loadgroup "$@"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -40,6 +40,7 @@ def examples_batch(tmp_path_factory):
     return folder, out, result
 
 
+@pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
 def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
     folder, out, result = examples_batch
     assert result.exit_code == 1
@@ -51,6 +52,7 @@ def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
         assert all((out / f"{slug}.{suffix}").stat().st_size > 0 for suffix in ("xlsx", "html", "json"))
 
 
+@pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
 def test_the_summary_lists_the_right_numbers(examples_batch):
     _, out, _ = examples_batch
     rows = summary_rows(out)
@@ -64,6 +66,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
     assert book["Summary"]["A2"].hyperlink.target.endswith(".xlsx")
 
 
+@pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
 def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
     _, out, _ = examples_batch
     page = (out / "index.html").read_text()
@@ -123,13 +126,14 @@ def test_a_path_that_names_nothing_is_a_failure(tmp_path):
     assert "no scenario files" in result.output
 
 
+@pytest.mark.long
 def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     path = tmp_path / "large.yaml"
-    gpus = ", ".join(str(8 * k) for k in range(1, 26))
+    gpus = ", ".join(str(8 * k) for k in (1, 5, 10, 15, 20, 25))  # 48 variants (200 took half the fast tier)
     path.write_text(f"name: L\nsweep:\n  memory.gpus: [{gpus}]\n  memory.strategy: [ddp, zero1, zero2, zero3]\n"
                     f"  memory.sequence_length: [4096, 8192]\n")
     outcomes = run_batch([str(path)], tmp_path / "out", jobs=2, progress=False)
-    assert len(outcomes) == 200 and all(o.ok for o in outcomes)
+    assert len(outcomes) == 48 and all(o.ok for o in outcomes)
     rows = summary_rows(tmp_path / "out")
     jobs, _ = jobs_of([path])
     for job in jobs:
@@ -139,4 +143,4 @@ def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     # one by hand: ZeRO-3 on 200 GPUs at 8K: 16Ψ/200 + 34·8192·4096·32 bytes
     zero3 = rows["L [memory.gpus=200, memory.strategy=zero3, memory.sequence_length=8192]"]
     assert zero3["Training memory per GPU (GB)"] == pytest.approx((16 * 8_030_261_248 / 200 + 36_507_222_016) / 1e9)
-    assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 200
+    assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 48

@@ -1,10 +1,12 @@
 """METHOD.md §4 against numbers worked by hand: a small cluster hour by hour, CEIL9's rounding edge, the day wrapping
 round, the seed's walk-through (the office assistant on separate pools and shared, then the global app) in the
-engine, the HTML and the workbook recalculated by LibreOffice, a serving pool larger than the cluster refused, and
-profiles switched, edited and added on Catalog."""
+engine, the HTML and the workbook recalculated by LibreOffice, the serving pool rounded alike by the engine,
+LibreOffice and Gnumeric at every allowed spare, a serving pool larger than the cluster refused, and profiles
+switched, edited and added on Catalog."""
 
 from __future__ import annotations
 
+import io
 import math
 import re
 
@@ -13,16 +15,18 @@ import pytest
 from click.testing import CliRunner
 from openpyxl.formula.tokenizer import Tokenizer
 
-from planner import recalc
+from planner import xlsx
+from planner.audit import same
 from planner.cli import main
 from planner.engine import cluster as engine
 from planner.engine import compute
 from planner.report import render_html
 from planner.roundtrip import scenario_from_workbook
 from planner.scenario import ScenarioError, load_scenario
-from planner.verify import compare, expected_book, same
 from planner.workbook import build
-from tests.conftest import ROOT, build_in_memory, refused, scenario_with, set_cells
+from tests.conftest import ROOT
+from tests.helpers import (address, build_in_memory, expected_book, named, recalculated, refused, scenario_with,
+                           set_cells)
 
 OFFICE = ROOT / "examples" / "cluster-1-office-assistant.yaml"
 GLOBAL = ROOT / "examples" / "cluster-2-global-app.yaml"
@@ -181,20 +185,8 @@ def test_cluster_formulas_use_named_constants_and_look_up_each_hour(tmp_path):
     assert len(shapes[max(shapes)]) == 2  # preemptions: hour 0 reads hour 23, the others the hour before
 
 
-# The workbook, recalculated by LibreOffice ---------------------------------------------------------------------
-def recalculated(paths, tmp_path):
-    return recalc.recalculate(paths, tmp_path / "recalc")
-
-
-def named(values: dict, book, name: str):
-    return values[book.names[name]]
-
-
-def assert_equal_to_engine(report) -> None:
-    assert report.error == "" and report.checked > 150
-    assert report.mismatches == [], "\n".join(map(str, report.mismatches[:20]))
-
-
+# The workbook, recalculated by LibreOffice and Gnumeric --------------------------------------------------------------
+@pytest.mark.spreadsheet
 def test_the_seeds_walkthrough_is_input_cell_changes_in_one_workbook(libreoffice, tmp_path):
     """The office assistant (the default cluster): separate pools and shared side by side (steps 1 and 2); then the
     profile dropdown to the global app (step 3), the spare share to 20 %, another profile and peak: every formula
@@ -210,11 +202,8 @@ def test_the_seeds_walkthrough_is_input_cell_changes_in_one_workbook(libreoffice
     for i, (cells, _) in enumerate(changes):
         copies.append(tmp_path / f"changed-{i}.xlsx")
         set_cells(original, copies[-1], cells)
-    outputs = recalculated([original] + copies, tmp_path)
-    assert_equal_to_engine(compare(original, outputs[0], book))
-    for copy, output, (_, keys) in zip(copies, outputs[1:], changes):
-        assert_equal_to_engine(compare(copy, output, build_in_memory(scenario_with(**keys), like=copy)))
-    office, global_app, spare = (recalc.read_values(p) for p in outputs[:3])
+    office, global_app, spare, _ = recalculated(libreoffice, [original] + copies, [None] + [
+        build_in_memory(scenario_with(**keys), like=copy) for copy, (_, keys) in zip(copies, changes)])
     for name, value in OFFICE_HAND.items():
         assert named(office, book, name) == pytest.approx(value, rel=1e-9), name
     for name, value in GLOBAL_HAND.items():
@@ -225,34 +214,47 @@ def test_the_seeds_walkthrough_is_input_cell_changes_in_one_workbook(libreoffice
     assert named(spare, book, "cluster_training_gpu_hours_separate") == 24 * 304
 
 
-def test_the_rounding_edge_in_libreoffice(libreoffice, tmp_path):
-    """100 · (1 + 10 %) is 110 GPUs in the sheet as in the engine, and a cluster of 110 holds it."""
-    path = tmp_path / "edge.xlsx"
-    scenario = scenario_with(**{"cluster.gpus": 110, "cluster.inference_peak_gpus": 100})
-    book = build(compute(scenario), str(path))
-    output = recalculated([path], tmp_path)[0]
-    assert_equal_to_engine(compare(path, output, book))
-    values = recalc.read_values(output)
-    assert named(values, book, "cluster_pool_gpus") == 110
-    assert same(True, values[("Checks", book.sheets["Checks"].cell("cluster_pool_fits"))])
+# peak GPUs, spare share, cluster GPUs → the serving pool by hand: CEIL9 rounds P · (1 + r) to 9 decimals, then up
+# to whole GPUs. A spare of 1e-12 adds 1e-10 GPUs to 100, 6e-10 to 600 and 2.168e-9 to 2168: the last two survive
+# 9 decimals; 1e-9 always does.
+POOLS = [(peak, spare, 2500, pool) for peak, pools in [
+    (100, [100, 100, 101, 110]), (600, [600, 601, 601, 660]), (2168, [2168, 2169, 2169, 2385])]
+    for spare, pool in zip([0, 1e-12, 1e-9, 0.1], pools)] + [(100, 0.1, 110, 110)]  # 100 · 1.1 fills 110 exactly
 
 
-def test_a_serving_pool_larger_than_the_cluster_turns_its_check_false(libreoffice, tmp_path):
-    """Pasted into the workbook (validation skipped), a pool larger than the cluster fails its check and turns the
-    Cover red; a blank or text input makes the check FALSE, never an error value."""
+@pytest.mark.spreadsheet
+def test_the_pool_rounds_alike_in_the_engine_and_both_spreadsheets(spreadsheet, tmp_path):
+    """Every allowed spare rounds the serving pool to the same whole GPUs in the engine, LibreOffice and Gnumeric:
+    0, 1e-12 (the draw that once failed CI: 2168 · (1 + 1e-12) is 2169 GPUs, not 2168), 1e-9 and 0.1 (100 · 1.1 is
+    110.00000000000001 in floating point, and 110 GPUs), at a few peaks; a cluster of exactly the pool holds it."""
     original = tmp_path / "default.xlsx"
     book = build(compute(scenario_with()), str(original))
-    cases = [{"cluster_gpus": 512}, {"cluster_inference_peak_gpus": 1000}, {"cluster_gpus": None},
-             {"cluster_gpus": "text"}, {"cluster_inference_peak_gpus": None}, {"cluster_inference_peak_gpus": "text"},
-             {"cluster_spare": None}, {"cluster_spare": "text"}, {"cluster_profile": None},
-             {"cluster_profile": "no-such-profile"}]
+    copies, expected = [], []
+    for i, (peak, spare, gpus, pool) in enumerate(POOLS):
+        keys = {"cluster.inference_peak_gpus": peak, "cluster.spare": spare, "cluster.gpus": gpus}
+        engine = compute(scenario_with(**keys))
+        assert engine.cluster.scalars["pool_gpus"] == pool, (peak, spare)
+        copies.append(tmp_path / f"pool-{i}.xlsx")
+        set_cells(original, copies[-1], {k.replace(".", "_"): v for k, v in keys.items()})
+        expected.append(build(engine, io.BytesIO()))
+    for (peak, spare, _, pool), values in zip(POOLS, recalculated(spreadsheet, copies, expected)):
+        assert named(values, book, "cluster_pool_gpus") == pool, (peak, spare)
+        assert same(True, values[("Checks", book.sheets["Checks"].cell("cluster_pool_fits"))]), (peak, spare)
+
+
+@pytest.mark.spreadsheet
+def test_a_serving_pool_larger_than_the_cluster_turns_its_check_false(libreoffice, tmp_path):
+    """Pasted into the workbook (validation skipped), a pool larger than the cluster fails its check and turns the
+    Cover red (a blank or text cluster input does too: test_workbook_recalc.py's blank, zero and text inputs)."""
+    original = tmp_path / "default.xlsx"
+    book = build(compute(scenario_with()), str(original))
+    cases = [{"cluster_gpus": 512}, {"cluster_inference_peak_gpus": 1000}]
     copies = []
     for i, cells in enumerate(cases):
         copies.append(tmp_path / f"broken-{i}.xlsx")
         set_cells(original, copies[-1], cells)
     checks, cover = book.sheets["Checks"], book.sheets["Cover"]
-    for cells, output in zip(cases, recalculated(copies, tmp_path)):
-        values = recalc.read_values(output)
+    for cells, values in zip(cases, libreoffice.recalculate(copies)):
         assert same(False, values[("Checks", checks.cell("cluster_pool_fits"))]), cells
         assert same(False, values[("Checks", checks.cell("all"))]), cells
         assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), cells
@@ -264,39 +266,37 @@ def test_a_serving_pool_larger_than_the_cluster_turns_its_check_false(libreoffic
 def profile_cells(path, profile: str, fractions: list | None = None, *, new: bool = False) -> dict:
     """{(sheet, A1): value} typing a profile's 24 fractions on Catalog: into its own column, or with `new` into the
     first empty column under the id `profile`."""
-    book = openpyxl.load_workbook(path)
-    sheet, ref = next(iter(book.defined_names["catalog_profile_ids"].destinations))
-    ids = book[sheet][ref.replace("$", "")][0]
-    cell = next(c for c in ids if c.value is None) if new else next(c for c in ids if c.value == profile)
-    changes = {(sheet, cell.coordinate): profile} if new else {}
+    book = xlsx.read(path)
+    sheet, ref = address(book, "catalog_profile_ids")
+    ids = book.block(sheet, ref)[0]
+    a1 = next(a1 for a1, cell in ids if cell.value is None) if new else next(
+        a1 for a1, cell in ids if cell.value == profile)
+    column, row = xlsx.split(a1)
+    changes = {(sheet, a1): profile} if new else {}
     for hour, value in enumerate(fractions or []):
-        changes[(sheet, book[sheet].cell(cell.row + 1 + hour, cell.column).coordinate)] = value
+        changes[(sheet, f"{xlsx.column_letter(column)}{row + 1 + hour}")] = value
     return changes
 
 
+@pytest.mark.spreadsheet
 def test_profiles_edited_and_added_on_catalog_follow_and_come_back_by_name(libreoffice, tmp_path):
     """Finance adds a profile on Catalog and chooses it, or edits the chosen one: the sheet follows, and the workbook
     reads back as a scenario with that profile under its name."""
     original = tmp_path / "office.xlsx"
-    build(compute(load_scenario(OFFICE)), str(original))
+    book = build(compute(load_scenario(OFFICE)), str(original))
     night_shift = [1.0] * 8 + [0.5] * 16  # 600 GPUs until 8:00, then 300
     added, edited = tmp_path / "added.xlsx", tmp_path / "edited.xlsx"
     set_cells(original, added, {**profile_cells(original, "night-shift", night_shift, new=True),
                                 "cluster_profile": "night-shift"})
     office = list(load_scenario(OFFICE).merged_catalog.profiles["office-assistant"])
     set_cells(original, edited, profile_cells(original, "office-assistant", office[:3] + [0.9] + office[4:]))
-    outputs = recalculated([added, edited], tmp_path)
-    for path, output in zip([added, edited], outputs):
-        assert_equal_to_engine(compare(path, output, expected_book(path)))
+    values, edited_values = recalculated(libreoffice, [added, edited], [expected_book(added), expected_book(edited)])
     assert scenario_from_workbook(added).normalised()["catalog"]["profiles"] == {"night-shift": night_shift}
     assert scenario_from_workbook(edited).merged_catalog.profiles["office-assistant"][3] == 0.9
-    values = recalc.read_values(outputs[0])
-    book = expected_book(added)
     # by hand: pool 660; shared A = 660 for 8 hours, CEIL9(330) = 330 for 16; one rise, 330 → 660 at hour 0
     assert named(values, book, "cluster_preemptions") == 330
     assert named(values, book, "cluster_moved_gpu_hours") == 16 * (660 - 330)
     # the edit: hour 3 at 90 % is a 594-GPU allocation between two of 33: 561 more preemptions, 561 fewer
     # training GPU-hours shared
-    edited_values = recalc.read_values(outputs[1])
     assert named(edited_values, book, "cluster_preemptions") == 693 + 594 - 33
     assert named(edited_values, book, "cluster_moved_gpu_hours") == 8_896 - (594 - 33)

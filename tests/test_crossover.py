@@ -11,7 +11,7 @@ from planner.engine import compute
 from planner.engine.crossover import NEVER
 from planner.output import results_json
 from planner.report import render_html
-from tests.conftest import refused, scenario_with
+from tests.helpers import refused, scenario_with
 
 PSI_405B, PSI_8B = 405_853_388_800, 8_030_261_248
 T = 15.6e12

@@ -16,7 +16,8 @@ from planner.engine import compute
 from planner.engine.goodput import HIGHEST_MEETS, NO_RUN_MEETS, NONE_ACCEPTABLE, NONE_COMPLETED, distserve_goodput
 from planner.report import render_html
 from planner.scenario import ScenarioError, load_scenario, parse_scenario
-from tests.conftest import ROOT, scenario_with
+from tests.conftest import ROOT
+from tests.helpers import scenario_with
 
 
 # The seed's servers (seed 003) ---------------------------------------------------------------------------------

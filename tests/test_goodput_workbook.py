@@ -5,49 +5,38 @@ logs it was made from, so `planner verify` passes."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import openpyxl
 import pytest
 
-from planner import recalc
+from planner import xlsx
 from planner.engine import compute
 from planner.engine.goodput import NO_RUN_MEETS, NONE_ACCEPTABLE, NONE_COMPLETED
-from planner.scenario import load_scenario, parse_scenario
-from planner.verify import compare, expected_book, verify
+from planner.scenario import load_scenario
+from planner.verify import verify
 from planner.workbook import build
 from tests import test_workbook_structure as structure
-from tests.conftest import ROOT, build_in_memory, catalog_cells, set_cells
+from tests.conftest import ROOT
+from tests.helpers import build_in_memory, catalog_cells, named, recalculated, scenario_with, set_cells
 from tests.test_goodput import edge_scenario
-from tests.test_workbook_recalc import assert_equal_to_engine, named_value
 
-pytestmark = pytest.mark.usefixtures("libreoffice")
 EXAMPLE = ROOT / "examples" / "goodput-2-benchmark-logs.yaml"
 
 
-def column_values(path: Path, book, key: str) -> list:
+def column_values(values: dict, book, key: str) -> list:
     """A Goodput records column's values in a recalculated workbook, by the sheet's key (the last table with it)."""
     place = book.sheets["Goodput"].places[key]
-    sheet = openpyxl.load_workbook(path, data_only=True)["Goodput"]
-    return [sheet.cell(row + 1, place.col + 1).value for row in range(place.row, place.last_row + 1)]
+    return [values.get(("Goodput", f"{xlsx.column_letter(place.col + 1)}{row + 1}"))
+            for row in range(place.row, place.last_row + 1)]
 
 
-def changed(scenario_path: Path, change) -> object:
-    """The scenario at `scenario_path` with `change(data)` applied, reading its logs from the same folder."""
-    data = load_scenario(scenario_path).normalised()
-    change(data)
-    scenario = parse_scenario(data)
-    scenario._source = scenario_path
-    return scenario
-
-
-def test_edge_cases_recalculate_to_the_engine_and_verify(tmp_path):
+@pytest.mark.spreadsheet
+def test_edge_cases_recalculate_to_the_engine_and_verify(libreoffice, tmp_path):
     """Failed requests, one-token outputs, a request on the TPOT SLO, a run where everything failed, a benchmark
-    where no run meets the target: LibreOffice equals the engine, and the workbook reads back as its logs."""
+    where no run meets the target: LibreOffice equals the engine, and the workbook reads back as its logs (what
+    `planner verify` checks)."""
     path = tmp_path / "edge.xlsx"
     book = build(compute(load_scenario(edge_scenario(tmp_path))), str(path))
-    output = recalc.recalculate([path], tmp_path / "recalc")[0]
-    assert_equal_to_engine(compare(path, output, expected_book(path)))  # what `planner verify` does
+    [output] = recalculated(libreoffice, [path])
     # worked by hand in tests/test_goodput.py: runs at 0.5, 1, 2 req/s, then the llmperf run
     assert column_values(output, book, "acceptable") == [2, 2, 0, 1]
     assert column_values(output, book, "attainment") == [1, 0.5, 0, 0.5]
@@ -60,35 +49,35 @@ def test_edge_cases_recalculate_to_the_engine_and_verify(tmp_path):
     assert column_values(output, book, "goodput_per_gpu") == [pytest.approx(0.3), NO_RUN_MEETS]
 
 
-def test_finance_changes_the_slo_target_price_and_servers(tmp_path):
+@pytest.mark.spreadsheet
+def test_finance_changes_the_slo_target_price_and_servers(libreoffice, tmp_path):
     original = tmp_path / "benchmark.xlsx"
     book = build(compute(load_scenario(EXAMPLE)), str(original))
     changes = {
         "tighter SLO": ({"goodput_slo_ttft_ms": 1000, "goodput_slo_tpot_ms": 60},
-                        lambda d: d["goodput"].update(slo={"ttft_ms": 1000, "tpot_ms": 60})),
-        "target 95 %": ({"goodput_attainment_target": 0.95},
-                        lambda d: d["goodput"].update(attainment_target=0.95)),
+                        {"goodput.slo.ttft_ms": 1000, "goodput.slo.tpot_ms": 60}),
+        "target 95 %": ({"goodput_attainment_target": 0.95}, {"goodput.attainment_target": 0.95}),
         "H100 at 4.00": (catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", 4.0)]),
-                         lambda d: d["catalog"].setdefault("gpus", {}).update({"h100-sxm": {"price_per_hour": 4.0}})),
+                         {"catalog.gpus.h100-sxm.price_per_hour": 4.0}),
         "B: 700 acceptable": ({"goodput_servers_2_acceptable_per_hour": 700},
-                              lambda d: d["goodput"]["servers"][1].update(acceptable_per_hour=700)),
+                              {"goodput.servers.2.acceptable_per_hour": 700}),
     }
     copies = []
     for i, (cells, _) in enumerate(changes.values()):
         copies.append(tmp_path / f"changed-{i}.xlsx")
         set_cells(original, copies[-1], cells)
-    outputs = recalc.recalculate([original] + copies, tmp_path / "recalc")
+    outputs = recalculated(libreoffice, [original] + copies, [None] + [
+        build_in_memory(scenario_with(EXAMPLE, **keys), like=copy) for copy, (_, keys) in zip(
+            copies, changes.values())])
     by_label = dict(zip(changes, outputs[1:]))
-    for copy, output, (_, change) in zip(copies, outputs[1:], changes.values()):
-        assert_equal_to_engine(compare(copy, output, build_in_memory(changed(EXAMPLE, change), like=copy)))
 
     # the seed's servers, read from the recalculated workbook: B at 2/890, 10.1 % below A's 2/800
-    assert named_value(outputs[0], "goodput_cheapest_server") == "B"
-    assert named_value(outputs[0], "goodput_cheapest_cost_per_acceptable_request") == pytest.approx(2 / 890)
-    assert named_value(outputs[0], "goodput_cheapest_saving_share") == pytest.approx(90 / 890)
+    assert named(outputs[0], book, "goodput_cheapest_server") == "B"
+    assert named(outputs[0], book, "goodput_cheapest_cost_per_acceptable_request") == pytest.approx(2 / 890)
+    assert named(outputs[0], book, "goodput_cheapest_saving_share") == pytest.approx(90 / 890)
     # B with 700 acceptable costs 2/700: A is now the cheaper, by 1 − (2/800)/(2/700) = 12.5 %
-    assert named_value(by_label["B: 700 acceptable"], "goodput_cheapest_server") == "A"
-    assert named_value(by_label["B: 700 acceptable"], "goodput_cheapest_saving_share") == pytest.approx(0.125)
+    assert named(by_label["B: 700 acceptable"], book, "goodput_cheapest_server") == "A"
+    assert named(by_label["B: 700 acceptable"], book, "goodput_cheapest_saving_share") == pytest.approx(0.125)
     # a tighter SLO lowers attainment in every run where some request sat between the old and new limits
     before = column_values(outputs[0], book, "attainment")
     after = column_values(by_label["tighter SLO"], book, "attainment")
@@ -104,17 +93,20 @@ def test_finance_changes_the_slo_target_price_and_servers(tmp_path):
         assert new == pytest.approx(old * 2 if on_h100 else old)
 
 
-def test_planner_verify_passes_on_the_benchmark_example(tmp_path):
+@pytest.mark.spreadsheet
+def test_planner_verify_passes_on_the_benchmark_example(libreoffice, tmp_path):
     path = tmp_path / "benchmark.xlsx"
     build(compute(load_scenario(EXAMPLE)), str(path))
-    [report] = verify([path])
-    assert report.ok, (report.error, report.mismatches[:5])
+    [report] = verify([path], app=libreoffice)
+    assert report.ok, report.text()
     assert report.checked > 3000  # the Requests sheet's four formula columns included
 
 
-def test_a_blank_or_text_benchmark_input_turns_its_check_false(tmp_path):
+@pytest.mark.spreadsheet
+def test_a_blank_or_text_benchmark_input_turns_its_check_false(libreoffice, tmp_path):
+    """On the edge cases' workbook: the benchmark's inputs are those of any benchmark, its Requests sheet small."""
     original = tmp_path / "benchmark.xlsx"
-    book = build(compute(load_scenario(EXAMPLE)), str(original))
+    book = build(compute(load_scenario(edge_scenario(tmp_path))), str(original))
     cases = [("goodput_benchmarks_1_name", value) for value in (None, 5, "x" * 65)] + [
         ("goodput_benchmarks_1_gpu", value) for value in (None, "h300", 0)] + [
         ("goodput_benchmarks_1_gpus", value) for value in (None, "text", 0)] + [
@@ -124,8 +116,7 @@ def test_a_blank_or_text_benchmark_input_turns_its_check_false(tmp_path):
         copies.append(tmp_path / f"wrong-{i}.xlsx")
         set_cells(original, copies[-1], {name: value})
     checks = book.sheets["Checks"]
-    for (name, value), output in zip(cases, recalc.recalculate(copies, tmp_path / "recalc")):
-        values = recalc.read_values(output)
+    for (name, value), values in zip(cases, libreoffice.recalculate(copies)):
         assert values[("Checks", checks.cell(f"input_{name}"))] in (False, 0), (name, value)
         assert values[("Checks", checks.cell("all"))] in (False, 0), (name, value)
         errors = [v for (sheet, _), v in values.items() if sheet in ("Checks", "Cover") and isinstance(v, str)
@@ -137,14 +128,14 @@ def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     """The structure checks of tests/test_workbook_structure.py, on a workbook with a Requests sheet."""
     path = tmp_path / "benchmark.xlsx"
     build(compute(load_scenario(EXAMPLE)), str(path))
-    book = openpyxl.load_workbook(path)
-    assert book.sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Crossover", "Cluster", "Goodput", "Requests",
-                               "Catalog", "Checks", "Method"]
-    formulas = {(ws.title, c.coordinate): c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
-                if c.data_type == "f"}
+    read = xlsx.read(path)
+    assert read.sheets == ["Cover", "Inputs", "Memory", "Hours", "Serving", "Crossover", "Cluster", "Goodput",
+                           "Requests", "Catalog", "Checks", "Method"]
+    formulas = read.formulas()
     structure.test_every_formula_has_a_cached_value_and_only_portable_functions(path)
     structure.test_every_identifier_is_a_name_a_cell_or_a_portable_function(path, formulas)
     structure.test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(path, formulas)
     structure.test_units_show_once(path)
+    book = openpyxl.load_workbook(path)
     links = [c.hyperlink.location for row in book["Cover"].iter_rows() for c in row if c.hyperlink]
     assert "'Requests'!A1" in links  # the Cover's contents list the sheet Goodput adds

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from planner import yamlfile
 from planner.cli import main
 from planner.scenario import ScenarioError, load_scenario
-from tests.conftest import ROOT, refused
+from tests.conftest import ROOT
+from tests.helpers import refused
 
 BOMB = ('a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
         + "".join(f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]\n" for a, b in zip("abcdefgh", "bcdefghi")))
@@ -218,6 +219,7 @@ def yaml_documents():
                      st.text(max_size=200))
 
 
+@pytest.mark.long
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(content=st.one_of(yaml_documents().map(lambda text: text.encode("utf-8")),
                          st.binary(max_size=200)))

@@ -7,7 +7,7 @@ import pytest
 
 from planner.engine import hours as h
 from planner.engine import compute
-from tests.conftest import refused, scenario_with
+from tests.helpers import refused, scenario_with
 
 PSI_8B, PSI_70B, PSI_405B = 8_030_261_248, 70_553_706_496, 405_853_388_800
 H100_AT_40 = 989e12 * 0.40 * 3600  # operations per H100-hour at 40 % MFU

@@ -8,7 +8,6 @@ import io
 import openpyxl
 import pytest
 
-from planner import recalc
 from tests.conftest import SECTION
 from planner.workbook import kit
 from planner.workbook.inputs import Allowed
@@ -46,11 +45,11 @@ def test_tokens_expand_to_the_references_they_promise(tmp_path):
     assert sheet["D10"].value == "=2*peak"  # a row with a defined name is read by its name
 
 
-@pytest.mark.usefixtures("libreoffice")
-def test_tokens_recalculate_in_libreoffice(tmp_path):
+@pytest.mark.spreadsheet
+def test_tokens_recalculate_in_libreoffice(libreoffice, tmp_path):
     path = tmp_path / "day.xlsx"
     book = tiny_book(str(path))
-    values = recalc.read_values(recalc.recalculate([path], tmp_path / "out")[0])
+    [values] = libreoffice.recalculate([path])
     growth = [values[("Day", f"C{r}")] for r in range(5, 9)]
     assert growth == [3, 4, 0, 0]  # 5 after 2 (hour 3), 9 after 5, 7 after 9, 2 after 7
     assert values[("Day", "D10")] == 18

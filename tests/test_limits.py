@@ -19,7 +19,8 @@ from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build
 from planner.workbook.inputs import Allowed, declared_inputs
 from planner.inputs.hours import Allocation as ALLOCATION
-from tests.conftest import SECTION, scenario_with
+from tests.conftest import SECTION
+from tests.helpers import scenario_with
 
 
 def bounds(section: type, field: str) -> tuple[float, float]:
@@ -95,6 +96,7 @@ def finite(value) -> bool:
     return not isinstance(value, float) or math.isfinite(value)
 
 
+@pytest.mark.long
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario=extreme_scenarios())
 def test_every_output_stays_finite_over_the_whole_allowed_range(scenario):

@@ -8,7 +8,7 @@ import pytest
 from planner.engine import memory as m
 from planner.engine import parameters
 from planner.engine import compute
-from tests.conftest import scenario_with
+from tests.helpers import scenario_with
 
 PSI_8B = 8_030_261_248
 PSI_70B = 70_553_706_496

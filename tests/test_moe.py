@@ -9,7 +9,7 @@ import pytest
 
 from planner.engine import compute
 from planner.scenario import load_scenario
-from tests.conftest import scenario_with
+from tests.helpers import scenario_with
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 MIXTRAL_PARAMS, MIXTRAL_ACTIVE = 46_702_792_704, 12_879_925_248  # §7's published check, 46.70 B / 12.88 B

@@ -189,9 +189,11 @@ def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path
     assert (tmp_path / "default.html").read_text().rstrip().endswith("</html>")
 
 
+@pytest.mark.spreadsheet
 @pytest.mark.usefixtures("libreoffice")
 def test_verify_passes_on_examples_and_fails_on_a_tampered_formula(tmp_path):
-    """Every example is recalculated in test_workbook_recalc.py; here the command line, on two of them."""
+    """Every example is recalculated in test_workbook_recalc.py; here the command line, on two of them, with the
+    LibreOffice it starts itself."""
     paths = []
     for example in EXAMPLES[:2]:
         result = CliRunner().invoke(main, ["run", str(example), "-o", str(tmp_path)])
@@ -202,9 +204,12 @@ def test_verify_passes_on_examples_and_fails_on_a_tampered_formula(tmp_path):
     result = CliRunner().invoke(main, ["verify", *map(str, paths), str(tampered)])
     assert result.exit_code == 1
     for path in paths:
-        assert f"{path}: OK," in result.output
-    assert f"{tampered}: Memory!" in result.output and "the formula is now =10*" in result.output
-    assert f"{tampered}: FAILED" in result.output
+        assert f"{path}: OK," in result.stdout
+    assert f"{tampered}: Memory!" in result.stdout and "the formula is now =10*" in result.stdout
+    assert f"{tampered}: FAILED" in result.stdout
+    # what it is doing, on stderr: a line, then one per workbook (no terminal here, so no progress bar)
+    assert result.stderr.splitlines() == ["planner: recalculating 3 workbooks in LibreOffice"] + [
+        f"planner: {path} recalculated" for path in [*paths, tampered]]
 
 
 def _replace_in_sheet(source: Path, target: Path, sheet: str, old: str, new: str) -> None:
@@ -221,6 +226,7 @@ def _replace_in_sheet(source: Path, target: Path, sheet: str, old: str, new: str
             zout.writestr(item, data)
 
 
+@pytest.mark.spreadsheet
 @pytest.mark.usefixtures("libreoffice")
 def test_verify_reports_each_bad_file_on_its_own_and_still_checks_the_good_one(tmp_path):
     good = output.write_outputs(DEFAULT, tmp_path)["xlsx"]
@@ -238,11 +244,11 @@ def test_verify_reports_each_bad_file_on_its_own_and_still_checks_the_good_one(t
     result = CliRunner().invoke(main, ["verify", *map(str, [text, unopenable, good, empty, truncated, foreign])])
     assert result.exit_code == 1
     assert "Traceback" not in result.output
-    assert result.output.splitlines() == [
+    assert result.stdout.splitlines() == [
         f"{text}: FAILED: not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): "
         "File is not a zip file",
         f"{unopenable}: FAILED: LibreOffice could not open it: Error: source file could not be loaded",
-        f"{good}: OK, {result.output.split(' OK, ')[1].split()[0]} formula cells equal the engine",
+        f"{good}: OK, {result.stdout.split(' OK, ')[1].split()[0]} formula cells equal the engine",
         f"{empty}: FAILED: the file is empty: not an xlsx workbook",
         f"{truncated}: FAILED: not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): "
         "File is not a zip file",

@@ -10,7 +10,8 @@ from planner.engine import compute
 from planner.roundtrip import key_path, scenario_from_workbook
 from planner.scenario import ScenarioError, load_scenario
 from planner.workbook import build
-from tests.conftest import EXAMPLES, ROOT, catalog_cells, set_cells
+from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import address, catalog_cells, set_cells
 
 
 @pytest.mark.parametrize("name, path", [
@@ -91,8 +92,8 @@ def test_an_incomplete_new_catalog_row_is_reported_with_its_cell(default_workboo
 def test_true_and_false_as_libreoffice_saves_them_read_back(default_workbook, tmp_path):
     """LibreOffice writes a TRUE typed into a cell as the formula TRUE()."""
     book = openpyxl.load_workbook(default_workbook)
-    sheet, ref = next(iter(book.defined_names["memory_activation_checkpointing"].destinations))
-    book[sheet][ref.replace("$", "")].value = "=TRUE()"
+    sheet, ref = address(book, "memory_activation_checkpointing")
+    book[sheet][ref].value = "=TRUE()"
     edited = tmp_path / "edited.xlsx"
     book.save(edited)
     assert scenario_from_workbook(edited).memory.activation_checkpointing is True
@@ -103,7 +104,6 @@ def test_an_impossible_parallelism_names_its_own_cell(default_workbook, tmp_path
     set_cells(default_workbook, edited, {"memory_gpus": 64, "memory_tensor_parallel": 64})
     with pytest.raises(ScenarioError) as error:
         scenario_from_workbook(edited)
-    book = openpyxl.load_workbook(default_workbook)
-    sheet, ref = next(iter(book.defined_names["memory_tensor_parallel"].destinations))
-    assert f"{edited}: Inputs!{ref.replace('$', '')} (memory_tensor_parallel): memory.tensor_parallel: value 64 " \
+    sheet, ref = address(default_workbook, "memory_tensor_parallel")
+    assert f"{edited}: Inputs!{ref} (memory_tensor_parallel): memory.tensor_parallel: value 64 " \
            f"is not allowed: tensor parallel 64 does not divide the 32 attention heads" in str(error.value)

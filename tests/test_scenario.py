@@ -12,7 +12,8 @@ from click.testing import CliRunner
 
 from planner.cli import main
 from planner.scenario import DEFAULT, ScenarioError, load_scenario
-from tests.conftest import EXAMPLES, ROOT, refused
+from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import refused
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from planner import recalc
 from planner.engine import compute
 from planner.report import render_html
 from planner.scenario import load_scenario
-from planner.verify import compare
 from planner.workbook import build
-from tests.conftest import ROOT, build_in_memory, refused, scenario_with, set_cells
+from tests.conftest import ROOT
+from tests.helpers import build_in_memory, named, recalculated, refused, scenario_with, set_cells
 
 EXAMPLES = {key: ROOT / "examples" / f"serving-{key}.yaml" for key in (
     "1-8b-bf16-one-h100", "2-70b-bf16-four-h100", "3-70b-fp8-two-h100", "4-405b-fp8-eight-h200",
@@ -114,11 +113,12 @@ def test_the_html_shows_the_worked_figures():
     assert "16.1 GB of weights and 128 KiB of KV cache per token per GPU" in html
 
 
-@pytest.mark.usefixtures("libreoffice")
-def test_the_sheet_recalculates_to_the_engine_and_follows_its_inputs(tmp_path):
+@pytest.mark.spreadsheet
+def test_the_sheet_recalculates_to_the_engine_and_follows_its_inputs(libreoffice, tmp_path):
     """The 8B case and copies with the GPU, the precision and the users changed, recalculated in LibreOffice."""
+    example = EXAMPLES["1-8b-bf16-one-h100"]
     original = tmp_path / "serving.xlsx"
-    build(compute(load_scenario(EXAMPLES["1-8b-bf16-one-h100"])), str(original))
+    book = build(compute(load_scenario(example)), str(original))
     changes = {"h200": ({"gpu": "h200"}, {"gpu": "h200"}),
                "fp8": ({"serving_weight_precision": "fp8", "serving_kv_precision": "fp8"},
                        {"serving.weight_precision": "fp8", "serving.kv_precision": "fp8"}),
@@ -128,24 +128,11 @@ def test_the_sheet_recalculates_to_the_engine_and_follows_its_inputs(tmp_path):
     for i, (cells, _) in enumerate(changes.values()):
         copies.append(tmp_path / f"changed-{i}.xlsx")
         set_cells(original, copies[-1], cells)
-    outputs = recalc.recalculate([original] + copies, tmp_path / "recalc")
-    assert compare(original, outputs[0], build_in_memory(load_scenario(EXAMPLES["1-8b-bf16-one-h100"]))).mismatches \
-        == []
-    base = load_scenario(EXAMPLES["1-8b-bf16-one-h100"]).normalised()
-    for copy, output, (_, keys) in zip(copies, outputs[1:], changes.values()):
-        data = {**base, "serving": {**base["serving"]}}
-        for key, value in keys.items():
-            if key.startswith("serving."):
-                data["serving"][key.split(".", 1)[1]] = value
-            else:
-                data[key] = value
-        from planner.scenario import parse_scenario
-        report = compare(copy, output, build_in_memory(parse_scenario(data), like=copy))
-        assert report.mismatches == [], "\n".join(map(str, report.mismatches[:10]))
+    outputs = recalculated(libreoffice, [original] + copies, [None] + [
+        build_in_memory(scenario_with(example, **keys), like=copy) for copy, (_, keys) in zip(
+            copies, changes.values())])
     # by hand: FP8 weights halve W_g (8.03 GB) and FP8 KV halves KV_g (65,536 bytes): (72 − 8.03) / 0.537 → 119
-    values = recalc.read_values(outputs[2])
-    sheet, cell = build_in_memory(load_scenario(EXAMPLES["1-8b-bf16-one-h100"])).names["serving_max_concurrency"]
-    assert values[(sheet, cell)] == int((72e9 - 8_030_261_248) / (8192 * 65_536)) == 119
+    assert named(outputs[2], book, "serving_max_concurrency") == int((72e9 - 8_030_261_248) / (8192 * 65_536)) == 119
 
 
 @pytest.mark.parametrize("serving, fragment", [

@@ -1,67 +1,53 @@
-"""The workbook recalculated from scratch in LibreOffice Calc equals the engine in every formula cell (relative
-1e-9), for every example, after input changes (dropdowns and Catalog edits included), and for random valid
-scenarios; blank, zero or text inputs turn the checks FALSE and the Cover red. A canary proves each recalculation
-happened (see planner/recalc.py)."""
+"""The workbook recalculated from scratch in LibreOffice Calc (and, for every example and the input changes, in
+Gnumeric) equals the engine in every formula cell (relative 1e-9), for every example, after input changes (dropdowns
+and Catalog edits included), and for random valid scenarios; blank, zero, text or out-of-range inputs turn the checks
+FALSE and the Cover red. Each comparison is `planner verify`'s (planner/audit.py); a canary proves each recalculation
+happened (planner/recalc.py)."""
 
 from __future__ import annotations
 
 import re
 
-from pathlib import Path
-
-import openpyxl
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from openpyxl.formula.tokenizer import Tokenizer
 
-from planner import recalc, shipped as catalog
+from planner import audit, recalc, shipped as catalog, xlsx
+from planner.audit import same
 from planner.engine import compute
 from planner.scenario import ScenarioError, load_scenario, parse_scenario
-from planner.verify import compare, expected_book, same
 from planner.workbook import build, general_inputs, input_sections
 from planner.workbook.cover import NOT_AVAILABLE
 from planner.workbook.inputs import TYPED_IN
 from planner.workbook.kit import ok_name
-from tests.conftest import EXAMPLES, ROOT, build_in_memory, catalog_cells, scenario_with, set_cells
+from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, scenario_with,
+                           set_cells)
 
-pytestmark = pytest.mark.usefixtures("libreoffice")
+pytestmark = pytest.mark.spreadsheet
 
-H100_8B_GPU_HOURS = 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.40 * 3600)  # 527,772.5: METHOD.md §2, by hand
-
-
-def recalculated(paths: list[Path], tmp_path: Path) -> list[Path]:
-    return recalc.recalculate(paths, tmp_path / "recalc")
+H100_8B_GPU_HOURS = 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.40 * 3600)  # 527,772.5: docs/method.md §2, by hand
 
 
-def assert_equal_to_engine(report) -> None:
-    assert report.error == ""
-    assert report.checked > 150
-    assert report.mismatches == [], "\n".join(map(str, report.mismatches[:20]))
-
-
-def named_value(path: Path, name: str):
-    book = openpyxl.load_workbook(path, data_only=True)
-    sheet, ref = next(iter(book.defined_names[name].destinations))
-    return book[sheet][ref.replace("$", "")].value
-
-
-def test_every_example_recalculates_to_the_engine(tmp_path):
-    paths, books = [], []
-    for example in EXAMPLES:
-        path = tmp_path / (example.stem + ".xlsx")
-        books.append(build(compute(load_scenario(example)), str(path)))
+def test_every_example_recalculates_to_the_engine(spreadsheet, tmp_path):
+    """What `planner verify` checks, on every example, in LibreOffice and in Gnumeric."""
+    paths, books = [], {}
+    for scenario_file in EXAMPLES:
+        path = tmp_path / (scenario_file.stem + ".xlsx")
+        books[scenario_file.stem] = build(compute(load_scenario(scenario_file)), str(path))
         paths.append(path)
-    outputs = recalculated(paths, tmp_path)
-    for path, output, book in zip(paths, outputs, books):
-        assert_equal_to_engine(compare(path, output, book))
-    # and the seed's walk-through, read from the recalculated workbooks (hand-worked in METHOD.md §1)
-    by_stem = {p.stem: o for p, o in zip(paths, outputs)}
-    assert named_value(by_stem["memory-1-8b-ddp"], "memory_training_total_gb") == pytest.approx(164.991401984)
-    assert same(False, named_value(by_stem["memory-1-8b-ddp"], "memory_training_fits"))
-    assert same(True, named_value(by_stem["memory-2-8b-zero3"], "memory_training_fits"))
-    assert named_value(by_stem["memory-3-8b-zero3-32k"], "memory_activations_gb") == pytest.approx(146.028888064)
-    total = named_value(by_stem["memory-4-8b-zero3-32k-checkpointing"], "memory_training_total_gb")
-    assert total == pytest.approx(29.21385984)
+    values = dict(zip(books, recalculated(spreadsheet, paths)))
+
+    def value(stem: str, name: str):
+        return named(values[stem], books[stem], name)
+
+    # and the seed's walk-through, read from the recalculated workbooks (hand-worked in docs/method.md §1)
+    assert value("memory-1-8b-ddp", "memory_training_total_gb") == pytest.approx(164.991401984)
+    assert same(False, value("memory-1-8b-ddp", "memory_training_fits"))
+    assert same(True, value("memory-2-8b-zero3", "memory_training_fits"))
+    assert value("memory-3-8b-zero3-32k", "memory_activations_gb") == pytest.approx(146.028888064)
+    assert value("memory-4-8b-zero3-32k-checkpointing", "memory_training_total_gb") == pytest.approx(29.21385984)
 
 
 INPUT_CHANGES = {  # workbook cells → new values, and the same change as scenario keys
@@ -75,8 +61,7 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
     "productive share, run GPUs, allocation option": (
         {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37,
          "hours_tokens_trillions": 2},
-        {"hours.productive_share": 0.8, "hours.gpus": 4096, "hours.allocations": [
-            {"gpus": 8192, "mfu": 0.43}, {"gpus": 16384, "mfu": 0.37}], "hours.tokens": 2e12}),
+        {"hours.productive_share": 0.8, "hours.gpus": 4096, "hours.allocations.2.mfu": 0.37, "hours.tokens": 2e12}),
     "70B, t=4, p=2 on 64 H200s, ZeRO-2": (
         {"model": "llama-3.1-70b", "gpu": "h200", "memory_gpus": 64, "memory_tensor_parallel": 4,
          "memory_pipeline_parallel": 2, "memory_strategy": "zero2", "serving_tensor_parallel": 4,
@@ -87,124 +72,239 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
 }
 
 
-def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(tmp_path):
+def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spreadsheet, tmp_path):
     original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    book = build(compute(scenario_with()), str(original))
     copies = []
     for i, (cells, _) in enumerate(INPUT_CHANGES.values()):
-        copy = tmp_path / f"changed-{i}.xlsx"
-        set_cells(original, copy, cells)
-        copies.append(copy)
-    outputs = recalculated(copies, tmp_path)
-    for copy, output, (label, (_, keys)) in zip(copies, outputs, INPUT_CHANGES.items()):
-        assert_equal_to_engine(compare(copy, output, build_in_memory(scenario_with(**keys), like=copy)))
+        copies.append(tmp_path / f"changed-{i}.xlsx")
+        set_cells(original, copies[-1], cells)
+    outputs = recalculated(spreadsheet, copies, [build_in_memory(scenario_with(**keys), like=copy)
+                                                 for copy, (_, keys) in zip(copies, INPUT_CHANGES.values())])
     by_label = dict(zip(INPUT_CHANGES, outputs))
+
+    def value(label: str, name: str):
+        return named(by_label[label], book, name)
+
     # hand-worked: DDP on 8 GPUs is 16Ψ + 34·8192·4096·32 bytes; 405B's serving weights are 2Ψ
-    assert named_value(by_label["strategy to DDP"], "memory_training_total_gb") == pytest.approx(164.991401984)
-    assert named_value(by_label["model to 405B"], "memory_serving_weights_gb") == pytest.approx(811.7067776)
+    assert value("strategy to DDP", "memory_training_total_gb") == pytest.approx(164.991401984)
+    assert value("model to 405B", "memory_serving_weights_gb") == pytest.approx(811.7067776)
     # the GPU dropdown moves the price with it: a B200 (2,250 TFLOPS) at its Catalog price of 4.50
-    assert named_value(by_label["GPU to B200"], "price_per_gpu_hour") == 4.5
-    assert named_value(by_label["GPU to B200"], "hours_cost") == pytest.approx(H100_8B_GPU_HOURS * 989 / 2250 * 4.5)
-    assert named_value(by_label["GPU to B200"], "scenario_title").startswith("llama-3.1-8b on b200:")
-    assert named_value(by_label["model to 405B"], "scenario_title").startswith("llama-3.1-405b on h100-sxm:")
+    assert value("GPU to B200", "price_per_gpu_hour") == 4.5
+    assert value("GPU to B200", "hours_cost") == pytest.approx(H100_8B_GPU_HOURS * 989 / 2250 * 4.5)
+    assert value("GPU to B200", "scenario_title").startswith("llama-3.1-8b on b200:")
+    assert value("model to 405B", "scenario_title").startswith("llama-3.1-405b on h100-sxm:")
     # recomputation × 8/6; MFU 30 % × 4/3
-    assert named_value(by_label["recomputation on"], "hours_gpu_hours") == pytest.approx(H100_8B_GPU_HOURS * 8 / 6)
-    assert named_value(by_label["MFU 30 %"], "hours_gpu_hours") == pytest.approx(H100_8B_GPU_HOURS * 4 / 3)
+    assert value("recomputation on", "hours_gpu_hours") == pytest.approx(H100_8B_GPU_HOURS * 8 / 6)
+    assert value("MFU 30 %", "hours_gpu_hours") == pytest.approx(H100_8B_GPU_HOURS * 4 / 3)
 
 
-def test_the_seeds_hours_walkthrough_in_the_workbook(tmp_path):
+def test_the_seeds_hours_walkthrough_in_the_workbook(libreoffice, tmp_path):
     """405B at 15.6 T: 26.67 M GPU-hours beside Meta's 30.84 M; then recomputation on and MFU 30 %: × 1.78."""
     original = tmp_path / "hours.xlsx"
-    build(compute(load_scenario(ROOT / "examples" / "hours-1-405b.yaml")), str(original))
+    example = ROOT / "examples" / "hours-1-405b.yaml"
+    book = build(compute(load_scenario(example)), str(original))
     changed = tmp_path / "hours-changed.xlsx"
     set_cells(original, changed, {"hours_activation_recompute": True, "hours_mfu": 0.30})
-    before, after = recalculated([original, changed], tmp_path)
-    assert named_value(before, "hours_gpu_hours") == pytest.approx(26_673_882.98, rel=1e-9)
-    assert named_value(after, "hours_gpu_hours") == pytest.approx(26_673_882.98 * (8 / 6) * (0.40 / 0.30), rel=1e-9)
-    assert round(named_value(after, "hours_gpu_hours") / 1e6, 2) == 47.42
+    before, after = recalculated(libreoffice, [original, changed], [None, build_in_memory(scenario_with(
+        example, **{"hours.activation_recompute": True, "hours.mfu": 0.30}), like=changed)])
+    assert named(before, book, "hours_gpu_hours") == pytest.approx(26_673_882.98, rel=1e-9)
+    assert named(after, book, "hours_gpu_hours") == pytest.approx(26_673_882.98 * (8 / 6) * (0.40 / 0.30), rel=1e-9)
+    assert round(named(after, book, "hours_gpu_hours") / 1e6, 2) == 47.42
 
 
-def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(tmp_path):
+def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, tmp_path):
     """Edit the 70B row while 8B is chosen and add a GPU in an empty row: the workbook reads back as a scenario
     whose engine equals LibreOffice in every cell; then choose the new GPU."""
     original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    book = build(compute(scenario_with()), str(original))
     edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "gb200"),
              ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
              ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0)]
     edited, chosen = tmp_path / "edited.xlsx", tmp_path / "chosen.xlsx"
     set_cells(original, edited, catalog_cells(original, edits))
     set_cells(edited, chosen, {"gpu": "gb200"})
-    outputs = recalculated([edited, chosen], tmp_path)
-    for path, output in zip([edited, chosen], outputs):
-        assert_equal_to_engine(compare(path, output, expected_book(path)))
+    outputs = recalculated(libreoffice, [edited, chosen], [expected_book(edited), expected_book(chosen)])
     # by hand: 6 × 71e9 × 15.6e12 / (989e12 × 0.4 × 3600) H100-hours for the edited 70B reference row
-    values = recalc.read_values(outputs[0])
-    assert any(v == pytest.approx(6 * 71e9 * 15.6e12 / (989e12 * 0.4 * 3600)) for (s, _), v in values.items()
+    assert any(v == pytest.approx(6 * 71e9 * 15.6e12 / (989e12 * 0.4 * 3600)) for (s, _), v in outputs[0].items()
                if s == "Hours" and isinstance(v, float))
     # the 8B on the new GPU: 2,500 TFLOPS at 6.00 per GPU-hour
-    assert named_value(outputs[1], "hours_cost") == pytest.approx(H100_8B_GPU_HOURS * 989 / 2500 * 6.0)
-    assert named_value(outputs[1], "gpu_memory_gb") == 186
+    assert named(outputs[1], book, "hours_cost") == pytest.approx(H100_8B_GPU_HOURS * 989 / 2500 * 6.0)
+    assert named(outputs[1], book, "gpu_memory_gb") == 186
 
 
+# Blank, zero, text and out-of-range inputs ----------------------------------------------------------------------------
 def every_input(scenario) -> list:
     return [i for i, _ in general_inputs(scenario) if hasattr(i, "allowed")] + [
         i for _, items in input_sections(scenario) for i in items]
 
 
-def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(tmp_path):
-    """Every input in turn, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number
-    just above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an
-    error value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
-    validator refuses the same out-of-range value."""
-    scenario = scenario_with()
-    original = tmp_path / "default.xlsx"
-    book = build(compute(scenario), str(original))
-    cases = []
-    for spec in every_input(scenario):
-        allowed = spec.typed_allowed
-        wrong = [None, "text"] + ([0] if allowed.minimum is None or allowed.minimum > 0 else []) + [-1]
-        if allowed.maximum is not None:
-            above = allowed.maximum * 1.001 + (1 if allowed.type == "whole" else 0)
-            above = round(above) if allowed.type == "whole" else above
-            wrong.append(above)
+def wrong_values(spec) -> list:
+    """What finance can leave in an input despite its validation (pasting skips it): blank, text, 0 where 0 is not
+    allowed, −1, a number just above the limit; for TRUE/FALSE, a number that is neither; for a name, a number and
+    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id)."""
+    allowed = spec.typed_allowed
+    if allowed.type == "bool":
+        return [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
+    if allowed.type == "text":
+        return [None, 0, "x" * 65]  # a name: any text of 1 to 64 characters is allowed
+    if allowed.choices:
+        return [None, 0, -1, "no-such-id"] if allowed.type == "choice" else [None, -1, 2.5, "no-such-id"]
+    return [None, "text"] + ([0] if allowed.minimum is None or allowed.minimum > 0 else []) + [-1] + (
+        [above_limit(spec)] if allowed.maximum is not None else [])
+
+
+def above_limit(spec):
+    """A number just above the input's limit, in the unit it is typed in."""
+    allowed = spec.typed_allowed
+    above = allowed.maximum * 1.001 + (1 if allowed.type == "whole" else 0)
+    return round(above) if allowed.type == "whole" else above
+
+
+def _cells(known: dict, sheet: str, ref: str) -> list[tuple[str, str]]:
+    """The cells of a range that hold a formula or an input (`known`: sheet → {(column, row): A1})."""
+    first, _, last = ref.replace("$", "").partition(":")
+    (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last or first)
+    if (c2 - c1 + 1) * (r2 - r1 + 1) <= len(known.get(sheet, ())):
+        cells = ((c, r) for c in range(c1, c2 + 1) for r in range(r1, r2 + 1))
+        return [(sheet, known[sheet][cell]) for cell in cells if cell in known.get(sheet, {})]
+    return [(sheet, a1) for (c, r), a1 in known.get(sheet, {}).items() if c1 <= c <= c2 and r1 <= r <= r2]
+
+
+def downstream(book, starts, aggregates: set) -> dict:
+    """Each start cell → every formula cell that reads it, directly or through others, in a generated Book:
+    through defined names and A1 references (a range counts as reading each of its cells), not through the
+    `aggregates`, the cells that AND every check together."""
+    known: dict = {}
+    for sheet, ref in [*book.texts, *starts]:
+        known.setdefault(sheet, {})[xlsx.split(ref)] = ref
+    readers: dict = {}
+    for (sheet, ref), text in book.texts.items():
+        for token in Tokenizer(text).items:
+            if token.type == "OPERAND" and token.subtype == "RANGE":
+                target = book.names.get(token.value) or (sheet, token.value)
+                for cell in _cells(known, *target):
+                    readers.setdefault(cell, set()).add((sheet, ref))
+    reached = {}
+    for start in starts:
+        found, todo = set(), [start]
+        while todo:
+            for reader in readers.get(todo.pop(), ()):
+                if reader not in found and reader not in aggregates:
+                    found.add(reader)
+                    todo.append(reader)
+        reached[start] = found
+    return reached
+
+
+def aggregates(book) -> set:
+    """The cells that read every check (the master check, the count of failing checks, the first that fails)."""
+    checks = {ref for sheet, ref in book.texts if sheet == "Checks"}
+    found = set()
+    for (sheet, ref), text in book.texts.items():
+        for token in Tokenizer(text).items:
+            if token.type == "OPERAND" and token.subtype == "RANGE":
+                target_sheet, target = book.names.get(token.value) or (sheet, token.value)
+                first, _, last = target.replace("$", "").partition(":")
+                if target_sheet == "Checks" and last:
+                    (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last)
+                    covered = sum(1 for cell in checks if c1 <= xlsx.split(cell)[0] <= c2
+                                  and r1 <= xlsx.split(cell)[1] <= r2)
+                    if covered > len(checks) / 2:
+                        found.add((sheet, ref))
+    return found
+
+
+def shared_copies(book, specs) -> list[dict]:
+    """Every input's wrong values, typed into as few copies as they fit: a copy holds one wrong value of each of
+    several inputs whose downstream cells are disjoint, so that no formula reads two of them and every cell
+    recalculates as in the copy with that input's edit alone (the cells that read every check aside: the master
+    check is FALSE and the Cover red either way). Returns each copy's {input cell's name: value}."""
+    cones = downstream(book, [book.names[spec.typed_name] for spec in specs], aggregates(book))
+    bins: list[tuple[set, list]] = []  # (the cells the bin's inputs reach, its inputs)
+    for spec in specs:
+        reach = cones[book.names[spec.typed_name]] | {book.names[spec.typed_name]}
+        for cells, members in bins:
+            if not cells & reach:
+                cells |= reach
+                members.append(spec)
+                break
+        else:
+            bins.append((set(reach), [spec]))
+    copies = []
+    for _, members in bins:
+        values = {spec.typed_name: wrong_values(spec) for spec in members}
+        for k in range(max(len(v) for v in values.values())):
+            copies.append({name: wrong[k] for name, wrong in values.items() if k < len(wrong)})
+    return copies
+
+
+@pytest.fixture(scope="module")
+def default_workbook(tmp_path_factory):
+    path = tmp_path_factory.mktemp("default") / "default.xlsx"
+    return path, build(compute(scenario_with()), str(path))
+
+
+def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(default_workbook):
+    """The packing below, checked: each input's every wrong value is typed into exactly one copy, and the inputs
+    of a copy reach disjoint cells (the memory total reads the GPUs and the strategy: never in one copy)."""
+    _, book = default_workbook
+    specs = every_input(scenario_with())
+    copies = shared_copies(book, specs)
+    typed = sorted((name, repr(value)) for copy in copies for name, value in copy.items())
+    assert typed == sorted((spec.typed_name, repr(value)) for spec in specs for value in wrong_values(spec))
+    assert not any({"memory_gpus", "memory_strategy"} <= set(copy) for copy in copies)
+    assert len(copies) < len(typed) / 2
+
+
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(
+        app, default_workbook, request, tmp_path):
+    """Every input, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number just
+    above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an error
+    value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
+    validator refuses the same out-of-range value. Inputs that no formula reads together share a copy
+    (shared_copies), in LibreOffice and in Gnumeric."""
+    spreadsheet = request.getfixturevalue(app)
+    original, book = default_workbook
+    specs = every_input(scenario_with())
+    for spec in specs:
+        if spec.typed_allowed.maximum is not None:
+            scale = TYPED_IN[spec.kind][1] if spec.kind in TYPED_IN else None
             with pytest.raises(ScenarioError):
-                scale = TYPED_IN[spec.kind][1] if spec.kind in TYPED_IN else None
-                scenario_with(**{spec.path: round(above * scale) if scale else above})
-        if allowed.type == "bool":
-            wrong = [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
-        if allowed.type == "text":
-            wrong = [None, 0, "x" * 65]  # a name: any text of 1 to 64 characters is allowed
-        if allowed.choices:
-            wrong = [None, 0, -1, "no-such-id"] if allowed.type == "choice" else [None, -1, 2.5, "no-such-id"]
-        for value in wrong:
-            copy = tmp_path / f"wrong-{len(cases)}.xlsx"
-            set_cells(original, copy, {spec.typed_name: value})
-            cases.append((spec, value, copy))
-    outputs = recalculated([copy for _, _, copy in cases], tmp_path)
+                scenario_with(**{spec.path: round(above_limit(spec) * scale) if scale else above_limit(spec)})
+    cases = shared_copies(book, specs)
+    copies = []
+    for i, edits in enumerate(cases):
+        copies.append(tmp_path / f"wrong-{i}.xlsx")
+        set_cells(original, copies[-1], edits)
+    by_cell = {spec.typed_name: spec for spec in specs}
     checks, cover = book.sheets["Checks"], book.sheets["Cover"]
     key_results = {cover.cell(f"key_{name}"): name for name in book.headline if f"key_{name}" in cover.places}
-    for (spec, value, _), output in zip(cases, outputs):
-        values = recalc.read_values(output)
+    for edits, values in zip(cases, spreadsheet.recalculate(copies)):
+        assert isinstance(values, dict), (edits, values)
         errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
-        assert errors == [], (spec.name, value, errors[:5])
-        assert same(False, values[("Checks", checks.cell(f"input_{spec.name}"))]), (spec.name, value)
-        assert same(False, values[("Checks", checks.cell("all"))]), (spec.name, value)
-        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), \
-            (spec.name, value)
-        for cell, name in key_results.items():  # no plausible number from a failed input
-            if ok_name(spec.name) in book.needs[name]:
-                assert values[("Cover", cell)] == NOT_AVAILABLE, (spec.name, value, name, values[("Cover", cell)])
+        assert errors == [], (edits, errors[:5])
+        for typed_name, value in edits.items():
+            spec = by_cell[typed_name]
+            assert same(False, values[("Checks", checks.cell(f"input_{spec.name}"))]), (spec.name, value)
+            for cell, name in key_results.items():  # no plausible number from a failed input
+                if ok_name(spec.name) in book.needs_of_cell("Cover", cell):
+                    assert values[("Cover", cell)] == NOT_AVAILABLE, (spec.name, value, name, values[("Cover", cell)])
+            if spec.name in ("cluster_gpus", "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile") \
+                    and value in (None, "text", "no-such-id"):  # nor the serving pool fitting
+                assert same(False, values[("Checks", checks.cell("cluster_pool_fits"))]), (spec.name, value)
+        assert same(False, values[("Checks", checks.cell("all"))]), edits
+        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), edits
 
 
-def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(tmp_path):
+def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_workbook, libreoffice, tmp_path):
     """The scenario's own rules hold in the workbook too: t divides the heads, p ≤ layers."""
-    original = tmp_path / "default.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_workbook
     broken = tmp_path / "broken.xlsx"
     set_cells(original, broken, {"memory_gpus": 3072, "memory_tensor_parallel": 3, "memory_pipeline_parallel": 64,
                                  "serving_tensor_parallel": 64})
-    values = recalc.read_values(recalculated([broken], tmp_path)[0])
+    [values] = libreoffice.recalculate([broken])
     checks = book.sheets["Checks"]
     for key in ("memory_tensor_parallel_divides_heads", "memory_pipeline_within_layers",
                 "serving_tensor_parallel_divides_heads", "all"):
@@ -253,7 +353,7 @@ def scenarios(draw):
                    "sequence_length": draw(st.integers(1, 131_072)), "micro_batch": draw(st.integers(1, 32)),
                    "activation_checkpointing": draw(st.booleans())},
         "serving": {"users": draw(st.integers(1, 1024)), "tensor_parallel": draw(st.sampled_from(divisors)),
-                    "sequence_length": draw(st.integers(1, 131_072))},
+                    "sequence_length": draw(st.integers(2, 131_072))},
         "hours": {"tokens": draw(st.integers(10**6, 10**14)), "mfu": draw(share),
                   "activation_recompute": draw(st.booleans()), "gpus": draw(st.integers(1, 100_000)),
                   "productive_share": draw(share),
@@ -271,28 +371,41 @@ def scenarios(draw):
     return parse_scenario(data)
 
 
-@settings(max_examples=3, deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate],  # no shrinking:
-          # each step would be a LibreOffice call
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture])
+# The draw that once failed CI: 2168 · (1 + 1e-12) is 2169 GPUs in the engine; the sheet's ROUNDUP(ROUND(x,9),0)
+# gave 2168 in LibreOffice, which does not round 2168.000000002 up; CEILING(ROUND(x,9),1) gives 2169.
+FAILED_ON_CI = scenario_with(**{"cluster.gpus": 2824, "cluster.inference_peak_gpus": 2168, "cluster.spare": 1e-12,
+                                "cluster.profile": "consumer-evening"})
+
+
+@pytest.mark.long
+@settings(max_examples=3, phases=[Phase.explicit, Phase.generate],  # no shrinking: each step would be a
+          # LibreOffice call; derandomized, without a database (conftest's profile): the same draws every run
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(batch=st.lists(scenarios(), min_size=10, max_size=10))
-def test_random_valid_scenarios_recalculate_to_the_engine(batch, tmp_path_factory):
-    """3 batches × 10 scenarios, one LibreOffice call per batch."""
+@example(batch=[FAILED_ON_CI])
+def test_random_valid_scenarios_recalculate_to_the_engine(batch, libreoffice, tmp_path_factory):
+    """3 batches × 10 scenarios (and the pinned draw), one LibreOffice call per batch."""
     work = tmp_path_factory.mktemp("random")
     paths, books = [], []
     for i, scenario in enumerate(batch):
-        path = work / f"s{i}.xlsx"
-        books.append(build(compute(scenario), str(path)))
-        paths.append(path)
-    for path, output, book in zip(paths, recalculated(paths, work), books):
-        assert_equal_to_engine(compare(path, output, book))
+        paths.append(work / f"s{i}.xlsx")
+        books.append(build(compute(scenario), str(paths[-1])))
+    recalculated(libreoffice, paths, books)
 
 
-def test_recalculation_without_the_setting_is_caught(tmp_path, monkeypatch):
-    """With a profile that keeps cached values the poisoned canary survives, and compare() says so."""
+def test_recalculation_without_the_setting_is_caught(libreoffice, tmp_path, monkeypatch):
+    """With a profile that keeps cached values the poisoned canary survives, and `planner verify` says so."""
     path = tmp_path / "default.xlsx"
-    book = build(compute(scenario_with()), str(path))
+    build(compute(scenario_with()), str(path))
     monkeypatch.setattr(recalc, "_PROFILE", recalc._PROFILE.replace("<value>0</value>", "<value>1</value>"))
-    output = recalculated([path], tmp_path)[0]
-    report = compare(path, output, book)
-    assert "canary" in report.error
+    with recalc.LibreOffice() as keeps_cached_values:
+        [report] = audit.audit([path], app=keeps_cached_values)
+    assert report.error == recalc.not_recalculated("LibreOffice")
+
+
+def test_gnumeric_without_recalc_is_caught(gnumeric, tmp_path):
+    """Without --recalc Gnumeric keeps the cached values: the canary says so."""
+    path = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(path))
+    [report] = audit.audit([path], app=recalc.Gnumeric(recalc=False))
+    assert report.error == recalc.not_recalculated("Gnumeric")

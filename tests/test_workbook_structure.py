@@ -10,11 +10,12 @@ import openpyxl
 import pytest
 from openpyxl.formula.tokenizer import Tokenizer
 
+from planner import xlsx
 from planner.engine import compute
 from planner.scenario import parse_scenario
 from planner.tables import TABLES
 from planner.workbook import build
-from tests.conftest import cell_of, scenario_with
+from tests.helpers import address, cell_of, scenario_with
 
 INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
                "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
@@ -65,9 +66,7 @@ def workbook(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def formulas(workbook) -> dict[tuple[str, str], str]:
-    book = openpyxl.load_workbook(workbook)
-    return {(ws.title, c.coordinate): c.value for ws in book.worksheets for row in ws.iter_rows() for c in row
-            if c.data_type == "f"}
+    return xlsx.read(workbook).formulas()
 
 
 def test_sheets_in_order(workbook):
@@ -121,11 +120,11 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert lists[cell_of(book, "memory_strategy").coordinate] == "catalog_strategy_ids"
     assert lists[cell_of(book, "memory_activation_checkpointing").coordinate] == '"TRUE,FALSE"'
     assert lists[cell_of(book, "crossover_tokens_per_day").coordinate] == "catalog_traffic_preset_ids"
-    sheet, ref = next(iter(book.defined_names["catalog_gpu_ids"].destinations))
-    ids = [row[0].value for row in book[sheet][ref.replace("$", "")]]
+    sheet, ref = address(book, "catalog_gpu_ids")
+    ids = [row[0].value for row in book[sheet][ref]]
     assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x"] + [None] * 10  # ten empty rows to add your own
-    sheet, ref = next(iter(book.defined_names["catalog_gpu_price_per_hour"].destinations))
-    assert [row[0].value for row in book[sheet][ref.replace("$", "")]][:5] == [1.5, 2, 2.5, 4.5, 2]
+    sheet, ref = address(book, "catalog_gpu_price_per_hour")
+    assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 
 
 def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_titles(workbook):
@@ -166,7 +165,7 @@ def test_every_formula_has_a_cached_value_and_only_portable_functions(workbook):
 def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, formulas):
     """A typo in a formula would reach finance as #NAME?: every word must be a defined name, a cell reference or a
     function both Excel and LibreOffice know."""
-    names = set(openpyxl.load_workbook(workbook).defined_names)
+    names = set(xlsx.read(workbook, cells=False).names)
     for where, formula in formulas.items():
         for token in Tokenizer(formula).items:
             if token.type == "FUNC" and token.subtype == "OPEN":
@@ -177,12 +176,12 @@ def test_every_identifier_is_a_name_a_cell_or_a_portable_function(workbook, form
 
 
 def test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(workbook, formulas):
-    book = openpyxl.load_workbook(workbook)
+    book = xlsx.read(workbook, cells=False)
     named = {}
-    for name, defined in book.defined_names.items():
-        for sheet, ref in defined.destinations:
+    for name in book.names:
+        for sheet, ref in book.destinations(name):
             if ":" not in ref:
-                named[(sheet, ref.replace("$", ""))] = name
+                named[(sheet, ref)] = name
     for (sheet, cell), formula in formulas.items():
         if sheet not in ("Memory", "Hours", "Crossover", "Goodput", "Requests"):
             continue

@@ -1,0 +1,91 @@
+"""The recalculation backends themselves (planner/recalc.py): LibreOffice kept running answers call after call
+without starting again, waits for every conversion of a call before it returns, comes back when it dies; both
+applications give one file's error to that file alone; values come back typed from the CSV."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+import zipfile
+
+import pytest
+
+from planner import recalc, xlsx
+from planner.engine import compute
+from planner.workbook import build
+from tests.helpers import scenario_with
+
+
+def test_csv_fields_come_back_typed():
+    values: dict = {}
+    recalc._sheet_values(values, "S", '"42",42,TRUE,"TRUE",1.5E+021,40%,"",,"a,b ""q""\nline"\n"#DIV/0!",-0.000001\n')
+    assert values == {("S", "A1"): "42", ("S", "B1"): 42, ("S", "C1"): True, ("S", "D1"): "TRUE",
+                      ("S", "E1"): 1.5e21, ("S", "F1"): 0.4, ("S", "G1"): "", ("S", "I1"): 'a,b "q"\nline',
+                      ("S", "A2"): "#DIV/0!", ("S", "B2"): -0.000001}
+    shifted: dict = {}  # Gnumeric writes a sheet's used range from its first used row and column
+    recalc._sheet_values(shifted, "S", ",x\n2,\n", first_row=3, first_column=2)
+    assert shifted == {("S", "C3"): "x", ("S", "B4"): 2}
+    with pytest.raises(ValueError):
+        list(recalc._rows('a"b,c\n'))
+
+
+@pytest.fixture(scope="module")
+def workbooks(tmp_path_factory):
+    """Twenty copies of the default workbook."""
+    folder = tmp_path_factory.mktemp("workbooks")
+    build(compute(scenario_with()), str(folder / "default.xlsx"))
+    paths = [folder / f"w{i:02d}.xlsx" for i in range(20)]
+    for path in paths:
+        shutil.copy(folder / "default.xlsx", path)
+    return paths
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")  # one worker builds the twenty
+def test_a_forwarded_call_returns_when_every_conversion_is_done(libreoffice, workbooks, tmp_path):
+    """Twenty workbooks in one call to the running LibreOffice: when the call returns, every sheet of every one is
+    written, and nothing changes afterwards; it was the running instance that converted them."""
+    libreoffice.recalculate(workbooks[:1])  # started and warmed up
+    starts = libreoffice.starts
+    out = tmp_path / "out"
+    libreoffice.convert(workbooks, out)
+    written = {path.name: path.read_bytes() for path in out.iterdir()}
+    sheets = {path.stem: len(xlsx.read(path, cells=False).sheets) for path in workbooks}
+    assert len(written) == sum(sheets.values())
+    for stem, count in sheets.items():
+        assert len([name for name in written if name.startswith(stem + "-")]) == count, stem
+    time.sleep(2)
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == written
+    assert libreoffice.running and libreoffice.starts == starts
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")
+def test_libreoffice_keeps_running_and_comes_back_when_it_dies(libreoffice, workbooks):
+    libreoffice.recalculate(workbooks[:1])
+    starts = libreoffice.starts
+    for path in workbooks[1:4]:
+        [values] = libreoffice.recalculate([path])
+        assert isinstance(values, dict)
+    assert libreoffice.running and libreoffice.starts == starts  # one instance answered every call
+    os.killpg(libreoffice._server.pid, signal.SIGKILL)
+    libreoffice._server.wait()
+    [values] = libreoffice.recalculate(workbooks[4:5])
+    assert isinstance(values, dict) and libreoffice.starts == starts + 1
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")
+def test_one_bad_file_gets_its_own_error_in_both_applications(spreadsheet, workbooks, tmp_path):
+    text, foreign = tmp_path / "text.xlsx", tmp_path / "foreign.xlsx"
+    text.write_text("not a workbook")
+    with zipfile.ZipFile(workbooks[0]) as zin, zipfile.ZipFile(foreign, "w") as zout:  # its canary's name gone
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            zout.writestr(item, data.replace(b"recalc_canary", b"something_else"))
+    found = spreadsheet.recalculate([text, workbooks[0], foreign])
+    assert isinstance(found[0], recalc.WorkbookError) and "not an xlsx workbook" in str(found[0])
+    assert isinstance(found[1], dict) and len(found[1]) > 1000
+    assert str(found[2]) == "not a planner workbook: it has no defined name recalc_canary"
