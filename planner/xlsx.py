@@ -3,8 +3,9 @@ cell's formula text, cached value and type. What `planner audit`, `verify` and `
 
 The file is input from outside: its XML is parsed through defusedxml, and the worksheets, for speed, by pyexpat
 itself with defusedxml's refusals (no DTD, no entity declarations, no external references); a file that would
-unpack to more than MAX_UNPACKED bytes is refused before anything is read, a cell reference beyond Excel's grid (XFD1048576) is refused, and whatever does not parse raises WorkbookError with a
-one-line reason, never another exception.
+unpack to more than MAX_UNPACKED bytes is refused before anything is read, a cell reference beyond Excel's grid
+(XFD1048576) is refused, and whatever does not parse raises WorkbookError with a one-line reason, never another
+exception.
 
 Values are typed as openpyxl types them: numbers as int when written without a point or an exponent, else float;
 TRUE and FALSE as bool; text, error values (#DIV/0!, …) and dates as str; a formula's value is its cached result,
