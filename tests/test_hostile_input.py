@@ -229,3 +229,49 @@ def test_malformed_yaml_loads_or_raises_scenario_error_only(tmp_path, content):
     except ScenarioError as exc:
         assert exc.problems and all(problem.startswith(str(path)) and "\n" not in problem
                                     for problem in exc.problems)
+
+
+# Sweeps (issue 19) ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("sweep, expected", [
+    ("{memory.gpus.foo: [1]}", "scenario.yaml:3: sweep: key 'memory.gpus.foo': memory.gpus is a value, with no keys "
+                               "inside it; sweep memory.gpus itself"),
+    ("{model.layers: [1]}", "scenario.yaml:3: sweep: key 'model.layers': model is a value, with no keys inside it; "
+                            "sweep model itself, or an entry's fields under catalog (catalog.models.<id>.layers)"),
+    ("{hours.allocations.1.mfu: [0.5]}", "scenario.yaml:3: sweep: key 'hours.allocations.1.mfu': hours.allocations "
+                                         "is a list, whose items cannot be swept one by one"),
+    ("{memory.gpuz: [8]}", "scenario.yaml:3: sweep: key 'memory.gpuz': no key 'gpuz'; did you mean 'gpus'?"),
+    ("{memory: [{gpus: 8}], memory.gpus: [8]}", "scenario.yaml:3: sweep: keys 'memory' and 'memory.gpus' overlap"),
+    ("{sweep.memory.gpus: [8]}", "scenario.yaml:3: sweep: key 'sweep.memory.gpus': 'sweep' cannot be swept"),
+    # a swept value that holds a sweep: as a preset id, and inside a section
+    ("{catalog.traffic_presets: [{sweep: 1}, {sweep: 2}]}", "scenario.yaml:3: sweep: key 'catalog.traffic_presets': "
+                                                            "the value {'sweep': 1} holds a sweep of its own"),
+    ("{memory: [{gpus: 8, sweep: {memory.gpus: [1, 2]}}]}", "holds a sweep of its own: a variant cannot sweep again"),
+    ("{catalog.models." + "x" * 100 + ".layers: [1]}", "is longer than 64 characters, the longest a Catalog id may"),
+], ids=lambda v: v[:40])
+def test_a_sweep_key_that_names_no_single_value_exits_2_naming_the_sweep(tmp_path, sweep, expected):
+    output = assert_refused(tmp_path, f"name: s\nmodel: llama-3.1-8b\nsweep: {sweep}\n", [expected])
+    assert len(output.splitlines()) == 1 and len(output) < 400
+
+
+def test_a_sweep_of_nested_sweeps_is_refused_before_any_variant_is_made(tmp_path):
+    inner = "{sweep: {hours.mfu: [" + ", ".join(["0.5"] * 100) + "]}}"
+    text = ("name: s\nsweep:\n  memory: [" + ", ".join([f"{{gpus: {8 * (i + 1)}, sweep: {inner}}}" for i in range(100)])
+            + "]\n  hours.gpus: [" + ", ".join(str(i) for i in range(1, 101)) + "]\n")
+    start = time.perf_counter()
+    assert_refused(tmp_path, text, ["holds a sweep of its own"])
+    assert time.perf_counter() - start < 5  # 10,000 variants are never parsed
+
+
+def test_the_variant_count_is_said_before_any_is_made(tmp_path):
+    keys = "".join(f"  catalog.traffic_presets.p{i}: [1, 2, 3]\n" for i in range(20))
+    start = time.perf_counter()
+    assert_refused(tmp_path, "name: s\nsweep:\n" + keys, [
+        "scenario.yaml:2: sweep: 3,486,784,401 variants (3 × 3 × 3", "a sweep may have at most 10,000"])
+    assert time.perf_counter() - start < 5
+
+
+def test_a_long_name_with_a_sweep_gives_variants_named_within_the_limit(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"name: {'n' * 200}\nsweep: {{memory.strategy: [ddp, zero3]}}\n")
+    names = [variant.name for _, variant in load_scenario(path).variants()]
+    assert [len(n) for n in names] == [200, 200] and all(n.endswith("…]") for n in names)

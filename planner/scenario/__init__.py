@@ -19,7 +19,7 @@ from planner import shipped
 from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (CatalogSection, CustomGPU, CustomModel, GPUEntry, ModelEntry, merge,
                                               without_shipped)
-from planner.scenario.declare import UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
+from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
 from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, unknown
 from planner.tables import TABLES, sections
 
@@ -31,7 +31,7 @@ CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "
 class General(Section):
     """The inputs every table shares, and what a Scenario knows of itself."""
 
-    name: Annotated[str, Field(min_length=1, max_length=200, coerce_numbers_to_str=True)]
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX, coerce_numbers_to_str=True)]
     description: Annotated[str, Field(max_length=2000, coerce_numbers_to_str=True)] = ""
     model: choice(ModelId, CustomModel) = declared("llama-3.1-8b", "Model", "", "A Catalog model; choosing another "
                                                    "updates every sheet.", kind="text", choices="catalog_model_ids")
@@ -114,12 +114,12 @@ class _Tail(Section):
     catalog: CatalogSection = CatalogSection()
     sweep: SweepSection | None = None
 
-    @field_validator("sweep")
-    @classmethod
-    def _sweep_keys_exist(cls, sweep):
-        for key in sweep or {}:
-            sweeps.check_key_path(Scenario, key)
-        return sweep
+
+def _sweep_keys_exist(cls, sweep):
+    """Each swept key names a scenario key (planner.scenario.sweep.check_key_path)."""
+    for key in sweep or {}:
+        sweeps.check_key_path(Scenario, key)
+    return sweep
 
 
 Scenario = create_model(
@@ -127,7 +127,7 @@ Scenario = create_model(
     "catalog and the sweep.",
     **{key: (cls, cls()) for key, (_, cls) in sections().items()},
     **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
-    __validators__={"_sweep_keys_exist": _Tail._sweep_keys_exist})
+    __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))})
 
 
 def slugify(name: str) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 
 COUNT_MAX = 10**9  # the largest count any input takes (GPUs, users, sequence length, …)
+NAME_MAX = 200  # the longest scenario name (a sweep's variants are named within it)
 UNION_TAGS = {"id", "custom", "number"}  # the tags of _choice unions, left out of key paths in messages
 
 

@@ -28,7 +28,11 @@ Problem = tuple[tuple, Any, str]  # (key path, value or None, message): a rule t
 
 def quoted(value: Any) -> str:
     """repr(value), cut to QUOTED characters with the length said: a 900 KB name is not echoed whole."""
-    text = repr(value)
+    return cut(repr(value))
+
+
+def cut(text: str) -> str:
+    """Text as a message shows it: at most QUOTED characters, then "… (N characters)"."""
     return text if len(text) <= QUOTED else f"{text[:QUOTED]}… ({len(text):,} characters)"
 
 
