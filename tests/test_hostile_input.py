@@ -275,3 +275,30 @@ def test_a_long_name_with_a_sweep_gives_variants_named_within_the_limit(tmp_path
     path.write_text(f"name: {'n' * 200}\nsweep: {{memory.strategy: [ddp, zero3]}}\n")
     names = [variant.name for _, variant in load_scenario(path).variants()]
     assert [len(n) for n in names] == [200, 200] and all(n.endswith("…]") for n in names)
+
+
+# Text written as escapes, and long keys ------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ('name: "a\\x01b"\n', "scenario.yaml:1: name: value 'a\\x01b' holds character U+0001 (written as an escape)"),
+    ('name: x\ndescription: "\\uFFFE"\n', "scenario.yaml:2: description: value '\\ufffe' holds character U+FFFE"),
+    ('name: x\nmemory: {"gpus\\x00": 8}\n', "scenario.yaml:2: memory: the key 'gpus\\x00' holds character U+0000 "
+                                            "(written as an escape)"),
+    ('name: x\n"\\e[31mred": 1\n', "scenario.yaml:2: (top level): the key '\\x1b[31mred' holds character U+001B"),
+    ("name: x\ngoodput: {servers: [{name: \"\\x7f\", cost_per_hour: 1, completed_per_hour: 1, "
+     "acceptable_per_hour: 1}]}\n", "scenario.yaml:2: goodput.servers.1.name: value '\\x7f' holds character U+007F"),
+])
+def test_a_control_character_written_as_an_escape_is_refused_as_a_raw_one_is(tmp_path, text, expected):
+    output = assert_refused(tmp_path, text, [expected])
+    assert not any(ord(c) < 32 and c != "\n" for c in output)  # the message shows the character escaped
+
+
+def test_escapes_of_characters_a_file_may_hold_raw_are_read(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text('name: "tab\\there, é \\u00e9"\n')
+    assert load_scenario(path).name == "tab\there, é é"
+
+
+def test_a_5000_character_key_is_quoted_in_80(tmp_path):
+    output = assert_refused(tmp_path, "name: x\nmemory:\n  ? " + "g" * 5000 + "\n  : 1\n", [
+        "scenario.yaml:3: memory." + "g" * 73 + "… (5,007 characters): unknown key; allowed here: gpus, strategy"])
+    assert len(output) < 400

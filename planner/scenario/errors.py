@@ -48,7 +48,7 @@ def unknown(kind: str, value: str, known) -> str:
 def where(loc: tuple, source: str, lines: dict) -> tuple[str, str]:
     """("file:line" or "file: Sheet!A1 (name)", "dotted.key") for a key path; the nearest enclosing key that has
     a line gives it."""
-    key = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in loc) or "(top level)"
+    key = cut(".".join(str(p + 1) if isinstance(p, int) else str(p) for p in loc)) or "(top level)"
     line = next((lines[loc[:n]] for n in range(len(loc), -1, -1) if loc[:n] in lines), None)
     # `lines` holds YAML line numbers, or cell addresses for a scenario read from a workbook
     at = f"{source}:{line}" if isinstance(line, int) else f"{source}: {line}" if line else source
@@ -87,7 +87,7 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
     kind = error["type"]
     if kind == "extra_forbidden":
         allowed = allowed_keys(root, loc[:-1])
-        return (f"{at}: {key}: unknown key{did_you_mean(loc[-1], allowed)}"
+        return (f"{at}: {key}: unknown key{did_you_mean(loc[-1], allowed) or ';'}"
                 f" allowed here: {', '.join(allowed)}")
     if kind == "missing":
         return f"{at}: {key}: required key is missing"
