@@ -302,3 +302,61 @@ def test_a_5000_character_key_is_quoted_in_80(tmp_path):
     output = assert_refused(tmp_path, "name: x\nmemory:\n  ? " + "g" * 5000 + "\n  : 1\n", [
         "scenario.yaml:3: memory." + "g" * 73 + "… (5,007 characters): unknown key; allowed here: gpus, strategy"])
     assert len(output) < 400
+
+
+# One id, one definition -------------------------------------------------------------------------------------------
+MY_3B = "{layers: 28, hidden: 3072, heads: 24, kv_heads: 8, ffn: 8192, vocab: 128256}"
+PROFILE = "[1, 1, 1, 1, .5, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .2, .3]"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (f"name: x\nmodel: {{name: my-3b, {MY_3B[1:]}\ncatalog:\n  models:\n    my-3b: {MY_3B.replace('28', '20')}\n",
+     "scenario.yaml:2: model: 'my-3b' is given here and in catalog.models with other fields: give it once "
+     "(the other: {path}:5: catalog.models.my-3b)"),
+    ("name: x\ngpu: {name: mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\ncatalog:\n  gpus:\n"
+     "    mine: {memory_gb: 80, peak_tflops: 800, hbm_tbps: 4}\n",
+     "scenario.yaml:2: gpu: 'mine' is given here and in catalog.gpus with other fields: give it once "
+     "(the other: {path}:5: catalog.gpus.mine)"),
+    (f"name: x\ncluster:\n  profile: {PROFILE}\ncatalog:\n  profiles:\n    custom: {PROFILE.replace('.3]', '.4]')}\n",
+     "scenario.yaml:3: cluster.profile: the inline profile is named 'custom' on Catalog, and catalog.profiles.custom "
+     "gives other fractions: give one of them (the other: {path}:6: catalog.profiles.custom)"),
+    # a shipped id: given inline with other fields, or in other case
+    ("name: x\ngpu: {name: h100-sxm, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\n",
+     "scenario.yaml:2: gpu: 'h100-sxm' is a shipped GPU and this mapping gives it other fields: change what ships "
+     "under catalog.gpus.h100-sxm (only what changes), or give yours another name"),
+    ("name: x\ncatalog:\n  gpus:\n    H100-SXM: {price_per_hour: 3}\n",
+     "scenario.yaml:4: catalog.gpus.H100-SXM: 'H100-SXM' is the shipped GPU 'h100-sxm' in other case"),
+    ("name: x\ncatalog:\n  profiles:\n    Office-Assistant: " + PROFILE + "\n",
+     "scenario.yaml:4: catalog.profiles.Office-Assistant: 'Office-Assistant' is the shipped demand profile "
+     "'office-assistant' in other case"),
+    # two of the scenario's own
+    ("name: x\ncatalog:\n  traffic_presets:\n    mine: 5\n    MINE: 6\n",
+     "scenario.yaml:5: catalog.traffic_presets.MINE: traffic preset ids 'mine' and 'MINE' differ only by case; "
+     "spreadsheets match ids ignoring case: give one of them (the other: {path}:4: catalog.traffic_presets.mine)"),
+    ("name: x\ngpu: {name: Mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\ncatalog:\n  gpus:\n"
+     "    mine: {memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\n",
+     "scenario.yaml:2: catalog.gpus.Mine: GPU ids 'mine' and 'Mine' differ only by case"),
+    # one price, twice
+    ("name: x\nprice_per_gpu_hour: 3\ncatalog:\n  gpus:\n    h100-sxm: {price_per_hour: 2.5}\n",
+     "scenario.yaml:2: price_per_gpu_hour: 3 here and 2.5 as the price_per_hour of 'h100-sxm': give the price once "
+     "(the other: {path}:5: catalog.gpus.h100-sxm)"),
+    ("name: x\ngpu: {name: mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4, price_per_hour: 1}\n"
+     "price_per_gpu_hour: 3\n",
+     "scenario.yaml:3: price_per_gpu_hour: 3 here and 1 as the price_per_hour of 'mine': give the price once "
+     "(the other: {path}:2: catalog.gpus.mine)"),
+], ids=lambda v: v[:50])
+def test_one_id_defined_twice_with_other_fields_is_refused_naming_both_places(tmp_path, text, expected):
+    output, path = refused(tmp_path, text)
+    assert expected.format(path=path) in output
+    assert len(output.splitlines()) == 1
+
+
+@pytest.mark.parametrize("text", [
+    f"name: x\nmodel: {{name: my-3b, {MY_3B[1:]}\ncatalog:\n  models:\n    my-3b: {MY_3B}\n",
+    "name: x\ngpu: {name: h100-sxm, memory_gb: 80, peak_tflops: 989, hbm_tbps: 3.35}\n",
+    "name: x\nprice_per_gpu_hour: 3\ncatalog:\n  gpus:\n    h100-sxm: {price_per_hour: 3}\n",
+])
+def test_one_id_given_twice_alike_is_read_once(tmp_path, text):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    load_scenario(path)

@@ -20,7 +20,7 @@ from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (CatalogSection, CustomGPU, CustomModel, GPUEntry, ModelEntry, merge,
                                               without_shipped)
 from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
-from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, unknown
+from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, quoted, unknown
 from planner.tables import TABLES, sections
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
@@ -52,7 +52,7 @@ class General(Section):
         if self._merged is None:
             merged, problems = merge(self.catalog)
             if problems:
-                raise ScenarioError([f"{'.'.join(map(str, loc))}: {message}" for loc, _, message in problems])
+                raise ScenarioError([describe_problem(p, self.source_name, {}) for p in problems])
             self._merged = merged
         return self._merged
 
@@ -141,23 +141,34 @@ def _canonical(scenario) -> list[Problem]:
     join `catalog` under their names, the price override becomes the chosen GPU's Catalog price, overrides equal
     to what ships are dropped, and each table fills in what follows from other inputs."""
     own, problems = scenario.catalog, []
-    for field, entries, entry_type in (("model", own.models, ModelEntry), ("gpu", own.gpus, GPUEntry)):
+    for field, entries, entry_type, shipped_entries in (("model", own.models, ModelEntry, shipped.MODELS),
+                                                        ("gpu", own.gpus, GPUEntry, shipped.GPUS)):
         inline = getattr(scenario, field)
         if isinstance(inline, str):
             continue
         entry = entry_type(**inline.model_dump(exclude={"name"}, exclude_none=True))
         kind = "models" if field == "model" else "gpus"
         if inline.name in entries and entries[inline.name] != entry:
-            problems.append(((field,), None, f"'{inline.name}' is given here and in catalog.{kind} with other "
-                             f"fields: give it once"))
+            problems.append(((field,), None, f"{quoted(inline.name)} is given here and in catalog.{kind} with other "
+                             f"fields: give it once", ("catalog", kind, inline.name)))
+            continue
+        if inline.name in shipped_entries and without_shipped(entry, shipped_entries[inline.name]) is not None:
+            problems.append(((field,), None, f"{quoted(inline.name)} is a shipped {field.replace('gpu', 'GPU')} and "
+                             f"this mapping gives it other fields: change what ships under catalog.{kind}."
+                             f"{inline.name} (only what changes), or give yours another name"))
             continue
         entries[inline.name] = entry
         setattr(scenario, field, inline.name)
         scenario.alias(("catalog", kind, inline.name), (field,))
     if scenario.price_per_gpu_hour is not None:
         entry = own.gpus.get(scenario.gpu) or GPUEntry()
-        own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
-        scenario.price_per_gpu_hour = None
+        if entry.price_per_hour is not None and entry.price_per_hour != scenario.price_per_gpu_hour:
+            problems.append((("price_per_gpu_hour",), None, f"{scenario.price_per_gpu_hour:g} here and "
+                             f"{entry.price_per_hour:g} as the price_per_hour of {quoted(scenario.gpu)}: give the "
+                             f"price once", ("catalog", "gpus", scenario.gpu)))
+        else:
+            own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
+            scenario.price_per_gpu_hour = None
     for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS)):
         for key in list(entries):
             entries[key] = without_shipped(entries[key], shipped_entries.get(key))

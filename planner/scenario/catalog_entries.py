@@ -11,7 +11,7 @@ from pydantic import Field
 from planner import shipped
 from planner.scenario.declare import (Fraction, GPUId, ModelId, Money, PresetId, ProfileId, Section, declared,
                                       divisors, whole)
-from planner.scenario.errors import Problem
+from planner.scenario.errors import Problem, quoted
 
 ARCHITECTURE_LIMITS = {"layers": 10_000, "hidden": 10**6, "heads": 10**5, "kv_heads": 10**5, "head_dim": 10**5,
                        "ffn": 10**7, "vocab": 10**8}
@@ -117,9 +117,26 @@ def without_shipped(entry, shipped_entry):
     return type(entry)(**changed) if changed else None
 
 
+def _case_of_shipped(own: CatalogSection) -> list[Problem]:
+    """An entry whose id is a shipped id in other case (H100-SXM): spreadsheets would match it to the shipped one."""
+    problems: list[Problem] = []
+    for key_of_kind, kind, shipped_ids in (("models", "model", shipped.MODELS), ("gpus", "GPU", shipped.GPUS),
+                                           ("traffic_presets", "traffic preset", shipped.TRAFFIC_PRESETS),
+                                           ("profiles", "demand profile", shipped.PROFILES)):
+        lower = {key.lower(): key for key in shipped_ids}
+        for key in getattr(own, key_of_kind):
+            if key not in shipped_ids and key.lower() in lower:
+                problems.append((("catalog", key_of_kind, key), None, f"{quoted(key)} is the shipped {kind} "
+                                 f"{quoted(lower[key.lower()])} in other case; spreadsheets match ids ignoring case: "
+                                 f"override it as {lower[key.lower()]}, or give yours another id"))
+    return problems
+
+
 def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     """The shipped catalog with the scenario's entries; a new id needs every field."""
-    problems: list[Problem] = []
+    problems = _case_of_shipped(own)
+    if problems:
+        return shipped.Catalog(), problems
     models = dict(shipped.MODELS)
     for key, entry in own.models.items():
         given = entry.model_dump(exclude_none=True)
@@ -145,12 +162,15 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
         gpus[key] = shipped.GPU(**values)
     merged = shipped.Catalog(models, gpus, {**shipped.TRAFFIC_PRESETS, **own.traffic_presets},
                              {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}})
-    for kind, ids in (("model", merged.models), ("GPU", merged.gpus), ("traffic preset", merged.traffic_presets),
-                      ("demand profile", merged.profiles)):
+    for kind, key_of_kind, ids in (("model", "models", merged.models), ("GPU", "gpus", merged.gpus),
+                                   ("traffic preset", "traffic_presets", merged.traffic_presets),
+                                   ("demand profile", "profiles", merged.profiles)):
         lower: dict[str, str] = {}
         for key in ids:
-            if key.lower() in lower:
-                problems.append((("catalog",), key, f"{kind} ids '{lower[key.lower()]}' and '{key}' differ only by "
-                                 f"case; spreadsheets match ids ignoring case"))
-            lower[key.lower()] = key
+            first = lower.setdefault(key.lower(), key)
+            if first == key:
+                continue
+            problems.append((("catalog", key_of_kind, key), None, f"{kind} ids {quoted(first)} and {quoted(key)} "
+                             f"differ only by case; spreadsheets match ids ignoring case: give one of them",
+                             ("catalog", key_of_kind, first)))
     return merged, problems

@@ -23,7 +23,8 @@ class ScenarioError(Exception):
         self.keys = keys or []
 
 
-Problem = tuple[tuple, Any, str]  # (key path, value or None, message): a rule that joins several inputs failed
+Problem = tuple  # (key path, value or None, message[, the key path of another place]): a rule that joins several
+# inputs failed; the other place, when given, is said too ("… (also at file:12, catalog.gpus.x)")
 
 
 def quoted(value: Any) -> str:
@@ -98,8 +99,11 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
 
 
 def describe_problem(problem: Problem, source: str, lines: dict) -> str:
-    loc, value, message = problem
+    loc, value, message, *also = problem
     at, key = where(loc, source, lines)
+    if also:
+        other_at, other_key = where(also[0], source, lines)
+        message += f" (the other: {other_at}: {other_key})"
     if value is None:
         return f"{at}: {key}: {message}"
     return f"{at}: {key}: value {quoted(value)} is not allowed: {message}"
