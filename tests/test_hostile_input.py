@@ -360,3 +360,35 @@ def test_one_id_given_twice_alike_is_read_once(tmp_path, text):
     path = tmp_path / "s.yaml"
     path.write_text(text)
     load_scenario(path)
+
+
+def test_16400_profiles_are_refused_at_the_stated_cap_before_any_defined_name_is_past_excels_grid(tmp_path):
+    profile = "[" + ",".join(["1"] * 24) + "]"  # 16,400 of them in just under 1 MB
+    text = "name: x\ncatalog:\n  profiles:\n" + "".join(f"    p{i}: {profile}\n" for i in range(16_400))
+    assert_refused(tmp_path, text, ["scenario.yaml:3: catalog.profiles: 16,400 entries; at most 1,000 are allowed "
+                                    "here"])
+
+
+def test_a_thousand_entries_of_each_kind_fit_in_the_catalog_sheet():
+    import io
+
+    import openpyxl
+    from xlsxwriter.utility import xl_cell_to_rowcol
+
+    from planner.engine import compute
+    from planner.scenario import parse_scenario
+    from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
+    from planner.workbook import build
+
+    n = MAX_OWN_ENTRIES
+    scenario = parse_scenario({"name": "x", "catalog": {
+        "profiles": {f"p{i}": [0.5] * 24 for i in range(n)}, "traffic_presets": {f"t{i}": i for i in range(n)},
+        "gpus": {f"g{i}": {"memory_gb": 80, "peak_tflops": 100, "hbm_tbps": 1} for i in range(n)},
+        "models": {f"m{i}": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "ffn": 128, "vocab": 100}
+                   for i in range(n)}}})
+    file = io.BytesIO()
+    build(compute(scenario), file)
+    names = openpyxl.load_workbook(file, read_only=True).defined_names
+    last = [xl_cell_to_rowcol(ref.split(":")[-1].replace("$", "")) for name in names
+            for _, ref in names[name].destinations]
+    assert max(col for _, col in last) < 16_384 and max(row for row, _ in last) < 1_048_576

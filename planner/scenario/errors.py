@@ -92,6 +92,10 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
                 f" allowed here: {', '.join(allowed)}")
     if kind == "missing":
         return f"{at}: {key}: required key is missing"
+    if kind == "too_long":  # a list or a mapping: its size, not its whole value
+        things = "entries" if isinstance(error["input"], dict) else "items"
+        return (f"{at}: {key}: {error['ctx']['actual_length']:,} {things}; at most {error['ctx']['max_length']:,} "
+                f"are allowed here")
     message = error["msg"].removeprefix("Value error, ")
     if isinstance(error["input"], (dict, list)):
         return f"{at}: {key}: {message}"
