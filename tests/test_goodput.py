@@ -287,7 +287,9 @@ def test_requests_over_several_files_are_counted_together(tmp_path, monkeypatch)
     ({"servers": []}, ["goodput.servers", "at least 1 item"]),
     ({"benchmarks": [{"name": "b", "files": []}]}, ["goodput.benchmarks.1.files", "at least 1 item"]),
     ({"benchmarks": [{"name": "b", "files": [{"path": "x.json", "rate": 0}]}]},
-     ["goodput.benchmarks.1.files.1.rate", "greater than 0"]),
+     ["goodput.benchmarks.1.files.1.rate", "greater than or equal to 0.000001"]),
+    ({"benchmarks": [{"name": "b", "files": [{"path": "x.json", "rate": 5e-324}]}]},
+     ["goodput.benchmarks.1.files.1.rate", "value 5e-324 is not allowed", "greater than or equal to 0.000001"]),
     ({"slo": {"ttft_ms": 0}}, ["goodput.slo.ttft_ms", "value 0"]),
 ])
 def test_bad_goodput_inputs_are_refused(goodput, expected):
@@ -315,3 +317,51 @@ def test_servers_at_their_limits_stay_finite(cost, completed, acceptable):
                                                                                                 "acceptable requests")
     build(results, io.BytesIO())
     assert "<svg" in render_html(results, generated="x")
+
+
+# Every number that reaches a chart or a sentence -----------------------------------------------------------------
+def test_the_scenarios_least_rate_is_the_logs():
+    from planner.inputs.goodput import MIN_RATE, BenchmarkFile
+    assert MIN_RATE == logs.MIN_RATE == 1 / logs.MAX_SECONDS
+    assert [m.ge for m in BenchmarkFile.model_fields["rate"].annotation.__args__[0].__metadata__[0].metadata
+            if hasattr(m, "ge")] == [MIN_RATE]
+
+
+def test_a_log_whose_request_rate_is_below_the_least_is_refused(tmp_path):
+    code, output = run_with_log(tmp_path, good_vllm(request_rate=5e-324))
+    assert code == 2
+    assert ("s.yaml:6: goodput.benchmarks.1.files.1: log.json: request_rate: expected a request rate from 1e-06 to "
+            "1e+09 requests per second, found 5e-324") in output
+
+
+def test_runs_at_the_least_and_greatest_rates_and_without_output_tokens_give_a_summary(tmp_path):
+    """A run at 1e-6 requests per second, one at 1e9, one whose requests all have zero output tokens (which gave
+    TypeError in the cost sentence): the workbook, the HTML and its charts are made."""
+    import re
+
+    vllm_log(tmp_path / "slow.json", [(10, 5, 0.1, 0.5, "")], rate=logs.MIN_RATE, duration=1e6)
+    vllm_log(tmp_path / "fast.json", [(10, 5, 0.1, 0.5, "")], rate=logs.MAX_RATE, duration=0.001)
+    vllm_log(tmp_path / "none.json", [(10, 0, 0.1, 0.1, "")] * 3, rate=2)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: x\ngoodput: {benchmarks: [{name: a, files: [slow.json, fast.json]}, "
+                        "{name: b, files: [none.json]}]}\n")
+    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "x.html").read_text()
+    assert "no acceptable output tokens" in page and not re.search(r"\b(?:inf|nan)\b", page)
+    assert page.count("<svg") >= 4
+
+
+@pytest.mark.parametrize("value", [5e-324, 1e-310, 1e-300, 0.3, 7, 1e15, 1e300, 1.7976931348623157e308, -1e308])
+def test_chart_axes_take_any_finite_number(value):
+    import re
+
+    from planner.report import plot
+    assert plot.nice_ticks(value)[0] == 0 and len(plot.nice_ticks(value)) <= 7
+    chart = (plot.Chart("t", x_label="x").columns(["a", "b"], [("s", [value, value], plot.BLUE), ("t", [value, 1],
+                                                  plot.GREY)], stacked=True, value_labels=lambda v: f"{v:.3g}")
+             .line("l", [value, 0], plot.ORANGE, right=True).hline(value, "h"))
+    numeric = plot.Chart("n").xy("r", [value, 1], [value, 2], plot.BLUE, markers=True).vline(value, "v")
+    for svg in (str(chart.svg()), str(numeric.svg())):
+        coordinates = re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|height|width)="([^"]*)"', svg)
+        assert all(len(c) < 12 and "inf" not in c and "nan" not in c for c in coordinates), svg
