@@ -365,3 +365,17 @@ def test_chart_axes_take_any_finite_number(value):
     for svg in (str(chart.svg()), str(numeric.svg())):
         coordinates = re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|height|width)="([^"]*)"', svg)
         assert all(len(c) < 12 and "inf" not in c and "nan" not in c for c in coordinates), svg
+
+
+def test_a_log_missing_only_in_a_sweep_variant_is_refused_when_the_file_is_read(tmp_path):
+    from tests.conftest import refused
+
+    (tmp_path / "good.json").write_text(json.dumps(good_vllm()), encoding="utf-8")
+    output, path = refused(tmp_path, "name: v\ngoodput:\n  benchmarks: [{name: b, files: [good.json]}]\nsweep:\n"
+                                     "  goodput.benchmarks:\n    - [{name: b, files: [good.json]}]\n"
+                                     "    - [{name: b, files: [missing.json]}]\n")
+    assert output == (f"error: {path}:4: sweep variant [goodput.benchmarks=[{{'name': 'b', 'files': "
+                      f"['missing.json']…]: goodput.benchmarks.1.files.1: missing.json: no such file\n")
+    result = CliRunner().invoke(main, ["batch", path, "-o", str(tmp_path / "batch"), "-q"])
+    assert result.exit_code == 1 and f"FAILED {path}: {path}:4: sweep variant [" in result.output
+    assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["index.html", "summary.xlsx"]

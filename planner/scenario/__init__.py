@@ -20,7 +20,7 @@ from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (CatalogSection, CustomGPU, CustomModel, GPUEntry, ModelEntry, merge,
                                               without_shipped)
 from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
-from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, quoted, unknown
+from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, quoted, unknown, where
 from planner.tables import TABLES, sections
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
@@ -44,6 +44,7 @@ class General(Section):
     _external: dict = PrivateAttr(default_factory=dict)  # table key → its external data (Goodput's logs)
     _variants: list = PrivateAttr(default_factory=list)  # the sweep's variants, parsed once when it was checked
     _aliases: dict = PrivateAttr(default_factory=dict)  # key path → the key path it was written at (messages)
+    _shown_as: str = PrivateAttr(default="")  # a variant's source in messages (source_name)
 
     # The merged catalog and the chosen entries -----------------------------------------------------------
     @property
@@ -79,7 +80,9 @@ class General(Section):
 
     @property
     def source_name(self) -> str:
-        return str(self._source or "<scenario>")
+        """How messages name where the scenario came from: its file, or for a sweep's variant the file's sweep line
+        and the variant ("s.yaml:7: sweep variant [memory.gpus=8]")."""
+        return self._shown_as or str(self._source or "<scenario>")
 
     def alias(self, key: tuple, written_at: tuple) -> None:
         """Messages about `key` point at the line of `written_at` (an inline model is written at `model:`)."""
@@ -250,19 +253,18 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
     for key in before:
         hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
         scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
+    at, _ = where(("sweep",), str(path or "<scenario>"), lines)
     for label, variant in scenario.variants():
         variant._source = path
+        variant._shown_as = f"{at}: sweep variant [{label}]"
         for key, sections_before in before.items():
             hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
             if {k: variant.model_dump(include={k}) for k in sections_before} == sections_before:
                 variant._external[key] = scenario._external[key]
                 for k in sections_before:  # the file entries as read
                     setattr(variant, k, getattr(scenario, k).model_copy(deep=True))
-            else:
-                try:
-                    variant._external[key] = hook.load(variant, folder, lines) if hook.wanted(variant) else None
-                except ScenarioError as exc:
-                    raise ScenarioError([f"sweep variant [{label}]: {line}" for line in exc.problems]) from None
+            else:  # its messages name the sweep's line and the variant (source_name)
+                variant._external[key] = hook.load(variant, folder, {}) if hook.wanted(variant) else None
 
 
 def __getattr__(name: str):
