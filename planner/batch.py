@@ -21,6 +21,7 @@ from tqdm import tqdm
 from planner.engine import compute
 from planner.output import OutputError, write_files, write_outputs
 from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
+from planner.scenario.errors import cut
 from planner.tables import TABLES
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -62,7 +63,7 @@ def scenario_files(paths: list[str]) -> tuple[list[Path], list[Outcome]]:
         else:
             matches = [Path(path)]
         if not matches:
-            missing.append(Outcome(path, slugify(path), path, error=f"{path}: no scenario files (*.yaml, *.yml)"))
+            missing.append(Outcome(path, slugify(path), path, error=f"{cut(path)}: no scenario files (*.yaml, *.yml)"))
         found += [m for m in matches if m not in found]
     return found, missing
 
@@ -102,7 +103,7 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     except (OutputError, ScenarioError) as exc:
         outcome.error = str(exc)
     except Exception as exc:  # a failure of one scenario must not stop the batch: reported with its type
-        outcome.error = f"{type(exc).__name__}: {exc}"
+        outcome.error = f"{type(exc).__name__}: {cut(str(exc))}"
     return outcome
 
 

@@ -49,7 +49,7 @@ class LogError(ValueError):
     def __init__(self, path: str, field: str, problem: str):
         self.path, self.field, self.problem = path, field, problem
         self.entry: tuple[int, int] | None = None  # (benchmark, file entry), 1-based, once read_benchmarks knows
-        super().__init__(f"{path}: {field}: {problem}" if field else f"{path}: {problem}")
+        super().__init__(f"{cut(path)}: {field}: {problem}" if field else f"{cut(path)}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -392,3 +392,23 @@ def test_a_thousand_entries_of_each_kind_fit_in_the_catalog_sheet():
     last = [xl_cell_to_rowcol(ref.split(":")[-1].replace("$", "")) for name in names
             for _, ref in names[name].destinations]
     assert max(col for _, col in last) < 16_384 and max(row for row, _ in last) < 1_048_576
+
+
+# Messages quote at most 80 characters of a value ------------------------------------------------------------------
+def test_an_unknown_id_among_a_thousand_lists_twelve_and_counts_the_rest(tmp_path):
+    gpus = "".join(f"    g{i}: {{memory_gb: 80, peak_tflops: 100, hbm_tbps: 1}}\n" for i in range(1000))
+    output = assert_refused(tmp_path, "name: x\ngpu: nope\ncatalog:\n  gpus:\n" + gpus, [
+        "scenario.yaml:2: gpu: value 'nope' is not allowed: unknown GPU 'nope' allowed: a100-80gb, h100-sxm, h200, "
+        "b200, mi300x, g0, g1, g2, g3, g4, g5, g6, … (1,005 in all), or a mapping describing a custom GPU"])
+    assert len(output) < 400
+
+
+def test_a_long_log_path_and_a_long_sweep_label_are_cut_in_messages(tmp_path):
+    long = "d" * 3000
+    output = assert_refused(tmp_path, f"name: x\ngoodput: {{benchmarks: [{{name: b, files: [{long}.json]}}]}}\n", [
+        f"scenario.yaml:2: goodput.benchmarks.1.files.1: {'d' * 80}… (3,005 characters): cannot be read: File name too long"])
+    assert len(output) < 400
+    sweep = "".join(f"  catalog.traffic_presets.{'p' * 60}{i}: [{'1' * 15}]\n" for i in range(19))
+    output = assert_refused(tmp_path, "name: x\nsweep:\n" + sweep + "  crossover.tokens_per_day: [nope]\n", [
+        "scenario.yaml:2: sweep variant [catalog.traffic_presets.pppp", "characters)]: crossover.tokens_per_day"])
+    assert len(output) < 1200  # the label cut to 80, twelve ids of the allowed listed

@@ -20,7 +20,8 @@ from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (CatalogSection, CustomGPU, CustomModel, GPUEntry, ModelEntry, merge,
                                               without_shipped)
 from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
-from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, quoted, unknown, where
+from planner.scenario.errors import (Problem, ScenarioError, cut, describe, describe_problem, quoted, unknown,
+                                     where)
 from planner.tables import TABLES, sections
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
@@ -256,7 +257,7 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
     at, _ = where(("sweep",), str(path or "<scenario>"), lines)
     for label, variant in scenario.variants():
         variant._source = path
-        variant._shown_as = f"{at}: sweep variant [{label}]"
+        variant._shown_as = f"{at}: sweep variant [{cut(label)}]"
         for key, sections_before in before.items():
             hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
             if {k: variant.model_dump(include={k}) for k in sections_before} == sections_before:

@@ -42,8 +42,13 @@ def did_you_mean(word: str, allowed) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+LISTED = 12  # ids a message lists of those allowed; the rest are counted
+
+
 def unknown(kind: str, value: str, known) -> str:
-    return f"unknown {kind} {quoted(value)}{did_you_mean(value, known)} allowed: {', '.join(known)}"
+    known = list(known)
+    listed = ", ".join(known[:LISTED]) + (f", … ({len(known):,} in all)" if len(known) > LISTED else "")
+    return f"unknown {kind} {quoted(value)}{did_you_mean(value, known)} allowed: {listed}"
 
 
 def where(loc: tuple, source: str, lines: dict) -> tuple[str, str]:

@@ -155,10 +155,10 @@ def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]
         data = with_changes(base, dict(zip(keys, values)))
         data["name"] = variant_name(scenario.name, label)
         if "sweep" in data:
-            problems.append(f"{at}: sweep variant [{label}]: a variant cannot have a sweep of its own")
+            problems.append(f"{at}: sweep variant [{cut(label)}]: a variant cannot have a sweep of its own")
             continue
         try:
-            found.append((label, parse(data, f"{at}: sweep variant [{label}]")))
+            found.append((label, parse(data, f"{at}: sweep variant [{cut(label)}]")))
         except ScenarioError as exc:
             problems += exc.problems
     if problems:
