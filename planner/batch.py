@@ -9,7 +9,6 @@ them; with the date fixed, the same batch gives the same files.
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from planner import globs
 from planner.engine import compute
 from planner.output import OutputError, write_files, write_outputs
 from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
@@ -52,12 +52,17 @@ class Job:
 
 def scenario_files(paths: list[str]) -> tuple[list[Path], list[Outcome]]:
     """The scenario files that PATHs name: files as given, folders' *.yaml and *.yml (sorted), glob patterns
-    expanded (sorted); a path that names nothing is a failure of its own."""
+    expanded (sorted; planner.globs: each folder once, at most MAX_ENTRIES entries looked through); a path that
+    names nothing, or a pattern that looks through too much, is a failure of its own."""
     found: list[Path] = []
     missing: list[Outcome] = []
     for path in paths:
-        if glob.has_magic(path):
-            matches = sorted(Path(p) for p in glob.glob(path, recursive=True) if Path(p).suffix in SCENARIO_SUFFIXES)
+        if globs.has_magic(path):
+            try:
+                matches = [Path(p) for p in globs.matches(path) if Path(p).suffix in SCENARIO_SUFFIXES]
+            except globs.GlobError as exc:
+                missing.append(Outcome(path, slugify(path), path, error=str(exc)))
+                continue
         elif Path(path).is_dir():
             matches = sorted(p for p in Path(path).iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
         else:

@@ -13,7 +13,6 @@ benchmarks' file entries and the folder relative paths start from.
 
 from __future__ import annotations
 
-import glob
 import json
 import math
 import os
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from planner import globs
 from planner.scenario.errors import cut, quoted
 
 # Requests per workbook, all runs together. A request is one row of the Requests sheet: 6 values and 4 formulas.
@@ -326,11 +326,14 @@ class FileEntry:
 def expand(entry: FileEntry, folder: Path) -> list[str]:
     """The paths a file entry names, as the scenario would spell them: a relative pattern's matches stay relative
     to `folder`, an absolute one's absolute. A pattern that matches nothing is an error."""
-    if not glob.has_magic(entry.pattern):
+    if not globs.has_magic(entry.pattern):
         return [entry.pattern]
     absolute = os.path.isabs(entry.pattern)
     base = "" if absolute else str(folder)
-    matches = sorted(glob.glob(os.path.join(base, entry.pattern)))
+    try:
+        matches = globs.matches(os.path.join(base, entry.pattern))  # each folder once, a bounded walk
+    except globs.GlobError as exc:
+        raise LogError(entry.pattern, "", exc.problem) from None
     files = [m for m in matches if os.path.isfile(m)]
     if not files:
         raise LogError(entry.pattern, "", f"no file matches (looked in {folder if not absolute else '/'})")

@@ -140,3 +140,38 @@ def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     zero3 = rows["L [memory.gpus=200, memory.strategy=zero3, memory.sequence_length=8192]"]
     assert zero3["Training memory per GPU (GB)"] == pytest.approx((16 * 8_030_261_248 / 200 + 36_507_222_016) / 1e9)
     assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 200
+
+
+# Globs: each folder once, a bounded walk -------------------------------------------------------------------------
+def loops(tmp_path: Path) -> Path:
+    """A folder of scenarios with two symbolic links back up the tree: glob.glob's ** never finished on it."""
+    top = tmp_path / "scenarios"
+    for sub in ("a", "b"):
+        (top / sub).mkdir(parents=True)
+        (top / sub / "up").symlink_to("..")
+    (top / "a" / "one.yaml").write_text("name: one\n")
+    (top / "b" / "two.yaml").write_text("name: two\n")
+    return top
+
+
+def test_a_glob_over_symbolic_link_loops_reads_each_folder_once(tmp_path):
+    top = loops(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "planner", "batch", f"{top}/**/*.yaml", "-o", str(tmp_path / "out"),
+                           "-q", "-j", "1"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert "2 of 2 scenarios written" in done.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "index.html", "one.html", "one.json", "one.xlsx", "summary.xlsx", "two.html", "two.json", "two.xlsx"]
+
+
+def test_a_glob_over_too_large_a_tree_stops_at_the_limit_with_a_message(tmp_path, monkeypatch):
+    from planner import globs
+
+    monkeypatch.setattr(globs, "MAX_ENTRIES", 50)
+    for i in range(60):
+        (tmp_path / f"s{i}.yaml").write_text(f"name: s{i}\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "**" / "*.yaml"), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 1
+    assert (f"FAILED {tmp_path}/**/*.yaml: {tmp_path}/**/*.yaml: the pattern looked through more than 50 folder "
+            f"entries, the most one pattern may: name a smaller folder, or fewer levels than **") in result.output

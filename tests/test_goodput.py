@@ -379,3 +379,22 @@ def test_a_log_missing_only_in_a_sweep_variant_is_refused_when_the_file_is_read(
     result = CliRunner().invoke(main, ["batch", path, "-o", str(tmp_path / "batch"), "-q"])
     assert result.exit_code == 1 and f"FAILED {path}: {path}:4: sweep variant [" in result.output
     assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["index.html", "summary.xlsx"]
+
+
+def test_a_log_glob_over_symbolic_link_loops_reads_each_file_once_and_a_large_one_stops(tmp_path, monkeypatch):
+    from planner import globs
+
+    for sub, rate in (("a", 1), ("b", 2)):
+        (tmp_path / "runs" / sub).mkdir(parents=True)
+        (tmp_path / "runs" / sub / "up").symlink_to("..")
+        (tmp_path / "runs" / sub / f"r{rate}.json").write_text(json.dumps(good_vllm(request_rate=rate)))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: x\ngoodput: {benchmarks: [{name: b, files: ['runs/**/*.json']}]}\n")
+    loaded = load_scenario(scenario)
+    assert [f.path for f in loaded.goodput.benchmarks[0].files] == ["runs/a/r1.json", "runs/b/r2.json"]
+    monkeypatch.setattr(globs, "MAX_ENTRIES", 3)
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(scenario)
+    assert error.value.problems == [f"{scenario}:2: goodput.benchmarks.1.files.1: runs/**/*.json: the pattern looked "
+                                    f"through more than 3 folder entries, the most one pattern may: name a smaller "
+                                    f"folder, or fewer levels than **"]
