@@ -162,6 +162,10 @@ class BenchmarkLogs:
         frame["tpot_ms"] = logs.tpot_ms(frame["latency_s"], frame["ttft_ms"], frame["output_tokens"])
         return logs.Logs(found, frame[logs.COLUMNS])
 
+    def files(self, found, folder: Path) -> list[Path]:
+        """Every run's log file (a path as the scenario spells it, relative to `folder` unless absolute)."""
+        return [folder / run.path for run in found.runs]
+
     def files_beside(self, scenario, found, stem: str, data: dict) -> dict[str, str]:
         """Each benchmark run's requests as a vLLM `--save-result --save-detailed` file named
         <stem>.run-<n>.json ({file name: JSON text}), the scenario data's file entries pointed at them. Read back,

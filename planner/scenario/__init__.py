@@ -98,6 +98,16 @@ class General(Section):
             self._external[key] = hook.load(self, folder, {}) if hook.wanted(self) else None
         return self._external[key]
 
+    def input_files(self) -> list[Path]:
+        """The files the scenario was read from: its own and each table's external data (benchmark logs)."""
+        folder = self._source.parent if self._source else Path.cwd()
+        found = [self._source] if self._source else []
+        for t in TABLES:
+            data = self.external(t.key) if t.inputs.EXTERNAL is not None else None
+            if data is not None:
+                found += t.inputs.EXTERNAL.files(data, folder)
+        return found
+
     def normalised(self) -> dict:
         """The scenario with every default filled in, as plain JSON-able data."""
         return self.model_dump(mode="json", exclude_none=True)
