@@ -229,3 +229,15 @@ def test_slugs_that_collide_with_the_batchs_own_files_or_each_other_are_renamed_
                                           for x in ("xlsx", "html", "json")])
     assert "4 scenarios" in (out / "index.html").read_text()  # the batch's index, not a scenario's summary
     assert openpyxl.load_workbook(out / "summary.xlsx").sheetnames == ["Summary"]
+
+
+def test_a_batch_of_more_scenarios_than_its_summary_holds_is_refused_before_writing(tmp_path, monkeypatch):
+    import planner.batch
+
+    monkeypatch.setattr(planner.batch, "MAX_SCENARIOS", 3)
+    (tmp_path / "s.yaml").write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3]}\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 2
+    assert result.output == (f"error: {tmp_path}/s.yaml: brings the batch to 4 scenarios; a batch writes at most 3 "
+                             f"(summary.xlsx has a row each): split it\n")
+    assert not (tmp_path / "out").exists()

@@ -412,3 +412,17 @@ def test_a_long_log_path_and_a_long_sweep_label_are_cut_in_messages(tmp_path):
     output = assert_refused(tmp_path, "name: x\nsweep:\n" + sweep + "  crossover.tokens_per_day: [nope]\n", [
         "scenario.yaml:2: sweep variant [catalog.traffic_presets.pppp", "characters)]: crossover.tokens_per_day"])
     assert len(output) < 1200  # the label cut to 80, twelve ids of the allowed listed
+
+
+BIG = "{layers: 10000, hidden: 1000000, heads: 1000, kv_heads: 1000, ffn: 10000000, vocab: 1000}"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (f"name: s\nmodel: big\ncatalog:\n  models:\n    big: {BIG}\n", "scenario.yaml:5: catalog.models.big: Ψ from"),
+    (f"name: s\nmodel: {{name: big, {BIG[1:]}\n", "scenario.yaml:2: catalog.models.big: Ψ from"),
+    (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "scenario.yaml:2: sweep variant [model={'name': 'big',"),
+    (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "]: catalog.models.big: Ψ from the architecture is "
+                                                             "3.4e+17, above the largest allowed, 1e15"),
+])
+def test_an_architecture_whose_parameters_exceed_the_limit_is_refused_naming_file_and_line(tmp_path, text, expected):
+    assert_refused(tmp_path, text, [expected])
