@@ -76,6 +76,7 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
     and summary.xlsx. A failing scenario is reported and the rest go on; exit 1 if any failed."""
     from planner.batch import run_batch
     from planner.output import OutputError
+    from planner.scenario.errors import cut
 
     try:
         outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
@@ -84,8 +85,8 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
         _fail_input([str(exc)])
     for outcome in outcomes:
         if outcome.renamed:
-            click.echo(f"renamed: {outcome.source}: {outcome.name if len(outcome.name) <= 80 else outcome.slug} is "
-                       f"written as {outcome.slug}.xlsx, .html and .json: {outcome.renamed}")
+            click.echo(f"renamed: {outcome.source}: {cut(outcome.name)} is written as {outcome.slug}.xlsx, .html and "
+                       f".json: {outcome.renamed}")
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         click.echo(f"FAILED {outcome.source}: {outcome.error}", err=True)

@@ -184,8 +184,8 @@ class Chart:
             tops.append(max(map(sum, zip(*(m.values for m in bars)))) if self.stacked
                         else max(max(m.values, default=0) for m in bars))
         room = 1.4 if not right and any(m.right for m in self.marks) else 1.12 if self.value_labels else 1
-        return min(max(tops, default=0), AXIS_RANGE[1]) * room  # labels above bars, a right-hand line above them
-        # need room; a stack of values near the largest float stays finite
+        # labels above bars, and a right-hand line above them, need room; a stack near the largest float stays finite
+        return min(max(tops, default=0), AXIS_RANGE[1]) * room
 
     def _bars(self, band: float, left: float, y) -> list[str]:
         bars = [m for m in self.marks if m.kind == "bars"]

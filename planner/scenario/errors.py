@@ -23,8 +23,9 @@ class ScenarioError(Exception):
         self.keys = keys or []
 
 
-Problem = tuple  # (key path, value or None, message[, the key path of another place]): a rule that joins several
-# inputs failed; the other place, when given, is said too ("… (also at file:12, catalog.gpus.x)")
+# (key path, value or None, message[, another key path]): a rule that joins several inputs failed; another place,
+# when given (the other definition of a clashing id), is said too: "… (the other: s.yaml:12: catalog.gpus.x)"
+Problem = tuple
 
 
 def quoted(value: Any) -> str:

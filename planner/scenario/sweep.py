@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from planner.scenario.declare import NAME_MAX
+from planner.scenario.declare import ID_MAX, NAME_MAX
 from planner.scenario.errors import ScenarioError, cut, did_you_mean, quoted, where
 
 MAX_VARIANTS = 10_000  # a sweep's cartesian product is capped
@@ -54,9 +54,6 @@ def check_key_path(root: type[BaseModel], dotted: str) -> None:
                              f" allowed: {', '.join(fields)}")
         kind, inside = _kind(fields[part].annotation)
         choice = _is_choice(fields[part].annotation)
-
-
-ID_MAX = 64  # planner.scenario.declare.catalog_id's longest id
 
 
 def _kind(annotation) -> tuple[str, Any]:
