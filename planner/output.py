@@ -195,13 +195,16 @@ def _commit(parts: dict[str, Path], final: dict[str, Path], run: Path) -> None:
         _write_journal(journal, [{"part": parts[name].name, "final": final[name].name,
                                   "backup": kept[name].name if kept[name] else None} for name in final])
         _step("journal")
-    except BaseException:
+    except BaseException as exc:
         for backup in kept.values():
             if backup is not None:
                 with contextlib.suppress(OSError):
                     backup.unlink()
         with contextlib.suppress(OSError):
             journal.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise OutputError(f"{run.parent}: cannot keep the previous files while the new ones replace them: "
+                              f"{exc.strerror or exc}; nothing was replaced") from None
         raise
     replaced: list[str] = []
     try:

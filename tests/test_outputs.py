@@ -457,3 +457,19 @@ def test_run_refuses_outputs_that_would_replace_a_benchmark_log(tmp_path):
     result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path)])
     assert result.exit_code == 2 and result.output.startswith(f"error: {log}: the run reads this file")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml", "x.json"]
+
+
+def test_a_previous_file_that_cannot_be_kept_leaves_everything_as_it_was(tmp_path, monkeypatch):
+    old = output.write_outputs(DEFAULT, tmp_path)
+    before = {path.name: path.read_bytes() for path in old.values()}
+
+    def no_room(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(output.os, "link", no_room)
+    monkeypatch.setattr(output.shutil, "copy2", no_room)
+    with pytest.raises(output.OutputError) as error:
+        output.write_outputs(DEFAULT.model_copy(update={"description": "changed"}), tmp_path)
+    assert str(error.value) == (f"{tmp_path}: cannot keep the previous files while the new ones replace them: No "
+                                f"space left on device; nothing was replaced")
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
