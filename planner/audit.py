@@ -26,6 +26,8 @@ from planner import recalc
 from planner.engine import compute
 from planner.roundtrip import WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
+from planner.scenario.errors import quoted
+from planner.workbook.kit import unguarded
 from planner.workbook import build
 
 REL_TOL = 1e-9
@@ -177,7 +179,7 @@ def inspect(path: Path) -> tuple[Report, object | None]:
     try:
         recalc.check_workbook(path)
         found = workbook_data(path)
-        expected = build(compute(_scenario(found, report)), io.BytesIO(), catalog_rows=found.catalog_rows)
+        expected = build(compute(_scenario(found, report)), io.BytesIO(), like=found)
         texts, values, sheets = _cells(path)
     except recalc.WorkbookError as exc:
         report.error = str(exc)
@@ -199,22 +201,45 @@ def inspect(path: Path) -> tuple[Report, object | None]:
         saved = texts.get((sheet, cell))
         value = values.get((sheet, cell))
         if saved is None:
-            report.add("replaced", where, f"the formula {formula} was overwritten by {value!r}")
+            report.add("replaced", where, f"the formula {_shown(formula)} was overwritten by {quoted(value)}")
             continue
         if shape(saved) != shape(formula):
-            report.add("changed", where, f"the formula is now {saved}; the planner writes {formula}")
+            now, planned = _difference(unguarded(str(saved)), unguarded(formula))
+            report.add("changed", where, f"the formula is now {now}; the planner writes {planned}")
         if value is None and expected.formulas[(sheet, cell)] not in ("", None):
             report.add("uncalculated", where, "no cached result: the file was saved without recalculating")
         elif report.inputs_valid and not _is_error(value) and not same(expected.formulas[(sheet, cell)], value):
             report.add("stale", where, f"shows {value!r}, but its inputs give {expected.formulas[(sheet, cell)]!r}")
     for (sheet, cell), formula in texts.items():
         if (sheet, cell) not in expected.texts and logical(formula) is None:
-            report.add("added", f"{sheet}!{cell}", f"holds the formula {formula}")
+            report.add("added", f"{sheet}!{cell}", f"holds the formula {_shown(formula)}")
     for (sheet, cell), value in values.items():
         if _is_error(value):
             report.add("error", f"{sheet}!{cell}", f"shows the error {value}")
     _group_uncalculated(report)
     return report, expected
+
+
+def _shown(formula: str) -> str:
+    """A formula as a finding quotes it: without its guard, at most 160 characters."""
+    text = unguarded(str(formula))
+    return text if len(text) <= 160 else f"{text[:160]}… ({len(text):,} characters)"
+
+
+def _difference(saved: str, planned: str, context: int = 40) -> tuple[str, str]:
+    """Two formulas cut to where they differ, with `context` characters either side (… where cut)."""
+    start = 0
+    while start < min(len(saved), len(planned)) and saved[start] == planned[start]:
+        start += 1
+    end = 0
+    while end < min(len(saved), len(planned)) - start and saved[-1 - end] == planned[-1 - end]:
+        end += 1
+
+    def cut(text: str) -> str:
+        first, last = max(0, start - context), len(text) - max(0, end - context)
+        return ("…" if first else "") + text[first:last] + ("…" if last < len(text) else "")
+
+    return _shown(cut(saved)), _shown(cut(planned))
 
 
 def _is_error(value) -> bool:

@@ -20,6 +20,7 @@ from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.errors import section_class
 from planner.tables import TABLES
 from planner.workbook.catalog_sheet import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.inputs import TYPED_IN
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
@@ -168,6 +169,7 @@ class WorkbookData:
     where: dict
     external: dict  # table key → its external data as the workbook holds it (Goodput's logs), or None
     catalog_rows: dict[str, int]
+    generated: dict = None  # an input cell's name → its "When generated" value (Inputs, beside it)
 
     def scenario(self) -> Scenario:
         """The scenario; ScenarioError names the cells."""
@@ -182,17 +184,24 @@ def workbook_data(path: Path) -> WorkbookData:
         reader = _Book(book)
         data: dict = {}
         where: dict = {}
+        generated: dict = {}
         for name, defined in book.defined_names.items():
-            path_parts = key_path(name)
+            key, scale = _typed_in(name)
+            path_parts = key_path(key)
             destinations = list(defined.destinations)
             if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
                 continue
             sheet, ref = destinations[0]
             if sheet != "Inputs" or ":" in ref:
                 continue
-            value = _typed(book[sheet][ref.replace("$", "")])
+            cell = book[sheet][ref.replace("$", "")]
+            value = _typed(cell)
             if value is FORMULA:
                 continue
+            then = _typed(book[sheet].cell(cell.row, cell.column + 1))
+            generated[name] = None if then is FORMULA else then
+            if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = round(value * scale)  # typed in the unit shown; the scenario counts
             _set(data, path_parts, value)
             for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
                 where.setdefault(path_parts[:n], f"{sheet}!{ref.replace('$', '')} ({name})")
@@ -206,7 +215,16 @@ def workbook_data(path: Path) -> WorkbookData:
                 for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
     finally:
         book.close()
-    return WorkbookData(str(path), data, where, external, rows)
+    return WorkbookData(str(path), data, where, external, rows, generated)
+
+
+def _typed_in(name: str) -> tuple[str, float | None]:
+    """An input cell's name without the suffix of the unit it is typed in (hours_tokens_trillions → hours_tokens),
+    and that unit's scale."""
+    for suffix, scale, _ in TYPED_IN.values():
+        if name.endswith(f"_{suffix}"):
+            return name.removesuffix(f"_{suffix}"), scale
+    return name, None
 
 
 def scenario_from_workbook(path: Path) -> Scenario:

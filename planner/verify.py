@@ -45,7 +45,7 @@ def expected_book(path: Path):
     """The workbook the scenario read from `path` generates, built in memory with the same Catalog blocks: its
     formulas' cached values are the engine's."""
     found = workbook_data(path)
-    return build(compute(found.scenario()), io.BytesIO(), catalog_rows=found.catalog_rows)
+    return build(compute(found.scenario()), io.BytesIO(), like=found)
 
 
 def compare(original: Path, recalculated: Path, book) -> Verification:

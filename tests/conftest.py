@@ -45,9 +45,12 @@ def scenario_with(**changes):
     return parse_scenario(data)
 
 
-def build_in_memory(scenario):
-    """The workbook for a scenario, in memory: its Book records every formula's cached (engine) value."""
-    return build(compute(scenario), io.BytesIO())
+def build_in_memory(scenario, like=None):
+    """The workbook for a scenario, in memory: its Book records every formula's cached (engine) value. `like`: an
+    edited copy whose layout (Catalog rows, values when generated) it takes, so the two compare cell by cell."""
+    from planner.roundtrip import workbook_data
+
+    return build(compute(scenario), io.BytesIO(), like=workbook_data(like) if like else None)
 
 
 def cell_of(book, name: str):

@@ -4,6 +4,8 @@ the engine on the changed scenario in every formula cell, and the crossing days 
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import pytest
@@ -63,7 +65,7 @@ def test_the_seeds_crossover_walkthrough_is_one_cell_change_each(tmp_path):
     assert named_value(outputs[0], "crossover_day_flops") == pytest.approx(468, rel=1e-12)
     assert named_value(outputs[0], "crossover_day_gpu_hours") == pytest.approx(117, rel=1e-12)
     for copy, output, (label, (_, keys, operations, gpu_hours)) in zip(copies, outputs[1:], WALKTHROUGH.items()):
-        assert_equal_to_engine(compare(copy, output, build_in_memory(example_with(STEP_1, **keys))))
+        assert_equal_to_engine(compare(copy, output, build_in_memory(example_with(STEP_1, **keys), like=copy)))
         assert named_value(output, "crossover_day_flops") == pytest.approx(operations, rel=1e-12), label
         assert named_value(output, "crossover_day_gpu_hours") == pytest.approx(gpu_hours, rel=1e-12), label
     # the horizon rescales the table the charts read: its last day is the horizon
@@ -132,7 +134,7 @@ def test_a_fraction_of_a_token_or_an_unknown_preset_turns_the_check_false(tmp_pa
     for value, output in zip(cases, recalc.recalculate(copies, tmp_path / "recalc")):
         values = recalc.read_values(output)
         assert same(False, values[check]), value
-        assert values[("Cover", book.sheets["Cover"].cell("master"))] == "A check has failed: see Checks"
+        assert values[("Cover", book.sheets["Cover"].cell("master"))] == "1 check fails: see Checks", value
 
 
 def test_planner_verify_passes_on_a_workbook_with_a_model_and_a_preset_typed_into_empty_catalog_rows(tmp_path):

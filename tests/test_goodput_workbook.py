@@ -80,7 +80,7 @@ def test_finance_changes_the_slo_target_price_and_servers(tmp_path):
     outputs = recalc.recalculate([original] + copies, tmp_path / "recalc")
     by_label = dict(zip(changes, outputs[1:]))
     for copy, output, (_, change) in zip(copies, outputs[1:], changes.values()):
-        assert_equal_to_engine(compare(copy, output, build_in_memory(changed(EXAMPLE, change))))
+        assert_equal_to_engine(compare(copy, output, build_in_memory(changed(EXAMPLE, change), like=copy)))
 
     # the seed's servers, read from the recalculated workbook: B at 2/890, 10.1 % below A's 2/800
     assert named_value(outputs[0], "goodput_cheapest_server") == "B"

@@ -5,6 +5,8 @@ happened (see planner/recalc.py)."""
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import openpyxl
@@ -18,6 +20,8 @@ from planner.scenario import ScenarioError, load_scenario, parse_scenario
 from planner.verify import compare, expected_book, same
 from planner.workbook import build, general_inputs, input_sections
 from planner.workbook.cover import NOT_AVAILABLE
+from planner.workbook.inputs import TYPED_IN
+from planner.workbook.kit import ok_name
 from tests.conftest import EXAMPLES, ROOT, build_in_memory, catalog_cells, scenario_with, set_cells
 
 pytestmark = pytest.mark.usefixtures("libreoffice")
@@ -69,7 +73,7 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
     "recomputation on": ({"hours_activation_recompute": True}, {"hours.activation_recompute": True}),
     "MFU 30 %": ({"hours_mfu": 0.3}, {"hours.mfu": 0.3}),
     "productive share, run GPUs, allocation option": (
-        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37, "hours_tokens": 2e12},
+        {"hours_productive_share": 0.8, "hours_gpus": 4096, "hours_allocations_2_mfu": 0.37, "hours_tokens_trillions": 2},
         {"hours.productive_share": 0.8, "hours.gpus": 4096, "hours.allocations": [
             {"gpus": 8192, "mfu": 0.43}, {"gpus": 16384, "mfu": 0.37}], "hours.tokens": 2e12}),
     "70B, t=4, p=2 on 64 H200s, ZeRO-2": (
@@ -92,7 +96,7 @@ def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(tmp_pa
         copies.append(copy)
     outputs = recalculated(copies, tmp_path)
     for copy, output, (label, (_, keys)) in zip(copies, outputs, INPUT_CHANGES.items()):
-        assert_equal_to_engine(compare(copy, output, build_in_memory(scenario_with(**keys))))
+        assert_equal_to_engine(compare(copy, output, build_in_memory(scenario_with(**keys), like=copy)))
     by_label = dict(zip(INPUT_CHANGES, outputs))
     # hand-worked: DDP on 8 GPUs is 16Ψ + 34·8192·4096·32 bytes; 405B's serving weights are 2Ψ
     assert named_value(by_label["strategy to DDP"], "memory_training_total_gb") == pytest.approx(164.991401984)
@@ -148,44 +152,48 @@ def every_input(scenario) -> list:
 
 
 def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(tmp_path):
-    """Pressing Delete on an input, or pasting 0, text or a number beyond its limit into it (pasting skips
-    validation), must never leave an error value on the Checks sheet or the Cover: the input's check, the master
-    check and the Cover say so. The scenario validator refuses the same out-of-range value."""
+    """Every input in turn, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number
+    just above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an
+    error value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
+    validator refuses the same out-of-range value."""
     scenario = scenario_with()
     original = tmp_path / "default.xlsx"
     book = build(compute(scenario), str(original))
     cases = []
     for spec in every_input(scenario):
-        wrong = [None, "text"] + ([0] if spec.allowed.minimum is None or spec.allowed.minimum > 0 else [])
-        if spec.allowed.maximum is not None:
-            above = spec.allowed.maximum * 1.001 + (1 if spec.allowed.type == "whole" else 0)
-            above = round(above) if spec.allowed.type == "whole" else above
+        allowed = spec.typed_allowed
+        wrong = [None, "text"] + ([0] if allowed.minimum is None or allowed.minimum > 0 else []) + [-1]
+        if allowed.maximum is not None:
+            above = allowed.maximum * 1.001 + (1 if allowed.type == "whole" else 0)
+            above = round(above) if allowed.type == "whole" else above
             wrong.append(above)
             with pytest.raises(ScenarioError):
-                scenario_with(**{spec.path: above})
-        if spec.allowed.type == "bool":
+                scale = TYPED_IN[spec.kind][1] if spec.kind in TYPED_IN else None
+                scenario_with(**{spec.path: round(above * scale) if scale else above})
+        if allowed.type == "bool":
             wrong = [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
-        if spec.allowed.type == "text":
+        if allowed.type == "text":
             wrong = [None, 0, "x" * 65]  # a name: any text of 1 to 64 characters is allowed
+        if allowed.choices:
+            wrong = [None, 0, -1, "no-such-id"] if allowed.type == "choice" else [None, -1, 2.5, "no-such-id"]
         for value in wrong:
             copy = tmp_path / f"wrong-{len(cases)}.xlsx"
-            set_cells(original, copy, {spec.name: value})
-            cases.append((spec.name, value, copy))
+            set_cells(original, copy, {spec.typed_name: value})
+            cases.append((spec, value, copy))
     outputs = recalculated([copy for _, _, copy in cases], tmp_path)
     checks, cover = book.sheets["Checks"], book.sheets["Cover"]
-    for (name, value, _), output in zip(cases, outputs):
+    key_results = {cover.cell(f"key_{name}"): name for name in book.headline if f"key_{name}" in cover.places}
+    for (spec, value, _), output in zip(cases, outputs):
         values = recalc.read_values(output)
-        on_checks = {cell: v for (sheet, cell), v in values.items() if sheet == "Checks"}
-        assert not [v for v in on_checks.values() if isinstance(v, str) and v.startswith("#")], (name, value)
-        assert same(False, on_checks[checks.cell(f"input_{name}")]), (name, value)
-        assert same(False, on_checks[checks.cell("all")]), (name, value)
-        assert values[("Cover", cover.cell("master"))] == "A check has failed: see Checks", (name, value)
-        key_results = [v for (sheet, _), v in values.items() if sheet == "Cover" and isinstance(v, str)
-                       and v.startswith("#")]
-        assert not key_results, (name, value, key_results)
-    # a key result whose inputs are blank reads "n/a", not #DIV/0!
-    blank_mfu = outputs[[n for n, v, _ in cases].index("hours_mfu")]
-    assert NOT_AVAILABLE in {v for (sheet, _), v in recalc.read_values(blank_mfu).items() if sheet == "Cover"}
+        errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
+        assert errors == [], (spec.name, value, errors[:5])
+        assert same(False, values[("Checks", checks.cell(f"input_{spec.name}"))]), (spec.name, value)
+        assert same(False, values[("Checks", checks.cell("all"))]), (spec.name, value)
+        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), \
+            (spec.name, value)
+        for cell, name in key_results.items():  # no plausible number from a failed input
+            if ok_name(spec.name) in book.needs[name]:
+                assert values[("Cover", cell)] == NOT_AVAILABLE, (spec.name, value, name, values[("Cover", cell)])
 
 
 def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(tmp_path):

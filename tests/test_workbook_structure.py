@@ -37,7 +37,8 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "goodput_cheapest_cost_per_acceptable_request", "goodput_next_cost_per_acceptable_request",
                   "goodput_cheapest_saving_share"]
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
-PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "IF", "IFERROR", "INDEX",
+PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "HYPERLINK", "IF",
+                      "IFERROR", "INDEX",
                       "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT"}
@@ -66,10 +67,14 @@ def test_sheets_in_order(workbook):
                                                            "Cluster", "Goodput", "Catalog", "Checks", "Method"]
 
 
+TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
+
+
 def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
     book = openpyxl.load_workbook(workbook)
     rules = {str(ref): dv for dv in book["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
-    for name in INPUT_NAMES:
+    typed = [TYPED.get(name, name) for name in INPUT_NAMES]
+    for name in typed:
         cell = cell_of(book, name)
         assert cell.parent.title == "Inputs" and cell.data_type != "f", name
         assert (cell.font.color.rgb, cell.fill.fgColor.rgb, cell.protection.locked) == ("FF0000FF", "FFFFF2CC",
@@ -78,7 +83,11 @@ def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook)
     # every blue cell on Inputs is one of them: nothing is an input without a name
     blue = {c.coordinate for row in book["Inputs"].iter_rows() for c in row
             if c.fill.fgColor.rgb == "FFFFF2CC" and c.protection.locked is False}
-    assert blue == {cell_of(book, name).coordinate for name in INPUT_NAMES}
+    assert blue == {cell_of(book, name).coordinate for name in typed}
+    # what you type is what you see: 15.6 T tokens typed as 15.6, the named count a formula of it
+    assert cell_of(book, "hours_tokens_trillions").value == 15.6
+    assert cell_of(book, "hours_tokens").value == "=IF(ok_hours_tokens,ROUND(hours_tokens_trillions*1e12,0),\"n/a: see Checks\")"
+    assert cell_of(openpyxl.load_workbook(workbook, data_only=True), "hours_tokens").value == 15_600_000_000_000
     assert cell_of(book, "memory_strategy").value == "ddp"
     assert cell_of(book, "memory_activation_checkpointing").value is False
 

@@ -34,27 +34,42 @@ def general_inputs(scenario) -> list[tuple[Any, Any]]:
     return [(i, i.value) for i in model_and_gpu] + [(PRICE, scenario.gpu_price), (currency, scenario.currency)]
 
 
+def _guards(book: kit.Book, results, inputs: list[Input], table_checks: list[kit.Check]) -> None:
+    """What the guards know before any sheet is written: each Catalog block's check, the headline results, and
+    the rules' checks that gate the named results of the inputs they are about."""
+    book.catalog_checks.update({block.prefix: kit.ok_name(block.prefix) for block in catalog_sheet.BLOCKS})
+    book.catalog_checks["catalog_strategy"] = None  # the method's, not inputs
+    book.headline.update(results.headline)
+    for check in table_checks:
+        for spec in inputs:
+            if any(spec.name.startswith(prefix) for prefix in check.about):
+                book.gates.setdefault(kit.ok_name(spec.name), set()).add(kit.ok_name(check.key))
+
+
 def build(results, target: Any, *, generated: dt.date | None = None,
-          catalog_rows: dict[str, int] | None = None) -> kit.Book:
+          like=None) -> kit.Book:
     """Write the workbook for `results` to a path or binary file; returns the Book with every formula's cached
-    value and every defined name. `catalog_rows` lays the Catalog blocks out as an edited workbook had them
-    (roundtrip.catalog_rows), so the two can be compared cell by cell."""
+    value and every defined name. `like` (a roundtrip.WorkbookData) lays it out as an edited workbook was: its
+    Catalog blocks' rows and the values its inputs had when it was generated, so the two compare cell by cell."""
     scenario = results.scenario
     date = (generated or dt.date.today()).isoformat()
     book = kit.Book(target, currency_symbol=scenario.currency_symbol, header=f"{scenario.name} · {date}",
-                    generated=date, catalog_rows=catalog_rows or {})
+                    generated=date, catalog_rows=like.catalog_rows if like else {},
+                    as_generated=like.generated if like else {})
     general, sections = general_inputs(scenario), input_sections(scenario)
     every_input = [i for i, _ in general if isinstance(i, Input)] + [i for _, items in sections for i in items]
     book.values.update({i.name: i.value for i in every_input})
     book.values.update(results.headline)
     book.scenario_line = kit.text_formula(SCENARIO_LINE, book.values)
+    table_checks = [check for table in TABLES for check in table.sheet.CHECKS]
+    _guards(book, results, every_input, table_checks)
 
     cover.write(book, results, [row for table in TABLES for row in table.sheet.KEY_RESULTS])
     inputs.write_inputs_sheet(book, general, sections)
     for table in TABLES:
         table.sheet.write(book, results)
     catalog_sheet.write(book, results)
-    checks.write(book, results, every_input, [check for table in TABLES for check in table.sheet.CHECKS])
+    checks.write(book, results, every_input, table_checks)
     method.write(book, TABLES)
     cover.contents(book)
     # the file's own creation time is the generation date: the same scenario and date give the same bytes

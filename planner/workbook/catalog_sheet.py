@@ -94,7 +94,9 @@ def block_length(book: kit.Book, block: Block, entries: int) -> int:
 
 def write(book: kit.Book, results) -> kit.Sheet:
     merged, own = results.scenario.merged_catalog, results.scenario.catalog
-    sheet = book.sheet("Catalog", [("", 17)] * len(MODELS.columns), label_width=18, note_width=2, unit_width=2)
+    sheet = book.sheet("Catalog", [("", 17)] * (len(MODELS.columns) + 1), label_width=18, note_width=2,
+                       unit_width=2)
+    sheet.guarded = False  # a row's derived cells are guarded by its own Valid cell
     sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
     derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
@@ -117,12 +119,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
 VALID = "Valid"  # the last column of each block (the last row of the profiles): TRUE when the row's values are allowed
 
 
-def valid_rule(block: Block, cells: dict[str, str], id_cell: str) -> str:
+def valid_rule(block: Block, cells: dict[str, str], id_cell: str, derived=frozenset()) -> str:
     """A row's Valid formula (without "="): blank without an id, else TRUE while its id appears once in the block
-    and every value is within its column's limits (and the block's row rule holds). Scalar functions only, so
-    every spreadsheet application reads it alike."""
+    and every value typed in it is within its column's limits (and the block's row rule holds). Scalar functions
+    only, so every spreadsheet application reads it alike. `derived`: the row's cells that are formulas."""
     rules = [f"COUNTIF({block.ids},{id_cell})=1"] + [column.allowed.check(cells[column.key])
-                                                      for column in block.columns if column.allowed is not None]
+                                                      for column in block.columns
+                                                      if column.allowed is not None and column.key not in derived]
     if block.row_rule:
         rules.append(kit.TEMPLATE.sub(lambda m: cells[m.group(1)], block.row_rule))
     return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
@@ -138,18 +141,20 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
         r = sheet.row_index
         sheet.input_cell(r, 0, values.get("id", ""), "text", ID_RULE)
         cells = {column.key: xl_rowcol_to_cell(r, col) for col, column in enumerate(block.columns, start=1)}
+        valid_col = len(block.columns) + 1
+        valid = xl_rowcol_to_cell(r, valid_col, False, True)
+        derived = {"params"} if values.get("id") in formula_params else set()
         for col, column in enumerate(block.columns, start=1):
             value = values.get(column.key)
-            if column.formula:
-                template = f'=IF({xl_rowcol_to_cell(r, 0, False, True)}="","",{column.formula.lstrip("=")})'
+            if column.formula:  # blank while the row is not valid: never an error value
+                template = f'=IF({valid}=TRUE,{column.formula.lstrip("=")},"")'
                 sheet.formula(r, col, kit.TEMPLATE.sub(lambda m: cells[m.group(1)], template),
                               "" if value is None else value, book.styles.value(column.kind))
-            elif column.key == "params" and values.get("id") in formula_params:
+            elif column.key in derived:
                 sheet.formula(r, col, "=" + cells["params_from_architecture"], value, book.styles.value(column.kind))
             else:
                 sheet.input_cell(r, col, value, column.kind, {**column.allowed.validation(), "ignore_blank": True})
-        valid_col = len(block.columns) + 1
-        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True)),
+        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True), derived),
                       True if values.get("id") else "", book.styles.value("bool"))
         sheet.row_index += 1
     last = sheet.row_index - 1
@@ -179,7 +184,8 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
         id_cell = xl_rowcol_to_cell(heading, col, True, False)
         column = (f"{xl_rowcol_to_cell(heading + 1, col, True, False)}:"
                   f"{xl_rowcol_to_cell(heading + hours, col, True, False)}")
-        sheet.formula(peak_row, col, f'=IF({id_cell}="","",MAX({column}))', peaks.get(key, ""),
+        valid = xl_rowcol_to_cell(valid_row, col, True, False)
+        sheet.formula(peak_row, col, f'=IF({valid}=TRUE,MAX({column}),"")', peaks.get(key, ""),
                       book.styles.value(fraction.kind))
         within = (f'COUNTIFS({column},">={fraction.allowed.minimum:g}",{column},"<={fraction.allowed.maximum:g}")'
                   f"={hours}")

@@ -16,12 +16,15 @@ CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove
 
 
 def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check]) -> kit.Sheet:
+    """Each check's cell is named ok_<input>, ok_<Catalog block> or ok_<check key>: formulas that need what it
+    checks are guarded by it (kit.NOT_AVAILABLE)."""
     sheet = book.sheet("Checks", [("Result", 12)], label_width=62, unit_width=4)
+    sheet.guarded = False
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
                 "these checks do not.")
     sheet.header(["Result"])
     master_row = sheet.row_index
-    sheet.skip(1)
+    sheet.skip(4)  # the master check, the count, the first failing check and its row, written last
     sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",
                   note="Always 42; verification tools use it to "
                   "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
@@ -30,30 +33,43 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
 
     sheet.section("Inputs within their allowed values")
     for spec in inputs:
-        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.name})", formula=spec.allowed.check(spec.name),
-                            note=spec.allowed.words()), True)
+        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})",
+                            formula=spec.typed_allowed.check(spec.typed_name), note=spec.typed_allowed.words()), True,
+               kit.ok_name(spec.name))
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         title = block.title.split(" (")[0]
         _check(sheet, Check(f"{block.prefix}_rows_valid", f"{title}: every entry valid (Catalog's {VALID} "
                             f"column)", formula=f"COUNTIF({block.prefix}_valid,FALSE)=0",
-                            note="Its id appears once and every value is within its column's limits."), True)
+                            note="Its id appears once and every value is within its column's limits."), True,
+               kit.ok_name(block.prefix))
     sheet.section("Tables")
+    labels = {}
     for check in table_checks:
-        _check(sheet, check, results.checks[check.key])
+        labels[check.key] = check.label
+        _check(sheet, check, results.checks[check.key], kit.ok_name(check.key))
 
     end = sheet.row_index
     sheet.row_index = master_row
     col = kit.xl_col_to_name(sheet.last_col)
-    sheet.row(Row("all", "All checks pass", formula=f"=IFERROR(AND({col}{first + 1}:{col}{kit.MAX_ROW}),FALSE)",
-                  kind="bool", unit="",
+    results_range, labels_range = f"{col}{first + 1}:{col}{kit.MAX_ROW}", f"A{first + 1}:A{kit.MAX_ROW}"
+    failing = [key for key, passes in results.checks.items() if not passes]
+    sheet.row(Row("all", "All checks pass", formula=f"=IFERROR(AND({results_range}),FALSE)", kind="bool", unit="",
                   note="Every check below, including any added later. Shown on the Cover.", name="checks_all_pass",
                   bold=True, warn="false"), results.all_checks_pass)
+    sheet.row(Row("failed", "Checks that fail", formula=f"=COUNTIF({results_range},FALSE)", kind="count", unit="",
+                  note="Shown on the Cover.", name="checks_failed"), len(failing))
+    first_failing = labels[failing[0]] if failing else ""
+    sheet.row(Row("first_failed", "The first that fails", kind="text", unit="", name="checks_first_failed",
+                  formula=f'=IFERROR(INDEX({labels_range},MATCH(FALSE,{results_range},0)),"")',
+                  note="The Cover links to it."), first_failing)
+    first_row = (sheet.row_of(failing[0]) + 1) if failing else 0
+    sheet.row(Row("first_failed_row", "… its row", kind="count", unit="", name="checks_first_failed_row",
+                  formula=f"=IFERROR(MATCH(FALSE,{results_range},0)+{first},0)"), first_row)
     sheet.row_index = end
     return sheet
 
 
-def _check(sheet: kit.Sheet, check: Check, value: bool) -> None:
+def _check(sheet: kit.Sheet, check: Check, value: bool, name: str) -> None:
     sheet.row(Row(check.key, check.label, formula=f"=IFERROR({check.formula},FALSE)", kind="bool", unit="",
-              note=check.note, warn="false"),
-              value)
+                  note=check.note, name=name, warn="false"), value)

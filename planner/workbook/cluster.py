@@ -150,5 +150,5 @@ KEY_RESULTS = [
 CHECKS = [
     Check("cluster_pool_fits", "Separate pools: the serving pool (peak plus spare) fits in the cluster",
           formula="AND(ISNUMBER(cluster_gpus),ISNUMBER(cluster_inference_peak_gpus),ISNUMBER(cluster_spare),"
-          "cluster_pool_gpus<=cluster_gpus)", note="CEIL9(max D_h · (1 + r)) ≤ N"),
+          "cluster_pool_gpus<=cluster_gpus)", note="CEIL9(max D_h · (1 + r)) ≤ N", about=("cluster_",)),
 ]

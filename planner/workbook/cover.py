@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from planner import __version__
 from planner.workbook import kit
+from planner.tables import TABLES
 from planner.workbook.kit import KeyResult, Row
 
 HOW_TO_USE = [
@@ -15,15 +16,19 @@ HOW_TO_USE = [
     "Checks must all be TRUE: the master check below says so, in red when one fails.",
     "Estimates are illustrative: they follow published formulas (see Method), not a measurement of your system.",
 ]
-MASTER = Row("master", "Master check",
-             formula='=IF(checks_all_pass,"All checks pass","A check has failed: see Checks")',
-             kind="text", unit="", bold=True)
-NOT_AVAILABLE = "n/a: see Checks"  # a key result whose inputs are blank or out of range
+MASTER = Row("master", "Master check", kind="text", unit="", bold=True,
+             formula='=IF(checks_all_pass,"All checks pass",checks_failed&IF(checks_failed=1," check fails"," checks '
+                     'fail")&": see Checks")')
+FIRST_FAILED = Row("first_failed", "The first that fails (a link to it)", kind="text", unit="",
+                   formula="=IF(checks_failed=0,\"none\",HYPERLINK(\"#'Checks'!A\"&checks_first_failed_row,"
+                           "checks_first_failed))")
+NOT_AVAILABLE = kit.NOT_AVAILABLE  # a key result whose inputs fail their checks
 
 
 def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
     scenario = results.scenario
     sheet = book.sheet("Cover", [("Value", 20)], label_width=60, note_width=60, unit_width=4)
+    sheet.guarded = False  # its key results read named results, which say NOT_AVAILABLE themselves
     styles = book.styles
     sheet.title("LLM training and serving plan")
     ws = sheet.ws
@@ -40,8 +45,12 @@ def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
     sheet.skip()
 
     sheet.section("Master check")
-    sheet.row(MASTER, "All checks pass" if results.all_checks_pass else "A check has failed: see Checks")
+    failing = [key for key, passes in results.checks.items() if not passes]
+    count = f"{len(failing)} check{'s fail' if len(failing) != 1 else ' fails'}: see Checks"
+    sheet.row(MASTER, "All checks pass" if not failing else count)
     sheet.warn("failed", sheet.row_of("master"), sheet.last_col, sheet.row_of("master"), sheet.last_col)
+    labels = {check.key: check.label for table in TABLES for check in table.sheet.CHECKS}
+    sheet.row(FIRST_FAILED, labels[failing[0]] if failing else "none")
     sheet.skip()
 
     sheet.section("Key results")
@@ -54,6 +63,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
                       styles.value(result.kind, unit=result.unit))
         if result.kind == "bool":
             sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
+        sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)
         sheet.row_index += 1
     sheet.skip()
 

@@ -223,6 +223,7 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
     data_styles = [styles.value(kind) for _, _, kind in REQUEST_DATA]
     formula_styles = [styles.value(kind) for _, _, _, kind in REQUEST_FORMULAS]
     width = len(REQUEST_DATA)
+    needs: list = []
     for i in range(len(requests)):
         r = first + i
         for col in range(width):
@@ -232,7 +233,10 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
             else:
                 ws.write_number(r, col, value, data_styles[col])
         for j, (_, _, template, _) in enumerate(REQUEST_FORMULAS):
-            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j])
+            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j],
+                          needs=needs[j] if i else None)
+            if not i:  # every row's formulas read the same inputs: their guards are the first row's
+                needs.append(book.cell_needs[(sheet.name, kit.xl_rowcol_to_cell(r, width + j))])
     _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], 0, first,
                     first + len(requests) - 1)
 
@@ -335,5 +339,5 @@ KEY_RESULTS = [
 CHECKS = [
     Check("goodput_servers_acceptable_within_completed", "Servers: acceptable requests per hour at most completed",
           formula="SUMPRODUCT((goodput_server_acceptable_per_hour>goodput_server_completed_per_hour)*1)=0",
-          note="A request that meets the SLO was completed."),
+          note="A request that meets the SLO was completed.", about=("goodput_servers_",)),
 ]

@@ -20,6 +20,36 @@ from planner.method import Constant
 from planner.workbook import kit
 
 LARGEST_WHOLE_RULE = 2**31 - 1  # spreadsheets' whole-number validation stops here; beyond it a custom rule
+# What each dropdown's list is, in words; the Catalog blocks whose rows have a Valid column (a chosen row must hold
+# allowed values for its input's check to pass)
+CHOICE_WORDS = {"catalog_model_ids": "a model id from Catalog", "catalog_gpu_ids": "a GPU id from Catalog",
+                "catalog_strategy_ids": "ddp, zero1, zero2 or zero3",
+                "catalog_traffic_preset_ids": "a traffic preset id from Catalog",
+                "catalog_profile_ids": "a demand profile id from Catalog"}
+ROWS_CHECKED = ("catalog_model_ids", "catalog_gpu_ids", "catalog_traffic_preset_ids", "catalog_profile_ids")
+# Inputs typed in a larger unit than the scenario's (what a cell shows is what is typed): kind → (name suffix,
+# scale); the scenario's value is a formula of the typed cell, ROUND(typed · scale, 0)
+TYPED_IN = {"tera": ("trillions", 1e12, "1e12")}
+WORDS = ((1e18, "quintillion"), (1e15, "quadrillion"), (1e12, "trillion"), (1e9, "billion"), (1e6, "million"))
+
+
+def same_text(a, b) -> bool:
+    """EXACT(a, b) as a spreadsheet reckons it: both as text, numbers to 15 significant digits."""
+    def text(v):
+        if isinstance(v, bool):
+            return "TRUE" if v else "FALSE"
+        if isinstance(v, (int, float)):
+            return f"{v:.15g}"
+        return "" if v is None else str(v)
+    return text(a) == text(b)
+
+
+def plain_number(x: float) -> str:
+    """A limit as a reader says it: 1 million, 36,500, 0.001."""
+    for size, word in WORDS:
+        if abs(x) >= size and (x / size) == round(x / size, 3):
+            return f"{x / size:,g} {word}"
+    return f"{x:,.6f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):,}"
 
 
 @dataclass(frozen=True)
@@ -31,6 +61,8 @@ class Allowed:
     maximum: float | None = None
     choices: str | None = None  # a defined name listing the allowed ids
     optional: bool = False
+    kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
+    unit: str = ""
 
     @classmethod
     def of(cls, info: FieldInfo, *, optional: bool = False) -> "Allowed":
@@ -54,12 +86,20 @@ class Allowed:
             kind = "decimal"
         else:
             kind = "text"
-        return cls(kind, limits.get("ge"), limits.get("le"), choices, optional)
+        return cls(kind, limits.get("ge"), limits.get("le"), choices, optional, extra.get("kind", "number"),
+                   extra.get("unit", ""))
 
-    def validation(self) -> dict:
-        """XlsxWriter data validation: a dropdown or a range; blanks refused."""
+    def scaled(self, scale: float, unit: str) -> "Allowed":
+        """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
+        return Allowed("decimal", self.minimum / scale, self.maximum / scale, None, self.optional, "decimal", unit)
+
+    def validation(self, title: str = "") -> dict:
+        """XlsxWriter data validation: a dropdown or a range; blanks refused; with `title`, a prompt (the input's
+        label and what is allowed) shown when the cell is selected."""
         lo, hi = self.minimum, self.maximum
         common = {"ignore_blank": self.optional}
+        if title:
+            common |= {"input_title": title[:32], "input_message": self.words()[:255]}
         if self.type == "bool":
             return {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
                     "error_message": "Choose TRUE or FALSE.", **common}
@@ -87,10 +127,10 @@ class Allowed:
         if self.type == "bool":  # LibreOffice has no logical type: a 2 pasted into a TRUE/FALSE cell is "logical"
             rule = f"IF(ISLOGICAL({ref}),OR({ref}=TRUE,{ref}=FALSE),FALSE)"
         elif self.type == "choice":
-            rule = f"AND(ISTEXT({ref}),ISNUMBER(MATCH({ref},{self.choices},0)))"
+            rule = self._listed(ref)
         elif self.type in ("choice_or_number", "choice_or_whole"):
             whole = f",{ref}=INT({ref})" if self.type == "choice_or_whole" else ""
-            rule = (f"OR(AND(ISTEXT({ref}),ISNUMBER(MATCH({ref},{self.choices},0))),"
+            rule = (f"OR({self._listed(ref)},"
                     f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE))")
         elif self.type == "text":
             rule = f"AND(ISTEXT({ref}),LEN({ref})>=1,LEN({ref})<=64)"
@@ -99,20 +139,34 @@ class Allowed:
             rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
+    def _listed(self, ref: str) -> str:
+        """An id in the dropdown's list (and its Catalog row valid, where rows are checked); IF, not AND, so a
+        number typed instead never reaches the lookup (AND would pass its #N/A on)."""
+        found = f"MATCH({ref},{self.choices},0)"
+        listed = f"INDEX({self.choices.removesuffix('_ids')}_valid,{found})=TRUE" if self.choices in ROWS_CHECKED \
+            else "TRUE"
+        return f"IF(ISTEXT({ref}),IF(ISNUMBER({found}),{listed},FALSE),FALSE)"
+
     def words(self) -> str:
-        """What is allowed, in words (shown when a value is refused, and on the Checks sheet)."""
+        """What is allowed, in words and plain numbers (shown when a value is refused or the cell is selected, and
+        on the Checks sheet)."""
         blank = " or blank" if self.optional else ""
+        unit = f" {self.unit}" if self.unit and self.kind != "percent" else ""
         if self.type == "bool":
             return "TRUE or FALSE."
         if self.type == "choice":
-            return f"One of {self.choices}{blank}."
+            return f"One of: {CHOICE_WORDS.get(self.choices, self.choices)}{blank}."
         if self.type in ("choice_or_number", "choice_or_whole"):
             what = "a whole number" if self.type == "choice_or_whole" else "a number"
-            return f"One of {self.choices}, or {what} from {self.minimum:,g} to {self.maximum:,g}."
+            return (f"{CHOICE_WORDS.get(self.choices, self.choices).capitalize()}, or {what}{unit} from "
+                    f"{plain_number(self.minimum)} to {plain_number(self.maximum)}.")
         if self.type == "text":
             return "Text of 1 to 64 characters."
+        if self.kind == "percent":
+            return (f"A share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} % "
+                    f"(type 40 % or 0.4){blank}.")
         what = "A whole number" if self.type == "whole" else "A number"
-        return f"{what} from {self.minimum:,g} to {self.maximum:,g}{blank}."
+        return f"Between {plain_number(self.minimum)} and {plain_number(self.maximum)}{unit}: {what.lower()}{blank}."
 
 
 def _limits(annotation, metadata) -> dict[str, float]:
@@ -169,6 +223,19 @@ class Input:
     def name(self) -> str:
         return self.path.replace(".", "_")
 
+    # What the cell holds: the value itself, or for a large count the value in the unit shown (TYPED_IN)
+    @property
+    def typed_name(self) -> str:
+        return f"{self.name}_{TYPED_IN[self.kind][0]}" if self.kind in TYPED_IN else self.name
+
+    @property
+    def typed_value(self) -> Any:
+        return self.value / TYPED_IN[self.kind][1] if self.kind in TYPED_IN else self.value
+
+    @property
+    def typed_allowed(self) -> Allowed:
+        return self.allowed.scaled(TYPED_IN[self.kind][1], self.unit) if self.kind in TYPED_IN else self.allowed
+
 
 def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Input]:
     """The inputs of a scenario section: each declared field (one with a label), sub-sections and list items in
@@ -192,11 +259,13 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
 
 def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Constant, Any]],
                        sections: list[tuple[str, list[Input]]]) -> kit.Sheet:
-    """Inputs: the general block (model, GPU, the looked-up price, the currency), then each table's sections."""
-    sheet = book.sheet("Inputs", [("Value", 20)])
+    """Inputs: the general block (model, GPU, the looked-up price, the currency), then each table's sections; each
+    input beside its value when the workbook was generated and whether it has changed since."""
+    sheet = book.sheet("Inputs", [("Value", 20), ("When generated", 16), ("Changed", 10)])
+    sheet.scalar_col = 1
     sheet.title("Inputs", "Blue cells on pale yellow are inputs: change them and every sheet follows. Catalog "
                 "values (models, GPUs, prices, presets, profiles) are inputs too, on the Catalog sheet.")
-    sheet.header(["Value"], freeze=True)
+    sheet.header(["Value", "When generated", "Changed"], freeze=True)
     sheet.section("Model, GPU and price")
     for item, value in general:
         _write(sheet, item, value)
@@ -211,8 +280,24 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
 
 def _write(sheet: kit.Sheet, item, value) -> None:
     if isinstance(item, Input):
-        sheet.input(item.name, item.label, value, kind=item.kind, unit=item.unit, note=item.note,
-                    validation=item.allowed.validation())
+        typed = item.typed_value
+        r = sheet.row_index
+        sheet.input(item.typed_name, item.label, typed, kind="decimal" if item.kind in TYPED_IN else item.kind,
+                    unit=item.unit, note=item.note, validation=item.typed_allowed.validation(item.label),
+                    check=item.name)
+        styles = sheet.book.styles
+        then = sheet.book.as_generated.get(item.typed_name, typed)
+        sheet.value_cell(r, 2, then, styles.value(item.kind if item.kind not in TYPED_IN else "decimal",
+                                                  constant=True), None)
+        typed_cell, generated = kit.xl_rowcol_to_cell(r, 1), kit.xl_rowcol_to_cell(r, 2)
+        sheet.formula(r, 3, f"=NOT(EXACT({typed_cell},{generated}))", not same_text(typed, then),
+                      styles.value("bool"))
+        sheet.warn("changed", r, 3, r, 3)
+        if item.kind in TYPED_IN:  # the scenario's value, converted from the unit shown
+            _, scale, written = TYPED_IN[item.kind]
+            sheet.row(kit.Row(item.name, "… as a count", formula=f"=ROUND({item.typed_name}*{written},0)",
+                              kind="count", unit=item.unit.split(" ", 1)[-1],
+                              note=f"The typed value × {written}: what the formulas read.", name=item.name), value)
     elif isinstance(item, Constant):
         sheet.constant(item.name, item.label, item.value, kind="text" if isinstance(item.value, str) else "number",
                        unit=item.unit, note=item.source)

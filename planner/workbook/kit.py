@@ -103,6 +103,7 @@ class Styles:
         self.text = wb.add_format({"text_wrap": True, "valign": "top"})
         self.link = wb.add_format({"font_color": "#0563C1", "underline": 1})
         self.warning = wb.add_format({"font_color": WARNING_RED, "bold": True})
+        self.changed = wb.add_format({"font_color": "#C65911", "bold": True})  # an input edited since generation
 
     def value(self, kind: str = "number", *, input: bool = False, constant: bool = False, bold: bool = False,
               unit: str | None = ""):
@@ -183,6 +184,7 @@ class Check:
     _: KW_ONLY
     formula: str
     note: str = ""
+    about: tuple[str, ...] = ()  # inputs (name prefixes) this rule is about: their named results need it too
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,52 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
     return Formula("=" + "&".join(parts), "".join(texts))
 
 
+# Guards: no number from a failed input ---------------------------------------------------------------------------
+# Every input has a check on the Checks sheet, named ok_<input> (a Catalog block's: ok_<block prefix>; a rule that
+# joins inputs: ok_<check key>). A formula cell is guarded by the checks of every input it depends on, directly or
+# through other cells: =IF(AND(ok_a,ok_b),<formula>,""). While one fails the cell is blank (a named result says
+# NOT_AVAILABLE), never an error value or a plausible number, and the sheet's banner says why.
+NOT_AVAILABLE = "n/a: see Checks"
+BANNER = "An input fails its check: see Checks"
+_STRINGS = re.compile(r'"(?:[^"]|"")*"')
+_NAME = re.compile(r"(?<![A-Za-z0-9_.$!'])([a-z_][a-z0-9_]*)(?![A-Za-z0-9_(!])")
+_CELL = re.compile(r"(?<![A-Za-z0-9_.$!'])(\$?[A-Z]{1,3}\$?[0-9]+)(?::(\$?[A-Z]{1,3}\$?[0-9]+))?(?![A-Za-z0-9_(!])")
+_LOOKUP = re.compile(r"MATCH\(([a-z_][a-z0-9_]*),(catalog_[a-z_]+?)_ids,0\)")
+
+
+def ok_name(key: str) -> str:
+    """The defined name of a check's cell on the Checks sheet."""
+    return f"ok_{key}"
+
+
+_GUARD = re.compile(r"IF\((?:AND\((?:ok_[a-z0-9_]+,)*ok_[a-z0-9_]+\)|ok_[a-z0-9_]+),")
+
+
+def unguarded(formula: str) -> str:
+    """A formula without its guards, as a message shows it: =IF(AND(ok_a,ok_b),X,"") → =X, wherever they sit."""
+    while (match := _GUARD.search(formula)) is not None:
+        depth, i, quoted, comma = 1, match.end(), False, None
+        while i < len(formula) and depth:
+            c = formula[i]
+            if c == '"':
+                quoted = not quoted
+            elif not quoted and c in "(,)":
+                depth += {"(": 1, ")": -1}.get(c, 0)
+                if c == "," and depth == 1:
+                    comma = i
+            i += 1
+        if depth or comma is None:
+            return formula
+        formula = formula[:match.start()] + formula[match.end():comma] + formula[i:]
+    return formula
+
+
+def all_of(names) -> str:
+    """A condition that holds while every named check does."""
+    names = sorted(names)
+    return names[0] if len(names) == 1 else f"AND({','.join(names)})"
+
+
 # The workbook ---------------------------------------------------------------------------------------------------
 @dataclass
 class Book:
@@ -256,7 +304,16 @@ class Book:
     values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
     scenario_line: Formula | None = None  # what every sheet's second row says
     catalog_rows: dict[str, int] = field(default_factory=dict)  # Catalog ids name → rows an edited workbook had
+    as_generated: dict[str, Any] = field(default_factory=dict)  # an input's name → its value when an edited workbook
+    # was generated (Inputs' "When generated" column); otherwise the value written
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
+    # Guards (see NOT_AVAILABLE): what each defined name and each formula cell needs, as the checks' names
+    needs: dict[str, frozenset] = field(default_factory=dict)
+    cell_needs: dict[tuple[str, str], frozenset] = field(default_factory=dict)
+    choices: dict[str, str] = field(default_factory=dict)  # an input's name → the ids name its dropdown lists
+    catalog_checks: dict[str, str | None] = field(default_factory=dict)  # Catalog block prefix → its check's name
+    gates: dict[str, set] = field(default_factory=dict)  # an input's check → checks of rules about that input
+    headline: set = field(default_factory=set)  # the named results the rules' checks gate too
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
@@ -279,6 +336,28 @@ class Book:
         self.sheets[name] = Sheet(self, ws, name, list(columns), label_width, note_width, unit_width)
         return self.sheets[name]
 
+    def needs_of(self, sheet: str, formula: str) -> frozenset:
+        """The checks a formula's value depends on: those of the named inputs and cells it reads, of the cells of
+        its own sheet it reads, and of the Catalog rows it looks up (the chosen entry's row through the input that
+        chooses it, else every row of the block)."""
+        text = _STRINGS.sub('""', formula)
+        found: set = set()
+        chosen = {prefix: self.needs[name] for name, prefix in _LOOKUP.findall(text)
+                  if self.choices.get(name) == f"{prefix}_ids"}  # an input whose check covers its row
+        for name in _NAME.findall(text):
+            if name in self.needs:
+                found |= self.needs[name]
+            elif name.startswith("catalog_"):
+                prefix = max((p for p in self.catalog_checks if name.startswith(p + "_")), key=len, default=None)
+                if prefix in chosen:
+                    found |= chosen[prefix]
+                elif prefix is not None and self.catalog_checks[prefix]:
+                    found.add(self.catalog_checks[prefix])
+        for first, last in _CELL.findall(text):
+            for cell in _cells(first, last or first):
+                found |= self.cell_needs.get((sheet, cell), frozenset())
+        return frozenset(found)
+
     def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
         if name in self.names:
             raise ValueError(f"defined name {name} written twice")
@@ -294,6 +373,16 @@ class Book:
 
 
 TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range))?\}")
+
+
+def _cells(first: str, last: str):
+    """The A1 addresses of a range, without $."""
+    from xlsxwriter.utility import xl_cell_to_rowcol
+
+    (r1, c1), (r2, c2) = xl_cell_to_rowcol(first.replace("$", "")), xl_cell_to_rowcol(last.replace("$", ""))
+    for r in range(min(r1, r2), max(r1, r2) + 1):
+        for c in range(min(c1, c2), max(c1, c2) + 1):
+            yield xl_rowcol_to_cell(r, c)
 
 
 @dataclass
@@ -327,6 +416,9 @@ class Sheet:
     charted: set[int] = field(default_factory=set)  # sections with a chart: kept on one page with their table
     heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
     label_chars: int = 0  # the longest label written in column A
+    guarded: bool = True  # formulas are guarded by the checks of the inputs they need (not on Checks, Catalog, …)
+    scalar_col: int | None = None  # where scalar rows and named values go (None: the last value column)
+    banner_row: int | None = None  # where the title leaves room for "an input fails its check"
 
     def __post_init__(self):
         for i, (_, width) in enumerate(self.columns, start=1):
@@ -349,6 +441,10 @@ class Sheet:
     @property
     def last_col(self) -> int:  # the scenario's own column
         return max(len(self.columns), 1)
+
+    @property
+    def own_col(self) -> int:  # where a scalar row or a named value is written
+        return self.last_col if self.scalar_col is None else self.scalar_col
 
     @property
     def unit_col(self) -> int:
@@ -374,8 +470,19 @@ class Sheet:
         self.heights[row] = points
 
     def finish(self) -> None:
-        """Fit column A to its labels, and break printed pages only before a section with a chart that would not
-        fit on the current page, so a table and the chart under it print on one page."""
+        """The banner, saying so while an input this sheet needs fails its check; column A fitted to its labels;
+        printed pages broken only before a section with a chart that would not fit on the current page, so a table
+        and the chart under it print on one page."""
+        if self.guarded and self.banner_row is not None:
+            needs = set().union(*(n for (sheet, _), n in self.book.cell_needs.items() if sheet == self.name))
+            if needs:
+                banner = f'=IF({all_of(needs)},"","{BANNER}")'
+                self.ws.merge_range(self.banner_row, 0, self.banner_row, min(self.note_col, 6), "",
+                                    self.book.styles.warning)
+                self.ws.write_formula(self.banner_row, 0, banner, self.book.styles.warning, "")
+                cell = xl_rowcol_to_cell(self.banner_row, 0)
+                self.book.formulas[(self.name, cell)] = ""
+                self.book.texts[(self.name, cell)] = banner
         label_width = min(max(self.label_width, self.label_chars * 1.05 + 2), 90)
         self.ws.set_column(0, 0, label_width)
         widths = [label_width] + [w for _, w in self.columns] + [self.unit_width, self.note_width]
@@ -409,6 +516,7 @@ class Sheet:
             self.ws.write_string(self.row_index, 0, subtitle, styles.subtitle)
             self.row_index += 1
         self.ws.freeze_panes(self.row_index, 1)  # the titles and the label column stay in view
+        self.banner_row = self.row_index
         self.row_index += 1
 
     def section(self, text: str) -> None:
@@ -454,13 +562,23 @@ class Sheet:
         self.row_index += 1
 
     # Cells ------------------------------------------------------------------------------------------------
-    def formula(self, row: int, col: int, formula: str, value: Any, style) -> str:
-        """Write one formula with the engine's value as its cached result; returns the cell's A1 address."""
+    def formula(self, row: int, col: int, formula: str, value: Any, style, *, needs: frozenset | None = None,
+                fallback: str = "", gated: bool = False) -> str:
+        """Write one formula with the engine's value as its cached result; returns the cell's A1 address. On a
+        guarded sheet the formula is guarded by the checks it needs (given, or read from the formula): blank, or
+        `fallback`, while one fails; `gated` adds the checks of rules about those inputs (a named result)."""
         value = plain(value)
         if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
-        self.ws.write_formula(row, col, formula, style, value)
         cell = xl_rowcol_to_cell(row, col)
+        if self.guarded:
+            needs = self.book.needs_of(self.name, formula) if needs is None else needs
+            if gated:
+                needs = needs | {gate for need in needs for gate in self.book.gates.get(need, ())}
+            self.book.cell_needs[(self.name, cell)] = needs
+            if needs:
+                formula = f'=IF({all_of(needs)},{formula[1:]},"{fallback}")'
+        self.ws.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
         self.book.texts[(self.name, cell)] = formula
         return cell
@@ -500,19 +618,24 @@ class Sheet:
         r = self.row_index
         style = self.book.styles.value(spec.kind, bold=spec.bold)
         self._label(r, spec.label)
-        if spec.per_column:
+        guard = {"fallback": NOT_AVAILABLE if spec.name else "", "gated": spec.name in self.book.headline}
+        if spec.per_column:  # one formula copied across: the guard of every column's cell alike
             values = list(value)
-            cells = [self.formula(r, c, self.expand(spec.formula, r, c), v, style)
-                     for c, v in zip(self.value_cols, values, strict=True)]
+            formulas = [self.expand(spec.formula, r, c) for c in self.value_cols]
+            needs = frozenset().union(*(self.book.needs_of(self.name, f) for f in formulas))
+            cells = [self.formula(r, c, f, v, style, needs=needs, **guard)
+                     for c, f, v in zip(self.value_cols, formulas, values, strict=True)]
             self.places[spec.key] = Place("row", r, 1, r, len(values))
             own = cells[-1]
             self.warn(spec.warn, r, 1, r, len(values))
         else:
-            own = self.formula(r, self.last_col, self.expand(spec.formula, r, self.last_col), value, style)
-            self.places[spec.key] = Place("cell", r, self.last_col, r, self.last_col, spec.name)
-            self.warn(spec.warn, r, self.last_col, r, self.last_col)
+            c = self.own_col
+            own = self.formula(r, c, self.expand(spec.formula, r, c), value, style, **guard)
+            self.places[spec.key] = Place("cell", r, c, r, c, spec.name)
+            self.warn(spec.warn, r, c, r, c)
         self._unit_and_note(r, spec.shown_unit, spec.note)
         if spec.name:
+            self.book.needs[spec.name] = self.book.cell_needs.get((self.name, own), frozenset())
             self.book.define(spec.name, self.name, own, value if not spec.per_column else value[-1])
         self.row_index += 1
         return own
@@ -528,9 +651,11 @@ class Sheet:
         corner = xl_rowcol_to_cell(first_row, first_col)
         rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
                 "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
-                "failed": "=NOT(IFERROR(checks_all_pass,FALSE))"}[warn]
+                "failed": "=NOT(IFERROR(checks_all_pass,FALSE))",
+                "changed": f"=AND(ISLOGICAL({corner}),{corner})"}[warn]
+        style = self.book.styles.changed if warn == "changed" else self.book.styles.warning
         self.ws.conditional_format(first_row, first_col, last_row, last_col,
-                                   {"type": "formula", "criteria": rule, "format": self.book.styles.warning})
+                                   {"type": "formula", "criteria": rule, "format": style})
 
     def heading_row(self, labels: Sequence[str], *, height: float = 30) -> int:
         """A row of bold, wrapped column headings from column A; returns its 0-based row."""
@@ -587,18 +712,24 @@ class Sheet:
             if lines > 1:
                 self.set_height(row, 15 * lines)
 
-    def input(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str, validation: dict) -> str:
-        """An input cell: blue on pale yellow, unlocked, validated, with a workbook-level name."""
+    def input(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str, validation: dict,
+              check: str | None = None) -> str:
+        """An input cell: blue on pale yellow, unlocked, validated, with a workbook-level name; what reads it needs
+        its check (ok_<name>, or ok_<check>)."""
+        self.book.needs[name] = frozenset({ok_name(check or name)})
+        if validation.get("validate") == "list" and str(validation.get("source", "")).startswith("=catalog_"):
+            self.book.choices[name] = validation["source"][1:]
         return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit, note,
                                  validation)
 
     def constant(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str) -> str:
         """A fixed, named value (a method constant, the currency): grey, locked, read by formulas by name."""
+        self.book.needs[name] = frozenset()
         return self._named_value(name, label, value, self.book.styles.value(kind, constant=True), unit, note, None)
 
     def _named_value(self, name: str, label: str, value: Any, style, unit: str, note: str,
                      validation: dict | None) -> str:
-        r, c = self.row_index, self.last_col
+        r, c = self.row_index, self.own_col
         self._label(r, label)
         self.value_cell(r, c, value, style, validation)
         self._unit_and_note(r, unit, note)

@@ -180,11 +180,12 @@ KEY_RESULTS = [
 
 CHECKS = [
     Check("memory_data_parallel_whole", "Data-parallel degree N / (t·p) is a whole number ≥ 1",
-          formula="AND(memory_data_parallel>=1,memory_data_parallel=INT(memory_data_parallel))"),
+          formula="AND(memory_data_parallel>=1,memory_data_parallel=INT(memory_data_parallel))",
+          about=("memory_gpus", "memory_tensor_parallel", "memory_pipeline_parallel")),
     Check("memory_tensor_parallel_divides_heads", "Tensor parallel t divides the model's attention heads",
-          formula="MOD(model_heads,memory_tensor_parallel)=0"),
+          formula="MOD(model_heads,memory_tensor_parallel)=0", about=("memory_tensor_parallel",)),
     Check("memory_pipeline_within_layers", "Pipeline parallel p is at most the model's layers",
-          formula="memory_pipeline_parallel<=model_layers"),
+          formula="memory_pipeline_parallel<=model_layers", about=("memory_pipeline_parallel",)),
     Check("serving_tensor_parallel_divides_heads", "Serving tensor parallel t_s divides the attention heads",
-          formula="MOD(model_heads,serving_tensor_parallel)=0"),
+          formula="MOD(model_heads,serving_tensor_parallel)=0", about=("serving_tensor_parallel",)),
 ]
