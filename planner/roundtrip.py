@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.errors import section_class
 from planner.tables import TABLES
-from planner.workbook.catalog_sheet import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.catalog_sheet import BLOCKS, PROFILES, TRAFFIC_PRESETS
 from planner.workbook.inputs import TYPED_IN
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
@@ -125,18 +125,22 @@ class _Book:
 
 
 def _catalog(book: _Book, where: dict) -> dict:
-    """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section."""
+    """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section. A blank where a value
+    is required comes back as "" (never as the shipped value), so the scenario refuses it naming its cell."""
     section: dict = {}
-    for key, block_spec in (("models", MODELS), ("gpus", GPUS)):
+    for block_spec in (block for block in BLOCKS if block.shape == "fields"):
+        key = block_spec.section
         ids = [row[0] for row in book.cells(block_spec.ids)]
-        columns = {c.key: [row[0] for row in book.cells(block_spec.name(c))] for c in block_spec.columns
-                   if c.allowed is not None}
+        columns = {c.key: ([row[0] for row in book.cells(block_spec.name(c))], c.allowed.optional)
+                   for c in block_spec.columns if c.allowed is not None}
         for i, id_cell in enumerate(ids):
             if id_cell.value in (None, ""):
                 continue
             entry = {}
-            for field, cells in columns.items():
+            for field, (cells, optional) in columns.items():
                 value = _typed(cells[i])
+                if value is None and not optional:
+                    value = ""
                 if value is not FORMULA and value is not None:
                     entry[field] = value
                     where[("catalog", key, str(id_cell.value), field)] = book.address(cells[i])
@@ -146,13 +150,14 @@ def _catalog(book: _Book, where: dict) -> dict:
     tokens = [row[0] for row in book.cells(TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
     for id_cell, cell in zip(ids, tokens):
         if id_cell.value not in (None, ""):
-            section.setdefault("traffic_presets", {})[str(id_cell.value)] = cell.value
+            section.setdefault("traffic_presets", {})[str(id_cell.value)] = "" if cell.value is None else cell.value
             where[("catalog", "traffic_presets", str(id_cell.value))] = book.address(cell)
     ids = book.cells(PROFILES.ids)[0]
     hours = book.cells(PROFILES.name(PROFILES.columns[0]))
     for col, id_cell in enumerate(ids):
         if id_cell.value not in (None, ""):
-            section.setdefault("profiles", {})[str(id_cell.value)] = [row[col].value for row in hours]
+            section.setdefault("profiles", {})[str(id_cell.value)] = ["" if row[col].value is None else row[col].value
+                                                                      for row in hours]
             where[("catalog", "profiles", str(id_cell.value))] = book.address(id_cell)
     return section
 
@@ -161,14 +166,14 @@ def _catalog(book: _Book, where: dict) -> dict:
 class WorkbookData:
     """What a planner workbook holds, read in one pass: the scenario data its input cells and Catalog hold, as typed
     (not yet validated); where each key came from (Sheet!A1 (name)), for messages; the benchmark logs its Requests
-    sheet holds (or None); and how many rows (profiles: columns) each Catalog block has, empty ones included, so the
+    sheet holds (or None); and each Catalog block's ids in sheet order, empty rows included, so the
     workbook it is compared with is built with the same and a row typed into an empty one moves no cell."""
 
     source: str
     data: dict
     where: dict
     external: dict  # table key → its external data as the workbook holds it (Goodput's logs), or None
-    catalog_rows: dict[str, int]
+    catalog_rows: dict[str, list[str]]  # each Catalog block's ids in sheet order, "" for an empty row
     generated: dict = None  # an input cell's name → its "When generated" value (Inputs, beside it)
 
     def scenario(self) -> Scenario:
@@ -211,8 +216,8 @@ def workbook_data(path: Path) -> WorkbookData:
         data["catalog"] = _catalog(reader, where)
         external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, str(path)) for t in TABLES
                     if t.inputs.EXTERNAL is not None}
-        rows = {block.ids: sum(len(row) for row in reader.cells(block.ids))
-                for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
+        rows = {block.ids: [str(cell.value) if cell.value not in (None, "") else "" for row in reader.cells(block.ids)
+                            for cell in row] for block in BLOCKS}
     finally:
         book.close()
     return WorkbookData(str(path), data, where, external, rows, generated)

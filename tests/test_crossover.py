@@ -176,7 +176,8 @@ def test_html_says_when_the_crossing_falls_beyond_the_horizon():
                          "0.001"),
     ("{serving_mfu: 1.5}", "crossover.serving_mfu: value 1.5 is not allowed: Input should be less than or equal "
                            "to 1"),
-    ("{serving_mfu: 10%}", "crossover.serving_mfu: value '10%' is not allowed: Input should be a valid number"),
+    ("{serving_mfu: 10%}", "crossover.serving_mfu: value '10%' is not allowed: the word roofline, or a number "
+                           "(0.10 for 10 %)"),
     ("{horizon_days: 0}", "crossover.horizon_days: value 0 is not allowed: Input should be greater than or equal "
                           "to 1"),
     ("{horizon_days: 36501}", "crossover.horizon_days: value 36501 is not allowed: Input should be less than or "
@@ -199,3 +200,18 @@ def test_bad_crossover_inputs_exit_2(tmp_path, section, fragment):
 def test_bad_traffic_presets_exit_2(tmp_path, presets, fragment):
     output, path = refused(tmp_path, f"name: x\ncatalog:\n  traffic_presets: {presets}\n")
     assert fragment in output and f"{path}:3" in output
+
+
+def test_totals_over_the_horizon_by_hand():
+    """Finance's totals: 8B served at popular-app traffic (1e11 tokens a day) at 10 % serving MFU on an H100 at
+    2.00 for 730 days, beside the training cost (527,772.48 GPU-hours at 40 % MFU)."""
+    from planner.engine import compute
+    from planner.scenario import DEFAULT
+
+    headline = compute(DEFAULT).headline
+    serving_hours_a_day = 2 * 8_030_261_248 * 1e11 / (989e12 * 0.10 * 3600)  # 4,510.9 GPU-hours a day
+    training = 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.40 * 3600) * 2.00  # $1,055,545
+    assert headline["crossover_serving_cost_over_horizon"] == pytest.approx(730 * serving_hours_a_day * 2.00)
+    assert headline["crossover_total_cost_over_horizon"] == pytest.approx(training + 730 * serving_hours_a_day * 2)
+    assert headline["crossover_serving_cost_per_million_tokens"] == pytest.approx(serving_hours_a_day * 2 / 1e5)
+    assert round(headline["crossover_serving_cost_over_horizon"]) == 6_585_879  # 730 × 4,510.9 × 2.00

@@ -82,8 +82,10 @@ def test_an_incomplete_new_catalog_row_is_reported_with_its_cell(default_workboo
         ("catalog_gpu", "", "ids", "gb200"), ("catalog_gpu", "gb200", "memory_gb", 186)]))
     with pytest.raises(ScenarioError) as error:
         scenario_from_workbook(edited)
-    assert "catalog.gpus.gb200: a new GPU needs peak_tflops, hbm_tbps" in str(error.value)
-    assert f"{edited}: Catalog!A" in str(error.value)
+    # each blank cell named: never a silent default
+    for column, key in (("C", "peak_tflops"), ("D", "hbm_tbps"), ("E", "price_per_hour")):
+        assert f"{edited}: Catalog!{column}" in str(error.value)
+        assert f"catalog.gpus.gb200.{key}: blank, where a value is needed" in str(error.value)
 
 
 def test_true_and_false_as_libreoffice_saves_them_read_back(default_workbook, tmp_path):

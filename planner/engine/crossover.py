@@ -12,12 +12,14 @@ import numpy as np
 
 from planner.engine.hours import cost, gpu_hours
 from planner.engine.values import plain
+from planner.inputs.crossover import ROOFLINE
 from planner.method import Constant, Method
 
 # Operations per parameter per served token: the forward pass alone, 2 (Kaplan et al. 2020, C_forward ≈ 2N).
 SERVING_OPS = 2
 STEPS = 100  # the cumulative table's rows: day_i = i · horizon / 100, i = 0 … 100
 NEVER = "never"  # the crossing day without traffic, in the engine, the sheet, the JSON and the HTML alike
+NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
 
 
 def served_tokens_per_day(choice, presets: dict) -> float:
@@ -28,6 +30,12 @@ def served_tokens_per_day(choice, presets: dict) -> float:
 def serving_flops_per_day(params, tokens_per_day):
     """2·Ψ·D."""
     return SERVING_OPS * params * np.asarray(tokens_per_day, dtype=float)
+
+
+def serving_mfu(scenario, tables) -> float:
+    """The serving MFU: the number given, or with `roofline` the Serving table's achieved MFU at its users (§6)."""
+    given = scenario.crossover.serving_mfu
+    return tables["serving"].scalars["mfu"] if given == ROOFLINE else given
 
 
 def crossing_day(paid_once, per_day):
@@ -46,8 +54,12 @@ class CrossoverTable:
 
     @property
     def headline(self) -> dict:
-        return {"crossover_day_flops": self.scalars["day_flops"],
-                "crossover_day_gpu_hours": self.scalars["day_gpu_hours"]}
+        s = self.scalars
+        return {"crossover_serving_mfu_used": s["serving_mfu_used"],
+                "crossover_day_flops": s["day_flops"], "crossover_day_gpu_hours": s["day_gpu_hours"],
+                "crossover_serving_cost_over_horizon": s["serving_cost_over_horizon"],
+                "crossover_total_cost_over_horizon": s["total_cost_over_horizon"],
+                "crossover_serving_cost_per_million_tokens": s["serving_cost_per_million_tokens"]}
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -66,16 +78,23 @@ def compute(scenario, tables) -> CrossoverTable:
 
     tokens = served_tokens_per_day(c.tokens_per_day, presets)
     per_day_flops = serving_flops_per_day(params, tokens)
-    per_day_hours = gpu_hours(per_day_flops, gpu.peak_tflops, c.serving_mfu)
+    mfu = serving_mfu(scenario, tables)
+    per_day_hours = gpu_hours(per_day_flops, gpu.peak_tflops, mfu)
     break_even = flops / (SERVING_OPS * params)
     scalars = {
-        "tokens_per_day": tokens, "serving_flops_per_day": per_day_flops,
+        "serving_mfu_used": mfu, "tokens_per_day": tokens, "serving_flops_per_day": per_day_flops,
         "serving_gpu_hours_per_day": per_day_hours, "serving_cost_per_day": cost(per_day_hours, price),
         "training_flops": flops, "training_gpu_hours": hours, "training_cost": cost(hours, price),
         "break_even_tokens": break_even, "break_even_over_training_tokens": break_even / scenario.hours.tokens,
         "day_flops": crossing_day(flops, per_day_flops), "day_gpu_hours": crossing_day(hours, per_day_hours),
         "horizon_days": c.horizon_days,
     }
+    # what finance asks first: serving over the horizon, training paid (Hours' cost, allocated), and per token
+    serving_cost = c.horizon_days * scalars["serving_cost_per_day"]
+    scalars |= {"serving_cost_over_horizon": serving_cost,
+                "total_cost_over_horizon": tables["hours"].scalars["cost"] + serving_cost,
+                "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0
+                else scalars["serving_cost_per_day"] / tokens * 1e6}
 
     day = np.arange(STEPS + 1) * c.horizon_days / STEPS
     ones = np.ones_like(day)
@@ -90,7 +109,7 @@ def compute(scenario, tables) -> CrossoverTable:
     rows = []
     for preset, preset_tokens in presets.items():
         preset_flops = serving_flops_per_day(params, preset_tokens)
-        preset_hours = gpu_hours(preset_flops, gpu.peak_tflops, c.serving_mfu)
+        preset_hours = gpu_hours(preset_flops, gpu.peak_tflops, mfu)
         rows.append({"preset": preset, "tokens_per_day": plain(preset_tokens),
                      "serving_gpu_hours_per_day": plain(preset_hours),
                      "day_flops": plain(crossing_day(flops, preset_flops)),
@@ -117,6 +136,9 @@ METHOD = Method(
         "Cumulative table: day_i = i · horizon / 100 for i = 0 … 100; training flat at C and H, serving "
         "day · its daily operations and GPU-hours, their total; cost = GPU-hours × the GPU's price per GPU-hour.",
         "Without traffic (D = 0) serving never overtakes training: the crossing days read \"never\".",
+        "Totals: serving cost over the horizon = horizon days × serving cost per day; the total = Hours' training "
+        "cost (the allocated GPU-hours at the price) + that; serving cost per million served tokens = serving cost "
+        "per day / D × 1e6 (\"no traffic\" when D = 0).",
     ],
     sources=[
         "Kaplan et al. 2020, Scaling Laws for Neural Language Models (arXiv 2001.08361): a forward pass costs about "

@@ -75,7 +75,8 @@ def shown(value, kind: str, symbol: str = "$") -> str:
                "tera": lambda v: f"{v / 1e12:,.1f}", "money0": lambda v: money(v, symbol),
                "money": lambda v: money(v, symbol, 2), "money5": lambda v: money(v, symbol, 5),
                "ratio": lambda v: f"{v:.2f}", "tenths": lambda v: f"{v:,.1f}",
-               "decimal": lambda v: f"{v:,.4g}", "number": lambda v: f"{v:,.2f}"}
+               "decimal": lambda v: f"{v:,.4g}", "number": lambda v: f"{v:,.2f}",
+               "count": lambda v: f"{v:,.0f}", "params": lambda v: f"{v:,.0f}"}
     return formats.get(kind, number)(value)
 
 

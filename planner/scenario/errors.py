@@ -103,6 +103,8 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
         return (f"{at}: {key}: {error['ctx']['actual_length']:,} {things}; at most {error['ctx']['max_length']:,} "
                 f"are allowed here")
     message = error["msg"].removeprefix("Value error, ")
+    if error["input"] == "" and kind != "string_too_short":
+        return f"{at}: {key}: blank, where a value is needed ({message.lower()})"
     if isinstance(error["input"], (dict, list)):
         return f"{at}: {key}: {message}"
     return f"{at}: {key}: value {quoted(error['input'])} is not allowed: {message}"

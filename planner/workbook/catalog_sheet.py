@@ -20,7 +20,7 @@ from planner.scenario.declare import Fraction
 from planner.workbook import kit
 from planner.workbook.inputs import Allowed
 
-EMPTY_ROWS = 3  # rows per block (columns for profiles) where a new entry can be typed
+EMPTY_ROWS = 10  # rows per block (columns for profiles) where a new entry can be typed
 ID_RULE = {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64, "ignore_blank": True,
            "error_title": "Id", "error_message": "An id of 1 to 64 characters, without * ? or ~."}
 
@@ -44,6 +44,8 @@ class Block:
     id_header: str
     columns: tuple[CatalogColumn, ...]
     row_rule: str = ""
+    section: str = ""  # its key in the scenario's catalog section (models, gpus, …)
+    shape: str = "fields"  # "fields": a row of fields per entry; "value": one value per id; "columns": per column
 
     @property
     def ids(self) -> str:
@@ -72,24 +74,32 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ e
                                          "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
                    CatalogColumn("kv_kib_per_token", "KV cache per token (KiB)", "kib",
                                  formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
-                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0")
+                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0", section="models")
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
-             "GPU id", _declared(entries.GPUEntry))
+             "GPU id", _declared(entries.GPUEntry, optional=("fp8_tflops", "nvlink_gbps", "price_source", "price_as_of")),
+             section="gpus")
+PRECISIONS = Block("catalog_precision", "Precisions (weights and KV cache: bits per weight with scales, bytes per KV "
+                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry), section="precisions")
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
                         "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
-                            FieldInfo.from_annotation(entries.TokensPerDay))),))
+                            FieldInfo.from_annotation(entries.TokensPerDay))),), section="traffic_presets",
+                        shape="value")
 PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
                  "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
-                     FieldInfo.from_annotation(Fraction))),))
-BLOCKS = (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies are the method's)
+                     FieldInfo.from_annotation(Fraction))),), section="profiles", shape="columns")
+BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies: the method's)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 
 
-def block_length(book: kit.Book, block: Block, entries: int) -> int:
-    """The rows (profiles: columns) a block is written with: its entries and EMPTY_ROWS empty ones; or, for the
-    workbook an edited one is verified against, as many as that one had (a row typed into an empty row leaves one
-    empty row fewer)."""
-    return max(entries, book.catalog_rows.get(block.ids, entries + EMPTY_ROWS))
+def laid_out(book: kit.Book, block: Block, entries: dict) -> list[tuple[str, object]]:
+    """A block's rows (profiles: columns) in order, (id, entry) with ("", None) for an empty one: the entries, then
+    EMPTY_ROWS empty rows; or, for the workbook an edited one is compared with, in the order that one has them (a
+    row typed into an empty row or inserted inside the block moves no cell)."""
+    order = book.catalog_rows.get(block.ids)
+    if order is None:
+        return list(entries.items()) + [("", None)] * EMPTY_ROWS
+    found = [(key, entries[key]) if key in entries else ("", None) for key in order]
+    return found + [(key, entry) for key, entry in entries.items() if key not in order]
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -97,6 +107,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet = book.sheet("Catalog", [("", 17)] * (len(MODELS.columns) + 1), label_width=18, note_width=2,
                        unit_width=2)
     sheet.guarded = False  # a row's derived cells are guarded by its own Valid cell
+    sheet.protect(insert_rows=True)  # a row inserted inside a block joins it: the names cover it
     sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
     derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
@@ -106,6 +117,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
                "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
     sheet.skip()
     _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
+    sheet.skip()
+    _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
     sheet.skip()
     _strategies(book, sheet)
     sheet.skip()
@@ -137,7 +150,8 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
     sheet.section(block.title)
     sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID], height=45)
     first = sheet.row_index
-    for values in rows + [{}] * (block_length(book, block, len(rows)) - len(rows)):
+    for _, values in laid_out(book, block, {row["id"]: row for row in rows}):
+        values = values or {}
         r = sheet.row_index
         sheet.input_cell(r, 0, values.get("id", ""), "text", ID_RULE)
         cells = {column.key: xl_rowcol_to_cell(r, col) for col, column in enumerate(block.columns, start=1)}
@@ -172,7 +186,7 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
     each profile's busiest hour (the Cluster sheet's peak fraction) and its Valid row."""
     sheet.section(PROFILES.title)
     heading = sheet.heading_row([PROFILES.id_header], height=15)
-    columns = list(profiles.items()) + [("", None)] * (block_length(book, PROFILES, len(profiles)) - len(profiles))
+    columns = laid_out(book, PROFILES, profiles)
     fraction = PROFILES.columns[0]
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
     hours = shipped.HOURS_PER_DAY

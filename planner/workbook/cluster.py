@@ -144,7 +144,7 @@ KEY_RESULTS = [
     KeyResult("cluster_preemptions", "Training GPUs preempted a day", kind="count", unit="GPUs"),
     KeyResult("cluster_net_gain_gpu_hours", "Net gain a day after the work lost to preemption", kind="number",
               unit="GPU-hours"),
-    KeyResult("cluster_net_gain_value", "Its value at the {gpu}'s price", kind="money", unit=""),
+    KeyResult("cluster_net_gain_value", "Its value a day at the {gpu}'s price", kind="money", unit=""),
 ]
 
 CHECKS = [

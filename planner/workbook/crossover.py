@@ -4,14 +4,17 @@ charts under it."""
 
 from __future__ import annotations
 
-from planner.engine.crossover import NEVER
+from planner.engine.crossover import NEVER, NO_TRAFFIC
 from planner.workbook import kit
-from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, block_length
+from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, laid_out
 from planner.workbook.kit import Column, KeyResult, Row
 
 SHEET = "Crossover"
 
 SERVING = [
+    Row("serving_mfu_used", "Serving MFU used", kind="percent", unit="of peak", name="crossover_serving_mfu_used",
+        formula="=IF(ISNUMBER(crossover_serving_mfu),crossover_serving_mfu,serving_mfu)",
+        note="The share typed on Inputs, or with the word roofline the Serving sheet's MFU at its users"),
     Row("tokens_per_day", "Served tokens per day D",
         formula="=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
         "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="count", unit="tokens a day",
@@ -22,7 +25,7 @@ SERVING = [
             unit="FLOP a day",
         note="The forward pass alone: 2 operations per parameter per token", name="crossover_serving_flops_per_day"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)", kind="number",
+        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)", kind="number",
         unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
             name="crossover_serving_gpu_hours_per_day"),
     Row("serving_cost_per_day", "Serving cost per day",
@@ -59,6 +62,20 @@ CROSSING = [
         name="crossover_day_gpu_hours", bold=True),
 ]
 
+TOTALS = [
+    Row("serving_cost_over_horizon", "Serving cost over the horizon",
+        formula="=crossover_horizon_days*{serving_cost_per_day}", kind="money0", unit="over the horizon",
+        note="Horizon days × serving cost per day", name="crossover_serving_cost_over_horizon", bold=True),
+    Row("total_cost_over_horizon", "Total: training plus serving over the horizon",
+        formula="=hours_cost+crossover_serving_cost_over_horizon", kind="money0", unit="over the horizon",
+        note="Hours' training cost (allocated GPU-hours) + serving over the horizon",
+        name="crossover_total_cost_over_horizon", bold=True),
+    Row("serving_cost_per_million_tokens", "Serving cost per million served tokens",
+        formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",'
+                "{serving_cost_per_day}/crossover_served_tokens_per_day*1e6)", kind="money", unit="per M tokens",
+        note="Serving cost per day / tokens per day × 1e6", name="crossover_serving_cost_per_million_tokens"),
+]
+
 
 def _if_preset(formula: str) -> str:
     """A preset column's formula, empty on a Catalog row without an id."""
@@ -72,7 +89,7 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
            kind="count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
-        "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)"),
+        "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
         kind="number"),
     Column("day_flops", "Day, operations", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_params'
@@ -112,11 +129,14 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("When serving overtakes training")
     sheet.rows(CROSSING, table.scalars)
     sheet.skip()
+    sheet.section("Totals over the horizon, at the serving MFU")
+    sheet.rows(TOTALS, table.scalars)
+    sheet.skip()
 
     sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
                   "added there appears here)")
     empty = {column.key: "" for column in PRESETS}
-    rows = table.presets + [empty] * (block_length(book, TRAFFIC_PRESETS, len(table.presets)) - len(table.presets))
+    rows = [row or empty for _, row in laid_out(book, TRAFFIC_PRESETS, {r["preset"]: r for r in table.presets})]
     sheet.records(list(range(1, len(rows) + 1)), PRESETS, rows, label_header="Catalog row")
     sheet.skip()
 
@@ -145,8 +165,13 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, title: str, axis: st
 KEY_RESULTS = [
     KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
               "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
-    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu|percent} MFU", kind="days",
+    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu_used|percent} MFU", kind="days",
               unit="days"),
+    KeyResult("crossover_serving_cost_over_horizon", "Serving cost over {crossover_horizon_days|count} days at "
+              "{crossover_serving_mfu_used|percent} serving MFU", kind="money0"),
+    KeyResult("crossover_total_cost_over_horizon", "Total cost: training once plus {crossover_horizon_days|count} "
+              "days of serving", kind="money0"),
+    KeyResult("crossover_serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money"),
 ]
 
 CHECKS: list = []

@@ -187,8 +187,10 @@ def _benchmark_tables(book: kit.Book, sheet: kit.Sheet, table) -> None:
                   "between runs (DistServe)")
     sheet.records([b["benchmark"] for b in table.benchmarks], BENCHMARKS, table.benchmarks,
                   label_header="Benchmark no.")
-    for key in BENCHMARK_NAMES:
-        book.define(f"goodput_benchmark_{key}", SHEET, sheet.ref(key, "range", 0, 0))
+    for key in BENCHMARK_NAMES:  # at least two rows: Gnumeric's INDEX refuses a one-cell range (the next is blank)
+        place = sheet.places[key]
+        book.define(f"goodput_benchmark_{key}", SHEET, f"{kit.xl_rowcol_to_cell(place.row, place.col)}:"
+                    f"{kit.xl_rowcol_to_cell(max(place.last_row, place.row + 1), place.col)}")
     _attainment_chart(book, sheet, table)
     sheet.section("Tail latencies of completed requests against the SLO")
     sheet.records(runs, LATENCIES, table.runs, label_header="Run no.")
@@ -223,7 +225,8 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
     data_styles = [styles.value(kind) for _, _, kind in REQUEST_DATA]
     formula_styles = [styles.value(kind) for _, _, _, kind in REQUEST_FORMULAS]
     width = len(REQUEST_DATA)
-    needs: list = []
+    # every row's formulas read the same inputs (the SLO), so they share the first row's guard, found once
+    needs = [book.needs_of(sheet.name, template.format(r=first + 1)) for _, _, template, _ in REQUEST_FORMULAS]
     for i in range(len(requests)):
         r = first + i
         for col in range(width):
@@ -233,10 +236,7 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
             else:
                 ws.write_number(r, col, value, data_styles[col])
         for j, (_, _, template, _) in enumerate(REQUEST_FORMULAS):
-            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j],
-                          needs=needs[j] if i else None)
-            if not i:  # every row's formulas read the same inputs: their guards are the first row's
-                needs.append(book.cell_needs[(sheet.name, kit.xl_rowcol_to_cell(r, width + j))])
+            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j], needs=needs[j])
     _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], 0, first,
                     first + len(requests) - 1)
 
@@ -255,7 +255,9 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
 
 
 def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int, first: int, last: int) -> None:
-    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas."""
+    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas; at least two rows,
+    as Gnumeric's INDEX refuses a one-cell range (nothing stands below the Requests sheet's tables)."""
+    last = max(last, first + 1)
     for col, key in enumerate(keys, start=first_col):
         book.define(f"{prefix}_{key}", REQUESTS_SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:"
                                                         f"{kit.xl_rowcol_to_cell(last, col)}")

@@ -119,7 +119,7 @@ KEY_RESULTS = [
               "{hours_mfu|percent} MFU", kind="hours", unit="GPU-hours"),
     KeyResult("hours_allocated_gpu_hours", "Allocated GPU-hours at {hours_productive_share|percent} productive",
               kind="hours", unit="GPU-hours"),
-    KeyResult("hours_cost", "Training cost at the {gpu}'s price", kind="money0", unit=""),
+    KeyResult("hours_cost", "Training cost, paid once, at the {gpu}'s price", kind="money0", unit=""),
     KeyResult("hours_days", "Wall-clock days on {hours_gpus|count} GPUs", kind="days", unit="days"),
 ]
 
