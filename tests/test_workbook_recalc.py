@@ -366,8 +366,10 @@ def scenarios(draw):
                        "profile": draw(st.sampled_from(list(catalog.PROFILES)) | st.lists(
                            st.floats(0, 1), min_size=24, max_size=24)),
                        "restart_cost_gpu_hours": draw(st.floats(0, 1000))}
-    if draw(st.booleans()):
+    if draw(st.booleans()):  # one price per GPU: the override or a custom GPU's own (both would clash)
         data["price_per_gpu_hour"] = draw(st.floats(0, 50))
+        if isinstance(data["gpu"], dict):
+            del data["gpu"]["price_per_hour"]
     return parse_scenario(data)
 
 

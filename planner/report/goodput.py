@@ -87,9 +87,10 @@ def _benchmark(scenario, table, bench: dict, symbol: str) -> list[str]:
     per_million = decisive["cost_per_million_acceptable_output_tokens"]
     standby = decisive["standby_gpus"]
     paid = "" if not standby else f", {number(standby)} standby GPU{'s' if standby > 1 else ''} included"
+    tokens = ("no acceptable output tokens" if isinstance(per_million, str) else
+              f"{money(per_million, symbol, 2)} per million acceptable output tokens")
     costs = "" if isinstance(cost, str) else (f"; at that rate the run costs {money(cost, symbol, 5)} per acceptable "
-                                              f"request and {money(per_million, symbol, 2)} per million acceptable "
-                                              f"output tokens{paid}")
+                                              f"request and {tokens}{paid}")
     sentences.append(f"{at}, p99 TTFT is {number(round(decisive['ttft_p99_ms']))} ms against the "
                      f"{number(g.slo.ttft_ms)} ms SLO and p99 TPOT {decisive['tpot_p99_ms']:,.1f} ms against "
                      f"{number(g.slo.tpot_ms)} ms{costs}.")
