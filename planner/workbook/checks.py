@@ -22,7 +22,7 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     sheet.guarded = False
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
                 "these checks do not.")
-    sheet.header(["Result"])
+    sheet.header(["Result"], repeat=True)
     master_row = sheet.row_index
     sheet.skip(4)  # the master check, the count, the first failing check and its row, written last
     sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",

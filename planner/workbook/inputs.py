@@ -265,7 +265,7 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
     sheet.scalar_col = 1
     sheet.title("Inputs", "Blue cells on pale yellow are inputs: change them and every sheet follows. Catalog "
                 "values (models, GPUs, prices, presets, profiles) are inputs too, on the Catalog sheet.")
-    sheet.header(["Value", "When generated", "Changed"], freeze=True)
+    sheet.header(["Value", "When generated", "Changed"], freeze=True, repeat=True)
     sheet.section("Model, GPU and price")
     for item, value in general:
         _write(sheet, item, value)
