@@ -18,6 +18,7 @@ from planner.verify import compare, expected_book, verify
 from planner.workbook import build
 from tests import test_workbook_structure as structure
 from tests.conftest import ROOT, build_in_memory, catalog_cells, set_cells
+from planner.workbook.goodput import BETWEEN_RUNS
 from tests.test_goodput import edge_scenario
 from tests.test_workbook_recalc import assert_equal_to_engine, named_value
 
@@ -56,8 +57,10 @@ def test_edge_cases_recalculate_to_the_engine_and_verify(tmp_path):
     assert column_values(output, book, "ttft_p50_ms")[2] == NONE_COMPLETED
     assert column_values(output, book, "cost_per_acceptable_request")[1:3] == [pytest.approx(3 * 2.5 * 10 / 7200),
                                                                               NONE_ACCEPTABLE]
-    assert column_values(output, book, "goodput") == [pytest.approx(0.6), NO_RUN_MEETS]
-    assert column_values(output, book, "goodput_per_gpu") == [pytest.approx(0.3), NO_RUN_MEETS]
+    # no words in a number column: the goodput blank where none is found, and why in the column after it
+    assert column_values(output, book, "goodput") == [pytest.approx(0.6), None]
+    assert column_values(output, book, "goodput_per_gpu") == [pytest.approx(0.3), None]
+    assert column_values(output, book, "goodput_found") == [BETWEEN_RUNS, NO_RUN_MEETS]
 
 
 def test_finance_changes_the_slo_target_price_and_servers(tmp_path):
@@ -146,5 +149,8 @@ def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     structure.test_every_identifier_is_a_name_a_cell_or_a_portable_function(path, formulas)
     structure.test_table_formulas_hold_no_method_constant_and_no_address_where_a_name_exists(path, formulas)
     structure.test_units_show_once(path)
+    structure.test_whole_things_show_no_decimals_and_operations_no_e_notation(path)
+    structure.test_long_tables_repeat_their_headings_on_every_printed_page(path)
+    structure.test_every_money_figure_says_its_period(path)
     links = [c.hyperlink.location for row in book["Cover"].iter_rows() for c in row if c.hyperlink]
     assert "'Requests'!A1" in links  # the Cover's contents list the sheet Goodput adds
