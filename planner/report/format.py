@@ -71,12 +71,16 @@ def shown(value, kind: str, symbol: str = "$") -> str:
         return yes_no(value)
     if isinstance(value, str):  # a word where a number would be ("never")
         return value
-    formats = {"gb": gb, "kib": gb, "percent": percent, "flops": sci, "hours": millions, "days": days,
-               "tera": lambda v: f"{v / 1e12:,.1f}", "money0": lambda v: money(v, symbol),
-               "money": lambda v: money(v, symbol, 2), "money5": lambda v: money(v, symbol, 5),
-               "ratio": lambda v: f"{v:.2f}", "tenths": lambda v: f"{v:,.1f}",
-               "decimal": lambda v: f"{v:,.4g}", "number": lambda v: f"{v:,.2f}"}
-    return formats.get(kind, number)(value)
+    return SHOWN.get(kind, lambda v, _: number(v))(value, symbol)
+
+
+SHOWN = {  # kind → how a value of it reads (the currency symbol second)
+    "gb": lambda v, _: gb(v), "kib": lambda v, _: gb(v), "percent": lambda v, _: percent(v),
+    "flops": lambda v, _: sci(v), "hours": lambda v, _: millions(v), "days": lambda v, _: days(v),
+    "tera": lambda v, _: f"{v / 1e12:,.1f}", "money0": lambda v, s: money(v, s), "money": lambda v, s: money(v, s, 2),
+    "money5": lambda v, s: money(v, s, 5), "ratio": lambda v, _: f"{v:.2f}", "tenths": lambda v, _: f"{v:,.1f}",
+    "ms": lambda v, _: f"{v:,.0f}", "decimal": lambda v, _: f"{v:,.4g}", "number": lambda v, _: f"{v:,.2f}",
+    "count": lambda v, _: number(v), "gpus": lambda v, _: number(v)}
 
 
 def flatten(data, prefix: str = "") -> dict[str, object]:
