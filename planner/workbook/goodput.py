@@ -252,7 +252,8 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
     data_styles = [styles.value(kind) for _, _, kind in REQUEST_DATA]
     formula_styles = [styles.value(kind) for _, _, _, kind in REQUEST_FORMULAS]
     width = len(REQUEST_DATA)
-    needs: list = []
+    # every row's formulas read the same inputs (the SLO), so they share the first row's guard, found once
+    needs = [book.needs_of(sheet.name, template.format(r=first + 1)) for _, _, template, _ in REQUEST_FORMULAS]
     for i in range(len(requests)):
         r = first + i
         for col in range(width):
@@ -262,10 +263,7 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
             else:
                 ws.write_number(r, col, value, data_styles[col])
         for j, (_, _, template, _) in enumerate(REQUEST_FORMULAS):
-            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j],
-                          needs=needs[j] if i else None)
-            if not i:  # every row's formulas read the same inputs: their guards are the first row's
-                needs.append(book.cell_needs[(sheet.name, kit.xl_rowcol_to_cell(r, width + j))])
+            sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j], needs=needs[j])
     _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], 0, first,
                     first + len(requests) - 1)
 

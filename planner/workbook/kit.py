@@ -319,13 +319,17 @@ class Book:
     as_generated: dict[str, Any] = field(default_factory=dict)  # an input's name → its value when an edited workbook
     # was generated (Inputs' "When generated" column); otherwise the value written
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
-    # Guards (see NOT_AVAILABLE): what each defined name and each formula cell needs, as the checks' names
+    # Guards (see NOT_AVAILABLE), resolved when the book is closed, once every cell is known (a sheet may read a
+    # later sheet's names): what inputs and constants need, the guarded cells waiting to be written, what each
+    # formula cell needs (as the checks' names)
     needs: dict[str, frozenset] = field(default_factory=dict)
+    pending: dict[tuple[str, str], "Pending"] = field(default_factory=dict)
     cell_needs: dict[tuple[str, str], frozenset] = field(default_factory=dict)
     choices: dict[str, str] = field(default_factory=dict)  # an input's name → the ids name its dropdown lists
     catalog_checks: dict[str, str | None] = field(default_factory=dict)  # Catalog block prefix → its check's name
     gates: dict[str, set] = field(default_factory=dict)  # an input's check → checks of rules about that input
     headline: set = field(default_factory=set)  # the named results the rules' checks gate too
+    alike: list = field(default_factory=list)  # cells of one formula copied across: guarded alike
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
@@ -352,9 +356,9 @@ class Book:
         return self.sheets[name]
 
     def needs_of(self, sheet: str, formula: str) -> frozenset:
-        """The checks a formula's value depends on: those of the named inputs and cells it reads, of the cells of
-        its own sheet it reads, and of the Catalog rows it looks up (the chosen entry's row through the input that
-        chooses it, else every row of the block)."""
+        """The checks a formula's value depends on: those of the named inputs it reads, of the formula cells it
+        reads (by name or, on its own sheet, by address), and of the Catalog rows it looks up (the chosen entry's
+        row through the input that chooses it, else every row of the block)."""
         text = _STRINGS.sub('""', formula)
         found: set = set()
         chosen = {prefix: self.needs[name] for name, prefix in _LOOKUP.findall(text)
@@ -368,10 +372,44 @@ class Book:
                     found |= chosen[prefix]
                 elif prefix is not None and self.catalog_checks[prefix]:
                     found.add(self.catalog_checks[prefix])
+            elif name in self.names:
+                named_sheet, ref = self.names[name]
+                first, _, last = ref.partition(":")
+                for cell in _cells(first, last or first):
+                    found |= self.needs_of_cell(named_sheet, cell)
         for first, last in _CELL.findall(text):
             for cell in _cells(first, last or first):
-                found |= self.cell_needs.get((sheet, cell), frozenset())
+                found |= self.needs_of_cell(sheet, cell)
         return frozenset(found)
+
+    def needs_of_cell(self, sheet: str, cell: str) -> frozenset:
+        """What a guarded formula cell needs (computed once); nothing for a value, an input or an unguarded cell."""
+        key = (sheet, cell)
+        if key not in self.cell_needs:
+            waiting = self.pending.get(key)
+            if waiting is None:
+                return frozenset()
+            self.cell_needs[key] = frozenset()  # a circular reference is refused by the spreadsheet anyway
+            needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
+            if waiting.gated:
+                needs = needs | {gate for need in needs for gate in self.gates.get(need, ())}
+            self.cell_needs[key] = needs
+        return self.cell_needs[key]
+
+    def write_guarded(self) -> None:
+        """Every guarded formula, written with its guard now that every cell is known."""
+        for cells in self.alike:
+            needs = frozenset().union(*(self.needs_of_cell(*key) for key in cells))
+            for key in cells:
+                self.cell_needs[key] = needs
+        for (sheet, cell), waiting in self.pending.items():
+            needs = self.needs_of_cell(sheet, cell)
+            formula = waiting.formula
+            if needs:
+                formula = f'=IF({all_of(needs)},{formula[1:]},"{waiting.fallback}")'
+            self.texts[(sheet, cell)] = formula
+            self.sheets[sheet].ws.write_formula(waiting.row, waiting.col, formula, waiting.style,
+                                                self.formulas[(sheet, cell)])
 
     def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
         if name in self.names:
@@ -382,12 +420,26 @@ class Book:
             self.values[name] = value
 
     def close(self) -> None:
+        self.write_guarded()
         for sheet in self.sheets.values():
             sheet.finish()
         self.wb.close()
 
 
 TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range))?\}")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A guarded formula cell, written when the book closes (Book.write_guarded)."""
+
+    row: int
+    col: int
+    formula: str
+    style: Any
+    needs: frozenset | None  # given by the writer, or None: read from the formula
+    fallback: str
+    gated: bool
 
 
 def _cells(first: str, last: str):
@@ -521,7 +573,8 @@ class Sheet:
         printed pages broken only before a section with a chart that would not fit on the current page, so a table
         and the chart under it print on one page."""
         if self.guarded and self.banner_row is not None:
-            needs = set().union(*(n for (sheet, _), n in self.book.cell_needs.items() if sheet == self.name))
+            needs = set().union(*(n for (sheet, _), n in self.book.cell_needs.items() if sheet == self.name
+                                  and (sheet, _) in self.book.pending))
             if needs:
                 banner = f'=IF({all_of(needs)},"","{BANNER}")'
                 self.ws.merge_range(self.banner_row, 0, self.banner_row, min(self.note_col, 6), "",
@@ -626,13 +679,9 @@ class Sheet:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
         cell = xl_rowcol_to_cell(row, col)
         if self.guarded:
-            needs = self.book.needs_of(self.name, formula) if needs is None else needs
-            if gated:
-                needs = needs | {gate for need in needs for gate in self.book.gates.get(need, ())}
-            self.book.cell_needs[(self.name, cell)] = needs
-            if needs:
-                formula = f'=IF({all_of(needs)},{formula[1:]},"{fallback}")'
-        self.ws.write_formula(row, col, formula, style, value)
+            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs, fallback, gated)
+        else:
+            self.ws.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
         self.book.texts[(self.name, cell)] = formula
         return cell
@@ -673,12 +722,11 @@ class Sheet:
         style = self.book.styles.value(spec.kind, bold=spec.bold)
         self._label(r, spec.label)
         guard = {"fallback": NOT_AVAILABLE if spec.name else "", "gated": spec.name in self.book.headline}
-        if spec.per_column:  # one formula copied across: the guard of every column's cell alike
+        if spec.per_column:  # one formula copied across: the guard of every column's cell alike (the widest)
             values = list(value)
-            formulas = [self.expand(spec.formula, r, c) for c in self.value_cols]
-            needs = frozenset().union(*(self.book.needs_of(self.name, f) for f in formulas))
-            cells = [self.formula(r, c, f, v, style, needs=needs, **guard)
-                     for c, f, v in zip(self.value_cols, formulas, values, strict=True)]
+            cells = [self.formula(r, c, self.expand(spec.formula, r, c), v, style, **guard)
+                     for c, v in zip(self.value_cols, values, strict=True)]
+            self.book.alike.append([(self.name, cell) for cell in cells])
             self.places[spec.key] = Place("row", r, 1, r, len(values))
             own = cells[-1]
             self.warn(spec.warn, r, 1, r, len(values))
@@ -689,7 +737,6 @@ class Sheet:
             self.warn(spec.warn, r, c, r, c)
         self._unit_and_note(r, spec.shown_unit, spec.note)
         if spec.name:
-            self.book.needs[spec.name] = self.book.cell_needs.get((self.name, own), frozenset())
             self.book.define(spec.name, self.name, own, value if not spec.per_column else value[-1])
         self.row_index += 1
         return own
