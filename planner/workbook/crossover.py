@@ -120,8 +120,8 @@ CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising; eve
     Column("total_cost", "Total cost to the day", template="={training_cost}+{serving_cost}", kind="money0"),
 ]
 WIDTHS = {"day": 10, "served_tokens": 17, "training_flops": 12, "serving_flops": 12, "total_flops": 12,
-          "training_gpu_hours": 12, "serving_gpu_hours": 12, "total_gpu_hours": 12, "training_cost": 13,
-          "serving_cost": 14, "total_cost": 14}
+          "training_gpu_hours": 13, "serving_gpu_hours": 14, "total_gpu_hours": 14, "training_cost": 14,
+          "serving_cost": 15, "total_cost": 15}  # room for a 405B model's billions over a two-year horizon
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -154,7 +154,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("Cumulative from launch to the horizon: training flat, serving rising")
     sheet.records([row["step"] for row in table.cumulative], CUMULATIVE, table.cumulative, label_header="Step i")
-    _chart(book, sheet, "flops", "Cumulative operations", "ZFLOP (10^21 operations)", kit.KINDS["flops"].format)
+    _chart(book, sheet, "flops", "Cumulative operations", "ZFLOP (10^21 operations)", "#,##0,,,,,,,")
     _chart(book, sheet, "gpu_hours", "Cumulative GPU-hours", "GPU-hours", '#,##0.0,,"M"')
     return sheet
 

@@ -175,8 +175,9 @@ REQUEST_FORMULAS = [
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.goodput
     names = [s["name"] for s in table.servers] + [b["name"] for b in table.benchmarks]
-    widths = [("", _name_width(names))] + [("", COLUMN_WIDTH)] * (COLUMNS - 2) + [("", 22)]  # B: names; the last:
-    # how a benchmark's goodput is found, in words
+    columns = COLUMNS if table.runs else len(SERVERS)  # without logs, the servers' table alone
+    widths = [("", _name_width(names))] + [("", COLUMN_WIDTH)] * (columns - 2) + [("", 22 if table.runs else 13)]
+    # B: names; the last (with logs): how a benchmark's goodput is found, in words
     sheet = book.sheet(SHEET, widths, note_width=30, keys=[column.key for column in SERVERS])
     sheet.title("Goodput and cost per acceptable request", "docs/method.md §5: what matters is the work that meets the "
                 "service-level objective, per unit of cost.")

@@ -261,7 +261,7 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
                        sections: list[tuple[str, list[Input]]]) -> kit.Sheet:
     """Inputs: the general block (model, GPU, the looked-up price, the currency), then each table's sections; each
     input beside its value when the workbook was generated and whether it has changed since."""
-    sheet = book.sheet("Inputs", [("Value", 20), ("When generated", 16), ("Changed", 10)])
+    sheet = book.sheet("Inputs", [("Value", 20), ("When generated", 16), ("Changed", 10)], unit_width=15)
     sheet.scalar_col = 1
     sheet.title("Inputs", "Blue cells on pale yellow are inputs: change them and every sheet follows. Catalog "
                 "values (models, GPUs, prices, presets, profiles) are inputs too, on the Catalog sheet.")

@@ -570,8 +570,8 @@ class Sheet:
 
     def finish(self) -> None:
         """The banner, saying so while an input this sheet needs fails its check; column A fitted to its labels;
-        printed pages broken only before a section with a chart that would not fit on the current page, so a table
-        and the chart under it print on one page."""
+        printed pages broken before sections that would not fit on the rest of a page (_page_breaks), so a table
+        and the chart under it print on one page where they fit on one."""
         if self.guarded and self.banner_row is not None:
             needs = set().union(*(n for (sheet, _), n in self.book.cell_needs.items() if sheet == self.name
                                   and (sheet, _) in self.book.pending))
