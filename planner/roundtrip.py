@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.errors import section_class
 from planner.tables import TABLES
-from planner.workbook.catalog_sheet import GPUS, MODELS, PROFILES, TRAFFIC_PRESETS
+from planner.workbook.catalog_sheet import BLOCKS, PROFILES, TRAFFIC_PRESETS
 from planner.workbook.inputs import TYPED_IN
 
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
@@ -128,7 +128,8 @@ def _catalog(book: _Book, where: dict) -> dict:
     """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section. A blank where a value
     is required comes back as "" (never as the shipped value), so the scenario refuses it naming its cell."""
     section: dict = {}
-    for key, block_spec in (("models", MODELS), ("gpus", GPUS)):
+    for block_spec in (block for block in BLOCKS if block.shape == "fields"):
+        key = block_spec.section
         ids = [row[0] for row in book.cells(block_spec.ids)]
         columns = {c.key: ([row[0] for row in book.cells(block_spec.name(c))], c.allowed.optional)
                    for c in block_spec.columns if c.allowed is not None}
@@ -216,7 +217,7 @@ def workbook_data(path: Path) -> WorkbookData:
         external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, str(path)) for t in TABLES
                     if t.inputs.EXTERNAL is not None}
         rows = {block.ids: [str(cell.value) if cell.value not in (None, "") else "" for row in reader.cells(block.ids)
-                            for cell in row] for block in (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)}
+                            for cell in row] for block in BLOCKS}
     finally:
         book.close()
     return WorkbookData(str(path), data, where, external, rows, generated)

@@ -34,6 +34,20 @@ class GPU:
     price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
     price_source: str | None = None  # where the price comes from
     price_as_of: str | None = None  # when it was quoted, as text
+    fp8_tflops: float | None = None  # dense FP8; None: no FP8 tensor cores (FP8 GEMMs run at the BF16 peak)
+    nvlink_gbps: float | None = None  # NVLink (Infinity Fabric) GB/s per direction, as listed
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How weights and the KV cache are stored (docs/method.md §6): bits per weight including quantisation scales,
+    bytes per KV-cache value, and whether GEMMs run in FP8."""
+
+    id: str
+    weight_bits: float
+    _: KW_ONLY
+    kv_bytes: float
+    fp8_gemm: bool
 
 
 def params_from_architecture(vocab, hidden, *, layers, kv_heads, head_dim, ffn):
@@ -58,21 +72,33 @@ MODELS: dict[str, Model] = {
     )
 }
 
+# Memory, dense BF16 and FP8 TFLOPS (without sparsity), HBM TB/s and NVLink GB/s per direction from the vendors'
+# data sheets (docs/method.md, Catalog and §6).
 ILLUSTRATIVE = "Illustrative rental price"  # not a quote: replace with your own on Catalog
 PRICES_AS_OF = "2026-11-30"
 GPUS: dict[str, GPU] = {
     g.id: g
     for g in (
         GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300),
         GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450),
         GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450),
         GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900),
         GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF),
+            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400),
+    )
+}
+# Weight and KV-cache precisions (docs/method.md §6): GPTQ/AWQ int4 with a 16-bit scale per 128 weights is 4.125 bits.
+PRECISIONS: dict[str, Precision] = {
+    p.id: p
+    for p in (
+        Precision("bf16", 16, kv_bytes=2, fp8_gemm=False),
+        Precision("fp8", 8, kv_bytes=1, fp8_gemm=True),
+        Precision("int8", 8, kv_bytes=1, fp8_gemm=False),  # weight-only: BF16 GEMMs
+        Precision("int4-g128", 4.125, kv_bytes=1, fp8_gemm=False),
     )
 }
 CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the H100's price)
@@ -118,4 +144,5 @@ class Catalog:
     gpus: dict[str, GPU] = field(default_factory=lambda: dict(GPUS))
     traffic_presets: dict[str, float] = field(default_factory=lambda: dict(TRAFFIC_PRESETS))
     profiles: dict[str, tuple[float, ...]] = field(default_factory=lambda: dict(PROFILES))
+    precisions: dict[str, Precision] = field(default_factory=lambda: dict(PRECISIONS))
 

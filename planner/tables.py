@@ -126,6 +126,7 @@ class Table:
 TABLES = [
     Table("memory"),
     Table("hours"),
+    Table("serving"),
     Table("crossover"),
     Table("cluster"),
     Table("goodput"),

@@ -176,7 +176,8 @@ def test_html_says_when_the_crossing_falls_beyond_the_horizon():
                          "0.001"),
     ("{serving_mfu: 1.5}", "crossover.serving_mfu: value 1.5 is not allowed: Input should be less than or equal "
                            "to 1"),
-    ("{serving_mfu: 10%}", "crossover.serving_mfu: value '10%' is not allowed: Input should be a valid number"),
+    ("{serving_mfu: 10%}", "crossover.serving_mfu: value '10%' is not allowed: the word roofline, or a number "
+                           "(0.10 for 10 %)"),
     ("{horizon_days: 0}", "crossover.horizon_days: value 0 is not allowed: Input should be greater than or equal "
                           "to 1"),
     ("{horizon_days: 36501}", "crossover.horizon_days: value 36501 is not allowed: Input should be less than or "

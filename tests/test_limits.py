@@ -46,7 +46,9 @@ def extreme_scenarios(draw):
     custom_gpu = {"name": "edge-gpu", "memory_gb": draw(anywhere(GPUEntry, "memory_gb")),
                   "peak_tflops": draw(anywhere(GPUEntry, "peak_tflops")),
                   "hbm_tbps": draw(anywhere(GPUEntry, "hbm_tbps")),
-                  "price_per_hour": draw(anywhere(GPUEntry, "price_per_hour"))}
+                  "price_per_hour": draw(anywhere(GPUEntry, "price_per_hour")),
+                  "nvlink_gbps": draw(anywhere(GPUEntry, "nvlink_gbps")),
+                  "fp8_tflops": draw(st.none() | anywhere(GPUEntry, "fp8_tflops"))}
     t = draw(st.sampled_from([1, heads]))
     p = draw(st.sampled_from([1, layers]))
     peak = draw(st.sampled_from([0, 1, 90_000_000]))
@@ -59,8 +61,13 @@ def extreme_scenarios(draw):
                    "micro_batch": draw(anywhere(SECTION["memory"], "micro_batch", whole=True)),
                    "strategy": draw(st.sampled_from(["ddp", "zero3"])),
                    "activation_checkpointing": draw(st.booleans())},
-        "serving": {"users": draw(anywhere(SECTION["serving"], "users", whole=True)), "tensor_parallel": t,
-                    "sequence_length": draw(anywhere(SECTION["serving"], "sequence_length", whole=True))},
+        "serving": {"users": draw(anywhere(SECTION["serving"], "users", whole=True)),
+                    "tensor_parallel": draw(st.sampled_from([1, 8])) if heads % 8 == kv_heads % 8 == 0 else 1,
+                    "sequence_length": draw(anywhere(SECTION["serving"], "sequence_length", whole=True)),
+                    "weight_precision": draw(st.sampled_from(["bf16", "fp8", "int4-g128"])),
+                    "kv_precision": draw(st.sampled_from(["bf16", "fp8"])),
+                    **{key: draw(anywhere(SECTION["serving"], key)) for key in (
+                        "compute_efficiency", "bandwidth_efficiency", "memory_reserve", "overhead_ms")}},
         "hours": {"tokens": draw(anywhere(SECTION["hours"], "tokens", whole=True)),
                   "mfu": draw(anywhere(SECTION["hours"], "mfu")), "activation_recompute": draw(st.booleans()),
                   "gpus": draw(anywhere(SECTION["hours"], "gpus", whole=True)),

@@ -154,7 +154,7 @@ def test_no_output_tokens_gives_blanks_not_a_division_by_zero():
 
 # KV cache -------------------------------------------------------------------------------------------------------------
 def test_fp8_kv_halves_the_kv_cache_whatever_the_weights():
-    r = replica(kv_bytes=sv.PRECISIONS["fp8"]["kv_bytes"])
+    r = replica(kv_bytes=catalog.PRECISIONS["fp8"].kv_bytes)
     assert r.kv_g == 2 * 32 * 8 * 128 * 1 == 65_536
     assert round(r.w_g / 1e9, 2) == 16.06  # BF16 weights unchanged
     # pool 55,939,477,504 / (8,192·65,536) = 104.2 → 104
@@ -193,10 +193,12 @@ def test_fp8_weights_on_an_a100_fall_back_to_the_bf16_peak():
 
 
 def test_shipped_precisions_and_gpu_figures_are_sections_six():
-    assert {k: tuple(v.values()) for k, v in sv.PRECISIONS.items()} == {
+    assert {k: (p.weight_bits, p.kv_bytes, p.fp8_gemm) for k, p in catalog.PRECISIONS.items()} == {
         "bf16": (16, 2, False), "fp8": (8, 1, True), "int8": (8, 1, False), "int4-g128": (4.125, 1, False)}
-    assert sv.GPU_FP8_TFLOPS == {"h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9, "a100-80gb": None}
-    assert sv.GPU_NVLINK_GBPS == {"h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400, "a100-80gb": 300}
+    assert {k: g.fp8_tflops for k, g in catalog.GPUS.items()} == {
+        "h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9, "a100-80gb": None}
+    assert {k: g.nvlink_gbps for k, g in catalog.GPUS.items()} == {
+        "h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400, "a100-80gb": 300}
     assert sv.bytes_per_weight(4.125) == pytest.approx(0.515625)
 
 

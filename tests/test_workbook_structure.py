@@ -12,13 +12,16 @@ from openpyxl.formula.tokenizer import Tokenizer
 
 from planner.engine import compute
 from planner.scenario import parse_scenario
+from planner.tables import TABLES
 from planner.workbook import build
 from tests.conftest import cell_of, scenario_with
 
 INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
                "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
                "memory_activation_checkpointing", "serving_users", "serving_sequence_length",
-               "serving_tensor_parallel", "hours_tokens", "hours_mfu", "hours_activation_recompute", "hours_gpus",
+               "serving_tensor_parallel", "serving_prompt_tokens", "serving_weight_precision",
+               "serving_kv_precision", "serving_compute_efficiency", "serving_bandwidth_efficiency",
+               "serving_memory_reserve", "serving_overhead_ms", "hours_tokens", "hours_mfu", "hours_activation_recompute", "hours_gpus",
                "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
                "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",
                "crossover_serving_mfu", "crossover_horizon_days", "cluster_gpus",
@@ -35,7 +38,11 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "cluster_moved_gpu_hours", "cluster_idle_gpu_hours_separate", "cluster_preemptions",
                   "cluster_net_gain_gpu_hours", "goodput_cheapest_server",
                   "goodput_cheapest_cost_per_acceptable_request", "goodput_next_cost_per_acceptable_request",
-                  "goodput_cheapest_saving_share"]
+                  "goodput_cheapest_saving_share", "model_active_params", "serving_max_concurrency", "serving_fits",
+                  "serving_ttft_ms", "serving_tpot_ms", "serving_tpot_ms_single", "serving_itl_ms",
+                  "serving_tokens_per_s_per_gpu", "serving_cost_per_million_tokens", "serving_mfu",
+                  "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
+                  "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "HYPERLINK", "IF",
                       "IFERROR", "INDEX",
@@ -63,8 +70,10 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 
 def test_sheets_in_order(workbook):
-    assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Crossover",
-                                                           "Cluster", "Goodput", "Catalog", "Checks", "Method"]
+    assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
+                                                           "Crossover", "Cluster", "Goodput", "Catalog", "Checks",
+                                                           "Method"]
+    assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES]  # the registry's
 
 
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
@@ -301,12 +310,13 @@ def test_the_cover_is_plain_about_its_master_check_and_its_legend(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 10  # memory 2, hours 2, crossover 2, cluster 2, goodput's servers 2
+    assert len(charts) == 12  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:
-        for axis in re.findall(r"<c:valAx>.*?</c:valAx>", chart, re.S):
-            assert '<c:min val="0"/>' in axis
+        for axis in re.findall(r"<c:valAx>.*?</c:valAx>", chart, re.S):  # a log axis (Serving's B) starts at 1
+            if '<c:delete val="1"/>' not in axis:  # a hidden axis a second value axis brings
+                assert '<c:min val="0"/>' in axis or ('<c:logBase' in axis and '<c:min val="1"/>' in axis)
 
 
 def test_cover_names_what_its_results_are_for_and_has_the_contents(workbook):

@@ -12,6 +12,7 @@ import numpy as np
 
 from planner.engine.hours import cost, gpu_hours
 from planner.engine.values import plain
+from planner.inputs.crossover import ROOFLINE
 from planner.method import Constant, Method
 
 # Operations per parameter per served token: the forward pass alone, 2 (Kaplan et al. 2020, C_forward ≈ 2N).
@@ -29,6 +30,12 @@ def served_tokens_per_day(choice, presets: dict) -> float:
 def serving_flops_per_day(params, tokens_per_day):
     """2·Ψ·D."""
     return SERVING_OPS * params * np.asarray(tokens_per_day, dtype=float)
+
+
+def serving_mfu(scenario, tables) -> float:
+    """The serving MFU: the number given, or with `roofline` the Serving table's achieved MFU at its users (§6)."""
+    given = scenario.crossover.serving_mfu
+    return tables["serving"].scalars["mfu"] if given == ROOFLINE else given
 
 
 def crossing_day(paid_once, per_day):
@@ -49,7 +56,8 @@ class CrossoverTable:
     @property
     def headline(self) -> dict:
         s = self.scalars
-        return {"crossover_day_flops": s["day_flops"], "crossover_day_gpu_hours": s["day_gpu_hours"],
+        return {"crossover_serving_mfu_used": s["serving_mfu_used"],
+                "crossover_day_flops": s["day_flops"], "crossover_day_gpu_hours": s["day_gpu_hours"],
                 "crossover_serving_cost_over_horizon": s["serving_cost_over_horizon"],
                 "crossover_total_cost_over_horizon": s["total_cost_over_horizon"],
                 "crossover_serving_cost_per_million_tokens": s["serving_cost_per_million_tokens"]}
@@ -71,10 +79,11 @@ def compute(scenario, tables) -> CrossoverTable:
 
     tokens = served_tokens_per_day(c.tokens_per_day, presets)
     per_day_flops = serving_flops_per_day(params, tokens)
-    per_day_hours = gpu_hours(per_day_flops, gpu.peak_tflops, c.serving_mfu)
+    mfu = serving_mfu(scenario, tables)
+    per_day_hours = gpu_hours(per_day_flops, gpu.peak_tflops, mfu)
     break_even = flops / (SERVING_OPS * params)
     scalars = {
-        "tokens_per_day": tokens, "serving_flops_per_day": per_day_flops,
+        "serving_mfu_used": mfu, "tokens_per_day": tokens, "serving_flops_per_day": per_day_flops,
         "serving_gpu_hours_per_day": per_day_hours, "serving_cost_per_day": cost(per_day_hours, price),
         "training_flops": flops, "training_gpu_hours": hours, "training_cost": cost(hours, price),
         "break_even_tokens": break_even, "break_even_over_training_tokens": break_even / scenario.hours.tokens,
@@ -101,7 +110,7 @@ def compute(scenario, tables) -> CrossoverTable:
     rows = []
     for preset, preset_tokens in presets.items():
         preset_flops = serving_flops_per_day(params, preset_tokens)
-        preset_hours = gpu_hours(preset_flops, gpu.peak_tflops, c.serving_mfu)
+        preset_hours = gpu_hours(preset_flops, gpu.peak_tflops, mfu)
         rows.append({"preset": preset, "tokens_per_day": plain(preset_tokens),
                      "serving_gpu_hours_per_day": plain(preset_hours),
                      "day_flops": plain(crossing_day(flops, preset_flops)),

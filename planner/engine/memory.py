@@ -103,14 +103,9 @@ def kv_bytes_per_token(layers, kv_heads, head_dim):
     return KV_TENSORS * layers * kv_heads * head_dim * KV_BYTES_PER_VALUE
 
 
-def serving_weights_gb(params, serving_tensor_parallel):
-    """2Ψ / t_s."""
-    return WEIGHT_BYTES * params / serving_tensor_parallel / GB
-
-
-def serving_kv_gb(users, serving_sequence_length, *, kv_bytes, serving_tensor_parallel):
-    """u · s_s · KV bytes per token / t_s."""
-    return users * serving_sequence_length * kv_bytes / serving_tensor_parallel / GB
+def serving_kv_gb(users, serving_sequence_length, kv_bytes_per_gpu):
+    """u · s_s · KV_g: the KV cache the users hold at their whole sequence, KV_g the Serving table's per GPU."""
+    return users * serving_sequence_length * kv_bytes_per_gpu / GB
 
 
 # The table for one scenario -------------------------------------------------------------------------------
@@ -156,7 +151,6 @@ class MemoryTable:
             "memory_data_parallel_whole": s["data_parallel"] >= 1 and float(s["data_parallel"]).is_integer(),
             "memory_tensor_parallel_divides_heads": s["heads"] % s["tensor_parallel"] == 0,
             "memory_pipeline_within_layers": s["pipeline_parallel"] <= s["layers"],
-            "serving_tensor_parallel_divides_heads": s["heads"] % s["serving_tensor_parallel"] == 0,
         }
 
     def to_json(self) -> dict:
@@ -182,9 +176,10 @@ def compute(scenario, tables) -> MemoryTable:
     shards = {f"shards_{what}": stage >= first for what, first in SHARDED_FROM_STAGE.items()}
     training = {"zero_stage": stage, **shards, **rows, "capacity_gb": np.full(len(stage), float(gpu.memory_gb))}
 
-    kv = kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim)
-    s_weights = serving_weights_gb(model.params, sv.tensor_parallel)
-    s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv_bytes=kv, serving_tensor_parallel=sv.tensor_parallel)
+    serving = tables["serving"].scalars  # the Serving table's weights per GPU and KV_g, at its precisions
+    kv = serving["kv_bytes_per_token"]
+    s_weights = serving["weights_gb"]
+    s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv)
     s_total = s_weights + s_kv
     scalars = {
         "params": model.params, "layers": model.layers, "hidden": model.hidden, "heads": model.heads,

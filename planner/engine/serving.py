@@ -28,23 +28,6 @@ ACTIVATION_BYTES = 2  # b_a: BF16 activations all-reduced, h values per token
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
 
-# --- To move into the catalog (docs/method.md §6, "Catalog additions"); the lead moves them to planner/catalog.py. ---
-# A precision: bits per weight including its scales, bytes per KV-cache value, and whether its GEMMs run in FP8.
-PRECISIONS: dict[str, dict] = {
-    "bf16": {"weight_bits": 16, "kv_bytes": 2, "fp8_gemm": False},
-    "fp8": {"weight_bits": 8, "kv_bytes": 1, "fp8_gemm": True},
-    "int8": {"weight_bits": 8, "kv_bytes": 1, "fp8_gemm": False},  # weight-only: BF16 GEMMs
-    "int4-g128": {"weight_bits": 4.125, "kv_bytes": 1, "fp8_gemm": False},  # GPTQ/AWQ: a 16-bit scale per 128
-}
-# Dense FP8 TFLOPS per GPU; None = no FP8 tensor cores (the A100): FP8 GEMMs fall back to the BF16 peak.
-GPU_FP8_TFLOPS: dict[str, float | None] = {
-    "a100-80gb": None, "h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9,
-}
-# NVLink (Infinity Fabric for the MI300X) GB/s per direction, as listed: the all-reduce does not derate it.
-GPU_NVLINK_GBPS: dict[str, float] = {"a100-80gb": 300, "h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400}
-# --- end of the catalog additions -------------------------------------------------------------------------------
-
-
 def _blank_as_zero(value):
     """A blank catalog cell (None, alone or inside a list) as 0, so `value > 0` asks whether the figure exists."""
     if value is None:
@@ -325,25 +308,24 @@ class Replica:
 
     @classmethod
     def from_parts(cls, model, gpu, serving, price_per_gpu_hour, precisions=None) -> Replica:
-        """From catalog-like objects: a model and a GPU (missing §6/§7 fields take their defaults; a GPU's FP8 and
-        NVLink figures, until the catalog has them, come from this module's tables by id) and the serving section
-        (weight_precision and kv_precision are ids of `precisions`, default this module's PRECISIONS)."""
+        """From catalog entries: a model and a GPU (missing §7 fields take their dense defaults) and the serving
+        section (weight_precision and kv_precision are ids of `precisions`, default the shipped ones)."""
+        from planner.shipped import PRECISIONS
+
         precisions = PRECISIONS if precisions is None else precisions
-        weight = precisions[getattr(serving, "weight_precision", "bf16")]
-        kv = precisions[getattr(serving, "kv_precision", "bf16")]
+        weight = vars(precisions[getattr(serving, "weight_precision", "bf16")])
+        kv = vars(precisions[getattr(serving, "kv_precision", "bf16")])
         model_fields = ("active_params", "tied_embeddings", "experts", "experts_per_token", "expert_ffn", "moe_layers",
                         "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
         serving_fields = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
                           "bandwidth_efficiency", "memory_reserve", "overhead_ms")
-        gpu_id = getattr(gpu, "id", None)
         return cls(
             params=model.params, layers=model.layers, hidden=model.hidden, heads=model.heads,
             kv_heads=model.kv_heads, head_dim=model.head_dim, vocab=model.vocab,
             **{k: getattr(model, k) for k in model_fields if getattr(model, k, None) is not None},
             memory_gb=gpu.memory_gb, peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps,
             price_per_gpu_hour=price_per_gpu_hour,
-            fp8_tflops=getattr(gpu, "fp8_tflops", GPU_FP8_TFLOPS.get(gpu_id)),
-            nvlink_gbps=getattr(gpu, "nvlink_gbps", GPU_NVLINK_GBPS.get(gpu_id)),
+            fp8_tflops=getattr(gpu, "fp8_tflops", None), nvlink_gbps=getattr(gpu, "nvlink_gbps", None),
             weight_bits=weight["weight_bits"], fp8_gemm=weight["fp8_gemm"], kv_bytes=kv["kv_bytes"],
             **{k: getattr(serving, k) for k in serving_fields if getattr(serving, k, None) is not None},
         )
@@ -576,3 +558,119 @@ METHOD = Method(
         "A measured TTFT under load includes queueing, so the η_c it implies is a floor on the kernels' efficiency.",
     ],
 )
+
+
+# The table for one scenario ---------------------------------------------------------------------------------------
+@dataclass
+class ServingTable:
+    """docs/method.md §6 for one scenario: the replica's figures, its capacity, the values at the users, at B = 1
+    and at B_max, the concurrency table, and the measured runs beside their predictions."""
+
+    scalars: dict
+    rows: list[dict]  # TABLE_ROWS rows of the concurrency table
+    calibration: list[dict]  # one per benchmark run (none without benchmark logs)
+
+    @property
+    def headline(self) -> dict:
+        s = self.scalars
+        return {name: s[key] for name, key in HEADLINE.items()}
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        return {"serving_users_fit": self.scalars["fits"],
+                "serving_tensor_parallel_divides_heads": self.scalars["tensor_parallel_divides_heads"],
+                "serving_kv_heads_split_evenly": self.scalars["kv_heads_split_evenly"],
+                "serving_prompt_below_sequence": self.scalars["prompt_below_sequence"],
+                "serving_nvlink_known": self.scalars["nvlink_known"]}
+
+    def to_json(self) -> dict:
+        return {**self.scalars, "table": self.rows, "calibration": self.calibration}
+
+
+HEADLINE = {  # defined name → scalar key
+    "serving_max_concurrency": "max_concurrency", "serving_fits": "fits", "serving_ttft_ms": "ttft_ms",
+    "serving_tpot_ms": "tpot_ms", "serving_tpot_ms_single": "tpot_ms_single", "serving_itl_ms": "itl_ms",
+    "serving_tokens_per_s_per_gpu": "tokens_per_s_per_gpu",
+    "serving_cost_per_million_tokens": "cost_per_million_tokens", "serving_mfu": "mfu",
+    "serving_tpot_ms_at_max": "tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max": "tokens_per_s_per_gpu_at_max",
+    "serving_cost_per_million_tokens_at_max": "cost_per_million_tokens_at_max",
+    "serving_kv_bytes_per_token": "kv_bytes_per_token",
+}
+DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
+
+
+def replica_of(scenario, gpu=None) -> Replica:
+    """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
+    merged = scenario.merged_catalog
+    gpu = gpu or scenario.chosen_gpu
+    return Replica.from_parts(scenario.chosen_model, gpu, scenario.serving, gpu.price_per_hour, merged.precisions)
+
+
+def compute(scenario, tables) -> ServingTable:
+    r = replica_of(scenario)
+    model, gpu, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.serving
+    precisions = scenario.merged_catalog.precisions
+    weight, kv = precisions[sv.weight_precision], precisions[sv.kv_precision]
+    t = sv.tensor_parallel
+    users, single, at_max = r.at(sv.users), r.at(1), r.at(r.b_max)
+    ttft_compute = r.prefill_flops() / (t * r.p_e * sv.compute_efficiency)
+    ttft_memory = prefill_bytes(r.streamed(r.s), r.b_w, t, r.s, r.kv_g) / r.bw_e
+    stack = r.memory_stack(sv.users)
+
+    def blank_if_none_fit(value):
+        return DOES_NOT_FIT if r.b_max == 0 else value
+
+    scalars = {
+        "weight_bits": weight.weight_bits, "weight_bytes": r.b_w, "fp8_gemm": weight.fp8_gemm,
+        "kv_value_bytes": kv.kv_bytes, "fp8_tflops": gpu.fp8_tflops or 0, "nvlink_gbps": gpu.nvlink_gbps or 0,
+        "hbm_tbps": gpu.hbm_tbps, "vocab": model.vocab, "active_params": r.psi_active,
+        "multiplied_params": r.psi_mm, "weights_gb": r.w_g / GB, "kv_bytes_per_token": r.kv_g,
+        "attention_width": r.w_qk + r.w_av, "peak_flops": r.p_e, "bandwidth": r.bw_e, "prompt_tokens": r.s,
+        "output_tokens": r.o, "mean_context": r.c_bar, "reserve_gb": stack["reserve_gb"], "pool_gb": r.pool / GB,
+        "sequence_gb": (r.s + r.o) * r.kv_g / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
+        "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
+        "ttft_all_reduce_ms": r.all_reduce(r.s) * 1000, "ttft_ms": r.ttft_s() * 1000,
+        "tpot_ms": users["tpot_ms"], "itl_ms": users["itl_ms"], "tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
+        "cost_per_million_tokens": users["cost_per_million_tokens"], "mfu": users["mfu"],
+        "tpot_ms_single": single["tpot_ms"],
+        "tpot_ms_at_max": blank_if_none_fit(at_max["tpot_ms"]), "itl_ms_at_max": blank_if_none_fit(at_max["itl_ms"]),
+        "tokens_per_s_per_gpu_at_max": blank_if_none_fit(at_max["tokens_per_s_per_gpu"]),
+        "cost_per_million_tokens_at_max": blank_if_none_fit(at_max["cost_per_million_tokens"]),
+        "mfu_at_max": blank_if_none_fit(at_max["mfu"]),
+        "kv_gb_at_users": stack["kv_gb"], "free_gb_at_users": stack["free_gb"],
+        "tensor_parallel_divides_heads": model.heads % t == 0,
+        "kv_heads_split_evenly": bool(kv_heads_split_evenly(model.kv_heads, t)),
+        "prompt_below_sequence": sv.prompt_tokens < sv.sequence_length,
+        "nvlink_known": t == 1 or bool(gpu.nvlink_gbps),
+    }
+    rows = [{k: ("" if v is None else v) for k, v in row.items()} for row in r.table()]
+    for row in rows:  # B_max = 0: the row is blank, as the sheet shows it
+        if row["role"] == "max" and row["batch"] == 0:
+            row["batch"] = ""
+    return ServingTable({k: _number(v) if not isinstance(v, str) else v for k, v in scalars.items()}, rows,
+                        _calibration(scenario, tables))
+
+
+def _calibration(scenario, tables) -> list[dict]:
+    """Each benchmark run beside the prediction at its mean concurrency, on its benchmark's GPU."""
+    logs = scenario.external("goodput")
+    if logs is None:
+        return []
+    merged, benches = scenario.merged_catalog, scenario.goodput.benchmarks
+    requests = logs.requests
+    found = []
+    for run in tables["goodput"].runs:
+        rows = requests[(requests["run"] == run["run"]) & ~requests["failed"]]
+        gpu = merged.gpus[benches[run["benchmark"] - 1].gpu]
+        replica = replica_of(scenario, gpu)
+        if len(rows) == 0 or not isinstance(run["ttft_p50_ms"], float):
+            continue
+        mean_prompt, mean_output = float(rows["input_tokens"].mean()), float(rows["output_tokens"].mean())
+        if not mean_output >= 1:
+            continue
+        values = replica.calibration(float(rows["latency_s"].sum()), run["duration_s"], mean_prompt, mean_output,
+                                     run["ttft_p50_ms"], run["tpot_p50_ms"])
+        found.append({"run": run["run"], "benchmark": run["benchmark"], "gpu": gpu.id,
+                      "mean_prompt_tokens": mean_prompt, "mean_output_tokens": mean_output,
+                      **{k: ("" if v is None else v) for k, v in values.items()}})
+    return [{k: _number(v) if not isinstance(v, str) else v for k, v in row.items()} for row in found]

@@ -5,8 +5,11 @@ from __future__ import annotations
 from pydantic import ConfigDict
 
 from planner.scenario.catalog_entries import TokensPerDay
-from planner.scenario.declare import PresetId, Section, Share, declared, id_or_number, whole
+from planner.scenario.declare import PresetId, Section, Share, declared, id_or_number, whole, word_or_number
 from planner.scenario.errors import unknown
+
+
+ROOFLINE = "roofline"  # serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
 
 
 class Crossover(Section):
@@ -15,8 +18,10 @@ class Crossover(Section):
     tokens_per_day: id_or_number(PresetId, TokensPerDay) = declared(
         "popular-app", "Served tokens per day D", "tokens per day", "A traffic preset from Catalog, or a whole "
         "number of tokens (0: no traffic).", kind="count", choices="catalog_traffic_preset_ids")
-    serving_mfu: Share = declared(0.10, "Serving MFU", "of peak", "Decode is bound by memory bandwidth: serving "
-                                  "often reaches a small share of peak.", kind="percent")
+    serving_mfu: word_or_number((ROOFLINE,), Share) = declared(
+        0.10, "Serving MFU", "of peak", "A share of peak, or the word roofline: the Serving table's MFU at its "
+        "users. Decode is bound by memory bandwidth: serving often reaches a small share of peak.", kind="percent",
+        words=(ROOFLINE,))
     horizon_days: whole(1, 36_500) = declared(730, "Horizon", "days", "Days after launch the table covers.",
                                               kind="count")
 

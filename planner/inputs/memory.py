@@ -1,4 +1,5 @@
-"""The Memory table's inputs (docs/method.md §1): the training layout and the serving layout."""
+"""The Memory table's inputs (docs/method.md §1): the training layout (its serving rows read the Serving table's
+inputs)."""
 
 from __future__ import annotations
 
@@ -45,34 +46,20 @@ class Memory(Section):
         return self
 
 
-class Serving(Section):
-    model_config = ConfigDict(title="Serving memory")
-
-    users: Count = declared(32, "Concurrent users u", "users", "Each holds a KV cache of s_s tokens.", kind="count")
-    sequence_length: Count | None = declared(None, "Serving sequence length s_s", "tokens",
-                                             "Defaults to the training sequence length.", kind="count")
-    tensor_parallel: Count = declared(1, "Serving tensor parallel t_s", "GPUs", "Splits weights and KV cache "
-                                      "across GPUs; divides the attention heads.", kind="count")
-
-
-SECTIONS = {"memory": Memory, "serving": Serving}
+SECTIONS = {"memory": Memory}
 
 
 def canonical(scenario) -> list:
-    """The serving sequence length follows the training one unless given."""
-    if scenario.serving.sequence_length is None:
-        scenario.serving.sequence_length = scenario.memory.sequence_length
     return []
 
 
 def cross_checks(scenario, catalog) -> list:
     """Parallelism that fits the chosen model: t divides the heads, p at most the layers."""
     model, problems = catalog.models[scenario.model], []
-    for section in ("memory", "serving"):
-        t = getattr(scenario, section).tensor_parallel
-        if model.heads % t:
-            problems.append(((section, "tensor_parallel"), t, f"tensor parallel {t} does not divide the "
-                             f"{model.heads} attention heads of {model.id}; allowed: {divisors(model.heads)}"))
+    t = scenario.memory.tensor_parallel
+    if model.heads % t:
+        problems.append((("memory", "tensor_parallel"), t, f"tensor parallel {t} does not divide the "
+                         f"{model.heads} attention heads of {model.id}; allowed: {divisors(model.heads)}"))
     p = scenario.memory.pipeline_parallel
     if p > model.layers:
         problems.append((("memory", "pipeline_parallel"), p, f"pipeline parallel {p} exceeds the {model.layers} "

@@ -22,7 +22,8 @@ def day(value) -> str:
 
 def findings(results) -> list[str]:
     scenario, s = results.scenario, results.crossover.scalars
-    c, symbol, mfu = scenario.crossover, scenario.currency_symbol, scenario.hours.mfu
+    c, symbol, mfu, training_mfu = scenario.crossover, scenario.currency_symbol, s["serving_mfu_used"], \
+        scenario.hours.mfu
     daily = tokens(s["tokens_per_day"])
     traffic = f"the {c.tokens_per_day} preset's {daily} tokens a day" if isinstance(c.tokens_per_day, str) \
         else f"{daily} tokens a day"
@@ -32,12 +33,12 @@ def findings(results) -> list[str]:
     if s["tokens_per_day"] == 0:
         return [f"With no traffic ({traffic}), serving never overtakes training, in operations or in GPU-hours.",
                 matches]
-    if c.serving_mfu < mfu:
-        why = (f"earlier in GPU-hours because serving runs at {percent(c.serving_mfu)} of peak against training's "
-               f"{percent(mfu)}")
-    elif c.serving_mfu > mfu:
-        why = (f"later in GPU-hours because serving runs at {percent(c.serving_mfu)} of peak against training's "
-               f"{percent(mfu)}")
+    if mfu < training_mfu:
+        why = (f"earlier in GPU-hours because serving runs at {percent(mfu)} of peak against training's "
+               f"{percent(training_mfu)}")
+    elif mfu > training_mfu:
+        why = (f"later in GPU-hours because serving runs at {percent(mfu)} of peak against training's "
+               f"{percent(training_mfu)}")
     else:
         why = f"the same day, as serving and training both run at {percent(mfu)} of peak"
     horizon = c.horizon_days
@@ -46,7 +47,7 @@ def findings(results) -> list[str]:
     return [
         f"Serving {scenario.model} at {traffic} takes {sci(s['serving_flops_per_day'])} operations, "
         f"{number(round(s['serving_gpu_hours_per_day']))} GPU-hours and {money(s['serving_cost_per_day'], symbol)} "
-        f"a day on the {scenario.gpu} at {percent(c.serving_mfu)} serving MFU.",
+        f"a day on the {scenario.gpu} at {percent(mfu)} serving MFU.",
         f"Serving overtakes training on day {day(s['day_flops'])} in operations, day {day(s['day_gpu_hours'])} in "
         f"GPU-hours: {why}.",
         matches,

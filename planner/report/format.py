@@ -86,7 +86,8 @@ SHOWN = {  # kind → how a value of it reads (the currency symbol second)
     "tera": lambda v, _: f"{v / 1e12:,.1f}", "money0": lambda v, s: money(v, s), "money": lambda v, s: money(v, s, 2),
     "money5": lambda v, s: money(v, s, 5), "ratio": lambda v, _: f"{v:.2f}", "tenths": lambda v, _: f"{v:,.1f}",
     "ms": lambda v, _: f"{v:,.0f}", "decimal": lambda v, _: f"{v:,.4g}", "number": lambda v, _: f"{v:,.2f}",
-    "count": lambda v, _: number(v), "gpus": lambda v, _: number(v)}
+    "count": lambda v, _: f"{v:,.0f}", "gpus": lambda v, _: f"{v:,.0f}",
+    "params": lambda v, _: f"{v:,.0f}"}
 
 
 def flatten(data, prefix: str = "") -> dict[str, object]:

@@ -158,7 +158,8 @@ def _canonical(scenario) -> list[Problem]:
         entry = own.gpus.get(scenario.gpu) or GPUEntry()
         own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
         scenario.price_per_gpu_hour = None
-    for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS)):
+    for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS),
+                                     (own.precisions, shipped.PRECISIONS)):
         for key in list(entries):
             entries[key] = without_shipped(entries[key], shipped_entries.get(key))
             if entries[key] is None:

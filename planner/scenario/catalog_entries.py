@@ -9,8 +9,8 @@ from typing import Annotated
 from pydantic import Field
 
 from planner import shipped
-from planner.scenario.declare import (Fraction, GPUId, ModelId, Money, PresetId, ProfileId, Section, declared,
-                                      divisors, whole)
+from planner.scenario.declare import (Fraction, GPUId, ModelId, Money, PrecisionId, PresetId, ProfileId, Section,
+                                      declared, divisors, whole)
 from planner.scenario.errors import Problem
 
 ARCHITECTURE_LIMITS = {"layers": 10_000, "hidden": 10**6, "heads": 10**5, "kv_heads": 10**5, "head_dim": 10**5,
@@ -60,6 +60,10 @@ class GPUEntry(Section):
                                                                           kind="decimal")
     price_per_hour: Money | None = declared(None, "Price", "per GPU-hour", "Illustrative list price.",
                                             kind="money")
+    fp8_tflops: Annotated[float, Field(ge=0.001, le=1e6)] | None = declared(
+        None, "Dense FP8 peak", "TFLOPS", "Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", kind="number")
+    nvlink_gbps: Annotated[float, Field(ge=0.001, le=1e5)] | None = declared(
+        None, "NVLink", "GB/s", "Per direction, as listed: serving's tensor-parallel all-reduces.", kind="number")
     price_source: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
         None, "Price source", "", "Where the price comes from: a quote, a contract, a list price.", kind="text")
     price_as_of: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
@@ -75,6 +79,19 @@ class CustomGPU(GPUEntry):
     hbm_tbps: Annotated[float, Field(ge=0.001, le=1e4)]
 
 
+class PrecisionEntry(Section):
+    """A weight or KV-cache precision in the Catalog (docs/method.md §6)."""
+
+    weight_bits: Annotated[float, Field(ge=0.5, le=64)] | None = declared(
+        None, "Bits per weight", "bits", "Including quantisation scales (int4 with a 16-bit scale per 128: 4.125).",
+        kind="decimal")
+    kv_bytes: Annotated[float, Field(ge=0.125, le=8)] | None = declared(
+        None, "Bytes per KV value", "bytes", "What kv_precision reads: fp8 keeps 1 byte per key or value.",
+        kind="decimal")
+    fp8_gemm: bool | None = declared(None, "GEMMs in FP8", "", "TRUE: matrix multiplies at the GPU's FP8 peak.",
+                                     kind="bool")
+
+
 Profile = Annotated[list[Fraction], Field(min_length=shipped.HOURS_PER_DAY, max_length=shipped.HOURS_PER_DAY)]
 # Served tokens are counted: 0 (no traffic: serving never overtakes) or at least one token a day, so the crossing
 # day C / (2·Ψ·D) stays finite over the whole allowed range.
@@ -88,6 +105,7 @@ class CatalogSection(Section):
     gpus: dict[GPUId, GPUEntry] = {}
     traffic_presets: dict[PresetId, TokensPerDay] = {}
     profiles: dict[ProfileId, Profile] = {}
+    precisions: dict[PrecisionId, PrecisionEntry] = {}
 
 
 def complete_architecture(values: dict) -> tuple[dict, str | None]:
@@ -147,10 +165,18 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
             problems.append((("catalog", "gpus", key), None, f"a new GPU needs {', '.join(missing)}"))
             continue
         gpus[key] = shipped.GPU(**values)
+    precisions = dict(shipped.PRECISIONS)
+    for key, entry in own.precisions.items():
+        values = {**(vars(precisions[key]) if key in precisions else {"id": key}), **entry.model_dump(exclude_none=True)}
+        missing = [f for f in ("weight_bits", "kv_bytes", "fp8_gemm") if f not in values]
+        if missing:
+            problems.append((("catalog", "precisions", key), None, f"a new precision needs {', '.join(missing)}"))
+            continue
+        precisions[key] = shipped.Precision(**values)
     merged = shipped.Catalog(models, gpus, {**shipped.TRAFFIC_PRESETS, **own.traffic_presets},
-                             {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}})
+                             {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}}, precisions)
     for kind, ids in (("model", merged.models), ("GPU", merged.gpus), ("traffic preset", merged.traffic_presets),
-                      ("demand profile", merged.profiles)):
+                      ("demand profile", merged.profiles), ("precision", merged.precisions)):
         lower: dict[str, str] = {}
         for key in ids:
             if key.lower() in lower:

@@ -3,7 +3,7 @@ workbook's Inputs sheet (its data validation included) and its Checks sheet all 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 
@@ -27,14 +27,16 @@ Fraction = Annotated[float, Field(ge=0, le=1)]
 
 
 def declared(default: Any = ..., label: str = "", unit: str = "", note: str = "", *, kind: str = "number",
-             choices: str | None = None, **limits) -> Any:
+             choices: str | None = None, words: tuple[str, ...] = (), **limits) -> Any:
     """An input's default, allowed range and words, read by validation, the Inputs sheet and the Checks sheet.
 
     `kind` is how the workbook shows it (a kit.KINDS key); `choices` a workbook name whose values a dropdown
-    offers (catalog_model_ids, …)."""
+    offers (catalog_model_ids, …); `words` the words a number's cell may hold instead (roofline)."""
     extra = {"label": label, "unit": unit, "kind": kind}
     if choices:
         extra["choices"] = choices
+    if words:
+        extra["words"] = list(words)
     return Field(default, description=note or None, json_schema_extra=extra, **limits)
 
 
@@ -61,6 +63,7 @@ ModelId = catalog_id("model")
 GPUId = catalog_id("GPU")
 PresetId = catalog_id("traffic preset")
 ProfileId = catalog_id("demand profile")
+PrecisionId = catalog_id("precision")
 
 
 def _by_type(value: Any) -> str:
@@ -76,6 +79,17 @@ def id_or_number(id_type, number_type):
     """A Catalog id, or a number typed instead (a traffic preset or tokens per day)."""
     return Annotated[Union[Annotated[id_type, Tag("id")], Annotated[number_type, Tag("number")]],
                      Discriminator(lambda v: "id" if isinstance(v, str) else "number")]
+
+
+def word_or_number(words: tuple[str, ...], number_type):
+    """One of a few words, or a number typed instead (serving_mfu: roofline or a share)."""
+    def known(value):
+        if isinstance(value, str) and value not in words:
+            raise ValueError(f"the word {' or '.join(words)}, or a number (0.10 for 10 %)")
+        return value
+
+    return Annotated[Union[Annotated[Literal[words], Tag("id")], Annotated[number_type, Tag("number")]],
+                     Discriminator(lambda v: "id" if isinstance(v, str) else "number"), BeforeValidator(known)]
 
 
 def divisors(n: int) -> str:

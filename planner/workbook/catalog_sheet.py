@@ -44,6 +44,8 @@ class Block:
     id_header: str
     columns: tuple[CatalogColumn, ...]
     row_rule: str = ""
+    section: str = ""  # its key in the scenario's catalog section (models, gpus, …)
+    shape: str = "fields"  # "fields": a row of fields per entry; "value": one value per id; "columns": per column
 
     @property
     def ids(self) -> str:
@@ -72,16 +74,20 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; Ψ e
                                          "*{head_dim}+3*{hidden}*{ffn}+2*{hidden})+{hidden}"),
                    CatalogColumn("kv_kib_per_token", "KV cache per token (KiB)", "kib",
                                  formula="=kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value"
-                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0")
+                                         "/1024")), row_rule="MOD({heads},{kv_heads})=0", section="models")
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
-             "GPU id", _declared(entries.GPUEntry, optional=("price_source", "price_as_of")))
+             "GPU id", _declared(entries.GPUEntry, optional=("fp8_tflops", "nvlink_gbps", "price_source", "price_as_of")),
+             section="gpus")
+PRECISIONS = Block("catalog_precision", "Precisions (weights and KV cache: bits per weight with scales, bytes per KV "
+                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry), section="precisions")
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
                         "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
-                            FieldInfo.from_annotation(entries.TokensPerDay))),))
+                            FieldInfo.from_annotation(entries.TokensPerDay))),), section="traffic_presets",
+                        shape="value")
 PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
                  "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
-                     FieldInfo.from_annotation(Fraction))),))
-BLOCKS = (MODELS, GPUS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies are the method's)
+                     FieldInfo.from_annotation(Fraction))),), section="profiles", shape="columns")
+BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies: the method's)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 
 
@@ -114,6 +120,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
                "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
     sheet.skip()
     _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
+    sheet.skip()
+    _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
     sheet.skip()
     _strategies(book, sheet)
     sheet.skip()

@@ -17,6 +17,10 @@ from planner.workbook.kit import Column, KeyResult, Row
 SHEET = "Crossover"
 
 SERVING = [
+    Row("serving_mfu_used", "Serving MFU used", kind="percent", unit="of peak", name="crossover_serving_mfu_used",
+        formula="=IF(ISNUMBER(crossover_serving_mfu),crossover_serving_mfu,serving_mfu)",
+        note="The share typed on Inputs, or with the word roofline the Serving sheet's MFU at its users",
+        at="serving_gpu_hours"),
     Row("tokens_per_day", "Served tokens per day D",
         formula="=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
         "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="count", unit="tokens a day",
@@ -27,7 +31,7 @@ SERVING = [
         unit="ZFLOP a day", note="The forward pass alone: 2 operations per parameter per token",
         name="crossover_serving_flops_per_day", at="serving_flops"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)", kind="hours",
+        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)", kind="hours",
         unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
         name="crossover_serving_gpu_hours_per_day", at="serving_gpu_hours"),
     Row("serving_cost_per_day", "Serving cost per day",
@@ -93,7 +97,7 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
            kind="count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
-        "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu*3600)"),
+        "serving_ops_per_param_token*model_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
         kind="hours"),
     Column("day_flops", "Day, operations", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_params'
@@ -177,10 +181,10 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, title: str, axis: st
 KEY_RESULTS = [
     KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
               "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
-    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu|percent} MFU", kind="days",
+    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu_used|percent} MFU", kind="days",
               unit="days"),
     KeyResult("crossover_serving_cost_over_horizon", "Serving cost over {crossover_horizon_days|count} days at "
-              "{crossover_serving_mfu|percent} serving MFU", kind="money0"),
+              "{crossover_serving_mfu_used|percent} serving MFU", kind="money0"),
     KeyResult("crossover_total_cost_over_horizon", "Total cost: training once plus {crossover_horizon_days|count} "
               "days of serving", kind="money0"),
     KeyResult("crossover_serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money"),

@@ -212,8 +212,10 @@ def _benchmark_tables(book: kit.Book, sheet: kit.Sheet, table) -> None:
         lines = kit.wrapped_lines(bench["goodput_found"], width * 1.2)
         if lines > 1:
             sheet.set_height(first + i, kit.DEFAULT_ROW * lines)
-    for key in BENCHMARK_NAMES:
-        book.define(f"goodput_benchmark_{key}", SHEET, sheet.ref(key, "range", 0, 0))
+    for key in BENCHMARK_NAMES:  # at least two rows: Gnumeric's INDEX refuses a one-cell range (the next is blank)
+        place = sheet.places[key]
+        book.define(f"goodput_benchmark_{key}", SHEET, f"{kit.xl_rowcol_to_cell(place.row, place.col)}:"
+                    f"{kit.xl_rowcol_to_cell(max(place.last_row, place.row + 1), place.col)}")
     _attainment_chart(book, sheet, table)
     sheet.skip()
     sheet.section("Tail latencies of completed requests against the SLO")
@@ -289,7 +291,9 @@ def _name_width(names) -> float:
 
 
 def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int, first: int, last: int) -> None:
-    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas."""
+    """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas; at least two rows,
+    as Gnumeric's INDEX refuses a one-cell range (nothing stands below the Requests sheet's tables)."""
+    last = max(last, first + 1)
     for col, key in enumerate(keys, start=first_col):
         book.define(f"{prefix}_{key}", REQUESTS_SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:"
                                                         f"{kit.xl_rowcol_to_cell(last, col)}")

@@ -25,8 +25,11 @@ LARGEST_WHOLE_RULE = 2**31 - 1  # spreadsheets' whole-number validation stops he
 CHOICE_WORDS = {"catalog_model_ids": "a model id from Catalog", "catalog_gpu_ids": "a GPU id from Catalog",
                 "catalog_strategy_ids": "ddp, zero1, zero2 or zero3",
                 "catalog_traffic_preset_ids": "a traffic preset id from Catalog",
-                "catalog_profile_ids": "a demand profile id from Catalog"}
-ROWS_CHECKED = ("catalog_model_ids", "catalog_gpu_ids", "catalog_traffic_preset_ids", "catalog_profile_ids")
+                "catalog_profile_ids": "a demand profile id from Catalog",
+                "catalog_precision_ids": "a precision id from Catalog (bf16, fp8, int8, int4-g128, or your own)"}
+ROWS_CHECKED = ("catalog_model_ids", "catalog_gpu_ids", "catalog_traffic_preset_ids", "catalog_profile_ids",
+                "catalog_precision_ids")
+ACROSS = ("catalog_profile_ids",)  # blocks laid out one entry per column
 # Inputs typed in a larger unit than the scenario's (what a cell shows is what is typed): kind → (name suffix,
 # scale); the scenario's value is a formula of the typed cell, ROUND(typed · scale, 0)
 TYPED_IN = {"tera": ("trillions", 1e12, "1e12")}
@@ -63,6 +66,7 @@ class Allowed:
     optional: bool = False
     kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
     unit: str = ""
+    keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
 
     @classmethod
     def of(cls, info: FieldInfo, *, optional: bool = False) -> "Allowed":
@@ -74,6 +78,8 @@ class Allowed:
         kinds = _base_types(info.annotation)
         if bool in kinds:
             kind = "bool"
+        elif extra.get("words"):
+            kind = "word_or_number"
         elif choices and float in kinds:
             kind = "choice_or_number"
         elif choices and int in kinds:
@@ -87,7 +93,7 @@ class Allowed:
         else:
             kind = "text"
         return cls(kind, limits.get("ge"), limits.get("le"), choices, optional, extra.get("kind", "number"),
-                   extra.get("unit", ""))
+                   extra.get("unit", ""), tuple(extra.get("words", ())))
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
@@ -103,6 +109,9 @@ class Allowed:
         if self.type == "bool":
             return {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
                     "error_message": "Choose TRUE or FALSE.", **common}
+        if self.type == "word_or_number":  # a dropdown of the words; a number is allowed too (Checks check it)
+            return {"validate": "list", "source": list(self.keywords), "error_type": "information",
+                    "error_title": "A number or a word", "error_message": self.words()[:255], **common}
         if self.type in ("choice", "choice_or_number", "choice_or_whole"):
             rule = {"validate": "list", "source": f"={self.choices}", "error_title": "Not in the list",
                     "error_message": self.words(), **common}
@@ -134,6 +143,10 @@ class Allowed:
                     f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE))")
         elif self.type == "text":
             rule = f"AND(ISTEXT({ref}),LEN({ref})>=1,LEN({ref})<=64)"
+        elif self.type == "word_or_number":
+            listed = "OR(" + ",".join(f'{ref}="{word}"' for word in self.keywords) + ")"
+            rule = (f"IF(ISTEXT({ref}),{listed},IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},"
+                    f"{ref}<={self.maximum:g}),FALSE))")
         else:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
             rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
@@ -143,7 +156,8 @@ class Allowed:
         """An id in the dropdown's list (and its Catalog row valid, where rows are checked); IF, not AND, so a
         number typed instead never reaches the lookup (AND would pass its #N/A on)."""
         found = f"MATCH({ref},{self.choices},0)"
-        listed = f"INDEX({self.choices.removesuffix('_ids')}_valid,{found})=TRUE" if self.choices in ROWS_CHECKED \
+        at = f"1,{found}" if self.choices in ACROSS else f"{found},1"  # row and column: Gnumeric needs both
+        listed = f"INDEX({self.choices.removesuffix('_ids')}_valid,{at})=TRUE" if self.choices in ROWS_CHECKED \
             else "TRUE"
         return f"IF(ISTEXT({ref}),IF(ISNUMBER({found}),{listed},FALSE),FALSE)"
 
@@ -162,6 +176,11 @@ class Allowed:
                     f"{plain_number(self.minimum)} to {plain_number(self.maximum)}.")
         if self.type == "text":
             return "Text of 1 to 64 characters."
+        if self.type == "word_or_number":
+            share = (f"a share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} %"
+                     if self.kind == "percent" else f"a number from {plain_number(self.minimum)} to "
+                     f"{plain_number(self.maximum)}")
+            return f"The word {' or '.join(self.keywords)}, or {share}."
         if self.kind == "percent":
             return (f"A share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} % "
                     f"(type 40 % or 0.4){blank}.")

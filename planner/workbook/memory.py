@@ -86,19 +86,15 @@ BY_STRATEGY = [
 ]
 BY_STRATEGY = [Row(**{**vars(r), "per_column": True}) for r in BY_STRATEGY]
 
-SERVING = [
-    Row("kv_bytes_per_token", "KV cache per token",
-        formula="=kv_tensors_per_layer*model_layers*model_kv_heads*model_head_dim*kv_bytes_per_value", kind="count",
-            unit="bytes",
-        note="2 (K and V) · L · KV heads · head dim · 2 bytes"),
-    Row("kv_kib_per_token", "KV cache per token", formula="={kv_bytes_per_token}/1024", kind="kib",
-        note="128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B"),
-    Row("serving_weights_gb", "Weights", formula="=weight_bytes_per_param*model_params/serving_tensor_parallel/1e9",
-        kind="gb",
-        note="2Ψ / t_s", name="memory_serving_weights_gb"),
-    Row("serving_kv_gb", "KV cache",
-        formula="=serving_users*serving_sequence_length*{kv_bytes_per_token}/serving_tensor_parallel/1e9", kind="gb",
-        note="u · s_s · KV per token / t_s", name="memory_serving_kv_gb"),
+SERVING = [  # the users held at once, at the Serving sheet's precisions, without its reserve (docs/method.md §1, §6)
+    Row("kv_bytes_per_token", "KV cache per token per GPU KV_g", formula="=serving_kv_bytes_per_token",
+        kind="count", unit="bytes", note="Serving: 2 · L · MAX(KV heads / t_s, 1) · head dim · bytes per KV value"),
+    Row("kv_kib_per_token", "KV cache per token per GPU", formula="={kv_bytes_per_token}/1024", kind="kib",
+        note="128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B in BF16 on one GPU"),
+    Row("serving_weights_gb", "Weights", formula="=serving_weights_gb", kind="gb",
+        note="Ψ · bytes per weight / t_s (Serving)", name="memory_serving_weights_gb"),
+    Row("serving_kv_gb", "KV cache", formula="=serving_users*serving_sequence_length*{kv_bytes_per_token}/1e9",
+        kind="gb", note="u · s_s · KV_g", name="memory_serving_kv_gb"),
     Row("serving_total_gb", "Total per GPU", formula="={serving_weights_gb}+{serving_kv_gb}", kind="gb",
         name="memory_serving_total_gb", bold=True),
     Row("serving_capacity_gb", "GPU memory", formula="=gpu_memory_gb", kind="gb"),
@@ -187,6 +183,4 @@ CHECKS = [
           formula="MOD(model_heads,memory_tensor_parallel)=0", about=("memory_tensor_parallel",)),
     Check("memory_pipeline_within_layers", "Pipeline parallel p is at most the model's layers",
           formula="memory_pipeline_parallel<=model_layers", about=("memory_pipeline_parallel",)),
-    Check("serving_tensor_parallel_divides_heads", "Serving tensor parallel t_s divides the attention heads",
-          formula="MOD(model_heads,serving_tensor_parallel)=0", about=("serving_tensor_parallel",)),
 ]

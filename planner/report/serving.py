@@ -1,0 +1,80 @@
+"""The Serving section of the HTML summary (docs/method.md §6): sentences and charts."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from planner.report import plot
+from planner.report.format import gb, money, number, percent
+
+SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
+    ("serving_max_concurrency", "Sequences that fit", "count"),
+    ("serving_ttft_ms", "TTFT (ms)", "tenths"),
+    ("serving_cost_per_million_tokens", "Cost per M output tokens", "money"),
+]
+
+
+def findings(results) -> list[str]:
+    scenario, s = results.scenario, results.serving.scalars
+    sv, symbol = scenario.serving, scenario.currency_symbol
+    replica = f"{number(sv.tensor_parallel)} {scenario.gpu} GPU{'s' if sv.tensor_parallel > 1 else ''}"
+    precision = f"{sv.weight_precision} weights and {sv.kv_precision} KV cache"
+    if s["max_concurrency"] == 0:
+        fit = (f"Serving {scenario.model} on {replica} with {precision}: not one {number(sv.sequence_length)}-token "
+               f"sequence fits (the weights take {gb(s['weights_gb'])} GB per GPU of {gb(s['pool_gb'] + s['weights_gb'])}"
+               f" GB after the reserve).")
+    else:
+        fit = (f"Serving {scenario.model} on {replica} with {precision}: {number(s['max_concurrency'])} sequences of "
+               f"{number(sv.sequence_length)} tokens fit ({gb(s['weights_gb'])} GB of weights and "
+               f"{s['kv_bytes_per_token'] / 1024:,.4g} KiB of KV cache per token per GPU); "
+               f"{number(sv.users)} users {'fit' if s['fits'] else 'do not fit'}.")
+    sentences = [fit,
+                 f"A {number(sv.prompt_tokens)}-token prompt on an idle server gets its first token in "
+                 f"{s['ttft_ms']:,.1f} ms; one sequence alone decodes a token every {s['tpot_ms_single']:,.2f} ms."]
+    sentences.append(f"At {number(sv.users)} users each token takes {s['tpot_ms']:,.2f} ms ({s['itl_ms']:,.2f} ms "
+                     f"between tokens under load, prefill included): {s['tokens_per_s_per_gpu']:,.0f} output "
+                     f"tokens per second per GPU, {money(s['cost_per_million_tokens'], symbol, 3)} per million, at a "
+                     f"serving MFU of {percent(s['mfu'])}.")
+    if s["max_concurrency"] > 0:
+        sentences.append(f"Filled to B_max = {number(s['max_concurrency'])}: "
+                         f"{s['tokens_per_s_per_gpu_at_max']:,.0f} tokens per second per GPU, "
+                         f"{money(s['cost_per_million_tokens_at_max'], symbol, 3)} per million output tokens.")
+    for run in results.serving.calibration:
+        if run["implied_bandwidth_efficiency"] != "":
+            sentences.append(f"Benchmark run {run['run']} ({run['gpu']}, {run['mean_concurrency']:,.1f} requests in "
+                             f"flight): median TPOT {run['measured_tpot_ms']:,.1f} ms measured against "
+                             f"{run['predicted_tpot_ms']:,.1f} ms predicted, which implies η_m = "
+                             f"{percent(run['implied_bandwidth_efficiency'])}.")
+    return sentences
+
+
+def charts(results) -> dict[str, Markup]:
+    rows = [row for row in results.serving.rows if row["batch"] not in ("", None) and row["tpot_ms"] != ""]
+    rows.sort(key=lambda row: row["batch"])
+    return {"curve": _curve(rows), "latency": _latency(rows), "stack": _stack(rows)}
+
+
+def _curve(rows) -> Markup:
+    chart = plot.Chart("Throughput and latency against concurrency", x_label="Sequences B",
+                       y_label="Tokens per second per GPU")
+    batches = [row["batch"] for row in rows]
+    chart.xy("Tokens per second per GPU", batches, [row["tokens_per_s_per_gpu"] for row in rows], plot.BLUE,
+             markers=True)
+    return chart.svg()
+
+
+def _latency(rows) -> Markup:
+    chart = plot.Chart("Inter-token latency under load", x_label="Sequences B", y_label="ITL (ms)")
+    chart.xy("ITL (ms)", [row["batch"] for row in rows], [row["itl_ms"] for row in rows], plot.RED, markers=True)
+    return chart.svg()
+
+
+def _stack(rows) -> Markup:
+    chart = plot.Chart("GPU memory at each B", y_label="GB per GPU", x_label="Sequences B")
+    chart.columns([number(row["batch"]) for row in rows],
+                  [("Weights", [row["weights_gb"] for row in rows], plot.BLUE),
+                   ("KV cache", [row["kv_gb"] for row in rows], plot.YELLOW),
+                   ("Reserve", [row["reserve_gb"] for row in rows], plot.GREY),
+                   ("Free", [max(0.0, row["free_gb"]) for row in rows], plot.GREEN)], stacked=True)
+    return chart.hline(rows[0]["capacity_gb"] if rows else 0, "GPU memory").svg()
+
