@@ -58,7 +58,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
     rows = summary_rows(out)
     assert rows["memory 1 - 8B DDP on 8 GPUs"]["Training memory per GPU (GB)"] == pytest.approx(164.991401984)
     assert rows["memory 1 - 8B DDP on 8 GPUs"]["Training fits"] is False
-    assert rows["default"]["Training cost"] == pytest.approx(2 * H100_8B_GPU_HOURS)
+    assert rows["default"]["Training cost, paid once"] == pytest.approx(2 * H100_8B_GPU_HOURS)
     assert rows["hours 1 - 405B at 15.6T tokens"]["Training GPU-hours"] == pytest.approx(26_673_882.98, rel=1e-9)
     assert rows["hours-0-broken"]["Failure"].endswith("hours.mfu: value 1.5 is not allowed: Input should be less "
                                                       "than or equal to 1")

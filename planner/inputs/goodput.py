@@ -19,9 +19,9 @@ class SLO(Section):
     model_config = ConfigDict(title="Service-level objective")
 
     ttft_ms: Annotated[float, Field(ge=0.001, le=1e9)] = declared(2000, "SLO: time to first token", "ms",
-                                                                   kind="number")
+                                                                   kind="ms")
     tpot_ms: Annotated[float, Field(ge=0.001, le=1e9)] = declared(100, "SLO: time per output token", "ms",
-                                                                   kind="number")
+                                                                   kind="ms")
 
 
 class Server(Section):

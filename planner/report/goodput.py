@@ -1,5 +1,6 @@
-"""The Goodput section of the HTML summary (docs/method.md §5): sentences and charts. Charts label servers and
-benchmarks by position ("Server 1"); the tables beside them give the names."""
+"""The Goodput section of the HTML summary (docs/method.md §5): sentences and charts. The server charts label servers
+by position ("Server 1", as the table beside them numbers them); the attainment chart's legend names each benchmark
+("1: h100 vLLM")."""
 
 from __future__ import annotations
 
@@ -126,16 +127,16 @@ def _servers_chart(servers: list[dict]) -> Markup:
 def _attainment(table) -> Markup:
     """Attainment against request rate per benchmark, the target, and each interpolated goodput."""
     target = table.scalars["attainment_target"]
-    chart = plot.Chart("Attainment against request rate (dots: each run; goodput where the target is met)",
+    chart = plot.Chart("Attainment against request rate",
                        x_label="Request rate (requests per second)", y_label="Attainment (%)")
     colours = [plot.BLUE, plot.ORANGE, plot.GREEN, "#7030A0", plot.GREY, plot.YELLOW]
     for i, bench in enumerate(table.benchmarks):
         own = table.runs[bench["first_run"] - 1:bench["last_run"]]
         colour = colours[i % len(colours)]
-        chart.xy(f"Benchmark {bench['benchmark']}", [r["rate"] for r in own], [r["attainment"] * 100 for r in own],
-                 colour, markers=True)
+        chart.xy(f"{bench['benchmark']}: {bench['name']}", [r["rate"] for r in own],
+                 [r["attainment"] * 100 for r in own], colour, markers=True)
         if not isinstance(bench["goodput"], str):
-            chart.vline(bench["goodput"], f"Goodput {bench['goodput']:.2f}/s", colour)
+            chart.vline(bench["goodput"], f"{bench['benchmark']}: goodput {bench['goodput']:.2f}/s", colour)
     return chart.hline(target * 100, f"Target {target * 100:.4g} %").svg()
 
 

@@ -12,12 +12,14 @@ Value axes start at 0. Text is escaped: a server's name from a scenario is shown
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
 BLUE, ORANGE, GREY, YELLOW, RED, GREEN = "#4472C4", "#ED7D31", "#A5A5A5", "#FFC000", "#C00000", "#70AD47"
 WIDTH, LEFT, TOP, BOTTOM, LEGEND = 660, 64, 34, 46, 176  # the drawing's size and margins, in px
+LEGEND_CHARS = 24  # characters of an 11 px legend label per line, within the legend's width
 FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"'
 
 
@@ -229,14 +231,19 @@ class Chart:
         return out
 
     def _legend(self, left: float, top: float) -> list[str]:
+        """A swatch and a label per mark; a label longer than the legend is wide wraps onto more lines."""
         out = []
-        for i, mark in enumerate(self.marks):
-            row = top + 16 * i
+        row = top
+        for mark in self.marks:
+            lines = textwrap.wrap(mark.label, LEGEND_CHARS) or [""]
             if mark.kind == "bars":
                 swatch = f'<rect x="{left}" y="{row - 9}" width="12" height="10" fill="{mark.colour}"/>'
             else:
                 dash = ' stroke-dasharray="4 3"' if mark.dashed else ""
                 swatch = (f'<line x1="{left}" x2="{left + 14}" y1="{row - 4}" y2="{row - 4}" stroke="{mark.colour}" '
                           f'stroke-width="2"{dash}/>')
-            out.append(f'{swatch}<text x="{left + 20}" y="{row}">{escape(mark.label)}</text>')
+            spans = "".join(f'<tspan x="{left + 20}" dy="{0 if n == 0 else 13}">{escape(line)}</tspan>'
+                            for n, line in enumerate(lines))
+            out.append(f'{swatch}<text x="{left + 20}" y="{row}">{spans}</text>')
+            row += 16 + 13 * (len(lines) - 1)
         return out
