@@ -369,7 +369,7 @@ def test_chart_axes_take_any_finite_number(value):
 
 
 def test_a_log_missing_only_in_a_sweep_variant_is_refused_when_the_file_is_read(tmp_path):
-    from tests.conftest import refused
+    from tests.helpers import refused
 
     (tmp_path / "good.json").write_text(json.dumps(good_vllm()), encoding="utf-8")
     output, path = refused(tmp_path, "name: v\ngoodput:\n  benchmarks: [{name: b, files: [good.json]}]\nsweep:\n"

@@ -337,7 +337,7 @@ PROFILE = "[1, 1, 1, 1, .5, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, 
      "spreadsheets match ids ignoring case: give one of them (the other: {path}:4: catalog.traffic_presets.mine)"),
     ("name: x\ngpu: {name: Mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\ncatalog:\n  gpus:\n"
      "    mine: {memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\n",
-     "scenario.yaml:2: catalog.gpus.Mine: GPU ids 'mine' and 'Mine' differ only by case"),
+     "scenario.yaml:2: gpu: GPU ids 'mine' and 'Mine' differ only by case"),
     # one price, twice
     ("name: x\nprice_per_gpu_hour: 3\ncatalog:\n  gpus:\n    h100-sxm: {price_per_hour: 2.5}\n",
      "scenario.yaml:2: price_per_gpu_hour: 3 here and 2.5 as the price_per_hour of 'h100-sxm': give the price once "
@@ -422,9 +422,9 @@ BIG = "{layers: 10000, hidden: 1000000, heads: 1000, kv_heads: 1000, ffn: 100000
 
 @pytest.mark.parametrize("text, expected", [
     (f"name: s\nmodel: big\ncatalog:\n  models:\n    big: {BIG}\n", "scenario.yaml:5: catalog.models.big: Ψ from"),
-    (f"name: s\nmodel: {{name: big, {BIG[1:]}\n", "scenario.yaml:2: catalog.models.big: Ψ from"),
+    (f"name: s\nmodel: {{name: big, {BIG[1:]}\n", "scenario.yaml:2: model: Ψ from"),
     (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "scenario.yaml:2: sweep variant [model={'name': 'big',"),
-    (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "]: catalog.models.big: Ψ from the architecture is "
+    (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "]: model: Ψ from the architecture is "
                                                              "3.4e+17, above the largest allowed, 1e15"),
 ])
 def test_an_architecture_whose_parameters_exceed_the_limit_is_refused_naming_file_and_line(tmp_path, text, expected):

@@ -120,7 +120,8 @@ def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, tmp
     book = build(compute(scenario_with()), str(original))
     edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "gb200"),
              ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
-             ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0)]
+             ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
+             ("catalog_gpu", "gb200", "gpus_per_node", 72)]
     edited, chosen = tmp_path / "edited.xlsx", tmp_path / "chosen.xlsx"
     set_cells(original, edited, catalog_cells(original, edits))
     set_cells(edited, chosen, {"gpu": "gb200"})

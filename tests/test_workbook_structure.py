@@ -17,9 +17,9 @@ from planner.tables import TABLES
 from planner.workbook import build
 from tests.helpers import address, cell_of, scenario_with
 
-INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
+INPUT_NAMES = ["model", "gpu", "training_precision", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
                "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
-               "memory_activation_checkpointing", "serving_users", "serving_sequence_length",
+               "memory_activation_checkpointing", "memory_expert_parallel", "serving_users", "serving_sequence_length",
                "serving_tensor_parallel", "serving_prompt_tokens", "serving_weight_precision",
                "serving_kv_precision", "serving_compute_efficiency", "serving_bandwidth_efficiency",
                "serving_memory_reserve", "serving_overhead_ms", "hours_tokens", "hours_mfu",
@@ -46,9 +46,9 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
                   "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
-PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "HYPERLINK", "IF",
-                      "IFERROR", "INDEX",
-                      "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
+PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "EXP", "HYPERLINK",
+                      "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN",
+                      "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT"}
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")

@@ -153,12 +153,23 @@ def slugify(name: str) -> str:
 
 
 # Reading a scenario ------------------------------------------------------------------------------------------
+def _shipped_clash(field: str, kind: str, name: str, entry, shipped_entries) -> Problem | None:
+    """An inline entry under a shipped id that gives it other fields (one id, one definition)."""
+    if hasattr(entry, "config"):
+        entry = entry.model_copy(update={"config": None})
+    if name not in shipped_entries or without_shipped(entry, shipped_entries[name]) is None:
+        return None
+    return ((field,), None, f"{quoted(name)} is a shipped {field.replace('gpu', 'GPU')} and this mapping gives it "
+            f"other fields: change what ships under catalog.{kind}.{name} (only what changes), or give yours another "
+            "name")
+
+
 def _canonical(scenario, folder: Path) -> list[Problem]:
     """One spelling per scenario, so a workbook reads back as the scenario that made it: inline custom entries
     join `catalog` under their names, models read from a config.json get its fields, the price override becomes
     the chosen GPU's Catalog price, overrides equal to what ships are dropped, and each table fills in what follows
     from other inputs."""
-    own, problems = scenario.catalog, []
+    own, problems, from_config = scenario.catalog, [], []
     for field, entries, entry_type, shipped_entries in (("model", own.models, ModelWithConfig, shipped.MODELS),
                                                         ("gpu", own.gpus, GPUEntry, shipped.GPUS)):
         inline = getattr(scenario, field)
@@ -175,15 +186,18 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
             problems.append(((field,), None, f"{quoted(inline.name)} is given here and in catalog.{kind} with other "
                              f"fields: give it once", ("catalog", kind, inline.name)))
             continue
-        if inline.name in shipped_entries and without_shipped(entry, shipped_entries[inline.name]) is not None:
-            problems.append(((field,), None, f"{quoted(inline.name)} is a shipped {field.replace('gpu', 'GPU')} and "
-                             f"this mapping gives it other fields: change what ships under catalog.{kind}."
-                             f"{inline.name} (only what changes), or give yours another name"))
+        if getattr(entry, "config", None):  # a config's fields are compared with what ships once read, below
+            from_config.append(inline.name)
+        elif clash := _shipped_clash(field, kind, inline.name, entry, shipped_entries):
+            problems.append(clash)
             continue
         entries[inline.name] = entry
         setattr(scenario, field, inline.name)
         scenario.alias(("catalog", kind, inline.name), (field,))
     problems += read_configs(own, folder)
+    for name in from_config:
+        if clash := _shipped_clash("model", "models", name, own.models[name], shipped.MODELS):
+            problems.append(clash)
     for model in own.models.values():  # the config.json's fields stand in place of its path
         model.config = None
     if scenario.price_per_gpu_hour is not None:
