@@ -196,7 +196,7 @@ def _batch(i: int) -> str:
         return f'=IF({2 ** i}<serving_max_concurrency,{2 ** i},"")'
     if i == TABLE_ROWS - 2:
         return '=IF(serving_max_concurrency=0,"",serving_max_concurrency)'
-    return '=IF(COUNTIF({batch:range},serving_users)>0,"",serving_users)'
+    return '=IF(COUNTIF({batch:above},serving_users)>0,"",serving_users)'
 
 
 def _when_shown(expression: str) -> str:
