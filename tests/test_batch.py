@@ -4,6 +4,7 @@ back; the same batch twice gives the same files."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import shutil
 import subprocess
@@ -246,3 +247,15 @@ def test_a_batch_of_more_scenarios_than_its_summary_holds_is_refused_before_writ
     assert result.output == (f"error: {tmp_path}/s.yaml: brings the batch to 4 scenarios; a batch writes at most 3 "
                              f"(summary.xlsx has a row each): split it\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_sweep_example_writes_one_set_per_variant_named_after_its_values(tmp_path):
+    """examples/sweeps/: three MFUs × three prices give nine scenarios, each file named after the scenario's name
+    and its values; one cost by hand: 6·Ψ·T / (989e12 · 0.5 · 3600) GPU-hours at $2.50."""
+    outcomes = run_batch([str(ROOT / "examples" / "sweeps")], tmp_path / "out", jobs=1, progress=False)
+    assert len(outcomes) == 9 and all(o.ok for o in outcomes)
+    stem = "hours-405b-sweep-hours-mfu-0-5-price-per-gpu-hour-2-5"
+    assert {p.name for p in (tmp_path / "out").glob(f"{stem}.*")} == {f"{stem}.xlsx", f"{stem}.html", f"{stem}.json"}
+    headline = json.loads((tmp_path / "out" / f"{stem}.json").read_text())["headline"]
+    gpu_hours = 6 * 405_853_388_800 * 15.6e12 / (989e12 * 0.5 * 3600)  # 21.34 M GPU-hours
+    assert headline["hours_cost"] == pytest.approx(gpu_hours * 2.50, rel=1e-12)

@@ -124,7 +124,7 @@ def test_planner_verify_passes_on_a_workbook_with_a_model_and_a_preset_typed_int
     original = tmp_path / "crossover.xlsx"
     build(compute(load_scenario(STEP_1)), str(original))
     model = {"params": 1e9, "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 16, "ffn": 128,
-             "vocab": 1000}
+             "vocab": 1000, "gated": True}
     edited = tmp_path / "edited.xlsx"
     set_cells(original, edited, catalog_cells(original, [("catalog_model", "", "ids", "tiny")] + [
         ("catalog_model", "tiny", key, value) for key, value in model.items()] + [

@@ -334,7 +334,7 @@ def custom_models(draw):
 def custom_gpus(draw):
     return {"name": draw(catalog_names), "memory_gb": draw(st.floats(1, 1024)),
             "peak_tflops": draw(st.floats(1, 5000)), "hbm_tbps": draw(st.floats(0.1, 20)),
-            "price_per_hour": draw(st.floats(0, 50))}
+            "nvlink_gbps": draw(st.floats(1, 2000)), "price_per_hour": draw(st.floats(0, 50))}
 
 
 @st.composite
