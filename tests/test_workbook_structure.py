@@ -31,7 +31,8 @@ INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_
                "goodput_slo_ttft_ms", "goodput_slo_tpot_ms", "goodput_attainment_target",
                "goodput_servers_1_name", "goodput_servers_1_cost_per_hour", "goodput_servers_1_completed_per_hour",
                "goodput_servers_1_acceptable_per_hour", "goodput_servers_2_name", "goodput_servers_2_cost_per_hour",
-               "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour"]
+               "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour",
+               "budget_monthly_growth", "budget_include_standby"]
 HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
                   "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
                   "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
@@ -44,7 +45,8 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "serving_ttft_ms", "serving_tpot_ms", "serving_tpot_ms_single", "serving_itl_ms",
                   "serving_tokens_per_s_per_gpu", "serving_cost_per_million_tokens", "serving_mfu",
                   "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
-                  "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token"]  # PRODUCT.md's names
+                  "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token", "budget_serving_cost",
+                  "budget_total_cost", "budget_months"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "HYPERLINK", "IF",
                       "IFERROR", "INDEX",
@@ -71,8 +73,8 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 def test_sheets_in_order(workbook):
     assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
-                                                           "Crossover", "Cluster", "Goodput", "Catalog", "Checks",
-                                                           "Method"]
+                                                           "Crossover", "Cluster", "Goodput", "Budget", "Catalog",
+                                                           "Checks", "Method"]
     assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES]  # the registry's
 
 
@@ -226,7 +228,7 @@ def test_units_show_once(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 12  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2
+    assert len(charts) == 13  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2, budget 1
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:
