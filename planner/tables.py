@@ -130,6 +130,7 @@ TABLES = [
     Table("crossover"),
     Table("cluster"),
     Table("goodput"),
+    Table("sensitivity"),
     Table("budget"),
 ]
 

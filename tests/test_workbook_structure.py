@@ -50,7 +50,8 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "HYPERLINK", "IF",
                       "IFERROR", "INDEX",
-                      "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
+                      "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LARGE", "LEN", "MATCH", "MAX",
+                      "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT"}
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
@@ -73,8 +74,8 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 def test_sheets_in_order(workbook):
     assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
-                                                           "Crossover", "Cluster", "Goodput", "Budget", "Catalog",
-                                                           "Checks", "Method"]
+                                                           "Crossover", "Cluster", "Goodput", "Sensitivity", "Budget",
+                                                           "Catalog", "Checks", "Method"]
     assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES]  # the registry's
 
 
@@ -228,10 +229,13 @@ def test_units_show_once(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 13  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2, budget 1
+    assert len(charts) == 14  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2, the
+    # tornado, budget 1
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:
+        if '<c:barDir val="bar"/>' in chart:  # the tornado: changes either side of the total, below zero too
+            continue
         for axis in re.findall(r"<c:valAx>.*?</c:valAx>", chart, re.S):  # a log axis (Serving's B) starts at 1
             if '<c:delete val="1"/>' not in axis:  # a hidden axis a second value axis brings
                 assert '<c:min val="0"/>' in axis or ('<c:logBase' in axis and '<c:min val="1"/>' in axis)
