@@ -15,9 +15,9 @@ SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's c
 def findings(results) -> list[str]:
     t, symbol = results.sensitivity, results.scenario.currency_symbol
     first, second = t.sorted[0], t.sorted[1]
-    return [f"Of six inputs moved by ±20 %, {first['input'].lower()} moves the total cost "
-            f"({money(t.scalars['total_cost'], symbol)}) most: from {money(first['total_low'], symbol)} to "
-            f"{money(first['total_high'], symbol)}; then {second['input'].lower()}, from "
+    return [f"Of six inputs moved by ±20 % one at a time, the total cost ({money(t.scalars['total_cost'], symbol)}) "
+            f"moves most with {first['input']}: from {money(first['total_low'], symbol)} to "
+            f"{money(first['total_high'], symbol)}; then with {second['input']}, from "
             f"{money(second['total_low'], symbol)} to {money(second['total_high'], symbol)}."]
 
 
