@@ -85,6 +85,7 @@ def jobs_of(files: list[Path]) -> tuple[list[Job], list[Outcome]]:
         try:
             scenario = load_scenario(path)
             found = [variant for _, variant in scenario.variants()] or [scenario]
+            found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
         except ScenarioError as exc:
             failed.append(Outcome(path.stem, unique(slugify(path.stem)), str(path), error="\n".join(exc.problems)))
             continue
