@@ -111,3 +111,20 @@ def test_the_sheet_recalculates_to_the_engine_after_edits(spreadsheet, tmp_path)
 def test_bad_budget_keys_exit_2_naming_key_and_line(tmp_path, budget, fragment):
     output, path = refused(tmp_path, f"name: x\nbudget: {budget}\n")
     assert f"{path}:2: {fragment}" in output
+
+
+def test_the_example_as_its_comment_works_it():
+    """examples/budget-1-…: three training months, the third 25.0 days; 36 serving months, the last 29.6875 days;
+    standby in the total."""
+    from planner.scenario import load_scenario
+    from tests.conftest import ROOT
+
+    results = compute(load_scenario(ROOT / "examples" / "budget-1-8b-growing-traffic-with-standby.yaml"))
+    rows, h = results.budget.rows, results.headline
+    assert (h["budget_training_months"], h["budget_months"]) == (3, 36)
+    assert rows[2]["days"] == pytest.approx(training_days(256) - 2 * MONTH)
+    last = rows[3 + 35]
+    assert last["days"] == pytest.approx(1095 - 35 * MONTH) and last["serving_month"] == 36
+    tok_s = tokens_per_second_per_gpu()
+    assert last["serving"] == pytest.approx(1e10 * 1.05 ** 35 * last["days"] / (3600 * tok_s) * PRICE)
+    assert last["total"] == pytest.approx(last["serving"] + standby_gpu_hours_per_day() * PRICE * last["days"])
