@@ -133,6 +133,8 @@ TABLES = [
     Table("crossover"),
     Table("cluster"),
     Table("goodput"),
+    Table("sensitivity"),
+    Table("budget"),
 ]
 
 
