@@ -29,11 +29,14 @@ def findings(results) -> list[str]:
         f"{money(s['serving_cost'], symbol)} and its total to {money(s['total_cost'], symbol)}.")
     standby = (f" Standby capacity (the serving pool's idle GPUs) adds {money(s['standby_cost'], symbol)} "
                f"{'and is in the total' if b.include_standby else 'in its own row, not in the total'}.")
+    per_million = s["serving_cost_per_million_tokens"]  # a word without traffic
+    per_million = f"{money(per_million, symbol, 3)} per million served tokens" if isinstance(
+        per_million, (int, float)) else "no traffic to price per token"
     return [plan,
             f"At the roofline's {s['tokens_per_s_per_gpu']:,.0f} output tokens per second per GPU, serving costs "
             f"{money(s['serving_cost_per_day'], symbol)} a day, {money(s['horizon_serving_cost'], symbol)} over "
-            f"{number(s['horizon_days'])} days ({money(s['serving_cost_per_million_tokens'], symbol, 3)} per million "
-            f"served tokens; at Crossover's serving MFU it would be {money(s['mfu_serving_cost'], symbol)}); "
+            f"{number(s['horizon_days'])} days ({per_million}; at Crossover's serving MFU it would be "
+            f"{money(s['mfu_serving_cost'], symbol)}); "
             f"with training, {money(s['horizon_total_cost'], symbol)}." + growth + standby]
 
 
