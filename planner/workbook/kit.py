@@ -75,6 +75,8 @@ KINDS = {
     "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
     "params": Kind("#,##0"),
     "tera": Kind("#,##0.0,,,,", "T"),
+    # values of different sizes in one column (the tornado's inputs): trillions and billions scaled, the rest as is
+    "scaled": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0.00'),
     "money": Kind(None),
     "money0": Kind(None),
     "money5": Kind(None),

@@ -113,9 +113,9 @@ IDS = list(LINES)
 
 TORNADO_LINES = [
     Column("input", "Input", kind="text", template=lambda i: f'="{TORNADO[IDS[i]]}"'),
-    Column("value", "Scenario's value", kind="number", template=lambda i: "=" + LINES[IDS[i]][0]),
-    Column("low", "At ×0.8", kind="number", template=lambda i: "=" + LINES[IDS[i]][1]("sensitivity_tornado_low")),
-    Column("high", "At ×1.2", kind="number", template=lambda i: "=" + LINES[IDS[i]][1]("sensitivity_tornado_high")),
+    Column("value", "Scenario's value", kind="scaled", template=lambda i: "=" + LINES[IDS[i]][0]),
+    Column("low", "At ×0.8", kind="scaled", template=lambda i: "=" + LINES[IDS[i]][1]("sensitivity_tornado_low")),
+    Column("high", "At ×1.2", kind="scaled", template=lambda i: "=" + LINES[IDS[i]][1]("sensitivity_tornado_high")),
     Column("total_low", "Total at ×0.8", kind="money0", template=lambda i: "=" + LINES[IDS[i]][2]("{low}")),
     Column("total_high", "Total at ×1.2", kind="money0", template=lambda i: "=" + LINES[IDS[i]][2]("{high}")),
     Column("swing", "Swing", kind="money0", template="=ABS({total_high}-{total_low})"),
@@ -137,7 +137,9 @@ SORTED_VALUES = {"largest": "largest", "position": "position", "sorted_input": "
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.sensitivity
-    sheet = book.sheet(SHEET, [("", 16)] * len(TORNADO_LINES), label_width=30, unit_width=14, note_width=44)
+    widths = [16] * len(TORNADO_LINES)
+    widths[[c.key for c in TORNADO_LINES].index("input")] = widths[[c.key for c in SORTED].index("sorted_input")] = 24
+    sheet = book.sheet(SHEET, [("", w) for w in widths], label_width=30, unit_width=14, note_width=44)
     sheet.title("Sensitivity: four grids and a tornado", "docs/method.md §9: each grid moves two inputs to ×0.5 … "
                 "×1.5 of the scenario's values; the middle cell is the scenario's own result.")
     for grid in GRIDS:
@@ -195,7 +197,9 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
                           "fill": {"color": colour}, "overlap": 100, "gap": 40})
     chart.set_title({"name": "Tornado: the total cost's change with each input at ×0.8 and ×1.2"})
     chart.set_y_axis({"reverse": True, "label_position": "low"})
-    chart.set_x_axis({"num_format": book.number_format("money0"), "major_gridlines": {"visible": True}})
+    symbol = book.currency_symbol.replace('"', "")  # millions: "$-60M", not "-$60,000,000"
+    millions = f'"{symbol}"#,##0,,"M"' if len(symbol) == 1 else f'#,##0,,"M {symbol}"'
+    chart.set_x_axis({"num_format": millions, "major_gridlines": {"visible": True}})
     chart.set_legend({"position": "bottom"})
     sheet.chart(chart, height=300, width=800)
 
