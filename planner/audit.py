@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from openpyxl.formula.tokenizer import Tokenizer
+from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
 from planner import recalc, xlsx
 from planner.engine import compute
@@ -113,8 +113,12 @@ def same(expected, got) -> bool:
 def shape(formula: str) -> tuple:
     """A formula's meaning, spelled as LibreOffice or Excel may re-save it: numbers as numbers (1e9 =
     1000000000), names in capitals, TRUE() as TRUE, no _xlfn. prefixes, no spaces."""
+    try:
+        items = Tokenizer(formula).items
+    except TokenizerError:  # an unterminated string or bracket: compared as written
+        return (formula,)
     tokens = []
-    for token in Tokenizer(formula).items:
+    for token in items:
         if token.type == "WHITE-SPACE":
             continue
         value = token.value.replace("_xlfn.", "")
