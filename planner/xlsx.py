@@ -18,6 +18,7 @@ import contextlib
 import os
 import posixpath
 import stat
+import struct
 import zlib
 import re
 import zipfile
@@ -184,7 +185,35 @@ def opened(path: Path) -> Iterator[zipfile.ZipFile]:
             if unpacked > MAX_UNPACKED:
                 raise WorkbookError(f"too large when unpacked ({unpacked / 2**20:,.0f} MB; a planner workbook "
                                     f"is a few MB, the limit is {MAX_UNPACKED / 2**20:,.0f} MB): not read")
+            _check_headers(archive, file)
             yield archive
+
+
+_LOCAL = struct.Struct("<4sHHHHHIIIHH")  # a zip part's local header: signature, version, flags, method, time, date,
+# CRC-32, compressed size, size, name length, extra length
+
+
+def _check_headers(archive: zipfile.ZipFile, file) -> None:
+    """Each part's local header says what the zip directory says (method, CRC-32, sizes, name): a header that lies
+    about its part is damage, even where Python's zipfile would read past it."""
+    for info in archive.infolist():
+        with part(info.filename):
+            file.seek(info.header_offset)
+            header = file.read(_LOCAL.size)
+            if len(header) < _LOCAL.size:
+                raise WorkbookError("its local header is cut short")
+            signature, _, flags, method, _, _, crc, compressed, size, name_length, _ = _LOCAL.unpack(header)
+            if signature != b"PK\x03\x04":
+                raise WorkbookError("its local header has no signature")
+            found = {"method": method, "name length": name_length}
+            said = {"method": info.compress_type, "name length": len(info.orig_filename.encode(
+                "utf-8" if info.flag_bits & 0x800 else "cp437"))}
+            if not flags & 0x08:  # sizes and CRC in the header, not in a data descriptor after the data
+                found.update({"CRC-32": crc, "compressed size": compressed, "size": size})
+                said.update({"CRC-32": info.CRC, "compressed size": info.compress_size, "size": info.file_size})
+            for what, value in found.items():
+                if value != said[what] and not (value == 0xFFFFFFFF and what.endswith("size")):  # ZIP64
+                    raise WorkbookError(f"its local header says {what} {value:,}, the zip directory {said[what]:,}")
 
 
 @contextlib.contextmanager
