@@ -69,8 +69,7 @@ INPUTS = "xl/worksheets/sheet2.xml (the sheet Inputs)"
     (lambda clean, to: damaged.bad_crc(clean, to, "xl/worksheets/sheet2.xml"),
      [f"a damaged xlsx workbook: {INPUTS}: Bad CRC-32 for file 'xl/worksheets/sheet2.xml'"]),
     (lambda clean, to: damaged.lying_size(clean, to, "xl/worksheets/sheet2.xml", 0.5),
-     ["a damaged xlsx workbook: xl/worksheets/sheet2.xml: its local header says size 40,556, the zip directory "
-      "20,278"]),
+     ["a damaged xlsx workbook: xl/worksheets/sheet2.xml: its local header says size ", ", the zip directory "]),
     (lambda clean, to: damaged.lying_size(clean, to, "xl/worksheets/sheet2.xml", 1e6),
      ["too large when unpacked (4,097 MB; a planner workbook is a few MB, the limit is 200 MB): not read"]),
     (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
