@@ -39,6 +39,8 @@ _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"  # Element
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PACKAGE = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 _C, _F, _V, _IS, _T, _RPH, _ROW, _SI = (_MAIN[1:] + tag for tag in ("c", "f", "v", "is", "t", "rPh", "row", "si"))
+_PACKAGE_PARTS = ("[Content_Types].xml", "_rels/.rels", "xl/styles.xml")  # read by applications, not by the planner
+_REQUIRED = ("[Content_Types].xml", "_rels/.rels")  # every OOXML package has them
 _REFERENCE = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
 _CELL = r"\$?[A-Z]{1,3}\$?[0-9]{1,7}"
 _DESTINATION = re.compile(rf"(?:'((?:[^']|'')+)'|([^'!,]+))!({_CELL}(?::{_CELL})?)")
@@ -268,6 +270,10 @@ def read(path: Path, *, cells: bool = True) -> Workbook:
         for name in sheets if cells else ():
             with part(parts[name], name):
                 _read_sheet(archive, parts[name], name, strings, found)
+        for name in _PACKAGE_PARTS:  # parts read by every spreadsheet application: they must at least parse
+            if name in archive.NameToInfo or name in _REQUIRED:
+                with part(name):
+                    _parser(None, None, None).Parse(archive.read(name), True)
         contents = archive.namelist()
         relationships = [(kind, target) for kind, target in targets.values()]
     return Workbook(path, sheets, names, found, parts, states, contents, relationships)
@@ -391,6 +397,8 @@ class _Sheet:
             self.inline.parts = []
         elif name == _ROW:
             self.row = int(attributes["r"]) if "r" in attributes else self.row + 1
+            if not 1 <= self.row <= MAX_ROW:
+                raise WorkbookError(f"the row {self.row} lies beyond Excel's grid (XFD{MAX_ROW})")
             self.last = None
         else:
             self.inline.start(name)

@@ -85,9 +85,15 @@ INPUTS = "xl/worksheets/sheet2.xml (the sheet Inputs)"
      ["not a planner workbook: it has no defined name recalc_canary"]),
     (lambda clean, to: damaged.rewritten(clean, to, {"xl/workbook.xml": damaged.defined_name("recalc_canary", "")}),
      ["not a planner workbook: it has no defined name recalc_canary"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {damaged.CONTENT_TYPES: lambda data: data[:len(data) // 2]}),
+     ["a damaged xlsx workbook: [Content_Types].xml: its XML does not parse"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
+        r'<row r="7"', '<row r="0"')}),
+     [f"a damaged xlsx workbook: {INPUTS}: the row 0 lies beyond Excel's grid (XFD1048576)"]),
 ], ids=["workbook.xml cut", "a sheet cut", "shared strings cut", "relationships cut", "a sheet removed",
         "a damaged stream", "a bad CRC", "a size that lies", "a size of 4 GB", "a string index out of range",
-        "a cell past the grid", "a file cut short", "the canary #REF!", "the canary empty"])
+        "a cell past the grid", "a file cut short", "the canary #REF!", "the canary empty",
+        "content types cut", "row 0"])
 def test_a_damaged_workbook_is_one_line_naming_the_file_and_the_part(clean, tmp_path, damage, expected):
     path = tmp_path / "damaged.xlsx"
     damage(clean, path)

@@ -21,7 +21,8 @@ from tests import damaged
 
 CASES = 48  # copies: a quarter of each kind of damage
 LIMIT_S = 10.0
-REQUIRED = ("xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml")  # and every worksheet
+REQUIRED = ("xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml", "[Content_Types].xml",
+            "_rels/.rels")  # and every worksheet
 
 
 def _damaged(clean: Path, folder: Path, case: int) -> tuple[Path, str]:

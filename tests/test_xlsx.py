@@ -50,6 +50,10 @@ def workbook_with(tmp_path, rows: str, *, sheet: str = SHEET, strings: str | Non
     main_ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
     rel_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')
+        z.writestr("_rels/.rels", '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                                  f'<Relationship Id="rId1" Type="{rel_ns}/officeDocument" Target="xl/workbook.xml"/>'
+                                  "</Relationships>")
         z.writestr("xl/workbook.xml", f'<workbook xmlns="{main_ns}" xmlns:r="{rel_ns}"><sheets>'
                                       f'<sheet name="S" sheetId="1" r:id="rId1"/></sheets><definedNames>'
                                       f"<definedName name=\"total\">'S'!$B$2</definedName>"
