@@ -262,3 +262,22 @@ def test_a_batch_summary_is_skipped_not_failed(clean, tmp_path):
 def test_singular_and_plural():
     assert plural(1, "problem") == "1 problem" and plural(2, "problem") == "2 problems"
     assert plural(1, "formula cell") == "1 formula cell" and plural(2214, "formula cell") == "2,214 formula cells"
+
+
+@pytest.mark.spreadsheet
+def test_verify_skips_a_batch_summary_and_exits_2_on_a_file_it_cannot_read(clean, tmp_path, libreoffice):
+    """`planner verify output/examples/*.xlsx`: the batch's summary.xlsx is skipped, the workbook verifies; a damaged
+    file beside them makes it exit 2 with one FAILED line naming the part."""
+    from planner.batch import run_batch
+
+    run_batch([str(ROOT / "examples" / "default.yaml")], tmp_path / "out", jobs=1, progress=False)
+    summary, workbook = tmp_path / "out" / "summary.xlsx", tmp_path / "out" / "default.xlsx"
+    code, output = run("verify", str(summary), str(workbook))
+    assert code == 0, output
+    assert (f"{summary}: skipped: not a planner workbook: a batch's summary.xlsx (finished results, no formulas to "
+            f"check)") in output
+    assert f"{workbook}: OK, " in output
+    broken = damaged.rewritten(clean, tmp_path / "broken.xlsx", {"xl/sharedStrings.xml": lambda data: data[:100]})
+    code, output = run("verify", str(summary), str(broken))
+    assert code == 2, output
+    assert f"{broken}: FAILED: a damaged xlsx workbook: xl/sharedStrings.xml: its XML does not parse" in output
