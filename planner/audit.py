@@ -240,17 +240,29 @@ def _put(data: dict, key: tuple, value) -> None:
         node[key[-1]] = value
 
 
-def inspect(path: Path, book: xlsx.Workbook | None = None) -> tuple[Report, object | None]:
+def read_data(book: xlsx.Workbook) -> WorkbookData:
+    """What a planner workbook's inputs and Catalog hold; WorkbookError, in one line, when they cannot be read."""
+    recalc.canary(book)
+    try:
+        return workbook_data(book)
+    except (OSError, KeyError, ValueError) as exc:
+        if isinstance(exc, xlsx.WorkbookError):
+            raise
+        raise xlsx.WorkbookError(f"not a planner workbook, or a damaged one: {exc}") from None
+
+
+def inspect(path: Path, book: xlsx.Workbook | None = None,
+            found: WorkbookData | None = None) -> tuple[Report, object | None]:
     """Everything but the recalculation: inputs, sheets, formulas, error values, cached results. Returns the report
-    and the freshly generated Book (None when the file cannot be read); `book` is the file when already read."""
+    and the freshly generated Book (None when the file cannot be read); `book` is the file when already read, `found`
+    its data (read_data)."""
     report = Report(Path(path))
     try:
         book = book if book is not None else xlsx.read(Path(path))
         if is_summary(book):
             report.skipped = SUMMARY
             return report, None
-        recalc.canary(book)
-        found = workbook_data(book)
+        found = found if found is not None else read_data(book)
         expected = build(compute(_scenario(found, report)), io.BytesIO(), like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)
@@ -404,11 +416,12 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
     application = recalc.application(app) if isinstance(app, str) else app
     try:
         books: list[xlsx.Workbook | xlsx.WorkbookError] = []
-        for path in paths:
+        data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold, read before it is recalculated
+        for i, path in enumerate(paths):
             try:
                 book = xlsx.read(path)
                 if not is_summary(book):  # a batch's summary is skipped by inspect, not recalculated
-                    recalc.canary(book)
+                    data[i] = read_data(book)
                 books.append(book)
             except xlsx.WorkbookError as exc:
                 books.append(exc)
@@ -429,8 +442,8 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
 
             worker = threading.Thread(target=run, name="recalculate", daemon=True)
             worker.start()
-        inspected = [inspect(path, book) if isinstance(book, xlsx.Workbook) else (Report(path, error=str(book)), None)
-                     for path, book in zip(paths, books)]
+        inspected = [inspect(path, book, data.get(i)) if isinstance(book, xlsx.Workbook)
+                     else (Report(path, error=str(book)), None) for i, (path, book) in enumerate(zip(paths, books))]
         if worker is not None:
             worker.join()
             if "raised" in recalculated:

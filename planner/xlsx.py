@@ -94,7 +94,14 @@ class Workbook:
             if match is None:
                 return []
             sheet = match[1].replace("''", "'") if match[1] is not None else match[2]
-            found.append((sheet, match[3].replace("$", "")))
+            ref = match[3].replace("$", "")
+            for end in ref.split(":"):
+                try:
+                    _within_grid(end)
+                except WorkbookError as exc:
+                    raise WorkbookError(f"a damaged xlsx workbook: xl/workbook.xml: the defined name {name}: "
+                                        f"{exc.reason}") from None
+            found.append((sheet, ref))
         return found
 
     def cell(self, sheet: str, ref: str) -> Cell:
