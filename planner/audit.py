@@ -297,7 +297,8 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
         if (sheet, cell) not in expected.texts and logical(formula) is None and f"{sheet}!{cell}" not in typed_in:
             if sheet in INPUT_SHEETS:
                 report.add("formula input", f"{sheet}!{cell}", f"holds the formula {_shown(formula)}, where the "
-                                                               f"planner writes a value: no value is read from it")
+                                                               f"planner writes a value (its cached value: "
+                                                               f"{quoted(values.get((sheet, cell)))})")
             else:
                 report.add("added", f"{sheet}!{cell}", f"holds the formula {_shown(formula)}")
     for (sheet, cell), value in values.items():

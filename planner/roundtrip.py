@@ -101,6 +101,7 @@ class Cell:
     value: Any
     address: str
     formula: str | None = None
+    cached: Any = None  # a formula's cached result
 
     @property
     def written(self) -> Any:
@@ -139,7 +140,7 @@ class _Book:
             raise xlsx.WorkbookError(f"{sheet}!{ref} ({name}): a Catalog block of {length:,} rows; the planner "
                                      f"reads at most {longest:,} (its shipped entries, {MAX_OWN_ENTRIES:,} of the "
                                      f"scenario's own and {EMPTY_ROWS} empty rows): not read")
-        return [[Cell(_typed(cell), f"{sheet}!{a1}", cell.formula) for a1, cell in row]
+        return [[Cell(_typed(cell), f"{sheet}!{a1}", cell.formula, cell.value) for a1, cell in row]
                 for row in self.book.block(sheet, ref)]
 
     def block(self, block_spec, name: str) -> list[Cell]:
@@ -179,6 +180,8 @@ def _catalog(book: _Book, where: dict, problems: list) -> dict:
                                              f"{block_spec.name(block_spec.columns[0])} is shorter than "
                                              f"{block_spec.ids}")
                 value = cells[i].value
+                if value is FORMULA and key_name != "params":  # typed over a value (audit names it; import takes
+                    value = cells[i].cached  # it only with --take-cached): its cached value, as for Inputs
                 if value is None and not optional:
                     value = ""
                 if value is not FORMULA and value is not None:

@@ -285,3 +285,15 @@ def test_verify_skips_a_batch_summary_and_exits_2_on_a_file_it_cannot_read(clean
     code, output = run("verify", str(summary), str(broken))
     assert code == 2, output
     assert f"{broken}: FAILED: a damaged xlsx workbook: xl/sharedStrings.xml: its XML does not parse" in output
+
+
+def test_a_formula_in_a_catalog_value_is_reported_and_refused_unless_take_cached(clean, tmp_path):
+    path = damaged.rewritten(clean, tmp_path / "catalog.xlsx", {"xl/worksheets/sheet9.xml": damaged.cell(
+        "E28", '<c r="E28"><f>1+2</f><v>3</v></c>')})
+    message = "Catalog!E28: holds the formula =1+2, where the planner writes a value (its cached value: 3)"
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {message}" in output
+    code, output = run("import", str(path))
+    assert code == 2 and f"error: {path}: {message}: not imported (or --take-cached" in output
+    code, output = run("import", "--take-cached", str(path))
+    assert code == 0 and "    h100-sxm:\n      price_per_hour: 3.0\n" in output
