@@ -133,7 +133,7 @@ def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     build(compute(load_scenario(EXAMPLE)), str(path))
     read = xlsx.read(path)
     assert read.sheets == ["Cover", "Inputs", "Memory", "Hours", "Serving", "Crossover", "Cluster", "Goodput",
-                           "Requests", "Catalog", "Checks", "Method"]
+                           "Requests", "Sensitivity", "Budget", "Catalog", "Checks", "Method"]
     formulas = read.formulas()
     structure.test_every_formula_has_a_cached_value_and_only_portable_functions(path)
     structure.test_every_identifier_is_a_name_a_cell_or_a_portable_function(path, formulas)

@@ -221,7 +221,8 @@ def test_units_show_once(workbook):
         for row in ws.iter_rows():
             for cell in row:
                 if cell.data_type == "f" and cell.number_format:
-                    quoted = set(re.findall(r'"([^"]*)"', cell.number_format)) - {"$", "TRUE", "FALSE"}
+                    quoted = set(re.findall(r'"([^"]*)"', cell.number_format)) - {"$", "TRUE", "FALSE", " T", " B"}
+                    # " T", " B": a scale (trillions, billions) in a column of values of several sizes, not a unit
                     assert not quoted, (ws.title, cell.coordinate, cell.number_format)
 
 

@@ -18,7 +18,7 @@ TOTALS = [
     Row("tokens_per_s_per_gpu", "Output tokens per second per GPU at the users (roofline)",
         formula="=serving_tokens_per_s_per_gpu", kind="count", unit="tokens/s", note="Serving: TokS at its users"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day at launch traffic",
-        formula="=crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)", kind="number",
+        formula="=crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)", kind="count",
         unit="GPU-hours a day", note="D / (3600 · TokS)", name="budget_serving_gpu_hours_per_day"),
     Row("serving_cost_per_day", "Serving cost per day", kind="money0", unit="per day",
         formula=f"=IF(serving_fits,budget_serving_gpu_hours_per_day*price_per_gpu_hour,{NA})",
@@ -51,7 +51,7 @@ PLAN = [
     Row("serving_months", "Serving months", formula="=ROUNDUP(ROUND(crossover_horizon_days/budget_days_per_month,9),0)",
         kind="count", unit="months", note="CEIL9(horizon / 30.4375): the last one prorated", name="budget_months"),
     Row("standby_gpu_hours_per_day", "Standby: idle GPU-hours a day, separate pools",
-        formula="=cluster_idle_gpu_hours_separate", kind="number", unit="GPU-hours a day",
+        formula="=cluster_idle_gpu_hours_separate", kind="count", unit="GPU-hours a day",
         note="Cluster: the serving pool's idle GPUs over the day"),
 ]
 
@@ -92,19 +92,19 @@ MONTHS = [  # one row per month of the plan, {label} its number from the first t
     Column("days", "Days", kind="days", template='=IF({phase}="training",MIN(budget_days_per_month,hours_days-'
            '({label}-1)*budget_days_per_month),IF({phase}="serving",MIN(budget_days_per_month,crossover_horizon_days-'
            '({serving_month}-1)*budget_days_per_month),""))'),
-    Column("training", "Training", kind="money0", template=_is("training", "hours_cost/hours_days*{days}")),
+    Column("training", "Training per month", kind="money0", template=_is("training", "hours_cost/hours_days*{days}")),
     Column("tokens_per_day", "Tokens a day D_m", kind="count",
            template=_is("serving", "crossover_served_tokens_per_day*(1+budget_monthly_growth)^({serving_month}-1)")),
     Column("served_tokens", "Served tokens", kind="count", template=_is("serving", "{tokens_per_day}*{days}")),
     Column("serving_gpu_hours", "Serving GPU-hours", kind="count",
            template=_is("serving", "{served_tokens}/(3600*serving_tokens_per_s_per_gpu)")),
-    Column("serving", "Serving", kind="money0",
+    Column("serving", "Serving per month", kind="money0",
            template=_is("serving", f"IF(serving_fits,{{serving_gpu_hours}}*price_per_gpu_hour,{NA})")),
-    Column("standby", "Standby", kind="money0",
+    Column("standby", "Standby per month", kind="money0",
            template=_is("serving", "cluster_idle_gpu_hours_separate*price_per_gpu_hour*{days}")),
-    Column("total", "Total", kind="money0", template='=IF({phase}="","",IF({phase}="training",{training},'
+    Column("total", "Total per month", kind="money0", template='=IF({phase}="","",IF({phase}="training",{training},'
            f'IF(serving_fits,{{serving}}+IF(budget_include_standby,{{standby}},0),{NA})))'),
-    Column("cumulative", "Cumulative", kind="money0", template=_cumulative),
+    Column("cumulative", "Cumulative over the plan", kind="money0", template=_cumulative),
 ]
 
 
@@ -117,10 +117,10 @@ def _yearly(column: str, served: bool = False) -> str:
 
 
 YEARLY = [
-    Column("year_training", "Training", kind="money0", template=_yearly("training")),
-    Column("year_serving", "Serving", kind="money0", template=_yearly("serving", served=True)),
-    Column("year_standby", "Standby", kind="money0", template=_yearly("standby")),
-    Column("year_total", "Total", kind="money0", template=_yearly("total", served=True)),
+    Column("year_training", "Training per year", kind="money0", template=_yearly("training")),
+    Column("year_serving", "Serving per year", kind="money0", template=_yearly("serving", served=True)),
+    Column("year_standby", "Standby per year", kind="money0", template=_yearly("standby")),
+    Column("year_total", "Total per year", kind="money0", template=_yearly("total", served=True)),
 ]
 CHART_HEIGHT = 360
 
