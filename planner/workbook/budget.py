@@ -186,7 +186,7 @@ KEY_RESULTS = [
     KeyResult("budget_serving_cost_per_day", "… per day at launch traffic", kind="money0"),
     KeyResult("budget_horizon_total_cost", "Total: training once plus {crossover_horizon_days|count} days of serving "
               "(roofline)", kind="money0"),
-    KeyResult("budget_total_cost", "Budget: training plus {budget_months|count} serving months growing "
+    KeyResult("budget_total_cost", "Budget over the plan: training plus {budget_months|count} serving months growing "
               "{budget_monthly_growth|percent} a month", kind="money0"),
 ]
 
