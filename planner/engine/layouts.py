@@ -951,7 +951,7 @@ def _computable(fixed: dict) -> bool:
     return not isinstance(zero, bool) and zero in ZERO and fixed.get("recompute", "none") in RECOMPUTE
 
 
-def _fixed_join_reasons(q, fixed: dict) -> list[str]:
+def fixed_join_reasons(q, fixed: dict) -> list[str]:
     """The rules joining fields that the given fields alone already break."""
     out = []
     keys = ("gpus", "tensor_parallel", "pipeline_parallel", "context_parallel")
@@ -994,7 +994,7 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
         if pool is None:
             pool, any_fits = _joined(scan.fastest), False
         if pool is None:
-            return _reference_row(ref, None, broken + _fixed_join_reasons(q, fixed) +
+            return _reference_row(ref, None, broken + fixed_join_reasons(q, fixed) +
                                   ["no valid layout has these fields"])
     values = _flat_values(q, pool)
     i = _by_time(values)[0]
@@ -1003,6 +1003,52 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
     if not any_fits:
         memory = "no layout with these fields fits: the fastest " + memory
     return _reference_row(ref, row, broken, memory)
+
+
+# The table for one scenario ----------------------------------------------------------------------------------
+def problem(scenario, catalog=None) -> Problem:
+    """The scenario's search in plain numbers: its model and GPU from the merged Catalog, the training sequence
+    length (Memory), the training tokens (Hours) and the `search:` section."""
+    catalog = catalog or scenario.merged_catalog
+    model, gpu, search = catalog.models[scenario.model], catalog.gpus[scenario.gpu], scenario.search
+    return Problem(layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads,
+                   head_dim=model.head_dim, ffn=model.ffn, vocab=model.vocab, gated=model.gated,
+                   tied_embeddings=model.tied_embeddings, params=model.params, memory_gb=gpu.memory_gb,
+                   peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps, nvlink_gbps=gpu.nvlink_gbps,
+                   network_gbps=gpu.network_gbps, gpus_per_node=gpu.gpus_per_node,
+                   gemm_efficiency=gpu.gemm_efficiency, price_per_gpu_hour=gpu.price_per_hour,
+                   sequence_length=scenario.memory.sequence_length, global_batch=search.global_batch,
+                   tokens=scenario.hours.tokens, gpus_max=search.gpus_max, deadline_days=search.deadline_days,
+                   headroom=search.headroom, flash_attention=search.flash_attention,
+                   sequence_parallel=search.sequence_parallel, tp_overlap=search.tp_overlap,
+                   dp_overlap=search.dp_overlap, grad_reduce_bytes=search.grad_reduce_bytes,
+                   fsdp_regather=search.fsdp_regather, balanced_stages=search.balanced_stages)
+
+
+@dataclass(frozen=True)
+class LayoutsTable:
+    """docs/method.md §10 for one scenario: the problem it searched and what the search found."""
+
+    problem: Problem
+    search: LayoutSearch
+
+    @property
+    def headline(self) -> dict:
+        return self.search.headline
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        return {"search_layout_found": bool(self.search.cheapest)}
+
+    def to_json(self) -> dict:
+        return {**self.search.to_json(), "problem": {f.name: getattr(self.problem, f.name) for f in
+                                                     fields(self.problem)}}
+
+
+def compute(scenario, tables) -> LayoutsTable:
+    q = problem(scenario)
+    references = [{k: v for k, v in ref.model_dump().items() if v is not None} for ref in scenario.search.layouts]
+    return LayoutsTable(q, search(q, references))
 
 
 CONSTANTS = [

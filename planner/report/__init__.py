@@ -12,7 +12,7 @@ import jinja2
 import planner
 from planner import method
 from planner.report.format import FILTERS, flatten
-from planner.tables import TABLES
+from planner.tables import present
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -49,7 +49,7 @@ def render_html(results, *, generated: str) -> str:
     """The self-contained HTML summary of one scenario's results."""
     sections = [{"key": table.key, "template": table.template, "method": table.engine.METHOD,
                  "table": results.tables[table.key], "sheet": table.sheet, "charts": table.report.charts(results),
-                 "findings": table.report.findings(results)} for table in TABLES]
+                 "findings": table.report.findings(results)} for table in present(results.scenario)]
     scenario = results.scenario
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,
