@@ -37,9 +37,9 @@ MODEL = [
         name="search_kv_width"),
     Row("layer_params", "Layer parameters Ψ_L = L·(2hA + 2hG + (3 or 2)·h·F)",
         formula="=model_layers*(2*model_hidden*search_attention_width+2*model_hidden*search_kv_width"
-                "+IF(model_gated,3,2)*model_hidden*model_ffn)", kind="params", unit="parameters",
+                "+IF(model_gated,3,2)*model_hidden*model_ffn)", kind="flops", unit="parameters",
         note="3 matrices per gated (SwiGLU) MLP, 2 per GeLU MLP; norms left out", name="search_layer_params"),
-    Row("embedding_params", "Output layer Ψ_E = V·h", formula="=model_vocab*model_hidden", kind="params",
+    Row("embedding_params", "Output layer Ψ_E = V·h", formula="=model_vocab*model_hidden", kind="flops",
         unit="parameters", name="search_embedding_params"),
     Row("layer_flops", "FLOPs per token and layer f = 6·Ψ_L/L + 12·A·s",
         formula=f"=training_ops_per_param_token*search_layer_params/model_layers+attention_ops_per_token_position"
@@ -112,7 +112,7 @@ COLUMNS = [
      "=IF(AND(search_balanced_stages,{pipeline_parallel}>1),{micro_batch_s}*{fullest}/{stage_layers},"
      "{micro_batch_s}+{logit})"),
     ("bubble", "Bubble (s)", "decimal", "=({pipeline_parallel}-1)/{interleave}*{critical}"),
-    ("stage_params", "Parameters per GPU Ψ_g", "params",
+    ("stage_params", "Parameters per GPU Ψ_g", "flops",
      "=search_layer_params/({tensor_parallel}*{pipeline_parallel})+search_embedding_params/{tensor_parallel}"),
     ("dp_comm", "DP traffic time (s)", "decimal",
      "=({data_parallel}*{context_parallel}-1)/({data_parallel}*{context_parallel})*{stage_params}"
@@ -197,7 +197,7 @@ def _layouts(sheet: kit.Sheet, q, rows: list[dict], labels: list[str], *, named:
     last row). `named`: the first row's cells carry the headline names; `extra`: a last column of text per row."""
     styles = sheet.book.styles
     headings = [""] + [h for _, h in INTEGERS] + [h for _, h, _, _ in COLUMNS] + ([extra[0]] if extra else [])
-    header = sheet.heading_row(headings, height=45)
+    header = sheet.heading_row(headings, height=62)
     first, last = header + 1, header + len(rows)
     keys = [k for k, _ in INTEGERS] + [k for k, _, _, _ in COLUMNS]
     for col, key in enumerate(keys, start=1):
@@ -228,7 +228,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     table = results.layouts
     q, found = table.problem, table.search
     width = len(INTEGERS) + len(COLUMNS)
-    sheet = book.sheet(SHEET, [("", 11)] * width, note_width=60)
+    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
     sheet.scalar_col = 1
     sheet.title("Layout search: the layouts that finish by the deadline at least cost", "docs/method.md §10: a step "
                 "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
@@ -236,6 +236,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("The model, the GPU and the run")
     values = scalars(q)
     sheet.rows(MODEL, values)
+    sheet.text("A layout fits when its memory per GPU is at most the usable memory above: the GPU's GB counted as "
+               "GiB (2^30 bytes) times the headroom, as frameworks count memory. The Memory sheet counts decimal GB "
+               "(1e9 bytes): the two differ on purpose.", style=book.styles.note, height=30)
     sheet.skip()
 
     sheet.section("What the search found (the engine's counts; the search itself is not a formula)")
@@ -297,7 +300,8 @@ def _front_chart(book: kit.Book, sheet: kit.Sheet) -> None:
                       "values": sheet.series("cost"), "line": {"color": "#4472C4", "width": 1.5},
                       "marker": {"type": "circle", "size": 6}})
     chart.set_title({"name": "Days against cost: the front of the layout search"})
-    chart.set_x_axis({"name": "Days", "num_format": "#,##0", "major_gridlines": {"visible": True}})
+    chart.set_x_axis({"name": "Days (log scale)", "num_format": "#,##0", "log_base": 10,
+                      "major_gridlines": {"visible": True}})
     chart.set_y_axis({"name": f"Cost ({book.currency_symbol} millions)", "num_format": '#,##0.0,,"M"',
                       "major_gridlines": {"visible": True}})
     chart.set_legend({"none": True})
