@@ -50,8 +50,14 @@ def findings(results) -> list[str]:
 
 
 def charts(results) -> dict[str, Markup]:
+    """The front, days against cost, up to three times the fastest layout's days (the table lists every layout of
+    it): beyond that the cheaper layouts take years and would squeeze the rest against the axis."""
     front = results.layouts.search.front
+    shown = [row for row in front if row["days"] <= 3 * front[0]["days"]] if front else []
     chart = plot.Chart("Days against cost: the front of the layout search", x_label="Days",
                        y_label=f"Cost ({results.scenario.currency_symbol} millions)")
-    chart.xy("Front", [row["days"] for row in front], [row["cost"] / 1e6 for row in front], plot.BLUE, markers=True)
+    chart.xy("Front", [row["days"] for row in shown], [row["cost"] / 1e6 for row in shown], plot.BLUE, markers=True)
+    deadline = results.scenario.search.deadline_days
+    if deadline is not None and shown and deadline <= 3 * front[0]["days"]:
+        chart.vline(deadline, "Deadline")
     return {"front": chart.svg()}
