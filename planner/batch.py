@@ -9,7 +9,6 @@ them; with the date fixed, the same batch gives the same files.
 from __future__ import annotations
 
 import datetime as dt
-import glob
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -18,9 +17,11 @@ from pathlib import Path
 import pandas as pd
 from tqdm import tqdm
 
+from planner import globs
 from planner.engine import compute
-from planner.output import OutputError, write_files, write_outputs
+from planner.output import OutputError, check_targets, output_names, write_files, write_outputs
 from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
+from planner.scenario.errors import cut, quoted
 from planner.tables import TABLES
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
@@ -36,6 +37,7 @@ class Outcome:
     currency: str = ""
     headline: dict = field(default_factory=dict)
     error: str = ""
+    renamed: str = ""  # why its files have another slug than its name's, in words (said in the output)
 
     @property
     def ok(self) -> bool:
@@ -47,54 +49,81 @@ class Job:
     scenario: Scenario
     slug: str
     source: str
+    renamed: str = ""
 
 
 def scenario_files(paths: list[str]) -> tuple[list[Path], list[Outcome]]:
     """The scenario files that PATHs name: files as given, folders' *.yaml and *.yml (sorted), glob patterns
-    expanded (sorted); a path that names nothing is a failure of its own."""
+    expanded (sorted; planner.globs: each folder once, at most MAX_ENTRIES entries looked through); a path that
+    names nothing, or a pattern that looks through too much, is a failure of its own."""
     found: list[Path] = []
     missing: list[Outcome] = []
     for path in paths:
-        if glob.has_magic(path):
-            matches = sorted(Path(p) for p in glob.glob(path, recursive=True) if Path(p).suffix in SCENARIO_SUFFIXES)
+        if globs.has_magic(path):
+            try:
+                matches = [Path(p) for p in globs.matches(path) if Path(p).suffix in SCENARIO_SUFFIXES]
+            except globs.GlobError as exc:
+                missing.append(Outcome(path, slugify(path), path, error=str(exc)))
+                continue
         elif Path(path).is_dir():
             matches = sorted(p for p in Path(path).iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
         else:
             matches = [Path(path)]
         if not matches:
-            missing.append(Outcome(path, slugify(path), path, error=f"{path}: no scenario files (*.yaml, *.yml)"))
+            missing.append(Outcome(path, slugify(path), path, error=f"{cut(path)}: no scenario files (*.yaml, *.yml)"))
         found += [m for m in matches if m not in found]
     return found, missing
 
 
+BATCH_FILES = {"index": "index.html, the batch's index", "summary": "summary.xlsx, the batch's summary"}
+MAX_SCENARIOS = 100_000  # summary.xlsx holds a row each, and Excel's grid 1,048,576
+
+
 def jobs_of(files: list[Path]) -> tuple[list[Job], list[Outcome]]:
-    """A job per scenario, one per variant of a sweep; each slug unique in the batch (a repeated one gets -2, -3 …
-    in order). A file that cannot be read or validated is a failure."""
+    """A job per scenario, one per variant of a sweep; each slug unique in the batch and none the batch's own
+    files' (index, summary): a repeated one gets -2, -3 … in order, and the job says why. A file that cannot be
+    read or validated is a failure. More than MAX_SCENARIOS in all is refused (OutputError)."""
     jobs: list[Job] = []
     failed: list[Outcome] = []
-    taken: set[str] = set()
+    taken: dict[str, str] = dict(BATCH_FILES)  # slug → what holds it, in words
 
-    def unique(slug: str) -> str:
+    def unique(slug: str, holder: str) -> tuple[str, str]:
         n, candidate = 2, slug
         while candidate in taken:
             candidate, n = f"{slug}-{n}", n + 1
-        taken.add(candidate)
-        return candidate
+        renamed = "" if candidate == slug else f"{slug}.* is taken by {taken[slug]}"
+        taken[candidate] = holder
+        return candidate, renamed
 
     for path in files:
         try:
             scenario = load_scenario(path)
             found = [variant for _, variant in scenario.variants()] or [scenario]
         except ScenarioError as exc:
-            failed.append(Outcome(path.stem, unique(slugify(path.stem)), str(path), error="\n".join(exc.problems)))
+            slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
+            failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems)))
             continue
-        jobs += [Job(s, unique(s.slug), str(path)) for s in found]
+        if len(jobs) + len(found) > MAX_SCENARIOS:
+            raise OutputError(f"{cut(str(path))}: brings the batch to {len(jobs) + len(found):,} scenarios; a batch "
+                              f"writes at most {MAX_SCENARIOS:,} (summary.xlsx has a row each): split it")
+        for s in found:
+            slug, renamed = unique(s.slug, f"the files of {quoted(s.name)} ({cut(str(path))})")
+            jobs.append(Job(s, slug, str(path), renamed))
     return jobs, failed
+
+
+def output_paths_checked(jobs: list[Job], files: list[Path], out_dir: Path) -> None:
+    """Every file the batch will write (each scenario's three, index.html, summary.xlsx), checked before any is:
+    each absent or a regular file, and none one of the batch's inputs (scenarios, benchmark logs). OutputError
+    names the first that is not."""
+    names = [name for job in jobs for name in output_names(job.slug)] + ["index.html", "summary.xlsx"]
+    inputs = list(files) + [path for job in jobs for path in job.scenario.input_files()]
+    check_targets(out_dir, names, inputs)
 
 
 def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     """One scenario's outputs (in a worker process)."""
-    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency)
+    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed)
     try:
         results = compute(job.scenario)
         write_outputs(job.scenario, out_dir, generated=date, slug=job.slug, results=results)
@@ -102,7 +131,7 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     except (OutputError, ScenarioError) as exc:
         outcome.error = str(exc)
     except Exception as exc:  # a failure of one scenario must not stop the batch: reported with its type
-        outcome.error = f"{type(exc).__name__}: {exc}"
+        outcome.error = f"{type(exc).__name__}: {cut(str(exc))}"
     return outcome
 
 
@@ -113,6 +142,7 @@ def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date:
     date = date or dt.date.today()
     files, outcomes = scenario_files(paths)
     todo, failed = jobs_of(files)
+    output_paths_checked(todo, files, out_dir)
     outcomes += failed
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     bar = tqdm(total=len(todo), unit="scenario", disable=not progress, desc="planner batch")
@@ -151,11 +181,12 @@ def summary_table(outcomes: list[Outcome]) -> pd.DataFrame:
 
 
 def write_index(outcomes: list[Outcome], out_dir: Path, date: dt.date) -> None:
+    """index.html and summary.xlsx, never over a scenario file of the batch."""
     from planner.report import render_index
     from planner.workbook.summary import write_summary
 
     table = summary_table(outcomes)
-    write_files(out_dir, "index", {
+    write_files(out_dir, "index", inputs=[Path(o.source) for o in outcomes if Path(o.source).is_file()], writers={
         "index.html": lambda file: file.write(render_index(table, summary_columns(), generated=date.isoformat())
                                               .encode()),
         "summary.xlsx": lambda file: write_summary(table, summary_columns(), file, generated=date),

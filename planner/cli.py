@@ -76,12 +76,17 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
     and summary.xlsx. A failing scenario is reported and the rest go on; exit 1 if any failed."""
     from planner.batch import run_batch
     from planner.output import OutputError
+    from planner.scenario.errors import cut
 
     try:
         outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
                              progress=not quiet)
     except OutputError as exc:
         _fail_input([str(exc)])
+    for outcome in outcomes:
+        if outcome.renamed:
+            click.echo(f"renamed: {outcome.source}: {cut(outcome.name)} is written as {outcome.slug}.xlsx, .html and "
+                       f".json: {outcome.renamed}")
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         click.echo(f"FAILED {outcome.source}: {outcome.error}", err=True)
@@ -180,6 +185,13 @@ def import_(workbook: Path, target: Path | None) -> None:
     from planner.roundtrip import scenario_from_workbook, scenario_yaml
     from planner.scenario import ScenarioError
 
+    if target is not None:  # before the workbook is read: a FIFO, a device, a link or the workbook itself is refused
+        from planner.output import OutputError, check_targets
+
+        try:
+            check_targets(target.parent, [target.name], [workbook])
+        except OutputError as exc:
+            _fail_input([str(exc)])
     try:
         check_workbook(workbook)
         scenario = scenario_from_workbook(workbook)
@@ -202,7 +214,7 @@ def import_(workbook: Path, target: Path | None) -> None:
     files = {**files, target.name: text}
     try:
         write_files(target.parent, target.stem, {name: (lambda text: lambda file: file.write(text.encode()))(text)
-                                                 for name, text in files.items()})
+                                                 for name, text in files.items()}, inputs=[workbook])
     except OutputError as exc:
         _fail_input([str(exc)])
     for name in files:

@@ -13,7 +13,6 @@ benchmarks' file entries and the folder relative paths start from.
 
 from __future__ import annotations
 
-import glob
 import json
 import math
 import os
@@ -23,6 +22,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from planner import globs
+from planner.scenario.errors import cut, quoted
 
 # Requests per workbook, all runs together. A request is one row of the Requests sheet: 6 values and 4 formulas.
 # Measured on this machine (2 cores) with two vLLM files of 25,000 requests: `planner run` takes 14 s and writes a
@@ -35,6 +37,7 @@ MAX_SECONDS = 1e6  # 11.6 days
 MIN_DURATION_S = 0.001
 MAX_TOKENS = 1e9
 MAX_RATE = 1e9  # requests per second, as the scenario's `rate` allows
+MIN_RATE = 1 / MAX_SECONDS  # one request in the longest run: a rate such as 5e-324 would break every axis and sum
 COLUMNS = ["run", "ttft_ms", "tpot_ms", "latency_s", "input_tokens", "output_tokens", "failed"]
 SAVE_DETAILED = "re-run vLLM's benchmark with --save-result --save-detailed"
 
@@ -46,7 +49,7 @@ class LogError(ValueError):
     def __init__(self, path: str, field: str, problem: str):
         self.path, self.field, self.problem = path, field, problem
         self.entry: tuple[int, int] | None = None  # (benchmark, file entry), 1-based, once read_benchmarks knows
-        super().__init__(f"{path}: {field}: {problem}" if field else f"{path}: {problem}")
+        super().__init__(f"{cut(path)}: {field}: {problem}" if field else f"{cut(path)}: {problem}")
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,14 @@ def read_log(path: Path, shown: str, rate: float | None = None, duration_s: floa
     duration = duration_s if duration_s is not None else _duration(data, "duration", shown)
     if rate is None:
         rate = _finite(data.get("request_rate"))
-        if rate is None or not 0 < rate <= MAX_RATE:
-            raise LogError(shown, "request_rate", f"{data.get('request_rate')!r} is not a request rate to "
+        if rate is None:
+            raise LogError(shown, "request_rate", f"{quoted(data.get('request_rate'))} is not a request rate to "
                                                   f"interpolate between (vLLM writes 'inf' for an unpaced run): "
                                                   f"give rate beside the file ({{path: …, rate: 4}})")
+        if not MIN_RATE <= rate <= MAX_RATE:
+            raise LogError(shown, "request_rate", f"expected a request rate from {MIN_RATE:g} to {MAX_RATE:g} "
+                                                  f"requests per second, found {_shown(rate)}: give rate beside the "
+                                                  f"file ({{path: …, rate: 4}})")
     goodput_key = "request_goodput" if "request_goodput" in data else "request_goodput:"  # older files: a colon
     goodput = data.get(goodput_key)
     if goodput is not None and _finite(goodput) is None:
@@ -302,8 +309,8 @@ def _json_type(value) -> str:
 
 
 def _shown(value) -> str:
-    text = repr(value) if isinstance(value, float) and not math.isfinite(value) else json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "…"
+    """A JSON value as the file spells it, cut as every message cuts a value (planner.scenario.errors.cut)."""
+    return cut(repr(value) if isinstance(value, float) and not math.isfinite(value) else json.dumps(value))
 
 
 # Benchmarks: file entries → runs ------------------------------------------------------------------------------
@@ -319,11 +326,14 @@ class FileEntry:
 def expand(entry: FileEntry, folder: Path) -> list[str]:
     """The paths a file entry names, as the scenario would spell them: a relative pattern's matches stay relative
     to `folder`, an absolute one's absolute. A pattern that matches nothing is an error."""
-    if not glob.has_magic(entry.pattern):
+    if not globs.has_magic(entry.pattern):
         return [entry.pattern]
     absolute = os.path.isabs(entry.pattern)
     base = "" if absolute else str(folder)
-    matches = sorted(glob.glob(os.path.join(base, entry.pattern)))
+    try:
+        matches = globs.matches(os.path.join(base, entry.pattern))  # each folder once, a bounded walk
+    except globs.GlobError as exc:
+        raise LogError(entry.pattern, "", exc.problem) from None
     files = [m for m in matches if os.path.isfile(m)]
     if not files:
         raise LogError(entry.pattern, "", f"no file matches (looked in {folder if not absolute else '/'})")

@@ -1,9 +1,34 @@
-"""Write a scenario's workbook, HTML summary and JSON results all or nothing: each to a temporary name in the
-target folder, then renamed over its final name once all three are complete; if a rename fails, the previous set
-is put back, so the folder holds the whole new set or the whole old one.
+"""Write a scenario's workbook, HTML summary and JSON results (or any set of files) all or nothing, over regular
+files only, never over an input.
 
-Temporary names carry the writer's process id (`.<slug>.<pid>.<random>.<suffix>.part`), so a run removes the ones
-a killed run left behind and never those of a run still writing. SIGTERM cleans up as Ctrl-C does.
+Before anything is written, every target is checked: the folder (or what stands in its place) must be a folder or
+absent; each file must be absent or a regular file (not a folder, a symbolic link, a named pipe, a device or a
+socket: /dev/null and /dev/stdout are refused, never replaced); and none may be one of the files the run reads
+(its scenario, its benchmark logs, the workbook `planner import` reads).
+
+How a set is written, so that a kill at any moment, SIGKILL between two renames included, leaves the previous set
+or the new one once the next writer into the folder has run:
+
+1. Every file is written to a temporary part, `.<stem>.<pid>.<token>.<i>.<suffix>.part`, in the target folder.
+2. The folder is locked (flock on the folder itself; released by the system when the writer dies). Under the lock:
+3. Leftovers of writers that are gone are repaired (below), and what is in place is checked again.
+4. The previous version of each final file gets a second name, `.<stem>.<pid>.<token>.<i>.old` (a hard link, so
+   the final name never goes missing).
+5. The journal, `.<stem>.<pid>.<token>.journal`, is created: the parts, the final names and the backups, as JSON
+   written in one go. It is the commit point: before it is complete, nothing has been replaced.
+6. Each part is renamed over its final name (one atomic rename each).
+7. The backups are removed, then the journal.
+
+A rename that fails (or SIGTERM or Ctrl-C during the renames) is undone at once: `.<…>.undo` is created beside
+the journal, each replaced file gets its previous version back (or is removed where there was none), then the
+parts, backups, journal and marker are removed, in that order.
+
+Repair, by the next writer, under the lock, of a writer whose process is gone: a complete journal without an undo
+marker is finished (each part still there is renamed over its final name: the new set); with the marker, it is
+undone (each backup put back, each final whose part was renamed and had no previous version removed: the old
+set). Without a complete journal nothing was replaced: its parts and backups are removed. Both repairs can be
+interrupted and run again. Between the kill and the next writer the folder may hold a mix, and the journal that
+says so.
 """
 
 from __future__ import annotations
@@ -15,10 +40,11 @@ import os
 import re
 import shutil
 import signal
+import stat
 import threading
 import uuid
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
 from planner.report import render_html
@@ -26,6 +52,13 @@ from planner.scenario import Scenario
 from planner.workbook import build
 
 SUFFIXES = ("xlsx", "html", "json")
+_KINDS = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a named pipe", stat.S_ISCHR: "a character device",
+          stat.S_ISBLK: "a block device", stat.S_ISSOCK: "a socket"}
+# Names a writer leaves while it runs: the run's prefix (stem, process id, token), then what the file is
+_LEFTOVER = re.compile(r"\.(?P<stem>.+)\.(?P<pid>\d+)\.(?P<token>[0-9a-f]{32})\."
+                       r"(?P<what>(?:\d+\.)?\w+\.part|\d+\.old|journal|undo)")
+JOURNAL_BYTES = 1024 * 1024  # a journal holds a few names: a larger file is not one this module wrote
+STEP_HOOK: Callable[[str], None] | None = None  # called after each step of a write; tests stop a writer with it
 
 
 class OutputError(Exception):
@@ -36,32 +69,40 @@ def results_json(results: Results) -> str:
     return json.dumps(results.to_json(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
 
+def output_names(slug: str) -> list[str]:
+    """A scenario's three files."""
+    return [f"{slug}.{suffix}" for suffix in SUFFIXES]
+
+
 def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | None = None, slug: str | None = None,
                   results: Results | None = None) -> dict[str, Path]:
     """Compute (unless `results` are given) and write <slug>.xlsx, .html and .json into out_dir; returns
-    {suffix: path}. Raises OutputError, with nothing changed, when the folder or a file cannot be written."""
+    {suffix: path}. Raises OutputError, with nothing changed, when the folder or a file cannot be written, or a
+    file would replace one the scenario was read from."""
     out_dir = Path(out_dir)
     slug = slug or scenario.slug
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
-    _prepare_folder(out_dir, list(final.values()))
+    inputs = scenario.input_files()
+    check_targets(out_dir, [path.name for path in final.values()], inputs)
     results = results or compute(scenario)
     date = generated or dt.date.today()
     write_files(out_dir, slug, {
         final["xlsx"].name: lambda file: build(results, file, generated=date),
         final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
         final["json"].name: lambda file: file.write(results_json(results).encode()),
-    })
+    }, inputs=inputs)
     return final
 
 
-def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]]) -> list[Path]:
-    """Write each named file in out_dir through its writer (given an open binary file), all or nothing: every file
-    to a temporary name first, then all renamed over their final names. `stem` names this set's temporary files
-    (`.<stem>.<pid>.<random>.<i>.part`), so a later run with the same stem removes what a killed one left."""
+def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]], *,
+                inputs: Iterable[Path] = ()) -> list[Path]:
+    """Write each named file in out_dir through its writer (given an open binary file), all or nothing (the
+    module's docstring says how). `stem` names this set's temporary files; `inputs` are files none may replace."""
     out_dir = Path(out_dir)
+    inputs = list(inputs)
     final = {name: out_dir / name for name in writers}
-    _prepare_folder(out_dir, list(final.values()))
-    _remove_stale_parts(out_dir, stem)
+    check_targets(out_dir, list(final), inputs)
+    _create_folder(out_dir)
     run = f".{stem}.{os.getpid()}.{uuid.uuid4().hex}"  # this run's own names: never another run's
     parts = {name: out_dir / f"{run}.{i}.{Path(name).suffix.lstrip('.') or 'file'}.part"
              for i, name in enumerate(writers)}
@@ -70,7 +111,11 @@ def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO]
             for name, write in writers.items():
                 with _part(parts[name], final[name]) as file:
                     write(file)
-            _replace_all(parts, final, run)
+                _step(f"part {name}")
+            with _folder_lock(out_dir) as locked:
+                repair(out_dir, own=run, locked=locked)
+                check_targets(out_dir, list(final), inputs)  # again, now that nothing else writes here
+                _commit(parts, final, out_dir / run)
         finally:
             for part in parts.values():
                 with contextlib.suppress(OSError):
@@ -78,8 +123,39 @@ def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO]
     return list(final.values())
 
 
-def _prepare_folder(out_dir: Path, files: list[Path]) -> None:
-    """Create out_dir; refuse, naming the path, a file or broken link in its place and a folder where a file goes."""
+# Checking the targets ---------------------------------------------------------------------------------------
+def check_targets(out_dir: Path, names: list[str], inputs: Iterable[Path] = ()) -> None:
+    """Refuse, naming the path, an output folder that is not a folder, a target that exists and is not a regular
+    file, and a target that is one of `inputs`. Nothing is created or changed."""
+    out_dir = Path(out_dir)
+    _check_folder(out_dir)
+    existing = [path for path in inputs if path is not None and os.path.exists(path)]
+    for name in names:
+        path = out_dir / name
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot look at it: {exc.strerror or exc}") from None
+        if stat.S_ISDIR(mode):
+            raise OutputError(f"{path}: a folder is where this output file goes: move or remove it")
+        if stat.S_ISLNK(mode):
+            raise OutputError(f"{path}: a symbolic link to {os.readlink(path)}: an output is written only where "
+                              f"there is nothing or a regular file; move or remove the link")
+        if not stat.S_ISREG(mode):
+            kind = next((kind for is_kind, kind in _KINDS.items() if is_kind(mode)), "a special file")
+            raise OutputError(f"{path}: {kind}: an output is written only where there is nothing or a regular "
+                              f"file, never over {kind}")
+        for source in existing:
+            if os.path.samefile(path, source):
+                same = "" if os.path.abspath(path) == os.path.abspath(source) else f" (as {source})"
+                raise OutputError(f"{path}: the run reads this file{same}: an output never replaces an input; "
+                                  f"write elsewhere (-o)")
+
+
+def _check_folder(out_dir: Path) -> None:
+    """The folder and each folder above it: absent, or a folder (a link to a folder is one)."""
     for path in (out_dir, *out_dir.parents):
         if os.path.lexists(path) and not os.path.isdir(path):
             if os.path.islink(path):
@@ -87,13 +163,13 @@ def _prepare_folder(out_dir: Path, files: list[Path]) -> None:
                 raise OutputError(f"{path}: a symbolic link to {os.readlink(path)}, which {what}:"
                                   " the outputs need a folder")
             raise OutputError(f"{path}: not a folder: the outputs need a folder")
+
+
+def _create_folder(out_dir: Path) -> None:
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"{out_dir}: cannot create the output folder: {exc.strerror or exc}") from None
-    for path in files:
-        if os.path.isdir(path) and not os.path.islink(path):
-            raise OutputError(f"{path}: a folder is where this output file goes: move or remove it")
 
 
 @contextlib.contextmanager
@@ -106,18 +182,38 @@ def _part(part: Path, final: Path):
         raise OutputError(f"{final.parent}: cannot write {final.name} there: {exc.strerror or exc}") from None
 
 
-def _replace_all(parts: dict[str, Path], final: dict[str, Path], run: str) -> None:
-    """Rename each part over its final name, keeping the previous file under a hard link until all are in place;
-    if one fails, put the previous set back, or remove the new files where there was none, and say which."""
-    kept: dict[str, Path | None] = {}  # name → the previous file's backup (None: there was none)
+# Committing a set -------------------------------------------------------------------------------------------
+def _commit(parts: dict[str, Path], final: dict[str, Path], run: Path) -> None:
+    """Steps 4-7: backups, the journal, the renames, then the backups and the journal removed; a failure undone."""
+    backups = {name: run.with_name(f"{run.name}.{i}.old") for i, name in enumerate(final)}
+    kept: dict[str, Path | None] = {}
+    journal = run.with_name(f"{run.name}.journal")
+    try:
+        for name in final:
+            kept[name] = _keep_previous(final[name], backups[name])
+            _step(f"backup {name}")
+        _write_journal(journal, [{"part": parts[name].name, "final": final[name].name,
+                                  "backup": kept[name].name if kept[name] else None} for name in final])
+        _step("journal")
+    except BaseException as exc:
+        for backup in kept.values():
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    backup.unlink()
+        with contextlib.suppress(OSError):
+            journal.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise OutputError(f"{run.parent}: cannot keep the previous files while the new ones replace them: "
+                              f"{exc.strerror or exc}; nothing was replaced") from None
+        raise
     replaced: list[str] = []
     try:
-        for i, name in enumerate(final):
-            kept[name] = _keep_previous(final[name], final[name].with_name(f"{run}.{i}.old"))
+        for name in final:
             os.replace(parts[name], final[name])
             replaced.append(name)
+            _step(f"rename {name}")
     except BaseException as exc:
-        undone = _undo(final, kept, replaced)
+        undone = _undo_in_place(final, kept, replaced, journal)
         if isinstance(exc, OSError):
             failed = final[list(final)[len(replaced)]]
             raise OutputError(f"{failed}: cannot replace it: {exc.strerror or exc}; {undone}") from None
@@ -125,6 +221,9 @@ def _replace_all(parts: dict[str, Path], final: dict[str, Path], run: str) -> No
     for backup in kept.values():
         if backup is not None:
             backup.unlink(missing_ok=True)
+    _step("backups removed")
+    journal.unlink()
+    _step("journal removed")
 
 
 def _keep_previous(path: Path, backup: Path) -> Path | None:
@@ -139,22 +238,39 @@ def _keep_previous(path: Path, backup: Path) -> Path | None:
     return backup
 
 
-def _undo(final: dict[str, Path], kept: dict[str, Path | None], replaced: list[str]) -> str:
-    """Put each replaced file's previous version back, or remove it where there was none; what was done, in words."""
+def _write_journal(journal: Path, entries: list[dict]) -> None:
+    """The journal, created new and written in one go: it parses only when complete."""
+    with open(journal, "x", encoding="utf-8") as file:
+        file.write(json.dumps({"files": entries}))
+
+
+def _undo_in_place(final: dict[str, Path], kept: dict[str, Path | None], replaced: list[str], journal: Path) -> str:
+    """Put each replaced file's previous version back, or remove it where there was none; the undo marker first,
+    so a kill meanwhile is undone by the next writer. What was done, in words."""
+    marker = journal.with_name(journal.name.removesuffix(".journal") + ".undo")
+    marker.touch()
+    _step("undo marker")
     restored, removed, stuck = [], [], []
     for name, backup in kept.items():
         try:
             if name not in replaced:
-                if backup is not None:
-                    backup.unlink()
-            elif backup is not None:
+                continue
+            if backup is not None:
                 os.replace(backup, final[name])
                 restored.append(name)
             else:
                 final[name].unlink(missing_ok=True)
                 removed.append(name)
+            _step(f"undo {name}")
         except OSError as exc:
             stuck.append(f"{name} ({exc.strerror or exc}; the previous one is kept as {backup})")
+    if not stuck:
+        for backup in kept.values():
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    backup.unlink(missing_ok=True)
+        journal.unlink(missing_ok=True)
+        marker.unlink(missing_ok=True)
     if stuck:
         return "could not put back " + ", ".join(stuck)
     done = ([f"put the previous {', '.join(restored)} back"] if restored else []) + (
@@ -162,18 +278,95 @@ def _undo(final: dict[str, Path], kept: dict[str, Path | None], replaced: list[s
     return " and ".join(done) + ": the folder holds the previous set" if done else "nothing was replaced"
 
 
-def _remove_stale_parts(out_dir: Path, slug: str) -> None:
-    """Remove this set's temporary files whose writer is gone (a run killed by SIGKILL leaves them)."""
-    name = re.compile(rf"\.{re.escape(slug)}\.(\d+)\.[0-9a-f]{{32}}\.(?:\d+\.)?\w+\.part")
-    for path in out_dir.glob(f".{slug}.*.part"):
-        match = name.fullmatch(path.name)
-        if match and not _running(int(match.group(1))):
-            with contextlib.suppress(OSError):  # one left behind does no harm
-                path.unlink()
+def _step(name: str) -> None:
+    if STEP_HOOK is not None:
+        STEP_HOOK(name)
+
+
+# Repairing what a killed writer left ------------------------------------------------------------------------
+def repair(out_dir: Path, *, own: str = "", locked: bool = False) -> None:
+    """Finish or undo each set a writer that is gone was committing (its journal says which), then remove every
+    file such writers left (parts, backups, journals, markers); the files of run `own` (this writer's) are left
+    alone. Under the folder's lock (`locked`) every journal is a dead writer's, since a writer holds the lock for
+    as long as its journal exists, whatever process now has its id; otherwise the process id tells."""
+    runs: dict[str, list[Path]] = {}
+    pids: dict[str, int] = {}
+    try:
+        names = [entry.name for entry in os.scandir(out_dir) if entry.name.startswith(".")]
+    except OSError:
+        return
+    for name in names:
+        match = _LEFTOVER.fullmatch(name)
+        if match:
+            prefix = name[:match.start("what") - 1]
+            runs.setdefault(prefix, []).append(out_dir / name)
+            pids[prefix] = int(match.group("pid"))
+    for prefix, files in runs.items():
+        journal = out_dir / f"{prefix}.journal"
+        if prefix == own or _running(pids[prefix]) and not (locked and journal in files):
+            continue
+        if journal in files:
+            _finish(out_dir, prefix, journal, undo=(out_dir / f"{prefix}.undo") in files)
+        for path in sorted(files, key=lambda p: (p == journal, p.name.endswith(".undo"))):  # the journal last
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+
+
+def _finish(out_dir: Path, prefix: str, journal: Path, *, undo: bool) -> None:
+    """A dead writer's journal carried out: forward (its parts renamed over their finals) or, with the undo
+    marker, back (the backups put back, new files without a previous version removed). An incomplete journal was
+    never the commit point: nothing to do."""
+    entries = _read_journal(journal, prefix)
+    if entries is None:
+        return
+    for entry in entries:
+        part, target = out_dir / entry["part"], out_dir / entry["final"]
+        backup = out_dir / entry["backup"] if entry["backup"] else None
+        try:
+            if not undo and part.exists():
+                _refuse_special(target, journal)
+                os.replace(part, target)
+            elif undo and backup is not None and backup.exists():
+                _refuse_special(target, journal)
+                os.replace(backup, target)
+            elif undo and backup is None and not part.exists():
+                target.unlink(missing_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot finish the write a killed run left ({journal.name}): "
+                              f"{exc.strerror or exc}") from None
+
+
+def _read_journal(journal: Path, prefix: str) -> list[dict] | None:
+    """The journal's entries, each naming files of its own run in this folder; None when it is incomplete."""
+    try:
+        with open(journal, encoding="utf-8") as file:
+            data = json.loads(file.read(JOURNAL_BYTES + 1))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    entries = data.get("files") if isinstance(data, dict) else None
+
+    def plain(name, own: bool) -> bool:
+        return (isinstance(name, str) and os.sep not in name and name not in ("", ".", "..")
+                and (not own or name.startswith(prefix + ".")))
+
+    if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and plain(e.get("part"), True) and plain(e.get("final"), False)
+            and (e.get("backup") is None or plain(e.get("backup"), True)) for e in entries):
+        raise OutputError(f"{journal}: not a journal this planner wrote (its names leave the run's own files): "
+                          f"look at it, then remove it")
+    return entries
+
+
+def _refuse_special(target: Path, journal: Path) -> None:
+    if os.path.lexists(target) and not stat.S_ISREG(os.lstat(target).st_mode):
+        raise OutputError(f"{target}: not a regular file any more: the write a killed run left ({journal.name}) is "
+                          f"not finished over it; move it, and the next run finishes the write")
 
 
 def _running(pid: int) -> bool:
-    if os.name != "posix":  # os.kill(pid, 0) would end the process on Windows: keep its parts
+    if os.name != "posix":  # os.kill(pid, 0) would end the process on Windows: keep its files
+        return True
+    if pid == os.getpid():
         return True
     try:
         os.kill(pid, 0)
@@ -182,6 +375,28 @@ def _running(pid: int) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+@contextlib.contextmanager
+def _folder_lock(out_dir: Path):
+    """The folder locked against other writers (flock on the folder itself) while a set is committed: True when it
+    is; where the system or file system has no such lock, writers go unlocked and the process ids alone tell a dead
+    writer."""
+    try:
+        import fcntl
+        fd = os.open(out_dir, os.O_RDONLY)
+    except (ImportError, OSError):
+        yield False
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            locked = True
+        except OSError:
+            locked = False
+        yield locked
+    finally:
+        os.close(fd)  # the lock goes with the descriptor
 
 
 @contextlib.contextmanager

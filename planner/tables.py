@@ -64,6 +64,9 @@ class ExternalData(Protocol):
     def files_beside(self, scenario, found, stem: str, data: dict) -> dict[str, str]:
         """{file name: text} to write beside an imported scenario, pointing `data`'s entries at them."""
 
+    def files(self, found, folder: Path) -> list[Path]:
+        """The files `found` was read from, so no output of the scenario is written over one."""
+
 
 @runtime_checkable
 class EngineModule(Protocol):

@@ -1,9 +1,11 @@
 """Read a scenario file into plain data and a map of key path → line, refusing what a scenario never needs.
 
-Only a regular UTF-8 file of at most 1 MB is read. Plain values follow YAML 1.2's core schema: only true/false
-are booleans, 1:30 and yes stay text, 15.6e12 is a number; a whole number with a leading zero (010: 8 in YAML 1.1,
-10 in 1.2) and a number that is not finite (.inf, .nan, 1e400) are refused. Keys are text and given once; anchors,
-aliases and tags are refused, and nesting stops at 20 levels.
+Only a regular UTF-8 file of at most 1 MB is read, of characters YAML allows in a file (no C0 controls but tab
+and line ends, no DEL, U+FFFE or U+FFFF); a key or value written with an escape ("\x01") obeys the same rule.
+Plain values follow YAML 1.2's core schema: only true/false are booleans, 1:30 and yes stay text, 15.6e12 is a
+number; a whole number with a leading zero (010: 8 in YAML 1.1, 10 in 1.2) and a number that is not finite (.inf,
+.nan, 1e400) are refused. Keys are text and given once; anchors, aliases and tags are refused, and nesting stops at
+20 levels.
 
 Why PyYAML's event parser and a builder of our own: the data is built from the parser's events in one pass with an
 explicit stack, so an anchor or a 21st level stops it at once, every problem knows its key path, and the line map
@@ -26,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from planner.scenario.errors import cut, quoted
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 20
@@ -127,7 +131,14 @@ def plain_value(text: str) -> Any:
 
 
 def _key_text(path: tuple) -> str:
-    return ".".join(str(p + 1) if isinstance(p, int) else p for p in path) or "(top level)"
+    return cut(".".join(str(p + 1) if isinstance(p, int) else p for p in path)) or "(top level)"
+
+
+def not_text(text: str) -> str | None:
+    """The first character a scenario file may not hold (raw or written as an escape such as "\\x01"), as U+XXXX;
+    None when there is none."""
+    bad = _NOT_TEXT.search(text)
+    return f"U+{ord(bad.group()):04X}" if bad else None
 
 
 class _Builder:
@@ -188,6 +199,10 @@ class _Builder:
             self._refuse_anchors_and_tags(event, top[1], line)
             raise self._stop(line, top[1], "a key that is a list or a mapping: keys must be text"
                                            " (names such as gpus or memory)")
+        character = not_text(event.value)
+        if character:
+            raise self._stop(line, top[1], f"the key {quoted(event.value)} holds character {character} (written as an "
+                                           f"escape): keys, like the whole file, are plain text")
         path = top[1] + (event.value,)
         self._refuse_anchors_and_tags(event, path, line)
         try:
@@ -213,12 +228,18 @@ class _Builder:
 
     def _scalar(self, event: yaml.ScalarEvent, path: tuple, line: int) -> Any:
         """A plain value as YAML 1.2's core schema reads it; a quoted value is text; a refused value is noted."""
+        character = not_text(event.value)
+        if character:
+            self.problems.append(f"{self.source}:{line}: {_key_text(path)}: value {quoted(event.value)} holds "
+                                 f"character {character} (written as an escape): a scenario file is plain text, "
+                                 f"escapes included")
+            return ""
         if not event.implicit[0]:
             return event.value
         try:
             return plain_value(event.value)
         except ValueError as exc:
-            self.problems.append(f"{self.source}:{line}: {_key_text(path)}: value {event.value} is not allowed:"
+            self.problems.append(f"{self.source}:{line}: {_key_text(path)}: value {cut(event.value)} is not allowed:"
                                  f" {exc}")
             return event.value
 

@@ -4,6 +4,7 @@ back; the same batch twice gives the same files."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import shutil
 import subprocess
@@ -58,7 +59,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
     rows = summary_rows(out)
     assert rows["memory 1 - 8B DDP on 8 GPUs"]["Training memory per GPU (GB)"] == pytest.approx(164.991401984)
     assert rows["memory 1 - 8B DDP on 8 GPUs"]["Training fits"] is False
-    assert rows["default"]["Training cost"] == pytest.approx(2 * H100_8B_GPU_HOURS)
+    assert rows["default"]["Training cost, paid once"] == pytest.approx(2 * H100_8B_GPU_HOURS)
     assert rows["hours 1 - 405B at 15.6T tokens"]["Training GPU-hours"] == pytest.approx(26_673_882.98, rel=1e-9)
     assert rows["hours-0-broken"]["Failure"].endswith("hours.mfu: value 1.5 is not allowed: Input should be less "
                                                       "than or equal to 1")
@@ -144,3 +145,117 @@ def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     zero3 = rows["L [memory.gpus=200, memory.strategy=zero3, memory.sequence_length=8192]"]
     assert zero3["Training memory per GPU (GB)"] == pytest.approx((16 * 8_030_261_248 / 200 + 36_507_222_016) / 1e9)
     assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 48
+
+
+# Globs: each folder once, a bounded walk -------------------------------------------------------------------------
+def loops(tmp_path: Path) -> Path:
+    """A folder of scenarios with two symbolic links back up the tree: glob.glob's ** never finished on it."""
+    top = tmp_path / "scenarios"
+    for sub in ("a", "b"):
+        (top / sub).mkdir(parents=True)
+        (top / sub / "up").symlink_to("..")
+    (top / "a" / "one.yaml").write_text("name: one\n")
+    (top / "b" / "two.yaml").write_text("name: two\n")
+    return top
+
+
+def test_a_glob_over_symbolic_link_loops_reads_each_folder_once(tmp_path):
+    top = loops(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "planner", "batch", f"{top}/**/*.yaml", "-o", str(tmp_path / "out"),
+                           "-q", "-j", "1"], capture_output=True, text=True, timeout=60, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert "2 of 2 scenarios written" in done.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "index.html", "one.html", "one.json", "one.xlsx", "summary.xlsx", "two.html", "two.json", "two.xlsx"]
+
+
+def test_a_glob_over_too_large_a_tree_stops_at_the_limit_with_a_message(tmp_path, monkeypatch):
+    from planner import globs
+
+    monkeypatch.setattr(globs, "MAX_ENTRIES", 50)
+    monkeypatch.chdir(tmp_path)  # a relative pattern: a long temporary path would be cut by the 80-character rule
+    for i in range(60):
+        (tmp_path / f"s{i}.yaml").write_text(f"name: s{i}\n")
+    result = CliRunner().invoke(main, ["batch", "**/*.yaml", "-o", "out", "-q"])
+    assert result.exit_code == 1
+    assert ("FAILED **/*.yaml: **/*.yaml: the pattern looked through more than 50 folder entries, the most one "
+            "pattern may: name a smaller folder, or fewer levels than **") in result.output
+
+
+# Every output path, checked before anything is written ---------------------------------------------------------
+def test_a_batch_whose_index_would_replace_a_folder_writes_nothing(tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\n")
+    out = tmp_path / "out"
+    (out / "index.html").mkdir(parents=True)
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "-o", str(out),
+                                       "-q"])
+    assert result.exit_code == 2
+    assert result.output == f"error: {out}/index.html: a folder is where this output file goes: move or remove it\n"
+    assert [p.name for p in out.iterdir()] == ["index.html"]
+
+
+def test_a_batch_that_would_replace_one_of_its_scenarios_or_logs_writes_nothing(tmp_path):
+    (tmp_path / "a.json").write_text("name: a\n")  # its outputs would include a.json
+    (tmp_path / "b.yaml").write_text("name: b\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "b.yaml"), str(tmp_path / "a.json"), "-o",
+                                       str(tmp_path), "-q"])
+    assert result.exit_code == 2
+    assert result.output == (f"error: {tmp_path}/a.json: the run reads this file: an output never replaces an "
+                             f"input; write elsewhere (-o)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.yaml"]
+    (tmp_path / "a.json").unlink()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "c.json").write_text('{"request_rate": 2, "duration": 10.0, "completed": 1, "input_lens": '
+                                              '[10], "output_lens": [5], "ttfts": [0.1], "latencies": [0.14], '
+                                              '"errors": [""]}')
+    (tmp_path / "c.yaml").write_text("name: c\ngoodput: {benchmarks: [{name: b, files: [logs/c.json]}]}\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "b.yaml"), str(tmp_path / "c.yaml"), "-o",
+                                       str(tmp_path / "logs"), "-q"])
+    assert result.exit_code == 2 and f"{tmp_path}/logs/c.json: the run reads this file" in result.output
+    assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["c.json"]
+
+
+def test_slugs_that_collide_with_the_batchs_own_files_or_each_other_are_renamed_and_said(tmp_path):
+    for file, name in (("a", "index"), ("b", "summary"), ("c", "Summary!"), ("d", "other")):
+        (tmp_path / f"{file}.yaml").write_text(f"name: {name}\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["batch", str(tmp_path), "-o", str(out), "-q", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[:3] == [
+        f"renamed: {tmp_path}/a.yaml: index is written as index-2.xlsx, .html and .json: index.* is taken by "
+        f"index.html, the batch's index",
+        f"renamed: {tmp_path}/b.yaml: summary is written as summary-2.xlsx, .html and .json: summary.* is taken by "
+        f"summary.xlsx, the batch's summary",
+        f"renamed: {tmp_path}/c.yaml: Summary! is written as summary-3.xlsx, .html and .json: summary.* is taken by "
+        f"summary.xlsx, the batch's summary"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["index.html", "summary.xlsx"] + [f"{s}.{x}" for s in ("index-2", "summary-2", "summary-3", "other")
+                                          for x in ("xlsx", "html", "json")])
+    assert "4 scenarios" in (out / "index.html").read_text()  # the batch's index, not a scenario's summary
+    assert openpyxl.load_workbook(out / "summary.xlsx").sheetnames == ["Summary"]
+
+
+def test_a_batch_of_more_scenarios_than_its_summary_holds_is_refused_before_writing(tmp_path, monkeypatch):
+    import planner.batch
+
+    monkeypatch.setattr(planner.batch, "MAX_SCENARIOS", 3)
+    (tmp_path / "s.yaml").write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3]}\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q"])
+    assert result.exit_code == 2
+    assert result.output == (f"error: {tmp_path}/s.yaml: brings the batch to 4 scenarios; a batch writes at most 3 "
+                             f"(summary.xlsx has a row each): split it\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_sweep_example_writes_one_set_per_variant_named_after_its_values(tmp_path):
+    """examples/sweeps/: three MFUs × three prices give nine scenarios, each file named after the scenario's name
+    and its values; one cost by hand: 6·Ψ·T / (989e12 · 0.5 · 3600) GPU-hours at $2.50."""
+    outcomes = run_batch([str(ROOT / "examples" / "sweeps")], tmp_path / "out", jobs=1, progress=False)
+    assert len(outcomes) == 9 and all(o.ok for o in outcomes)
+    stem = "hours-405b-sweep-hours-mfu-0-5-price-per-gpu-hour-2-5"
+    assert {p.name for p in (tmp_path / "out").glob(f"{stem}.*")} == {f"{stem}.xlsx", f"{stem}.html", f"{stem}.json"}
+    headline = json.loads((tmp_path / "out" / f"{stem}.json").read_text())["headline"]
+    gpu_hours = 6 * 405_853_388_800 * 15.6e12 / (989e12 * 0.5 * 3600)  # 21.34 M GPU-hours
+    assert headline["hours_cost"] == pytest.approx(gpu_hours * 2.50, rel=1e-12)

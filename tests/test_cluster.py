@@ -6,7 +6,6 @@ switched, edited and added on Catalog."""
 
 from __future__ import annotations
 
-import io
 import math
 import re
 
@@ -236,7 +235,7 @@ def test_the_pool_rounds_alike_in_the_engine_and_both_spreadsheets(spreadsheet, 
         assert engine.cluster.scalars["pool_gpus"] == pool, (peak, spare)
         copies.append(tmp_path / f"pool-{i}.xlsx")
         set_cells(original, copies[-1], {k.replace(".", "_"): v for k, v in keys.items()})
-        expected.append(build(engine, io.BytesIO()))
+        expected.append(build_in_memory(scenario_with(**keys), like=copies[-1]))  # generated with the default
     for (peak, spare, _, pool), values in zip(POOLS, recalculated(spreadsheet, copies, expected)):
         assert named(values, book, "cluster_pool_gpus") == pool, (peak, spare)
         assert same(True, values[("Checks", book.sheets["Checks"].cell("cluster_pool_fits"))]), (peak, spare)

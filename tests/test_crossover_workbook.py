@@ -56,8 +56,8 @@ def test_the_seeds_crossover_walkthrough_is_one_cell_change_each(libreoffice, tm
         assert named(values, book, "crossover_day_gpu_hours") == pytest.approx(gpu_hours, rel=1e-12), label
     # the horizon rescales the table the charts read: its last day is the horizon
     values = outputs[list(WALKTHROUGH).index("horizon 90 days") + 1]
-    days = sorted(v for (sheet, cell), v in values.items() if sheet == "Crossover" and cell.startswith("B")
-                  and isinstance(v, (int, float)))
+    place = build_in_memory(load_scenario(STEP_1)).sheets["Crossover"].places["day"]  # the table's Day column
+    days = sorted(values[("Crossover", f"B{row + 1}")] for row in range(place.row, place.last_row + 1))
     assert max(days) == 90
 
 
@@ -124,7 +124,7 @@ def test_planner_verify_passes_on_a_workbook_with_a_model_and_a_preset_typed_int
     original = tmp_path / "crossover.xlsx"
     build(compute(load_scenario(STEP_1)), str(original))
     model = {"params": 1e9, "layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "head_dim": 16, "ffn": 128,
-             "vocab": 1000}
+             "vocab": 1000, "gated": True}
     edited = tmp_path / "edited.xlsx"
     set_cells(original, edited, catalog_cells(original, [("catalog_model", "", "ids", "tiny")] + [
         ("catalog_model", "tiny", key, value) for key, value in model.items()] + [

@@ -288,7 +288,9 @@ def test_requests_over_several_files_are_counted_together(tmp_path, monkeypatch)
     ({"servers": []}, ["goodput.servers", "at least 1 item"]),
     ({"benchmarks": [{"name": "b", "files": []}]}, ["goodput.benchmarks.1.files", "at least 1 item"]),
     ({"benchmarks": [{"name": "b", "files": [{"path": "x.json", "rate": 0}]}]},
-     ["goodput.benchmarks.1.files.1.rate", "greater than 0"]),
+     ["goodput.benchmarks.1.files.1.rate", "greater than or equal to 0.000001"]),
+    ({"benchmarks": [{"name": "b", "files": [{"path": "x.json", "rate": 5e-324}]}]},
+     ["goodput.benchmarks.1.files.1.rate", "value 5e-324 is not allowed", "greater than or equal to 0.000001"]),
     ({"slo": {"ttft_ms": 0}}, ["goodput.slo.ttft_ms", "value 0"]),
 ])
 def test_bad_goodput_inputs_are_refused(goodput, expected):
@@ -316,3 +318,84 @@ def test_servers_at_their_limits_stay_finite(cost, completed, acceptable):
                                                                                                 "acceptable requests")
     build(results, io.BytesIO())
     assert "<svg" in render_html(results, generated="x")
+
+
+# Every number that reaches a chart or a sentence -----------------------------------------------------------------
+def test_the_scenarios_least_rate_is_the_logs():
+    from planner.inputs.goodput import MIN_RATE, BenchmarkFile
+    assert MIN_RATE == logs.MIN_RATE == 1 / logs.MAX_SECONDS
+    assert [m.ge for m in BenchmarkFile.model_fields["rate"].annotation.__args__[0].__metadata__[0].metadata
+            if hasattr(m, "ge")] == [MIN_RATE]
+
+
+def test_a_log_whose_request_rate_is_below_the_least_is_refused(tmp_path):
+    code, output = run_with_log(tmp_path, good_vllm(request_rate=5e-324))
+    assert code == 2
+    assert ("s.yaml:6: goodput.benchmarks.1.files.1: log.json: request_rate: expected a request rate from 1e-06 to "
+            "1e+09 requests per second, found 5e-324") in output
+
+
+def test_runs_at_the_least_and_greatest_rates_and_without_output_tokens_give_a_summary(tmp_path):
+    """A run at 1e-6 requests per second, one at 1e9, one whose requests all have zero output tokens (which gave
+    TypeError in the cost sentence): the workbook, the HTML and its charts are made."""
+    import re
+
+    vllm_log(tmp_path / "slow.json", [(10, 5, 0.1, 0.5, "")], rate=logs.MIN_RATE, duration=1e6)
+    vllm_log(tmp_path / "fast.json", [(10, 5, 0.1, 0.5, "")], rate=logs.MAX_RATE, duration=0.001)
+    vllm_log(tmp_path / "none.json", [(10, 0, 0.1, 0.1, "")] * 3, rate=2)
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: x\ngoodput: {benchmarks: [{name: a, files: [slow.json, fast.json]}, "
+                        "{name: b, files: [none.json]}]}\n")
+    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "x.html").read_text()
+    assert "no acceptable output tokens" in page and not re.search(r"\b(?:inf|nan)\b", page)
+    assert page.count("<svg") >= 4
+
+
+@pytest.mark.parametrize("value", [5e-324, 1e-310, 1e-300, 0.3, 7, 1e15, 1e300, 1.7976931348623157e308, -1e308])
+def test_chart_axes_take_any_finite_number(value):
+    import re
+
+    from planner.report import plot
+    assert plot.nice_ticks(value)[0] == 0 and len(plot.nice_ticks(value)) <= 7
+    chart = (plot.Chart("t", x_label="x").columns(["a", "b"], [("s", [value, value], plot.BLUE), ("t", [value, 1],
+                                                  plot.GREY)], stacked=True, value_labels=lambda v: f"{v:.3g}")
+             .line("l", [value, 0], plot.ORANGE, right=True).hline(value, "h"))
+    numeric = plot.Chart("n").xy("r", [value, 1], [value, 2], plot.BLUE, markers=True).vline(value, "v")
+    for svg in (str(chart.svg()), str(numeric.svg())):
+        coordinates = re.findall(r' (?:x|y|x1|x2|y1|y2|cx|cy|height|width)="([^"]*)"', svg)
+        assert all(len(c) < 12 and "inf" not in c and "nan" not in c for c in coordinates), svg
+
+
+def test_a_log_missing_only_in_a_sweep_variant_is_refused_when_the_file_is_read(tmp_path):
+    from tests.helpers import refused
+
+    (tmp_path / "good.json").write_text(json.dumps(good_vllm()), encoding="utf-8")
+    output, path = refused(tmp_path, "name: v\ngoodput:\n  benchmarks: [{name: b, files: [good.json]}]\nsweep:\n"
+                                     "  goodput.benchmarks:\n    - [{name: b, files: [good.json]}]\n"
+                                     "    - [{name: b, files: [missing.json]}]\n")
+    assert output == (f"error: {path}:4: sweep variant [goodput.benchmarks=[{{'name': 'b', 'files': "
+                      f"['missing.json']…]: goodput.benchmarks.1.files.1: missing.json: no such file\n")
+    result = CliRunner().invoke(main, ["batch", path, "-o", str(tmp_path / "batch"), "-q"])
+    assert result.exit_code == 1 and f"FAILED {path}: {path}:4: sweep variant [" in result.output
+    assert sorted(p.name for p in (tmp_path / "batch").iterdir()) == ["index.html", "summary.xlsx"]
+
+
+def test_a_log_glob_over_symbolic_link_loops_reads_each_file_once_and_a_large_one_stops(tmp_path, monkeypatch):
+    from planner import globs
+
+    for sub, rate in (("a", 1), ("b", 2)):
+        (tmp_path / "runs" / sub).mkdir(parents=True)
+        (tmp_path / "runs" / sub / "up").symlink_to("..")
+        (tmp_path / "runs" / sub / f"r{rate}.json").write_text(json.dumps(good_vllm(request_rate=rate)))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: x\ngoodput: {benchmarks: [{name: b, files: ['runs/**/*.json']}]}\n")
+    loaded = load_scenario(scenario)
+    assert [f.path for f in loaded.goodput.benchmarks[0].files] == ["runs/a/r1.json", "runs/b/r2.json"]
+    monkeypatch.setattr(globs, "MAX_ENTRIES", 3)
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(scenario)
+    assert error.value.problems == [f"{scenario}:2: goodput.benchmarks.1.files.1: runs/**/*.json: the pattern looked "
+                                    f"through more than 3 folder entries, the most one pattern may: name a smaller "
+                                    f"folder, or fewer levels than **"]

@@ -231,3 +231,201 @@ def test_malformed_yaml_loads_or_raises_scenario_error_only(tmp_path, content):
     except ScenarioError as exc:
         assert exc.problems and all(problem.startswith(str(path)) and "\n" not in problem
                                     for problem in exc.problems)
+
+
+# Sweeps (issue 19) ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("sweep, expected", [
+    ("{memory.gpus.foo: [1]}", "scenario.yaml:3: sweep: key 'memory.gpus.foo': memory.gpus is a value, with no keys "
+                               "inside it; sweep memory.gpus itself"),
+    ("{model.layers: [1]}", "scenario.yaml:3: sweep: key 'model.layers': model is a value, with no keys inside it; "
+                            "sweep model itself, or an entry's fields under catalog (catalog.models.<id>.layers)"),
+    ("{hours.allocations.1.mfu: [0.5]}", "scenario.yaml:3: sweep: key 'hours.allocations.1.mfu': hours.allocations "
+                                         "is a list, whose items cannot be swept one by one"),
+    ("{memory.gpuz: [8]}", "scenario.yaml:3: sweep: key 'memory.gpuz': no key 'gpuz'; did you mean 'gpus'?"),
+    ("{memory: [{gpus: 8}], memory.gpus: [8]}", "scenario.yaml:3: sweep: keys 'memory' and 'memory.gpus' overlap"),
+    ("{sweep.memory.gpus: [8]}", "scenario.yaml:3: sweep: key 'sweep.memory.gpus': 'sweep' cannot be swept"),
+    # a swept value that holds a sweep: as a preset id, and inside a section
+    ("{catalog.traffic_presets: [{sweep: 1}, {sweep: 2}]}", "scenario.yaml:3: sweep: key 'catalog.traffic_presets': "
+                                                            "the value {'sweep': 1} holds a sweep of its own"),
+    ("{memory: [{gpus: 8, sweep: {memory.gpus: [1, 2]}}]}", "holds a sweep of its own: a variant cannot sweep again"),
+    ("{catalog.models." + "x" * 100 + ".layers: [1]}", "is longer than 64 characters, the longest a Catalog id may"),
+], ids=lambda v: v[:40])
+def test_a_sweep_key_that_names_no_single_value_exits_2_naming_the_sweep(tmp_path, sweep, expected):
+    output = assert_refused(tmp_path, f"name: s\nmodel: llama-3.1-8b\nsweep: {sweep}\n", [expected])
+    assert len(output.splitlines()) == 1 and len(output) < 400
+
+
+def test_a_sweep_of_nested_sweeps_is_refused_before_any_variant_is_made(tmp_path):
+    inner = "{sweep: {hours.mfu: [" + ", ".join(["0.5"] * 100) + "]}}"
+    text = ("name: s\nsweep:\n  memory: [" + ", ".join([f"{{gpus: {8 * (i + 1)}, sweep: {inner}}}" for i in range(100)])
+            + "]\n  hours.gpus: [" + ", ".join(str(i) for i in range(1, 101)) + "]\n")
+    start = time.perf_counter()
+    assert_refused(tmp_path, text, ["holds a sweep of its own"])
+    assert time.perf_counter() - start < 5  # 10,000 variants are never parsed
+
+
+def test_the_variant_count_is_said_before_any_is_made(tmp_path):
+    keys = "".join(f"  catalog.traffic_presets.p{i}: [1, 2, 3]\n" for i in range(20))
+    start = time.perf_counter()
+    assert_refused(tmp_path, "name: s\nsweep:\n" + keys, [
+        "scenario.yaml:2: sweep: 3,486,784,401 variants (3 × 3 × 3", "a sweep may have at most 10,000"])
+    assert time.perf_counter() - start < 5
+
+
+def test_a_long_name_with_a_sweep_gives_variants_named_within_the_limit(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"name: {'n' * 200}\nsweep: {{memory.strategy: [ddp, zero3]}}\n")
+    names = [variant.name for _, variant in load_scenario(path).variants()]
+    assert [len(n) for n in names] == [200, 200] and all(n.endswith("…]") for n in names)
+
+
+# Text written as escapes, and long keys ------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ('name: "a\\x01b"\n', "scenario.yaml:1: name: value 'a\\x01b' holds character U+0001 (written as an escape)"),
+    ('name: x\ndescription: "\\uFFFE"\n', "scenario.yaml:2: description: value '\\ufffe' holds character U+FFFE"),
+    ('name: x\nmemory: {"gpus\\x00": 8}\n', "scenario.yaml:2: memory: the key 'gpus\\x00' holds character U+0000 "
+                                            "(written as an escape)"),
+    ('name: x\n"\\e[31mred": 1\n', "scenario.yaml:2: (top level): the key '\\x1b[31mred' holds character U+001B"),
+    ("name: x\ngoodput: {servers: [{name: \"\\x7f\", cost_per_hour: 1, completed_per_hour: 1, "
+     "acceptable_per_hour: 1}]}\n", "scenario.yaml:2: goodput.servers.1.name: value '\\x7f' holds character U+007F"),
+])
+def test_a_control_character_written_as_an_escape_is_refused_as_a_raw_one_is(tmp_path, text, expected):
+    output = assert_refused(tmp_path, text, [expected])
+    assert not any(ord(c) < 32 and c != "\n" for c in output)  # the message shows the character escaped
+
+
+def test_escapes_of_characters_a_file_may_hold_raw_are_read(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text('name: "tab\\there, é \\u00e9"\n')
+    assert load_scenario(path).name == "tab\there, é é"
+
+
+def test_a_5000_character_key_is_quoted_in_80(tmp_path):
+    output = assert_refused(tmp_path, "name: x\nmemory:\n  ? " + "g" * 5000 + "\n  : 1\n", [
+        "scenario.yaml:3: memory." + "g" * 73 + "… (5,007 characters): unknown key; allowed here: gpus, strategy"])
+    assert len(output) < 400
+
+
+# One id, one definition -------------------------------------------------------------------------------------------
+MY_3B = "{layers: 28, hidden: 3072, heads: 24, kv_heads: 8, ffn: 8192, vocab: 128256}"
+PROFILE = "[1, 1, 1, 1, .5, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .1, .2, .3]"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (f"name: x\nmodel: {{name: my-3b, {MY_3B[1:]}\ncatalog:\n  models:\n    my-3b: {MY_3B.replace('28', '20')}\n",
+     "scenario.yaml:2: model: 'my-3b' is given here and in catalog.models with other fields: give it once "
+     "(the other: {path}:5: catalog.models.my-3b)"),
+    ("name: x\ngpu: {name: mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\ncatalog:\n  gpus:\n"
+     "    mine: {memory_gb: 80, peak_tflops: 800, hbm_tbps: 4}\n",
+     "scenario.yaml:2: gpu: 'mine' is given here and in catalog.gpus with other fields: give it once "
+     "(the other: {path}:5: catalog.gpus.mine)"),
+    (f"name: x\ncluster:\n  profile: {PROFILE}\ncatalog:\n  profiles:\n    custom: {PROFILE.replace('.3]', '.4]')}\n",
+     "scenario.yaml:3: cluster.profile: the inline profile is named 'custom' on Catalog, and catalog.profiles.custom "
+     "gives other fractions: give one of them (the other: {path}:6: catalog.profiles.custom)"),
+    # a shipped id: given inline with other fields, or in other case
+    ("name: x\ngpu: {name: h100-sxm, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\n",
+     "scenario.yaml:2: gpu: 'h100-sxm' is a shipped GPU and this mapping gives it other fields: change what ships "
+     "under catalog.gpus.h100-sxm (only what changes), or give yours another name"),
+    ("name: x\ncatalog:\n  gpus:\n    H100-SXM: {price_per_hour: 3}\n",
+     "scenario.yaml:4: catalog.gpus.H100-SXM: 'H100-SXM' is the shipped GPU 'h100-sxm' in other case"),
+    ("name: x\ncatalog:\n  profiles:\n    Office-Assistant: " + PROFILE + "\n",
+     "scenario.yaml:4: catalog.profiles.Office-Assistant: 'Office-Assistant' is the shipped demand profile "
+     "'office-assistant' in other case"),
+    # two of the scenario's own
+    ("name: x\ncatalog:\n  traffic_presets:\n    mine: 5\n    MINE: 6\n",
+     "scenario.yaml:5: catalog.traffic_presets.MINE: traffic preset ids 'mine' and 'MINE' differ only by case; "
+     "spreadsheets match ids ignoring case: give one of them (the other: {path}:4: catalog.traffic_presets.mine)"),
+    ("name: x\ngpu: {name: Mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\ncatalog:\n  gpus:\n"
+     "    mine: {memory_gb: 96, peak_tflops: 800, hbm_tbps: 4}\n",
+     "scenario.yaml:2: gpu: GPU ids 'mine' and 'Mine' differ only by case"),
+    # one price, twice
+    ("name: x\nprice_per_gpu_hour: 3\ncatalog:\n  gpus:\n    h100-sxm: {price_per_hour: 2.5}\n",
+     "scenario.yaml:2: price_per_gpu_hour: 3 here and 2.5 as the price_per_hour of 'h100-sxm': give the price once "
+     "(the other: {path}:5: catalog.gpus.h100-sxm)"),
+    ("name: x\ngpu: {name: mine, memory_gb: 96, peak_tflops: 800, hbm_tbps: 4, price_per_hour: 1}\n"
+     "price_per_gpu_hour: 3\n",
+     "scenario.yaml:3: price_per_gpu_hour: 3 here and 1 as the price_per_hour of 'mine': give the price once "
+     "(the other: {path}:2: catalog.gpus.mine)"),
+], ids=lambda v: v[:50])
+def test_one_id_defined_twice_with_other_fields_is_refused_naming_both_places(tmp_path, text, expected):
+    output, path = refused(tmp_path, text)
+    assert expected.format(path=path) in output
+    assert len(output.splitlines()) == 1
+
+
+@pytest.mark.parametrize("text", [
+    f"name: x\nmodel: {{name: my-3b, {MY_3B[1:]}\ncatalog:\n  models:\n    my-3b: {MY_3B}\n",
+    "name: x\ngpu: {name: h100-sxm, memory_gb: 80, peak_tflops: 989, hbm_tbps: 3.35}\n",
+    "name: x\nprice_per_gpu_hour: 3\ncatalog:\n  gpus:\n    h100-sxm: {price_per_hour: 3}\n",
+])
+def test_one_id_given_twice_alike_is_read_once(tmp_path, text):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    load_scenario(path)
+
+
+def test_16400_profiles_are_refused_at_the_stated_cap_before_any_defined_name_is_past_excels_grid(tmp_path):
+    profile = "[" + ",".join(["1"] * 24) + "]"  # 16,400 of them in just under 1 MB
+    text = "name: x\ncatalog:\n  profiles:\n" + "".join(f"    p{i}: {profile}\n" for i in range(16_400))
+    assert_refused(tmp_path, text, ["scenario.yaml:3: catalog.profiles: 16,400 entries; at most 1,000 are allowed "
+                                    "here"])
+
+
+def test_a_thousand_entries_of_each_kind_fit_in_the_catalog_sheet():
+    import io
+
+    import openpyxl
+    from xlsxwriter.utility import xl_cell_to_rowcol
+
+    from planner.engine import compute
+    from planner.scenario import parse_scenario
+    from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
+    from planner.workbook import build
+
+    n = MAX_OWN_ENTRIES
+    scenario = parse_scenario({"name": "x", "catalog": {
+        "profiles": {f"p{i}": [0.5] * 24 for i in range(n)}, "traffic_presets": {f"t{i}": i for i in range(n)},
+        "gpus": {f"g{i}": {"memory_gb": 80, "peak_tflops": 100, "hbm_tbps": 1} for i in range(n)},
+        "models": {f"m{i}": {"layers": 2, "hidden": 64, "heads": 4, "kv_heads": 2, "ffn": 128, "vocab": 100}
+                   for i in range(n)}}})
+    file = io.BytesIO()
+    build(compute(scenario), file)
+    names = openpyxl.load_workbook(file, read_only=True).defined_names
+    last = [xl_cell_to_rowcol(ref.split(":")[-1].replace("$", "")) for name in names
+            for _, ref in names[name].destinations]
+    assert max(col for _, col in last) < 16_384 and max(row for row, _ in last) < 1_048_576
+
+
+# Messages quote at most 80 characters of a value ------------------------------------------------------------------
+def test_an_unknown_id_among_a_thousand_lists_twelve_and_counts_the_rest(tmp_path):
+    gpus = "".join(f"    g{i}: {{memory_gb: 80, peak_tflops: 100, hbm_tbps: 1}}\n" for i in range(1000))
+    output = assert_refused(tmp_path, "name: x\ngpu: nope\ncatalog:\n  gpus:\n" + gpus, [
+        "scenario.yaml:2: gpu: value 'nope' is not allowed: unknown GPU 'nope' allowed: a100-80gb, h100-sxm, h200, "
+        "b200, mi300x, g0, g1, g2, g3, g4, g5, g6, … (1,005 in all), or a mapping describing a custom GPU"])
+    assert len(output) < 400
+
+
+def test_a_long_log_path_and_a_long_sweep_label_are_cut_in_messages(tmp_path):
+    long = "d" * 3000
+    output = assert_refused(tmp_path, f"name: x\ngoodput: {{benchmarks: [{{name: b, files: [{long}.json]}}]}}\n", [
+        f"scenario.yaml:2: goodput.benchmarks.1.files.1: {'d' * 80}… (3,005 characters): cannot be read: "
+        "File name too long"])
+    assert len(output) < 400
+    sweep = "".join(f"  catalog.traffic_presets.{'p' * 60}{i}: [{'1' * 15}]\n" for i in range(19))
+    output = assert_refused(tmp_path, "name: x\nsweep:\n" + sweep + "  crossover.tokens_per_day: [nope]\n", [
+        "scenario.yaml:2: sweep variant [catalog.traffic_presets.pppp", "characters)]: crossover.tokens_per_day"])
+    assert len(output) < 1200  # the label cut to 80, twelve ids of the allowed listed
+
+
+BIG = "{layers: 10000, hidden: 1000000, heads: 1000, kv_heads: 1000, ffn: 10000000, vocab: 1000}"
+
+
+@pytest.mark.parametrize("text, expected", [
+    (f"name: s\nmodel: big\ncatalog:\n  models:\n    big: {BIG}\n", "scenario.yaml:5: catalog.models.big: Ψ from"),
+    (f"name: s\nmodel: {{name: big, {BIG[1:]}\n", "scenario.yaml:2: model: Ψ from"),
+    (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "scenario.yaml:2: sweep variant [model={'name': 'big',"),
+    (f"name: s\nsweep:\n  model: [{{name: big, {BIG[1:]}]\n", "]: model: Ψ from the architecture is "
+                                                             "3.4e+17, above the largest allowed, 1e15"),
+])
+def test_an_architecture_whose_parameters_exceed_the_limit_is_refused_naming_file_and_line(tmp_path, text, expected):
+    assert_refused(tmp_path, text, [expected])

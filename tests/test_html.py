@@ -112,3 +112,26 @@ def test_charts_escape_their_text_and_start_their_value_axes_at_zero():
     assert '>0</text>' in svg and '>8</text>' in svg  # ticks 0, 2, 4, 6, 8 for a top value of 7
     assert plot.nice_ticks(7) == [0, 2, 4, 6, 8] and plot.nice_ticks(26.67) == [0, 10, 20, 30]
     assert [plot.compact(v) for v in (1500, 2.5e6, 3e9, 7.52e23)] == ["1,500", "2.5M", "3B", "7.5e23"]
+
+
+def test_the_inputs_show_labels_units_and_values_as_the_workbook_does(default_html):
+    start = default_html.index("<h2>Inputs</h2>")
+    inputs = default_html[start:default_html.index("<h2>Method and caveats</h2>")]
+    assert '<th>Model FLOPs utilisation (MFU)</th><td class="n">40 %</td><td>of peak</td>' in inputs
+    assert '<th>Training tokens T</th><td class="n">15.6</td><td>T tokens</td>' in inputs
+    assert '<th>SLO: time to first token</th><td class="n">2,000</td><td>ms</td>' in inputs
+    assert "Training hours and cost" in inputs  # each table's section, titled as on the Inputs sheet
+    assert "hours.mfu" not in inputs and "15,600,000,000,000" not in inputs
+
+
+def test_the_attainment_chart_names_its_benchmarks_and_its_caption_what_it_draws():
+    from planner.scenario import load_scenario
+    from tests.conftest import ROOT
+
+    html = html_of(load_scenario(ROOT / "examples" / "goodput-2-benchmark-logs.yaml"))
+    start = html.index("Attainment against request rate")
+    chart = html[start:html.index("</figure>", start)]
+    assert "Benchmark 1" not in chart and "1: h100 vLLM" in chart
+    assert "diamond" not in chart and "dotted vertical line" in chart
+    # a long name wraps within the legend instead of running off the drawing
+    assert "2: h200 vLLM (older" in chart and "benchmark_serving.py)</tspan>" in chart

@@ -90,3 +90,34 @@ def test_expert_parallel_must_divide_the_experts():
         scenario_with(**{"model": "mixtral-8x7b", "memory.gpus": 24, "memory.expert_parallel": 3})
     with pytest.raises(ScenarioError, match="llama-3.1-8b is dense: 1"):
         scenario_with(**{"memory.expert_parallel": 2})
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_switching_the_model_dropdown_between_dense_and_moe_follows_the_engine(app, request, tmp_path):
+    """The default workbook (Llama 3.1 8B) switched to Mixtral-8x7B with e = 8 in its dropdown, and the Mixtral
+    example switched to Llama 3.1 70B with e = 1: every formula cell recalculates to the engine on the switched
+    scenario, in LibreOffice and Gnumeric; the parameter counts are the published ones and training operations
+    follow the active count (6·Ψ_active·T)."""
+    from planner.workbook import build
+    from tests.helpers import build_in_memory, named, recalculated, set_cells
+
+    spreadsheet = request.getfixturevalue(app)
+    example = EXAMPLES / "moe-1-mixtral-from-config-json.yaml"
+    dense, moe = tmp_path / "dense.xlsx", tmp_path / "moe.xlsx"
+    build(compute(scenario_with()), str(dense))
+    book = build(compute(load_scenario(example)), str(moe))
+    to_moe, to_dense = tmp_path / "to-moe.xlsx", tmp_path / "to-dense.xlsx"
+    set_cells(dense, to_moe, {"model": "mixtral-8x7b", "memory_expert_parallel": 8})
+    set_cells(moe, to_dense, {"model": "llama-3.1-70b", "memory_expert_parallel": 1})
+    expected = [build_in_memory(scenario_with(**{"model": "mixtral-8x7b", "memory.expert_parallel": 8}), like=to_moe),
+                build_in_memory(scenario_with(example, **{"model": "llama-3.1-70b", "memory.expert_parallel": 1}),
+                                like=to_dense)]
+    switched_to_moe, switched_to_dense = recalculated(spreadsheet, [to_moe, to_dense], expected)
+    assert named(switched_to_moe, expected[0], "model_params") == MIXTRAL_PARAMS
+    assert named(switched_to_moe, expected[0], "model_active_params") == MIXTRAL_ACTIVE
+    tokens = named(switched_to_moe, expected[0], "hours_tokens")
+    assert named(switched_to_moe, expected[0], "hours_training_flops") == pytest.approx(6 * MIXTRAL_ACTIVE * tokens)
+    assert named(switched_to_dense, expected[1], "model_active_params") == \
+        named(switched_to_dense, expected[1], "model_params") == 70_553_706_496  # Llama 3.1 70B: Ψ_active = Ψ
+    assert named(switched_to_dense, book, "model_params") == 70_553_706_496

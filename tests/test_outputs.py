@@ -4,6 +4,7 @@ on a tampered formula and reports each bad file on its own."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -263,3 +264,218 @@ def test_verify_without_libreoffice_exits_2_with_the_install_hint(tmp_path, monk
     assert result.exit_code == 2
     assert result.output == ("error: LibreOffice Calc is not installed (soffice not found); on Debian or Ubuntu: "
                              "apt-get install -y --no-install-recommends libreoffice-calc-nogui\n")
+
+
+# A kill at any step -------------------------------------------------------------------------------------------
+STOPPED_WRITER = """
+import os, signal, sys
+from planner import output
+from planner.scenario import DEFAULT
+folder, stop, failing = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "fail"
+steps = []
+def hook(step):
+    steps.append(step)
+    if len(steps) == stop:
+        os.kill(os.getpid(), signal.SIGKILL)
+output.STEP_HOOK = hook
+if failing:  # the JSON's rename fails, so the renames before it are undone
+    real_replace = os.replace
+    def replace(source, target):
+        if str(source).endswith(".json.part"):
+            raise PermissionError(13, "Permission denied", str(target))
+        real_replace(source, target)
+    output.os.replace = replace
+output.write_outputs(DEFAULT.model_copy(update={"description": "the new set"}), folder)
+"""
+
+
+def steps_of(tmp_path: Path, monkeypatch, failing: bool) -> list[str]:
+    """The steps of a write over a previous set, recorded in this process: 12 (3 parts, 3 backups, the journal,
+    3 renames, backups and journal removed), or, when the third rename fails, the undo's."""
+    output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), tmp_path)
+    steps: list[str] = []
+    monkeypatch.setattr(output, "STEP_HOOK", steps.append)
+    if failing:
+        fail_on_third_rename(monkeypatch)
+    with contextlib.suppress(output.OutputError):
+        output.write_outputs(DEFAULT.model_copy(update={"description": "the new set"}), tmp_path)
+    return steps
+
+
+def set_in(folder: Path, slug: str = "default") -> set[str]:
+    """Which set each of the three files belongs to: "old", "new" (read from the description each holds)."""
+    texts = [json.loads((folder / f"{slug}.json").read_text())["scenario"]["description"],
+             (folder / f"{slug}.html").read_text(),
+             zipfile.ZipFile(folder / f"{slug}.xlsx").read("xl/sharedStrings.xml").decode()]
+    return {("new" if "the new set" in t else "old" if "the old set" in t else "?") for t in texts}
+
+
+SUCCESS = ["part default.xlsx", "part default.html", "part default.json", "backup default.xlsx",
+           "backup default.html", "backup default.json", "journal", "rename default.xlsx", "rename default.html",
+           "rename default.json", "backups removed", "journal removed"]
+UNDONE = SUCCESS[:9] + ["undo marker", "undo default.xlsx", "undo default.html"]
+
+
+def test_the_steps_of_a_write_are_these(tmp_path, monkeypatch):
+    assert steps_of(tmp_path / "a", monkeypatch, failing=False) == SUCCESS
+    assert steps_of(tmp_path / "b", monkeypatch, failing=True) == UNDONE
+
+
+@pytest.mark.parametrize("failing, stop", [(False, k) for k in range(1, len(SUCCESS) + 1)]
+                         + [(True, k) for k in range(len(SUCCESS[:9]) + 1, len(UNDONE) + 1)],
+                         ids=lambda v: str(v))
+def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(tmp_path, failing, stop):
+    """SIGKILL after step `stop`: before the journal is complete the previous set stands; from the journal on the
+    new one, once the next writer (of another scenario, into the same folder) has finished it; from the undo
+    marker on, the previous one again. The next writer leaves no part, backup, journal or marker behind."""
+    output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), tmp_path)
+    steps = UNDONE if failing else SUCCESS
+    writer = subprocess.run([sys.executable, "-c", STOPPED_WRITER, str(tmp_path), str(stop),
+                             "fail" if failing else "ok"], capture_output=True, text=True, env=CHECKOUT, timeout=120)
+    assert writer.returncode == -signal.SIGKILL, writer.stderr
+    left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert left or stop == len(SUCCESS) and not failing  # parts, backups, a journal: all but after the last step
+    if not any(name.endswith(".journal") for name in left):
+        assert len(set_in(tmp_path)) == 1  # without a journal, never a mix
+    output.write_outputs(DEFAULT.model_copy(update={"name": "other"}), tmp_path)
+    journal = steps.index("journal") + 1  # the step's number, from 1
+    undone = steps.index("undo marker") + 1 if failing else len(steps) + 1
+    expected = "new" if journal <= stop < undone else "old"
+    assert set_in(tmp_path) == {expected}, steps[stop - 1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "default.html", "default.json", "default.xlsx", "other.html", "other.json", "other.xlsx"]
+
+
+def test_a_journal_whose_names_leave_the_folder_is_not_followed(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    out = tmp_path / "out"
+    out.mkdir()
+    dead = f".default.999999999.{'a' * 32}"  # a writer that is gone
+    (out / f"{dead}.0.xlsx.part").write_bytes(b"x")
+    (out / f"{dead}.journal").write_text(json.dumps({"files": [{"part": f"{dead}.0.xlsx.part",
+                                                                 "final": "../victim.txt", "backup": None}]}))
+    with pytest.raises(output.OutputError, match=r"\.journal: not a journal this planner wrote"):
+        output.write_outputs(DEFAULT, out)
+    assert victim.read_text() == "keep"
+
+
+# Targets that are not regular files, and inputs -------------------------------------------------------------
+# Never /dev/null or /dev/stdout themselves from the command line: as root, a regression would replace them for the
+# whole machine. Their copies in a temporary folder (a character device made like /dev/null, a link to
+# /proc/self/fd/1) go through the command; the real ones through the check alone, which writes nothing.
+def special(kind: str, path: Path) -> Path:
+    """A path that exists and is not a regular file."""
+    import socket
+    import stat
+
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "symlink":
+        path.symlink_to(path.parent / "elsewhere.yaml")
+        (path.parent / "elsewhere.yaml").write_text("kept\n")
+    elif kind == "dangling symlink":
+        path.symlink_to(path.parent / "gone")
+    elif kind == "socket":
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(path))
+    elif kind == "character device":  # /dev/null's own numbers
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except (PermissionError, AttributeError):
+            pytest.skip("making a character device needs root")
+    elif kind == "like /dev/stdout":
+        path.symlink_to("/proc/self/fd/1")
+    return path
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("fifo", "{t}: a named pipe: an output is written only where there is nothing or a regular file, never over a "
+             "named pipe"),
+    ("symlink", "{t}: a symbolic link to {d}/elsewhere.yaml: an output is written only where there is nothing or a "
+                "regular file; move or remove the link"),
+    ("dangling symlink", "{t}: a symbolic link to {d}/gone: an output is written only where there is nothing or a "
+                         "regular file; move or remove the link"),
+    ("socket", "{t}: a socket: an output is written only where there is nothing or a regular file, never over a "
+               "socket"),
+    ("character device", "{t}: a character device: an output is written only where there is nothing or a regular "
+                         "file, never over a character device"),
+    ("like /dev/stdout", "{t}: a symbolic link to /proc/self/fd/1: an output is written only where there is "
+                         "nothing or a regular file; move or remove the link"),
+    ("the workbook", "{t}: the run reads this file: an output never replaces an input; write elsewhere (-o)"),
+])
+def test_import_refuses_a_target_that_is_not_a_regular_file_or_is_the_workbook(tmp_path, kind, expected):
+    workbook = output.write_outputs(DEFAULT, tmp_path / "wb")["xlsx"]
+    target = workbook if kind == "the workbook" else special(kind, tmp_path / "plan.yaml")
+    before = {p: (os.lstat(p).st_mode, p.read_bytes() if p.is_file() and not p.is_symlink() else None)
+              for p in tmp_path.rglob("*") if not p.is_char_device()}
+    result = CliRunner().invoke(main, ["import", str(workbook), "-o", str(target)])
+    assert result.exit_code == 2
+    assert result.output == f"error: {expected.format(t=target, d=tmp_path)}\n"
+    assert {p: (os.lstat(p).st_mode, p.read_bytes() if p.is_file() and not p.is_symlink() else None)
+            for p in tmp_path.rglob("*") if not p.is_char_device()} == before
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("null", "/dev/null: a character device: an output is written only where there is nothing or a regular file, "
+             "never over a character device"),
+    ("stdout", "/dev/stdout: a symbolic link to /proc/self/fd/1: an output is written only where there is nothing "
+               "or a regular file; move or remove the link")])
+def test_dev_null_and_dev_stdout_are_refused_as_targets(name, expected):
+    if not os.path.lexists(f"/dev/{name}"):
+        pytest.skip(f"no /dev/{name} here")
+    with pytest.raises(output.OutputError) as error:
+        output.check_targets(Path("/dev"), [name])
+    assert str(error.value) == expected
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "socket"])
+def test_run_refuses_an_output_file_that_is_not_a_regular_file(tmp_path, kind):
+    target = special(kind, tmp_path / "default.json")
+    result = CliRunner().invoke(main, ["run", "-o", str(tmp_path)])
+    assert result.exit_code == 2 and result.output.startswith(f"error: {target}: a ")
+    assert len(result.output.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["default.json"] + (["elsewhere.yaml"] if kind == "symlink" else []))
+
+
+def test_run_refuses_outputs_that_would_replace_its_own_scenario(tmp_path):
+    plan = tmp_path / "plan.json"  # a scenario file may have any name; its slug's JSON is its own name here
+    plan.write_text("name: plan\n")
+    result = CliRunner().invoke(main, ["run", str(plan), "-o", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.output == (f"error: {plan}: the run reads this file: an output never replaces an input; write "
+                             f"elsewhere (-o)\n")
+    assert plan.read_text() == "name: plan\n" and sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]
+    linked = tmp_path / "linked.yaml"
+    os.link(plan, linked)  # the same file under two names: run linked.yaml, whose outputs include plan.json
+    result = CliRunner().invoke(main, ["run", str(linked), "-o", str(tmp_path)])
+    assert result.exit_code == 2 and f"{plan}: the run reads this file (as {linked})" in result.output
+    assert plan.read_text() == "name: plan\n"
+
+
+def test_run_refuses_outputs_that_would_replace_a_benchmark_log(tmp_path):
+    log = tmp_path / "x.json"
+    log.write_text(json.dumps({"request_rate": 2, "duration": 10.0, "completed": 1, "input_lens": [10],
+                               "output_lens": [5], "ttfts": [0.1], "latencies": [0.14], "errors": [""]}))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: x\ngoodput: {benchmarks: [{name: b, files: [x.json]}]}\n")
+    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path)])
+    assert result.exit_code == 2 and result.output.startswith(f"error: {log}: the run reads this file")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml", "x.json"]
+
+
+def test_a_previous_file_that_cannot_be_kept_leaves_everything_as_it_was(tmp_path, monkeypatch):
+    old = output.write_outputs(DEFAULT, tmp_path)
+    before = {path.name: path.read_bytes() for path in old.values()}
+
+    def no_room(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(output.os, "link", no_room)
+    monkeypatch.setattr(output.shutil, "copy2", no_room)
+    with pytest.raises(output.OutputError) as error:
+        output.write_outputs(DEFAULT.model_copy(update={"description": "changed"}), tmp_path)
+    assert str(error.value) == (f"{tmp_path}: cannot keep the previous files while the new ones replace them: No "
+                                f"space left on device; nothing was replaced")
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before

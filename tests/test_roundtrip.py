@@ -47,11 +47,13 @@ def test_an_edited_unchosen_model_and_an_added_gpu_come_back_in_the_catalog_sect
         ("catalog_model", "llama-3.1-70b", "params", 71e9),
         ("catalog_gpu", "", "ids", "gb200"),  # the GPU block's first empty row
         ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
-        ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0)]))
+        ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
+        ("catalog_gpu", "gb200", "gpus_per_node", 72)]))
     scenario = scenario_from_workbook(edited)
     own = scenario.normalised()["catalog"]
     assert own["models"] == {"llama-3.1-70b": {"params": 71e9}}  # only what differs from the shipped entry
-    assert own["gpus"] == {"gb200": {"memory_gb": 186, "peak_tflops": 2500, "hbm_tbps": 8.0, "price_per_hour": 6.0}}
+    assert own["gpus"] == {"gb200": {"memory_gb": 186, "peak_tflops": 2500, "hbm_tbps": 8.0, "price_per_hour": 6.0,
+                                     "gpus_per_node": 72}}
     # the reference rows read the edited 70B: 6 × 71e9 × 15.6e12 / (989e12 × 0.4 × 3600)
     reference = {row["model"]: row for row in compute(scenario).hours.reference}
     assert reference["llama-3.1-70b"]["calculated_gpu_hours"] == pytest.approx(6 * 71e9 * 15.6e12 / 1.424160e18)

@@ -120,7 +120,8 @@ def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, tmp
     book = build(compute(scenario_with()), str(original))
     edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "gb200"),
              ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
-             ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0)]
+             ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
+             ("catalog_gpu", "gb200", "gpus_per_node", 72)]
     edited, chosen = tmp_path / "edited.xlsx", tmp_path / "chosen.xlsx"
     set_cells(original, edited, catalog_cells(original, edits))
     set_cells(edited, chosen, {"gpu": "gb200"})
@@ -333,7 +334,7 @@ def custom_models(draw):
 def custom_gpus(draw):
     return {"name": draw(catalog_names), "memory_gb": draw(st.floats(1, 1024)),
             "peak_tflops": draw(st.floats(1, 5000)), "hbm_tbps": draw(st.floats(0.1, 20)),
-            "price_per_hour": draw(st.floats(0, 50))}
+            "nvlink_gbps": draw(st.floats(1, 2000)), "price_per_hour": draw(st.floats(0, 50))}
 
 
 @st.composite
@@ -366,8 +367,10 @@ def scenarios(draw):
                        "profile": draw(st.sampled_from(list(catalog.PROFILES)) | st.lists(
                            st.floats(0, 1), min_size=24, max_size=24)),
                        "restart_cost_gpu_hours": draw(st.floats(0, 1000))}
-    if draw(st.booleans()):
+    if draw(st.booleans()):  # one price per GPU: the override or a custom GPU's own (both would clash)
         data["price_per_gpu_hour"] = draw(st.floats(0, 50))
+        if isinstance(data["gpu"], dict):
+            del data["gpu"]["price_per_hour"]
     return parse_scenario(data)
 
 

@@ -17,9 +17,9 @@ from planner.tables import TABLES
 from planner.workbook import build
 from tests.helpers import address, cell_of, scenario_with
 
-INPUT_NAMES = ["model", "gpu", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
+INPUT_NAMES = ["model", "gpu", "training_precision", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
                "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
-               "memory_activation_checkpointing", "serving_users", "serving_sequence_length",
+               "memory_activation_checkpointing", "memory_expert_parallel", "serving_users", "serving_sequence_length",
                "serving_tensor_parallel", "serving_prompt_tokens", "serving_weight_precision",
                "serving_kv_precision", "serving_compute_efficiency", "serving_bandwidth_efficiency",
                "serving_memory_reserve", "serving_overhead_ms", "hours_tokens", "hours_mfu",
@@ -46,9 +46,9 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
                   "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
-PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "HYPERLINK", "IF",
-                      "IFERROR", "INDEX",
-                      "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN", "MATCH", "MAX", "MIN",
+PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "EXP", "HYPERLINK",
+                      "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN",
+                      "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT"}
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
@@ -138,7 +138,7 @@ def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_t
         assert ws.sheet_properties.pageSetUpPr.fitToPage
         assert (ws.page_setup.fitToWidth or 1) == 1 and ws.page_setup.fitToHeight == 0  # 1 is the default
         assert "default" in ws.oddHeader.left.text
-        assert ws.print_title_rows == "$1:$2"  # the title and the scenario line repeat on every page
+        assert ws.print_title_rows.startswith("$1:")  # the title and the scenario line repeat on every page
         assert ws["A2"].data_type == "f"
 
 
@@ -224,6 +224,93 @@ def test_units_show_once(workbook):
                 if cell.data_type == "f" and cell.number_format:
                     quoted = set(re.findall(r'"([^"]*)"', cell.number_format)) - {"$", "TRUE", "FALSE"}
                     assert not quoted, (ws.title, cell.coordinate, cell.number_format)
+
+
+# Pages that print whole ------------------------------------------------------------------------------------------
+# Sheets whose tables run onto more pages than one (or may: Inputs grows with the allocation options and servers),
+# and a heading the repeated row must hold: a printed page of them never shows numbers without their headings.
+LONG_TABLES = {"Inputs": "When generated", "Memory": "zero3", "Crossover": "Serving operations (ZFLOP)",
+               "Cluster": "Demand D_h (GPUs)", "Checks": "Result", "Requests": "TTFT (ms)"}
+
+
+def test_long_tables_repeat_their_headings_on_every_printed_page(workbook):
+    """A sheet has one range of print titles, from its first row: the sheet's column headings sit right under its
+    titles, so the titles and the headings repeat on every page."""
+    book = openpyxl.load_workbook(workbook)
+    for title, heading in LONG_TABLES.items():
+        if title not in book.sheetnames:
+            continue
+        ws = book[title]
+        last = int(ws.print_title_rows.split(":")[1].lstrip("$"))
+        assert last > 2, title
+        assert heading in [c.value for c in ws[last]], (title, ws.print_title_rows)
+        assert all(c.font.b for c in ws[last] if c.value), title  # the heading row itself, in bold
+
+
+def test_page_breaks_keep_a_table_that_fits_on_one_page():
+    """A section that does not fit on the rest of a page starts the next one; one longer than a page flows, and
+    does not start in a page's last quarter; a chart never splits."""
+    from planner.workbook.kit import _page_breaks, page_capacity
+
+    widths = [40, 20, 12, 40]
+    rows = int(page_capacity(widths, 39) // 15)
+    assert _page_breaks([2, 2 + rows - 5], [], {}, 2 + rows + 10, widths) == [2 + rows - 5]  # kept whole
+    assert _page_breaks([2, 8], [], {}, 8 + rows - 2, widths) == []  # the page it would leave is under a third
+    assert _page_breaks([2, 2 + rows - 3], [], {}, 2 + 3 * rows, widths) == [2 + rows - 3]  # long: not at the end
+    assert _page_breaks([2], [(2 + rows - 5, 20)], {}, 2 + rows + 20, widths) == [2 + rows - 5]  # a chart whole
+
+
+def test_whole_things_show_no_decimals_and_operations_no_e_notation(workbook):
+    """GPUs and GPU-hours without decimals, wherever their unit is said (the Unit column, or the number format on
+    the Cover), milliseconds with one at most (a serving TPOT of 7.3 ms keeps its tenth; 2,000.00 ms never);
+    operations in ZFLOP, never 7.52E+23."""
+    from planner.workbook.kit import KINDS
+
+    for kind in ("count", "gpus", "hours", "ms", "params"):
+        assert "." not in KINDS[kind].format, kind
+    book = openpyxl.load_workbook(workbook)
+    whole = ("GPUs", "GPU-hours", "GPU-hours a day", "ms")  # ms: at most a tenth
+    for ws in book.worksheets:
+        for row in ws.iter_rows():
+            units = {c.value for c in row if isinstance(c.value, str)}
+            for cell in row:
+                if cell.data_type != "f" or cell.number_format in ("General", None):
+                    continue
+                assert "E+" not in cell.number_format, (ws.title, cell.coordinate, cell.number_format)
+                said = units & set(whole) or {u for u in whole if f'" {u}"' in cell.number_format}
+                if said and ws.title != "Catalog":
+                    decimals = ".00" if said == {"ms"} else ".0"
+                    assert decimals not in cell.number_format, (ws.title, cell.coordinate, cell.number_format, said)
+
+
+PERIODS = re.compile(r"\bper\b|\ba day\b|\bonce\b|\bover\b|\bto the day\b|\bhour\b|\bduration\b")
+
+
+def test_every_money_figure_says_its_period(workbook):
+    """A sum of money says what it is for: a day, an hour, once, the horizon, a request (its label or its unit)."""
+    from planner.tables import TABLES
+    from planner.workbook.kit import MONEY_DECIMALS, Column, KeyResult, Row
+
+    for table in TABLES:
+        for spec in vars(table.sheet).values():
+            for item in spec if isinstance(spec, list) else []:
+                if isinstance(item, (Row, Column, KeyResult)) and item.kind in MONEY_DECIMALS:
+                    text = getattr(item, "label", getattr(item, "header", "")) + " " + (
+                        item.unit or "" if not isinstance(item, Column) else "")
+                    assert PERIODS.search(text), (table.key, item.key if hasattr(item, "key") else item.name, text)
+    cached = openpyxl.load_workbook(workbook, data_only=True)["Cover"]
+    for row in cached.iter_rows():
+        if any(c.number_format.startswith('"$"') for c in row[1:]):
+            assert PERIODS.search(str(row[0].value)), row[0].value
+
+
+def test_the_cover_is_plain_about_its_master_check_and_its_legend(workbook):
+    book = openpyxl.load_workbook(workbook)
+    cover = book["Cover"]
+    texts = [str(c.value) for row in cover.iter_rows() for c in row if c.value]
+    assert not any("master check below" in t for t in texts)
+    sample = next(c for row in cover.iter_rows() for c in row if c.value == "1,024")  # the legend's sample input
+    assert sample.fill.fgColor.rgb == "FFFFF2CC" and sample.protection.locked is not False
 
 
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):

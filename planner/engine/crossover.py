@@ -50,7 +50,8 @@ class CrossoverTable:
     """docs/method.md §3 for one scenario: the serving day, the crossing days, the cumulative table and the presets."""
 
     scalars: dict
-    cumulative: list[dict]  # 101 rows: day, then training, serving and total in operations, GPU-hours and cost
+    cumulative: list[dict]  # 101 rows: day, tokens served by then, then training, serving and total in operations,
+    # GPU-hours and cost
     presets: list[dict]  # one per Catalog traffic preset: its tokens per day and its two crossing days
 
     @property
@@ -100,7 +101,8 @@ def compute(scenario, tables) -> CrossoverTable:
     day = np.arange(STEPS + 1) * c.horizon_days / STEPS
     ones = np.ones_like(day)
     serving_flops, serving_hours = day * per_day_flops, day * per_day_hours
-    columns = {"day": day, "training_flops": flops * ones, "serving_flops": serving_flops,
+    columns = {"day": day, "served_tokens": day * tokens, "training_flops": flops * ones,
+               "serving_flops": serving_flops,
                "total_flops": flops + serving_flops, "training_gpu_hours": hours * ones,
                "serving_gpu_hours": serving_hours, "total_gpu_hours": hours + serving_hours,
                "training_cost": cost(hours, price) * ones, "serving_cost": cost(serving_hours, price),

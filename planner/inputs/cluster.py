@@ -43,7 +43,8 @@ def canonical(scenario) -> list:
         return []
     if CUSTOM_PROFILE in own.profiles and list(own.profiles[CUSTOM_PROFILE]) != list(c.profile):
         return [(("cluster", "profile"), None, f"the inline profile is named '{CUSTOM_PROFILE}' on Catalog, and "
-                 f"catalog.profiles.{CUSTOM_PROFILE} gives other fractions: give one of them")]
+                 f"catalog.profiles.{CUSTOM_PROFILE} gives other fractions: give one of them",
+                 ("catalog", "profiles", CUSTOM_PROFILE))]
     own.profiles[CUSTOM_PROFILE] = c.profile
     c.profile = CUSTOM_PROFILE
     scenario.alias(("catalog", "profiles", CUSTOM_PROFILE), ("cluster", "profile"))

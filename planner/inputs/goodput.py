@@ -19,9 +19,9 @@ class SLO(Section):
     model_config = ConfigDict(title="Service-level objective")
 
     ttft_ms: Annotated[float, Field(ge=0.001, le=1e9)] = declared(2000, "SLO: time to first token", "ms",
-                                                                   kind="number")
+                                                                   kind="ms")
     tpot_ms: Annotated[float, Field(ge=0.001, le=1e9)] = declared(100, "SLO: time per output token", "ms",
-                                                                   kind="number")
+                                                                   kind="ms")
 
 
 class Server(Section):
@@ -42,12 +42,15 @@ class Server(Section):
         return self
 
 
+MIN_RATE = 1e-6  # requests per second: one request in the longest run (planner.logs.MIN_RATE, without pandas)
+
+
 class BenchmarkFile(Section):
     """A benchmark log file (or glob) with what its log may not say: the request rate (vLLM writes 'inf' for an
     unpaced run; llmperf runs at a concurrency) and, for llmperf, the run's duration."""
 
     path: Annotated[str, Field(min_length=1, max_length=4096)]
-    rate: Annotated[float, Field(gt=0, le=1e9)] | None = None  # requests per second
+    rate: Annotated[float, Field(ge=MIN_RATE, le=1e9)] | None = None  # requests per second: planner.logs' bounds
     duration_s: Annotated[float, Field(ge=0.001, le=1e6)] | None = None  # planner.logs' bounds on a duration
 
 
@@ -158,6 +161,10 @@ class BenchmarkLogs:
         frame = pd.DataFrame(requests).astype({"run": int, "failed": bool})
         frame["tpot_ms"] = logs.tpot_ms(frame["latency_s"], frame["ttft_ms"], frame["output_tokens"])
         return logs.Logs(found, frame[logs.COLUMNS])
+
+    def files(self, found, folder: Path) -> list[Path]:
+        """Every run's log file (a path as the scenario spells it, relative to `folder` unless absolute)."""
+        return [folder / run.path for run in found.runs]
 
     def files_beside(self, scenario, found, stem: str, data: dict) -> dict[str, str]:
         """Each benchmark run's requests as a vLLM `--save-result --save-detailed` file named

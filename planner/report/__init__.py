@@ -11,7 +11,8 @@ import jinja2
 
 import planner
 from planner import method
-from planner.report.format import FILTERS, flatten
+from planner.report.format import FILTERS, SHOWN, flatten, number, shown
+from planner.scenario import CURRENCY_SYMBOLS
 from planner.tables import present
 
 
@@ -45,6 +46,32 @@ environment = jinja2.Environment(loader=_loader(), autoescape=True, undefined=ji
 environment.filters.update(FILTERS)
 
 
+def input_rows(scenario) -> tuple[list[tuple[str, list[tuple[str, str, str]]]], dict[str, object]]:
+    """The inputs as the workbook's Inputs sheet shows them: each section's (label, value as its kind shows it,
+    unit); and what else the scenario file holds (its Catalog entries, benchmark files) as dotted keys."""
+    from planner.workbook import general_inputs, input_sections
+
+    symbol = scenario.currency_symbol
+
+    def value(item, raw) -> str:
+        kind = getattr(item, "kind", "text")
+        if raw is None:  # left blank: no deadline, a reference layout's field searched
+            return "blank"
+        if isinstance(raw, bool):
+            return "TRUE" if raw else "FALSE"
+        return shown(raw, kind, symbol) if kind in SHOWN else number(raw)
+
+    general = [(item.label, value(item, raw), getattr(item, "shown_unit", getattr(item, "unit", "")) or "")
+               for item, raw in general_inputs(scenario)]
+    sections = [(title, [(i.label, value(i, i.value), i.unit) for i in items])
+                for title, items in input_sections(scenario)]
+    shown_paths = {i.path for _, items in input_sections(scenario) for i in items}
+    other = {key: raw for key, raw in flatten(scenario.normalised()).items()
+             if key not in shown_paths and key not in ("name", "description", "model", "gpu", "currency",
+                                                       "price_per_gpu_hour")}
+    return [("Model, GPU and price", general)] + sections, other
+
+
 def render_html(results, *, generated: str) -> str:
     """The self-contained HTML summary of one scenario's results."""
     sections = [{"key": table.key, "template": table.template, "method": table.engine.METHOD,
@@ -53,7 +80,7 @@ def render_html(results, *, generated: str) -> str:
     scenario = results.scenario
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,
-        inputs=flatten(scenario.normalised()), general=method.GENERAL, symbol=scenario.currency_symbol)
+        inputs=input_rows(scenario), general=method.GENERAL, symbol=scenario.currency_symbol)
 
 
 def render_index(table, columns: list[tuple[str, str, str]], *, generated: str) -> str:
@@ -61,4 +88,5 @@ def render_index(table, columns: list[tuple[str, str, str]], *, generated: str) 
     summary results, links to its files, and every failure with its message."""
     return environment.get_template("index.html.j2").render(
         rows=table.to_dict("records"), columns=columns, generated=generated, version=planner.__version__,
+        symbols=CURRENCY_SYMBOLS,
         failed=int((table.error != "").sum()) if len(table) else 0)

@@ -39,6 +39,12 @@ def sci(value) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
+def zflop(value) -> str:
+    """Operations in ZFLOP (10^21), as the workbook shows them: 751.6; below 0.1 ZFLOP to three decimals."""
+    zetta = value / 1e21
+    return f"{zetta:,.3f}" if zetta < 0.1 else f"{zetta:,.1f}"
+
+
 def money(value, symbol: str = "$", digits: int = 0) -> str:
     """An amount with its currency symbol ("$1,055,545") or code ("1,055,545 CHF")."""
     amount = f"{abs(value):,.{digits}f}"
@@ -71,13 +77,17 @@ def shown(value, kind: str, symbol: str = "$") -> str:
         return yes_no(value)
     if isinstance(value, str):  # a word where a number would be ("never")
         return value
-    formats = {"gb": gb, "kib": gb, "percent": percent, "flops": sci, "hours": millions, "days": days,
-               "tera": lambda v: f"{v / 1e12:,.1f}", "money0": lambda v: money(v, symbol),
-               "money": lambda v: money(v, symbol, 2), "money5": lambda v: money(v, symbol, 5),
-               "ratio": lambda v: f"{v:.2f}", "tenths": lambda v: f"{v:,.1f}",
-               "decimal": lambda v: f"{v:,.4g}", "number": lambda v: f"{v:,.2f}",
-               "count": lambda v: f"{v:,.0f}", "params": lambda v: f"{v:,.0f}"}
-    return formats.get(kind, number)(value)
+    return SHOWN.get(kind, lambda v, _: number(v))(value, symbol)
+
+
+SHOWN = {  # kind → how a value of it reads (the currency symbol second)
+    "gb": lambda v, _: gb(v), "kib": lambda v, _: gb(v), "percent": lambda v, _: percent(v),
+    "flops": lambda v, _: zflop(v), "hours": lambda v, _: millions(v), "days": lambda v, _: days(v),
+    "tera": lambda v, _: f"{v / 1e12:,.1f}", "money0": lambda v, s: money(v, s), "money": lambda v, s: money(v, s, 2),
+    "money5": lambda v, s: money(v, s, 5), "ratio": lambda v, _: f"{v:.2f}", "tenths": lambda v, _: f"{v:,.1f}",
+    "ms": lambda v, _: f"{v:,.0f}", "decimal": lambda v, _: f"{v:,.4g}", "number": lambda v, _: f"{v:,.2f}",
+    "count": lambda v, _: f"{v:,.0f}", "gpus": lambda v, _: f"{v:,.0f}",
+    "params": lambda v, _: f"{v:,.0f}"}
 
 
 def flatten(data, prefix: str = "") -> dict[str, object]:
@@ -94,4 +104,4 @@ def flatten(data, prefix: str = "") -> dict[str, object]:
     return flat
 
 
-FILTERS = {f.__name__: f for f in (number, gb, yes_no, millions, percent, sci, money, days, tokens, shown)}
+FILTERS = {f.__name__: f for f in (number, gb, yes_no, millions, percent, sci, zflop, money, days, tokens, shown)}

@@ -1,5 +1,6 @@
-"""The Goodput section of the HTML summary (docs/method.md §5): sentences and charts. Charts label servers and
-benchmarks by position ("Server 1"); the tables beside them give the names."""
+"""The Goodput section of the HTML summary (docs/method.md §5): sentences and charts. The server charts label servers
+by position ("Server 1", as the table beside them numbers them); the attainment chart's legend names each benchmark
+("1: h100 vLLM")."""
 
 from __future__ import annotations
 
@@ -87,9 +88,10 @@ def _benchmark(scenario, table, bench: dict, symbol: str) -> list[str]:
     per_million = decisive["cost_per_million_acceptable_output_tokens"]
     standby = decisive["standby_gpus"]
     paid = "" if not standby else f", {number(standby)} standby GPU{'s' if standby > 1 else ''} included"
+    tokens = ("no acceptable output tokens" if isinstance(per_million, str) else
+              f"{money(per_million, symbol, 2)} per million acceptable output tokens")
     costs = "" if isinstance(cost, str) else (f"; at that rate the run costs {money(cost, symbol, 5)} per acceptable "
-                                              f"request and {money(per_million, symbol, 2)} per million acceptable "
-                                              f"output tokens{paid}")
+                                              f"request and {tokens}{paid}")
     sentences.append(f"{at}, p99 TTFT is {number(round(decisive['ttft_p99_ms']))} ms against the "
                      f"{number(g.slo.ttft_ms)} ms SLO and p99 TPOT {decisive['tpot_p99_ms']:,.1f} ms against "
                      f"{number(g.slo.tpot_ms)} ms{costs}.")
@@ -125,16 +127,16 @@ def _servers_chart(servers: list[dict]) -> Markup:
 def _attainment(table) -> Markup:
     """Attainment against request rate per benchmark, the target, and each interpolated goodput."""
     target = table.scalars["attainment_target"]
-    chart = plot.Chart("Attainment against request rate (dots: each run; goodput where the target is met)",
+    chart = plot.Chart("Attainment against request rate",
                        x_label="Request rate (requests per second)", y_label="Attainment (%)")
     colours = [plot.BLUE, plot.ORANGE, plot.GREEN, "#7030A0", plot.GREY, plot.YELLOW]
     for i, bench in enumerate(table.benchmarks):
         own = table.runs[bench["first_run"] - 1:bench["last_run"]]
         colour = colours[i % len(colours)]
-        chart.xy(f"Benchmark {bench['benchmark']}", [r["rate"] for r in own], [r["attainment"] * 100 for r in own],
-                 colour, markers=True)
+        chart.xy(f"{bench['benchmark']}: {bench['name']}", [r["rate"] for r in own],
+                 [r["attainment"] * 100 for r in own], colour, markers=True)
         if not isinstance(bench["goodput"], str):
-            chart.vline(bench["goodput"], f"Goodput {bench['goodput']:.2f}/s", colour)
+            chart.vline(bench["goodput"], f"{bench['benchmark']}: goodput {bench['goodput']:.2f}/s", colour)
     return chart.hline(target * 100, f"Target {target * 100:.4g} %").svg()
 
 

@@ -13,7 +13,7 @@ from planner.report.format import days, millions, money, number, percent, sci, t
 SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
     ("hours_gpu_hours", "Training GPU-hours", "hours"),
     ("hours_days", "Wall-clock days", "days"),
-    ("hours_cost", "Training cost", "money0"),
+    ("hours_cost", "Training cost, paid once", "money0"),
 ]
 
 

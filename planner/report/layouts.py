@@ -9,7 +9,7 @@ from planner.report.format import gb, money, number, percent
 
 SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
     ("search_cheapest_gpus", "Cheapest layout's GPUs", "count"),
-    ("search_cheapest_cost", "Cheapest layout's cost", "money0"),
+    ("search_cheapest_cost", "Cheapest layout's training cost, paid once", "money0"),
 ]
 
 

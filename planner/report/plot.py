@@ -12,12 +12,14 @@ Value axes start at 0. Text is escaped: a server's name from a scenario is shown
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
 BLUE, ORANGE, GREY, YELLOW, RED, GREEN = "#4472C4", "#ED7D31", "#A5A5A5", "#FFC000", "#C00000", "#70AD47"
 WIDTH, LEFT, TOP, BOTTOM, LEGEND = 660, 64, 34, 46, 176  # the drawing's size and margins, in px
+LEGEND_CHARS = 24  # characters of an 11 px legend label per line, within the legend's width
 FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, Helvetica, Arial, sans-serif"'
 
 
@@ -32,14 +34,38 @@ def compact(value: float) -> str:
     return f"{value:,.4g}" if size < 1e4 else f"{value:,.0f}"
 
 
+AXIS_RANGE = (1e-300, 1e300)  # tops beyond these are drawn at them: round steps stay normal, finite floats
+
+
 def nice_ticks(top: float, count: int = 5) -> list[float]:
-    """0 and round steps (1, 2, 2.5 or 5 × a power of ten) up to at least `top`."""
+    """0 and round steps (1, 2, 2.5 or 5 × a power of ten) up to at least `top`; [0, 1] for a top that is not a
+    positive finite number. Any finite top gives at most count + 1 steps, tiny (5e-324) and huge (1e308) alike."""
     if not top > 0 or not math.isfinite(top):
         return [0.0, 1.0]
+    top = min(max(top, AXIS_RANGE[0]), AXIS_RANGE[1])
     rough = top / count
-    power = 10 ** math.floor(math.log10(rough))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough)
+    power = 10.0 ** math.floor(math.log10(rough))
+    step = next((m * power for m in (1, 2, 2.5, 5) if m * power >= rough), 10 * power)
     return [i * step for i in range(int(math.ceil(top / step - 1e-9)) + 1)]
+
+
+def _along(value: float, top: float) -> float:
+    """How far along an axis from 0 to `top` a value lies, kept within -1 … 2 (a sum that overflowed, a value
+    beyond a clamped top), so every coordinate is a short finite number."""
+    share = value / top if top else 0.0
+    return 0.0 if math.isnan(share) else min(max(share, -1.0), 2.0)
+
+
+def _finite(values) -> list[float]:
+    """Values to draw: each a finite float (a value that is not, such as an undefined result, is drawn at 0)."""
+    found = []
+    for value in values:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = 0.0
+        found.append(number if math.isfinite(number) else 0.0)
+    return found
 
 
 @dataclass
@@ -73,30 +99,29 @@ class Chart:
         """Bars per category: series as (label, values, colour), side by side or stacked."""
         self.categories = [str(c) for c in categories]
         self.stacked, self.value_labels = stacked, value_labels
-        self.marks += [_Mark("bars", label, colour, [float(v) for v in values]) for label, values, colour in series]
+        self.marks += [_Mark("bars", label, colour, _finite(values)) for label, values, colour in series]
         return self
 
     def line(self, label: str, values, colour: str, *, right: bool = False, dashed: bool = False,
              markers: bool = False) -> "Chart":
         """A line through the categories (on the right-hand axis with right=True)."""
-        self.marks.append(_Mark("line", label, colour, [float(v) for v in values], right=right, dashed=dashed,
+        self.marks.append(_Mark("line", label, colour, _finite(values), right=right, dashed=dashed,
                                 markers=markers))
         return self
 
     def xy(self, label: str, xs, ys, colour: str, *, dashed: bool = False, markers: bool = False) -> "Chart":
         """A line over a numeric x axis."""
-        self.marks.append(_Mark("xy", label, colour, [float(y) for y in ys], [float(x) for x in xs],
-                                dashed=dashed, markers=markers))
+        self.marks.append(_Mark("xy", label, colour, _finite(ys), _finite(xs), dashed=dashed, markers=markers))
         return self
 
     def hline(self, value: float, label: str, colour: str = RED) -> "Chart":
         """A dashed reference across the plot (a GPU's memory, an SLO)."""
-        self.marks.append(_Mark("hline", label, colour, [float(value)], dashed=True))
+        self.marks.append(_Mark("hline", label, colour, _finite([value]), dashed=True))
         return self
 
     def vline(self, x: float, label: str, colour: str = GREY) -> "Chart":
         """A dotted marker at a numeric x (a crossing day)."""
-        self.marks.append(_Mark("vline", label, colour, xs=[float(x)], dashed=True))
+        self.marks.append(_Mark("vline", label, colour, xs=_finite([x]), dashed=True))
         return self
 
     # Drawing ------------------------------------------------------------------------------------------------
@@ -112,11 +137,10 @@ class Chart:
         x_ticks = nice_ticks(max((x for m in self.marks for x in m.xs), default=1)) if numeric else []
 
         def y(value: float, right: bool = False) -> float:
-            top = (right_ticks if right else left_ticks)[-1]
-            return plot_bottom - height * (value / top if top else 0)
+            return plot_bottom - height * _along(value, (right_ticks if right else left_ticks)[-1])
 
         def x(value: float) -> float:
-            return plot_left + width * (value / x_ticks[-1] if x_ticks[-1] else 0)
+            return plot_left + width * _along(value, x_ticks[-1])
 
         band = width / max(len(self.categories), 1)
         out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {self.height}" width="{WIDTH}" '
@@ -162,7 +186,8 @@ class Chart:
             tops.append(max(map(sum, zip(*(m.values for m in bars)))) if self.stacked
                         else max(max(m.values, default=0) for m in bars))
         room = 1.4 if not right and any(m.right for m in self.marks) else 1.12 if self.value_labels else 1
-        return max(tops, default=0) * room  # labels above bars, and a right-hand line above them, need room
+        # labels above bars, and a right-hand line above them, need room; a stack near the largest float stays finite
+        return min(max(tops, default=0), AXIS_RANGE[1]) * room
 
     def _bars(self, band: float, left: float, y) -> list[str]:
         bars = [m for m in self.marks if m.kind == "bars"]
@@ -206,14 +231,19 @@ class Chart:
         return out
 
     def _legend(self, left: float, top: float) -> list[str]:
+        """A swatch and a label per mark; a label longer than the legend is wide wraps onto more lines."""
         out = []
-        for i, mark in enumerate(self.marks):
-            row = top + 16 * i
+        row = top
+        for mark in self.marks:
+            lines = textwrap.wrap(mark.label, LEGEND_CHARS) or [""]
             if mark.kind == "bars":
                 swatch = f'<rect x="{left}" y="{row - 9}" width="12" height="10" fill="{mark.colour}"/>'
             else:
                 dash = ' stroke-dasharray="4 3"' if mark.dashed else ""
                 swatch = (f'<line x1="{left}" x2="{left + 14}" y1="{row - 4}" y2="{row - 4}" stroke="{mark.colour}" '
                           f'stroke-width="2"{dash}/>')
-            out.append(f'{swatch}<text x="{left + 20}" y="{row}">{escape(mark.label)}</text>')
+            spans = "".join(f'<tspan x="{left + 20}" dy="{0 if n == 0 else 13}">{escape(line)}</tspan>'
+                            for n, line in enumerate(lines))
+            out.append(f'{swatch}<text x="{left + 20}" y="{row}">{spans}</text>')
+            row += 16 + 13 * (len(lines) - 1)
         return out

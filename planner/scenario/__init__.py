@@ -19,8 +19,9 @@ from planner import shipped
 from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, CustomGPU, CustomModel, GPUEntry,
                                               ModelWithConfig, config_id, merge, read_configs, without_shipped)
-from planner.scenario.declare import UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
-from planner.scenario.errors import Problem, ScenarioError, describe, describe_problem, unknown
+from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
+from planner.scenario.errors import (Problem, ScenarioError, cut, describe, describe_problem, quoted, unknown,
+                                     where)
 from planner.tables import TABLES, optional, sections
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
@@ -31,7 +32,7 @@ CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CNY": "
 class General(Section):
     """The inputs every table shares, and what a Scenario knows of itself."""
 
-    name: Annotated[str, Field(min_length=1, max_length=200, coerce_numbers_to_str=True)]
+    name: Annotated[str, Field(min_length=1, max_length=NAME_MAX, coerce_numbers_to_str=True)]
     description: Annotated[str, Field(max_length=2000, coerce_numbers_to_str=True)] = ""
     model: choice(ModelId, CustomModel) = declared("llama-3.1-8b", "Model", "", "A Catalog model; choosing another "
                                                    "updates every sheet.", kind="text", choices="catalog_model_ids")
@@ -47,6 +48,7 @@ class General(Section):
     _external: dict = PrivateAttr(default_factory=dict)  # table key → its external data (Goodput's logs)
     _variants: list = PrivateAttr(default_factory=list)  # the sweep's variants, parsed once when it was checked
     _aliases: dict = PrivateAttr(default_factory=dict)  # key path → the key path it was written at (messages)
+    _shown_as: str = PrivateAttr(default="")  # a variant's source in messages (source_name)
 
     # The merged catalog and the chosen entries -----------------------------------------------------------
     @property
@@ -55,7 +57,7 @@ class General(Section):
         if self._merged is None:
             merged, problems = merge(self.catalog)
             if problems:
-                raise ScenarioError([f"{'.'.join(map(str, loc))}: {message}" for loc, _, message in problems])
+                raise ScenarioError([describe_problem(p, self.source_name, {}) for p in problems])
             self._merged = merged
         return self._merged
 
@@ -82,7 +84,9 @@ class General(Section):
 
     @property
     def source_name(self) -> str:
-        return str(self._source or "<scenario>")
+        """How messages name where the scenario came from: its file, or for a sweep's variant the file's sweep line
+        and the variant ("s.yaml:7: sweep variant [memory.gpus=8]")."""
+        return self._shown_as or str(self._source or "<scenario>")
 
     def alias(self, key: tuple, written_at: tuple) -> None:
         """Messages about `key` point at the line of `written_at` (an inline model is written at `model:`)."""
@@ -96,6 +100,16 @@ class General(Section):
             folder = self._source.parent if self._source else Path.cwd()
             self._external[key] = hook.load(self, folder, {}) if hook.wanted(self) else None
         return self._external[key]
+
+    def input_files(self) -> list[Path]:
+        """The files the scenario was read from: its own and each table's external data (benchmark logs)."""
+        folder = self._source.parent if self._source else Path.cwd()
+        found = [self._source] if self._source else []
+        for t in TABLES:
+            data = self.external(t.key) if t.inputs.EXTERNAL is not None else None
+            if data is not None:
+                found += t.inputs.EXTERNAL.files(data, folder)
+        return found
 
     def normalised(self) -> dict:
         """The scenario with every default filled in, as plain JSON-able data."""
@@ -117,12 +131,12 @@ class _Tail(Section):
     catalog: CatalogSection = CatalogSection()
     sweep: SweepSection | None = None
 
-    @field_validator("sweep")
-    @classmethod
-    def _sweep_keys_exist(cls, sweep):
-        for key in sweep or {}:
-            sweeps.check_key_path(Scenario, key)
-        return sweep
+
+def _sweep_keys_exist(cls, sweep):
+    """Each swept key names a scenario key (planner.scenario.sweep.check_key_path)."""
+    for key in sweep or {}:
+        sweeps.check_key_path(Scenario, key)
+    return sweep
 
 
 Scenario = create_model(
@@ -130,7 +144,7 @@ Scenario = create_model(
     "catalog and the sweep.",
     **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
     **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
-    __validators__={"_sweep_keys_exist": _Tail._sweep_keys_exist})
+    __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))})
 
 
 def slugify(name: str) -> str:
@@ -139,13 +153,25 @@ def slugify(name: str) -> str:
 
 
 # Reading a scenario ------------------------------------------------------------------------------------------
+def _shipped_clash(field: str, kind: str, name: str, entry, shipped_entries) -> Problem | None:
+    """An inline entry under a shipped id that gives it other fields (one id, one definition)."""
+    if hasattr(entry, "config"):
+        entry = entry.model_copy(update={"config": None})
+    if name not in shipped_entries or without_shipped(entry, shipped_entries[name]) is None:
+        return None
+    return ((field,), None, f"{quoted(name)} is a shipped {field.replace('gpu', 'GPU')} and this mapping gives it "
+            f"other fields: change what ships under catalog.{kind}.{name} (only what changes), or give yours another "
+            "name")
+
+
 def _canonical(scenario, folder: Path) -> list[Problem]:
     """One spelling per scenario, so a workbook reads back as the scenario that made it: inline custom entries
     join `catalog` under their names, models read from a config.json get its fields, the price override becomes
     the chosen GPU's Catalog price, overrides equal to what ships are dropped, and each table fills in what follows
     from other inputs."""
-    own, problems = scenario.catalog, []
-    for field, entries, entry_type in (("model", own.models, ModelWithConfig), ("gpu", own.gpus, GPUEntry)):
+    own, problems, from_config = scenario.catalog, [], []
+    for field, entries, entry_type, shipped_entries in (("model", own.models, ModelWithConfig, shipped.MODELS),
+                                                        ("gpu", own.gpus, GPUEntry, shipped.GPUS)):
         inline = getattr(scenario, field)
         if isinstance(inline, str):
             continue
@@ -157,19 +183,32 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
                 problems.append(((field,), None, "a model of your own needs a name (or a config)"))
                 continue
         if inline.name in entries and entries[inline.name] != entry:
-            problems.append(((field,), None, f"'{inline.name}' is given here and in catalog.{kind} with other "
-                             f"fields: give it once"))
+            problems.append(((field,), None, f"{quoted(inline.name)} is given here and in catalog.{kind} with other "
+                             f"fields: give it once", ("catalog", kind, inline.name)))
+            continue
+        if getattr(entry, "config", None):  # a config's fields are compared with what ships once read, below
+            from_config.append(inline.name)
+        elif clash := _shipped_clash(field, kind, inline.name, entry, shipped_entries):
+            problems.append(clash)
             continue
         entries[inline.name] = entry
         setattr(scenario, field, inline.name)
         scenario.alias(("catalog", kind, inline.name), (field,))
     problems += read_configs(own, folder)
+    for name in from_config:
+        if clash := _shipped_clash("model", "models", name, own.models[name], shipped.MODELS):
+            problems.append(clash)
     for model in own.models.values():  # the config.json's fields stand in place of its path
         model.config = None
     if scenario.price_per_gpu_hour is not None:
         entry = own.gpus.get(scenario.gpu) or GPUEntry()
-        own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
-        scenario.price_per_gpu_hour = None
+        if entry.price_per_hour is not None and entry.price_per_hour != scenario.price_per_gpu_hour:
+            problems.append((("price_per_gpu_hour",), None, f"{scenario.price_per_gpu_hour:g} here and "
+                             f"{entry.price_per_hour:g} as the price_per_hour of {quoted(scenario.gpu)}: give the "
+                             f"price once", ("catalog", "gpus", scenario.gpu)))
+        else:
+            own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
+            scenario.price_per_gpu_hour = None
     for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS),
                                      (own.precisions, shipped.PRECISIONS)):
         for key in list(entries):
@@ -273,19 +312,18 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
     for key in before:
         hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
         scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
+    at, _ = where(("sweep",), str(path or "<scenario>"), lines)
     for label, variant in scenario.variants():
         variant._source = path
+        variant._shown_as = f"{at}: sweep variant [{cut(label)}]"
         for key, sections_before in before.items():
             hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
             if {k: variant.model_dump(include={k}) for k in sections_before} == sections_before:
                 variant._external[key] = scenario._external[key]
                 for k in sections_before:  # the file entries as read
                     setattr(variant, k, getattr(scenario, k).model_copy(deep=True))
-            else:
-                try:
-                    variant._external[key] = hook.load(variant, folder, lines) if hook.wanted(variant) else None
-                except ScenarioError as exc:
-                    raise ScenarioError([f"sweep variant [{label}]: {line}" for line in exc.problems]) from None
+            else:  # its messages name the sweep's line and the variant (source_name)
+                variant._external[key] = hook.load(variant, folder, {}) if hook.wanted(variant) else None
 
 
 def __getattr__(name: str):

@@ -12,7 +12,7 @@ from pydantic import Field
 from planner import shipped
 from planner.scenario.declare import (Fraction, GPUId, ModelId, Money, PrecisionId, PresetId, ProfileId, Section,
                                       declared, divisors, whole)
-from planner.scenario.errors import Problem
+from planner.scenario.errors import Problem, quoted
 
 ARCHITECTURE_LIMITS = {"layers": 10_000, "hidden": 10**6, "heads": 10**5, "kv_heads": 10**5, "head_dim": 10**5,
                        "ffn": 10**7, "vocab": 10**8, "experts": 10**5, "experts_per_token": 10**4,
@@ -136,14 +136,21 @@ Profile = Annotated[list[Fraction], Field(min_length=shipped.HOURS_PER_DAY, max_
 TokensPerDay = whole(0, 1e18)
 
 
-class CatalogSection(Section):
-    """Entries added to the shipped catalog, or overriding it by id (a shipped id may give only what changes)."""
+# A scenario's own entries per Catalog block. Each block is written with its shipped entries, these and a few empty
+# rows; a profile is a column, and Excel's grid has 16,384 columns, so without a cap 16,400 profiles would name a
+# range past it. A planning scenario needs far fewer; tests/test_hostile_input.py builds 1,000 of each kind.
+MAX_OWN_ENTRIES = 1000
 
-    models: dict[ModelId, ModelWithConfig] = {}
-    gpus: dict[GPUId, GPUEntry] = {}
-    traffic_presets: dict[PresetId, TokensPerDay] = {}
-    profiles: dict[ProfileId, Profile] = {}
-    precisions: dict[PrecisionId, PrecisionEntry] = {}
+
+class CatalogSection(Section):
+    """Entries added to the shipped catalog, or overriding it by id (a shipped id may give only what changes), at most
+    MAX_OWN_ENTRIES of each kind."""
+
+    models: Annotated[dict[ModelId, ModelWithConfig], Field(max_length=MAX_OWN_ENTRIES)] = {}
+    gpus: Annotated[dict[GPUId, GPUEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
+    traffic_presets: Annotated[dict[PresetId, TokensPerDay], Field(max_length=MAX_OWN_ENTRIES)] = {}
+    profiles: Annotated[dict[ProfileId, Profile], Field(max_length=MAX_OWN_ENTRIES)] = {}
+    precisions: Annotated[dict[PrecisionId, PrecisionEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
 
 
 MODEL_DEFAULTS = {"gated": True, "tied_embeddings": False, "experts": 0, "experts_per_token": 0, "expert_ffn": 0,
@@ -225,9 +232,27 @@ def without_shipped(entry, shipped_entry):
     return type(entry)(**changed) if changed else None
 
 
+def _case_of_shipped(own: CatalogSection) -> list[Problem]:
+    """An entry whose id is a shipped id in other case (H100-SXM): spreadsheets would match it to the shipped one."""
+    problems: list[Problem] = []
+    for key_of_kind, kind, shipped_ids in (("models", "model", shipped.MODELS), ("gpus", "GPU", shipped.GPUS),
+                                           ("traffic_presets", "traffic preset", shipped.TRAFFIC_PRESETS),
+                                           ("profiles", "demand profile", shipped.PROFILES),
+                                           ("precisions", "precision", shipped.PRECISIONS)):
+        lower = {key.lower(): key for key in shipped_ids}
+        for key in getattr(own, key_of_kind):
+            if key not in shipped_ids and key.lower() in lower:
+                problems.append((("catalog", key_of_kind, key), None, f"{quoted(key)} is the shipped {kind} "
+                                 f"{quoted(lower[key.lower()])} in other case; spreadsheets match ids ignoring case: "
+                                 f"override it as {lower[key.lower()]}, or give yours another id"))
+    return problems
+
+
 def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     """The shipped catalog with the scenario's entries; a new id needs every field."""
-    problems: list[Problem] = []
+    problems = _case_of_shipped(own)
+    if problems:
+        return shipped.Catalog(), problems
     models = dict(shipped.MODELS)
     for key, entry in own.models.items():
         given = entry.model_dump(exclude_none=True, exclude={"config"})
@@ -262,12 +287,16 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
         precisions[key] = shipped.Precision(**values)
     merged = shipped.Catalog(models, gpus, {**shipped.TRAFFIC_PRESETS, **own.traffic_presets},
                              {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}}, precisions)
-    for kind, ids in (("model", merged.models), ("GPU", merged.gpus), ("traffic preset", merged.traffic_presets),
-                      ("demand profile", merged.profiles), ("precision", merged.precisions)):
+    for kind, key_of_kind, ids in (("model", "models", merged.models), ("GPU", "gpus", merged.gpus),
+                                   ("traffic preset", "traffic_presets", merged.traffic_presets),
+                                   ("demand profile", "profiles", merged.profiles),
+                                   ("precision", "precisions", merged.precisions)):
         lower: dict[str, str] = {}
         for key in ids:
-            if key.lower() in lower:
-                problems.append((("catalog",), key, f"{kind} ids '{lower[key.lower()]}' and '{key}' differ only by "
-                                 f"case; spreadsheets match ids ignoring case"))
-            lower[key.lower()] = key
+            first = lower.setdefault(key.lower(), key)
+            if first == key:
+                continue
+            problems.append((("catalog", key_of_kind, key), None, f"{kind} ids {quoted(first)} and {quoted(key)} "
+                             f"differ only by case; spreadsheets match ids ignoring case: give one of them",
+                             ("catalog", key_of_kind, first)))
     return merged, problems

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag
 
 COUNT_MAX = 10**9  # the largest count any input takes (GPUs, users, sequence length, …)
+NAME_MAX = 200  # the longest scenario name (a sweep's variants are named within it)
+ID_MAX = 64  # the longest Catalog id
 UNION_TAGS = {"id", "custom", "number"}  # the tags of _choice unions, left out of key paths in messages
 
 
@@ -59,7 +61,7 @@ def catalog_id(kind: str):
             raise ValueError(f"a {kind} id may not start or end with a space")
         return name
 
-    return Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check)]
+    return Annotated[str, Field(min_length=1, max_length=ID_MAX), AfterValidator(check)]
 
 
 ModelId = catalog_id("model")

@@ -23,12 +23,18 @@ class ScenarioError(Exception):
         self.keys = keys or []
 
 
-Problem = tuple[tuple, Any, str]  # (key path, value or None, message): a rule that joins several inputs failed
+# (key path, value or None, message[, another key path]): a rule that joins several inputs failed; another place,
+# when given (the other definition of a clashing id), is said too: "… (the other: s.yaml:12: catalog.gpus.x)"
+Problem = tuple
 
 
 def quoted(value: Any) -> str:
     """repr(value), cut to QUOTED characters with the length said: a 900 KB name is not echoed whole."""
-    text = repr(value)
+    return cut(repr(value))
+
+
+def cut(text: str) -> str:
+    """Text as a message shows it: at most QUOTED characters, then "… (N characters)"."""
     return text if len(text) <= QUOTED else f"{text[:QUOTED]}… ({len(text):,} characters)"
 
 
@@ -37,14 +43,19 @@ def did_you_mean(word: str, allowed) -> str:
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
+LISTED = 12  # ids a message lists of those allowed; the rest are counted
+
+
 def unknown(kind: str, value: str, known) -> str:
-    return f"unknown {kind} {quoted(value)}{did_you_mean(value, known)} allowed: {', '.join(known)}"
+    known = list(known)
+    listed = ", ".join(known[:LISTED]) + (f", … ({len(known):,} in all)" if len(known) > LISTED else "")
+    return f"unknown {kind} {quoted(value)}{did_you_mean(value, known)} allowed: {listed}"
 
 
 def where(loc: tuple, source: str, lines: dict) -> tuple[str, str]:
     """("file:line" or "file: Sheet!A1 (name)", "dotted.key") for a key path; the nearest enclosing key that has
     a line gives it."""
-    key = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in loc) or "(top level)"
+    key = cut(".".join(str(p + 1) if isinstance(p, int) else str(p) for p in loc)) or "(top level)"
     line = next((lines[loc[:n]] for n in range(len(loc), -1, -1) if loc[:n] in lines), None)
     # `lines` holds YAML line numbers, or cell addresses for a scenario read from a workbook
     at = f"{source}:{line}" if isinstance(line, int) else f"{source}: {line}" if line else source
@@ -83,10 +94,14 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
     kind = error["type"]
     if kind == "extra_forbidden":
         allowed = allowed_keys(root, loc[:-1])
-        return (f"{at}: {key}: unknown key{did_you_mean(loc[-1], allowed)}"
+        return (f"{at}: {key}: unknown key{did_you_mean(loc[-1], allowed) or ';'}"
                 f" allowed here: {', '.join(allowed)}")
     if kind == "missing":
         return f"{at}: {key}: required key is missing"
+    if kind == "too_long":  # a list or a mapping: its size, not its whole value
+        things = "entries" if isinstance(error["input"], dict) else "items"
+        return (f"{at}: {key}: {error['ctx']['actual_length']:,} {things}; at most {error['ctx']['max_length']:,} "
+                f"are allowed here")
     message = error["msg"].removeprefix("Value error, ")
     if error["input"] == "" and kind != "string_too_short":
         return f"{at}: {key}: blank, where a value is needed ({message.lower()})"
@@ -96,8 +111,11 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
 
 
 def describe_problem(problem: Problem, source: str, lines: dict) -> str:
-    loc, value, message = problem
+    loc, value, message, *also = problem
     at, key = where(loc, source, lines)
+    if also:
+        other_at, other_key = where(also[0], source, lines)
+        message += f" (the other: {other_at}: {other_key})"
     if value is None:
         return f"{at}: {key}: {message}"
     return f"{at}: {key}: value {quoted(value)} is not allowed: {message}"

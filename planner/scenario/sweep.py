@@ -1,15 +1,20 @@
 """A scenario's sweep: dotted keys to lists of values, expanded to their cartesian product, each variant validated
-as a scenario of its own when the scenario is read. The product is counted before anything is expanded."""
+as a scenario of its own when the scenario is read. The product is counted, and the keys and values checked, before
+anything is expanded: a key names one value or section, no two keys overlap, and no swept value holds a sweep, so a
+variant never sweeps again."""
 
 from __future__ import annotations
 
 import copy
 import itertools
+import types
+import typing
 from typing import Any
 
 from pydantic import BaseModel
 
-from planner.scenario.errors import ScenarioError, did_you_mean, where
+from planner.scenario.declare import ID_MAX, NAME_MAX
+from planner.scenario.errors import ScenarioError, cut, did_you_mean, quoted, where
 
 MAX_VARIANTS = 10_000  # a sweep's cartesian product is capped
 MAX_VALUES = 1000  # values per swept key
@@ -17,20 +22,104 @@ NOT_SWEPT = ("sweep", "name")  # a variant cannot sweep again; its name is made 
 
 
 def check_key_path(root: type[BaseModel], dotted: str) -> None:
-    """A swept key names a scenario key (sections are walked; inside a mapping of entries any id goes)."""
-    if dotted.split(".")[0] in NOT_SWEPT:
-        raise ValueError(f"sweep key '{dotted}': '{dotted.split('.')[0]}' cannot be swept (a variant is named after "
-                         f"its values and does not sweep again)")
-    cls: type[BaseModel] | None = root
-    for part in dotted.split("."):
-        fields = cls.model_fields
+    """A swept key names one value or section of a scenario: sections are walked; inside a mapping of entries
+    (catalog.models) the next part is an id, and the entry is walked on. A key past a plain value (memory.gpus.x),
+    into a list's items (hours.allocations.1.mfu) or into an id-or-mapping choice (model.layers) is refused."""
+    parts = dotted.split(".")
+    shown = cut(dotted)
+    if parts[0] in NOT_SWEPT:
+        raise ValueError(f"key '{shown}': '{cut(parts[0])}' cannot be swept (a variant is named after its "
+                         f"values and does not sweep again)")
+    kind, inside, choice = "section", root, False
+    for n, part in enumerate(parts):
+        walked = ".".join(parts[:n])
+        if part == "":
+            raise ValueError(f"key '{shown}': an empty part: write dotted keys such as memory.gpus")
+        if kind == "entries":
+            if len(part) > ID_MAX:
+                raise ValueError(f"key '{shown}': the id {cut(part)!r} is longer than {ID_MAX} characters, "
+                                 f"the longest a Catalog id may be")
+            kind, inside = _kind(inside)
+            continue
+        if kind == "list":
+            raise ValueError(f"key '{shown}': {walked} is a list, whose items cannot be swept one by one: "
+                             f"sweep the whole list ({walked}: [[…], […]])")
+        if kind == "value":
+            hint = (f"; sweep {walked} itself, or an entry's fields under catalog (catalog.models.<id>.layers)"
+                    if choice else f"; sweep {walked} itself")
+            raise ValueError(f"key '{shown}': {walked} is a value, with no keys inside it{hint}")
+        fields = inside.model_fields
         if part not in fields:
-            raise ValueError(f"sweep key '{dotted}': no key '{part}'{did_you_mean(part, fields)}"
+            raise ValueError(f"key '{shown}': no key {cut(part)!r}{did_you_mean(part, fields)}"
                              f" allowed: {', '.join(fields)}")
-        annotation = fields[part].annotation
-        cls = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-        if cls is None:
-            break
+        kind, inside = _kind(fields[part].annotation)
+        choice = _is_choice(fields[part].annotation)
+
+
+def _kind(annotation) -> tuple[str, Any]:
+    """What a key of this type holds: ("section", its model), ("entries", each entry's type) for a mapping of ids,
+    ("list", None) or ("value", None); an id-or-mapping choice (model, gpu, cluster.profile) is a value."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _kind(typing.get_args(annotation)[0])
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "section", annotation
+    if origin is dict:
+        return "entries", typing.get_args(annotation)[1]
+    if origin is list:
+        return "list", None
+    if origin in (typing.Union, types.UnionType):
+        kinds = [_kind(a) for a in typing.get_args(annotation) if a is not type(None)]
+        if len(kinds) == 1:
+            return kinds[0]
+    return "value", None
+
+
+def _is_choice(annotation) -> bool:
+    """An id or a mapping (model, gpu): a union with a section or list among its alternatives."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _is_choice(typing.get_args(annotation)[0])
+    return origin in (typing.Union, types.UnionType) and any(
+        _kind(a)[0] != "value" for a in typing.get_args(annotation) if a is not type(None))
+
+
+def check_keys(sweep: dict, base: dict) -> list[str]:
+    """Problems with the swept keys taken together, before anything is expanded: two keys that overlap (memory and
+    memory.gpus), a key whose parent is a value in the scenario (model.layers where model is an id), and a swept
+    value that holds a sweep of its own."""
+    problems = []
+    keys = list(sweep)
+    for i, key in enumerate(keys):
+        for other in keys[i + 1:]:
+            if other.startswith(key + ".") or key.startswith(other + "."):
+                problems.append(f"keys '{cut(key)}' and '{cut(other)}' overlap: one sets the other's value; "
+                                f"sweep one of them")
+        node, parts = base, key.split(".")
+        for n, part in enumerate(parts[:-1]):
+            node = node.get(part) if isinstance(node, dict) else None
+            if node is None:
+                break
+            if not isinstance(node, dict):
+                walked = ".".join(parts[:n + 1])
+                problems.append(f"key '{cut(key)}': {walked} is {quoted(node)} in this scenario, a value with "
+                                f"no keys inside it: sweep {walked} itself")
+                break
+        for value in sweep[key]:
+            if _holds_sweep(value):
+                problems.append(f"key '{cut(key)}': the value {quoted(value)} holds a sweep of its own: a "
+                                f"variant cannot sweep again")
+                break
+    return problems
+
+
+def _holds_sweep(value) -> bool:
+    """Whether a swept value is or holds a mapping with a `sweep` key (the file nests at most 20 levels)."""
+    if isinstance(value, dict):
+        return "sweep" in value or any(_holds_sweep(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_sweep(v) for v in value)
+    return False
 
 
 def count(sweep: dict) -> int:
@@ -41,32 +130,43 @@ def count(sweep: dict) -> int:
 
 
 def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]:
-    """Every variant of the sweep, parsed by `parse` (at most MAX_VARIANTS of them); ScenarioError lists every
-    variant's problems."""
+    """Every variant of the sweep, parsed by `parse` (at most MAX_VARIANTS of them, counted before any is made);
+    ScenarioError lists every variant's problems."""
     if not scenario.sweep:
         return []
     at, _ = where(("sweep",), source, lines)
     total = count(scenario.sweep)
     if total > MAX_VARIANTS:
-        raise ScenarioError([f"{at}: sweep: {total:,} variants; a sweep may have at most {MAX_VARIANTS:,}"],
-                            [("sweep",)])
+        sizes = " × ".join(f"{len(v):,}" for v in scenario.sweep.values())
+        shown = f"{total:,}" if total < 10**15 else f"{float(total):.3g}"
+        raise ScenarioError([f"{at}: sweep: {shown} variants ({sizes} values); a sweep may have at most "
+                             f"{MAX_VARIANTS:,}"], [("sweep",)])
     keys = list(scenario.sweep)
     base = scenario.model_dump(mode="json", exclude_none=True, exclude={"sweep"})
-    problems, found = [], []
+    problems = check_keys(scenario.sweep, base)
+    if problems:
+        raise ScenarioError([f"{at}: sweep: {problem}" for problem in problems], [("sweep",)])
+    found = []
     for values in itertools.product(*scenario.sweep.values()):
         label = ", ".join(f"{key}={plain_text(value)}" for key, value in zip(keys, values))
         data = with_changes(base, dict(zip(keys, values)))
-        data["name"] = f"{scenario.name} [{label}]"
-        if isinstance(data.get("sweep"), dict):
-            problems.append(f"{at}: sweep variant [{label}]: a variant cannot have a sweep of its own")
+        data["name"] = variant_name(scenario.name, label)
+        if "sweep" in data:
+            problems.append(f"{at}: sweep variant [{cut(label)}]: a variant cannot have a sweep of its own")
             continue
         try:
-            found.append((label, parse(data, f"{at}: sweep variant [{label}]")))
+            found.append((label, parse(data, f"{at}: sweep variant [{cut(label)}]")))
         except ScenarioError as exc:
             problems += exc.problems
     if problems:
         raise ScenarioError(problems, [("sweep",)])
     return found
+
+
+def variant_name(name: str, label: str) -> str:
+    """"name [label]", cut with "…]" where it would be longer than a scenario's name may be."""
+    text = f"{name} [{label}]"
+    return text if len(text) <= NAME_MAX else text[:NAME_MAX - 2] + "…]"
 
 
 def plain_text(value) -> str:

@@ -127,8 +127,11 @@ def laid_out(book: kit.Book, block: Block, entries: dict) -> list[tuple[str, obj
 
 def write(book: kit.Book, results) -> kit.Sheet:
     merged, own = results.scenario.merged_catalog, results.scenario.catalog
-    sheet = book.sheet("Catalog", [("", 17)] * (len(MODELS.columns) + 1), label_width=18, note_width=2,
-                       unit_width=2)
+    widths = [17] * (len(MODELS.columns) + 1)
+    for key in ("price_source", "price_as_of"):  # GPU text columns as wide as their longest value
+        longest = max([len(str(getattr(gpu, key) or "")) for gpu in merged.gpus.values()])
+        widths[[column.key for column in GPUS.columns].index(key)] = max(17, min(longest * 1.05 + 2, 40))
+    sheet = book.sheet("Catalog", [("", w) for w in widths], label_width=18, note_width=2, unit_width=2)
     sheet.guarded = False  # a row's derived cells are guarded by its own Valid cell
     sheet.protect(insert_rows=True)  # a row inserted inside a block joins it: the names cover it
     sheet.title("Catalog", "Models, GPUs, strategies, traffic presets and demand profiles behind the Inputs "
@@ -260,7 +263,8 @@ def _strategies(book: kit.Book, sheet: kit.Sheet) -> None:
         sheet.value_cell(r, 1, stage, constant, None)
         for col, what in enumerate(("optimizer", "gradients", "weights"), start=2):
             sheet.value_cell(r, col, stage >= shipped.SHARDED_FROM_STAGE[what], logical, None)
-        sheet.ws.write_string(r, 5, shipped.STRATEGY_SHARDS[stage], book.styles.label)
+        sheet.ws.write_string(r, 5, shipped.STRATEGY_SHARDS[stage], book.styles.unit)  # indented: clear of the
+        # TRUE/FALSE beside it
         sheet.row_index += 1
     for col, key in enumerate(STRATEGY_COLUMNS):
         book.define(f"catalog_strategy_{key}", sheet.name,

@@ -18,11 +18,11 @@ CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove
 def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check]) -> kit.Sheet:
     """Each check's cell is named ok_<input>, ok_<Catalog block> or ok_<check key>: formulas that need what it
     checks are guarded by it (kit.NOT_AVAILABLE)."""
-    sheet = book.sheet("Checks", [("Result", 12)], label_width=62, unit_width=4)
+    sheet = book.sheet("Checks", [("Result", 12)], label_width=62, unit_width=6)
     sheet.guarded = False
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
                 "these checks do not.")
-    sheet.header(["Result"])
+    sheet.header(["Result"], repeat=True)
     master_row = sheet.row_index
     sheet.skip(4)  # the master check, the count, the first failing check and its row, written last
     sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",

@@ -18,65 +18,69 @@ def ceil9(x: str) -> str:
 POOL = [
     Row("peak_fraction", "Busiest hour of the profile, max f_h",
         formula="=INDEX(catalog_profile_peak,1,MATCH(cluster_profile,catalog_profile_ids,0))", kind="percent",
-        unit="of peak", note="The chosen profile's largest fraction, from Catalog.", name="cluster_peak_fraction"),
+        unit="of peak", note="The chosen profile's largest fraction, from Catalog.", name="cluster_peak_fraction",
+        at="fraction"),
     Row("peak_demand_gpus", "Peak demand max D_h", formula="=cluster_inference_peak_gpus*{peak_fraction}",
-        kind="number", unit="GPUs",
-        note="P · max f_h", name="cluster_peak_demand_gpus"),
+        kind="count", unit="GPUs", note="P · max f_h", name="cluster_peak_demand_gpus", at="demand"),
     Row("pool_gpus", "Serving pool", formula="=" + ceil9("{peak_demand_gpus}*(1+cluster_spare)"), kind="count",
         unit="GPUs",
-        note="CEIL9(max D_h · (1 + r)): the peak plus spare, in whole GPUs.", name="cluster_pool_gpus", bold=True),
+        note="CEIL9(max D_h · (1 + r)): the peak plus spare, in whole GPUs.", name="cluster_pool_gpus", bold=True,
+        at="demand"),
     Row("separate_training_gpus", "Training GPUs beside it", formula="=cluster_gpus-{pool_gpus}", kind="count",
         unit="GPUs",
         note="N − pool, every hour. Negative: the pool does not fit in the cluster (see Checks).",
-        name="cluster_separate_training_gpus", warn="negative"),
+        name="cluster_separate_training_gpus", warn="negative", at="separate_training"),
 ]
 
 HOURS = [
     Column("fraction", "Fraction of peak f_h",
            template=lambda i: f"=INDEX(catalog_profile_fractions,{i + 1},MATCH(cluster_profile,catalog_profile_ids,0))",
            kind="percent"),
-    Column("demand", "Demand D_h (GPUs)", template="=cluster_inference_peak_gpus*{fraction}", kind="number"),
-    Column("separate_idle", "Separate: idle (GPUs)", template="={pool_gpus}-{demand}", kind="number"),
+    Column("demand", "Demand D_h (GPUs)", template="=cluster_inference_peak_gpus*{fraction}", kind="count"),
+    Column("separate_idle", "Separate: idle (GPUs)", template="={pool_gpus}-{demand}", kind="count"),
     Column("separate_training", "Separate: training (GPUs)", template="={separate_training_gpus}", kind="count"),
     Column("allocated", "Shared: inference A_h (GPUs)",
            template="=MIN(cluster_gpus," + ceil9("{demand}*(1+cluster_spare)") + ")", kind="count"),
-    Column("shared_spare", "Shared: spare (GPUs)", template="={allocated}-{demand}", kind="number"),
+    Column("shared_spare", "Shared: spare (GPUs)", template="={allocated}-{demand}", kind="count"),
     Column("shared_training", "Shared: training (GPUs)", template="=cluster_gpus-{allocated}", kind="count"),
     Column("preempted", "Shared: preempted (GPUs)", template="=MAX(0,{allocated}-{allocated:prev})", kind="count"),
 ]
 
 TOTALS = [
-    Row("inference_gpu_hours", "Inference GPU-hours (either mode)", formula="=SUM({demand:range})", kind="number",
+    Row("inference_gpu_hours", "Inference GPU-hours (either mode)", formula="=SUM({demand:range})", kind="hours",
         unit="GPU-hours",
-        note="Σ D_h", name="cluster_inference_gpu_hours"),
+        note="Σ D_h", name="cluster_inference_gpu_hours", at="demand"),
     Row("idle_gpu_hours_separate", "Separate pools: idle GPU-hours", formula="=SUM({separate_idle:range})",
-        kind="number",
+        kind="hours",
         unit="GPU-hours", note="Σ (pool − D_h): the serving pool's unused hours.",
-            name="cluster_idle_gpu_hours_separate"),
+            name="cluster_idle_gpu_hours_separate", at="separate_idle"),
     Row("training_gpu_hours_separate", "Separate pools: training GPU-hours", formula="=SUM({separate_training:range})",
-        kind="number", unit="GPU-hours", note="24 · (N − pool)", name="cluster_training_gpu_hours_separate"),
-    Row("idle_gpu_hours_shared", "Shared: spare GPU-hours", formula="=SUM({shared_spare:range})", kind="number",
+        kind="hours", unit="GPU-hours", note="24 · (N − pool)", name="cluster_training_gpu_hours_separate",
+        at="separate_training"),
+    Row("idle_gpu_hours_shared", "Shared: spare GPU-hours", formula="=SUM({shared_spare:range})", kind="hours",
         unit="GPU-hours",
-        note="Σ (A_h − D_h)", name="cluster_idle_gpu_hours_shared"),
+        note="Σ (A_h − D_h)", name="cluster_idle_gpu_hours_shared", at="shared_spare"),
     Row("training_gpu_hours_shared", "Shared: training GPU-hours", formula="=SUM({shared_training:range})",
-        kind="number",
-        unit="GPU-hours", note="Σ (N − A_h)", name="cluster_training_gpu_hours_shared"),
+        kind="hours",
+        unit="GPU-hours", note="Σ (N − A_h)", name="cluster_training_gpu_hours_shared", at="shared_training"),
     Row("moved_gpu_hours", "GPU-hours moved to training", formula="={training_gpu_hours_shared}-"
-        "{training_gpu_hours_separate}", kind="number", unit="GPU-hours", note="Shared − separate training GPU-hours.",
-        name="cluster_moved_gpu_hours", bold=True),
+        "{training_gpu_hours_separate}", kind="hours", unit="GPU-hours", note="Shared − separate training GPU-hours.",
+        name="cluster_moved_gpu_hours", at="shared_training", bold=True),
     Row("preemptions", "Preemptions", formula="=SUM({preempted:range})", kind="count", unit="GPUs",
         note="Training GPUs preempted over "
-        "the day; hour 0 follows hour 23.", name="cluster_preemptions"),
+        "the day; hour 0 follows hour 23.", name="cluster_preemptions", at="preempted"),
     Row("lost_gpu_hours", "Work lost to preemption", formula="={preemptions}*cluster_restart_cost_gpu_hours",
-        kind="number",
-        unit="GPU-hours", note="Preemptions · c", name="cluster_lost_gpu_hours"),
-    Row("net_gain_gpu_hours", "Net gain of sharing", formula="={moved_gpu_hours}-{lost_gpu_hours}", kind="number",
+        kind="hours",
+        unit="GPU-hours", note="Preemptions · c", name="cluster_lost_gpu_hours", at="preempted"),
+    Row("net_gain_gpu_hours", "Net gain of sharing", formula="={moved_gpu_hours}-{lost_gpu_hours}", kind="hours",
         unit="GPU-hours",
-        note="Moved − lost. Negative: sharing costs more than it gives.", name="cluster_net_gain_gpu_hours", bold=True,
+        note="Moved − lost. Negative: sharing costs more than it gives.", name="cluster_net_gain_gpu_hours",
+        at="shared_training", bold=True,
         warn="negative"),
-    Row("net_gain_value", "Its value at the GPU's price", formula="={net_gain_gpu_hours}*price_per_gpu_hour",
-        kind="money", unit="",
-        note="Net gain × the price per GPU-hour (Catalog), per day.", name="cluster_net_gain_value", bold=True,
+    Row("net_gain_value", "Its value a day at the GPU's price", formula="={net_gain_gpu_hours}*price_per_gpu_hour",
+        kind="money", unit="per day",
+        note="Net gain × the price per GPU-hour (Catalog).", name="cluster_net_gain_value",
+        at="shared_training", bold=True,
         warn="negative"),
 ]
 
@@ -91,18 +95,19 @@ STACKS = {
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.cluster
-    sheet = book.sheet(SHEET, [("", 15)] * len(HOURS), note_width=44)
+    sheet = book.sheet(SHEET, [(column.header, 13) for column in HOURS], note_width=36,
+                       keys=[column.key for column in HOURS])
     sheet.title("Cluster over 24 hours", "docs/method.md §4: separate pools (a serving pool sized for the peak) "
                 "against a shared cluster where training fills what inference does not use and is preempted as it "
                 "grows.")
+    sheet.header(repeat=True)  # the hours' columns: the pool above and the day's totals below sit under them
 
     sheet.section("Separate pools: the serving pool is sized for the peak plus spare")
     sheet.rows(POOL, table.scalars)
     sheet.skip()
 
     sheet.section("Hour by hour: the profile, separate pools, shared with preemption")
-    header, _, _ = sheet.records([str(row["hour"]) for row in table.hours], HOURS, table.hours, label_header="Hour")
-    sheet.set_height(header, 45)  # three lines of heading
+    sheet.records([str(row["hour"]) for row in table.hours], HOURS, table.hours, label_header="Hour")
     sheet.skip()
 
     sheet.section("The day's totals")
@@ -139,11 +144,11 @@ def _stack(book: kit.Book, sheet: kit.Sheet, mode: str, title: str) -> None:
 
 KEY_RESULTS = [
     KeyResult("cluster_idle_gpu_hours_separate", "Idle GPU-hours a day on separate pools: {cluster_profile}, peak "
-              "{cluster_inference_peak_gpus|count} of {cluster_gpus|count} GPUs", kind="number", unit="GPU-hours"),
-    KeyResult("cluster_moved_gpu_hours", "GPU-hours a day moved to training on a shared cluster", kind="number",
+              "{cluster_inference_peak_gpus|count} of {cluster_gpus|count} GPUs", kind="hours", unit="GPU-hours"),
+    KeyResult("cluster_moved_gpu_hours", "GPU-hours a day moved to training on a shared cluster", kind="hours",
               unit="GPU-hours"),
     KeyResult("cluster_preemptions", "Training GPUs preempted a day", kind="count", unit="GPUs"),
-    KeyResult("cluster_net_gain_gpu_hours", "Net gain a day after the work lost to preemption", kind="number",
+    KeyResult("cluster_net_gain_gpu_hours", "Net gain a day after the work lost to preemption", kind="hours",
               unit="GPU-hours"),
     KeyResult("cluster_net_gain_value", "Its value a day at the {gpu}'s price", kind="money", unit=""),
 ]

@@ -13,7 +13,7 @@ HOW_TO_USE = [
     "Model, GPU, strategy, presets and profiles are dropdowns from Catalog; numbers are checked against their "
     "allowed ranges. Add a model or GPU in Catalog's empty rows and it joins the dropdowns.",
     "Every other cell is a formula; the sheets are protected (no password) so a stray keystroke cannot overwrite one.",
-    "Checks must all be TRUE: the master check below says so, in red when one fails.",
+    "Checks must all be TRUE: the master check above says so, in red when one fails.",
     "Estimates are illustrative: they follow published formulas (see Method), not a measurement of your system.",
 ]
 MASTER = Row("master", "Master check", kind="text", unit="", bold=True,
@@ -73,7 +73,8 @@ def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
     sheet.skip()
 
     sheet.section("Colour legend")
-    for label, text, style in (("Input: change it", "1,024", styles.value("text", input=True)),
+    for label, text, style in (("Input: change it (on Inputs and Catalog; this one is a sample)", "1,024",
+                                styles.value("text", sample=True)),
                                ("Formula: calculated, protected", "52.6 GB", styles.value("text")),
                                ("Method constant: fixed by the method (see Method)", "12", styles.value(
                                    "text", constant=True)),

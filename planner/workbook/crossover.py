@@ -1,6 +1,11 @@
 """The Crossover sheet (docs/method.md §3): serving per day, training paid once (read from Hours), the two crossing
 days, every Catalog traffic preset with its crossing days, and the cumulative table from launch to the horizon with its
-charts under it."""
+charts under it.
+
+The sheet's columns are the cumulative table's (Day, Served tokens, operations, GPU-hours and cost of training,
+serving and both), headed once under the titles and printed at the top of every page; each scalar above the table
+sits in the column whose heading it belongs to (serving operations a day under "Serving operations", the crossing
+days under "Day")."""
 
 from __future__ import annotations
 
@@ -14,41 +19,41 @@ SHEET = "Crossover"
 SERVING = [
     Row("serving_mfu_used", "Serving MFU used", kind="percent", unit="of peak", name="crossover_serving_mfu_used",
         formula="=IF(ISNUMBER(crossover_serving_mfu),crossover_serving_mfu,serving_mfu)",
-        note="The share typed on Inputs, or with the word roofline the Serving sheet's MFU at its users"),
+        note="The share typed on Inputs, or with the word roofline the Serving sheet's MFU at its users",
+        at="serving_gpu_hours"),
     Row("tokens_per_day", "Served tokens per day D",
         formula="=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
         "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="count", unit="tokens a day",
         note="The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
-        name="crossover_served_tokens_per_day"),
+        name="crossover_served_tokens_per_day", at="served_tokens"),
     Row("serving_flops_per_day", "Serving operations per day 2·Ψ·D",
         formula="=serving_ops_per_param_token*model_active_params*crossover_served_tokens_per_day", kind="flops",
-            unit="FLOP a day",
-        note="The forward pass alone: 2 operations per parameter per token", name="crossover_serving_flops_per_day"),
+        unit="ZFLOP a day", note="The forward pass alone: 2 operations per parameter per token",
+        name="crossover_serving_flops_per_day", at="serving_flops"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)",
-        kind="number",
+        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)", kind="hours",
         unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
-            name="crossover_serving_gpu_hours_per_day"),
+        name="crossover_serving_gpu_hours_per_day", at="serving_gpu_hours"),
     Row("serving_cost_per_day", "Serving cost per day",
         formula="=crossover_serving_gpu_hours_per_day*price_per_gpu_hour",
-        kind="money0", unit="per day", note="At the GPU's price per GPU-hour (Catalog)"),
+        kind="money0", unit="per day", note="At the GPU's price per GPU-hour (Catalog)", at="serving_cost"),
 ]
 
 TRAINING = [
     Row("training_flops", "Training operations C", formula="=hours_training_flops", kind="flops",
-        note="Hours: 6·Ψ·T, 8·Ψ·T with recomputation"),
+        note="Hours: 6·Ψ·T, 8·Ψ·T with recomputation", at="training_flops"),
     Row("training_gpu_hours", "Training GPU-hours H", formula="=hours_gpu_hours", kind="hours",
-        note="Hours, before the productive share: the comparison is of work, not of allocations"),
+        note="Hours, before the productive share: the comparison is of work, not of allocations",
+        at="training_gpu_hours"),
     Row("training_cost", "Training cost at H", formula="={training_gpu_hours}*price_per_gpu_hour", kind="money0",
-        unit="",
-        note="H × the price; Hours' cost pays for the allocated H / q"),
+        unit="paid once", note="H × the price; Hours' cost pays for the allocated H / q", at="training_cost"),
     Row("break_even_tokens", "Served tokens matching training, C / (2·Ψ)",
         formula="=hours_training_flops/(serving_ops_per_param_token*model_active_params)", kind="tera", unit="T tokens",
         note="Serving's operations equal training's once this many tokens are served",
-            name="crossover_break_even_tokens"),
+        name="crossover_break_even_tokens", at="served_tokens"),
     Row("break_even_over_training_tokens", "… in training tokens T",
         formula="=crossover_break_even_tokens/hours_tokens",
-        kind="ratio", unit="× T", note="3 (= 6 / 2); 4 with activation recomputation (8 / 2)"),
+        kind="ratio", unit="× T", note="3 (= 6 / 2); 4 with activation recomputation (8 / 2)", at="served_tokens"),
 ]
 
 CROSSING = [
@@ -56,25 +61,27 @@ CROSSING = [
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_training_flops/crossover_serving_flops_per_day)',
         kind="days", note="Serving's operations overtake training's: C / (2·Ψ·D) = 3·T / D without recomputation; "
         "\"never\" without traffic",
-        name="crossover_day_flops", bold=True),
+        name="crossover_day_flops", bold=True, at="day"),
     Row("day_gpu_hours", "Crossing day in GPU-hours",
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NEVER}",hours_gpu_hours/crossover_serving_gpu_hours_per_day)',
         kind="days", note="H / serving GPU-hours per day: earlier when serving runs at a lower MFU than training",
-        name="crossover_day_gpu_hours", bold=True),
+        name="crossover_day_gpu_hours", bold=True, at="day"),
 ]
 
 TOTALS = [
     Row("serving_cost_over_horizon", "Serving cost over the horizon",
         formula="=crossover_horizon_days*{serving_cost_per_day}", kind="money0", unit="over the horizon",
-        note="Horizon days × serving cost per day", name="crossover_serving_cost_over_horizon", bold=True),
+        note="Horizon days × serving cost per day", name="crossover_serving_cost_over_horizon", bold=True,
+        at="serving_cost"),
     Row("total_cost_over_horizon", "Total: training plus serving over the horizon",
         formula="=hours_cost+crossover_serving_cost_over_horizon", kind="money0", unit="over the horizon",
         note="Hours' training cost (allocated GPU-hours) + serving over the horizon",
-        name="crossover_total_cost_over_horizon", bold=True),
+        name="crossover_total_cost_over_horizon", bold=True, at="total_cost"),
     Row("serving_cost_per_million_tokens", "Serving cost per million served tokens",
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",'
                 "{serving_cost_per_day}/crossover_served_tokens_per_day*1e6)", kind="money", unit="per M tokens",
-        note="Serving cost per day / tokens per day × 1e6", name="crossover_serving_cost_per_million_tokens"),
+        note="Serving cost per day / tokens per day × 1e6", name="crossover_serving_cost_per_million_tokens",
+        at="serving_cost"),
 ]
 
 
@@ -91,7 +98,7 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            kind="count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
         "serving_ops_per_param_token*model_active_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
-        kind="number"),
+        kind="hours"),
     Column("day_flops", "Day, operations", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_active_params'
         "*{tokens_per_day}))"), kind="days"),
@@ -99,27 +106,35 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_gpu_hours/{{serving_gpu_hours_per_day}})'), kind="days"),
 ]
 
-CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising
+CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising; every sum from launch to day_i
     Column("day", "Day", template="={label}*crossover_horizon_days/100", kind="days"),
-    Column("training_flops", "Training operations", template="=hours_training_flops", kind="flops"),
-    Column("serving_flops", "Serving operations", template="={day}*crossover_serving_flops_per_day", kind="flops"),
-    Column("total_flops", "Total operations", template="={training_flops}+{serving_flops}", kind="flops"),
+    Column("served_tokens", "Served tokens (T)", template="={day}*crossover_served_tokens_per_day", kind="tera"),
+    Column("training_flops", "Training operations (ZFLOP)", template="=hours_training_flops", kind="flops"),
+    Column("serving_flops", "Serving operations (ZFLOP)", template="={day}*crossover_serving_flops_per_day",
+           kind="flops"),
+    Column("total_flops", "Total operations (ZFLOP)", template="={training_flops}+{serving_flops}", kind="flops"),
     Column("training_gpu_hours", "Training GPU-hours", template="=hours_gpu_hours", kind="hours"),
     Column("serving_gpu_hours", "Serving GPU-hours", template="={day}*crossover_serving_gpu_hours_per_day",
-        kind="hours"),
+           kind="hours"),
     Column("total_gpu_hours", "Total GPU-hours", template="={training_gpu_hours}+{serving_gpu_hours}", kind="hours"),
-    Column("training_cost", "Training cost", template="={training_gpu_hours}*price_per_gpu_hour", kind="money0"),
-    Column("serving_cost", "Serving cost", template="={serving_gpu_hours}*price_per_gpu_hour", kind="money0"),
-    Column("total_cost", "Total cost", template="={training_cost}+{serving_cost}", kind="money0"),
+    Column("training_cost", "Training cost, paid once", template="={training_gpu_hours}*price_per_gpu_hour",
+           kind="money0"),
+    Column("serving_cost", "Serving cost to the day", template="={serving_gpu_hours}*price_per_gpu_hour",
+           kind="money0"),
+    Column("total_cost", "Total cost to the day", template="={training_cost}+{serving_cost}", kind="money0"),
 ]
+WIDTHS = {"day": 10, "served_tokens": 17, "training_flops": 12, "serving_flops": 12, "total_flops": 12,
+          "training_gpu_hours": 13, "serving_gpu_hours": 14, "total_gpu_hours": 14, "training_cost": 14,
+          "serving_cost": 15, "total_cost": 15}  # room for a 405B model's billions over a two-year horizon
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.crossover
-    widths = [14, 17] + [13] * (len(CUMULATIVE) - 3) + [18]  # the last column holds the scenario's values
-    sheet = book.sheet(SHEET, [("", w) for w in widths], label_width=40, unit_width=16, note_width=44)
+    sheet = book.sheet(SHEET, [(column.header, WIDTHS[column.key]) for column in CUMULATIVE], label_width=34,
+                       unit_width=17, note_width=40, keys=[column.key for column in CUMULATIVE])
     sheet.title("Crossover: serving against training", "docs/method.md §3: training is paid once; every served token "
                 "costs 2·Ψ operations. Training's operations and GPU-hours are read from Hours.")
+    sheet.header(repeat=True)  # the cumulative table's columns: every value below sits under its own heading
 
     sheet.section("Serving, every day after launch")
     sheet.rows(SERVING, table.scalars)
@@ -143,7 +158,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("Cumulative from launch to the horizon: training flat, serving rising")
     sheet.records([row["step"] for row in table.cumulative], CUMULATIVE, table.cumulative, label_header="Step i")
-    _chart(book, sheet, "flops", "Cumulative operations", "Operations", "0.0E+00")
+    _chart(book, sheet, "flops", "Cumulative operations", "ZFLOP (10^21 operations)", "#,##0,,,,,,,")
     _chart(book, sheet, "gpu_hours", "Cumulative GPU-hours", "GPU-hours", '#,##0.0,,"M"')
     return sheet
 

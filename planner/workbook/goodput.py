@@ -40,20 +40,19 @@ _COSTS = "{cost_per_acceptable_request:range}"
 CHEAPEST = [
     Row("cheapest_server", "Cheapest server per acceptable request",
         formula=f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",INDEX({{name:range}},MATCH(MIN({_COSTS}),{_COSTS},0)))',
-            kind="text",
-        unit="", note="The first of equals.", name="goodput_cheapest_server", bold=True),
+        kind="text", unit="", note="The first of equals.", name="goodput_cheapest_server", bold=True, at="name"),
     Row("cheapest_cost_per_acceptable_request", "Its cost per acceptable request",
         formula=f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",MIN({_COSTS}))', kind="money5", unit="",
-        name="goodput_cheapest_cost_per_acceptable_request", bold=True),
+        name="goodput_cheapest_cost_per_acceptable_request", bold=True, at="cost_per_acceptable_request"),
     Row("next_cost_per_acceptable_request", "The next cheapest cost per acceptable request",
         formula=f'=IF(COUNT({_COSTS})=0,"{NO_SERVER}",IF(COUNT({_COSTS})=1,"{NO_OTHER_SERVER}",SMALL({_COSTS},2)))',
-        kind="money5", unit="", name="goodput_next_cost_per_acceptable_request"),
+        kind="money5", unit="", name="goodput_next_cost_per_acceptable_request", at="cost_per_acceptable_request"),
     Row("cheapest_saving_share", "The cheapest costs less per acceptable request by",
         formula="=IF(ISNUMBER(goodput_next_cost_per_acceptable_request),IF(goodput_next_cost_per_acceptable_request>0,"
         "1-goodput_cheapest_cost_per_acceptable_request/goodput_next_cost_per_acceptable_request,0),"
         "goodput_next_cost_per_acceptable_request)", kind="percent", unit="",
-            note="Than the next cheapest (0 when both are free).",
-        name="goodput_cheapest_saving_share", bold=True),
+        note="Than the next cheapest (0 when both are free).", name="goodput_cheapest_saving_share", bold=True,
+        at="cost_per_acceptable_request"),
 ]
 
 # Benchmark runs: one row per run (run i is the Requests sheet's run i) --------------------------------------------
@@ -74,6 +73,7 @@ RUNS = [
            "{meets_target:range},TRUE)=0)", kind="bool"),
 ]
 _K = "{highest_meeting_run}"
+BETWEEN_RUNS = "between two runs"  # how a goodput is found when one is: interpolated
 BENCHMARKS = [
     Column("name", "Benchmark", template=lambda i: f"=goodput_benchmarks_{i + 1}_name", kind="text"),
     Column("gpus", "GPUs", template=lambda i: f"=goodput_benchmarks_{i + 1}_gpus", kind="count"),
@@ -88,15 +88,27 @@ BENCHMARKS = [
     Column("last_run", "Last run", template="={first_run}+{runs}-1", kind="count"),
     Column("highest_meeting_run", "Highest run meeting the target",
            template="=SUMIFS(runs_run,runs_benchmark,{label},{highest_meeting:range},TRUE)", kind="count"),
-    Column("goodput", "Goodput (req/s)",
-           template=f'=IF({_K}=0,"{NO_RUN_MEETS}",IF({_K}={{last_run}},"{HIGHEST_MEETS}",INDEX({{rate:range}},{_K})'
+    Column("goodput", "Goodput (req/s)",  # blank where no rate is found: the next column says why, in words
+           template=f'=IF({_K}=0,"",IF({_K}={{last_run}},"",INDEX({{rate:range}},{_K})'
            f"+(INDEX({{attainment:range}},{_K})-goodput_attainment_target)/(INDEX({{attainment:range}},{_K})"
            f"-INDEX({{attainment:range}},{_K}+1))*(INDEX({{rate:range}},{_K}+1)-INDEX({{rate:range}},{_K}))))",
            kind="decimal"),
     Column("goodput_per_gpu", "Goodput per GPU (req/s)",
-           template="=IF(ISNUMBER({goodput}),{goodput}/{gpus},{goodput})", kind="decimal"),
+           template='=IF(ISNUMBER({goodput}),{goodput}/{gpus},"")', kind="decimal"),
+    Column("goodput_found", "How the goodput is found",
+           template=f'=IF({_K}=0,"{NO_RUN_MEETS}",IF({_K}={{last_run}},"{HIGHEST_MEETS}","{BETWEEN_RUNS}"))',
+           kind="words"),
 ]
 BENCHMARK_NAMES = ("gpus", "standby_gpus", "price_per_gpu_hour")  # named goodput_benchmark_<key>: runs read them
+
+
+def _benchmark_values(bench: dict) -> dict:
+    """A benchmark's cells: its goodput a number or blank, and in words how it was found (the engine says it in
+    the goodput itself where no rate is found)."""
+    found = isinstance(bench["goodput"], str)
+    return {**bench, "goodput": "" if found else bench["goodput"],
+            "goodput_per_gpu": "" if found else bench["goodput_per_gpu"],
+            "goodput_found": bench["goodput"] if found else BETWEEN_RUNS}
 
 
 def _percentile(column: str, level: float) -> str:
@@ -108,13 +120,13 @@ LATENCIES = [
     Column("first_request", "First request", template="=MATCH({label},requests_run,0)", kind="count"),
     Column("last_request", "Last request", template="={first_request}+COUNTIF(requests_run,{label})-1", kind="count"),
     *[Column(f"ttft_p{p}_ms", f"TTFT p{p} (ms)", template=_percentile("requests_completed_ttft_ms", p / 100),
-      kind="tenths")
+      kind="ms")
       for p in (50, 90, 99)],
-    Column("slo_ttft_ms", "TTFT SLO (ms)", template="=goodput_slo_ttft_ms", kind="tenths"),
+    Column("slo_ttft_ms", "TTFT SLO (ms)", template="=goodput_slo_ttft_ms", kind="ms"),
     *[Column(f"tpot_p{p}_ms", f"TPOT p{p} (ms)", template=_percentile("requests_completed_tpot_ms", p / 100),
-      kind="tenths")
+      kind="ms")
       for p in (50, 90, 99)],
-    Column("slo_tpot_ms", "TPOT SLO (ms)", template="=goodput_slo_tpot_ms", kind="tenths"),
+    Column("slo_tpot_ms", "TPOT SLO (ms)", template="=goodput_slo_tpot_ms", kind="ms"),
 ]
 _OWN = "INDEX(runs_benchmark,{label})"
 COSTS = [
@@ -128,7 +140,7 @@ COSTS = [
     Column("standby_gpus", "Standby GPUs", template=f"=INDEX(goodput_benchmark_standby_gpus,{_OWN})", kind="count"),
     Column("price_per_gpu_hour", "Price per GPU-hour", template=f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
            kind="money"),
-    Column("cost", "Run cost",
+    Column("cost", "Run cost, over its duration",
            template="=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/3600",
            kind="money"),
     Column("cost_per_acceptable_request", "Cost per acceptable request",
@@ -142,25 +154,31 @@ COSTS = [
            kind="money"),
 ]
 
+COLUMNS = max(len(RUNS), len(BENCHMARKS), len(LATENCIES), len(COSTS))  # the sheet's value columns
+
 # The Requests sheet: the logs' runs, then one row per request --------------------------------------------------
 RUN_DATA = [("run", "Run", "count"), ("benchmark", "Benchmark no.", "count"), ("benchmark_name", "Benchmark", "text"),
             ("file", "File", "text"), ("format", "Format", "text"), ("rate", "Request rate (req/s)", "decimal"),
             ("duration_s", "Duration (s)", "tenths")]
 REQUEST_DATA = [("run", "Run", "count"), ("input_tokens", "Input tokens", "count"),
-                ("output_tokens", "Output tokens", "count"), ("ttft_ms", "TTFT (ms)", "tenths"),
+                ("output_tokens", "Output tokens", "count"), ("ttft_ms", "TTFT (ms)", "ms"),
                 ("latency_s", "Latency (s)", "decimal"), ("failed", "Failed", "bool")]
 # Formula columns, over the data columns of the same row (letters as REQUEST_DATA places them: A run … F failed)
 REQUEST_FORMULAS = [
-    ("tpot_ms", "TPOT (ms)", "=IF(C{r}>1,(E{r}*1000-D{r})/(C{r}-1),0)", "tenths"),
+    ("tpot_ms", "TPOT (ms)", "=IF(C{r}>1,(E{r}*1000-D{r})/(C{r}-1),0)", "ms"),
     ("acceptable", "Acceptable", "=AND(NOT(F{r}),D{r}<=goodput_slo_ttft_ms,G{r}<=goodput_slo_tpot_ms)", "bool"),
-    ("completed_ttft_ms", "TTFT if completed (ms)", '=IF(F{r},"",D{r})', "tenths"),
-    ("completed_tpot_ms", "TPOT if completed (ms)", '=IF(F{r},"",G{r})', "tenths"),
+    ("completed_ttft_ms", "TTFT if completed (ms)", '=IF(F{r},"",D{r})', "ms"),
+    ("completed_tpot_ms", "TPOT if completed (ms)", '=IF(F{r},"",G{r})', "ms"),
 ]
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.goodput
-    sheet = book.sheet(SHEET, [("", COLUMN_WIDTH + 5)] + [("", COLUMN_WIDTH)] * (len(RUNS) - 1))  # B: names
+    names = [s["name"] for s in table.servers] + [b["name"] for b in table.benchmarks]
+    columns = COLUMNS if table.runs else len(SERVERS)  # without logs, the servers' table alone
+    widths = [("", _name_width(names))] + [("", COLUMN_WIDTH)] * (columns - 2) + [("", 22 if table.runs else 13)]
+    # B: names; the last (with logs): how a benchmark's goodput is found, in words
+    sheet = book.sheet(SHEET, widths, note_width=30, keys=[column.key for column in SERVERS])
     sheet.title("Goodput and cost per acceptable request", "docs/method.md §5: what matters is the work that meets the "
                 "service-level objective, per unit of cost.")
 
@@ -183,19 +201,28 @@ def _benchmark_tables(book: kit.Book, sheet: kit.Sheet, table) -> None:
     sheet.section("Benchmark runs: requests sent, completed and acceptable (TTFT and TPOT within the SLO on "
                   "Inputs)")
     sheet.records(runs, RUNS, table.runs, label_header="Run no. (Requests)")
+    sheet.skip()
     sheet.section("Each benchmark's goodput: the highest request rate meeting the attainment target, interpolated "
                   "between runs (DistServe)")
-    sheet.records([b["benchmark"] for b in table.benchmarks], BENCHMARKS, table.benchmarks,
-                  label_header="Benchmark no.")
+    values = [_benchmark_values(b) for b in table.benchmarks]
+    _, first, _ = sheet.records([b["benchmark"] for b in table.benchmarks], BENCHMARKS, values,
+                                label_header="Benchmark no.")
+    width = sheet.width_of(len(BENCHMARKS))
+    for i, bench in enumerate(values):  # room for the words on how the goodput is found
+        lines = kit.wrapped_lines(bench["goodput_found"], width * 1.2)
+        if lines > 1:
+            sheet.set_height(first + i, kit.DEFAULT_ROW * lines)
     for key in BENCHMARK_NAMES:  # at least two rows: Gnumeric's INDEX refuses a one-cell range (the next is blank)
         place = sheet.places[key]
         book.define(f"goodput_benchmark_{key}", SHEET, f"{kit.xl_rowcol_to_cell(place.row, place.col)}:"
                     f"{kit.xl_rowcol_to_cell(max(place.last_row, place.row + 1), place.col)}")
     _attainment_chart(book, sheet, table)
+    sheet.skip()
     sheet.section("Tail latencies of completed requests against the SLO")
     sheet.records(runs, LATENCIES, table.runs, label_header="Run no.")
     for unit in ("ttft", "tpot"):
         _latency_chart(book, sheet, unit)
+    sheet.skip()
     sheet.section("Rates and cost per run: the benchmark's GPUs and standby GPUs at its GPU's price")
     sheet.records(runs, COSTS, table.runs, label_header="Run no.")
 
@@ -205,17 +232,20 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
     header row. Read from the logs and locked: to change them, change the logs and run planner again."""
     request_columns = len(REQUEST_DATA) + len(REQUEST_FORMULAS)
     runs_at = request_columns + 1  # one empty column between the two tables
-    sheet = book.sheet(REQUESTS_SHEET, [("", COLUMN_WIDTH)] * (runs_at + len(RUN_DATA) - 1), label_width=9)
+    sheet = book.sheet(REQUESTS_SHEET, [("", COLUMN_WIDTH)] * (runs_at + len(RUN_DATA) - 1), label_width=9,
+                       note_width=4, unit_width=4)
     sheet.title("Requests read from the benchmark logs", "Data from the logs, locked (run planner again on new "
                 "logs); the four formula columns follow the SLO on Inputs. The runs are on the right.")
     styles = book.styles
     ws = sheet.ws
-    header = sheet.heading_row([label for _, label, _ in REQUEST_DATA] + [label for _, label, _, _ in
-                                                                          REQUEST_FORMULAS])
-    for col, (_, label, _) in enumerate(RUN_DATA, start=runs_at):
-        ws.write_string(header, col, label, styles.header)
-    ws.set_column(request_columns, request_columns, 3)
-    ws.set_column(runs_at + 3, runs_at + 3, 36)  # the file's path
+    sheet.set_width(request_columns, 3)
+    sheet.set_width(runs_at + 1, 11)  # the benchmark's number
+    sheet.set_width(runs_at + 2, _name_width([run["name"] for run in table.runs]))
+    sheet.set_width(runs_at + 3, min(max([len(str(run["path"])) for run in table.runs] + [12]) * 1.05 + 1, 60))
+    sheet.set_width(runs_at + 4, 9)  # the log's format
+    labels = [label for _, label, _ in REQUEST_DATA] + [label for _, label, _, _ in REQUEST_FORMULAS] + [""] + \
+        [label for _, label, _ in RUN_DATA]
+    header = sheet.heading_row(labels, repeat=True)  # on every printed page
     ws.freeze_panes(header + 1, 1)
     first = header + 1
 
@@ -252,6 +282,12 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
     _define_columns(book, "runs", [key for key, _, _ in RUN_DATA], runs_at, first, first + len(table.runs) - 1)
     sheet.row_index = first + len(requests)
     return sheet
+
+
+def _name_width(names) -> float:
+    """A column wide enough for every name in it (within reason: a longer one is cut on screen, never on the
+    Goodput sheet's charts, which read the cells)."""
+    return min(max([len(str(name)) for name in names] + [14]) * 1.05 + 2, 42)
 
 
 def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int, first: int, last: int) -> None:

@@ -301,11 +301,13 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
                        sections: list[tuple[str, list[Input]]]) -> kit.Sheet:
     """Inputs: the general block (model, GPU, the looked-up price, the currency), then each table's sections; each
     input beside its value when the workbook was generated and whether it has changed since."""
-    sheet = book.sheet("Inputs", [("Value", 20), ("When generated", 16), ("Changed", 10)])
+    texts = [len(str(spec.value)) for _, specs in sections for spec in specs if isinstance(spec.value, str)]
+    width = min(max(texts + [18]) * 1.05 + 2, 42)  # a server's or benchmark's name whole, not cut
+    sheet = book.sheet("Inputs", [("Value", width), ("When generated", width), ("Changed", 10)], unit_width=15)
     sheet.scalar_col = 1
     sheet.title("Inputs", "Blue cells on pale yellow are inputs: change them and every sheet follows. Catalog "
                 "values (models, GPUs, prices, presets, profiles) are inputs too, on the Catalog sheet.")
-    sheet.header(["Value", "When generated", "Changed"], freeze=True)
+    sheet.header(["Value", "When generated", "Changed"], freeze=True, repeat=True)
     sheet.section("Model, GPU and price")
     for item, value in general:
         _write(sheet, item, value)

@@ -8,6 +8,8 @@ Formulas are templates over the keys of rows and columns written earlier on the 
 - `{key:prev}`: in a records table, the previous row's cell of that column; the first row wraps to the last (a
   repeating day: hour 0 follows hour 23).
 - `{key:range}`: the whole of a per-column row or of a records column (for SUM, MAX, COUNTIFS, PERCENTILE.INC).
+- `{key:above}`: in a records table, that column from its first row to the row above (never the cell itself: a
+  formula reading its own cell is a circular reference).
 - `{column}`: on a per-column row, the column's header cell; `{label}` and `{i}` in a records table, the row's
   label cell (a number where the label is a whole number) and its 1-based position.
 Anything else is written as given, so workbook-level defined names such as `model_params` read as themselves.
@@ -50,17 +52,23 @@ class Kind:
 
 
 # Money formats are made per currency (Book.number_format; money5: five decimals, for costs per request); "tera"
-# shows trillions (15.6e12 as 15.6).
+# shows trillions (15.6e12 as 15.6); "flops" shows operations in ZFLOP, 10^21 FLOP (7.52e23 as 751.6; below 0.1
+# ZFLOP with three decimals, so a small model's serving day does not read as 0): each trailing comma of a number
+# format divides by 1,000. Whole things (GPUs, GPU-hours, milliseconds) show no decimals.
+ZFLOP = 1e21
 KINDS = {
     "text": Kind(None),
+    "words": Kind(None),  # a phrase in a table: wrapped within its column, clear of the number beside it
     "count": Kind("#,##0"),
+    "gpus": Kind("#,##0", "GPUs"),
     "number": Kind("#,##0.00"),
     "decimal": Kind("0.0###"),
-    "tenths": Kind("#,##0.0"),  # milliseconds, seconds
+    "tenths": Kind("#,##0.0"),  # seconds
+    "ms": Kind("#,##0", "ms"),
     "gb": Kind("#,##0.0", "GB"),
     "kib": Kind("#,##0.0", "KiB"),
     "percent": Kind("0.0%"),
-    "flops": Kind("0.00E+00", "FLOP"),
+    "flops": Kind('[<100000000000000000000]#,##0.000,,,,,,,;#,##0.0,,,,,,,', "ZFLOP"),
     "hours": Kind("#,##0", "GPU-hours"),
     "days": Kind("#,##0.0", "days"),
     "ratio": Kind("0.00"),
@@ -106,16 +114,21 @@ class Styles:
         self.changed = wb.add_format({"font_color": "#C65911", "bold": True})  # an input edited since generation
 
     def value(self, kind: str = "number", *, input: bool = False, constant: bool = False, bold: bool = False,
-              unit: str | None = ""):
-        """A value cell's format; `unit` is written into the number format (for cells without a Unit column)."""
-        key = (kind, input, constant, bold, unit)
+              unit: str | None = "", sample: bool = False):
+        """A value cell's format; `unit` is written into the number format (for cells without a Unit column).
+        `sample`: an input's colours on a locked cell (the Cover's colour legend), so it cannot pass for one."""
+        key = (kind, input, constant, bold, unit, sample)
         if key not in self._cache:
             props: dict[str, Any] = {"valign": "top"}
             number_format = self._book.number_format(kind, unit)
             if number_format:
                 props["num_format"] = number_format
-            if input:
-                props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=False, border=1,
+            if kind == "bool":
+                props["align"] = "center"  # TRUE/FALSE clear of the text beside them
+            if kind == "words":
+                props.update(text_wrap=True, indent=1)
+            if input or sample:
+                props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=not input, border=1,
                              border_color="#BFBFBF")
             if constant:
                 props.update(bg_color=CONSTANT_FILL, border=1, border_color="#BFBFBF")
@@ -142,6 +155,7 @@ class Row:
     per_column: bool = False
     bold: bool = False
     warn: str | None = None
+    at: str | None = None  # a scalar row's value column, by the sheet column's key (Sheet.keys): under its heading
 
     @property
     def shown_unit(self) -> str:
@@ -334,10 +348,13 @@ class Book:
         return KINDS[kind].with_unit(unit) if unit != "" else KINDS[kind].format
 
     def sheet(self, name: str, columns: Sequence[tuple[str, float]] = (("Value", 16),), *, label_width=44,
-              note_width=60, unit_width=12) -> "Sheet":
+              note_width=60, unit_width=12, keys: Sequence[str] = ()) -> "Sheet":
+        """A sheet in the common layout; `keys` name its value columns, so a scalar row can sit under the heading
+        it belongs to (Row.at)."""
         ws = self.wb.add_worksheet(name)
         ws._prepare_formula = _formula_as_written
-        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width, note_width, unit_width)
+        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width, note_width, unit_width,
+                                  keys=list(keys))
         return self.sheets[name]
 
     def needs_of(self, sheet: str, formula: str) -> frozenset:
@@ -411,7 +428,7 @@ class Book:
         self.wb.close()
 
 
-TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range))?\}")
+TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range|above))?\}")
 
 
 @dataclass(frozen=True)
@@ -465,18 +482,21 @@ class Sheet:
     header_row: int = 0
     places: dict[str, Place] = field(default_factory=dict)
     sections: list[int] = field(default_factory=list)  # rows where a section starts: pages break only there
-    charted: set[int] = field(default_factory=set)  # sections with a chart: kept on one page with their table
     heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
     label_chars: int = 0  # the longest label written in column A
     guarded: bool = True  # formulas are guarded by the checks of the inputs they need (not on Checks, Catalog, …)
     scalar_col: int | None = None  # where scalar rows and named values go (None: the last value column)
     banner_row: int | None = None  # where the title leaves room for "an input fails its check"
+    keys: list[str] = field(default_factory=list)  # the value columns' keys, for Row.at
+    widths: dict[int, float] = field(default_factory=dict)  # each column's width, in characters
+    charts: list[tuple[int, int]] = field(default_factory=list)  # (first row, rows) of each chart: never split
+    title_rows: int = 2  # the rows printed at the top of every page: the titles, and a heading row under them
 
     def __post_init__(self):
         for i, (_, width) in enumerate(self.columns, start=1):
-            self.ws.set_column(i, i, width)
-        self.ws.set_column(self.unit_col, self.unit_col, self.unit_width)
-        self.ws.set_column(self.note_col, self.note_col, self.note_width)
+            self.set_width(i, width)
+        self.set_width(self.unit_col, self.unit_width)
+        self.set_width(self.note_col, self.note_width)
         self.ws.set_landscape()
         self.ws.set_paper(9)  # A4
         self.ws.fit_to_pages(1, 0)
@@ -519,6 +539,30 @@ class Sheet:
     def row_of(self, key: str) -> int:
         return self.places[key].row
 
+    def col_of(self, key: str) -> int:
+        """The value column a key names (Sheet.keys)."""
+        return 1 + self.keys.index(key)
+
+    def set_width(self, col: int, width: float) -> None:
+        self.ws.set_column(col, col, width)
+        self.widths[col] = width
+
+    def width_of(self, col: int) -> float:
+        return self.label_width if col == 0 else self.widths.get(col, 8.43)
+
+    def repeat_through(self, row: int) -> None:
+        """Print rows 1 … row (0-based) at the top of every page: the titles and the column headings under them,
+        so a table that runs onto another page keeps its headings. Only the rows above the first table can be
+        repeated (one range per sheet), so a sheet repeats the heading row of its columns, placed right under
+        its titles."""
+        self.ws.repeat_rows(0, row)
+        self.title_rows = row + 1
+
+    def heading_height(self, texts: dict[int, str]) -> float:
+        """The height of a row of bold, wrapped headings ({column: text}): the most lines any of them wraps to."""
+        lines = max((wrapped_lines(text, self.width_of(col)) for col, text in texts.items() if text), default=1)
+        return DEFAULT_ROW * max(lines, 1)
+
     def skip(self, rows: int = 1) -> None:
         self.row_index += rows
 
@@ -528,8 +572,8 @@ class Sheet:
 
     def finish(self) -> None:
         """The banner, saying so while an input this sheet needs fails its check; column A fitted to its labels;
-        printed pages broken only before a section with a chart that would not fit on the current page, so a table
-        and the chart under it print on one page."""
+        printed pages broken before sections that would not fit on the rest of a page (_page_breaks), so a table
+        and the chart under it print on one page where they fit on one."""
         if self.guarded and self.banner_row is not None:
             needs = set().union(*(n for (sheet, _), n in self.book.cell_needs.items() if sheet == self.name
                                   and (sheet, _) in self.book.pending))
@@ -543,8 +587,10 @@ class Sheet:
                 self.book.texts[(self.name, cell)] = banner
         label_width = min(max(self.label_width, self.label_chars * 1.05 + 2), 90)
         self.ws.set_column(0, 0, label_width)
-        widths = [label_width] + [w for _, w in self.columns] + [self.unit_width, self.note_width]
-        self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.charted, self.heights, self.row_index, widths))
+        widths = [label_width] + [self.widths.get(c, 8.43) for c in range(1, max(self.widths, default=0) + 1)]
+        titles = 24 + sum(self.heights.get(r, DEFAULT_ROW) for r in range(1, self.title_rows))
+        self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.charts, self.heights, self.row_index, widths,
+                                              titles=titles, first=self.title_rows))
 
     def _label(self, row: int, text: str | int, style=None) -> None:
         """A row label; a whole number (a records table keyed by number, such as Goodput's runs) stays a number, so
@@ -568,7 +614,7 @@ class Sheet:
             else:
                 self.formula(1, 0, line.formula, line.value, styles.subtitle)
                 self.book.define("scenario_title", self.name, "A2", line.value)
-        self.ws.repeat_rows(0, 1)
+        self.repeat_through(1)
         self.row_index = 2
         if subtitle:
             self.ws.write_string(self.row_index, 0, subtitle, styles.subtitle)
@@ -585,9 +631,10 @@ class Sheet:
         self.row_index += 1
 
     def header(self, labels: Sequence[str | Formula] | None = None, *, key: str | None = None, label: str = "",
-               freeze: bool = False) -> int:
+               freeze: bool = False, repeat: bool = False) -> int:
         """The column headings (by default the sheet's own); a heading may be a Formula. With a key, later
-        per-column rows read the headings as {key}. Returns the header row."""
+        per-column rows read the headings as {key}; `repeat` prints them at the top of every page (right under the
+        titles only). Returns the header row."""
         labels = list(labels) if labels is not None else [c for c, _ in self.columns]
         row = self.row_index
         styles = self.book.styles
@@ -599,11 +646,15 @@ class Sheet:
                 self.ws.write_string(row, col, text, styles.header)
         self.ws.write_string(row, self.unit_col, "Unit", styles.header)
         self.ws.write_string(row, self.note_col, "Notes", styles.header)
+        texts = {col: text.value if isinstance(text, Formula) else text for col, text in enumerate(labels, start=1)}
+        self.set_height(row, self.heading_height({0: label, **texts}))
         self.header_row = row
         if key:
             self.places[key] = Place("row", row, 1, row, len(labels))
         if freeze:
             self.ws.freeze_panes(row + 1, 1)
+        if repeat:
+            self.repeat_through(row)
         self.row_index += 1
         return row
 
@@ -643,6 +694,11 @@ class Sheet:
         if modifier == "range":
             return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
                    f"{xl_rowcol_to_cell(place.last_row, place.last_col, True, True)}"
+        if modifier == "above":
+            if not place.row < row <= place.last_row:
+                raise ValueError(f"{{{key}:above}} is used below the first row of its records column")
+            return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
+                   f"{xl_rowcol_to_cell(row - 1, place.col, True, True)}"
         if place.shape == "cell":
             return place.name or xl_rowcol_to_cell(place.row, place.col, True, True)
         if place.shape == "row":
@@ -682,7 +738,7 @@ class Sheet:
             own = cells[-1]
             self.warn(spec.warn, r, 1, r, len(values))
         else:
-            c = self.own_col
+            c = self.col_of(spec.at) if spec.at else self.own_col
             own = self.formula(r, c, self.expand(spec.formula, r, c), value, style, **guard)
             self.places[spec.key] = Place("cell", r, c, r, c, spec.name)
             self.warn(spec.warn, r, c, r, c)
@@ -709,22 +765,26 @@ class Sheet:
         self.ws.conditional_format(first_row, first_col, last_row, last_col,
                                    {"type": "formula", "criteria": rule, "format": style})
 
-    def heading_row(self, labels: Sequence[str], *, height: float = 30) -> int:
-        """A row of bold, wrapped column headings from column A; returns its 0-based row."""
+    def heading_row(self, labels: Sequence[str], *, height: float | None = None, first_col: int = 0,
+                    repeat: bool = False) -> int:
+        """A row of bold, wrapped column headings from column A (or `first_col`), as tall as the longest wraps;
+        `repeat` prints it at the top of every page (right under the titles only). Returns its 0-based row."""
         row = self.row_index
-        for col, text in enumerate(labels):
+        for col, text in enumerate(labels, start=first_col):
             self.ws.write_string(row, col, text, self.book.styles.header)
-        self.set_height(row, height)
+        self.set_height(row, height or self.heading_height(dict(enumerate(labels, start=first_col))))
+        if repeat:
+            self.repeat_through(row)
         self.row_index += 1
         return row
 
     def records(self, labels: Sequence[str | int], columns: Sequence[Column], values: Sequence[dict], *,
-                label_header: str = "") -> tuple[int, int, int]:
+                label_header: str = "", repeat: bool = False) -> tuple[int, int, int]:
         """A table with one row per item (labels in column A) and one formula column per Column, registered under
         the columns' keys. `values` holds one dict per row, keyed by column. A whole-number label (a step, a
         position) is written as a number, so formulas can read it as {label}. Returns (header row, first row,
         last row), 0-based."""
-        header = self.heading_row([label_header] + [column.header for column in columns])
+        header = self.heading_row([label_header] + [column.header for column in columns], repeat=repeat)
         first, last = header + 1, header + len(labels)
         for col, column in enumerate(columns, start=1):
             self.places[column.key] = Place("column", first, col, last, col)
@@ -750,10 +810,10 @@ class Sheet:
     def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
         """A chart right under the rows written so far: it prints on the same page as its table."""
         chart.set_size({"width": width, "height": height})
-        if self.sections:
-            self.charted.add(self.sections[-1])
         self.ws.insert_chart(self.row_index + 1, 0, chart, {"object_position": 1})
-        self.row_index += 2 + -(-height // 20)  # rows of the default 20 px (15 points)
+        rows = 2 + -(-height // 20)  # rows of the default 20 px (15 points)
+        self.charts.append((self.row_index, rows))
+        self.row_index += rows
 
     def _unit_and_note(self, row: int, unit: str, note: str) -> None:
         if unit:
@@ -813,29 +873,62 @@ class Sheet:
             self.ws.data_validation(row, col, row, col, validation)
 
 
-# Printed pages: A4 landscape, fit to one page wide, two title rows repeated on every page. Measured in LibreOffice:
-# at 100 % a page holds 29 rows of 15 points under the titles and about 92 characters of column width; a wider
-# sheet is scaled down to fit, so a page then holds proportionally more rows. A tenth is kept in hand for rows that
-# wrap taller than estimated.
-PAGE_WIDTH_CHARS, PAGE_HEIGHT = 92, 29 * 15 * 0.9
+# Printed pages: A4 landscape, fit to one page wide, the title rows (and a heading row under them) repeated on every
+# page. Measured in LibreOffice: at 100 % a page holds 474 points of rows (29 rows of 15 points under the two title
+# rows) and about 92 characters of column width; a wider sheet is scaled down to fit, so a page then holds
+# proportionally more rows. A tenth is kept in hand for rows that wrap taller than estimated.
+PAGE_WIDTH_CHARS, PAGE_POINTS, IN_HAND = 92, 29 * 15 + 39, 0.9
 DEFAULT_ROW = 15
 
 
-def _page_breaks(sections: list[int], charted: set[int], heights: dict[int, float], end: int,
-                 widths: list[float]) -> list[int]:
-    """Rows to start new pages at: before a section with a chart that would not fit on the current page; other
-    sections flow across pages."""
+def page_capacity(widths: list[float], titles: float) -> float:
+    """The points of rows a printed page holds under its repeated title rows (`titles` points tall)."""
     scale = min(1.0, PAGE_WIDTH_CHARS / sum(w + 0.7 for w in widths))
-    capacity = PAGE_HEIGHT / scale
-    starts = sorted(set(sections)) + [end]
-    breaks, used = [], sum(heights.get(r, DEFAULT_ROW) for r in range(2, starts[0]))
-    for start, stop in zip(starts, starts[1:]):
-        height = sum(heights.get(r, DEFAULT_ROW) for r in range(start, stop))
-        if start in charted and used and used + height > capacity:
+    return (PAGE_POINTS / scale - titles) * IN_HAND
+
+
+def _page_breaks(sections: list[int], charts: list[tuple[int, int]], heights: dict[int, float], end: int,
+                 widths: list[float], *, titles: float = 39, first: int = 2) -> list[int]:
+    """Rows to start new pages at. A section (its table, and its charts) that does not fit on the rest of the
+    page starts a new one, when it fits on a page and the page it leaves is at least a third full; otherwise it
+    flows across pages, its charts whole (a chart that would not fit starts a page). A long section does not start
+    in the last quarter of a page."""
+    capacity = page_capacity(widths, titles)
+    chart_rows = dict(charts)
+    row = lambda r: heights.get(r, DEFAULT_ROW)  # noqa: E731
+    starts = sorted(set(sections))
+    breaks: list[int] = []
+    used = sum(row(r) for r in range(first, starts[0] if starts else end))
+    for start, stop in zip(starts, starts[1:] + [end]):
+        height = sum(row(r) for r in range(start, stop))
+        if used + height <= capacity:
+            used += height
+            continue
+        if used and (height <= capacity and used >= capacity / 3 or height > capacity and used > capacity * 3 / 4):
             breaks.append(start)
             used = 0
-        used = (used + height) % capacity
+            if height <= capacity:
+                used = height
+                continue
+        r = start
+        while r < stop:  # row by row, each chart whole
+            step = chart_rows.get(r, 1)
+            h = sum(row(x) for x in range(r, r + step))
+            if used + h > capacity:
+                if step > 1 and used:
+                    breaks.append(r)
+                used = 0
+            used += h
+            r += step
     return breaks
+
+
+def wrapped_lines(text: str, width: float) -> int:
+    """The lines a bold heading wraps to in a column `width` characters wide (bold digits and capitals run about
+    a fifth wider than the width's unit; a word longer than the column breaks)."""
+    import textwrap
+
+    return len(textwrap.wrap(str(text), max(1, int(width / 1.2)))) or 1
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:

@@ -148,7 +148,7 @@ COLUMNS = [
     ("fits", "Fits", "bool", "={memory_gb}<=search_usable_gb"),
     ("days", "Days", "days", "={step}*search_steps/86400"),
     ("gpu_hours", "GPU-hours", "hours", "={step}*{gpus}*search_steps/3600"),
-    ("cost", "Cost", "money0", "={gpu_hours}*price_per_gpu_hour"),
+    ("cost", "Training cost, paid once", "money0", "={gpu_hours}*price_per_gpu_hour"),
     ("meets_deadline", "Fits and meets the deadline", "bool",
      "=AND({fits},OR(ISBLANK(search_deadline_days),{days}<=search_deadline_days))"),
 ]
@@ -309,7 +309,8 @@ def _front_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("search_cheapest_cost", "Cheapest layout that fits and meets the deadline: cost", kind="money0", unit=""),
+    KeyResult("search_cheapest_cost", "Cheapest layout that fits and meets the deadline: training cost, paid once",
+              kind="money0", unit=""),
     KeyResult("search_cheapest_days", "… its days", kind="days", unit="days"),
     KeyResult("search_cheapest_gpus", "… its GPUs", kind="count", unit="GPUs"),
     KeyResult("search_cheapest_mfu", "… its predicted MFU (planner's)", kind="percent", unit=""),

@@ -150,6 +150,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet = book.sheet(SHEET, [(name, 12) for name in strategies] + [("Scenario", 14)])
     sheet.title("Memory per GPU", "docs/method.md §1: training state and activations by strategy; serving weights and "
                 "KV cache. GB = 1e9 bytes.")
+    # the sheet's columns: a strategy each, then the scenario's; under the titles, on every printed page
+    sheet.header(strategies + [kit.Formula("=memory_strategy", table.strategy)], key="strategy",
+                 label="Strategy (last column: the scenario's)", freeze=True, repeat=True)
 
     sheet.section("Model and GPU, looked up in Catalog")
     sheet.rows(LOOKUPS, values)
@@ -157,8 +160,6 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("Training memory per GPU")
     sheet.rows(SHARED, values)
-    sheet.header(strategies + [kit.Formula("=memory_strategy", table.strategy)], key="strategy",
-                 label="Strategy (last column: the scenario's)")
     sheet.rows(BY_STRATEGY, values)
     _training_chart(book, sheet, len(strategies))
 

@@ -121,11 +121,11 @@ PER_TOKEN = [
         unit="", note="heads · head dim each: the query heads (GQA does not reduce FLOPs); latent attention "
         "heads · (nope + rope) and heads · v", name="serving_attention_width"),
     Row("peak_flops", "Effective peak P_e",
-        formula="=IF(AND(serving_fp8_gemm,gpu_fp8_tflops>0),gpu_fp8_tflops,gpu_peak_tflops)*1e12", kind="number",
-        unit="FLOP/s", note="FP8 when the weights' GEMMs are FP8 and the GPU has FP8, else BF16",
+        formula="=IF(AND(serving_fp8_gemm,gpu_fp8_tflops>0),gpu_fp8_tflops,gpu_peak_tflops)*1e12", kind="tera",
+        unit="TFLOP/s", note="FP8 when the weights' GEMMs are FP8 and the GPU has FP8, else BF16",
         name="serving_peak_flops"),
     Row("bandwidth", "Effective bandwidth BW_e = HBM · η_m",
-        formula="=gpu_hbm_tbps*1e12*serving_bandwidth_efficiency", kind="number", unit="bytes/s",
+        formula="=gpu_hbm_tbps*1e12*serving_bandwidth_efficiency", kind="tera", unit="TB/s",
         name="serving_bandwidth"),
     Row("output_tokens", "Output tokens o = sequence − prompt",
         formula="=serving_sequence_length-serving_prompt_tokens",
@@ -196,7 +196,7 @@ def _batch(i: int) -> str:
         return f'=IF({2 ** i}<serving_max_concurrency,{2 ** i},"")'
     if i == TABLE_ROWS - 2:
         return '=IF(serving_max_concurrency=0,"",serving_max_concurrency)'
-    return '=IF(COUNTIF({batch:range},serving_users)>0,"",serving_users)'
+    return '=IF(COUNTIF({batch:above},serving_users)>0,"",serving_users)'
 
 
 def _when_shown(expression: str) -> str:

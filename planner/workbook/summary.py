@@ -8,6 +8,7 @@ from typing import Any
 
 import xlsxwriter
 
+from planner.scenario import CURRENCY_SYMBOLS
 from planner.workbook.kit import KINDS, MONEY_DECIMALS, money_format
 
 
@@ -21,9 +22,17 @@ def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, ge
     link = book.add_format({"font_color": "#0563C1", "underline": 1, "valign": "top"})
     text = book.add_format({"valign": "top"})
     error = book.add_format({"font_color": "#C00000", "text_wrap": True, "valign": "top"})
-    formats = {kind: book.add_format({  # money without a symbol: the Currency column says which
-        "num_format": money_format(kind) if kind in MONEY_DECIMALS else KINDS[kind].format or "General",
-        "valign": "top"}) for _, _, kind in columns}
+    formats: dict = {}
+
+    def number_format(kind: str, currency: str):
+        """A kind's format; money in the row's own currency ("$"#,##0 or #,##0" CHF"), as its workbook shows it."""
+        key = (kind, currency if kind in MONEY_DECIMALS else "")
+        if key not in formats:
+            code = money_format(kind, CURRENCY_SYMBOLS.get(currency, currency)) if kind in MONEY_DECIMALS \
+                else KINDS[kind].format or "General"
+            formats[key] = book.add_format({"num_format": code, "valign": "top"})
+        return formats[key]
+
     headings = ["Scenario", "Source", "Failure", "Currency"] + [heading for _, heading, _ in columns]
     sheet.write_row(0, 0, headings, header)
     sheet.set_row(0, 45)
@@ -38,11 +47,11 @@ def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, ge
         for c, (name, _, kind) in enumerate(columns, start=4):
             value = row[name]
             if isinstance(value, bool):
-                sheet.write_boolean(r, c, value, formats[kind])
+                sheet.write_boolean(r, c, value, number_format(kind, row["currency"]))
             elif isinstance(value, str):  # a word where a number would be ("never")
                 sheet.write_string(r, c, value, text)
             elif value is not None and value == value:  # not a failed scenario's blank (NaN in the table)
-                sheet.write_number(r, c, float(value), formats[kind])
+                sheet.write_number(r, c, float(value), number_format(kind, row["currency"]))
     sheet.set_column(0, 0, 48)
     sheet.set_column(1, 1, 36)
     sheet.set_column(2, 2, 40)
