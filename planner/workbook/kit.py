@@ -75,6 +75,7 @@ KINDS = {
     "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
     "params": Kind("#,##0"),
     "tera": Kind("#,##0.0,,,,", "T"),
+    "giga": Kind("#,##0.0,,,", "G"),  # a count shown in billions (parameters, GB/s, GFLOP)
     "money": Kind(None),
     "money0": Kind(None),
     "money5": Kind(None),
