@@ -7,10 +7,8 @@ from markupsafe import Markup
 from planner.report import plot
 from planner.report.format import gb, money, number, percent
 
-SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
-    ("search_cheapest_gpus", "Cheapest layout's GPUs", "count"),
-    ("search_cheapest_cost", "Cheapest layout's training cost, paid once", "money0"),
-]
+# none in a batch's index and summary: their columns are every table's, and most scenarios have no search
+SUMMARY: list = []
 
 
 def _layout(row: dict) -> str:
