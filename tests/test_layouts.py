@@ -201,3 +201,34 @@ def test_search_is_refused_for_moe_models_and_layout_mfu_needs_a_search(tmp_path
     assert "training_precision is fp8" in output
     output, path = refused(tmp_path, "name: x\nhours: {mfu: layout}\n")
     assert f"{path}:2: hours.mfu: value 'layout' is not allowed: the word layout takes the layout search's" in output
+    output, path = refused(tmp_path, "name: x\nhours: {mfu: layout}\nsearch: {deadline_days: 0.5}\n")
+    assert (f"{path}:2: hours.mfu: value 'layout' is not allowed: the word layout needs a layout that fits and "
+            "meets the deadline: no fitting layout finishes within 0.5 days") in output
+
+
+FLAGGED = {  # every flag away from its default, and reference layouts through the recompute and ZeRO branches
+    "no flash, no sequence parallelism, ZeRO-3 regathering": {
+        "model": "llama-3.1-70b", "gpu": "a100-80gb", "search.gpus_max": 1024, "search.global_batch": 512,
+        "search.flash_attention": False, "search.sequence_parallel": False, "search.tp_overlap": True,
+        "search.dp_overlap": False, "search.grad_reduce_bytes": 4, "search.deadline_days": None,
+        "search.layouts": [{"gpus": 512, "tensor_parallel": 4, "pipeline_parallel": 4, "context_parallel": 1,
+                            "micro_batch": 2, "interleave": 2, "zero": 3, "recompute": "selective"},
+                           {"gpus": 256, "tensor_parallel": 2, "recompute": "full"}]},
+    "balanced stages, no regathering, on MI300X": {
+        "gpu": "mi300x", "search.gpus_max": 512, "search.global_batch": 256, "search.fsdp_regather": False,
+        "search.balanced_stages": True, "search.deadline_days": 30, "memory.sequence_length": 32768,
+        "search.layouts": [{"gpus": 64, "tensor_parallel": 8, "pipeline_parallel": 2, "context_parallel": 4,
+                            "micro_batch": 1, "interleave": 1, "zero": 1, "recompute": "full"}]},
+}
+
+
+@pytest.mark.spreadsheet
+def test_every_flag_and_recompute_branch_recalculates_to_the_engine(libreoffice, tmp_path):
+    """The sheet's formulas against the engine where the worked search does not go: no FlashAttention or sequence
+    parallelism, overlapped TP, exposed DP, FP32 reduces, ZeRO-3 with and without regathering, balanced stages,
+    selective and full recompute, context parallelism across nodes, no deadline."""
+    paths = []
+    for i, changes in enumerate(FLAGGED.values()):
+        paths.append(tmp_path / f"flagged-{i}.xlsx")
+        build(compute(scenario_with(**changes)), str(paths[-1]))
+    recalculated(libreoffice, paths)

@@ -69,6 +69,7 @@ ZERO = (0, 1, 2, 3)
 NONE, SELECTIVE, FULL = 0, 1, 2
 RECOMPUTE = ("none", "selective", "full")  # a recompute code is its index here
 TOP = 10  # cheapest layouts shown
+NO_LAYOUT = "none"  # the cheapest layout's results when no layout fits and meets the deadline (the sheet shows it)
 CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever the grid
 
 
@@ -880,8 +881,7 @@ class LayoutSearch:
     @property
     def headline(self) -> dict:
         best = self.cheapest[0] if self.cheapest else {}
-        return {"search_cheapest_gpus": best.get("gpus"), "search_cheapest_days": best.get("days"),
-                "search_cheapest_cost": best.get("cost"), "search_cheapest_mfu": best.get("mfu"),
+        return {**{f"search_cheapest_{key}": best.get(key, NO_LAYOUT) for key in ("gpus", "days", "cost", "mfu")},
                 "search_valid_layouts": self.valid_layouts, "search_fitting_layouts": self.fitting_layouts}
 
     def to_json(self) -> dict:

@@ -8,6 +8,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
+from planner.inputs.hours import LAYOUT
 from planner.scenario.declare import COUNT_MAX, Section, declared, whole
 
 
@@ -105,6 +106,11 @@ def cross_checks(scenario, catalog) -> list:
     if problems:
         return problems
     q = engine.problem(scenario, catalog)
+    if scenario.hours.mfu == LAYOUT:
+        found = engine.search(q)  # a few hundredths of a second for the 405B search
+        if not found.cheapest:
+            problems.append((("hours", "mfu"), LAYOUT, f"the word layout needs a layout that fits and meets the "
+                             f"deadline: {found.reason}"))
     for i, ref in enumerate(search.layouts):
         at = ("search", "layouts", i)
         fixed = {key: value for key, value in ref.model_dump().items() if value is not None}

@@ -256,7 +256,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
         _layouts(sheet, q, found.cheapest, [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True)
     else:
         for key in ("gpus", "days", "cost", "mfu"):
-            sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", None, kind="count", unit="", note="none")
+            sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", engine.NO_LAYOUT, kind="text", unit="",
+                           note="No layout fits and meets the deadline")
         sheet.constant(HEADLINE["meets_deadline"], "Cheapest layout meets the deadline", False, kind="bool",
                        unit="", note="none")
     sheet.skip()
