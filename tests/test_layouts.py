@@ -223,7 +223,8 @@ FLAGGED = {  # every flag away from its default, and reference layouts through t
 
 
 @pytest.mark.spreadsheet
-def test_every_flag_and_recompute_branch_recalculates_to_the_engine(libreoffice, tmp_path):
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_every_flag_and_recompute_branch_recalculates_to_the_engine(app, request, tmp_path):
     """The sheet's formulas against the engine where the worked search does not go: no FlashAttention or sequence
     parallelism, overlapped TP, exposed DP, FP32 reduces, ZeRO-3 with and without regathering, balanced stages,
     selective and full recompute, context parallelism across nodes, no deadline."""
@@ -231,4 +232,4 @@ def test_every_flag_and_recompute_branch_recalculates_to_the_engine(libreoffice,
     for i, changes in enumerate(FLAGGED.values()):
         paths.append(tmp_path / f"flagged-{i}.xlsx")
         build(compute(scenario_with(**changes)), str(paths[-1]))
-    recalculated(libreoffice, paths)
+    recalculated(request.getfixturevalue(app), paths)
