@@ -1025,12 +1025,55 @@ def problem(scenario, catalog=None) -> Problem:
                    fsdp_regather=search.fsdp_regather, balanced_stages=search.balanced_stages)
 
 
+def problem_values(q: Problem) -> dict:
+    """The quantities of the model, the GPU and the run that every layout shares, plain (the Layouts sheet's first
+    rows)."""
+    full = Layout(1, 1, 1, 1, 1, 1, 0, FULL)  # full recompute: its added FLOPs per token and layer
+    values = {"ffn": q.ffn, "network_gbps": q.network_gbps, "gpus_per_node": q.gpus_per_node,
+              "gemm_efficiency": q.gemm_efficiency, "attention_width": attention_width(q), "kv_width": kv_width(q),
+              "layer_params": layer_params(q), "embedding_params": embedding_params(q),
+              "layer_flops": layer_flops_per_token(q), "recompute_flops": recompute_flops_per_token(q, full),
+              "peak_flops": peak_flops(q), "hbm": hbm_bytes_per_s(q), "nvlink": nvlink_bytes_per_s(q),
+              "network": network_bytes_per_s(q), "usable_gb": usable_bytes(q) / 1e9, "steps": training_steps(q)}
+    return {key: plain(value) for key, value in values.items()}
+
+
+def row_values(q: Problem, row: dict) -> dict:
+    """Every quantity of one shown layout (a row of the search: cheapest, front or reference), each step of the
+    step time and of the memory, plain (the Layouts sheet's columns)."""
+    x = Layout(row["tensor_parallel"], row["pipeline_parallel"], row["context_parallel"], row["data_parallel"],
+               row["micro_batch"], row["interleave"], row["zero"], RECOMPUTE.index(row["recompute"]))
+    v = evaluate(q, x)
+    values = {
+        "data_parallel": row["data_parallel"], "micro_batches": v["micro_batches"],
+        "tokens": micro_batch_tokens(q, x), "stage_layers": stage_layers(q, x),
+        "fullest": largest_stage_layers(q, x), "act": activation_bytes_per_token(q, x),
+        "att": attention_score_bytes_per_token(q, x), "gemm": v["gemm_s"], "logit": v["logit_s"],
+        "memory": v["memory_s"], "tp": v["tp_s"], "cp": v["cp_s"], "pp": v["pp_s"],
+        "micro_batch_s": v["micro_batch_s"], "critical": v["critical_s"],
+        "bubble": (x.p - 1) / x.v * v["critical_s"], "stage_params": stage_params(q, x),
+        "dp_comm": data_parallel_comm_seconds(q, x), "dp": v["data_parallel_s"], "optimizer": v["optimizer_s"],
+        "step": v["step_s"], "mfu": v["mfu"], "megatron_mfu": v["megatron_mfu"],
+        "states_gb": v["states_bytes"] / 1e9, "layer_gb": layer_activation_bytes(q, x) / 1e9,
+        "activations_gb": v["activations_bytes"] / 1e9, "logits_gb": v["logits_bytes"] / 1e9,
+        "memory_gb": v["total_bytes"] / 1e9, "fits": v["fits"], "days": v["days"], "gpu_hours": v["gpu_hours"],
+        "cost": v["cost"], "meets_deadline": bool(v["fits"]) and (q.deadline_days is None
+                                                                   or v["days"] <= q.deadline_days)}
+    return {key: plain(value) for key, value in values.items()}
+
+
 @dataclass(frozen=True)
 class LayoutsTable:
     """docs/method.md §10 for one scenario: the problem it searched and what the search found."""
 
     problem: Problem
     search: LayoutSearch
+
+    def row_values(self, row: dict) -> dict:
+        return row_values(self.problem, row)
+
+    def problem_values(self) -> dict:
+        return problem_values(self.problem)
 
     @property
     def headline(self) -> dict:

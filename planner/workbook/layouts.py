@@ -7,8 +7,6 @@ names."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from planner.engine import layouts as engine
 from planner.workbook import kit
 from planner.workbook.kit import Check, KeyResult, Row
@@ -157,32 +155,6 @@ HEADLINE = {"gpus": "search_cheapest_gpus", "days": "search_cheapest_days", "cos
             "mfu": "search_cheapest_mfu", "meets_deadline": "search_cheapest_meets_deadline"}
 
 
-def cached(q: engine.Problem, row: dict) -> dict:
-    """Every column's engine value for one shown layout (its row from the search), from the engine's functions."""
-    x = engine.Layout(row["tensor_parallel"], row["pipeline_parallel"], row["context_parallel"], row["data_parallel"],
-                      row["micro_batch"], row["interleave"], row["zero"], engine.RECOMPUTE.index(row["recompute"]))
-    terms = engine.step_terms(q, x)
-    memory = engine.memory_terms(q, x)
-    values = engine.evaluate(q, x)
-    comm = engine.data_parallel_comm_seconds(q, x)
-    out = {key: row[key] for key, _ in INTEGERS}
-    out.update(
-        data_parallel=row["data_parallel"], micro_batches=values["micro_batches"],
-        tokens=engine.micro_batch_tokens(q, x), stage_layers=engine.stage_layers(q, x),
-        fullest=engine.largest_stage_layers(q, x), act=engine.activation_bytes_per_token(q, x),
-        att=engine.attention_score_bytes_per_token(q, x), gemm=terms["gemm"], logit=terms["logit"],
-        memory=terms["memory"], tp=terms["tp"], cp=terms["cp"], pp=terms["pp"], micro_batch_s=terms["micro_batch"],
-        critical=terms["critical"], bubble=(x.p - 1) / x.v * terms["critical"],
-        stage_params=engine.stage_params(q, x), dp_comm=comm, dp=terms["data_parallel"],
-        optimizer=terms["optimizer"], step=terms["step"], mfu=values["mfu"], megatron_mfu=values["megatron_mfu"],
-        states_gb=memory["states"] / 1e9, layer_gb=engine.layer_activation_bytes(q, x) / 1e9,
-        activations_gb=memory["activations"] / 1e9, logits_gb=memory["logits"] / 1e9,
-        memory_gb=memory["total"] / 1e9, fits=values["fits"], days=values["days"], gpu_hours=values["gpu_hours"],
-        cost=values["cost"],
-        meets_deadline=bool(values["fits"]) and (q.deadline_days is None or values["days"] <= q.deadline_days))
-    return {key: (value.item() if isinstance(value, np.generic) else value) for key, value in out.items()}
-
-
 def _validation(key: str) -> dict:
     if key == "recompute":
         return {"validate": "list", "source": list(engine.RECOMPUTE)}
@@ -191,7 +163,7 @@ def _validation(key: str) -> dict:
     return {"validate": "integer", "criteria": "between", "minimum": 1, "maximum": 10**9}
 
 
-def _layouts(sheet: kit.Sheet, q, rows: list[dict], labels: list[str], *, named: bool = False,
+def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, named: bool = False,
              extra: tuple[str, str] | None = None) -> tuple[int, int, int]:
     """A table of layouts: the integers as input cells, then one formula column per term; returns (header, first,
     last row). `named`: the first row's cells carry the headline names; `extra`: a last column of text per row."""
@@ -206,7 +178,7 @@ def _layouts(sheet: kit.Sheet, q, rows: list[dict], labels: list[str], *, named:
     for i, (row, label) in enumerate(zip(rows, labels)):
         r = first + i
         sheet._label(r, label)
-        values = cached(q, row)
+        values = {**{key: row[key] for key, _ in INTEGERS}, **table.row_values(row)}
         for col, (key, _) in enumerate(INTEGERS, start=1):
             sheet.input_cell(r, col, values[key], "text" if key == "recompute" else "count", _validation(key))
         for col, (key, _, kind, template) in enumerate(COLUMNS, start=1 + len(INTEGERS)):
@@ -226,7 +198,7 @@ def _layouts(sheet: kit.Sheet, q, rows: list[dict], labels: list[str], *, named:
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.layouts
-    q, found = table.problem, table.search
+    found = table.search
     width = len(INTEGERS) + len(COLUMNS)
     sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
     sheet.scalar_col = 1
@@ -234,8 +206,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
                 "search runs in the engine, the rows below are live formulas of their integers.")
     sheet.section("The model, the GPU and the run")
-    values = scalars(q)
-    sheet.rows(MODEL, values)
+    sheet.rows(MODEL, table.problem_values())
     sheet.text("A layout fits when its memory per GPU is at most the usable memory above: the GPU's GB counted as "
                "GiB (2^30 bytes) times the headroom, as frameworks count memory. The Memory sheet counts decimal GB "
                "(1e9 bytes): the two differ on purpose.", style=book.styles.note, height=30)
@@ -253,7 +224,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("The ten cheapest layouts that fit and meet the deadline, one per (N, t, p, c)")
     if found.cheapest:
-        _layouts(sheet, q, found.cheapest, [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True)
+        _layouts(sheet, table, found.cheapest, [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True)
     else:
         for key in ("gpus", "days", "cost", "mfu"):
             sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", engine.NO_LAYOUT, kind="text", unit="",
@@ -264,7 +235,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("The front: each layout cheaper than every faster one (days against cost)")
     if found.front:
-        _layouts(sheet, q, found.front, [f"Front {i}" for i in range(1, len(found.front) + 1)])
+        _layouts(sheet, table, found.front, [f"Front {i}" for i in range(1, len(found.front) + 1)])
         _front_chart(book, sheet)
     sheet.skip()
 
@@ -272,26 +243,12 @@ def write(book: kit.Book, results) -> kit.Sheet:
     if found.references:
         sheet.section("Reference layouts (search.layouts; blank fields searched: the fastest that fits)")
         if shown:
-            _layouts(sheet, q, [ref for _, ref in shown], [f"Reference {i}" for i, _ in shown],
+            _layouts(sheet, table, [ref for _, ref in shown], [f"Reference {i}" for i, _ in shown],
                      extra=("Why it does not fit (as generated)", "reason"))
         for i, ref in enumerate(found.references, start=1):
             if ref["step_time_s"] is None:
                 sheet.text(f"Reference {i}: {ref['reason']}", style=book.styles.note)
     return sheet
-
-
-def scalars(q: engine.Problem) -> dict:
-    """The engine's values of the MODEL rows."""
-    return {"ffn": q.ffn, "network_gbps": q.network_gbps, "gpus_per_node": q.gpus_per_node,
-            "gemm_efficiency": q.gemm_efficiency,
-            "attention_width": engine.attention_width(q), "kv_width": engine.kv_width(q),
-            "layer_params": engine.layer_params(q), "embedding_params": engine.embedding_params(q),
-            "layer_flops": engine.layer_flops_per_token(q),
-            "recompute_flops": (engine.RECOMPUTE_OPS - engine.TRAINING_OPS) * engine.layer_params(q) / q.layers
-            + engine.RECOMPUTE_ATTENTION_OPS * engine.attention_width(q) * q.sequence_length,
-            "peak_flops": engine.peak_flops(q), "hbm": engine.hbm_bytes_per_s(q),
-            "nvlink": engine.nvlink_bytes_per_s(q), "network": engine.network_bytes_per_s(q),
-            "usable_gb": engine.usable_bytes(q) / 1e9, "steps": engine.training_steps(q)}
 
 
 def _front_chart(book: kit.Book, sheet: kit.Sheet) -> None:
