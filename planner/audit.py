@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from openpyxl.formula.tokenizer import Tokenizer
+from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
 from planner import recalc, xlsx
 from planner.engine import compute
 from planner.roundtrip import WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
-from planner.scenario.errors import quoted
+from planner.scenario.errors import cut, quoted
 from planner.workbook.kit import unguarded
 from planner.workbook import build
 
@@ -36,6 +37,9 @@ REL_TOL = 1e-9
 ERRORS = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "Err:")
 KINDS = {  # finding kind → its heading in the report, in report order
     "input": "Inputs outside their allowed values",
+    "formula input": "Input cells that hold a formula (its cached value was read as the input)",
+    "name": "Defined names that no longer point where the planner put them",
+    "foreign": "Parts the planner does not write",
     "sheet": "Sheets",
     "replaced": "Formulas overwritten by a constant",
     "changed": "Formulas changed",
@@ -45,6 +49,21 @@ KINDS = {  # finding kind → its heading in the report, in report order
     "stale": "Cached results that do not follow the inputs",
     "recalculated": "After recalculation in {app}",
 }
+IMPORT_REFUSES = ("formula input", "name", "foreign", "sheet")  # what `planner import` refuses (all but "name" and
+# a missing sheet taken with --take-cached)
+FOREIGN_PARTS = {  # a part's name (its start) → what it is
+    "xl/vbaProject.bin": "a VBA project (macros): the workbook was saved as .xlsm",
+    "xl/externalLinks/": "an external link: a formula reads another workbook",
+    "xl/connections.xml": "a data connection: the workbook fetches data from outside",
+    "xl/embeddings/": "an embedded object",
+    "xl/activeX/": "an ActiveX control",
+    "xl/queryTables/": "a query table: the workbook fetches data from outside",
+}
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """"1 problem", "2 problems", "1,214 formula cells"."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"
 
 
 @dataclass
@@ -64,6 +83,8 @@ class Report:
     checked: int = 0  # formula cells compared
     error: str = ""  # the file could not be read as a planner workbook at all
     recalculated_in: str = ""  # the spreadsheet application that recalculated it ("": none did)
+    changed: list[str] = field(default_factory=list)  # the inputs changed since generation, "Inputs!B26 (name): …"
+    skipped: str = ""  # why the file is not a planner workbook to check (a batch's summary.xlsx), when it is one
 
     @property
     def inputs_valid(self) -> bool:
@@ -81,18 +102,33 @@ class Report:
         """The report as a finance reader sees it."""
         if self.error:
             return f"{self.path}: cannot be audited: {self.error}"
+        if self.skipped:
+            return f"{self.path}: skipped: {self.skipped}"
         if self.ok:
-            recalculated = f"recalculated in {self.recalculated_in} and " if self.recalculated_in else ""
-            return (f"{self.path}: no problems: {self.checked} formula cells unchanged, cached and {recalculated}"
-                    f"equal to the engine; every input within its allowed values")
-        lines = [f"{self.path}: {len(self.findings)} problem{'s' if len(self.findings) != 1 else ''}"]
-        for kind, heading in KINDS.items():
-            found = [f for f in self.findings if f.kind == kind]
-            if found:
-                heading = heading.format(app=self.recalculated_in or "a spreadsheet application")
-                lines += [f"  {heading} ({len(found)})"] + [f"    {f}" for f in found[:50]]
-                if len(found) > 50:
-                    lines.append(f"    … and {len(found) - 50} more")
+            compared = (f"cached and recalculated in {self.recalculated_in}, equal to the engine"
+                        if self.recalculated_in else "their cached results equal to the engine (not recalculated)")
+            lines = [f"{self.path}: no problems: {plural(self.checked, 'formula cell')} unchanged, {compared}; "
+                     f"every input within its allowed values"]
+        else:
+            lines = [f"{self.path}: {plural(len(self.findings), 'problem')}"]
+            if not self.recalculated_in:
+                lines[0] += " (not recalculated)"
+            for kind, heading in KINDS.items():
+                found = [f for f in self.findings if f.kind == kind]
+                if found:
+                    heading = heading.format(app=self.recalculated_in or "a spreadsheet application")
+                    lines += [f"  {heading} ({len(found)})"] + [f"    {f}" for f in found[:50]]
+                    if len(found) > 50:
+                        lines.append(f"    … and {len(found) - 50} more")
+            if not self.inputs_valid:
+                lines.append("  Cached and recalculated results were not compared with the engine: an input is "
+                             "outside its allowed values (the formulas, names and sheets were checked, with its "
+                             "value when generated standing in)")
+        if self.changed:
+            lines += [f"  Inputs changed since the workbook was generated ({len(self.changed)})"]
+            lines += [f"    {line}" for line in self.changed[:50]]
+            if len(self.changed) > 50:
+                lines.append(f"    … and {len(self.changed) - 50} more")
         return "\n".join(lines)
 
 
@@ -113,8 +149,12 @@ def same(expected, got) -> bool:
 def shape(formula: str) -> tuple:
     """A formula's meaning, spelled as LibreOffice or Excel may re-save it: numbers as numbers (1e9 =
     1000000000), names in capitals, TRUE() as TRUE, no _xlfn. prefixes, no spaces."""
+    try:
+        items = Tokenizer(formula).items
+    except TokenizerError:  # an unterminated string or bracket: compared as written
+        return (formula,)
     tokens = []
-    for token in Tokenizer(formula).items:
+    for token in items:
         if token.type == "WHITE-SPACE":
             continue
         value = token.value.replace("_xlfn.", "")
@@ -131,20 +171,47 @@ def shape(formula: str) -> tuple:
 
 
 def _scenario(found: WorkbookData, report: Report):
-    """The workbook's scenario; inputs outside their limits are reported and set aside (their defaults stand in,
-    so the rest can still be compared)."""
+    """The workbook's scenario; each input outside its limits is reported with its cell and set aside: its value when
+    the workbook was generated stands in (Inputs' "When generated" column), else its default (a Catalog value: the
+    shipped one); a list item or entry that still fails is left out whole, so the rest can still be compared."""
     where, path = found.where, found.source
-    for _ in range(10):
+    tried: set = set()
+    reported: set = set()
+    own = {key for _, key in found.problems}
+    for _ in range(50):
         try:
             return found.scenario()
         except ScenarioError as exc:
             if len(exc.keys) != len(exc.problems):
                 raise
             for line, key in zip(exc.problems, exc.keys):
-                cell = next((where[key[:n]] for n in range(len(key), 0, -1) if key[:n] in where), str(path))
-                report.add("input", cell, line.split(f"{cell}: ", 1)[-1])
-                _drop(found.data, key)
+                key = tuple(key)
+                if key in own:  # the workbook's own problem names its cell first
+                    cell, _, message = line.removeprefix(f"{path}: ").partition(": ")
+                else:
+                    cell = next((where[key[:n]] for n in range(len(key), 0, -1) if key[:n] in where), str(path))
+                    message = line.split(f"{cell}: ", 1)[-1].removeprefix(f"{path}: ")
+                if (cell, message) not in reported:
+                    reported.add((cell, message))
+                    report.add("input", cell, message)
+                if key in own:  # the workbook's own problem (an id typed twice): the first row is already read
+                    found.problems = [(text, k) for text, k in found.problems if k != key]
+                    continue
+                _set_aside(found, key, tried)
     raise ScenarioError([f"{path}: its inputs cannot be read as a scenario"])
+
+
+def _set_aside(found: WorkbookData, key: tuple, tried: set) -> None:
+    """An input that fails: first its value when generated stands in, then its default (the key removed), then the
+    item or entry holding it is removed."""
+    if key not in tried and key in found.as_generated:
+        tried.add(key)
+        _put(found.data, key, found.as_generated[key])
+        return
+    while ("dropped", key) in tried and len(key) > 1:
+        key = key[:-1]
+    tried.add(("dropped", key))
+    _drop(found.data, key)
 
 
 def _drop(data: dict, key: tuple) -> None:
@@ -162,14 +229,40 @@ def _drop(data: dict, key: tuple) -> None:
         node.pop(key[-1])
 
 
-def inspect(path: Path, book: xlsx.Workbook | None = None) -> tuple[Report, object | None]:
+def _put(data: dict, key: tuple, value) -> None:
+    node = data
+    for part in key[:-1]:
+        node = node[part] if isinstance(node, list) else node.setdefault(part, {})
+    if isinstance(node, list):
+        if key[-1] < len(node):
+            node[key[-1]] = value
+    else:
+        node[key[-1]] = value
+
+
+def read_data(book: xlsx.Workbook) -> WorkbookData:
+    """What a planner workbook's inputs and Catalog hold; WorkbookError, in one line, when they cannot be read."""
+    recalc.canary(book)
+    try:
+        return workbook_data(book)
+    except (OSError, KeyError, ValueError) as exc:
+        if isinstance(exc, xlsx.WorkbookError):
+            raise
+        raise xlsx.WorkbookError(f"not a planner workbook, or a damaged one: {exc}") from None
+
+
+def inspect(path: Path, book: xlsx.Workbook | None = None,
+            found: WorkbookData | None = None) -> tuple[Report, object | None]:
     """Everything but the recalculation: inputs, sheets, formulas, error values, cached results. Returns the report
-    and the freshly generated Book (None when the file cannot be read); `book` is the file when already read."""
+    and the freshly generated Book (None when the file cannot be read); `book` is the file when already read, `found`
+    its data (read_data)."""
     report = Report(Path(path))
     try:
         book = book if book is not None else xlsx.read(Path(path))
-        recalc.canary(book)
-        found = workbook_data(book)
+        if is_summary(book):
+            report.skipped = SUMMARY
+            return report, None
+        found = found if found is not None else read_data(book)
         expected = build(compute(_scenario(found, report)), io.BytesIO(), like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)
@@ -181,9 +274,7 @@ def inspect(path: Path, book: xlsx.Workbook | None = None) -> tuple[Report, obje
         report.error = f"not a planner workbook, or a damaged one: {exc}"
         return report, None
     texts, values, sheets = book.formulas(), book.values(), book.sheets
-    for name in expected.sheets:
-        if name not in sheets:
-            report.add("sheet", name, "the sheet is missing")
+    _structure(report, book, found, expected)
     for (sheet, cell), formula in expected.texts.items():
         if sheet not in sheets:
             continue
@@ -201,14 +292,67 @@ def inspect(path: Path, book: xlsx.Workbook | None = None) -> tuple[Report, obje
             report.add("uncalculated", where, "no cached result: the file was saved without recalculating")
         elif report.inputs_valid and not _is_error(value) and not same(expected.formulas[(sheet, cell)], value):
             report.add("stale", where, f"shows {value!r}, but its inputs give {expected.formulas[(sheet, cell)]!r}")
+    typed_in = {address for address, *_ in found.formulas}
     for (sheet, cell), formula in texts.items():
-        if (sheet, cell) not in expected.texts and logical(formula) is None:
-            report.add("added", f"{sheet}!{cell}", f"holds the formula {_shown(formula)}")
+        if (sheet, cell) not in expected.texts and logical(formula) is None and f"{sheet}!{cell}" not in typed_in:
+            if sheet in INPUT_SHEETS:
+                report.add("formula input", f"{sheet}!{cell}", f"holds the formula {_shown(formula)}, where the "
+                                                               f"planner writes a value (its cached value: "
+                                                               f"{quoted(values.get((sheet, cell)))})")
+            else:
+                report.add("added", f"{sheet}!{cell}", f"holds the formula {_shown(formula)}")
     for (sheet, cell), value in values.items():
         if _is_error(value):
             report.add("error", f"{sheet}!{cell}", f"shows the error {value}")
     _group_uncalculated(report)
     return report, expected
+
+
+SUMMARY = "not a planner workbook: a batch's summary.xlsx (finished results, no formulas to check)"
+INPUT_SHEETS = ("Inputs", "Catalog")  # where the planner's input cells are: a formula there is typed over an input
+
+
+def is_summary(book: xlsx.Workbook) -> bool:
+    """A batch's summary.xlsx (planner/workbook/summary.py): one sheet, Summary, headed Scenario."""
+    return book.sheets == ["Summary"] and book.cell("Summary", "A1").value == "Scenario" and not book.names
+
+
+def _structure(report: Report, book: xlsx.Workbook, found: WorkbookData, expected) -> None:
+    """What is not a cell's value: inputs that hold formulas, defined names that moved, parts and sheets the
+    planner does not write, sheets hidden or missing; and the inputs changed since generation (not problems)."""
+    for address, name, formula, cached in found.formulas:
+        report.add("formula input", f"{address} ({name})", f"holds the formula {_shown(formula)}, not a value (its "
+                                                           f"cached value: {quoted(cached)})")
+    for name, (sheet, ref) in expected.names.items():
+        planned = f"'{sheet}'!{_absolute(ref)}"
+        if name not in book.names:
+            report.add("name", name, f"the defined name is missing; the planner writes it as {planned}")
+        elif book.destinations(name) != [(sheet, ref)]:
+            report.add("name", name, f"the defined name points at {cut(book.names[name])}; the planner writes "
+                                     f"{planned}")
+    for name, text in book.names.items():
+        if name not in expected.names and not name.startswith("_xlnm."):
+            report.add("name", name, f"a defined name the planner does not write, pointing at {cut(text)}")
+    for part in book.contents:
+        what = next((what for start, what in FOREIGN_PARTS.items() if part.startswith(start)), None)
+        if what is not None:
+            report.add("foreign", part, what)
+    for name in expected.sheets:
+        if name not in book.sheets:
+            report.add("sheet", name, "the sheet is missing")
+    for name in book.sheets:
+        state = book.states.get(name, "visible")
+        hidden = {"hidden": "hidden", "veryHidden": "very hidden (only a macro can show it)"}.get(state, "")
+        if name not in expected.sheets:
+            report.add("sheet", name, "a sheet the planner does not write" + (f", {hidden}" if hidden else ""))
+        elif hidden:
+            report.add("sheet", name, f"the sheet is {hidden}")
+    report.changed = [f"{address}: {quoted(value)}, when generated {quoted(then)}"
+                      for address, value, then in found.changed]
+
+
+def _absolute(ref: str) -> str:
+    return ":".join(re.sub(r"([A-Z]+)([0-9]+)", r"$\1$\2", end) for end in ref.split(":"))
 
 
 def _shown(formula: str) -> str:
@@ -248,7 +392,8 @@ def _group_uncalculated(report: Report) -> None:
         sheet = finding.where.split("!")[0]
         by_sheet[sheet] = by_sheet.get(sheet, 0) + 1
     for sheet, count in by_sheet.items():
-        report.add("uncalculated", sheet, f"{count} formula cells have no cached result: the file was saved "
+        report.add("uncalculated", sheet, f"{plural(count, 'formula cell')} {'has' if count == 1 else 'have'} no "
+                                          "cached result: the file was saved "
                                           "without recalculating (open it in Excel or LibreOffice and save it)")
 
 
@@ -272,14 +417,16 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
     application = recalc.application(app) if isinstance(app, str) else app
     try:
         books: list[xlsx.Workbook | xlsx.WorkbookError] = []
-        for path in paths:
+        data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold, read before it is recalculated
+        for i, path in enumerate(paths):
             try:
                 book = xlsx.read(path)
-                recalc.canary(book)
+                if not is_summary(book):  # a batch's summary is skipped by inspect, not recalculated
+                    data[i] = read_data(book)
                 books.append(book)
             except xlsx.WorkbookError as exc:
                 books.append(exc)
-        readable = [i for i, book in enumerate(books) if isinstance(book, xlsx.Workbook)]
+        readable = [i for i, book in enumerate(books) if isinstance(book, xlsx.Workbook) and not is_summary(book)]
         recalculated: dict = {}
         worker = None
         if application is not None and readable:
@@ -296,8 +443,8 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
 
             worker = threading.Thread(target=run, name="recalculate", daemon=True)
             worker.start()
-        inspected = [inspect(path, book) if isinstance(book, xlsx.Workbook) else (Report(path, error=str(book)), None)
-                     for path, book in zip(paths, books)]
+        inspected = [inspect(path, book, data.get(i)) if isinstance(book, xlsx.Workbook)
+                     else (Report(path, error=str(book)), None) for i, (path, book) in enumerate(zip(paths, books))]
         if worker is not None:
             worker.join()
             if "raised" in recalculated:

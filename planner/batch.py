@@ -99,6 +99,7 @@ def jobs_of(files: list[Path]) -> tuple[list[Job], list[Outcome]]:
         try:
             scenario = load_scenario(path)
             found = [variant for _, variant in scenario.variants()] or [scenario]
+            found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
         except ScenarioError as exc:
             slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
             failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems)))

@@ -54,6 +54,10 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         _fail_input([str(exc)])
     for path in written.values():
         click.echo(str(path))
+    if loaded.scenarios:
+        names = ", ".join(name for name, _ in loaded.named_scenarios())
+        click.echo(f"{scenario}: its scenarios ({names}) are not in this workbook, which is the base; "
+                   f"`planner batch {scenario}` writes each as a file of its own.", err=True)
     if loaded.sweep:
         count = len(loaded.variants())
         click.echo(f"{scenario}: its sweep has {count:,} variant{'s' if count != 1 else ''}; this wrote the scenario "
@@ -142,20 +146,25 @@ def _run_audit(paths: list[Path], app_name: str | None) -> list:
 @APP
 def verify(workbooks: tuple[Path, ...], app_name: str) -> None:
     """Recalculate WORKBOOKS in LibreOffice Calc (or Gnumeric) and compare every formula cell with the engine; a
-    formula overwritten or changed, a stale cached result or a missing sheet fails too. Exit 1 when any file
-    fails."""
+    formula overwritten or changed, a stale cached result or a missing sheet fails too. A batch's summary.xlsx is
+    skipped. Exit 1 when any file fails, 2 when any cannot be read."""
+    from planner.audit import plural
+
     reports = _run_audit(list(workbooks), app_name)
     for report in reports:
-        if report.ok:
-            click.echo(f"{report.path}: OK, {report.checked} formula cells equal the engine")
+        if report.skipped:
+            click.echo(f"{report.path}: skipped: {report.skipped}")
+        elif report.ok:
+            click.echo(f"{report.path}: OK, {plural(report.checked, 'formula cell')} equal the engine")
         elif report.error:
             click.echo(f"{report.path}: FAILED: {report.error}")
         else:
             for finding in report.findings[:MAX_PROBLEMS_SHOWN]:
                 click.echo(f"{report.path}: {finding}")
-            click.echo(f"{report.path}: FAILED: {len(report.findings)} problems in {report.checked} formula cells "
-                       f"(planner audit {report.path} explains each)")
-    sys.exit(0 if all(r.ok for r in reports) else 1)
+            click.echo(f"{report.path}: FAILED: {plural(len(report.findings), 'problem')} in "
+                       f"{plural(report.checked, 'formula cell')} (planner audit {report.path} explains each)")
+    checked = [r for r in reports if not r.skipped]
+    sys.exit(2 if any(r.error for r in checked) else 0 if all(r.ok for r in checked) else 1)
 
 
 @main.command()
@@ -170,7 +179,7 @@ def audit(workbook: Path, no_recalc: bool, app_name: str) -> None:
     if report.error:
         _fail_input([f"{workbook}: {report.error}"])
     click.echo(report.text())
-    sys.exit(0 if report.ok else 1)
+    sys.exit(0 if report.ok or report.skipped else 1)
 
 
 @main.command(name="import")
@@ -178,11 +187,18 @@ def audit(workbook: Path, no_recalc: bool, app_name: str) -> None:
 @click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The scenario file to write [default: print it]. A workbook's benchmark requests are written "
                    "beside it, as <name>.run-<n>.json.")
-def import_(workbook: Path, target: Path | None) -> None:
+@click.option("--take-cached", is_flag=True, help="Import a workbook that is no longer the planner's as it stands: "
+              "an input cell holding a formula gives its cached value; VBA, external links and added or hidden "
+              "sheets are ignored (each said on stderr). A defined name moved away from its input is refused even so.")
+def import_(workbook: Path, target: Path | None, take_cached: bool) -> None:
     """Read WORKBOOK's input cells, Catalog and benchmark requests (as finance left them) into a scenario file that
-    `planner run` turns back into the same workbook."""
-    from planner.recalc import WorkbookError, check_workbook
-    from planner.roundtrip import scenario_from_workbook, scenario_yaml
+    `planner run` turns back into the same workbook. A workbook whose inputs hold formulas, whose defined names
+    moved, or that holds VBA, external links or sheets the planner does not write is refused (exit 2), unless
+    --take-cached."""
+    from planner import xlsx
+    from planner.audit import IMPORT_REFUSES, inspect
+    from planner.recalc import WorkbookError, canary
+    from planner.roundtrip import scenario_yaml, workbook_data
     from planner.scenario import ScenarioError
 
     if target is not None:  # before the workbook is read: a FIFO, a device, a link or the workbook itself is refused
@@ -193,14 +209,26 @@ def import_(workbook: Path, target: Path | None) -> None:
         except OutputError as exc:
             _fail_input([str(exc)])
     try:
-        check_workbook(workbook)
-        scenario = scenario_from_workbook(workbook)
+        book = xlsx.read(workbook)
+        canary(book)
+        scenario = workbook_data(book).scenario()
+        report, _ = inspect(workbook, book)
     except WorkbookError as exc:
         _fail_input([f"{workbook}: {exc}"])
     except ScenarioError as exc:
         _fail_input(exc.problems)
     except (OSError, KeyError, ValueError) as exc:
         _fail_input([f"{workbook}: not a planner workbook, or a damaged one: {exc}"])
+    if report.error:
+        _fail_input([f"{workbook}: {report.error}"])
+    refused = [f for f in report.findings if f.kind in IMPORT_REFUSES and not (take_cached and f.kind != "name")
+               and not (f.kind == "sheet" and f.message == "the sheet is missing")]
+    if refused:
+        flag = "" if all(f.kind == "name" for f in refused) else " (or --take-cached to import it as it stands)"
+        _fail_input([f"{workbook}: {f}: not imported{flag}" for f in refused])
+    for finding in report.findings:
+        if finding.kind in IMPORT_REFUSES and finding.kind != "name" and take_cached:
+            click.echo(f"planner: {workbook}: {finding} (--take-cached: imported as it stands)", err=True)
     if target is None:
         try:
             text, _ = scenario_yaml(scenario)

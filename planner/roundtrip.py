@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import types
 import typing
-
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +19,14 @@ from pydantic import BaseModel
 
 from planner import xlsx
 from planner.scenario import Scenario, ScenarioError, parse_scenario
-from planner.scenario.errors import section_class
+from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
+from planner.scenario.errors import cut, quoted, section_class
 from planner.tables import TABLES
-from planner.workbook.catalog_sheet import BLOCKS, PROFILES, TRAFFIC_PRESETS
-from planner.workbook.inputs import TYPED_IN
+from planner.workbook.catalog_sheet import BLOCKS, EMPTY_ROWS, PROFILES, TRAFFIC_PRESETS, block_length
+from planner.workbook.inputs import TYPED_IN, same_text
 
+LOOKED_UP = ("price_per_gpu_hour",)  # inputs' names the Inputs sheet fills with a formula (the chosen GPU's price
+# from Catalog, whose cell is the input)
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
 
@@ -106,6 +108,7 @@ class Cell:
     value: Any
     address: str
     formula: str | None = None
+    cached: Any = None  # a formula's cached result
 
     @property
     def written(self) -> Any:
@@ -126,50 +129,85 @@ class _Book:
         """The cells of a one-column (or one-row) defined name, in order, as typed."""
         return [cell for row in self.cells(name) for cell in row]
 
-    def cells(self, name: str) -> list[list[Cell]]:
-        """The cells a defined name covers, as rows of cells, as typed; KeyError when the workbook lacks it."""
+    def cells(self, name: str, longest: int | None = None) -> list[list[Cell]]:
+        """The cells a defined name covers, as rows of cells, as typed; WorkbookError when the workbook lacks it,
+        when it reaches past Excel's grid or, with `longest`, when it covers more rows or columns than that."""
         found = self.book.destinations(name)
         if not found:
-            raise KeyError(f"the defined name {name} is missing or names no cells")
+            text = self.book.names.get(name)
+            why = "is missing" if text is None else f"names no cells ({quoted(text)})"
+            raise xlsx.WorkbookError(f"not a planner workbook, or a damaged one: the defined name {name} {why}")
         sheet, ref = found[0]
-        return [[Cell(_typed(cell), f"{sheet}!{a1}", cell.formula) for a1, cell in row]
+        try:
+            (c1, r1), (c2, r2) = (xlsx.split(end) for end in (ref.partition(":")[0], ref.partition(":")[2] or ref))
+        except xlsx.WorkbookError as exc:
+            raise xlsx.WorkbookError(f"a damaged planner workbook: the defined name {name}: {exc.reason}") from None
+        length = max(abs(r2 - r1), abs(c2 - c1)) + 1
+        if longest is not None and length > longest:
+            raise xlsx.WorkbookError(f"{sheet}!{ref} ({name}): a Catalog block of {length:,} rows; the planner "
+                                     f"reads at most {longest:,} (its shipped entries, {MAX_OWN_ENTRIES:,} of the "
+                                     f"scenario's own and {EMPTY_ROWS} empty rows): not read")
+        return [[Cell(_typed(cell), f"{sheet}!{a1}", cell.formula, cell.value) for a1, cell in row]
                 for row in self.book.block(sheet, ref)]
 
+    def block(self, block_spec, name: str) -> list[Cell]:
+        """A Catalog block's column (profiles: its row of ids, or its rows of hours), capped at block_length."""
+        return self.cells(name, block_length(block_spec))
 
-def _catalog(book: _Book, where: dict) -> dict:
+
+def _catalog(book: _Book, where: dict, problems: list) -> dict:
     """Every Catalog row (or profile column) with an id, as the scenario's `catalog:` section. A blank where a value
-    is required comes back as "" (never as the shipped value), so the scenario refuses it naming its cell."""
+    is required comes back as "" (never as the shipped value), so the scenario refuses it naming its cell. An id
+    typed twice in a block is a problem (line, key) naming both cells; the first row is read."""
     section: dict = {}
+    seen: dict = {}  # (block, id) → the cell it was first typed in
+
+    def first(key: str, id_cell: Cell) -> bool:
+        """True the first time an id is met in its block; else the problem is noted."""
+        at = seen.setdefault((key, _id(id_cell)), id_cell.address)
+        if at != id_cell.address:
+            problems.append((f"{book.book.path}: {id_cell.address}: catalog.{key}.{cut(_id(id_cell))}: the id is "
+                             f"typed twice in its block, first in {at}: one row per id (the first is read, the other "
+                             f"is not)", ("catalog", key, _id(id_cell))))
+            return False
+        return True
+
     for block_spec in (block for block in BLOCKS if block.shape == "fields"):
         key = block_spec.section
-        ids = [row[0] for row in book.cells(block_spec.ids)]
-        columns = {c.key: ([row[0] for row in book.cells(block_spec.name(c))], c.allowed.optional)
+        ids = [row[0] for row in book.block(block_spec, block_spec.ids)]
+        columns = {c.key: ([row[0] for row in book.block(block_spec, block_spec.name(c))], c.allowed.optional)
                    for c in block_spec.columns if c.allowed is not None}
         for i, id_cell in enumerate(ids):
-            if id_cell.value in (None, ""):
+            if id_cell.value in (None, "") or not first(key, id_cell):
                 continue
             entry = {}
-            for field, (cells, optional) in columns.items():
+            for key_name, (cells, optional) in columns.items():
+                if i >= len(cells):
+                    raise xlsx.WorkbookError(f"a damaged planner workbook: the defined name "
+                                             f"{block_spec.name(block_spec.columns[0])} is shorter than "
+                                             f"{block_spec.ids}")
                 value = cells[i].value
+                if value is FORMULA and key_name != "params":  # typed over a value (audit names it; import takes
+                    value = cells[i].cached  # it only with --take-cached): its cached value, as for Inputs
                 if value is None and not optional:
                     value = ""
                 if value is not FORMULA and value is not None:
-                    entry[field] = value
-                    where[("catalog", key, _id(id_cell), field)] = cells[i].address
+                    entry[key_name] = value
+                    where[("catalog", key, _id(id_cell), key_name)] = cells[i].address
             section.setdefault(key, {})[_id(id_cell)] = entry
             where[("catalog", key, _id(id_cell))] = id_cell.address
-    ids = [row[0] for row in book.cells(TRAFFIC_PRESETS.ids)]
-    tokens = [row[0] for row in book.cells(TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
+    ids = [row[0] for row in book.block(TRAFFIC_PRESETS, TRAFFIC_PRESETS.ids)]
+    tokens = [row[0] for row in book.block(TRAFFIC_PRESETS, TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
     for id_cell, cell in zip(ids, tokens):
-        if id_cell.value not in (None, ""):
+        if id_cell.value not in (None, "") and first("traffic_presets", id_cell):
             section.setdefault("traffic_presets", {})[_id(id_cell)] = "" if cell.written is None else cell.written
             where[("catalog", "traffic_presets", _id(id_cell))] = cell.address
-    ids = book.cells(PROFILES.ids)[0]
-    hours = book.cells(PROFILES.name(PROFILES.columns[0]))
+    ids = book.block(PROFILES, PROFILES.ids)[0]
+    hours = book.block(PROFILES, PROFILES.name(PROFILES.columns[0]))
     for col, id_cell in enumerate(ids):
-        if id_cell.value not in (None, ""):
-            section.setdefault("profiles", {})[_id(id_cell)] = ["" if row[col].written is None else row[col].written
-                                                              for row in hours]
+        if id_cell.value not in (None, "") and first("profiles", id_cell):
+            section.setdefault("profiles", {})[_id(id_cell)] = ["" if col >= len(row) or row[col].written is None
+                                                              else row[col].written for row in hours]
             where[("catalog", "profiles", _id(id_cell))] = id_cell.address
     return section
 
@@ -191,10 +229,24 @@ class WorkbookData:
     external: dict  # table key → its external data as the workbook holds it (Goodput's logs), or None
     catalog_rows: dict[str, list[str]]  # each Catalog block's ids in sheet order, "" for an empty row
     generated: dict = None  # an input cell's name → its "When generated" value (Inputs, beside it)
+    problems: list = field(default_factory=list)  # (line, key) of what the workbook holds that no scenario can:
+    # a Catalog id typed twice
+    as_generated: dict = field(default_factory=dict)  # an input's key path → its value when generated, as the
+    # scenario counts it
+    formulas: list = field(default_factory=list)  # (Sheet!A1, name, formula, cached value) of each input cell that
+    # holds a formula: its cached value is read as the input
+    changed: list = field(default_factory=list)  # (Sheet!A1 (name), value, value when generated) of each input
+    # changed since generation, in sheet order
 
     def scenario(self) -> Scenario:
-        """The scenario; ScenarioError names the cells."""
-        scenario = parse_scenario(self.data, self.source, self.where)
+        """The scenario; ScenarioError names the cells (the workbook's own problems first)."""
+        lines, keys = [line for line, _ in self.problems], [key for _, key in self.problems]
+        try:
+            scenario = parse_scenario(self.data, self.source, self.where)
+        except ScenarioError as exc:
+            raise ScenarioError(lines + exc.problems, keys + exc.keys) from None
+        if lines:
+            raise ScenarioError(lines, keys)
         scenario._external.update(self.external)
         return scenario
 
@@ -208,6 +260,9 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     data: dict = {}
     where: dict = {}
     generated: dict = {}
+    as_generated: dict = {}
+    formulas: list = []
+    changed: list = []
     for name in book.names:
         key, scale = _typed_in(name)
         path_parts = key_path(key)
@@ -217,26 +272,42 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
         sheet, ref = destinations[0]
         if sheet != "Inputs" or ":" in ref:
             continue
-        value = _typed(book.cell(sheet, ref))
-        if value is FORMULA:
-            continue
+        typed = book.cell(sheet, ref)
+        value = _typed(typed)
+        if value is FORMULA and (name in LOOKED_UP or any(f"{name}_{suffix}" in book.names
+                                                          for suffix, _, _ in TYPED_IN.values())):
+            continue  # the planner's own formula: the input is read from the cell it reads
+        if value is FORMULA:  # typed over an input: its cached value stands in, and the formula is noted
+            formulas.append((f"{sheet}!{ref}", name, typed.formula, typed.value))
+            value = typed.value
         column, row = xlsx.split(ref)
         then = _typed(book.cell(sheet, f"{xlsx.column_letter(column + 1)}{row}"))
         generated[name] = None if then is FORMULA else then
         if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = round(value * scale)  # typed in the unit shown; the scenario counts
+        if scale and isinstance(generated[name], (int, float)) and not isinstance(generated[name], bool):
+            then_value = round(generated[name] * scale)
+        else:
+            then_value = generated[name]
+        if then_value is not None:
+            as_generated[path_parts] = then_value
+        typed_value = typed.value if value is typed.value else _typed(typed)
+        if generated[name] is not None and not same_text(typed_value, generated[name]):
+            changed.append((f"{sheet}!{ref} ({name})", typed_value, generated[name]))
         _set(data, path_parts, value)
         for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
             where.setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
     for name in ("scenario_name", "scenario_description"):
         if reader.has(name):
             data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].written or ""
-    data["catalog"] = _catalog(reader, where)
+    problems: list = []
+    data["catalog"] = _catalog(reader, where, problems)
     external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, source) for t in TABLES
                 if t.inputs.EXTERNAL is not None}
-    rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else "" for row in reader.cells(block.ids)
-                        for cell in row] for block in BLOCKS}
-    return WorkbookData(source, data, where, external, rows, generated)
+    rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else ""
+                        for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS}
+    return WorkbookData(source, data, where, external, rows, generated, problems, as_generated, formulas,
+                        sorted(changed, key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1]))
 
 
 def _typed_in(name: str) -> tuple[str, float | None]:

@@ -138,6 +138,8 @@ TABLES = [
     Table("crossover"),
     Table("cluster"),
     Table("goodput"),
+    Table("sensitivity"),
+    Table("budget"),
     Table("layouts"),
 ]
 

@@ -15,7 +15,10 @@ None when the file has none.
 from __future__ import annotations
 
 import contextlib
+import os
 import posixpath
+import stat
+import struct
 import zlib
 import re
 import zipfile
@@ -36,6 +39,8 @@ _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"  # Element
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PACKAGE = "{http://schemas.openxmlformats.org/package/2006/relationships}"
 _C, _F, _V, _IS, _T, _RPH, _ROW, _SI = (_MAIN[1:] + tag for tag in ("c", "f", "v", "is", "t", "rPh", "row", "si"))
+_PACKAGE_PARTS = ("[Content_Types].xml", "_rels/.rels", "xl/styles.xml")  # read by applications, not by the planner
+_REQUIRED = ("[Content_Types].xml", "_rels/.rels")  # every OOXML package has them
 _REFERENCE = re.compile(r"([A-Z]{1,3})([0-9]{1,7})")
 _CELL = r"\$?[A-Z]{1,3}\$?[0-9]{1,7}"
 _DESTINATION = re.compile(rf"(?:'((?:[^']|'')+)'|([^'!,]+))!({_CELL}(?::{_CELL})?)")
@@ -43,6 +48,14 @@ _DESTINATION = re.compile(rf"(?:'((?:[^']|'')+)'|([^'!,]+))!({_CELL}(?::{_CELL})
 
 class WorkbookError(ValueError):
     """A file that is not a planner workbook, or a damaged one: a problem of that file alone."""
+
+    @property
+    def reason(self) -> str:
+        """The message without its opening words ("not an xlsx workbook, or a damaged one: "), to be prefixed."""
+        text = str(self)
+        for opening in ("not an xlsx workbook, or a damaged one: ", "a damaged xlsx workbook: "):
+            text = text.removeprefix(opening)
+        return text
 
 
 class Cell(NamedTuple):
@@ -66,6 +79,10 @@ class Workbook:
     names: dict[str, str]  # workbook-level defined name → what it refers to, as written ('Inputs'!$C$5)
     cells: dict[tuple[str, str], Cell] = field(repr=False)  # (sheet, A1) → every cell with a value or a formula
     parts: dict[str, str] = field(repr=False)  # sheet → its part in the archive (xl/worksheets/sheet1.xml)
+    states: dict[str, str] = field(default_factory=dict, repr=False)  # sheet → visible, hidden or veryHidden
+    contents: list[str] = field(default_factory=list, repr=False)  # every part's name in the archive
+    relationships: list[tuple[str, str]] = field(default_factory=list, repr=False)  # the workbook part's
+    # relationships: (type, target part)
 
     def destinations(self, name: str) -> list[tuple[str, str]]:
         """The ranges a defined name refers to, each as (sheet, A1 or A1:B2 without $); [] for a constant, a
@@ -77,7 +94,14 @@ class Workbook:
             if match is None:
                 return []
             sheet = match[1].replace("''", "'") if match[1] is not None else match[2]
-            found.append((sheet, match[3].replace("$", "")))
+            ref = match[3].replace("$", "")
+            for end in ref.split(":"):
+                try:
+                    _within_grid(end)
+                except WorkbookError as exc:
+                    raise WorkbookError(f"a damaged xlsx workbook: xl/workbook.xml: the defined name {name}: "
+                                        f"{exc.reason}") from None
+            found.append((sheet, ref))
         return found
 
     def cell(self, sheet: str, ref: str) -> Cell:
@@ -134,62 +158,140 @@ def _within_grid(ref: str) -> re.Match:
     return match
 
 
+def _archive_file(path: Path):
+    """The file, opened for reading only if it is a regular file: a FIFO, a device (/dev/zero), a socket or a folder
+    is refused before anything is read from it (opened without blocking, then checked, so a FIFO cannot stall)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise WorkbookError(f"cannot be opened: {exc.strerror or exc}")
+    kind = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(kind):
+        os.close(descriptor)
+        what = ("a named pipe (FIFO)" if stat.S_ISFIFO(kind) else "a device" if stat.S_ISCHR(kind) or
+                stat.S_ISBLK(kind) else "a folder" if stat.S_ISDIR(kind) else "a socket" if stat.S_ISSOCK(kind)
+                else "not a regular file")
+        raise WorkbookError(f"{what}, not a regular file: not read")
+    return os.fdopen(descriptor, "rb")
+
+
 @contextlib.contextmanager
 def opened(path: Path) -> Iterator[zipfile.ZipFile]:
-    """The xlsx file as a zip archive; a file that is not one, or that would unpack to more than MAX_UNPACKED bytes
-    (a zip bomb), raises WorkbookError before anything is read; so does XML that does not parse, read inside."""
-    try:
-        with zipfile.ZipFile(path) as archive:
+    """The xlsx file as a zip archive; a file that is not a regular file or not a zip archive, or that would unpack
+    to more than MAX_UNPACKED bytes (a zip bomb), raises WorkbookError before anything is read. Parts are read
+    inside through part(), which names the part in its WorkbookError."""
+    with _archive_file(Path(path)) as file:
+        try:
+            archive = zipfile.ZipFile(file)
+        except zipfile.BadZipFile as exc:
+            empty = os.fstat(file.fileno()).st_size == 0
+            raise WorkbookError("the file is empty: not an xlsx workbook" if empty else
+                                f"not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): {exc}")
+        except (OSError, EOFError, ValueError, zipfile.LargeZipFile, NotImplementedError) as exc:
+            raise WorkbookError(f"not an xlsx workbook, or a damaged one: its zip directory: {exc}")
+        with archive:
             unpacked = sum(item.file_size for item in archive.infolist())
             if unpacked > MAX_UNPACKED:
                 raise WorkbookError(f"too large when unpacked ({unpacked / 2**20:,.0f} MB; a planner workbook "
                                     f"is a few MB, the limit is {MAX_UNPACKED / 2**20:,.0f} MB): not read")
+            _check_headers(archive, file)
             yield archive
-    except zipfile.BadZipFile as exc:
-        empty = Path(path).stat().st_size == 0
-        raise WorkbookError("the file is empty: not an xlsx workbook" if empty else
-                            f"not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): {exc}")
-    except KeyError as exc:
-        raise WorkbookError(f"not an xlsx workbook, or a damaged one: {exc.args[0]}")
+
+
+_LOCAL = struct.Struct("<4sHHHHHIIIHH")  # a zip part's local header: signature, version, flags, method, time, date,
+# CRC-32, compressed size, size, name length, extra length
+
+
+def _check_headers(archive: zipfile.ZipFile, file) -> None:
+    """Each part's local header says what the zip directory says (method, CRC-32, sizes, name): a header that lies
+    about its part is damage, even where Python's zipfile would read past it."""
+    for info in archive.infolist():
+        with part(info.filename):
+            file.seek(info.header_offset)
+            header = file.read(_LOCAL.size)
+            if len(header) < _LOCAL.size:
+                raise WorkbookError("its local header is cut short")
+            signature, _, flags, method, _, _, crc, compressed, size, name_length, _ = _LOCAL.unpack(header)
+            if signature != b"PK\x03\x04":
+                raise WorkbookError("its local header has no signature")
+            found = {"method": method, "name length": name_length}
+            said = {"method": info.compress_type, "name length": len(info.orig_filename.encode(
+                "utf-8" if info.flag_bits & 0x800 else "cp437"))}
+            if not flags & 0x08:  # sizes and CRC in the header, not in a data descriptor after the data
+                found.update({"CRC-32": crc, "compressed size": compressed, "size": size})
+                said.update({"CRC-32": info.CRC, "compressed size": info.compress_size, "size": info.file_size})
+            for what, value in found.items():
+                if value != said[what] and not (value == 0xFFFFFFFF and what.endswith("size")):  # ZIP64
+                    raise WorkbookError(f"its local header says {what} {value:,}, the zip directory {said[what]:,}")
+
+
+@contextlib.contextmanager
+def part(name: str, sheet: str | None = None) -> Iterator[None]:
+    """Reading the archive's part `name` (the sheet's, if given): whatever goes wrong becomes a WorkbookError that
+    names the part: a part missing, a damaged stream or CRC, XML that does not parse or declares entities."""
+    where = f"{name} (the sheet {sheet})" if sheet is not None else name
+    try:
+        yield
+    except WorkbookError as exc:
+        raise WorkbookError(f"a damaged xlsx workbook: {where}: {exc.reason}") from None
+    except KeyError:
+        raise WorkbookError(f"not an xlsx workbook, or a damaged one: it has no part {where}") from None
     except (ElementTree.ParseError, expat.ExpatError) as exc:
-        raise WorkbookError(f"a damaged xlsx workbook: its XML does not parse ({exc})")
+        raise WorkbookError(f"a damaged xlsx workbook: {where}: its XML does not parse ({exc})") from None
     except DefusedXmlException as exc:
-        raise WorkbookError(f"not an xlsx workbook, or a damaged one: its XML declares entities or a DTD ({exc!r})")
-    except WorkbookError:
-        raise
-    except (zlib.error, EOFError, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
-            TypeError) as exc:  # a damaged stream, an encrypted or unsupported entry, an attribute that is no number
-        raise WorkbookError(f"not an xlsx workbook, or a damaged one: {exc}")
+        raise WorkbookError(f"not an xlsx workbook, or a damaged one: {where}: its XML declares entities or a DTD "
+                            f"({exc!r})") from None
+    except zipfile.BadZipFile as exc:
+        raise WorkbookError(f"a damaged xlsx workbook: {where}: {exc}") from None
+    except (zlib.error, EOFError, OSError, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError,
+            TypeError, IndexError) as exc:  # a damaged stream, an encrypted or unsupported entry, an odd attribute
+        raise WorkbookError(f"a damaged xlsx workbook: {where}: {exc}") from None
 
 
 def read(path: Path, *, cells: bool = True) -> Workbook:
     """Every sheet's cells (without `cells`, none: the names and sheets alone), the defined names and the sheet
-    order, in one pass; WorkbookError says why in one line when the file is not an xlsx workbook or is damaged."""
+    order, in one pass; WorkbookError says why in one line, naming the part, when the file is not an xlsx workbook
+    or is damaged."""
     path = Path(path)
     with opened(path) as archive:
-        book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+        with part("xl/workbook.xml"):
+            book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
         targets = _relationships(archive, "xl/workbook.xml")
-        sheets, parts = [], {}
+        sheets, parts, states = [], {}, {}
         for sheet in book.iter(_MAIN + "sheet"):
             name, rid = sheet.get("name"), sheet.get(_REL + "id")
             if name is None or rid not in targets:
-                raise WorkbookError(f"not an xlsx workbook, or a damaged one: the sheet {name!r} has no part")
+                raise WorkbookError(f"not an xlsx workbook, or a damaged one: xl/workbook.xml: the sheet {name!r} "
+                                    f"has no part")
             sheets.append(name)
             parts[name] = targets[rid][1]
+            states[name] = sheet.get("state") or "visible"
         names = {n.get("name"): n.text or "" for n in book.iter(_MAIN + "definedName")
                  if n.get("localSheetId") is None and n.get("name")}
         strings_part = next((target for kind, target in targets.values() if kind.endswith("/sharedStrings")), None)
-        strings = _shared_strings(archive, strings_part) if cells and strings_part in archive.NameToInfo else []
+        strings = []
+        if cells and strings_part in archive.NameToInfo:
+            with part(strings_part):
+                strings = _shared_strings(archive, strings_part)
         found: dict[tuple[str, str], Cell] = {}
         for name in sheets if cells else ():
-            _read_sheet(archive, parts[name], name, strings, found)
-    return Workbook(path, sheets, names, found, parts)
+            with part(parts[name], name):
+                _read_sheet(archive, parts[name], name, strings, found)
+        for name in _PACKAGE_PARTS:  # parts read by every spreadsheet application: they must at least parse
+            if name in archive.NameToInfo or name in _REQUIRED:
+                with part(name):
+                    _parser(None, None, None).Parse(archive.read(name), True)
+        contents = archive.namelist()
+        relationships = [(kind, target) for kind, target in targets.values()]
+    return Workbook(path, sheets, names, found, parts, states, contents, relationships)
 
 
-def _relationships(archive: zipfile.ZipFile, part: str) -> dict[str, tuple[str, str]]:
+def _relationships(archive: zipfile.ZipFile, of: str) -> dict[str, tuple[str, str]]:
     """A part's relationships: id → (type, target part's name in the archive)."""
-    folder, base = posixpath.split(part)
-    rels = ElementTree.fromstring(archive.read(posixpath.join(folder, "_rels", base + ".rels")))
+    folder, base = posixpath.split(of)
+    name = posixpath.join(folder, "_rels", base + ".rels")
+    with part(name):
+        rels = ElementTree.fromstring(archive.read(name))
     found = {}
     for rel in rels.iter(_PACKAGE + "Relationship"):
         target = rel.get("Target") or ""
@@ -302,6 +404,8 @@ class _Sheet:
             self.inline.parts = []
         elif name == _ROW:
             self.row = int(attributes["r"]) if "r" in attributes else self.row + 1
+            if not 1 <= self.row <= MAX_ROW:
+                raise WorkbookError(f"the row {self.row} lies beyond Excel's grid (XFD{MAX_ROW})")
             self.last = None
         else:
             self.inline.start(name)

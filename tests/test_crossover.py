@@ -181,8 +181,8 @@ def test_html_says_when_the_crossing_falls_beyond_the_horizon():
                            "(0.10 for 10 %)"),
     ("{horizon_days: 0}", "crossover.horizon_days: value 0 is not allowed: Input should be greater than or equal "
                           "to 1"),
-    ("{horizon_days: 36501}", "crossover.horizon_days: value 36501 is not allowed: Input should be less than or "
-                              "equal to 36500"),
+    ("{horizon_days: 3654}", "crossover.horizon_days: value 3654 is not allowed: Input should be less than or "
+                             "equal to 3653"),
     ("{horizon_days: 7.5}", "crossover.horizon_days: value 7.5 is not allowed: Input should be a valid integer"),
     ("{horizon: 730}", "crossover.horizon: unknown key; did you mean 'horizon_days'?"),
 ])

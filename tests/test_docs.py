@@ -155,7 +155,7 @@ KEYS = schema_keys()
 DOC = SCENARIO_DOC.read_text(encoding="utf-8")
 BACKTICKED = set(re.findall(r"`([^`\n]+)`", DOC))
 ROW = re.compile(r"^\| `([^`]+)` \|(.*)\|$", re.MULTILINE)
-NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")
+NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")
 
 
 def documented_rows() -> list[tuple[str, list[str]]]:

@@ -31,7 +31,8 @@ INPUT_NAMES = ["model", "gpu", "training_precision", "memory_gpus", "memory_stra
                "goodput_slo_ttft_ms", "goodput_slo_tpot_ms", "goodput_attainment_target",
                "goodput_servers_1_name", "goodput_servers_1_cost_per_hour", "goodput_servers_1_completed_per_hour",
                "goodput_servers_1_acceptable_per_hour", "goodput_servers_2_name", "goodput_servers_2_cost_per_hour",
-               "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour"]
+               "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour",
+               "budget_monthly_growth", "budget_include_standby"]
 HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
                   "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
                   "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
@@ -44,11 +45,12 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "serving_ttft_ms", "serving_tpot_ms", "serving_tpot_ms_single", "serving_itl_ms",
                   "serving_tokens_per_s_per_gpu", "serving_cost_per_million_tokens", "serving_mfu",
                   "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
-                  "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token"]  # PRODUCT.md's names
+                  "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token", "budget_serving_cost",
+                  "budget_total_cost", "budget_months"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "EXP", "HYPERLINK",
-                      "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LEN",
-                      "LN", "MATCH", "MAX", "MIN",
+                      "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LARGE",
+                      "LEN", "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT"}
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
@@ -71,8 +73,8 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 def test_sheets_in_order(workbook):
     assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
-                                                           "Crossover", "Cluster", "Goodput", "Catalog", "Checks",
-                                                           "Method"]
+                                                           "Crossover", "Cluster", "Goodput", "Sensitivity", "Budget",
+                                                           "Catalog", "Checks", "Method"]
     # the registry's, those the scenario has (no Layouts without search:)
     assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES if t.key != "layouts"]
 
@@ -316,10 +318,13 @@ def test_the_cover_is_plain_about_its_master_check_and_its_legend(workbook):
 def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 12  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2
+    assert len(charts) == 14  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2, the
+    # tornado, budget 1
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:
+        if '<c:barDir val="bar"/>' in chart:  # the tornado: changes either side of the total, below zero too
+            continue
         for axis in re.findall(r"<c:valAx>.*?</c:valAx>", chart, re.S):  # a log axis (Serving's B) starts at 1
             if '<c:delete val="1"/>' not in axis:  # a hidden axis a second value axis brings
                 assert '<c:min val="0"/>' in axis or ('<c:logBase' in axis and '<c:min val="1"/>' in axis)

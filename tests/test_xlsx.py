@@ -50,6 +50,10 @@ def workbook_with(tmp_path, rows: str, *, sheet: str = SHEET, strings: str | Non
     main_ns = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
     rel_ns = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     with zipfile.ZipFile(path, "w") as z:
+        z.writestr("[Content_Types].xml", '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>')
+        z.writestr("_rels/.rels", '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+                                  f'<Relationship Id="rId1" Type="{rel_ns}/officeDocument" Target="xl/workbook.xml"/>'
+                                  "</Relationships>")
         z.writestr("xl/workbook.xml", f'<workbook xmlns="{main_ns}" xmlns:r="{rel_ns}"><sheets>'
                                       f'<sheet name="S" sheetId="1" r:id="rId1"/></sheets><definedNames>'
                                       f"<definedName name=\"total\">'S'!$B$2</definedName>"
@@ -85,14 +89,17 @@ def test_the_forms_other_applications_write(tmp_path):
                                         [("A3", book.cell("S", "A3")), ("B3", book.cell("S", "B3"))]]
 
 
+PART = "xl/worksheets/sheet1.xml (the sheet S): "
+
+
 @pytest.mark.parametrize("rows, sheet, message", [
-    ('<row r="1"><c r="XFE1"><v>1</v></c></row>', SHEET, "beyond Excel's grid (XFD1048576)"),
-    ('<row r="1"><c r="A1048577"><v>1</v></c></row>', SHEET, "beyond Excel's grid"),
-    ('<row r="1"><c r="A1"><v>1</v></c>', SHEET, "its XML does not parse"),
-    ('<row r="1"><c r="A1"><v>one</v></c></row>', SHEET, "the cell A1 holds 'one'"),
-    ('<row r="1"><c r="A1" t="s"><v>7</v></c></row>', SHEET, "the cell A1 holds '7'"),
-    ('<row r="x"><c><v>1</v></c></row>', SHEET, "not an xlsx workbook, or a damaged one"),
-    ("", '<!DOCTYPE x [<!ENTITY a "aaaa">]><worksheet>&a;{rows}</worksheet>', "declares entities"),
+    ('<row r="1"><c r="XFE1"><v>1</v></c></row>', SHEET, PART + "the cell XFE1 lies beyond Excel's grid (XFD1048576)"),
+    ('<row r="1"><c r="A1048577"><v>1</v></c></row>', SHEET, PART + "the cell A1048577 lies beyond Excel's grid"),
+    ('<row r="1"><c r="A1"><v>1</v></c>', SHEET, PART + "its XML does not parse"),
+    ('<row r="1"><c r="A1"><v>one</v></c></row>', SHEET, PART + "the cell A1 holds 'one'"),
+    ('<row r="1"><c r="A1" t="s"><v>7</v></c></row>', SHEET, PART + "the cell A1 holds '7'"),
+    ('<row r="x"><c><v>1</v></c></row>', SHEET, "a damaged xlsx workbook: " + PART + "invalid literal"),
+    ("", '<!DOCTYPE x [<!ENTITY a "aaaa">]><worksheet>&a;{rows}</worksheet>', PART + "its XML declares entities"),
 ])
 def test_a_damaged_or_hostile_workbook_is_one_line_and_exit_2(tmp_path, rows, sheet, message):
     path = workbook_with(tmp_path, rows, sheet=sheet)

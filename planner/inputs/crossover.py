@@ -22,8 +22,9 @@ class Crossover(Section):
         0.10, "Serving MFU", "of peak", "A share of peak, or the word roofline: the Serving table's MFU at its "
         "users. Decode is bound by memory bandwidth: serving often reaches a small share of peak.", kind="percent",
         words=(ROOFLINE,))
-    horizon_days: whole(1, 36_500) = declared(730, "Horizon", "days", "Days after launch the table covers.",
-                                              kind="count")
+    horizon_days: whole(1, 3653) = declared(730, "Horizon", "days", "Days after launch the table covers, up to ten "
+                                            "years (3,653 days): the Budget sheet has a row for each month.",
+                                            kind="count")
 
 
 SECTIONS = {"crossover": Crossover}

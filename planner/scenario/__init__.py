@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, PrivateAttr, ValidationError, create_model, field_validator
 
 from planner import shipped
+from planner.scenario import named as named_scenarios
 from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, CustomGPU, CustomModel, GPUEntry,
                                               ModelWithConfig, config_id, merge, read_configs, without_shipped)
@@ -47,6 +48,7 @@ class General(Section):
     _merged: shipped.Catalog | None = PrivateAttr(default=None)
     _external: dict = PrivateAttr(default_factory=dict)  # table key → its external data (Goodput's logs)
     _variants: list = PrivateAttr(default_factory=list)  # the sweep's variants, parsed once when it was checked
+    _named: list = PrivateAttr(default_factory=list)  # the named scenarios, parsed once when it was checked
     _aliases: dict = PrivateAttr(default_factory=dict)  # key path → the key path it was written at (messages)
     _shown_as: str = PrivateAttr(default="")  # a variant's source in messages (source_name)
 
@@ -120,7 +122,14 @@ class General(Section):
         [] without a sweep. Every variant was validated (and parsed) when the scenario was."""
         return self._variants
 
+    def named_scenarios(self) -> list[tuple[str, "Scenario"]]:
+        """The named scenarios (`scenarios:`): (name, the base with its keys changed), in the file's order; []
+        without them. Each was validated (and parsed) when the scenario was."""
+        return self._named
 
+
+NamedSection = Annotated[dict[str, Annotated[dict[str, Any], Field(min_length=1, max_length=200)]],
+                         Field(min_length=1, max_length=named_scenarios.MAX_SCENARIOS)]
 SweepSection = Annotated[dict[str, Annotated[list[Any], Field(min_length=1, max_length=sweeps.MAX_VALUES)]],
                          Field(max_length=20)]
 
@@ -130,6 +139,7 @@ class _Tail(Section):
 
     catalog: CatalogSection = CatalogSection()
     sweep: SweepSection | None = None
+    scenarios: NamedSection | None = None
 
 
 def _sweep_keys_exist(cls, sweep):
@@ -284,6 +294,8 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
         raise ScenarioError([describe_problem(p, source, located) for p in problems], [p[0] for p in problems])
     scenario._variants = sweeps.variants(scenario, source, lines,
                                          lambda data, at: parse_scenario(data, at, folder=folder))
+    scenario._named = named_scenarios.variants(scenario, source, lines,
+                                               lambda data, at: parse_scenario(data, at, folder=folder))
     return scenario
 
 
@@ -313,7 +325,7 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
         hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
         scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
     at, _ = where(("sweep",), str(path or "<scenario>"), lines)
-    for label, variant in scenario.variants():
+    for label, variant in scenario.variants() + scenario.named_scenarios():
         variant._source = path
         variant._shown_as = f"{at}: sweep variant [{cut(label)}]"
         for key, sections_before in before.items():

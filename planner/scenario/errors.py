@@ -100,8 +100,8 @@ def describe(root: type[BaseModel], error: dict, source: str, lines: dict) -> st
         return f"{at}: {key}: required key is missing"
     if kind == "too_long":  # a list or a mapping: its size, not its whole value
         things = "entries" if isinstance(error["input"], dict) else "items"
-        return (f"{at}: {key}: {error['ctx']['actual_length']:,} {things}; at most {error['ctx']['max_length']:,} "
-                f"are allowed here")
+        size = error["ctx"].get("actual_length") or len(error["input"])  # pydantic 2.14 stops counting: None
+        return f"{at}: {key}: {size:,} {things}; at most {error['ctx']['max_length']:,} are allowed here"
     message = error["msg"].removeprefix("Value error, ")
     if error["input"] == "" and kind != "string_too_short":
         return f"{at}: {key}: blank, where a value is needed ({message.lower()})"

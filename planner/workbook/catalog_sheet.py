@@ -112,6 +112,15 @@ PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, 
                      FieldInfo.from_annotation(Fraction))),), section="profiles", shape="columns")
 BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies: the method's)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
+SHIPPED = {"models": shipped.MODELS, "gpus": shipped.GPUS, "precisions": shipped.PRECISIONS,
+           "traffic_presets": shipped.TRAFFIC_PRESETS, "profiles": shipped.PROFILES}
+
+
+def block_length(block: Block) -> int:
+    """The most rows (profiles: columns) a block may have, as a workbook that comes back is read: its shipped
+    entries, MAX_OWN_ENTRIES of the scenario's own and one inline (model: or gpu: a mapping), and EMPTY_ROWS. The
+    planner never writes more; a longer block is refused before its rows are read."""
+    return len(SHIPPED[block.section]) + entries.MAX_OWN_ENTRIES + 1 + EMPTY_ROWS
 
 
 def laid_out(book: kit.Book, block: Block, entries: dict) -> list[tuple[str, object]]:

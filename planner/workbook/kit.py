@@ -76,6 +76,8 @@ KINDS = {
     "params": Kind("#,##0"),
     "tera": Kind("#,##0.0,,,,", "T"),
     "giga": Kind("#,##0.0,,,", "G"),  # a count shown in billions (parameters, GB/s, GFLOP)
+    # values of different sizes in one column (the tornado's inputs): trillions and billions scaled, the rest as is
+    "scaled": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0.00'),
     "money": Kind(None),
     "money0": Kind(None),
     "money5": Kind(None),
@@ -333,6 +335,7 @@ class Book:
     gates: dict[str, set] = field(default_factory=dict)  # an input's check → checks of rules about that input
     headline: set = field(default_factory=set)  # the named results the rules' checks gate too
     alike: list = field(default_factory=list)  # cells of one formula copied across: guarded alike
+    range_needs: dict = field(default_factory=dict)  # (sheet, first, last) → what a range's cells need
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
@@ -378,12 +381,21 @@ class Book:
             elif name in self.names:
                 named_sheet, ref = self.names[name]
                 first, _, last = ref.partition(":")
-                for cell in _cells(first, last or first):
-                    found |= self.needs_of_cell(named_sheet, cell)
+                found |= self.needs_of_range(named_sheet, first, last or first)
         for first, last in _CELL.findall(text):
-            for cell in _cells(first, last or first):
-                found |= self.needs_of_cell(sheet, cell)
+            found |= self.needs_of_range(sheet, first, last or first)
         return frozenset(found)
+
+    def needs_of_range(self, sheet: str, first: str, last: str) -> frozenset:
+        """What the cells of a range need; a range of many cells is reckoned once (a year's SUMIFS over every month
+        row reads the same ranges as the next year's)."""
+        if first == last:
+            return self.needs_of_cell(sheet, first.replace("$", ""))
+        key = (sheet, first.replace("$", ""), last.replace("$", ""))
+        if key not in self.range_needs:
+            self.range_needs[key] = frozenset().union(*(self.needs_of_cell(sheet, cell)
+                                                        for cell in _cells(first, last)))
+        return self.range_needs[key]
 
     def needs_of_cell(self, sheet: str, cell: str) -> frozenset:
         """What a guarded formula cell needs (computed once); nothing for a value, an input or an unguarded cell."""
@@ -401,6 +413,7 @@ class Book:
 
     def write_guarded(self) -> None:
         """Every guarded formula, written with its guard now that every cell is known."""
+        self.range_needs.clear()  # ranges reckoned while sheets were written may have held cells written later
         for cells in self.alike:
             needs = frozenset().union(*(self.needs_of_cell(*key) for key in cells))
             for key in cells:

@@ -1,0 +1,190 @@
+"""Budget: the totals over the horizon and the plan month by month (docs/method.md §9).
+
+Training is spent evenly over Hours' wall-clock days, in months of 30.4375 days (a year of 365.25 days over 12), the
+last one prorated. Serving follows from launch over Crossover's horizon: month m serves D·(1 + g)^(m − 1) tokens a
+day at the Serving table's tokens per second per GPU at its users (the roofline, §6), so serving GPU-hours are
+tokens / (3600·TokS). Standby capacity, the serving pool's idle GPU-hours under separate pools (Cluster, §4), has a
+row of its own and joins the total only when asked. Nothing is computed here that another table computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import planner.scenario  # noqa: F401 (the scenario's sections first: the inputs module below is one of them)
+from planner.engine.cluster import ceil9
+from planner.engine.values import plain
+from planner.inputs.crossover import Crossover
+from planner.method import Constant, Method
+
+DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month
+NOT_SERVED = "n/a"  # a serving figure when the users do not fit (B > B_max): no roofline throughput to price
+NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
+TRAINING_ROWS = 120  # training months the sheet has rows for: ten years; a longer run fails budget_run_within_rows
+HORIZON_MAX = next(m.le for m in Crossover.model_fields["horizon_days"].metadata if hasattr(m, "le"))
+SERVING_ROWS = int(ceil9(HORIZON_MAX / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
+ROWS = TRAINING_ROWS + SERVING_ROWS  # the sheet's fixed month rows, the unused ones blank
+YEARS = -(-ROWS // 12)
+COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
+           "serving_gpu_hours", "serving", "standby", "total", "cumulative")
+YEAR_COLUMNS = ("training", "serving", "standby", "total")
+
+
+def months(days, days_per_month=DAYS_PER_MONTH) -> int:
+    """Months of 30.4375 days that `days` takes, the last one part: CEIL9(days / 30.4375)."""
+    return int(ceil9(days / days_per_month))
+
+
+def days_in_month(month, span, days_per_month=DAYS_PER_MONTH) -> float:
+    """Days of month `month` (1-based) of a span of `span` days: 30.4375, the last one what is left."""
+    return min(days_per_month, span - (month - 1) * days_per_month)
+
+
+def tokens_per_day_in_month(tokens_per_day, growth, month) -> float:
+    """D_m = D·(1 + g)^(m − 1): compounding monthly growth from launch."""
+    return tokens_per_day * (1 + growth) ** (month - 1)
+
+
+def serving_gpu_hours(tokens, tokens_per_second_per_gpu) -> float:
+    """GPU-hours to serve `tokens` at TokS output tokens per second per GPU: tokens / (3600·TokS)."""
+    return tokens / (3600 * tokens_per_second_per_gpu)
+
+
+@dataclass
+class BudgetTable:
+    """docs/method.md §9's totals and budget for one scenario: the scalars, every month row of the sheet (the unused
+    ones blank) and every year row."""
+
+    scalars: dict
+    rows: list[dict]  # ROWS month rows, keyed by COLUMNS; "" where the month is not in the plan
+    years: list[dict]  # YEARS rows, keyed by YEAR_COLUMNS
+
+    @property
+    def headline(self) -> dict:
+        s = self.scalars
+        return {"budget_serving_cost": s["serving_cost"], "budget_total_cost": s["total_cost"],
+                "budget_months": s["serving_months"], "budget_training_months": s["training_months"],
+                "budget_standby_cost": s["standby_cost"],
+                "budget_horizon_serving_cost": s["horizon_serving_cost"],
+                "budget_horizon_total_cost": s["horizon_total_cost"],
+                "budget_serving_cost_per_day": s["serving_cost_per_day"],
+                "budget_serving_cost_per_million_tokens": s["serving_cost_per_million_tokens"]}
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        return {"budget_run_within_rows": self.scalars["training_months"] <= TRAINING_ROWS}
+
+    def to_json(self) -> dict:
+        return {**self.scalars, "months": [r for r in self.rows if r["phase"]],
+                "years": [y for y in self.years if y["training"] != ""]}
+
+
+def compute(scenario, tables) -> BudgetTable:
+    hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
+    serving = tables["serving"].headline
+    fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
+    price, growth, standby_in = scenario.gpu_price, scenario.budget.monthly_growth, scenario.budget.include_standby
+    horizon, tokens = scenario.crossover.horizon_days, crossover["tokens_per_day"]
+    idle_per_day = tables["cluster"].headline["cluster_idle_gpu_hours_separate"]
+    training_cost, training_days = hours["cost"], hours["days"]
+    n_training, n_serving = months(training_days), months(horizon)
+
+    # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours at the price
+    per_day_hours = serving_gpu_hours(tokens, tok_s)
+    per_day = per_day_hours * price if fits else NOT_SERVED
+    horizon_serving = horizon * per_day if fits else NOT_SERVED
+    scalars = {
+        "days_per_month": DAYS_PER_MONTH, "training_cost": training_cost, "training_days": training_days,
+        "training_months": n_training, "serving_months": n_serving, "horizon_days": horizon,
+        "tokens_per_day": tokens, "tokens_per_s_per_gpu": tok_s, "serving_gpu_hours_per_day": per_day_hours,
+        "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else NOT_SERVED,
+        "horizon_serving_cost": horizon_serving,
+        "mfu_serving_cost": crossover["serving_cost_over_horizon"],
+        "horizon_total_cost": training_cost + horizon_serving if fits else NOT_SERVED,
+        "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0 else
+        horizon_serving / (horizon * tokens) * 1e6 if fits else NOT_SERVED,
+        "standby_gpu_hours_per_day": idle_per_day, "monthly_growth": growth, "include_standby": standby_in,
+    }
+
+    rows, cumulative = [], 0.0
+    for i in range(1, ROWS + 1):
+        row = dict.fromkeys(COLUMNS, "")
+        if i <= n_training:
+            days = days_in_month(i, training_days)
+            row |= {"phase": "training", "days": days, "training": training_cost / training_days * days}
+            total = row["training"]
+        elif i <= n_training + n_serving:
+            m = i - n_training
+            days = days_in_month(m, horizon)
+            d_m = tokens_per_day_in_month(tokens, growth, m)
+            hours_m = serving_gpu_hours(d_m * days, tok_s)
+            standby = idle_per_day * price * days
+            row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
+                    "served_tokens": d_m * days, "serving_gpu_hours": hours_m,
+                    "serving": hours_m * price if fits else NOT_SERVED, "standby": standby}
+            total = hours_m * price + (standby if standby_in else 0) if fits else NOT_SERVED
+        else:
+            rows.append(row)
+            continue
+        if cumulative != NOT_SERVED:
+            cumulative = cumulative + total if total != NOT_SERVED else NOT_SERVED
+        row |= {"total": total, "cumulative": cumulative, "year": (i - 1) // 12 + 1}
+        rows.append(row)
+
+    years = []
+    for year in range(1, YEARS + 1):
+        inside = [r for r in rows if r["year"] == year]
+        if not inside:
+            years.append(dict.fromkeys(YEAR_COLUMNS, ""))
+            continue
+        served = any(r["phase"] == "serving" for r in inside)
+        years.append({key: NOT_SERVED if key in ("serving", "total") and served and not fits else
+                      sum(r[key] for r in inside if isinstance(r[key], float)) for key in YEAR_COLUMNS})
+
+    used = [r for r in rows if r["phase"]]
+    served_tokens = sum(r["served_tokens"] for r in used if r["phase"] == "serving")
+    serving_cost = sum(r["serving"] for r in used if r["phase"] == "serving") if fits else NOT_SERVED
+    standby_cost = sum(r["standby"] for r in used if r["phase"] == "serving")
+    scalars |= {
+        "months_training_cost": sum(r["training"] for r in used if r["phase"] == "training"),
+        "served_tokens": served_tokens, "serving_cost": serving_cost, "standby_cost": standby_cost,
+        "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else NOT_SERVED,
+    }
+    return BudgetTable({k: plain(v) for k, v in scalars.items()},
+                       [{k: plain(v) for k, v in r.items()} for r in rows], years)
+
+
+CONSTANTS = [
+    Constant("budget_days_per_month", DAYS_PER_MONTH, label="Days per budget month", unit="days",
+             source="365.25 / 12: a Julian year's month, so twelve months make a year on average"),
+]
+
+METHOD = Method(
+    title="Budget: totals and the plan by month",
+    formulas=[
+        "Serving cost over the horizon, at launch traffic: horizon days × D / (3600·TokS) × price, with TokS the "
+        "Serving table's output tokens per second per GPU at its users (the roofline); \"n/a\" when the users do "
+        "not fit (B > B_max). Crossover's figure at the serving MFU stands beside it.",
+        "Total = Hours' training cost + serving over the horizon; serving cost per million served tokens = serving "
+        "cost / (horizon × D) × 1e6.",
+        "Months of 30.4375 days (365.25 / 12). Training months first: CEIL9(wall-clock days / 30.4375) of them, "
+        "each spending training cost / wall-clock days per day, the last one prorated.",
+        "Then launch: CEIL9(horizon / 30.4375) serving months, the last prorated so the months add up to the "
+        "horizon. Month m serves D_m = D·(1 + g)^(m − 1) tokens a day (g the monthly growth); its serving spend "
+        "= D_m · days / (3600·TokS) × price.",
+        "Standby capacity: Cluster's idle GPU-hours a day under separate pools × price × days, each serving month, "
+        "in its own row; it joins the total only when include_standby is TRUE.",
+        "Total and cumulative by month; subtotals per year of twelve months from the first training month.",
+        "The sheet has a fixed 1,320 month rows (ten years of training, then the longest horizon the inputs "
+        "allow); rows beyond the plan are blank.",
+    ],
+    sources=[
+        "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and "
+        "Cluster's separate pools (§4).",
+    ],
+    caveats=[
+        "A budget at list rental prices: no discounts, reservations, storage, networking or staff.",
+        "Serving runs at the roofline's throughput at the given users all month; real traffic peaks and troughs "
+        "(Cluster's profile) change how many GPUs stand idle.",
+    ],
+)

@@ -1,0 +1,299 @@
+"""Hostile workbooks (issue 19, parts 1-4): a damaged, truncated, foreign or oversized file is one line naming the
+file and the part, exit 2, within 10 s, for verify, audit and import alike; what is not a regular file is refused
+before it is opened; a planner workbook with formulas in its inputs, names moved, foreign parts or sheets added is
+reported by audit (exit 1, naming the cell or part) and refused by import (exit 2) unless --take-cached."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from planner.audit import audit, plural
+from planner.cli import main
+from planner.output import write_outputs
+from planner.scenario import DEFAULT
+from tests import damaged
+from tests.conftest import ROOT
+from tests.helpers import catalog_cells, set_cells
+
+LIMIT_S = 10.0
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> Path:
+    return write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
+
+
+def run(*args: str, limit: float = LIMIT_S) -> tuple[int, str]:
+    """The command line, as `planner ARGS`: its exit code and everything it printed; never a traceback, never
+    longer than `limit` seconds."""
+    start = time.monotonic()
+    result = CliRunner().invoke(main, list(args))
+    assert time.monotonic() - start < limit, (args, "took too long")
+    assert result.exception is None or isinstance(result.exception, SystemExit), (args, result.exception)
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def refused_everywhere(path: Path, *expected: str) -> None:
+    """import and audit (without recalculation) exit 2 with one line naming the file and `expected`."""
+    for command in (["import", str(path)], ["audit", "--no-recalc", str(path)]):
+        code, output = run(*command)
+        assert code == 2, (command, output)
+        assert len(output.strip().splitlines()) == 1, output
+        assert f"error: {path}: " in output, output
+        for fragment in expected:
+            assert fragment in output, (command, output)
+
+
+INPUTS = "xl/worksheets/sheet2.xml (the sheet Inputs)"
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/workbook.xml": lambda data: data[:len(data) // 2]}),
+     ["a damaged xlsx workbook: xl/workbook.xml: its XML does not parse (unclosed token"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": lambda data: data[:len(data) // 2]}),
+     [f"a damaged xlsx workbook: {INPUTS}: its XML does not parse"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/sharedStrings.xml": lambda data: data[:len(data) // 2]}),
+     ["a damaged xlsx workbook: xl/sharedStrings.xml: its XML does not parse"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {damaged.RELS: lambda data: data[:len(data) // 2]}),
+     ["a damaged xlsx workbook: xl/_rels/workbook.xml.rels: its XML does not parse"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": lambda data: None}),
+     [f"not an xlsx workbook, or a damaged one: it has no part {INPUTS}"]),
+    (lambda clean, to: damaged.corrupt_stream(clean, to, "xl/worksheets/sheet2.xml"),
+     [f"a damaged xlsx workbook: {INPUTS}: Error -3 while decompressing data"]),
+    (lambda clean, to: damaged.bad_crc(clean, to, "xl/worksheets/sheet2.xml"),
+     [f"a damaged xlsx workbook: {INPUTS}: Bad CRC-32 for file 'xl/worksheets/sheet2.xml'"]),
+    (lambda clean, to: damaged.lying_size(clean, to, "xl/worksheets/sheet2.xml", 0.5),
+     ["a damaged xlsx workbook: xl/worksheets/sheet2.xml: its local header says size ", ", the zip directory "]),
+    (lambda clean, to: damaged.lying_size(clean, to, "xl/worksheets/sheet2.xml", 1e6),
+     ["too large when unpacked (4,097 MB; a planner workbook is a few MB, the limit is 200 MB): not read"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
+        r'(<c r="B7"[^>]*t="s"[^>]*><v>)\d+', r"\g<1>999999")}),
+     [f"a damaged xlsx workbook: {INPUTS}: the cell B7 holds '999999' as 's'"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
+        r'<c r="B7"', '<c r="XFE1048577"')}),
+     [f"a damaged xlsx workbook: {INPUTS}: the cell XFE1048577 lies beyond Excel's grid (XFD1048576)"]),
+    (lambda clean, to: to.write_bytes(clean.read_bytes()[:int(clean.stat().st_size * 0.9)]),
+     ["not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): File is not a zip file"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/workbook.xml": damaged.defined_name("recalc_canary",
+                                                                                             "#REF!")}),
+     ["not a planner workbook: it has no defined name recalc_canary"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/workbook.xml": damaged.defined_name("recalc_canary", "")}),
+     ["not a planner workbook: it has no defined name recalc_canary"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {damaged.CONTENT_TYPES: lambda data: data[:len(data) // 2]}),
+     ["a damaged xlsx workbook: [Content_Types].xml: its XML does not parse"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
+        r'<row r="7"', '<row r="0"')}),
+     [f"a damaged xlsx workbook: {INPUTS}: the row 0 lies beyond Excel's grid (XFD1048576)"]),
+    (lambda clean, to: damaged.rewritten(clean, to, {"xl/workbook.xml": damaged.defined_name(
+        "catalog_gpu_ids", "'Catalog'!$A$27:$A$2000000")}),
+     ["a damaged xlsx workbook: xl/workbook.xml: the defined name catalog_gpu_ids: the cell A2000000 lies beyond "
+      "Excel's grid (XFD1048576)"]),
+], ids=["workbook.xml cut", "a sheet cut", "shared strings cut", "relationships cut", "a sheet removed",
+        "a damaged stream", "a bad CRC", "a size that lies", "a size of 4 GB", "a string index out of range",
+        "a cell past the grid", "a file cut short", "the canary #REF!", "the canary empty",
+        "content types cut", "row 0", "a name past the grid"])
+def test_a_damaged_workbook_is_one_line_naming_the_file_and_the_part(clean, tmp_path, damage, expected):
+    path = tmp_path / "damaged.xlsx"
+    damage(clean, path)
+    refused_everywhere(path, *expected)
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda path: os.mkfifo(path), "a named pipe (FIFO), not a regular file: not read"),
+    (lambda path: os.symlink("/dev/zero", path), "a device, not a regular file: not read"),
+    (lambda path: os.symlink("/dev/null", path), "a device, not a regular file: not read"),
+], ids=["fifo", "/dev/zero", "/dev/null"])
+def test_what_is_not_a_regular_file_is_refused_before_it_is_opened(tmp_path, make, expected):
+    path = tmp_path / "book.xlsx"
+    make(path)
+    refused_everywhere(path, expected)
+
+
+def test_an_unterminated_formula_is_a_changed_formula_not_a_traceback(clean, tmp_path):
+    path = damaged.rewritten(clean, tmp_path / "cut.xlsx", {"xl/worksheets/sheet4.xml": damaged.replace(
+        r"<f>([^<]*)</f>", r'<f>"\1</f>')})
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1
+    assert 'Hours!A2: the formula is now ="scenario_title; the planner writes =scenario_title' in output
+
+
+def test_a_catalog_block_of_10000_added_rows_is_refused_at_its_stated_length(clean, tmp_path):
+    path = damaged.with_catalog_rows(clean, tmp_path / "long.xlsx", "catalog_gpu", 10_000)
+    refused_everywhere(path, "Catalog!A114:A10128 (catalog_gpu_ids): a Catalog block of 10,015 rows; the planner "
+                             "reads at most 1,016 (its shipped entries, 1,000 of the scenario's own and 10 empty "
+                             "rows): not read")
+
+
+def test_a_catalog_id_typed_twice_is_named_with_both_cells(clean, tmp_path):
+    path = tmp_path / "twice.xlsx"
+    set_cells(clean, path, catalog_cells(clean, [("catalog_gpu", "", "ids", "h100-sxm")]))
+    message = ("Catalog!A32: catalog.gpus.h100-sxm: the id is typed twice in its block, first in Catalog!A28: one "
+               "row per id (the first is read, the other is not)")
+    code, output = run("import", str(path))
+    assert code == 2 and f"error: {path}: {message}" in output
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {message}" in output
+
+
+def test_a_defined_name_set_to_ref_is_named_by_audit_and_refused_by_import(clean, tmp_path):
+    path = damaged.rewritten(clean, tmp_path / "ref.xlsx", {"xl/workbook.xml": damaged.defined_name("model",
+                                                                                                    "#REF!")})
+    message = "model: the defined name points at #REF!; the planner writes 'Inputs'!$B$7"
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {message}" in output
+    code, output = run("import", "--take-cached", str(path))
+    assert code == 2 and f"error: {path}: {message}: not imported" in output
+
+
+FORMULAS = {"WEBSERVICE": '_xlfn.WEBSERVICE("https://example.com/x")', "HYPERLINK": 'HYPERLINK("https://x.test",8)',
+            "1/0": "1/0", "INDIRECT": 'INDIRECT("B28")'}
+
+
+@pytest.mark.parametrize("formula", FORMULAS.values(), ids=FORMULAS.keys())
+def test_a_formula_in_an_input_cell_is_reported_and_refused_unless_take_cached(clean, tmp_path, formula):
+    path = tmp_path / "formula.xlsx"
+    cell = damaged.formula_in(clean, path, "memory_gpus", formula, "8")
+    assert cell == "Inputs!B14"
+    shown = "=" + formula
+    message = f"Inputs!B14 (memory_gpus): holds the formula {shown}, not a value (its cached value: 8)"
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {message}" in output
+    code, output = run("import", str(path))
+    assert code == 2 and output.strip() == (f"error: {path}: {message}: not imported (or --take-cached to import it "
+                                            f"as it stands)")
+    code, output = run("import", "--take-cached", str(path))
+    assert code == 0 and "\n  gpus: 8\n" in output and "(--take-cached: imported as it stands)" in output
+
+
+@pytest.mark.parametrize("refers_to, shown", [
+    ("'Cover'!$A$2", "'Cover'!$A$2"), ("'Inputs'!$B$28", "'Inputs'!$B$28"), ("'Inputs'!$A$1:$Z$999",
+                                                                          "'Inputs'!$A$1:$Z$999")],
+    ids=["to the Cover title", "to another input", "widened to a range"])
+def test_an_input_name_moved_or_widened_is_named_by_audit_and_refused_by_import(clean, tmp_path, refers_to, shown):
+    path = damaged.rewritten(clean, tmp_path / "moved.xlsx", {"xl/workbook.xml": damaged.defined_name("memory_gpus",
+                                                                                                      refers_to)})
+    message = f"memory_gpus: the defined name points at {shown}; the planner writes 'Inputs'!$B$14"
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {message}" in output
+    code, output = run("import", "--take-cached", str(path))
+    assert code == 2 and message in output
+
+
+@pytest.mark.parametrize("make, where, message", [
+    (damaged.with_vba, "xl/vbaProject.bin", "a VBA project (macros): the workbook was saved as .xlsm"),
+    (damaged.with_external_link, "xl/externalLinks/externalLink1.xml",
+     "an external link: a formula reads another workbook"),
+    (lambda clean, to: damaged.with_extra_sheet(clean, to, "veryHidden"), "Notes",
+     "a sheet the planner does not write, very hidden (only a macro can show it)"),
+    (lambda clean, to: damaged.with_extra_sheet(clean, to), "Notes", "a sheet the planner does not write"),
+    (lambda clean, to: damaged.with_sheet_hidden(clean, to, "Method"), "Method", "the sheet is hidden"),
+], ids=["vba", "external link", "very hidden sheet", "extra sheet", "hidden sheet"])
+def test_foreign_content_is_named_by_audit_and_refused_by_import_unless_take_cached(clean, tmp_path, make, where,
+                                                                                   message):
+    path = tmp_path / "foreign.xlsx"
+    make(clean, path)
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {where}: {message}" in output
+    code, output = run("import", str(path))
+    assert code == 2 and f"error: {path}: {where}: {message}: not imported (or --take-cached" in output
+    code, output = run("import", "--take-cached", str(path))
+    assert code == 0 and f"planner: {path}: {where}: {message} (--take-cached: imported as it stands)" in output
+
+
+# Issue 18: a bad input is named and the other checks go on ------------------------------------------------------------
+@pytest.mark.parametrize("name, value, message", [
+    ("goodput_servers_1_completed_per_hour", 0, "Inputs!B65 (goodput_servers_1_completed_per_hour): "
+     "goodput.servers.1.completed_per_hour: value 0 is not allowed"),
+    ("goodput_servers_1_name", None, "Inputs!B63 (goodput_servers_1_name): goodput.servers.1.name: value None is "
+     "not allowed"),
+], ids=["completed 0", "blank server name"])
+def test_a_bad_input_is_named_and_the_formulas_are_still_compared(clean, tmp_path, name, value, message):
+    path = tmp_path / "bad.xlsx"
+    set_cells(clean, path, {name: value, ("Hours", "G10"): 1})  # and a formula overwritten, which is found too
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1, output
+    assert f"    {message}" in output
+    assert "    Hours!G10: the formula =" in output and "was overwritten by 1" in output
+    assert "cannot be read as a scenario" not in output
+    code, output = run("import", str(path))
+    assert code == 2 and f"error: {path}: {message}" in output
+
+
+def test_a_blank_catalog_price_is_an_error_naming_its_cell_never_the_shipped_price(clean, tmp_path):
+    path = tmp_path / "blank.xlsx"
+    set_cells(clean, path, catalog_cells(clean, [("catalog_gpu", "h100-sxm", "price_per_hour", None)]))
+    message = ("Catalog!E28: catalog.gpus.h100-sxm.price_per_hour: blank, where a value is needed (input should be a "
+               "valid number)")
+    code, output = run("import", str(path))
+    assert code == 2 and output.strip() == f"error: {path}: {message}"
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and output.splitlines()[:3] == [f"{path}: 1 problem (not recalculated)",
+                                                     "  Inputs outside their allowed values (1)", f"    {message}"]
+
+
+def test_no_recalc_says_it_did_not_recalculate_and_the_changed_inputs_are_listed(clean, tmp_path):
+    code, output = run("audit", "--no-recalc", str(clean))
+    assert code == 0
+    assert output.strip() == (f"{clean}: no problems: 2,214 formula cells unchanged, their cached results equal to "
+                              f"the engine (not recalculated); every input within its allowed values")
+    path = tmp_path / "edited.xlsx"
+    set_cells(clean, path, {"hours_mfu": 0.5, "memory_gpus": 16})
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1
+    assert output.endswith("  Inputs changed since the workbook was generated (2)\n"
+                           "    Inputs!B14 (memory_gpus): 16, when generated 8\n"
+                           "    Inputs!B26 (hours_mfu): 0.5, when generated 0.4\n")
+
+
+def test_a_batch_summary_is_skipped_not_failed(clean, tmp_path):
+    from planner.batch import run_batch
+
+    run_batch([str(ROOT / "examples" / "default.yaml")], tmp_path / "out", jobs=1, progress=False)
+    summary = tmp_path / "out" / "summary.xlsx"
+    code, output = run("audit", "--no-recalc", str(summary))
+    assert code == 0 and output.strip() == (f"{summary}: skipped: not a planner workbook: a batch's summary.xlsx "
+                                            f"(finished results, no formulas to check)")
+    reports = audit([summary, clean], app=None)
+    assert reports[0].skipped and not reports[0].error and reports[1].ok
+
+
+def test_singular_and_plural():
+    assert plural(1, "problem") == "1 problem" and plural(2, "problem") == "2 problems"
+    assert plural(1, "formula cell") == "1 formula cell" and plural(2214, "formula cell") == "2,214 formula cells"
+
+
+@pytest.mark.spreadsheet
+def test_verify_skips_a_batch_summary_and_exits_2_on_a_file_it_cannot_read(clean, tmp_path, libreoffice):
+    """`planner verify output/examples/*.xlsx`: the batch's summary.xlsx is skipped, the workbook verifies; a damaged
+    file beside them makes it exit 2 with one FAILED line naming the part."""
+    from planner.batch import run_batch
+
+    run_batch([str(ROOT / "examples" / "default.yaml")], tmp_path / "out", jobs=1, progress=False)
+    summary, workbook = tmp_path / "out" / "summary.xlsx", tmp_path / "out" / "default.xlsx"
+    code, output = run("verify", str(summary), str(workbook), limit=120)  # LibreOffice starts: a few seconds
+    assert code == 0, output
+    assert (f"{summary}: skipped: not a planner workbook: a batch's summary.xlsx (finished results, no formulas to "
+            f"check)") in output
+    assert f"{workbook}: OK, " in output
+    broken = damaged.rewritten(clean, tmp_path / "broken.xlsx", {"xl/sharedStrings.xml": lambda data: data[:100]})
+    code, output = run("verify", str(summary), str(broken))
+    assert code == 2, output
+    assert f"{broken}: FAILED: a damaged xlsx workbook: xl/sharedStrings.xml: its XML does not parse" in output
+
+
+def test_a_formula_in_a_catalog_value_is_reported_and_refused_unless_take_cached(clean, tmp_path):
+    path = damaged.rewritten(clean, tmp_path / "catalog.xlsx", {"xl/worksheets/sheet9.xml": damaged.cell(
+        "E28", '<c r="E28"><f>1+2</f><v>3</v></c>')})
+    message = "Catalog!E28: holds the formula =1+2, where the planner writes a value (its cached value: 3)"
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and f"    {message}" in output
+    code, output = run("import", str(path))
+    assert code == 2 and f"error: {path}: {message}: not imported (or --take-cached" in output
+    code, output = run("import", "--take-cached", str(path))
+    assert code == 0 and "    h100-sxm:\n      price_per_hour: 3.0\n" in output
