@@ -23,6 +23,18 @@ def median_seconds(fn, runs: int) -> float:
     return statistics.median(samples)
 
 
+def median_wall_and_cpu(fn, runs: int) -> tuple[float, float]:
+    """Medians of (wall seconds, this process's CPU seconds) over several runs: on a shared machine the CPU time
+    says what the code costs when other jobs take turns on the cores."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        wall, cpu = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def process(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
     """(wall seconds, peak resident MB) of one run of a command, whose output is discarded."""
     start = time.perf_counter()

@@ -8,6 +8,8 @@ own entry and an untouched one disappears.
 
 from __future__ import annotations
 
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,7 +60,12 @@ def key_path(name: str) -> tuple | None:
 
 
 def _is_section(annotation) -> bool:
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+    """A section, or an optional one (Search | None: a table the scenario may leave out)."""
+    if isinstance(annotation, type):
+        return issubclass(annotation, BaseModel)
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1 and \
+        _is_section(args[0])
 
 
 def _set(data: dict, path: tuple, value: Any) -> None:

@@ -125,6 +125,11 @@ class Table:
     def template(self) -> str:
         return f"{self.key}.html.j2"
 
+    def present(self, scenario) -> bool:
+        """Whether the scenario has this table: every table does, except one whose sections the scenario leaves
+        out (a section declared with `optional = True` defaults to None: Layouts without `search:`)."""
+        return all(getattr(scenario, key, None) is not None for key in self.inputs.SECTIONS)
+
 
 TABLES = [
     Table("memory"),
@@ -135,11 +140,22 @@ TABLES = [
     Table("goodput"),
     Table("sensitivity"),
     Table("budget"),
+    Table("layouts"),
 ]
+
+
+def present(scenario) -> list[Table]:
+    """The scenario's tables, in table order: those whose sections it has."""
+    return [t for t in TABLES if t.present(scenario)]
 
 
 def table(key: str) -> Table:
     return next(t for t in TABLES if t.key == key)
+
+
+def optional(cls: type) -> bool:
+    """A section the scenario may leave out (its table is then absent): its class says `optional = True`."""
+    return bool(getattr(cls, "optional", False))
 
 
 def sections() -> dict[str, tuple[Table, type]]:

@@ -86,7 +86,7 @@ def test_functions_take_arrays():
 
 @pytest.mark.parametrize("hours, fragment", [
     ("{mfu: 0}", "hours.mfu: value 0 is not allowed: Input should be greater than or equal to 0.001"),
-    ("{mfu: '0.4'}", "hours.mfu: value '0.4' is not allowed: Input should be a valid number"),
+    ("{mfu: '0.4'}", "hours.mfu: value '0.4' is not allowed: the word layout, or a number (0.10 for 10 %)"),
     ("{mfu: 1.2}", "hours.mfu: value 1.2 is not allowed: Input should be less than or equal to 1"),
     ("{productive_share: 0}", "hours.productive_share: value 0 is not allowed"),
     ("{productive_share: 1.5}", "hours.productive_share: value 1.5 is not allowed"),

@@ -75,7 +75,8 @@ def test_sheets_in_order(workbook):
     assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
                                                            "Crossover", "Cluster", "Goodput", "Sensitivity", "Budget",
                                                            "Catalog", "Checks", "Method"]
-    assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES]  # the registry's
+    # the registry's, those the scenario has (no Layouts without search:)
+    assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES if t.key != "layouts"]
 
 
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
@@ -111,7 +112,9 @@ def test_limits_are_the_scenario_models(workbook):
     gpus = rules[cell_of(book, "memory_gpus").coordinate]
     assert (gpus.type, gpus.formula1, gpus.formula2) == ("whole", "1", "1000000000")
     mfu = rules[cell_of(book, "hours_mfu").coordinate]
-    assert (mfu.type, mfu.formula1, mfu.formula2) == ("decimal", "0.001", "1")
+    # a share or the word layout (docs/method.md §10): the dropdown offers the word, a number is allowed too and the
+    # Checks sheet checks its range
+    assert (mfu.type, mfu.formula1, mfu.errorStyle) == ("list", '"layout"', "information")
 
 
 def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):

@@ -1,12 +1,13 @@
 """Pure numbers: one module per table, scalars or numpy arrays in, no I/O. `compute` runs every table of the
-registry; a table may read any other table's result (Crossover reads Hours), computed once when first asked for."""
+registry that the scenario has (Layouts only with `search:`); a table may read any other table's result (Crossover
+reads Hours), computed once when first asked for."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from planner.engine.catalog_columns import catalog_columns
-from planner.tables import TABLES
+from planner.tables import TABLES, present
 
 
 @dataclass
@@ -64,4 +65,5 @@ class Tables:
 
 def compute(scenario) -> Results:
     tables = Tables(scenario)
-    return Results(scenario, catalog_columns(scenario.merged_catalog), {t.key: tables[t.key] for t in TABLES})
+    return Results(scenario, catalog_columns(scenario.merged_catalog),
+                   {t.key: tables[t.key] for t in present(scenario)})

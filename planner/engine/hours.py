@@ -12,6 +12,7 @@ import numpy as np
 from planner import shipped
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
+from planner.inputs.hours import LAYOUT
 from planner.method import Constant, Method
 
 # Operations per parameter per token: forward 2 + backward 4 (Kaplan et al. 2020, "6N"); recomputing the
@@ -63,7 +64,8 @@ class HoursTable:
     @property
     def headline(self) -> dict:
         s = self.scalars
-        return {"hours_training_flops": s["training_flops"], "hours_gpu_hours": s["gpu_hours"],
+        return {"hours_mfu_used": s["mfu_used"], "hours_training_flops": s["training_flops"],
+                "hours_gpu_hours": s["gpu_hours"],
                 "hours_allocated_gpu_hours": s["allocated_gpu_hours"], "hours_days": s["days"],
                 "hours_cost": s["cost"]}
 
@@ -76,26 +78,33 @@ class HoursTable:
         return {**self.scalars, "allocations": self.allocations, "reference": self.reference}
 
 
+def mfu_used(scenario, tables) -> float:
+    """The MFU given, or with `layout` the layout search's cheapest layout's predicted MFU (§10)."""
+    given = scenario.hours.mfu
+    return tables["layouts"].headline["search_cheapest_mfu"] if given == LAYOUT else given
+
+
 def compute(scenario, tables) -> HoursTable:
     h, model, gpu = scenario.hours, scenario.chosen_model, scenario.chosen_gpu
+    mfu = mfu_used(scenario, tables)
     price = scenario.gpu_price
     peak = training_peak_tflops(gpu, scenario.training_precision)
     flops = training_flops(active_params(model), h.tokens, h.activation_recompute)
-    hours = gpu_hours(flops, peak, h.mfu)
+    hours = gpu_hours(flops, peak, mfu)
     allocated = allocated_gpu_hours(hours, h.productive_share)
     scalars = {
-        "gpu_peak_tflops": gpu.peak_tflops, "peak_tflops": peak, "price_per_gpu_hour": price,
+        "gpu_peak_tflops": gpu.peak_tflops, "peak_tflops": peak, "mfu_used": mfu, "price_per_gpu_hour": price,
         "ops_per_param_token": RECOMPUTE_OPS if h.activation_recompute else TRAINING_OPS,
         "training_flops": flops, "gpu_hours": hours, "allocated_gpu_hours": allocated,
         "cost": cost(allocated, price), "gpus": h.gpus, "days": wall_clock_days(allocated, h.gpus),
     }
 
-    rows = [("This run", h.gpus, h.mfu)] + [(f"Option {i}", a.gpus, a.mfu) for i, a in enumerate(h.allocations, 1)]
+    rows = [("This run", h.gpus, mfu)] + [(f"Option {i}", a.gpus, a.mfu) for i, a in enumerate(h.allocations, 1)]
     gpus = np.array([r[1] for r in rows], dtype=float)
-    mfu = np.array([r[2] for r in rows])
-    option_hours = gpu_hours(flops, peak, mfu)
+    mfus = np.array([r[2] for r in rows])
+    option_hours = gpu_hours(flops, peak, mfus)
     option_allocated = allocated_gpu_hours(option_hours, h.productive_share)
-    columns = {"gpus": gpus, "mfu": mfu, "gpu_hours": option_hours, "allocated_gpu_hours": option_allocated,
+    columns = {"gpus": gpus, "mfu": mfus, "gpu_hours": option_hours, "allocated_gpu_hours": option_allocated,
                "days": wall_clock_days(option_allocated, gpus), "cost": cost(option_allocated, price)}
     allocations = [{"option": label, **{k: plain(v[i]) for k, v in columns.items()}}
                    for i, (label, _, _) in enumerate(rows)]
@@ -105,7 +114,7 @@ def compute(scenario, tables) -> HoursTable:
     reference_gpu = scenario.merged_catalog.gpus[shipped.REFERENCE_GPU]
     params = np.array([models[i].params for i in shipped.REFERENCE_MODELS])
     ref_flops = training_flops(params, h.tokens, h.activation_recompute)
-    calculated = gpu_hours(ref_flops, reference_gpu.peak_tflops, h.mfu)
+    calculated = gpu_hours(ref_flops, reference_gpu.peak_tflops, mfu)
     reported = np.array([models[i].reported_h100_hours or 0.0 for i in shipped.REFERENCE_MODELS])
     reference = [{"model": key, "params": plain(params[i]), "training_flops": plain(ref_flops[i]),
                   "calculated_gpu_hours": plain(calculated[i]), "reported_gpu_hours": plain(reported[i]),

@@ -69,6 +69,7 @@ ZERO = (0, 1, 2, 3)
 NONE, SELECTIVE, FULL = 0, 1, 2
 RECOMPUTE = ("none", "selective", "full")  # a recompute code is its index here
 TOP = 10  # cheapest layouts shown
+NO_LAYOUT = "none"  # the cheapest layout's results when no layout fits and meets the deadline (the sheet shows it)
 CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever the grid
 
 
@@ -880,8 +881,7 @@ class LayoutSearch:
     @property
     def headline(self) -> dict:
         best = self.cheapest[0] if self.cheapest else {}
-        return {"search_cheapest_gpus": best.get("gpus"), "search_cheapest_days": best.get("days"),
-                "search_cheapest_cost": best.get("cost"), "search_cheapest_mfu": best.get("mfu"),
+        return {**{f"search_cheapest_{key}": best.get(key, NO_LAYOUT) for key in ("gpus", "days", "cost", "mfu")},
                 "search_valid_layouts": self.valid_layouts, "search_fitting_layouts": self.fitting_layouts}
 
     def to_json(self) -> dict:
@@ -951,7 +951,7 @@ def _computable(fixed: dict) -> bool:
     return not isinstance(zero, bool) and zero in ZERO and fixed.get("recompute", "none") in RECOMPUTE
 
 
-def _fixed_join_reasons(q, fixed: dict) -> list[str]:
+def fixed_join_reasons(q, fixed: dict) -> list[str]:
     """The rules joining fields that the given fields alone already break."""
     out = []
     keys = ("gpus", "tensor_parallel", "pipeline_parallel", "context_parallel")
@@ -994,7 +994,7 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
         if pool is None:
             pool, any_fits = _joined(scan.fastest), False
         if pool is None:
-            return _reference_row(ref, None, broken + _fixed_join_reasons(q, fixed) +
+            return _reference_row(ref, None, broken + fixed_join_reasons(q, fixed) +
                                   ["no valid layout has these fields"])
     values = _flat_values(q, pool)
     i = _by_time(values)[0]
@@ -1003,6 +1003,95 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
     if not any_fits:
         memory = "no layout with these fields fits: the fastest " + memory
     return _reference_row(ref, row, broken, memory)
+
+
+# The table for one scenario ----------------------------------------------------------------------------------
+def problem(scenario, catalog=None) -> Problem:
+    """The scenario's search in plain numbers: its model and GPU from the merged Catalog, the training sequence
+    length (Memory), the training tokens (Hours) and the `search:` section."""
+    catalog = catalog or scenario.merged_catalog
+    model, gpu, search = catalog.models[scenario.model], catalog.gpus[scenario.gpu], scenario.search
+    return Problem(layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads,
+                   head_dim=model.head_dim, ffn=model.ffn, vocab=model.vocab, gated=model.gated,
+                   tied_embeddings=model.tied_embeddings, params=model.params, memory_gb=gpu.memory_gb,
+                   peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps, nvlink_gbps=gpu.nvlink_gbps,
+                   network_gbps=gpu.network_gbps, gpus_per_node=gpu.gpus_per_node,
+                   gemm_efficiency=gpu.gemm_efficiency, price_per_gpu_hour=gpu.price_per_hour,
+                   sequence_length=scenario.memory.sequence_length, global_batch=search.global_batch,
+                   tokens=scenario.hours.tokens, gpus_max=search.gpus_max, deadline_days=search.deadline_days,
+                   headroom=search.headroom, flash_attention=search.flash_attention,
+                   sequence_parallel=search.sequence_parallel, tp_overlap=search.tp_overlap,
+                   dp_overlap=search.dp_overlap, grad_reduce_bytes=search.grad_reduce_bytes,
+                   fsdp_regather=search.fsdp_regather, balanced_stages=search.balanced_stages)
+
+
+def problem_values(q: Problem) -> dict:
+    """The quantities of the model, the GPU and the run that every layout shares, plain (the Layouts sheet's first
+    rows)."""
+    full = Layout(1, 1, 1, 1, 1, 1, 0, FULL)  # full recompute: its added FLOPs per token and layer
+    values = {"ffn": q.ffn, "network_gbps": q.network_gbps, "gpus_per_node": q.gpus_per_node,
+              "gemm_efficiency": q.gemm_efficiency, "attention_width": attention_width(q), "kv_width": kv_width(q),
+              "layer_params": layer_params(q), "embedding_params": embedding_params(q),
+              "layer_flops": layer_flops_per_token(q), "recompute_flops": recompute_flops_per_token(q, full),
+              "peak_flops": peak_flops(q), "hbm": hbm_bytes_per_s(q), "nvlink": nvlink_bytes_per_s(q),
+              "network": network_bytes_per_s(q), "usable_gb": usable_bytes(q) / 1e9, "steps": training_steps(q)}
+    return {key: plain(value) for key, value in values.items()}
+
+
+def row_values(q: Problem, row: dict) -> dict:
+    """Every quantity of one shown layout (a row of the search: cheapest, front or reference), each step of the
+    step time and of the memory, plain (the Layouts sheet's columns)."""
+    x = Layout(row["tensor_parallel"], row["pipeline_parallel"], row["context_parallel"], row["data_parallel"],
+               row["micro_batch"], row["interleave"], row["zero"], RECOMPUTE.index(row["recompute"]))
+    v = evaluate(q, x)
+    values = {
+        "data_parallel": row["data_parallel"], "micro_batches": v["micro_batches"],
+        "tokens": micro_batch_tokens(q, x), "stage_layers": stage_layers(q, x),
+        "fullest": largest_stage_layers(q, x), "act": activation_bytes_per_token(q, x),
+        "att": attention_score_bytes_per_token(q, x), "gemm": v["gemm_s"], "logit": v["logit_s"],
+        "memory": v["memory_s"], "tp": v["tp_s"], "cp": v["cp_s"], "pp": v["pp_s"],
+        "micro_batch_s": v["micro_batch_s"], "critical": v["critical_s"],
+        "bubble": (x.p - 1) / x.v * v["critical_s"], "stage_params": stage_params(q, x),
+        "dp_comm": data_parallel_comm_seconds(q, x), "dp": v["data_parallel_s"], "optimizer": v["optimizer_s"],
+        "step": v["step_s"], "mfu": v["mfu"], "megatron_mfu": v["megatron_mfu"],
+        "states_gb": v["states_bytes"] / 1e9, "layer_gb": layer_activation_bytes(q, x) / 1e9,
+        "activations_gb": v["activations_bytes"] / 1e9, "logits_gb": v["logits_bytes"] / 1e9,
+        "memory_gb": v["total_bytes"] / 1e9, "fits": v["fits"], "days": v["days"], "gpu_hours": v["gpu_hours"],
+        "cost": v["cost"], "meets_deadline": bool(v["fits"]) and (q.deadline_days is None
+                                                                   or v["days"] <= q.deadline_days)}
+    return {key: plain(value) for key, value in values.items()}
+
+
+@dataclass(frozen=True)
+class LayoutsTable:
+    """docs/method.md §10 for one scenario: the problem it searched and what the search found."""
+
+    problem: Problem
+    search: LayoutSearch
+
+    def row_values(self, row: dict) -> dict:
+        return row_values(self.problem, row)
+
+    def problem_values(self) -> dict:
+        return problem_values(self.problem)
+
+    @property
+    def headline(self) -> dict:
+        return self.search.headline
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        return {"search_layout_found": bool(self.search.cheapest)}
+
+    def to_json(self) -> dict:
+        return {**self.search.to_json(), "problem": {f.name: getattr(self.problem, f.name) for f in
+                                                     fields(self.problem)}}
+
+
+def compute(scenario, tables) -> LayoutsTable:
+    q = problem(scenario)
+    references = [{k: v for k, v in ref.model_dump().items() if v is not None} for ref in scenario.search.layouts]
+    return LayoutsTable(q, search(q, references))
 
 
 CONSTANTS = [

@@ -74,7 +74,7 @@ class SensitivityTable:
 def compute(scenario, tables) -> SensitivityTable:
     hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
     flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
-    mfu, gpus, price = scenario.hours.mfu, scenario.hours.gpus, scenario.gpu_price
+    mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, scenario.gpu_price  # the MFU Hours used
     tokens, horizon, serving_mfu = crossover["tokens_per_day"], scenario.crossover.horizon_days, \
         crossover["serving_mfu_used"]
     users, b_max, tok_s = scenario.serving.users, serving["max_concurrency"], serving["tokens_per_s_per_gpu"]

@@ -7,7 +7,9 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
-from planner.scenario.declare import Count, Section, Share, declared, whole
+from planner.scenario.declare import Count, Section, Share, declared, whole, word_or_number
+
+LAYOUT = "layout"  # mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 
 
 class Allocation(Section):
@@ -24,8 +26,10 @@ class Hours(Section):
     tokens: whole(10**6, 1e18) = declared(15_600_000_000_000, "Training tokens T", "T tokens", "Shown in "
                                           "trillions: type the whole count (15.6 T = 15600000000000). Llama 3.1: "
                                           "about 15.6 T.", kind="tera")
-    mfu: Share = declared(0.40, "Model FLOPs utilisation (MFU)", "of peak", "Share of the dense BF16 peak achieved; "
-                          "Meta reports 38-43 % for Llama 3.1 405B.", kind="percent")
+    mfu: word_or_number((LAYOUT,), Share) = declared(
+        0.40, "Model FLOPs utilisation (MFU)", "of peak", "Share of the dense BF16 peak achieved, or the word layout: "
+        "the layout search's cheapest layout's predicted MFU. Meta reports 38-43 % for Llama 3.1 405B.",
+        kind="percent", words=(LAYOUT,))
     activation_recompute: bool = declared(False, "Activation recomputation", "", "One extra forward pass: 8·Ψ·T "
                                           "operations instead of 6·Ψ·T.", kind="bool")
     gpus: Count = declared(1024, "GPUs in the run N_run", "GPUs", "The run's allocation: sets the wall-clock days "
@@ -46,6 +50,10 @@ def canonical(scenario) -> list:
 
 
 def cross_checks(scenario, catalog) -> list:
+    """mfu: layout needs a layout search (its table checks that the search finds a layout)."""
+    if scenario.hours.mfu == LAYOUT and scenario.search is None:
+        return [(("hours", "mfu"), LAYOUT, "the word layout takes the layout search's cheapest layout's MFU: add a "
+                 "search: section, or give a share (0.40 for 40 %)")]
     return []
 
 

@@ -13,7 +13,7 @@ import planner
 from planner import method
 from planner.report.format import FILTERS, SHOWN, flatten, number, shown
 from planner.scenario import CURRENCY_SYMBOLS
-from planner.tables import TABLES
+from planner.tables import present
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -55,6 +55,8 @@ def input_rows(scenario) -> tuple[list[tuple[str, list[tuple[str, str, str]]]], 
 
     def value(item, raw) -> str:
         kind = getattr(item, "kind", "text")
+        if raw is None:  # left blank: no deadline, a reference layout's field searched
+            return "blank"
         if isinstance(raw, bool):
             return "TRUE" if raw else "FALSE"
         return shown(raw, kind, symbol) if kind in SHOWN else number(raw)
@@ -74,7 +76,7 @@ def render_html(results, *, generated: str) -> str:
     """The self-contained HTML summary of one scenario's results."""
     sections = [{"key": table.key, "template": table.template, "method": table.engine.METHOD,
                  "table": results.tables[table.key], "sheet": table.sheet, "charts": table.report.charts(results),
-                 "findings": table.report.findings(results)} for table in TABLES]
+                 "findings": table.report.findings(results)} for table in present(results.scenario)]
     scenario = results.scenario
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,

@@ -23,7 +23,7 @@ def day(value) -> str:
 def findings(results) -> list[str]:
     scenario, s = results.scenario, results.crossover.scalars
     c, symbol, mfu, training_mfu = scenario.crossover, scenario.currency_symbol, s["serving_mfu_used"], \
-        scenario.hours.mfu
+        results.hours.scalars["mfu_used"]
     daily = tokens(s["tokens_per_day"])
     traffic = f"the {c.tokens_per_day} preset's {daily} tokens a day" if isinstance(c.tokens_per_day, str) \
         else f"{daily} tokens a day"

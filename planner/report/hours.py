@@ -5,6 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from planner.shipped import REFERENCE_GPU
+from planner.inputs.hours import LAYOUT
 from planner.report import plot
 from planner.report.format import days, millions, money, number, percent, sci, tokens
 
@@ -23,7 +24,8 @@ def findings(results) -> list[str]:
         if h.activation_recompute else ""
     sentences = [
         f"Training {scenario.model} on {tokens(h.tokens)} tokens takes {sci(s['training_flops'])} operations"
-        f"{recompute}: {millions(s['gpu_hours'])} GPU-hours on the {scenario.gpu} at {percent(h.mfu)} MFU.",
+        f"{recompute}: {millions(s['gpu_hours'])} GPU-hours on the {scenario.gpu} at {percent(s['mfu_used'])} MFU"
+        + (" (the layout search's cheapest layout's)." if h.mfu == LAYOUT else "."),
         f"With a productive share of {percent(h.productive_share)}, {millions(s['allocated_gpu_hours'])} GPU-hours "
         f"are allocated: they cost {money(s['cost'], symbol)} at {money(s['price_per_gpu_hour'], symbol, 2)} per "
         f"GPU-hour and take {days(s['days'])} days on {number(s['gpus'])} GPUs.",

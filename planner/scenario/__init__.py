@@ -23,7 +23,7 @@ from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, Cu
 from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
 from planner.scenario.errors import (Problem, ScenarioError, cut, describe, describe_problem, quoted, unknown,
                                      where)
-from planner.tables import TABLES, sections
+from planner.tables import TABLES, optional, sections
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
 
@@ -152,7 +152,7 @@ def _sweep_keys_exist(cls, sweep):
 Scenario = create_model(
     "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, the "
     "catalog and the sweep.",
-    **{key: (cls, cls()) for key, (_, cls) in sections().items()},
+    **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
     **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
     __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))})
 

@@ -29,16 +29,19 @@ Fraction = Annotated[float, Field(ge=0, le=1)]
 
 
 def declared(default: Any = ..., label: str = "", unit: str = "", note: str = "", *, kind: str = "number",
-             choices: str | None = None, words: tuple[str, ...] = (), **limits) -> Any:
+             choices: str | None = None, words: tuple[str, ...] = (), blank: bool = False, **limits) -> Any:
     """An input's default, allowed range and words, read by validation, the Inputs sheet and the Checks sheet.
 
     `kind` is how the workbook shows it (a kit.KINDS key); `choices` a workbook name whose values a dropdown
-    offers (catalog_model_ids, …); `words` the words a number's cell may hold instead (roofline)."""
+    offers (catalog_model_ids, …); `words` the words a number's cell may hold instead (roofline); `blank` that
+    its cell may be left blank (None: no deadline)."""
     extra = {"label": label, "unit": unit, "kind": kind}
     if choices:
         extra["choices"] = choices
     if words:
         extra["words"] = list(words)
+    if blank:
+        extra["blank"] = True
     return Field(default, description=note or None, json_schema_extra=extra, **limits)
 
 

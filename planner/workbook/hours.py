@@ -3,11 +3,20 @@ options; the calculation beside Meta's reported Llama 3.1 H100-hours. Each table
 
 from __future__ import annotations
 
+import dataclasses
+
 from planner.engine.hours import REPORTED_RATIOS  # noqa: F401 (the HTML shows it too)
 from planner.workbook import kit
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Hours"
+
+MFU_USED = Row("mfu_used", "MFU used", formula="=hours_mfu", kind="percent", unit="of peak",
+               note="The share typed on Inputs", name="hours_mfu_used")
+# with a layout search, the word layout on Inputs takes the cheapest layout's predicted MFU from the Layouts sheet
+MFU_FROM_LAYOUTS = dataclasses.replace(
+    MFU_USED, formula="=IF(ISNUMBER(hours_mfu),hours_mfu,search_cheapest_mfu)",
+    note="The share typed on Inputs, or with the word layout the Layouts sheet's cheapest layout's MFU")
 
 RUN = [
     Row("gpu_peak_tflops", "GPU peak (dense BF16)",
@@ -26,7 +35,7 @@ RUN = [
         formula="=hours_ops_per_param_token*model_active_params*hours_tokens",
         kind="flops",
         note="C = 6·Ψ_active·T (Kaplan et al. 2020), 8·Ψ_active·T with recomputation", name="hours_training_flops"),
-    Row("gpu_hours", "GPU-hours H", formula="=hours_training_flops/(hours_peak_tflops*1e12*hours_mfu*3600)",
+    Row("gpu_hours", "GPU-hours H", formula="=hours_training_flops/(hours_peak_tflops*1e12*hours_mfu_used*3600)",
         kind="hours",
         note="H = C / (peak · MFU · 3600 s)", name="hours_gpu_hours"),
     Row("allocated_gpu_hours", "Allocated GPU-hours", formula="=hours_gpu_hours/hours_productive_share", kind="hours",
@@ -40,7 +49,8 @@ RUN = [
 ALLOCATIONS = [
     Column("gpus", "GPUs", template=lambda i: "=hours_gpus" if i == 0 else f"=hours_allocations_{i}_gpus",
         kind="count"),
-    Column("mfu", "MFU", template=lambda i: "=hours_mfu" if i == 0 else f"=hours_allocations_{i}_mfu", kind="percent"),
+    Column("mfu", "MFU", template=lambda i: "=hours_mfu_used" if i == 0 else f"=hours_allocations_{i}_mfu",
+           kind="percent"),
     Column("gpu_hours", "GPU-hours", template="=hours_training_flops/(hours_peak_tflops*1e12*{mfu}*3600)",
            kind="hours"),
     Column("allocated_gpu_hours", "Allocated GPU-hours", template="={gpu_hours}/hours_productive_share", kind="hours"),
@@ -58,7 +68,7 @@ REFERENCE = [
     Column("training_flops", "Operations (ZFLOP)", template="=hours_ops_per_param_token*{params}*hours_tokens",
            kind="flops"),
     Column("calculated_gpu_hours", "Calculated H100-hours",
-           template="={training_flops}/(reference_gpu_peak_tflops*1e12*hours_mfu*3600)", kind="hours"),
+           template="={training_flops}/(reference_gpu_peak_tflops*1e12*hours_mfu_used*3600)", kind="hours"),
     Column("reported_gpu_hours", "Reported H100-hours (Meta)",
            template="=INDEX(catalog_model_reported_h100_hours,MATCH({label},catalog_model_ids,0))", kind="hours"),
     Column("reported_over_calculated", "Reported ÷ calculated", template="={reported_gpu_hours}/{calculated_gpu_hours}",
@@ -73,6 +83,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "GPU's dense BF16 peak times MFU.")
 
     sheet.section("The training run")
+    sheet.row(MFU_FROM_LAYOUTS if results.scenario.search is not None else MFU_USED, table.scalars["mfu_used"])
     sheet.rows(RUN, table.scalars)
     sheet.skip()
 
@@ -124,7 +135,7 @@ def _allocation_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 KEY_RESULTS = [
     KeyResult("hours_gpu_hours", "Training GPU-hours: {model} on {hours_tokens|tera} T tokens, {gpu} at "
-              "{hours_mfu|percent} MFU", kind="hours", unit="GPU-hours"),
+              "{hours_mfu_used|percent} MFU", kind="hours", unit="GPU-hours"),
     KeyResult("hours_allocated_gpu_hours", "Allocated GPU-hours at {hours_productive_share|percent} productive",
               kind="hours", unit="GPU-hours"),
     KeyResult("hours_cost", "Training cost, paid once, at the {gpu}'s price", kind="money0", unit=""),

@@ -74,6 +74,7 @@ class Allowed:
         so a cell may be blank only where the caller says so (Catalog's optional columns)."""
         limits = _limits(info.annotation, info.metadata)
         extra = info.json_schema_extra or {}
+        optional = optional or bool(extra.get("blank"))
         choices = extra.get("choices")
         kinds = _base_types(info.annotation)
         options = _literal_options(info.annotation)

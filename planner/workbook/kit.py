@@ -75,6 +75,7 @@ KINDS = {
     "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
     "params": Kind("#,##0"),
     "tera": Kind("#,##0.0,,,,", "T"),
+    "giga": Kind("#,##0.0,,,", "G"),  # a count shown in billions (parameters, GB/s, GFLOP)
     # values of different sizes in one column (the tornado's inputs): trillions and billions scaled, the rest as is
     "scaled": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0.00'),
     "money": Kind(None),

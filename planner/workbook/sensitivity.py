@@ -50,11 +50,11 @@ def _scaled(name: str) -> Callable[[str], str]:
 
 GRIDS = [
     Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", "MFU ↓  price →",
-         _share("hours_mfu"), _scaled("price_per_gpu_hour"),
+         _share("hours_mfu_used"), _scaled("price_per_gpu_hour"),
          lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{r}*3600)/hours_productive_share*{c}",
          "percent", "money", "money0", "paid once", "C / (peak · MFU · 3600) / q × price; the middle is Hours' cost"),
     Grid("days", "Wall-clock days over the run's GPUs (rows) × MFU (columns)", "GPUs ↓  MFU →",
-         _count("hours_gpus", at_least_one=True), _share("hours_mfu"),
+         _count("hours_gpus", at_least_one=True), _share("hours_mfu_used"),
          lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{c}*3600)/hours_productive_share/{r}/24",
          "count", "percent", "days", "days", "C / (peak · MFU · 3600) / q / GPUs / 24"),
     Grid("crossing_day", "Crossing day in GPU-hours over tokens per day (rows) × serving MFU (columns)",
@@ -90,14 +90,14 @@ def _eta_throughput(x: str) -> str:
 
 
 LINES = {  # tornado input → (its value, moved by a factor, the total at a moved value x)
-    "mfu": ("hours_mfu", _share("hours_mfu"),
+    "mfu": ("hours_mfu_used", _share("hours_mfu_used"),
             lambda x: f"hours_training_flops/(hours_peak_tflops*1e12*{x}*3600)/hours_productive_share"
                       "*price_per_gpu_hour+sensitivity_serving_cost"),
     "price": ("price_per_gpu_hour", _scaled("price_per_gpu_hour"),
               lambda x: f"hours_allocated_gpu_hours*{x}+{SERVING}*{x}"),
     "training_tokens": ("hours_tokens", _count("hours_tokens"),
                         lambda x: f"hours_ops_per_param_token*model_active_params*{x}/(hours_peak_tflops*1e12"
-                                  "*hours_mfu*3600)/hours_productive_share*price_per_gpu_hour"
+                                  "*hours_mfu_used*3600)/hours_productive_share*price_per_gpu_hour"
                                   "+sensitivity_serving_cost"),
     "tokens_per_day": ("crossover_served_tokens_per_day", _count("crossover_served_tokens_per_day"),
                        lambda x: f"hours_cost+crossover_horizon_days*{x}/(3600*serving_tokens_per_s_per_gpu)"

@@ -1,0 +1,280 @@
+"""The Layouts sheet (docs/method.md §10): the step-time model of each shown layout as live formulas. The search
+itself stays in the engine; the sheet shows its counts, the ten cheapest layouts that meet the deadline, the front
+of days against cost and the reference layouts. Each shown layout's integers (N, t, p, c, b, v, ZeRO, recompute)
+are input cells, and every term beside them is a formula of them, of Inputs and of Catalog (η, NET, the price), so
+an edit moves the whole row. Every formula is the engine's expression (planner/engine/layouts.py) in the sheet's
+names."""
+
+from __future__ import annotations
+
+from planner.engine import layouts as engine
+from planner.workbook import kit
+from planner.workbook.kit import Check, KeyResult, Row
+
+SHEET = "Layouts"
+
+
+def _lookup(column: str) -> str:
+    return f"INDEX(catalog_gpu_{column},MATCH(gpu,catalog_gpu_ids,0))"
+
+
+S = "memory_sequence_length"
+B = "search_global_batch"
+MODEL = [
+    Row("ffn", "Model FFN width F", formula="=INDEX(catalog_model_ffn,MATCH(model,catalog_model_ids,0))",
+        kind="count", note="Catalog", name="model_ffn"),
+    Row("network_gbps", "GPU network per GPU NET", formula="=" + _lookup("network_gbps"), kind="count", unit="GB/s",
+        note="Catalog: the scale-out network per GPU", name="gpu_network_gbps"),
+    Row("gpus_per_node", "GPUs per node GPN", formula="=" + _lookup("gpus_per_node"), kind="count", unit="GPUs",
+        note="Catalog: one NVLink domain", name="gpu_gpus_per_node"),
+    Row("gemm_efficiency", "Sustained GEMM share η", formula="=" + _lookup("gemm_efficiency"), kind="percent",
+        unit="of peak", note="Catalog: fitted on A100 and H100; edit it there", name="gpu_gemm_efficiency"),
+    Row("attention_width", "Attention width A = heads · head dim", formula="=model_heads*model_head_dim",
+        kind="count", name="search_attention_width"),
+    Row("kv_width", "KV width G = KV heads · head dim", formula="=model_kv_heads*model_head_dim", kind="count",
+        name="search_kv_width"),
+    Row("layer_params", "Layer parameters Ψ_L = L·(2hA + 2hG + (3 or 2)·h·F)",
+        formula="=model_layers*(2*model_hidden*search_attention_width+2*model_hidden*search_kv_width"
+                "+IF(model_gated,3,2)*model_hidden*model_ffn)", kind="giga", unit="B parameters",
+        note="3 matrices per gated (SwiGLU) MLP, 2 per GeLU MLP; norms left out", name="search_layer_params"),
+    Row("embedding_params", "Output layer Ψ_E = V·h", formula="=model_vocab*model_hidden", kind="giga",
+        unit="B parameters", name="search_embedding_params"),
+    Row("layer_flops", "FLOPs per token and layer f = 6·Ψ_L/L + 12·A·s",
+        formula=f"=training_ops_per_param_token*search_layer_params/model_layers+attention_ops_per_token_position"
+                f"*search_attention_width*{S}", kind="giga", unit="GFLOP", name="search_layer_flops",
+        note="Full s² attention (the Megatron and PaLM convention)"),
+    Row("recompute_flops", "… added by full recompute 2·Ψ_L/L + 4·A·s",
+        formula=f"=(recompute_ops_per_param_token-training_ops_per_param_token)*search_layer_params/model_layers"
+                f"+recompute_attention_ops*search_attention_width*{S}", kind="giga", unit="GFLOP",
+        name="search_recompute_flops", note="Selective recompute adds the attention part, 4·A·s, alone"),
+    Row("peak_flops", "Peak P = BF16 TFLOPS · 1e12", formula="=gpu_peak_tflops*1e12", kind="tera", unit="TFLOP/s",
+        name="search_peak_flops"),
+    Row("hbm", "HBM bandwidth", formula="=gpu_hbm_tbps*1e12", kind="giga", unit="GB/s", name="search_hbm"),
+    Row("nvlink", "NVLink sustained NVe = NV · 0.65", formula="=gpu_nvlink_gbps*nvlink_efficiency*1e9",
+        kind="giga", unit="GB/s", name="search_nvlink"),
+    Row("network", "Network sustained NETe = NET · 0.90", formula="=gpu_network_gbps*network_efficiency*1e9",
+        kind="giga", unit="GB/s", name="search_network"),
+    Row("usable_gb", "Usable memory = headroom · GPU GB · 2^30", formula="=search_headroom*gpu_memory_gb*2^30/1e9",
+        kind="gb", note="The GPU's GB counted as GiB, as frameworks count them, unlike the Memory sheet's decimal GB",
+        name="search_usable_gb"),
+    Row("steps", "Optimizer steps = T / (B · s)", formula=f"=hours_tokens/({B}*{S})", kind="count", unit="steps",
+        name="search_steps"),
+]
+
+FULL, SELECTIVE, NONE = '{recompute}="full"', '{recompute}="selective"', '{recompute}="none"'
+
+
+def _link(group: str) -> str:
+    return f"IF({group}<=gpu_gpus_per_node,search_nvlink,search_network)"
+
+
+# (key, heading, kind, template or None for an input cell, engine value of one layout)
+INTEGERS = [("gpus", "GPUs N"), ("tensor_parallel", "t"), ("pipeline_parallel", "p"), ("context_parallel", "c"),
+            ("micro_batch", "b"), ("interleave", "v"), ("zero", "ZeRO"), ("recompute", "Recompute")]
+COLUMNS = [
+    ("data_parallel", "d = N/(t·p·c)", "count", "={gpus}/({tensor_parallel}*{pipeline_parallel}*{context_parallel})"),
+    ("micro_batches", "m = B/(d·b)", "count", f"={B}/({{data_parallel}}*{{micro_batch}})"),
+    ("tokens", "tok = b·s/c", "count", f"={{micro_batch}}*{S}/{{context_parallel}}"),
+    ("stage_layers", "L/p", "decimal", "=model_layers/{pipeline_parallel}"),
+    ("fullest", "Layers of the fullest stage", "count", "=CEILING(model_layers/{pipeline_parallel},1)"),
+    ("act", "Activation bytes per token and layer", "count",
+     "=IF(OR(search_sequence_parallel,{tensor_parallel}=1),activation_bytes_per_layer*model_hidden"
+     "/{tensor_parallel},(unsplit_activation_bytes+split_activation_bytes/{tensor_parallel})*model_hidden)"),
+    ("att", "Attention-score bytes per token and layer", "count",
+     f"=IF(search_flash_attention,0,attention_score_bytes*model_heads*{S}/{{tensor_parallel}})"),
+    ("gemm", "GEMM per micro-batch (s)", "decimal",
+     f"={{tokens}}*{{stage_layers}}*(search_layer_flops+IF({FULL},search_recompute_flops,IF({SELECTIVE},"
+     f"recompute_attention_ops*search_attention_width*{S},0)))/({{tensor_parallel}}*gpu_gemm_efficiency"
+     "*search_peak_flops)"),
+    ("logit", "Output layer (s)", "decimal",
+     "=training_ops_per_param_token*{tokens}*search_embedding_params/({tensor_parallel}*gpu_gemm_efficiency"
+     "*search_peak_flops)"),
+    ("memory", "Memory-bound (s)", "decimal",
+     f"={{tokens}}*({{stage_layers}}*hbm_passes_per_activation_byte*({{act}}*IF({FULL},recompute_traffic_factor,1)"
+     f"+{{att}}*IF({NONE},1,recompute_traffic_factor))+logit_traffic_bytes*model_vocab/{{tensor_parallel}})"
+     "/search_hbm"),
+    ("tp", "TP (s)", "decimal",
+     f"=IF({{tensor_parallel}}>1,(tp_collectives_per_layer+recompute_tp_collectives*IF({FULL},1,0))"
+     "*{stage_layers}*(2*({tensor_parallel}-1)/{tensor_parallel}*value_bytes*{tokens}*model_hidden/search_nvlink"
+     "+tp_collective_latency_us/1e6),0)"),
+    ("cp", "CP (s)", "decimal",
+     f"=IF({{context_parallel}}>1,(cp_exchanges_per_layer+recompute_cp_exchanges*IF({FULL},1,0))*{{stage_layers}}"
+     "*({context_parallel}-1)*kv_tensors*value_bytes*{tokens}*search_kv_width/{tensor_parallel}"
+     f"/{_link('{tensor_parallel}*{context_parallel}')},0)"),
+    ("pp", "PP sends (s)", "decimal",
+     "=IF({pipeline_parallel}>1,pp_sends_per_micro_batch*{interleave}*(value_bytes*{tokens}*model_hidden"
+     f"/{{tensor_parallel}}/{_link('{tensor_parallel}*{pipeline_parallel}')}+pp_send_latency_us/1e6),0)"),
+    ("micro_batch_s", "Micro-batch on a stage (s)", "decimal",
+     "=IF(search_tp_overlap,MAX({gemm}+{memory},{tp}),{gemm}+{memory}+{tp})+{cp}+{pp}"),
+    ("critical", "Critical stage (s)", "decimal",
+     "=IF(AND(search_balanced_stages,{pipeline_parallel}>1),{micro_batch_s}*{fullest}/{stage_layers},"
+     "{micro_batch_s}+{logit})"),
+    ("bubble", "Bubble (s)", "decimal", "=({pipeline_parallel}-1)/{interleave}*{critical}"),
+    ("stage_params", "Parameters per GPU Ψ_g (billions)", "giga",
+     "=search_layer_params/({tensor_parallel}*{pipeline_parallel})+search_embedding_params/{tensor_parallel}"),
+    ("dp_comm", "DP traffic time (s)", "decimal",
+     "=({data_parallel}*{context_parallel}-1)/({data_parallel}*{context_parallel})*{stage_params}"
+     "*(IF(AND({zero}=3,search_fsdp_regather),2,1)*value_bytes+search_grad_reduce_bytes)"
+     "/IF({gpus}<=gpu_gpus_per_node,search_nvlink,MIN(search_nvlink,MAX(1,INT(gpu_gpus_per_node/({tensor_parallel}"
+     "*{context_parallel}*{pipeline_parallel})))*search_network))"),
+    ("dp", "Exposed DP (s)", "decimal",
+     "=IF(AND({zero}=3,search_fsdp_regather),{micro_batches},1)*IF(search_dp_overlap,MAX(0,{dp_comm}-{critical}),"
+     "{dp_comm})"),
+    ("optimizer", "Optimizer (s)", "decimal",
+     "={stage_params}/IF({zero}>=1,{data_parallel}*{context_parallel},1)*adam_step_bytes_per_param/search_hbm"),
+    ("step", "Step time (s)", "decimal", "={micro_batches}*{critical}+{bubble}+{dp}+{optimizer}"),
+    ("mfu", "MFU (planner)", "percent",
+     f"=training_ops_per_param_token*model_params*{B}*{S}/({{gpus}}*{{step}}*search_peak_flops)"),
+    ("megatron_mfu", "MFU (Megatron)", "percent",
+     f"={B}*{S}*(training_ops_per_param_token*(search_layer_params+search_embedding_params)"
+     f"+attention_ops_per_token_position*model_layers*search_attention_width*{S})/({{gpus}}*{{step}}"
+     "*search_peak_flops)"),
+    ("states_gb", "States (GB)", "gb",
+     "={stage_params}*CHOOSE({zero}+1,weight_bytes_per_param+gradient_bytes_per_param+optimizer_bytes_per_param,"
+     "weight_bytes_per_param+gradient_bytes_per_param+optimizer_bytes_per_param/({data_parallel}*{context_parallel}),"
+     "weight_bytes_per_param+(gradient_bytes_per_param+optimizer_bytes_per_param)/({data_parallel}"
+     "*{context_parallel}),(weight_bytes_per_param+gradient_bytes_per_param+optimizer_bytes_per_param)"
+     "/({data_parallel}*{context_parallel}))/1e9"),
+    ("layer_gb", "One layer's activations (GB)", "gb", f"={{tokens}}*({{act}}+IF({SELECTIVE},0,{{att}}))/1e9"),
+    ("activations_gb", "Activations (GB)", "gb",
+     "=MIN({pipeline_parallel},CEILING({micro_batches},1))*IF({interleave}>1,1+({pipeline_parallel}-1)"
+     f"/({{pipeline_parallel}}*{{interleave}}),1)*{{fullest}}*IF({FULL},checkpoint_bytes_per_layer*{{tokens}}"
+     f"*model_hidden/{{tensor_parallel}}/1e9,{{layer_gb}})+IF({FULL},{{layer_gb}},0)"),
+    ("logits_gb", "Logits (GB)", "gb",
+     "=IF({pipeline_parallel}=1,logit_bytes*{tokens}*model_vocab/{tensor_parallel},0)/1e9"),
+    ("memory_gb", "Memory per GPU (GB)", "gb", "={states_gb}+{activations_gb}+{logits_gb}"),
+    ("fits", "Fits", "bool", "={memory_gb}<=search_usable_gb"),
+    ("days", "Days", "days", "={step}*search_steps/86400"),
+    ("gpu_hours", "GPU-hours", "hours", "={step}*{gpus}*search_steps/3600"),
+    ("cost", "Training cost, paid once", "money0", "={gpu_hours}*price_per_gpu_hour"),
+    ("meets_deadline", "Fits and meets the deadline", "bool",
+     "=AND({fits},OR(ISBLANK(search_deadline_days),{days}<=search_deadline_days))"),
+]
+WARN = {"fits": "false", "meets_deadline": "false"}
+HEADLINE = {"gpus": "search_cheapest_gpus", "days": "search_cheapest_days", "cost": "search_cheapest_cost",
+            "mfu": "search_cheapest_mfu", "meets_deadline": "search_cheapest_meets_deadline"}
+
+
+def _validation(key: str) -> dict:
+    if key == "recompute":
+        return {"validate": "list", "source": list(engine.RECOMPUTE)}
+    if key == "zero":
+        return {"validate": "integer", "criteria": "between", "minimum": 0, "maximum": 3}
+    return {"validate": "integer", "criteria": "between", "minimum": 1, "maximum": 10**9}
+
+
+def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, named: bool = False,
+             extra: tuple[str, str] | None = None) -> tuple[int, int, int]:
+    """A table of layouts: the integers as input cells, then one formula column per term; returns (header, first,
+    last row). `named`: the first row's cells carry the headline names; `extra`: a last column of text per row."""
+    styles = sheet.book.styles
+    headings = [""] + [h for _, h in INTEGERS] + [h for _, h, _, _ in COLUMNS] + ([extra[0]] if extra else [])
+    header = sheet.heading_row(headings, height=62)
+    first, last = header + 1, header + len(rows)
+    keys = [k for k, _ in INTEGERS] + [k for k, _, _, _ in COLUMNS]
+    for col, key in enumerate(keys, start=1):
+        sheet.places[key] = kit.Place("column", first, col, last, col)
+    kinds = {key: kind for key, _, kind, _ in COLUMNS}
+    for i, (row, label) in enumerate(zip(rows, labels)):
+        r = first + i
+        sheet._label(r, label)
+        values = {**{key: row[key] for key, _ in INTEGERS}, **table.row_values(row)}
+        for col, (key, _) in enumerate(INTEGERS, start=1):
+            sheet.input_cell(r, col, values[key], "text" if key == "recompute" else "count", _validation(key))
+        for col, (key, _, kind, template) in enumerate(COLUMNS, start=1 + len(INTEGERS)):
+            cell = sheet.formula(r, col, sheet.expand(template, r, col), values[key], styles.value(kind))
+            if named and i == 0 and key in HEADLINE:
+                sheet.book.define(HEADLINE[key], sheet.name, cell, values[key])
+        if named and i == 0:
+            sheet.book.define(HEADLINE["gpus"], sheet.name, kit.xl_rowcol_to_cell(r, 1), values["gpus"])
+        if extra:
+            sheet.ws.write_string(r, len(keys) + 1, row.get(extra[1]) or "", styles.note)
+    for col, key in enumerate(keys, start=1):
+        if kinds.get(key) and key in WARN:
+            sheet.warn(WARN[key], first, col, last, col)
+    sheet.row_index = last + 1
+    return header, first, last
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table = results.layouts
+    found = table.search
+    width = len(INTEGERS) + len(COLUMNS)
+    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
+    sheet.scalar_col = 1
+    sheet.title("Layout search: the layouts that finish by the deadline at least cost", "docs/method.md §10: a step "
+                "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
+                "search runs in the engine, the rows below are live formulas of their integers.")
+    sheet.section("The model, the GPU and the run")
+    sheet.rows(MODEL, table.problem_values())
+    sheet.text("A layout fits when its memory per GPU is at most the usable memory above: the GPU's GB counted as "
+               "GiB (2^30 bytes) times the headroom, as frameworks count memory. The Memory sheet counts decimal GB "
+               "(1e9 bytes): the two differ on purpose.", style=book.styles.note, height=30)
+    sheet.skip()
+
+    sheet.section("What the search found (the engine's counts; the search itself is not a formula)")
+    for name, label, value in (
+            ("search_valid_layouts", "Valid layouts (the grid's rules)", found.valid_layouts),
+            ("search_fitting_layouts", "… that fit in memory", found.fitting_layouts),
+            ("search_deadline_layouts", "… and meet the deadline", found.deadline_layouts)):
+        sheet.constant(name, label, value, kind="count", unit="layouts", note="")
+    if found.reason:
+        sheet.text(f"No cheapest layout: {found.reason}.", style=book.styles.note)
+    sheet.skip()
+
+    sheet.section("The ten cheapest layouts that fit and meet the deadline, one per (N, t, p, c)")
+    if found.cheapest:
+        _layouts(sheet, table, found.cheapest, [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True)
+    else:
+        for key in ("gpus", "days", "cost", "mfu"):
+            sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", engine.NO_LAYOUT, kind="text", unit="",
+                           note="No layout fits and meets the deadline")
+        sheet.constant(HEADLINE["meets_deadline"], "Cheapest layout meets the deadline", False, kind="bool",
+                       unit="", note="none")
+    sheet.skip()
+
+    sheet.section("The front: each layout cheaper than every faster one (days against cost)")
+    if found.front:
+        _layouts(sheet, table, found.front, [f"Front {i}" for i in range(1, len(found.front) + 1)])
+        _front_chart(book, sheet)
+    sheet.skip()
+
+    shown = [(i, ref) for i, ref in enumerate(found.references, start=1) if ref["step_time_s"] is not None]
+    if found.references:
+        sheet.section("Reference layouts (search.layouts; blank fields searched: the fastest that fits)")
+        if shown:
+            _layouts(sheet, table, [ref for _, ref in shown], [f"Reference {i}" for i, _ in shown],
+                     extra=("Why it does not fit (as generated)", "reason"))
+        for i, ref in enumerate(found.references, start=1):
+            if ref["step_time_s"] is None:
+                sheet.text(f"Reference {i}: {ref['reason']}", style=book.styles.note)
+    return sheet
+
+
+def _front_chart(book: kit.Book, sheet: kit.Sheet) -> None:
+    """The front as a scatter of days against cost: each point a layout, each cheaper than every faster one."""
+    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    chart.add_series({"name": "Front: days against cost", "categories": sheet.series("days"),
+                      "values": sheet.series("cost"), "line": {"color": "#4472C4", "width": 1.5},
+                      "marker": {"type": "circle", "size": 6}})
+    chart.set_title({"name": "Days against cost: the front of the layout search"})
+    chart.set_x_axis({"name": "Days (log scale)", "num_format": "#,##0", "log_base": 10,
+                      "major_gridlines": {"visible": True}})
+    chart.set_y_axis({"name": f"Cost ({book.currency_symbol} millions)", "num_format": '#,##0.0,,"M"',
+                      "major_gridlines": {"visible": True}})
+    chart.set_legend({"none": True})
+    sheet.chart(chart, height=320)
+
+
+KEY_RESULTS = [
+    KeyResult("search_cheapest_cost", "Cheapest layout that fits and meets the deadline: training cost, paid once",
+              kind="money0", unit=""),
+    KeyResult("search_cheapest_days", "… its days", kind="days", unit="days"),
+    KeyResult("search_cheapest_gpus", "… its GPUs", kind="count", unit="GPUs"),
+    KeyResult("search_cheapest_mfu", "… its predicted MFU (planner's)", kind="percent", unit=""),
+]
+
+CHECKS = [
+    Check("search_layout_found", "Layout search: a layout fits and meets the deadline",
+          formula="search_cheapest_meets_deadline", note="The cheapest row on Layouts, as its integers now stand"),
+]
