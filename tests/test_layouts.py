@@ -175,6 +175,33 @@ def test_the_sheet_recalculates_and_follows_eta_and_the_price(app, request, tmp_
     assert named(after, book, "hours_cost") == pytest.approx(float(cheapest["cost"]), rel=1e-9)
 
 
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_a_blank_text_zero_or_indivisible_layout_integer_makes_its_row_n_a_and_the_check_false(app, request,
+                                                                                                  tmp_path, worked):
+    """Typed over a shown layout's integers (pasting skips validation): a blank t, the text "eight", ZeRO 0 → 4 and
+    N = 1,000 (not a multiple of t·p·c) each make that row's every term "n/a", never an error value, and turn the
+    check search_rows_valid FALSE; the other rows keep their numbers."""
+    spreadsheet = request.getfixturevalue(app)
+    original = tmp_path / "layouts.xlsx"
+    book = build(worked, str(original))
+    rows = sorted(shown_rows(original))
+    columns = {key: 1 + i for i, (key, _) in enumerate(layouts_sheet.INTEGERS)}
+    edits = [("tensor_parallel", None), ("tensor_parallel", "eight"), ("zero", 4), ("gpus", 1000)]
+    copies = []
+    for i, (key, value) in enumerate(edits):
+        copies.append(tmp_path / f"bad-{i}.xlsx")
+        set_cells(original, copies[-1], {("Layouts", xl_rowcol_to_cell(rows[1], columns[key])): value})
+    step = 1 + len(layouts_sheet.INTEGERS) + [k for k, *_ in layouts_sheet.COLUMNS].index("step")
+    for (key, value), values in zip(edits, spreadsheet.recalculate(copies)):
+        errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
+        assert errors == [], (key, value, errors[:5])
+        assert values[("Layouts", xl_rowcol_to_cell(rows[1], step))] == "n/a", (key, value)
+        assert isinstance(values[("Layouts", xl_rowcol_to_cell(rows[0], step))], float), (key, value)
+        assert named(values, book, "search_rows_valid") is False, (key, value)
+        assert values[("Checks", book.sheets["Checks"].cell("all"))] is False, (key, value)
+
+
 @pytest.mark.parametrize("search, fragment", [
     ("{layouts: [{tensor_parallel: 3}]}", "search.layouts.1.tensor_parallel: value 3 is not allowed: t = 3 does "
                                           "not divide the 32 heads"),

@@ -71,7 +71,13 @@ def _link(group: str) -> str:
 # (key, heading, kind, template or None for an input cell, engine value of one layout)
 INTEGERS = [("gpus", "GPUs N"), ("tensor_parallel", "t"), ("pipeline_parallel", "p"), ("context_parallel", "c"),
             ("micro_batch", "b"), ("interleave", "v"), ("zero", "ZeRO"), ("recompute", "Recompute")]
-COLUMNS = [
+_WHOLE = "IF(ISNUMBER({{{key}}}),AND({{{key}}}=INT({{{key}}}),{{{key}}}>={low}),FALSE)"
+VALID = ("=IF(AND(" + ",".join(_WHOLE.format(key=k, low=1) for k, _ in INTEGERS if k not in ("zero", "recompute"))
+         + ",IF(ISNUMBER({zero}),AND({zero}=INT({zero}),{zero}>=0,{zero}<=3),FALSE)"
+         + ',OR({recompute}="none",{recompute}="selective",{recompute}="full")),'
+         "MOD({gpus},{tensor_parallel}*{pipeline_parallel}*{context_parallel})=0,FALSE)")
+COLUMNS = [  # each but the first reads "n/a" while its row's integers are not valid (a blank, text, 0, t·p·c ∤ N)
+    ("valid", "Integers valid (whole, in range; t·p·c divides N)", "bool", VALID),
     ("data_parallel", "d = N/(t·p·c)", "count", "={gpus}/({tensor_parallel}*{pipeline_parallel}*{context_parallel})"),
     ("micro_batches", "m = B/(d·b)", "count", f"={B}/({{data_parallel}}*{{micro_batch}})"),
     ("tokens", "tok = b·s/c", "count", f"={{micro_batch}}*{S}/{{context_parallel}}"),
@@ -178,10 +184,12 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
     for i, (row, label) in enumerate(zip(rows, labels)):
         r = first + i
         sheet._label(r, label)
-        values = {**{key: row[key] for key, _ in INTEGERS}, **table.row_values(row)}
+        values = {**{key: row[key] for key, _ in INTEGERS}, "valid": True, **table.row_values(row)}
         for col, (key, _) in enumerate(INTEGERS, start=1):
             sheet.input_cell(r, col, values[key], "text" if key == "recompute" else "count", _validation(key))
         for col, (key, _, kind, template) in enumerate(COLUMNS, start=1 + len(INTEGERS)):
+            if key != "valid":
+                template = f'=IF({{valid}},{template[1:]},"n/a")'
             cell = sheet.formula(r, col, sheet.expand(template, r, col), values[key], styles.value(kind))
             if named and i == 0 and key in HEADLINE:
                 sheet.book.define(HEADLINE[key], sheet.name, cell, values[key])
@@ -193,6 +201,9 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
         if kinds.get(key) and key in WARN:
             sheet.warn(WARN[key], first, col, last, col)
     sheet.row_index = last + 1
+    col = 1 + len(INTEGERS)
+    sheet.valid_ranges.append(f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
+                              f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     return header, first, last
 
 
@@ -202,6 +213,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     width = len(INTEGERS) + len(COLUMNS)
     sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
     sheet.scalar_col = 1
+    sheet.valid_ranges = []  # each table's "Integers valid" column, for the check below
     sheet.title("Layout search: the layouts that finish by the deadline at least cost", "docs/method.md §10: a step "
                 "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
                 "search runs in the engine, the rows below are live formulas of their integers.")
@@ -248,6 +260,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
         for i, ref in enumerate(found.references, start=1):
             if ref["step_time_s"] is None:
                 sheet.text(f"Reference {i}: {ref['reason']}", style=book.styles.note)
+    sheet.skip()
+    every = ",".join(f"COUNTIF({cells},FALSE)=0" for cells in sheet.valid_ranges) or "TRUE"
+    sheet.row(Row("rows_valid", "Every shown layout's integers are valid", formula=f"=AND({every})", kind="bool",
+                  unit="", name="search_rows_valid", note="A blank, text, 0 or a t·p·c that does not divide N "
+                  "makes its row n/a and this FALSE"), True)
     return sheet
 
 
@@ -276,5 +293,7 @@ KEY_RESULTS = [
 
 CHECKS = [
     Check("search_layout_found", "Layout search: a layout fits and meets the deadline",
-          formula="search_cheapest_meets_deadline", note="The cheapest row on Layouts, as its integers now stand"),
+          formula="search_cheapest_meets_deadline=TRUE", note="The cheapest row on Layouts, as its integers now stand"),
+    Check("search_rows_valid", "Layout search: every shown layout's integers are whole numbers in range",
+          formula="search_rows_valid", note="Layouts: a blank, text or 0, or t·p·c not dividing N"),
 ]
