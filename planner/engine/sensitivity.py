@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
 from planner.engine.serving import cost_per_million_tokens, replica_of
@@ -18,13 +19,17 @@ from planner.method import Constant, Method
 
 STEPS = (0.5, 0.75, 1, 1.25, 1.5)  # a grid's multipliers, the scenario's value in the middle
 TORNADO_LOW, TORNADO_HIGH = 0.8, 1.2
-TIE_BREAK = 1e-12  # added per position to a swing before sorting, so that equal swings stay apart
 ABOVE_B_MAX = "B > B_max"  # a grid cell whose users do not fit
 
 
 def excel_round(x) -> float:
     """ROUND(x, 0) as a spreadsheet rounds: halves away from zero (Python's round() rounds them to even)."""
     return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+def to_the_cent(x) -> float:
+    """ROUND(x, 2) as a spreadsheet rounds: on the decimal the cell shows (15 digits), halves away from zero."""
+    return float(Decimal(f"{x:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 def share(x) -> float:
@@ -132,13 +137,15 @@ def compute(scenario, tables) -> SensitivityTable:
         swing = abs(total_high - total_low)
         lines.append({"id": key, "input": TORNADO[key], "value": value, "low": low, "high": high,
                       "total_low": total_low, "total_high": total_high, "swing": swing,
-                      "sort_key": swing + position * TIE_BREAK})
-    keys = [line["sort_key"] for line in lines]
+                      "cents": to_the_cent(swing)})
+    for i, line in enumerate(lines):  # larger swings first; equal ones (to the cent) in line order
+        line["rank"] = sum(other["cents"] > line["cents"] for other in lines) + \
+            sum(other["cents"] == line["cents"] for other in lines[:i + 1])
     ordered = []
     for rank in range(1, len(lines) + 1):
-        key = sorted(keys, reverse=True)[rank - 1]  # LARGE(keys, rank)
-        line = lines[keys.index(key)]  # MATCH(key, keys, 0): the first equal
-        ordered.append({"rank": rank, "largest": key, "position": keys.index(key) + 1, "input": line["input"],
+        position = next(i for i, line in enumerate(lines, start=1) if line["rank"] == rank)  # MATCH(rank, ranks, 0)
+        line = lines[position - 1]
+        ordered.append({"rank": rank, "position": position, "input": line["input"],
                         "total_low": line["total_low"], "total_high": line["total_high"],
                         "change_low": line["total_low"] - base, "change_high": line["total_high"] - base})
     scalars = {"serving_cost": serving_cost, "total_cost": base, "tornado_low": TORNADO_LOW,
@@ -161,8 +168,6 @@ CONSTANTS = [
              source="Each tornado input at ×0.8 of the scenario's value"),
     Constant("sensitivity_tornado_high", TORNADO_HIGH, label="Tornado: the high move", unit="×",
              source="Each tornado input at ×1.2 of the scenario's value"),
-    Constant("sensitivity_tie_break", TIE_BREAK, label="Tornado: tie-break per position", unit="",
-             source="Added to each swing times its position before LARGE sorts them, so equal swings stay apart"),
 ]
 
 METHOD = Method(
@@ -179,8 +184,9 @@ METHOD = Method(
         "table's roofline at B; a cell whose B exceeds B_max says so.",
         "Tornado: the total cost, training + horizon · D / (3600 · TokS at the users) × price, with each of MFU, "
         "price, training tokens, tokens per day, bandwidth efficiency η_m and productive share at ×0.8 and ×1.2 "
-        "(shares capped at 1), the others as they are; sorted by swing = |total at ×1.2 − total at ×0.8| with "
-        "LARGE over swing + position · 1e-12 and INDEX/MATCH.",
+        "(shares capped at 1), the others as they are; sorted by swing = |total at ×1.2 − total at ×0.8|: each "
+        "line's rank is the lines with a larger swing to the cent plus the equal ones up to it (so equal swings, "
+        "as MFU's and the productive share's, keep line order), then INDEX/MATCH.",
     ],
     sources=["The Hours (§2), Crossover (§3) and Serving (§6) tables' formulas, moved one or two inputs at a time."],
     caveats=["One or two inputs move at a time; inputs that move together in practice (MFU with the run's GPUs) "

@@ -9,7 +9,7 @@ Formulas are templates over the keys of rows and columns written earlier on the 
   repeating day: hour 0 follows hour 23).
 - `{key:range}`: the whole of a per-column row or of a records column (for SUM, MAX, COUNTIFS, PERCENTILE.INC).
 - `{key:above}`: in a records table, that column from its first row to the row above (never the cell itself: a
-  formula reading its own cell is a circular reference).
+  formula reading its own cell is a circular reference); `{key:through}`: the same through this row.
 - `{column}`: on a per-column row, the column's header cell; `{label}` and `{i}` in a records table, the row's
   label cell (a number where the label is a whole number) and its 1-based position.
 Anything else is written as given, so workbook-level defined names such as `model_params` read as themselves.
@@ -442,7 +442,7 @@ class Book:
         self.wb.close()
 
 
-TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range|above))?\}")
+TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range|above|through))?\}")
 
 
 @dataclass(frozen=True)
@@ -708,11 +708,12 @@ class Sheet:
         if modifier == "range":
             return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
                    f"{xl_rowcol_to_cell(place.last_row, place.last_col, True, True)}"
-        if modifier == "above":
-            if not place.row < row <= place.last_row:
-                raise ValueError(f"{{{key}:above}} is used below the first row of its records column")
+        if modifier in ("above", "through"):
+            last = row - 1 if modifier == "above" else row
+            if not place.row <= last <= place.last_row:
+                raise ValueError(f"{{{key}:{modifier}}} is used outside the rows of its records column")
             return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
-                   f"{xl_rowcol_to_cell(row - 1, place.col, True, True)}"
+                   f"{xl_rowcol_to_cell(last, place.col, True, True)}"
         if place.shape == "cell":
             return place.name or xl_rowcol_to_cell(place.row, place.col, True, True)
         if place.shape == "row":

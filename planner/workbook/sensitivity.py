@@ -121,12 +121,12 @@ TORNADO_LINES = [
     Column("total_high", "Total over the horizon at ×1.2", kind="money0",
            template=lambda i: "=" + LINES[IDS[i]][2]("{high}")),
     Column("swing", "Swing over the horizon", kind="money0", template="=ABS({total_high}-{total_low})"),
-    Column("sort_key", "Swing over the horizon + position · 1e-12", kind="money0",
-           template="={swing}+{label}*sensitivity_tie_break"),
+    Column("cents", "Swing over the horizon, to the cent", kind="money0", template="=ROUND({swing},2)"),
+    Column("rank", "Rank (equal swings in line order)", kind="count",
+           template='=COUNTIF({cents:range},">"&{cents})+COUNTIF({cents:through},{cents})'),
 ]
 SORTED = [  # the lines by swing, largest first
-    Column("largest", "Swing over the horizon (sort key)", kind="money0", template="=LARGE({sort_key:range},{label})"),
-    Column("position", "Line", kind="count", template="=MATCH({largest},{sort_key:range},0)"),
+    Column("position", "Line", kind="count", template="=MATCH({label},{rank:range},0)"),
     Column("sorted_input", "Input", kind="text", template="=INDEX({input:range},{position})"),
     Column("sorted_total_low", "Total over the horizon at ×0.8", kind="money0",
            template="=INDEX({total_low:range},{position})"),
@@ -137,7 +137,7 @@ SORTED = [  # the lines by swing, largest first
     Column("change_high", "Change over the horizon at ×1.2", kind="money0",
            template="={sorted_total_high}-sensitivity_total_cost"),
 ]
-SORTED_VALUES = {"largest": "largest", "position": "position", "sorted_input": "input",
+SORTED_VALUES = {"position": "position", "sorted_input": "input",
                  "sorted_total_low": "total_low", "sorted_total_high": "total_high", "change_low": "change_low",
                  "change_high": "change_high"}
 
@@ -158,7 +158,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     sheet.records(list(range(1, len(IDS) + 1)), TORNADO_LINES, table.tornado, label_header="Line")
     sheet.skip()
-    sheet.section("Sorted by swing, largest first (LARGE, then INDEX/MATCH)")
+    sheet.section("Sorted by swing, largest first (each line's rank, then INDEX/MATCH)")
     sorted_rows = [{key: line[source] for key, source in SORTED_VALUES.items()} for line in table.sorted]
     _, first, _ = sheet.records(list(range(1, len(IDS) + 1)), SORTED, sorted_rows, label_header="Rank")
     book.define("sensitivity_largest_swing", sheet.name,
