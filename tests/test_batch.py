@@ -144,7 +144,10 @@ def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
     # one by hand: ZeRO-3 on 200 GPUs at 8K: 16Ψ/200 + 34·8192·4096·32 bytes
     zero3 = rows["L [memory.gpus=200, memory.strategy=zero3, memory.sequence_length=8192]"]
     assert zero3["Training memory per GPU (GB)"] == pytest.approx((16 * 8_030_261_248 / 200 + 36_507_222_016) / 1e9)
-    assert len(re.findall(r"<tr><th><a href", (tmp_path / "out" / "index.html").read_text())) == 48
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert len(re.findall(r'<a href="[^"]+\.xlsx">xlsx</a>', page)) == 48  # a row with its files per variant
+    tables = page.count("<table")
+    assert tables >= 2 and len(re.findall(r"<tr><th><a href", page)) == 48 * tables  # results in tables of ten
 
 
 # Globs: each folder once, a bounded walk -------------------------------------------------------------------------

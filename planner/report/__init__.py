@@ -13,7 +13,7 @@ import planner
 from planner import method
 from planner.report.format import FILTERS, SHOWN, flatten, number, shown
 from planner.scenario import CURRENCY_SYMBOLS
-from planner.tables import present
+from planner.tables import TABLES, present
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -83,10 +83,26 @@ def render_html(results, *, generated: str) -> str:
         inputs=input_rows(scenario), general=method.GENERAL, symbol=scenario.currency_symbol)
 
 
+INDEX_COLUMNS = 10  # result columns per table of the index: each fits at 1,280 px and on A4 landscape
+
+
+def _index_parts(columns: list[tuple[str, str, str]]) -> list[list[tuple[str, str, str]]]:
+    """The summary columns in tables of at most INDEX_COLUMNS, a table's own columns (Crossover's day and its
+    "… day (GPU-hours)") kept together."""
+    groups = [[c for c in table.report.SUMMARY if c in columns] for table in TABLES]
+    parts: list[list] = [[]]
+    for group in (g for g in groups if g):
+        if parts[-1] and len(parts[-1]) + len(group) > INDEX_COLUMNS:
+            parts.append([])
+        parts[-1] += group
+    return parts
+
+
 def render_index(table, columns: list[tuple[str, str, str]], *, generated: str) -> str:
     """The batch's index page: a row per scenario (pandas DataFrame from planner.batch.summary_table), its
     summary results, links to its files, and every failure with its message."""
     return environment.get_template("index.html.j2").render(
-        rows=table.to_dict("records"), columns=columns, generated=generated, version=planner.__version__,
+        rows=table.to_dict("records"), columns=columns, parts=_index_parts(columns), generated=generated,
+        version=planner.__version__,
         symbols=CURRENCY_SYMBOLS,
         failed=int((table.error != "").sum()) if len(table) else 0)
