@@ -102,7 +102,7 @@ def render_index(table, columns: list[tuple[str, str, str]], *, generated: str) 
     """The batch's index page: a row per scenario (pandas DataFrame from planner.batch.summary_table), its
     summary results, links to its files, and every failure with its message."""
     return environment.get_template("index.html.j2").render(
-        rows=table.to_dict("records"), columns=columns, parts=_index_parts(columns), generated=generated,
+        rows=table.to_dict("records"), parts=_index_parts(columns), generated=generated,
         version=planner.__version__,
         symbols=CURRENCY_SYMBOLS,
         failed=int((table.error != "").sum()) if len(table) else 0)

@@ -201,9 +201,6 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
         if kinds.get(key) and key in WARN:
             sheet.warn(WARN[key], first, col, last, col)
     sheet.row_index = last + 1
-    col = 1 + len(INTEGERS)
-    sheet.valid_ranges.append(f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
-                              f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     return header, first, last
 
 
@@ -213,7 +210,6 @@ def write(book: kit.Book, results) -> kit.Sheet:
     width = len(INTEGERS) + len(COLUMNS)
     sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
     sheet.scalar_col = 1
-    sheet.valid_ranges = []  # each table's "Integers valid" column, for the check below
     sheet.title("Layout search: the layouts that finish by the deadline at least cost", "docs/method.md §10: a step "
                 "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
                 "search runs in the engine, the rows below are live formulas of their integers.")
@@ -234,9 +230,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.text(f"No cheapest layout: {found.reason}.", style=book.styles.note)
     sheet.skip()
 
+    shown_tables = []  # (header, first, last row) of each table of layouts
     sheet.section("The ten cheapest layouts that fit and meet the deadline, one per (N, t, p, c)")
     if found.cheapest:
-        _layouts(sheet, table, found.cheapest, [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True)
+        shown_tables.append(_layouts(sheet, table, found.cheapest,
+                                     [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True))
     else:
         for key in ("gpus", "days", "cost", "mfu"):
             sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", engine.NO_LAYOUT, kind="text", unit="",
@@ -247,7 +245,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("The front: each layout cheaper than every faster one (days against cost)")
     if found.front:
-        _layouts(sheet, table, found.front, [f"Front {i}" for i in range(1, len(found.front) + 1)])
+        shown_tables.append(_layouts(sheet, table, found.front,
+                                     [f"Front {i}" for i in range(1, len(found.front) + 1)]))
         _front_chart(book, sheet)
     sheet.skip()
 
@@ -255,13 +254,17 @@ def write(book: kit.Book, results) -> kit.Sheet:
     if found.references:
         sheet.section("Reference layouts (search.layouts; blank fields searched: the fastest that fits)")
         if shown:
-            _layouts(sheet, table, [ref for _, ref in shown], [f"Reference {i}" for i, _ in shown],
-                     extra=("Why it does not fit (as generated)", "reason"))
+            shown_tables.append(_layouts(sheet, table, [ref for _, ref in shown],
+                                         [f"Reference {i}" for i, _ in shown],
+                                         extra=("Why it does not fit (as generated)", "reason")))
         for i, ref in enumerate(found.references, start=1):
             if ref["step_time_s"] is None:
                 sheet.text(f"Reference {i}: {ref['reason']}", style=book.styles.note)
     sheet.skip()
-    every = ",".join(f"COUNTIF({cells},FALSE)=0" for cells in sheet.valid_ranges) or "TRUE"
+    valid = 1 + len(INTEGERS)  # each shown table's "Integers valid" column
+    every = ",".join(f"COUNTIF({kit.xl_rowcol_to_cell(first, valid, True, True)}:"
+                     f"{kit.xl_rowcol_to_cell(last, valid, True, True)},FALSE)=0"
+                     for _, first, last in shown_tables) or "TRUE"
     sheet.row(Row("rows_valid", "Every shown layout's integers are valid", formula=f"=AND({every})", kind="bool",
                   unit="", name="search_rows_valid", note="A blank, text, 0 or a t·p·c that does not divide N "
                   "makes its row n/a and this FALSE"), True)
