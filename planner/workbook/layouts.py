@@ -77,7 +77,7 @@ VALID = ("=IF(AND(" + ",".join(_WHOLE.format(key=k, low=1) for k, _ in INTEGERS 
          + ',OR({recompute}="none",{recompute}="selective",{recompute}="full")),'
          "MOD({gpus},{tensor_parallel}*{pipeline_parallel}*{context_parallel})=0,FALSE)")
 COLUMNS = [  # each but the first reads "n/a" while its row's integers are not valid (a blank, text, 0, t·p·c ∤ N)
-    ("valid", "Integers valid (whole, in range; t·p·c divides N)", "bool", VALID),
+    ("valid", "Integers valid", "bool", VALID),  # whole, in range, t·p·c divides N: the check's note says so
     ("data_parallel", "d = N/(t·p·c)", "count", "={gpus}/({tensor_parallel}*{pipeline_parallel}*{context_parallel})"),
     ("micro_batches", "m = B/(d·b)", "count", f"={B}/({{data_parallel}}*{{micro_batch}})"),
     ("tokens", "tok = b·s/c", "count", f"={{micro_batch}}*{S}/{{context_parallel}}"),
@@ -186,7 +186,7 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
         sheet._label(r, label)
         values = {**{key: row[key] for key, _ in INTEGERS}, "valid": True, **table.row_values(row)}
         for col, (key, _) in enumerate(INTEGERS, start=1):
-            sheet.input_cell(r, col, values[key], "text" if key == "recompute" else "count", _validation(key))
+            sheet.input_cell(r, col, values[key], "words" if key == "recompute" else "count", _validation(key))
         for col, (key, _, kind, template) in enumerate(COLUMNS, start=1 + len(INTEGERS)):
             if key != "valid":
                 template = f'=IF({{valid}},{template[1:]},"n/a")'
