@@ -54,10 +54,6 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         _fail_input([str(exc)])
     for path in written.values():
         click.echo(str(path))
-    if loaded.scenarios:
-        names = ", ".join(name for name, _ in loaded.named_scenarios())
-        click.echo(f"{scenario}: its scenarios ({names}) are not in this workbook, which is the base; "
-                   f"`planner batch {scenario}` writes each as a file of its own.", err=True)
     if loaded.sweep:
         count = len(loaded.variants())
         click.echo(f"{scenario}: its sweep has {count:,} variant{'s' if count != 1 else ''}; this wrote the scenario "

@@ -237,6 +237,7 @@ class WorkbookData:
     # holds a formula: its cached value is read as the input
     changed: list = field(default_factory=list)  # (Sheet!A1 (name), value, value when generated) of each input
     # changed since generation, in sheet order
+    snapshots: list | None = None  # the Scenarios sheet's snapshot values as held (rows of key results), if any
 
     def scenario(self) -> Scenario:
         """The scenario; ScenarioError names the cells (the workbook's own problems first)."""
@@ -263,8 +264,13 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     as_generated: dict = {}
     formulas: list = []
     changed: list = []
+    named = [str(cell.written) for cell in reader.column("scenario_names")][1:] \
+        if reader.has("scenario_names") else []  # the named scenarios' columns on Inputs (Scenarios' heading)
     for name in book.names:
-        key, scale = _typed_in(name)
+        owner, column = _column_of(name, named, book.names)
+        if column is not None:  # a scenario's typed cell: what it changes, read below beside its input
+            continue
+        key, scale = _typed_in(owner)
         path_parts = key_path(key)
         destinations = book.destinations(name)
         if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
@@ -272,6 +278,14 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
         sheet, ref = destinations[0]
         if sheet != "Inputs" or ":" in ref:
             continue
+        if f"{name}_base" in book.names and book.destinations(f"{name}_base"):  # the Live cell: the typed one is
+            # the Base column's
+            live_sheet, live_ref = sheet, ref
+            sheet, ref = book.destinations(f"{name}_base")[0]
+            for scenario in named:
+                _scenario_cell(book, f"{name}_{scenario}", scenario, path_parts, scale, data, where)
+        else:
+            live_sheet, live_ref = sheet, ref
         typed = book.cell(sheet, ref)
         value = _typed(typed)
         if value is FORMULA and (name in LOOKED_UP or any(f"{name}_{suffix}" in book.names
@@ -280,8 +294,8 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
         if value is FORMULA:  # typed over an input: its cached value stands in, and the formula is noted
             formulas.append((f"{sheet}!{ref}", name, typed.formula, typed.value))
             value = typed.value
-        column, row = xlsx.split(ref)
-        then = _typed(book.cell(sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+        column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
+        then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
         generated[name] = None if then is FORMULA else then
         if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
             value = round(value * scale)  # typed in the unit shown; the scenario counts
@@ -297,6 +311,8 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
         _set(data, path_parts, value)
         for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
             where.setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
+    if named:  # in the workbook's order, a scenario whose column is blank as the base
+        data["scenarios"] = {scenario: data.get("scenarios", {}).get(scenario, {}) for scenario in named}
     for name in ("scenario_name", "scenario_description"):
         if reader.has(name):
             data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].written or ""
@@ -306,8 +322,43 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
                 if t.inputs.EXTERNAL is not None}
     rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else ""
                         for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS}
+    snapshots = [[cell.value for cell in row] for row in reader.cells("scenario_snapshots")] \
+        if reader.has("scenario_snapshots") else None
     return WorkbookData(source, data, where, external, rows, generated, problems, as_generated, formulas,
-                        sorted(changed, key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1]))
+                        sorted(changed, key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1]),
+                        snapshots)
+
+
+def _column_of(name: str, named: list[str], names) -> tuple[str, str | None]:
+    """A scenario column's typed cell (hours_mfu_low → ("hours_mfu", "low")), or (name, None) for any other name;
+    the Base column's (hours_mfu_base) counts too, as it is read beside its input."""
+    for scenario in ("base", *named):
+        owner = name.removesuffix(f"_{scenario}")
+        if owner != name and owner in names:
+            return owner, scenario
+    return name, None
+
+
+def _scenario_cell(book: xlsx.Workbook, name: str, scenario: str, path: tuple, scale: float | None, data: dict,
+                   where: dict) -> None:
+    """What a scenario's column holds for an input: nothing when blank (as base), else a key of its scenario."""
+    found = book.destinations(name)
+    if len(found) != 1:
+        return
+    sheet, ref = found[0]
+    cell = book.cell(sheet, ref)
+    value = _typed(cell)
+    if value is FORMULA:
+        value = cell.value  # typed over: its cached value stands in (audit names the formula)
+    if value is None or value == "":
+        return
+    if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = round(value * scale)
+    dotted = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in path)
+    data.setdefault("scenarios", {}).setdefault(scenario, {})[dotted] = value
+    where.setdefault(("scenarios", scenario), f"{sheet}, column {xlsx.column_letter(xlsx.split(ref)[0])} "
+                                              f"({scenario})")
+    where[("scenarios", scenario, dotted)] = f"{sheet}!{ref} ({name})"
 
 
 def _typed_in(name: str) -> tuple[str, float | None]:

@@ -30,6 +30,9 @@ def summary_rows(out_dir: Path) -> dict[str, dict]:
     return {row[0]: dict(zip(rows[0], row)) for row in rows[1:]}
 
 
+NAMED = 2  # the named scenarios of examples/ (low and high of scenarios-1), written beside their base
+
+
 @pytest.fixture(scope="module")
 def examples_batch(tmp_path_factory):
     """Every example, plus a broken scenario in the middle, written with two processes."""
@@ -47,10 +50,12 @@ def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
     assert result.exit_code == 1
     assert f"FAILED {folder / 'hours-0-broken.yaml'}: {folder / 'hours-0-broken.yaml'}:2: hours.mfu: value 1.5" \
         in result.output
-    assert f"{len(EXAMPLES)} of {len(EXAMPLES) + 1} scenarios written" in result.output
+    written = len(EXAMPLES) + NAMED  # each file, and each named scenario beside its base
+    assert f"{written} of {written + 1} scenarios written" in result.output
     for example in EXAMPLES:
         slug = load_scenario(example).slug
         assert all((out / f"{slug}.{suffix}").stat().st_size > 0 for suffix in ("xlsx", "html", "json"))
+    assert (out / "70b-plan-base-low-high-low.xlsx").exists() and (out / "70b-plan-base-low-high-high.xlsx").exists()
 
 
 @pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
@@ -71,7 +76,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
 def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
     _, out, _ = examples_batch
     page = (out / "index.html").read_text()
-    assert f"{len(EXAMPLES) + 1} scenarios, <strong class=\"error\">1 failed</strong>" in page
+    assert f"{len(EXAMPLES) + NAMED + 1} scenarios, <strong class=\"error\">1 failed</strong>" in page
     assert 'href="memory-1-8b-ddp-on-8-gpus.xlsx"' in page
     assert "165.0" in page  # the DDP scenario's 164.99 GB, as the HTML shows GB
     assert "hours.mfu: value 1.5 is not allowed" in page

@@ -3,10 +3,14 @@ written by `planner batch` beside the base; bad names, keys and values exit 2 na
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from planner import xlsx
 from planner.batch import jobs_of
 from planner.engine import compute
+from planner.scenario import ScenarioError, load_scenario
 from tests.helpers import refused
 
 TEXT = """name: cases
@@ -40,7 +44,12 @@ def test_batch_writes_the_base_and_each_scenario(tmp_path):
      "scenarios.low: scenarios key 'hours.allocations': scenarios change scalar inputs only"),
     ("  base: {hours.mfu: 0.3}", 3, "scenarios.base: scenario name 'base' is reserved"),
     ("  Low: {hours.mfu: 0.3}", 3, "scenarios.Low: scenario name 'Low': a lower-case letter"),
-    ("  low: {catalog.gpus.h100-sxm.price_per_hour: 3}", 3, "'catalog' is not an input a scenario changes"),
+    ("  low: {catalog.gpus.h100-sxm.price_per_hour: 3}", 3, "'catalog' is a Catalog entry, one for every scenario"),
+    ("  low: {price_per_gpu_hour: 3}", 3, "'price_per_gpu_hour' is the chosen GPU's Catalog price"),
+    ("  low: {search.deadline_days: 90}", 3, "'search' is the layout search"),
+    ("  low: {scenario: high}", 3, "'scenario' is the scenario shown"),
+    ("  low: {hours.mfu: 0.3}\nscenario: mid", 4, "scenario: 'mid' is not one of the file's scenarios; allowed: "
+     "base, low"),
     ("  low: {hours: 3}", 3, "scenarios key 'hours': a section"),
     ("  low: {model: {name: m, params: 1e9}}", 3, "scenarios key 'model': one value"),
     ("  low: {hours.mfu: 3}", 3, "scenario low: hours.mfu: value 3 is not allowed"),
@@ -48,3 +57,144 @@ def test_batch_writes_the_base_and_each_scenario(tmp_path):
 def test_bad_scenarios_exit_2_naming_key_and_line(tmp_path, scenarios, line, fragment):
     output, path = refused(tmp_path, f"name: x\nscenarios:\n{scenarios}\n")
     assert f"{path}:{line}: " in output and fragment in output, output
+
+
+# One workbook holding every scenario (docs/method.md §9) --------------------------------------------------------------
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "scenarios-1-70b-base-low-high.yaml"
+LLAMA_70B = 70_553_706_496  # Ψ of Llama 3.1 70B (Meta's published count)
+
+
+def cost_by_hand(tokens: float, mfu: float, price: float) -> float:
+    """Training cost, §2: 6·Ψ·T / (peak · MFU · 3600) GPU-hours at the price; H100 and H200 peak 989 TFLOPS."""
+    return 6 * LLAMA_70B * tokens / (989e12 * mfu * 3600) * price
+
+
+def cases_with(scenario: str = "base", **columns):
+    """The example with `scenario:` set and its scenarios' keys changed ({"low": {"hours.mfu": None}}: blank)."""
+    from planner.scenario import parse_scenario
+
+    data = load_scenario(EXAMPLE).normalised()
+    data["scenario"] = scenario
+    for name, changes in columns.items():
+        for key, value in changes.items():
+            data["scenarios"][name].pop(key) if value is None else data["scenarios"][name].update({key: value})
+    return parse_scenario(data)
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    """The example's workbook, as `planner run` writes it."""
+    from planner.workbook import build
+
+    path = tmp_path_factory.mktemp("cases") / "cases.xlsx"
+    book = build(compute(load_scenario(EXAMPLE)), str(path))
+    return path, book
+
+
+def test_the_workbook_names_live_cells_and_typed_columns(cases):
+    """With scenarios each input's name names its Live cell (a formula), the typed cells are <name>_base and
+    <name>_<scenario>, the dropdown is `scenario`; the Scenarios sheet sits after Budget. The cached values are the
+    base's; the snapshot columns hold each scenario's training cost as worked by hand."""
+    path, book = cases
+    assert list(book.sheets).index("Scenarios") == list(book.sheets).index("Budget") + 1
+    sheet, live = book.names["hours_mfu"]
+    assert book.texts[(sheet, live)].startswith("=IF(") and "hours_mfu_low" in book.texts[(sheet, live)]
+    for name in ("hours_mfu_base", "hours_mfu_low", "hours_mfu_high", "gpu_base", "hours_tokens_trillions_high",
+                 "scenario", "scenario_names", "scenarios_match_snapshot"):
+        assert name in book.names, name
+    values = xlsx.read(path)
+    assert [values.cell(*book.names[n]).value for n in ("hours_mfu_base", "hours_mfu_low", "hours_mfu_high")] == \
+        [0.40, 0.30, 0.45]
+    assert values.cell(*book.names["gpu_low"]).value is None  # blank: as base
+    assert values.cell(*book.names["hours_tokens_trillions_high"]).value == 20
+    assert values.cell(*book.names["scenario"]).value == "base"
+    assert book.values["hours_cost"] == pytest.approx(cost_by_hand(15e12, 0.40, 2.00), rel=1e-12)
+    row = {book.formulas.get(("Scenarios", f"A{r}")): r for r in range(1, 60)}
+    cost_row = next(r for label, r in row.items() if str(label).startswith("Training cost"))
+    snapshot = [values.cell("Scenarios", f"{col}{cost_row}").value for col in "BCD"]
+    assert snapshot == pytest.approx([cost_by_hand(15e12, 0.40, 2.00), cost_by_hand(15e12, 0.30, 2.00),
+                                      cost_by_hand(20e12, 0.45, 2.50)], rel=1e-12)
+    assert values.cell("Scenarios", f"E{cost_row}").formula is not None  # Live: a formula of the headline
+
+
+def test_without_scenarios_the_inputs_are_typed_cells_as_before():
+    from tests.helpers import build_in_memory, scenario_with
+
+    book = build_in_memory(scenario_with())
+    assert "Scenarios" not in book.sheets and "scenario" not in book.names and "hours_mfu_base" not in book.names
+    assert ("Inputs", book.names["hours_mfu"][1]) not in book.texts  # a typed value, not a formula
+    assert "scenario" not in compute(scenario_with()).to_json()["scenario"]
+
+
+def test_import_reads_the_columns_back_into_scenarios(cases, tmp_path):
+    """The typed columns come back as `scenarios:` (a blank cell: as base) and the dropdown as `scenario:`; a
+    copy switched to high and with its low MFU changed reads back so."""
+    from planner.roundtrip import scenario_from_workbook
+    from tests.helpers import set_cells
+
+    path, _ = cases
+    back = scenario_from_workbook(path)
+    assert back.scenarios == {"low": {"hours.mfu": 0.30, "crossover.tokens_per_day": "product"},
+                              "high": {"gpu": "h200", "hours.mfu": 0.45, "hours.tokens": 20_000_000_000_000,
+                                       "crossover.tokens_per_day": "global-app"}}
+    assert back.scenario == "base" and back.hours.mfu == 0.40
+    edited = tmp_path / "edited.xlsx"
+    set_cells(path, edited, {"scenario": "high", "hours_mfu_low": 0.35, "gpu_low": "a100-80gb"})
+    back = scenario_from_workbook(edited)
+    assert back.scenario == "high" and back.scenarios["low"] == {"hours.mfu": 0.35, "gpu": "a100-80gb",
+                                                                 "crossover.tokens_per_day": "product"}
+    shown = back.shown()
+    assert (shown.gpu, shown.hours.mfu, shown.hours.tokens, shown.name) == ("h200", 0.45, 20e12, back.name)
+
+
+def test_a_bad_scenario_cell_names_its_cell(cases, tmp_path):
+    from planner.roundtrip import scenario_from_workbook
+    from tests.helpers import set_cells
+
+    path, book = cases
+    edited = tmp_path / "bad.xlsx"
+    set_cells(path, edited, {"hours_mfu_low": 3})
+    with pytest.raises(ScenarioError) as caught:
+        scenario_from_workbook(edited)
+    assert f"Inputs!{book.names['hours_mfu_low'][1]} (hours_mfu_low)" in str(caught.value)
+    assert "hours.mfu: value 3 is not allowed" in str(caught.value)
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases, tmp_path):
+    """Copies of the example switched to low and to high recalculate, every formula cell, to the engine run on
+    that scenario (what `planner verify` compares), the training cost as worked by hand, the snapshot check TRUE;
+    a blank in the chosen column reads as base; an edit after generation turns the snapshot check FALSE (and not
+    the master check); text in a scenario's column fails the input's check and its results say n/a."""
+    from tests.helpers import UNCOMPARED, build_in_memory, named, recalculated, set_cells
+
+    spreadsheet = request.getfixturevalue(app)
+    path, book = cases
+    copies = {"low": {"scenario": "low"}, "high": {"scenario": "high"},
+              "blank": {"scenario": "low", "hours_mfu_low": None},
+              "edited": {"scenario": "high", "hours_mfu_high": 0.50},
+              "text": {"hours_mfu_high": "fast"}}
+    paths = []
+    for label, changes in copies.items():
+        paths.append(tmp_path / f"{label}.xlsx")
+        set_cells(path, paths[-1], changes)
+    expected = [build_in_memory(cases_with(**changes), like=copy) if changes is not None else None
+                 for changes, copy in zip([{"scenario": "low"}, {"scenario": "high"},
+                                           {"scenario": "low", "low": {"hours.mfu": None}},
+                                           {"scenario": "high", "high": {"hours.mfu": 0.50}}, None], paths)]
+    expected[-1] = UNCOMPARED
+    low, high, blank, edited, text = recalculated(spreadsheet, paths, expected)
+    assert named(low, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.30, 2.00), rel=1e-9)
+    assert named(high, book, "hours_cost") == pytest.approx(cost_by_hand(20e12, 0.45, 2.50), rel=1e-9)
+    assert named(blank, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.40, 2.00), rel=1e-9)
+    assert named(edited, book, "hours_cost") == pytest.approx(cost_by_hand(20e12, 0.50, 2.50), rel=1e-9)
+    for values in (low, high):
+        assert named(values, book, "scenarios_match_snapshot") is True
+    assert named(blank, book, "crossover_tokens_per_day") == "product"  # the rest of low's column stays
+    for values in (blank, edited):  # an edit since generation: the snapshot no longer matches
+        assert named(values, book, "scenarios_match_snapshot") is False
+    assert named(edited, book, "checks_all_pass") is True
+    assert named(text, book, "ok_hours_mfu") is False and named(text, book, "checks_all_pass") is False
+    assert named(text, book, "hours_cost") == "n/a: see Checks"
+    assert [v for v in text.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []

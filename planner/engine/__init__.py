@@ -4,7 +4,7 @@ reads Hours), computed once when first asked for."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from planner.engine.catalog_columns import catalog_columns
 from planner.tables import TABLES, present
@@ -14,9 +14,11 @@ from planner.tables import TABLES, present
 class Results:
     """Every table for one scenario: what the workbook caches, the HTML shows and the JSON holds."""
 
-    scenario: object
+    scenario: object  # the scenario shown (Scenario.shown): the named one chosen, else the file's own
     catalog_columns: dict  # the Catalog sheet's derived columns: {"models": {id: …}, "profiles": {id: …}}
     tables: dict  # table key → its result, in table order
+    file: object = None  # the scenario as the file gives it: the base, its named scenarios and the one shown
+    named: dict = field(default_factory=dict)  # with named scenarios: "base" and each name → its Results
 
     def __getattr__(self, key: str):
         tables = self.__dict__.get("tables", {})
@@ -38,8 +40,11 @@ class Results:
         return all(self.checks.values())
 
     def to_json(self) -> dict:
-        return {"scenario": self.scenario.normalised(), "headline": self.headline,
-                "tables": {key: table.to_json() for key, table in self.tables.items()}}
+        found = {"scenario": (self.file or self.scenario).normalised(), "headline": self.headline,
+                 "tables": {key: table.to_json() for key, table in self.tables.items()}}
+        if self.named:  # each named scenario's headline, as the workbook's Scenarios sheet snapshots it
+            found["scenarios"] = {name: named.headline for name, named in self.named.items()}
+        return found
 
 
 class Tables:
@@ -64,6 +69,17 @@ class Tables:
 
 
 def compute(scenario) -> Results:
+    """Every table of the scenario shown (Scenario.shown); with named scenarios, each of them too."""
+    shown = scenario.shown()
+    results = _compute(shown)
+    results.file = scenario
+    if scenario.named_scenarios():
+        results.named = {name: results if name == scenario.scenario else _compute(named)
+                         for name, named in [("base", scenario), *scenario.named_scenarios()]}
+    return results
+
+
+def _compute(scenario) -> Results:
     tables = Tables(scenario)
     return Results(scenario, catalog_columns(scenario.merged_catalog),
                    {t.key: tables[t.key] for t in present(scenario)})

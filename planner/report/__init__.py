@@ -72,6 +72,34 @@ def input_rows(scenario) -> tuple[list[tuple[str, list[tuple[str, str, str]]]], 
     return [("Model, GPU and price", general)] + sections, other
 
 
+def scenario_table(results) -> dict | None:
+    """With named scenarios: each one's key results (as the workbook's Scenarios sheet snapshots them) and what
+    each changes from the base, in words; None without them."""
+    if not results.named:
+        return None
+    from planner.workbook.inputs import Columns, scenario_inputs
+    from planner.workbook.kit import KINDS, text_formula
+
+    symbol = results.scenario.currency_symbol
+    columns = Columns.of(results)
+    values = {i.name: i.value for i in scenario_inputs(results.scenario)} | results.headline
+    inputs = {i.path: i for i in scenario_inputs(results.file)}
+
+    def typed(path: str, value) -> str:  # as the Inputs sheet shows it: 30 %, 20 T tokens, h200
+        spec = inputs[path]
+        kind = "decimal" if spec.kind == "tera" else spec.kind
+        unit = f" {spec.unit}" if spec.unit and kind != "percent" and not isinstance(value, str) else ""
+        return f"{spec.label}: {shown(value, kind, symbol)}{unit}"
+
+    rows = [(text_formula(k.label, values).value,
+             [shown(named.headline[k.name], k.kind, symbol) for named in results.named.values()],
+             KINDS[k.kind].unit if k.unit is None else k.unit)
+            for table in present(results.scenario) for k in table.sheet.KEY_RESULTS]
+    changes = {name: "; ".join(typed(path, value) for path, value in own.items()) or "nothing"
+               for name, own in columns.own.items()}
+    return {"names": list(results.named), "chosen": columns.chosen, "rows": rows, "changes": changes}
+
+
 def render_html(results, *, generated: str) -> str:
     """The self-contained HTML summary of one scenario's results."""
     sections = [{"key": table.key, "template": table.template, "method": table.engine.METHOD,
@@ -80,7 +108,8 @@ def render_html(results, *, generated: str) -> str:
     scenario = results.scenario
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,
-        inputs=input_rows(scenario), general=method.GENERAL, symbol=scenario.currency_symbol)
+        inputs=input_rows(scenario), general=method.GENERAL, symbol=scenario.currency_symbol,
+        scenarios=scenario_table(results))
 
 
 INDEX_COLUMNS = 10  # result columns per table of the index: each fits at 1,280 px and on A4 landscape

@@ -114,8 +114,9 @@ class General(Section):
         return found
 
     def normalised(self) -> dict:
-        """The scenario with every default filled in, as plain JSON-able data."""
-        return self.model_dump(mode="json", exclude_none=True)
+        """The scenario with every default filled in, as plain JSON-able data (`scenario:`, the one shown, only
+        with named scenarios)."""
+        return self.model_dump(mode="json", exclude_none=True, exclude=None if self.scenarios else {"scenario"})
 
     def variants(self) -> list[tuple[str, "Scenario"]]:
         """The sweep's cartesian product: (label, scenario) for each, named after its values ("zero3, 8192");
@@ -127,8 +128,16 @@ class General(Section):
         without them. Each was validated (and parsed) when the scenario was."""
         return self._named
 
+    def shown(self) -> "Scenario":
+        """What the outputs show: the scenario itself, or the named scenario `scenario:` chooses, under this
+        scenario's name (its workbook holds every named scenario, and shows that one)."""
+        if self.scenario == "base" or not self._named:
+            return self
+        chosen = dict(self._named)[self.scenario]
+        return chosen.model_copy(update={"name": self.name})
 
-NamedSection = Annotated[dict[str, Annotated[dict[str, Any], Field(min_length=1, max_length=200)]],
+
+NamedSection = Annotated[dict[str, Annotated[dict[str, Any], Field(max_length=200)]],
                          Field(min_length=1, max_length=named_scenarios.MAX_SCENARIOS)]
 SweepSection = Annotated[dict[str, Annotated[list[Any], Field(min_length=1, max_length=sweeps.MAX_VALUES)]],
                          Field(max_length=20)]
@@ -140,6 +149,7 @@ class _Tail(Section):
     catalog: CatalogSection = CatalogSection()
     sweep: SweepSection | None = None
     scenarios: NamedSection | None = None
+    scenario: Annotated[str, Field(min_length=1, max_length=31)] = "base"  # the named scenario the outputs show
 
 
 def _sweep_keys_exist(cls, sweep):

@@ -7,9 +7,9 @@ import datetime as dt
 from typing import Any
 
 from planner.method import Constant
-from planner.tables import present
-from planner.workbook import catalog_sheet, checks, cover, inputs, kit, method
-from planner.workbook.inputs import Input, declared_inputs
+from planner.tables import optional, present
+from planner.workbook import catalog_sheet, checks, cover, inputs, kit, method, scenarios
+from planner.workbook.inputs import GENERAL, Columns, Input, declared_inputs
 
 # Every sheet's second row: what the numbers are for, following the inputs.
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
@@ -27,7 +27,7 @@ def input_sections(scenario) -> list[tuple[str, list[Input]]]:
 
 
 def general_inputs(scenario) -> list[tuple[Any, Any]]:
-    model_and_gpu = [i for i in declared_inputs(scenario, "") if i.path in ("model", "gpu", "training_precision")]
+    model_and_gpu = [i for i in declared_inputs(scenario, "") if i.path in GENERAL]
     currency = Constant("currency", scenario.currency, label="Currency", unit="",
                         source="Set in the scenario file (currency:); money "
                         "formats show its symbol.")
@@ -57,7 +57,9 @@ def build(results, target: Any, *, generated: dt.date | None = None,
                     generated=date, catalog_rows=like.catalog_rows if like else {},
                     as_generated=like.generated if like else {})
     general, sections = general_inputs(scenario), input_sections(scenario)
+    columns = Columns.of(results)  # with named scenarios: Inputs' Base, scenario and Live columns
     every_input = [i for i, _ in general if isinstance(i, Input)] + [i for _, items in sections for i in items]
+    every_input = ([columns.chooser] if columns else []) + every_input
     book.values.update({i.name: i.value for i in every_input})
     book.values.update(results.headline)
     book.scenario_line = kit.text_formula(SCENARIO_LINE, book.values)
@@ -65,12 +67,20 @@ def build(results, target: Any, *, generated: dt.date | None = None,
     table_checks = [check for table in tables for check in table.sheet.CHECKS]
     _guards(book, results, every_input, table_checks)
 
-    cover.write(book, results, [row for table in tables for row in table.sheet.KEY_RESULTS])
-    inputs.write_inputs_sheet(book, general, sections)
+    key_results = [row for table in tables for row in table.sheet.KEY_RESULTS]
+    snapshot = scenarios.snapshots(results, key_results, columns, like.snapshots if like else None) if columns \
+        else None
+    cover.write(book, results, key_results, columns and scenarios.all_match(results, key_results, snapshot,
+                                                                            columns.chosen), columns)
+    inputs.write_inputs_sheet(book, general, sections, columns)
     for table in tables:
+        if columns and any(map(optional, table.inputs.SECTIONS.values())) and "Scenarios" not in book.sheets:
+            scenarios.write(book, results, key_results, columns, snapshot)  # after the tables every scenario has
         table.sheet.write(book, results)
+    if columns and "Scenarios" not in book.sheets:
+        scenarios.write(book, results, key_results, columns, snapshot)
     catalog_sheet.write(book, results)
-    checks.write(book, results, every_input, table_checks)
+    checks.write(book, results, every_input, table_checks, columns)
     method.write(book, tables)
     cover.contents(book)
     # the file's own creation time is the generation date: the same scenario and date give the same bytes

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from planner.workbook import kit
 from planner.workbook.catalog_sheet import BLOCKS, VALID
-from planner.workbook.inputs import Input
+from planner.workbook.inputs import Columns, Input
 from planner.workbook.kit import Check, Row
 
 CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove a recalculation happened
 
 
-def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check]) -> kit.Sheet:
+def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check],
+          columns: Columns | None = None) -> kit.Sheet:
     """Each check's cell is named ok_<input>, ok_<Catalog block> or ok_<check key>: formulas that need what it
-    checks are guarded by it (kit.NOT_AVAILABLE)."""
+    checks are guarded by it (kit.NOT_AVAILABLE). With named scenarios (`columns`) an input's check covers its Base
+    and scenario columns."""
     sheet = book.sheet("Checks", [("Result", 12)], label_width=62, unit_width=6)
     sheet.guarded = False
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
@@ -33,9 +35,11 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
 
     sheet.section("Inputs within their allowed values")
     for spec in inputs:
-        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})",
-                            formula=spec.typed_allowed.check(spec.typed_name), note=spec.typed_allowed.words()), True,
-               kit.ok_name(spec.name))
+        across = columns is not None and spec.path != "scenario"
+        formula = columns.check(spec) if across else spec.typed_allowed.check(spec.typed_name)
+        note = spec.typed_allowed.words() + (" In the Base column; a scenario's, blank or the same." if across else "")
+        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})", formula=formula, note=note),
+               True, kit.ok_name(spec.name))
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         title = block.title.split(" (")[0]

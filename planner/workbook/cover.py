@@ -25,7 +25,15 @@ FIRST_FAILED = Row("first_failed", "The first that fails (a link to it)", kind="
 NOT_AVAILABLE = kit.NOT_AVAILABLE  # a key result whose inputs fail their checks
 
 
-def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
+SCENARIOS_HOW = ("Named scenarios: Inputs has a Base column and one per scenario (blank: as base); the scenario "
+                 "dropdown there picks the one the Live column shows, and every formula reads the Live column, so "
+                 "an input's name names a formula there (the one exception to typed inputs). Scenarios lists each "
+                 "scenario's key results as generated, a snapshot of values, beside the live ones.")
+
+
+def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool = True, columns=None) -> kit.Sheet:
+    """`columns`: Inputs' scenario columns, if the file has named scenarios; `matching`: whether the scenario shown
+    still matches its snapshot."""
     scenario = results.scenario
     sheet = book.sheet("Cover", [("Value", 20)], label_width=60, note_width=60, unit_width=4)
     sheet.guarded = False  # its key results read named results, which say NOT_AVAILABLE themselves
@@ -39,6 +47,9 @@ def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
         ws.write_string(sheet.row_index, 0, label, styles.label)
         ws.merge_range(sheet.row_index, 1, sheet.row_index, sheet.note_col, "", styles.text)
         ws.write_string(sheet.row_index, 1, text, styles.text)
+        lines = kit.wrapped_lines(text, sum(sheet.width_of(c) for c in range(1, sheet.note_col + 1)))
+        if lines > 1:  # a long description wraps in its merged cell: the row grows to show it whole
+            sheet.set_height(sheet.row_index, kit.DEFAULT_ROW * min(lines, 20))
         if name:
             book.define(name, sheet.name, kit.xl_rowcol_to_cell(sheet.row_index, 1))
         sheet.row_index += 1
@@ -52,6 +63,14 @@ def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
     labels = {check.key: check.label for table in TABLES for check in table.sheet.CHECKS}
     sheet.row(FIRST_FAILED, labels[failing[0]] if failing else "none")
     sheet.skip()
+
+    if columns:
+        sheet.section("Scenario")
+        sheet.row(Row("scenario_shown", "Scenario shown (choose it on Inputs)", formula="=scenario", kind="text",
+                      unit=""), columns.chosen)
+        sheet.row(Row("scenario_matches", "Its results as when generated (see Scenarios)", kind="bool", unit="",
+                      formula="=scenarios_match_snapshot", warn="false"), matching)
+        sheet.skip()
 
     sheet.section("Key results")
     for result in key_results:
@@ -68,7 +87,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult]) -> kit.Sheet:
     sheet.skip()
 
     sheet.section("How to use")
-    for line in HOW_TO_USE:
+    for line in HOW_TO_USE + ([SCENARIOS_HOW] if columns else []):
         sheet.text(line)
     sheet.skip()
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from planner.method import Constant
+from planner.scenario import named as named_scenarios
 from planner.workbook import kit
 
 LARGEST_WHOLE_RULE = 2**31 - 1  # spreadsheets' whole-number validation stops here; beyond it a custom rule
@@ -297,44 +298,133 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
     return found
 
 
+@dataclass(frozen=True)
+class Columns:
+    """With named scenarios (docs/method.md §9), what Inputs' typed columns hold: each input's typed value in the
+    Base column and, in each scenario's column, its value where it differs from the base (else the cell is blank:
+    as base). The Live column beside them is the chosen column's value, what every formula reads."""
+
+    names: tuple[str, ...]  # the named scenarios, in the file's order
+    chosen: str  # "base" or one of names: the scenario the workbook shows
+    base: dict[str, Any]  # input path → its typed value in the base
+    own: dict[str, dict[str, Any]]  # scenario → input path → its typed value where it differs from the base
+    fixed: frozenset[str]  # the paths a scenario cannot change (list items: allocations, servers, benchmarks)
+
+    @classmethod
+    def of(cls, results) -> "Columns | None":
+        """From the engine's results of every named scenario; None without them."""
+        if not results.named:
+            return None
+        typed = {name: {i.path: i.typed_value for i in scenario_inputs(named.scenario)}
+                 for name, named in results.named.items()}
+        base = typed.pop("base")
+        return cls(tuple(typed), results.file.scenario, base,
+                   {name: {path: value for path, value in values.items() if not same_value(value, base[path])}
+                    for name, values in typed.items()},
+                   frozenset(path for path in base if not named_scenarios.changes(type(results.file), path)))
+
+    @property
+    def chooser(self) -> Input:
+        """The `scenario` dropdown: which column the Live column shows."""
+        return Input("scenario", "Scenario shown (the Live column, which every formula reads)", "",
+                     "base or a named scenario; a blank cell in its column means as base. Scenarios compares its "
+                     "results with those when the workbook was generated.", "text",
+                     Allowed("listed", kind="text", keywords=("base", *self.names)), self.chosen)
+
+    def typed_names(self, item: Input) -> list[str]:
+        """The typed cells' names: <name>_base, then <name>_<scenario> for each a scenario may change."""
+        return [f"{item.typed_name}_{name}" for name in ("base", *self.names)
+                if name == "base" or item.path not in self.fixed]
+
+    def live(self, item: Input) -> str:
+        """The Live cell's formula: the chosen column's value, a blank one as the base's."""
+        base, *own = self.typed_names(item)
+        if not own:
+            return f"={base}"
+        formula = base
+        for name, cell in reversed(list(zip(self.names, own))):
+            formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{base},{cell}),{formula})'
+        return "=" + formula
+
+    def check(self, item: Input) -> str:
+        """The input's check across its columns: the base allowed, each scenario's blank or allowed."""
+        allowed = item.typed_allowed
+        base, *own = self.typed_names(item)
+        return "AND(" + ",".join([allowed.check(base)] + [f"OR(ISBLANK({cell}),{allowed.check(cell)})"
+                                                          for cell in own]) + ")"
+
+
+def same_value(a, b) -> bool:
+    return type(a) is type(b) and a == b or (isinstance(a, (int, float)) and isinstance(b, (int, float)) and
+                                             not isinstance(a, bool) and not isinstance(b, bool) and a == b)
+
+
+def scenario_inputs(scenario) -> list[Input]:
+    """Every input the Inputs sheet types: the general ones (model, GPU, training precision) and each table's."""
+    from planner.tables import present
+
+    general = [i for i in declared_inputs(scenario, "") if i.path in GENERAL]
+    return general + [i for table in present(scenario) for key in table.inputs.SECTIONS
+                      for i in declared_inputs(getattr(scenario, key), key)]
+
+
+GENERAL = ("model", "gpu", "training_precision")  # the general inputs typed on Inputs
+
+
 def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Constant, Any]],
-                       sections: list[tuple[str, list[Input]]]) -> kit.Sheet:
+                       sections: list[tuple[str, list[Input]]], columns: Columns | None = None) -> kit.Sheet:
     """Inputs: the general block (model, GPU, the looked-up price, the currency), then each table's sections; each
-    input beside its value when the workbook was generated and whether it has changed since."""
+    input beside its value when the workbook was generated and whether it has changed since. With named scenarios
+    (`columns`), the scenario dropdown first, then each input's Base and scenario columns and the Live one."""
     texts = [len(str(spec.value)) for _, specs in sections for spec in specs if isinstance(spec.value, str)]
     width = min(max(texts + [18]) * 1.05 + 2, 42)  # a server's or benchmark's name whole, not cut
-    sheet = book.sheet("Inputs", [("Value", width), ("When generated", width), ("Changed", 10)], unit_width=15)
-    sheet.scalar_col = 1
+    typed = [("Base", width)] + [(name, width) for name in columns.names] + [("Live", width)] if columns else \
+        [("Value", width)]
+    sheet = book.sheet("Inputs", typed + [("When generated", width), ("Changed", 10)], unit_width=15)
+    sheet.scalar_col = len(typed)
     sheet.title("Inputs", "Blue cells on pale yellow are inputs: change them and every sheet follows. Catalog "
-                "values (models, GPUs, prices, presets, profiles) are inputs too, on the Catalog sheet.")
-    sheet.header(["Value", "When generated", "Changed"], freeze=True, repeat=True)
+                "values (models, GPUs, prices, presets, profiles) are inputs too, on the Catalog sheet." +
+                (" Each scenario's column holds what it changes (blank: as base); the Live column is the chosen "
+                 "scenario's, and every input's name names it." if columns else ""))
+    sheet.header([name for name, _ in typed] + ["When generated", "Changed"], freeze=True, repeat=True)
+    if columns:
+        sheet.section("Scenario")
+        _write(sheet, columns.chooser, columns.chosen)
+        sheet.skip()
     sheet.section("Model, GPU and price")
     for item, value in general:
-        _write(sheet, item, value)
+        _write(sheet, item, value, columns)
     sheet.skip()
     for title, inputs in sections:
         sheet.section(title)
         for spec in inputs:
-            _write(sheet, spec, spec.value)
+            _write(sheet, spec, spec.value, columns)
         sheet.skip()
     return sheet
 
 
-def _write(sheet: kit.Sheet, item, value) -> None:
+def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> None:
     if isinstance(item, Input):
         typed = item.typed_value
         r = sheet.row_index
-        sheet.input(item.typed_name, item.label, typed, kind="decimal" if item.kind in TYPED_IN else item.kind,
-                    unit=item.unit, note=item.note, validation=item.typed_allowed.validation(item.label),
-                    check=item.name)
+        kind = "decimal" if item.kind in TYPED_IN else item.kind
+        validation = item.typed_allowed.validation(item.label)
         styles = sheet.book.styles
-        then = sheet.book.as_generated.get(item.typed_name, typed)
-        sheet.value_cell(r, 2, then, styles.value(item.kind if item.kind not in TYPED_IN else "decimal",
-                                                  constant=True), None)
-        typed_cell, generated = kit.xl_rowcol_to_cell(r, 1), kit.xl_rowcol_to_cell(r, 2)
-        sheet.formula(r, 3, f"=NOT(EXACT({typed_cell},{generated}))", not same_text(typed, then),
-                      styles.value("bool"))
-        sheet.warn("changed", r, 3, r, 3)
+        if columns and item.path != "scenario":
+            _write_columns(sheet, item, columns, kind, validation)
+            then_value = columns.base[item.path]
+        else:
+            sheet.input(item.typed_name, item.label, typed, kind=kind, unit=item.unit, note=item.note,
+                        validation=validation, check=item.name)
+            then_value = typed
+        typed_col, generated_col = sheet.own_col - (len(columns.names) + 1 if columns and item.path != "scenario"
+                                                    else 0), sheet.own_col + 1
+        then = sheet.book.as_generated.get(item.typed_name, then_value)
+        sheet.value_cell(r, generated_col, then, styles.value(kind, constant=True), None)
+        typed_cell, generated = kit.xl_rowcol_to_cell(r, typed_col), kit.xl_rowcol_to_cell(r, generated_col)
+        sheet.formula(r, generated_col + 1, f"=NOT(EXACT({typed_cell},{generated}))",
+                      not same_text(then_value, then), styles.value("bool"))
+        sheet.warn("changed", r, generated_col + 1, r, generated_col + 1)
         if item.kind in TYPED_IN:  # the scenario's value, converted from the unit shown
             _, scale, written = TYPED_IN[item.kind]
             sheet.row(kit.Row(item.name, "… as a count", formula=f"=ROUND({item.typed_name}*{written},0)",
@@ -345,3 +435,30 @@ def _write(sheet: kit.Sheet, item, value) -> None:
                        unit=item.unit, note=item.source)
     else:
         sheet.row(item, value)
+
+
+def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, validation: dict) -> None:
+    """An input's typed cells (Base, each scenario's: blank is as base) and its Live cell, the one its name
+    names: a formula, guarded like any other, so what reads it needs the input's check and the dropdown's."""
+    book, r = sheet.book, sheet.row_index
+    sheet._label(r, item.label)
+    style = book.styles.value(kind, input=True)
+    check = frozenset({kit.ok_name(item.name), kit.ok_name("scenario")})
+    values = [columns.base[item.path]] + [columns.own[name].get(item.path) for name in columns.names]
+    if item.path in columns.fixed:  # the same in every scenario: only the Base column is typed
+        for col in range(2, 2 + len(columns.names)):
+            sheet.ws.write_string(r, col, "as base", book.styles.value("text", constant=True))
+    for col, (name, value) in enumerate(zip(columns.typed_names(item), values), start=1):
+        sheet.value_cell(r, col, value, style, validation if col == 1 else {**validation, "ignore_blank": True})
+        book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value)
+        book.needs[name] = frozenset({kit.ok_name(item.name)})
+    live = sheet.own_col
+    cell = sheet.formula(r, live, columns.live(item), item.typed_value, book.styles.value(kind), needs=check,
+                         fallback=kit.NOT_AVAILABLE)
+    book.needs[item.typed_name] = check
+    if validation.get("validate") == "list" and str(validation.get("source", "")).startswith("=catalog_"):
+        book.choices[item.typed_name] = validation["source"][1:]
+    sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, item.typed_name)
+    book.define(item.typed_name, sheet.name, cell, item.typed_value)
+    sheet._unit_and_note(r, item.unit, item.note)
+    sheet.row_index += 1
