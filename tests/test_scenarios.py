@@ -45,7 +45,8 @@ def test_batch_writes_the_base_and_each_scenario(tmp_path):
     ("  base: {hours.mfu: 0.3}", 3, "scenarios.base: scenario name 'base' is reserved"),
     ("  Low: {hours.mfu: 0.3}", 3, "scenarios.Low: scenario name 'Low': a lower-case letter"),
     ("  low: {catalog.gpus.h100-sxm.price_per_hour: 3}", 3, "'catalog' is a Catalog entry, one for every scenario"),
-    ("  low: {price_per_gpu_hour: 3}", 3, "'price_per_gpu_hour' is the chosen GPU's Catalog price"),
+    ("  low:\n    hours.mfu: 0.3\n    price_per_gpu_hour: -1", 5,
+     "scenario low: price_per_gpu_hour: value -1 is not allowed"),
     ("  low: {search.deadline_days: 90}", 3, "'search' is the layout search"),
     ("  low: {scenario: high}", 3, "'scenario' is the scenario shown"),
     ("  low: {hours.mfu: 0.3}\nscenario: mid", 4, "scenario: 'mid' is not one of the file's scenarios; allowed: "
@@ -100,19 +101,22 @@ def test_the_workbook_names_live_cells_and_typed_columns(cases):
     sheet, live = book.names["hours_mfu"]
     assert book.texts[(sheet, live)].startswith("=IF(") and "hours_mfu_low" in book.texts[(sheet, live)]
     for name in ("hours_mfu_base", "hours_mfu_low", "hours_mfu_high", "gpu_base", "hours_tokens_trillions_high",
-                 "scenario", "scenario_names", "scenarios_match_snapshot"):
+                 "price_per_gpu_hour_base", "price_per_gpu_hour_low", "scenario", "scenario_names",
+                 "scenarios_match_snapshot"):
         assert name in book.names, name
     values = xlsx.read(path)
     assert [values.cell(*book.names[n]).value for n in ("hours_mfu_base", "hours_mfu_low", "hours_mfu_high")] == \
         [0.40, 0.30, 0.45]
     assert values.cell(*book.names["gpu_low"]).value is None  # blank: as base
     assert values.cell(*book.names["hours_tokens_trillions_high"]).value == 20
+    assert values.cell(*book.names["price_per_gpu_hour_low"]).value == 1.80
+    assert values.cell(*book.names["price_per_gpu_hour_high"]).value is None  # the GPU's Catalog price
     assert values.cell(*book.names["scenario"]).value == "base"
     assert book.values["hours_cost"] == pytest.approx(cost_by_hand(15e12, 0.40, 2.00), rel=1e-12)
     row = {book.formulas.get(("Scenarios", f"A{r}")): r for r in range(1, 60)}
     cost_row = next(r for label, r in row.items() if str(label).startswith("Training cost"))
     snapshot = [values.cell("Scenarios", f"{col}{cost_row}").value for col in "BCD"]
-    assert snapshot == pytest.approx([cost_by_hand(15e12, 0.40, 2.00), cost_by_hand(15e12, 0.30, 2.00),
+    assert snapshot == pytest.approx([cost_by_hand(15e12, 0.40, 2.00), cost_by_hand(15e12, 0.30, 1.80),
                                       cost_by_hand(20e12, 0.45, 2.50)], rel=1e-12)
     assert values.cell("Scenarios", f"E{cost_row}").formula is not None  # Live: a formula of the headline
 
@@ -134,7 +138,8 @@ def test_import_reads_the_columns_back_into_scenarios(cases, tmp_path):
 
     path, _ = cases
     back = scenario_from_workbook(path)
-    assert back.scenarios == {"low": {"hours.mfu": 0.30, "crossover.tokens_per_day": "product"},
+    assert back.scenarios == {"low": {"hours.mfu": 0.30, "crossover.tokens_per_day": "product",
+                                      "price_per_gpu_hour": 1.80},
                               "high": {"gpu": "h200", "hours.mfu": 0.45, "hours.tokens": 20_000_000_000_000,
                                        "crossover.tokens_per_day": "global-app"}}
     assert back.scenario == "base" and back.hours.mfu == 0.40
@@ -142,7 +147,8 @@ def test_import_reads_the_columns_back_into_scenarios(cases, tmp_path):
     set_cells(path, edited, {"scenario": "high", "hours_mfu_low": 0.35, "gpu_low": "a100-80gb"})
     back = scenario_from_workbook(edited)
     assert back.scenario == "high" and back.scenarios["low"] == {"hours.mfu": 0.35, "gpu": "a100-80gb",
-                                                                 "crossover.tokens_per_day": "product"}
+                                                                 "crossover.tokens_per_day": "product",
+                                                                 "price_per_gpu_hour": 1.80}
     shown = back.shown()
     assert (shown.gpu, shown.hours.mfu, shown.hours.tokens, shown.name) == ("h200", 0.45, 20e12, back.name)
 
@@ -165,14 +171,15 @@ def test_a_bad_scenario_cell_names_its_cell(cases, tmp_path):
 def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases, tmp_path):
     """Copies of the example switched to low and to high recalculate, every formula cell, to the engine run on
     that scenario (what `planner verify` compares), the training cost as worked by hand, the snapshot check TRUE;
-    a blank in the chosen column reads as base; an edit after generation turns the snapshot check FALSE (and not
-    the master check); text in a scenario's column fails the input's check and its results say n/a."""
+    a blank in the chosen column reads as base (the price: the GPU's Catalog price); an edit after generation
+    turns the snapshot check FALSE (and not the master check); text in a scenario's column fails the input's check
+    and its results say n/a."""
     from tests.helpers import UNCOMPARED, build_in_memory, named, recalculated, set_cells
 
     spreadsheet = request.getfixturevalue(app)
     path, book = cases
     copies = {"low": {"scenario": "low"}, "high": {"scenario": "high"},
-              "blank": {"scenario": "low", "hours_mfu_low": None},
+              "blank": {"scenario": "low", "hours_mfu_low": None, "price_per_gpu_hour_low": None},
               "edited": {"scenario": "high", "hours_mfu_high": 0.50},
               "text": {"hours_mfu_high": "fast"}}
     paths = []
@@ -181,11 +188,12 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
         set_cells(path, paths[-1], changes)
     expected = [build_in_memory(cases_with(**changes), like=copy) if changes is not None else None
                  for changes, copy in zip([{"scenario": "low"}, {"scenario": "high"},
-                                           {"scenario": "low", "low": {"hours.mfu": None}},
+                                           {"scenario": "low", "low": {"hours.mfu": None,
+                                                                       "price_per_gpu_hour": None}},
                                            {"scenario": "high", "high": {"hours.mfu": 0.50}}, None], paths)]
     expected[-1] = UNCOMPARED
     low, high, blank, edited, text = recalculated(spreadsheet, paths, expected)
-    assert named(low, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.30, 2.00), rel=1e-9)
+    assert named(low, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.30, 1.80), rel=1e-9)
     assert named(high, book, "hours_cost") == pytest.approx(cost_by_hand(20e12, 0.45, 2.50), rel=1e-9)
     assert named(blank, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.40, 2.00), rel=1e-9)
     assert named(edited, book, "hours_cost") == pytest.approx(cost_by_hand(20e12, 0.50, 2.50), rel=1e-9)

@@ -75,7 +75,8 @@ def compute(scenario) -> Results:
     results.file = scenario
     if scenario.named_scenarios():
         results.named = {name: results if name == scenario.scenario else _compute(named)
-                         for name, named in [("base", scenario), *scenario.named_scenarios()]}
+                         for name, named in [("base", scenario), *((name, scenario.in_workbook(name))
+                                                                   for name, _ in scenario.named_scenarios())]}
     return results
 
 

@@ -1009,6 +1009,7 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
 def problem(scenario, catalog=None) -> Problem:
     """The scenario's search in plain numbers: its model and GPU from the merged Catalog, the training sequence
     length (Memory), the training tokens (Hours) and the `search:` section."""
+    price = scenario.gpu_price if catalog is None else catalog.gpus[scenario.gpu].price_per_hour
     catalog = catalog or scenario.merged_catalog
     model, gpu, search = catalog.models[scenario.model], catalog.gpus[scenario.gpu], scenario.search
     return Problem(layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads,
@@ -1016,7 +1017,7 @@ def problem(scenario, catalog=None) -> Problem:
                    tied_embeddings=model.tied_embeddings, params=model.params, memory_gb=gpu.memory_gb,
                    peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps, nvlink_gbps=gpu.nvlink_gbps,
                    network_gbps=gpu.network_gbps, gpus_per_node=gpu.gpus_per_node,
-                   gemm_efficiency=gpu.gemm_efficiency, price_per_gpu_hour=gpu.price_per_hour,
+                   gemm_efficiency=gpu.gemm_efficiency, price_per_gpu_hour=price,
                    sequence_length=scenario.memory.sequence_length, global_batch=search.global_batch,
                    tokens=scenario.hours.tokens, gpus_max=search.gpus_max, deadline_days=search.deadline_days,
                    headroom=search.headroom, flash_attention=search.flash_attention,

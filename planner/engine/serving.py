@@ -607,8 +607,9 @@ def replica_of(scenario, gpu=None) -> Replica:
     from planner.engine.catalog_columns import active_params
 
     merged, model = scenario.merged_catalog, scenario.chosen_model
+    price = gpu.price_per_hour if gpu else scenario.gpu_price  # a benchmark's GPU: its Catalog price
     gpu = gpu or scenario.chosen_gpu
-    return replace(Replica.from_parts(model, gpu, scenario.serving, gpu.price_per_hour, merged.precisions),
+    return replace(Replica.from_parts(model, gpu, scenario.serving, price, merged.precisions),
                    active_params=active_params(model))
 
 

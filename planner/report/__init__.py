@@ -86,6 +86,8 @@ def scenario_table(results) -> dict | None:
     inputs = {i.path: i for i in scenario_inputs(results.file)}
 
     def typed(path: str, value) -> str:  # as the Inputs sheet shows it: 30 %, 20 T tokens, h200
+        if path not in inputs:  # the price, the one not typed on Inputs without scenarios
+            return f"Price per GPU-hour: {shown(value, 'money', symbol)}"
         spec = inputs[path]
         kind = "decimal" if spec.kind == "tera" else spec.kind
         unit = f" {spec.unit}" if spec.unit and kind != "percent" and not isinstance(value, str) else ""
@@ -95,8 +97,9 @@ def scenario_table(results) -> dict | None:
              [shown(named.headline[k.name], k.kind, symbol) for named in results.named.values()],
              KINDS[k.kind].unit if k.unit is None else k.unit)
             for table in present(results.scenario) for k in table.sheet.KEY_RESULTS]
-    changes = {name: "; ".join(typed(path, value) for path, value in own.items()) or "nothing"
-               for name, own in columns.own.items()}
+    changes = {name: "; ".join([typed(path, value) for path, value in own.items()] +
+                               ([typed("price_per_gpu_hour", columns.prices[name])] if name in columns.prices
+                                else [])) or "nothing" for name, own in columns.own.items()}
     return {"names": list(results.named), "chosen": columns.chosen, "rows": rows, "changes": changes}
 
 

@@ -51,6 +51,7 @@ class General(Section):
     _named: list = PrivateAttr(default_factory=list)  # the named scenarios, parsed once when it was checked
     _aliases: dict = PrivateAttr(default_factory=dict)  # key path → the key path it was written at (messages)
     _shown_as: str = PrivateAttr(default="")  # a variant's source in messages (source_name)
+    _price: float | None = PrivateAttr(default=None)  # a named scenario's price in one workbook (in_workbook)
 
     # The merged catalog and the chosen entries -----------------------------------------------------------
     @property
@@ -73,8 +74,9 @@ class General(Section):
 
     @property
     def gpu_price(self) -> float:
-        """Price per GPU-hour: the chosen GPU's Catalog price (the scenario's price_per_gpu_hour lands there)."""
-        return self.chosen_gpu.price_per_hour
+        """Price per GPU-hour: the chosen GPU's Catalog price (the scenario's price_per_gpu_hour lands there), or a
+        named scenario's own price in the workbook that holds every scenario (in_workbook)."""
+        return self._price if self._price is not None else self.chosen_gpu.price_per_hour
 
     @property
     def currency_symbol(self) -> str:
@@ -133,8 +135,19 @@ class General(Section):
         scenario's name (its workbook holds every named scenario, and shows that one)."""
         if self.scenario == "base" or not self._named:
             return self
-        chosen = dict(self._named)[self.scenario]
-        return chosen.model_copy(update={"name": self.name})
+        return self.in_workbook(self.scenario).model_copy(update={"name": self.name})
+
+    def in_workbook(self, name: str) -> "Scenario":
+        """A named scenario as the workbook holding every scenario computes it: its own file's scenario, except
+        that a price it changes is its own (Inputs' price columns), not the GPU's Catalog price, which is one for
+        every scenario."""
+        named = dict(self._named)[name]
+        price = (self.scenarios or {}).get(name, {}).get("price_per_gpu_hour")
+        if price is None:
+            return named
+        own = named.model_copy(update={"catalog": self.catalog.model_copy(deep=True)})
+        own._merged, own._price = None, float(price)
+        return own
 
 
 NamedSection = Annotated[dict[str, Annotated[dict[str, Any], Field(max_length=200)]],

@@ -18,13 +18,12 @@ from planner.tables import present
 NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")  # it will suffix defined names: hours_mfu_low
 RESERVED = ("base",)  # the column every scenario starts from
 MAX_SCENARIOS = 10
+PRICE = "price_per_gpu_hour"  # a scenario's own price: the chosen GPU's, in its Catalog row or its Inputs column
 NOT_NAMED = {  # keys a scenario does not change, and why
     "name": "not an input a scenario changes", "description": "not an input a scenario changes",
     "currency": "not an input a scenario changes", "sweep": "not an input a scenario changes",
     "scenarios": "not an input a scenario changes", "scenario": "the scenario shown, not an input a scenario changes",
     "catalog": "a Catalog entry, one for every scenario (choose another model or gpu instead)",
-    "price_per_gpu_hour": "the chosen GPU's Catalog price, one for every scenario (choose another gpu, or see the "
-                          "price on the Sensitivity sheet)",
     "search": "the layout search, whose Layouts rows are found once for the workbook",
 }
 
@@ -128,7 +127,10 @@ def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]
     tables = [t.key for t in present(scenario)]
     found = []
     for name, changes in scenario.scenarios.items():
-        data = with_changes(base, changes)
+        data = with_changes(base, {k: v for k, v in changes.items() if k != PRICE})
+        if PRICE in changes:  # in its own files, the chosen GPU's Catalog price (one workbook: Scenario.in_workbook)
+            gpus = data.setdefault("catalog", {}).setdefault("gpus", {})
+            gpus.setdefault(str(data.get("gpu", "h100-sxm")), {})["price_per_hour"] = changes[PRICE]
         data["name"] = f"{scenario.name} [{name}]"
         at, _ = where(("scenarios", name), source, lines)
         shown_as = f"{at}: scenario {name}"
@@ -139,7 +141,8 @@ def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]
                 if len(exc.keys) == len(exc.problems) else [("scenarios", name)] * len(exc.problems)
             for problem, key in zip(exc.problems, found_keys):  # at the changed key's own line (or cell)
                 own, _ = where(key, source, lines)
-                problems.append(problem.replace(shown_as, f"{own}: scenario {name}", 1))
+                problems.append(problem.replace(shown_as, f"{own}: scenario {name}", 1).replace(
+                    f"catalog.gpus.{data.get('gpu')}.price_per_hour", PRICE))
                 keys.append(key)
             continue
         if [t.key for t in present(variant)] != tables:  # a key into a section the base leaves out
@@ -158,4 +161,6 @@ def _changed_key(name: str, key: tuple, changes: dict) -> tuple:
     """A variant's problem at a key path, as the scenario's own key that changed it (or the scenario, when the
     problem is elsewhere: a rule joining a changed input with the base's)."""
     dotted = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in key)
+    if PRICE in changes and key[:2] == ("catalog", "gpus") and key[-1:] == ("price_per_hour",):
+        dotted = PRICE
     return ("scenarios", name, dotted) if dotted in changes else ("scenarios", name)

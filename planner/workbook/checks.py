@@ -40,6 +40,10 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
         note = spec.typed_allowed.words() + (" In the Base column; a scenario's, blank or the same." if across else "")
         _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})", formula=formula, note=note),
                True, kit.ok_name(spec.name))
+    if columns:  # a scenario's own price per GPU-hour
+        _check(sheet, Check("input_price_per_gpu_hour", "Price per GPU-hour in each scenario's column "
+                            "(price_per_gpu_hour_<scenario>)", formula=columns.price_check(),
+                            note=columns.price_allowed.words()), True, kit.ok_name("price_per_gpu_hour"))
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         title = block.title.split(" (")[0]

@@ -307,8 +307,10 @@ class Columns:
     names: tuple[str, ...]  # the named scenarios, in the file's order
     chosen: str  # "base" or one of names: the scenario the workbook shows
     base: dict[str, Any]  # input path → its typed value in the base
+    catalog_price: float  # the shown GPU's Catalog price: what the price's Base column looks up
     own: dict[str, dict[str, Any]]  # scenario → input path → its typed value where it differs from the base
     fixed: frozenset[str]  # the paths a scenario cannot change (list items: allocations, servers, benchmarks)
+    prices: dict[str, float]  # scenario → the price per GPU-hour it sets (its Inputs column; else the GPU's)
 
     @classmethod
     def of(cls, results) -> "Columns | None":
@@ -318,10 +320,12 @@ class Columns:
         typed = {name: {i.path: i.typed_value for i in scenario_inputs(named.scenario)}
                  for name, named in results.named.items()}
         base = typed.pop("base")
-        return cls(tuple(typed), results.file.scenario, base,
+        return cls(tuple(typed), results.file.scenario, base, results.scenario.chosen_gpu.price_per_hour,
                    {name: {path: value for path, value in values.items() if not same_value(value, base[path])}
                     for name, values in typed.items()},
-                   frozenset(path for path in base if not named_scenarios.changes(type(results.file), path)))
+                   frozenset(path for path in base if not named_scenarios.changes(type(results.file), path)),
+                   {name: float(changes[named_scenarios.PRICE]) for name, changes in results.file.scenarios.items()
+                    if named_scenarios.PRICE in changes})
 
     @property
     def chooser(self) -> Input:
@@ -345,6 +349,18 @@ class Columns:
         for name, cell in reversed(list(zip(self.names, own))):
             formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{base},{cell}),{formula})'
         return "=" + formula
+
+    @property
+    def price_allowed(self) -> Allowed:
+        """What a scenario's price cell may hold: blank (the GPU's Catalog price) or a price."""
+        from planner.scenario import Scenario
+
+        return Allowed.of(Scenario.model_fields[named_scenarios.PRICE], optional=True)
+
+    def price_check(self) -> str:
+        """Every scenario's price cell blank or a price (ok_price_per_gpu_hour)."""
+        name = named_scenarios.PRICE
+        return "AND(" + ",".join(self.price_allowed.check(f"{name}_{scenario}") for scenario in self.names) + ")"
 
     def check(self, item: Input) -> str:
         """The input's check across its columns: the base allowed, each scenario's blank or allowed."""
@@ -433,8 +449,36 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
     elif isinstance(item, Constant):
         sheet.constant(item.name, item.label, item.value, kind="text" if isinstance(item.value, str) else "number",
                        unit=item.unit, note=item.source)
+    elif columns and item.name == named_scenarios.PRICE:
+        _write_price(sheet, item, value, columns)
     else:
         sheet.row(item, value)
+
+
+def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns) -> None:
+    """The price with named scenarios: the Base column looks up the GPU's Catalog price, each scenario's column
+    may set its own (blank: the GPU's), and the Live column, which the price's name names, is the chosen one's."""
+    book, r, name = sheet.book, sheet.row_index, item.name
+    sheet._label(r, item.label)
+    style = book.styles.value(item.kind)
+    base = sheet.formula(r, 1, item.formula, columns.catalog_price, style, fallback=kit.NOT_AVAILABLE)
+    book.define(f"{name}_base", sheet.name, base, columns.catalog_price)
+    validation = columns.price_allowed.validation("Price per GPU-hour")
+    for col, scenario in enumerate(columns.names, start=2):
+        own = columns.prices.get(scenario)
+        sheet.value_cell(r, col, own, book.styles.value(item.kind, input=True), validation)
+        book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own)
+        book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
+    formula = f"{name}_base"
+    for scenario in reversed(columns.names):
+        cell = f"{name}_{scenario}"
+        formula = f'IF(scenario="{scenario}",IF(ISBLANK({cell}),{name}_base,{cell}),{formula})'
+    live = sheet.formula(r, sheet.own_col, "=" + formula, value, style, fallback=kit.NOT_AVAILABLE)
+    sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name)
+    book.define(name, sheet.name, live, value)
+    sheet._unit_and_note(r, item.shown_unit, "The Base column is the GPU's Catalog price (edit it on Catalog, in the "
+                         "GPU's row); a scenario's column sets its own, blank for the GPU's.")
+    sheet.row_index += 1
 
 
 def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, validation: dict) -> None:
