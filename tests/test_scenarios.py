@@ -206,3 +206,27 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
     assert named(text, book, "ok_hours_mfu") is False and named(text, book, "checks_all_pass") is False
     assert named(text, book, "hours_cost") == "n/a: see Checks"
     assert [v for v in text.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []
+
+
+@pytest.mark.spreadsheet
+def test_a_copy_saved_by_libreoffice_reads_back_as_the_scenario_it_shows(libreoffice, cases, tmp_path):
+    """Switched to high and saved by LibreOffice, the workbook imports as the same base, the same scenarios and
+    `scenario: high`, and verifies."""
+    from planner.roundtrip import scenario_from_workbook
+    from tests.helpers import recalculated, saved_by_libreoffice, set_cells
+
+    path, _ = cases
+    switched = tmp_path / "switched.xlsx"
+    set_cells(path, switched, {"scenario": "high"})
+    saved = saved_by_libreoffice(libreoffice, switched, tmp_path / "saved")
+    back, original = scenario_from_workbook(saved), load_scenario(EXAMPLE)
+    assert back.scenario == "high" and back.scenarios == original.scenarios
+    assert back.model_dump(exclude={"scenario"}) == original.model_dump(exclude={"scenario"})
+    values, = recalculated(libreoffice, [saved])
+    assert values[("Inputs", _cell(saved, "gpu"))] == "h200"
+
+
+def _cell(path, name: str) -> str:
+    from tests.helpers import address
+
+    return address(path, name)[1]
