@@ -325,6 +325,7 @@ def test_the_steps_of_a_write_are_these(tmp_path, monkeypatch):
 @pytest.mark.parametrize("failing, stop", [(False, k) for k in range(1, len(SUCCESS) + 1)]
                          + [(True, k) for k in range(len(SUCCESS[:9]) + 1, len(UNDONE) + 1)],
                          ids=lambda v: str(v))
+@pytest.mark.long
 def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(tmp_path, failing, stop):
     """SIGKILL after step `stop`: before the journal is complete the previous set stands; from the journal on the
     new one, once the next writer (of another scenario, into the same folder) has finished it; from the undo
