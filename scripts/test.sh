@@ -2,7 +2,7 @@
 # Install everything the tests need (the Python packages into .venv, made once; LibreOffice Calc and Gnumeric
 # with apt when they are missing and we are root), then run the whole test suite on every core (pytest-xdist; a
 # module's expensive fixture stays on one worker: --dist loadgroup). Extra arguments go to pytest, e.g.
-# -m "not spreadsheet" for the fast tier, -n 0 for one process. "No tests ran" (pytest's exit 5) fails.
+# -m "not spreadsheet and not long" for the fast tier, -n 0 for one process. "No tests ran" (pytest's exit 5) fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PLANNER_EXTRAS="[test]"
@@ -20,6 +20,9 @@ if [ "${#missing[@]}" -gt 0 ]; then
              "the spreadsheet tests will skip (or fail with CI=true)." >&2
     fi
 fi
+# Compiled modules (and pytest's assertion-rewritten test modules) kept in __pycache__ between runs and shared by
+# the workers: without them each worker compiles every module again (seconds of the fast tier's minute).
+unset PYTHONDONTWRITEBYTECODE
 set +e
 "$PYTHON" -m pytest -n auto --dist loadgroup "$@"
 status=$?
