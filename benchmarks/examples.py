@@ -1,6 +1,7 @@
 """Building every example's workbook in memory (the engine's results computed beforehand): seconds per workbook,
 the median of several runs, wall and CPU, and the guards' share (kit.Book.write_guarded, the checks every formula
-cell needs). The tests build these workbooks again and again, so this is their floor.
+cell needs); then the Books alone, without their files (kit.NO_FILE, what verify compares with). The tests build
+these workbooks again and again, so this is their floor.
 
     python benchmarks/examples.py [--runs 5]
 """
@@ -36,6 +37,9 @@ def main() -> None:
     n = len(results)
     print(f"{n} example workbooks built: median {wall:.2f} s wall, {cpu:.2f} s CPU, {cpu / n * 1e3:.0f} ms CPU per "
           f"workbook, of which the guards {sum(guards) / args.runs / n * 1e3:.0f} ms")
+    if hasattr(kit, "NO_FILE"):  # the Book alone, as verify builds what it compares with
+        _, cpu = median_wall_and_cpu(lambda: [build(r, kit.NO_FILE) for r in results], args.runs)
+        print(f"the same Books without their files (kit.NO_FILE): {cpu / n * 1e3:.0f} ms CPU per workbook")
 
 
 if __name__ == "__main__":
