@@ -439,10 +439,21 @@ class LibreOffice:
             return self.convert(paths, out, progress=progress)
         parts = [list(range(k, len(paths), count)) for k in range(count)]
         others = [LibreOffice(timeout=self.timeout) for _ in range(count - 1)]
+        done: set[int] = set()
+        reported = [0]
+        lock = threading.Lock()
+
+        def in_order(i: int) -> None:  # progress said file by file in their order, as one instance says it
+            with lock:
+                done.add(i)
+                while reported[0] in done:
+                    progress(reported[0])
+                    reported[0] += 1
+
         try:
             with ThreadPoolExecutor(max_workers=count) as pool:
                 futures = [pool.submit(app.convert, [paths[i] for i in part], out,
-                                       progress=(lambda n, part=part: progress(part[n])) if progress else None)
+                                       progress=(lambda n, part=part: in_order(part[n])) if progress else None)
                            for app, part in zip([self, *others], parts)]
                 return "".join(future.result() for future in futures)
         finally:
