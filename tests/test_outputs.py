@@ -176,6 +176,7 @@ def _write_described(out_dir: Path, i: int) -> None:
     output.write_outputs(DEFAULT.model_copy(update={"description": f"run {i}"}), out_dir)
 
 
+@pytest.mark.long
 def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path):
     runs = [multiprocessing.get_context("fork").Process(target=_write_described, args=(tmp_path, i))
             for i in range(8)]
