@@ -15,7 +15,6 @@ checked.
 
 from __future__ import annotations
 
-import io
 import math
 import re
 import threading
@@ -30,7 +29,7 @@ from planner.engine import compute
 from planner.roundtrip import WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
 from planner.scenario.errors import cut, quoted
-from planner.workbook.kit import unguarded
+from planner.workbook.kit import NO_FILE, unguarded
 from planner.workbook import build
 
 REL_TOL = 1e-9
@@ -263,7 +262,7 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
             report.skipped = SUMMARY
             return report, None
         found = found if found is not None else read_data(book)
-        expected = build(compute(_scenario(found, report)), io.BytesIO(), like=found)
+        expected = build(compute(_scenario(found, report)), NO_FILE, like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)
         return report, None

@@ -9,7 +9,8 @@ nothing). Each workbook gets its values, {(sheet, A1): value}, or a WorkbookErro
 sinks the others; RecalcError means the application itself is missing, failed or stalled.
 
 LibreOffice runs with a user profile of its own whose `registrymodifications.xcu` sets OOXMLRecalcMode (and
-ODFRecalcMode) to 0, always recalculate. `LibreOffice()` starts it for each call, all workbooks in one conversion;
+ODFRecalcMode) to 0, always recalculate. `LibreOffice()` starts it for each call, all workbooks in one conversion
+(on several cores, two instances side by side, each on its own profile, converting every other workbook);
 `LibreOffice(keep_running=True)` (the tests, one per worker) keeps one instance running on that profile, started on
 first use and warmed up, stopped by close() or at exit, restarted if it dies: each call's `soffice --convert-to` is
 then forwarded to it (LibreOffice's own single-instance pipe) and returns when its conversions are done, without
@@ -96,6 +97,7 @@ GNUMERIC_CSV = "separator=, format=raw quoting-mode=auto eol=unix charset=UTF-8 
 START_TIMEOUT = 120.0  # s for LibreOffice to start and convert its first workbook
 TIMEOUT = 120.0  # s for a call to convert its first workbook …
 TIMEOUT_PER_WORKBOOK = 30.0  # … and for each further one
+INSTANCES = 2  # LibreOffice instances side by side for one call of many workbooks (one per core, at most this many)
 
 Progress = Callable[[int], None]  # called with a workbook's position once its values are in (or it failed)
 
@@ -417,8 +419,8 @@ class LibreOffice:
             out = Path(work) / "csv"
             if jobs:
                 positions = [job.index for job in jobs]
-                printed = self.convert([job.copy for job in jobs], out,
-                                       progress=(lambda i: progress(positions[i])) if progress else None)
+                printed = self._convert_all([job.copy for job in jobs], out,
+                                            (lambda i: progress(positions[i])) if progress else None)
                 for job in jobs:
                     found = self._read(job, out)
                     if found is None and (len(jobs) > 1 or self.keep_running):
@@ -427,6 +429,36 @@ class LibreOffice:
                     results[job.index] = found if found is not None else WorkbookError(
                         f"LibreOffice could not open it: {_last_line(printed)}")
             return results
+
+    def _convert_all(self, paths: list[Path], out: Path, progress: Callable[[int], None] | None) -> str:
+        """One conversion of `paths`; for a call of its own (not keep_running) on several cores, one per core up to
+        INSTANCES, side by side, each instance on its own profile converting every so many files (LibreOffice
+        converts one file at a time: `planner verify` of many workbooks waits for it)."""
+        count = 1 if self.keep_running else min(INSTANCES, os.cpu_count() or 1, len(paths))
+        if count == 1:
+            return self.convert(paths, out, progress=progress)
+        parts = [list(range(k, len(paths), count)) for k in range(count)]
+        others = [LibreOffice(timeout=self.timeout) for _ in range(count - 1)]
+        done: set[int] = set()
+        reported = [0]
+        lock = threading.Lock()
+
+        def in_order(i: int) -> None:  # progress said file by file in their order, as one instance says it
+            with lock:
+                done.add(i)
+                while reported[0] in done:
+                    progress(reported[0])
+                    reported[0] += 1
+
+        try:
+            with ThreadPoolExecutor(max_workers=count) as pool:
+                futures = [pool.submit(app.convert, [paths[i] for i in part], out,
+                                       progress=(lambda n, part=part: in_order(part[n])) if progress else None)
+                           for app, part in zip([self, *others], parts)]
+                return "".join(future.result() for future in futures)
+        finally:
+            for app in others:
+                app.close()
 
     def _read(self, job: _Job, out: Path) -> dict | WorkbookError | None:
         """The job's values from its CSV files; None when LibreOffice wrote none of them."""

@@ -1,8 +1,11 @@
 """Shared fixtures: the spreadsheet applications the product recalculates with (planner/recalc.py), required under
-CI=true; the `spreadsheet` marker, without which a test may start neither; Hypothesis derandomized."""
+CI=true; the `spreadsheet` marker, without which a test may start neither; Hypothesis derandomized; every example's
+files, written once for the whole session."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 from pathlib import Path
 
@@ -17,6 +20,15 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
 SECTION = {key: cls for key, (_, cls) in sections().items()}  # scenario key → its Section class
 CI = os.environ.get("CI", "").lower() == "true"
+# The examples a per-example test runs on in the fast tier (between them every table, a Requests sheet of benchmark
+# logs and a layout search); the others are marked long: the whole suite runs it on every example.
+FAST_EXAMPLES = ("default", "goodput-2-benchmark-logs", "layouts-1-405b-search")
+
+
+def every_example() -> list:
+    """EXAMPLES as parameters named by their stems, those outside FAST_EXAMPLES marked long."""
+    return [pytest.param(path, id=path.stem, marks=() if path.stem in FAST_EXAMPLES else pytest.mark.long)
+            for path in EXAMPLES]
 
 # The same draws on every run and every machine, nothing remembered between runs: a test that fails does so every
 # time, and one that passes cannot fail on the next draw.
@@ -50,6 +62,43 @@ def gnumeric():
         yield app
 
 
+@pytest.fixture(scope="session")
+def example_files(tmp_path_factory):
+    """`example_files(path)`: an example's files as `planner run` writes them, {"xlsx": …, "html": …, "json": …},
+    written once for the whole session, by whichever pytest-xdist worker asks for that example first (the others
+    wait for it, then read the same files). Tests read them and write elsewhere (a copy to change, `-o` beside
+    their own tmp_path)."""
+    from planner.output import SUFFIXES, write_outputs
+    from planner.scenario import load_scenario
+
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "examples-written-once"
+    folder.mkdir(exist_ok=True)
+
+    def files(example: Path) -> dict[str, Path]:
+        target = folder / Path(example).stem
+        with _locked(folder / f"{Path(example).stem}.lock"):
+            if not (target / "written").exists():
+                written = write_outputs(load_scenario(Path(example)), target)
+                (target / "written").write_text("\n".join(f"{suffix} {path.name}" for suffix, path in written.items()))
+        names = dict(line.split(" ", 1) for line in (target / "written").read_text().splitlines())
+        assert set(names) == set(SUFFIXES)
+        return {suffix: target / name for suffix, name in names.items()}
+
+    return files
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """An exclusive lock on a file, across the pytest-xdist workers."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(params=["libreoffice", "gnumeric"])
 def spreadsheet(request):
     """Each spreadsheet application in turn."""
@@ -68,8 +117,8 @@ def pytest_collection_modifyitems(items) -> None:
 
 @pytest.fixture(autouse=True)
 def _spreadsheets_only_when_marked(request, monkeypatch):
-    """A test without the `spreadsheet` marker (the fast tier, `pytest -m "not spreadsheet"`) must not start
-    LibreOffice or Gnumeric: finding either fails it."""
+    """A test without the `spreadsheet` marker (in the fast tier, `pytest -m "not spreadsheet and not long"`) must
+    not start LibreOffice or Gnumeric: finding either fails it."""
     if request.node.get_closest_marker("spreadsheet") is None:
         def refuse():
             pytest.fail("this test starts a spreadsheet application: mark it @pytest.mark.spreadsheet")

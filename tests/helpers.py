@@ -4,7 +4,6 @@ engine through what `planner verify` runs (planner/audit.py)."""
 
 from __future__ import annotations
 
-import io
 import re
 import zipfile
 from pathlib import Path
@@ -14,6 +13,7 @@ from planner import audit, xlsx
 from planner.engine import compute
 from planner.scenario import DEFAULT, Scenario, load_scenario, parse_scenario
 from planner.workbook import build
+from planner.workbook.kit import NO_FILE
 
 
 # Scenarios -----------------------------------------------------------------------------------------------------------
@@ -36,11 +36,11 @@ def scenario_with(base: Scenario | Path | None = None, /, **changes) -> Scenario
 
 
 def build_in_memory(scenario, like: Path | None = None):
-    """The workbook for a scenario, in memory: its Book records every formula's cached (engine) value. `like`: an
+    """The Book for a scenario, no file written (NO_FILE): it records every formula's cached (engine) value. `like`: an
     edited copy whose layout (Catalog rows, values when generated) it takes, so the two compare cell by cell."""
     from planner.roundtrip import workbook_data
 
-    return build(compute(scenario), io.BytesIO(), like=workbook_data(like) if like else None)
+    return build(compute(scenario), NO_FILE, like=workbook_data(like) if like else None)
 
 
 # Named cells ---------------------------------------------------------------------------------------------------------

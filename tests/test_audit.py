@@ -19,7 +19,7 @@ from planner.cli import main
 from planner.engine import compute
 from planner.scenario import DEFAULT, load_scenario
 from planner.output import write_outputs
-from tests.conftest import EXAMPLES
+from tests.conftest import every_example
 from tests.helpers import address, catalog_cells, saved_by_libreoffice, set_cells
 
 
@@ -155,10 +155,10 @@ def test_a_workbook_saved_by_libreoffice_verifies_and_imports(clean, libreoffice
     assert load_scenario(tmp_path / "back.yaml").normalised() == DEFAULT.normalised()
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_generate_then_import_gives_back_the_same_scenario(example, tmp_path):
+@pytest.mark.parametrize("example", every_example())
+def test_generate_then_import_gives_back_the_same_scenario(example, example_files, tmp_path):
     scenario = load_scenario(example)
-    workbook = write_outputs(scenario, tmp_path)["xlsx"]
+    workbook = example_files(example)["xlsx"]
     result = CliRunner().invoke(main, ["import", str(workbook), "-o", str(tmp_path / "back" / "back.yaml")])
     assert result.exit_code == 0, result.output
     back = load_scenario(tmp_path / "back" / "back.yaml")

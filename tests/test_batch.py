@@ -45,6 +45,7 @@ def examples_batch(tmp_path_factory):
 
 
 @pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
+@pytest.mark.long
 def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
     folder, out, result = examples_batch
     assert result.exit_code == 1
@@ -59,6 +60,7 @@ def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
 
 
 @pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
+@pytest.mark.long
 def test_the_summary_lists_the_right_numbers(examples_batch):
     _, out, _ = examples_batch
     rows = summary_rows(out)
@@ -73,6 +75,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
 
 
 @pytest.mark.xdist_group("examples-batch")  # one worker writes the batch
+@pytest.mark.long
 def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
     _, out, _ = examples_batch
     page = (out / "index.html").read_text()
@@ -83,6 +86,7 @@ def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
     assert "<script" not in page
 
 
+@pytest.mark.long
 def test_the_same_batch_twice_gives_the_same_files(tmp_path):
     firsts = []
     for run in ("a", "b"):
@@ -167,6 +171,7 @@ def loops(tmp_path: Path) -> Path:
     return top
 
 
+@pytest.mark.long
 def test_a_glob_over_symbolic_link_loops_reads_each_folder_once(tmp_path):
     top = loops(tmp_path)
     done = subprocess.run([sys.executable, "-m", "planner", "batch", f"{top}/**/*.yaml", "-o", str(tmp_path / "out"),
@@ -225,6 +230,7 @@ def test_a_batch_that_would_replace_one_of_its_scenarios_or_logs_writes_nothing(
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["c.json"]
 
 
+@pytest.mark.long
 def test_slugs_that_collide_with_the_batchs_own_files_or_each_other_are_renamed_and_said(tmp_path):
     for file, name in (("a", "index"), ("b", "summary"), ("c", "Summary!"), ("d", "other")):
         (tmp_path / f"{file}.yaml").write_text(f"name: {name}\n")
@@ -257,6 +263,7 @@ def test_a_batch_of_more_scenarios_than_its_summary_holds_is_refused_before_writ
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.long
 def test_the_sweep_example_writes_one_set_per_variant_named_after_its_values(tmp_path):
     """examples/sweeps/: three MFUs × three prices give nine scenarios, each file named after the scenario's name
     and its values; one cost by hand: 6·Ψ·T / (989e12 · 0.5 · 3600) GPU-hours at $2.50."""

@@ -127,6 +127,7 @@ def test_a_blank_or_text_benchmark_input_turns_its_check_false(libreoffice, tmp_
         assert not errors, (name, value, errors)
 
 
+@pytest.mark.long
 def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     """The structure checks of tests/test_workbook_structure.py, on a workbook with a Requests sheet."""
     path = tmp_path / "benchmark.xlsx"

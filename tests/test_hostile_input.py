@@ -364,6 +364,7 @@ def test_one_id_given_twice_alike_is_read_once(tmp_path, text):
     load_scenario(path)
 
 
+@pytest.mark.long
 def test_16400_profiles_are_refused_at_the_stated_cap_before_any_defined_name_is_past_excels_grid(tmp_path):
     profile = "[" + ",".join(["1"] * 24) + "]"  # 16,400 of them in just under 1 MB
     text = "name: x\ncatalog:\n  profiles:\n" + "".join(f"    p{i}: {profile}\n" for i in range(16_400))
@@ -371,6 +372,7 @@ def test_16400_profiles_are_refused_at_the_stated_cap_before_any_defined_name_is
                                     "here"])
 
 
+@pytest.mark.long
 def test_a_thousand_entries_of_each_kind_fit_in_the_catalog_sheet():
     import io
 

@@ -158,6 +158,7 @@ FORMULAS = {"WEBSERVICE": '_xlfn.WEBSERVICE("https://example.com/x")', "HYPERLIN
 
 
 @pytest.mark.parametrize("formula", FORMULAS.values(), ids=FORMULAS.keys())
+@pytest.mark.long
 def test_a_formula_in_an_input_cell_is_reported_and_refused_unless_take_cached(clean, tmp_path, formula):
     path = tmp_path / "formula.xlsx"
     cell = damaged.formula_in(clean, path, "memory_gpus", formula, "8")
@@ -196,6 +197,7 @@ def test_an_input_name_moved_or_widened_is_named_by_audit_and_refused_by_import(
     (lambda clean, to: damaged.with_extra_sheet(clean, to), "Notes", "a sheet the planner does not write"),
     (lambda clean, to: damaged.with_sheet_hidden(clean, to, "Method"), "Method", "the sheet is hidden"),
 ], ids=["vba", "external link", "very hidden sheet", "extra sheet", "hidden sheet"])
+@pytest.mark.long
 def test_foreign_content_is_named_by_audit_and_refused_by_import_unless_take_cached(clean, tmp_path, make, where,
                                                                                    message):
     path = tmp_path / "foreign.xlsx"

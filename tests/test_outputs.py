@@ -176,6 +176,7 @@ def _write_described(out_dir: Path, i: int) -> None:
     output.write_outputs(DEFAULT.model_copy(update={"description": f"run {i}"}), out_dir)
 
 
+@pytest.mark.long
 def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path):
     runs = [multiprocessing.get_context("fork").Process(target=_write_described, args=(tmp_path, i))
             for i in range(8)]
@@ -325,6 +326,7 @@ def test_the_steps_of_a_write_are_these(tmp_path, monkeypatch):
 @pytest.mark.parametrize("failing, stop", [(False, k) for k in range(1, len(SUCCESS) + 1)]
                          + [(True, k) for k in range(len(SUCCESS[:9]) + 1, len(UNDONE) + 1)],
                          ids=lambda v: str(v))
+@pytest.mark.long
 def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(tmp_path, failing, stop):
     """SIGKILL after step `stop`: before the journal is complete the previous set stands; from the journal on the
     new one, once the next writer (of another scenario, into the same folder) has finished it; from the undo

@@ -9,8 +9,7 @@ import pytest
 from planner.engine import compute
 from planner.roundtrip import key_path, scenario_from_workbook
 from planner.scenario import ScenarioError, load_scenario
-from planner.workbook import build
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import ROOT, every_example
 from tests.helpers import address, catalog_cells, set_cells
 
 
@@ -26,19 +25,16 @@ def test_defined_names_map_to_scenario_keys(name, path):
     assert key_path(name) == path
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_every_example_reads_back_as_itself(example, tmp_path):
+@pytest.mark.parametrize("example", every_example())
+def test_every_example_reads_back_as_itself(example, example_files):
     scenario = load_scenario(example)
-    path = tmp_path / "w.xlsx"
-    build(compute(scenario), str(path))
-    assert scenario_from_workbook(path).normalised() == scenario.normalised()
+    assert scenario_from_workbook(example_files(example)["xlsx"]).normalised() == scenario.normalised()
 
 
 @pytest.fixture
-def default_workbook(tmp_path):
-    path = tmp_path / "w.xlsx"
-    build(compute(load_scenario(ROOT / "examples" / "default.yaml")), str(path))
-    return path
+def default_workbook(example_files):
+    """The default example's workbook, written once for the session: tests change copies of it."""
+    return example_files(ROOT / "examples" / "default.yaml")["xlsx"]
 
 
 def test_an_edited_unchosen_model_and_an_added_gpu_come_back_in_the_catalog_section(default_workbook, tmp_path):

@@ -30,14 +30,11 @@ pytestmark = pytest.mark.spreadsheet
 H100_8B_GPU_HOURS = 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.40 * 3600)  # 527,772.5: docs/method.md §2, by hand
 
 
-def test_every_example_recalculates_to_the_engine(spreadsheet, tmp_path):
+def test_every_example_recalculates_to_the_engine(spreadsheet, example_files):
     """What `planner verify` checks, on every example, in LibreOffice and in Gnumeric."""
-    paths, books = [], {}
-    for scenario_file in EXAMPLES:
-        path = tmp_path / (scenario_file.stem + ".xlsx")
-        books[scenario_file.stem] = build(compute(load_scenario(scenario_file)), str(path))
-        paths.append(path)
-    values = dict(zip(books, recalculated(spreadsheet, paths)))
+    paths = {scenario_file.stem: example_files(scenario_file)["xlsx"] for scenario_file in EXAMPLES}
+    books = {stem: xlsx.read(path) for stem, path in paths.items()}
+    values = dict(zip(paths, recalculated(spreadsheet, list(paths.values()))))
 
     def value(stem: str, name: str):
         return named(values[stem], books[stem], name)
@@ -259,14 +256,24 @@ def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(d
     # inputs together (the tornado: MFU, price, tokens, η_m, productive share), so fewer of them share a copy
 
 
+WRONG_PARTS = 4  # the copies below, dealt into four tests per application: pytest-xdist spreads them over its workers
+
+
+@pytest.fixture(scope="module")
+def wrong_copies(default_workbook) -> list[dict]:
+    _, book = default_workbook
+    return shared_copies(book, every_input(scenario_with()))
+
+
+@pytest.mark.parametrize("part", range(WRONG_PARTS))
 @pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
 def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(
-        app, default_workbook, request, tmp_path):
+        app, part, default_workbook, wrong_copies, request, tmp_path):
     """Every input, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number just
     above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an error
     value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
     validator refuses the same out-of-range value. Inputs that no formula reads together share a copy
-    (shared_copies), in LibreOffice and in Gnumeric."""
+    (shared_copies), in LibreOffice and in Gnumeric; every WRONG_PARTS-th copy from `part` on in each test."""
     spreadsheet = request.getfixturevalue(app)
     original, book = default_workbook
     specs = every_input(scenario_with())
@@ -275,7 +282,8 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
             scale = TYPED_IN[spec.kind][1] if spec.kind in TYPED_IN else None
             with pytest.raises(ScenarioError):
                 scenario_with(**{spec.path: round(above_limit(spec) * scale) if scale else above_limit(spec)})
-    cases = shared_copies(book, specs)
+    cases = wrong_copies[part::WRONG_PARTS]
+    assert cases
     copies = []
     for i, edits in enumerate(cases):
         copies.append(tmp_path / f"wrong-{i}.xlsx")
@@ -342,7 +350,9 @@ def custom_gpus(draw):
 def scenarios(draw):
     model = draw(st.sampled_from(list(catalog.MODELS)) | custom_models())
     heads = catalog.MODELS[model].heads if isinstance(model, str) else model["heads"]
+    kv_heads = catalog.MODELS[model].kv_heads if isinstance(model, str) else model["kv_heads"]
     divisors = [d for d in (1, 2, 4, 8) if heads % d == 0]
+    serving = [d for d in divisors if kv_heads % d == 0 or d % kv_heads == 0]  # KV heads split or replicated
     t, p = draw(st.sampled_from(divisors)), draw(st.sampled_from([1, 2, 4]))
     share = st.floats(0.01, 1)
     data = {
@@ -354,7 +364,7 @@ def scenarios(draw):
                    "strategy": draw(st.sampled_from(["ddp", "zero1", "zero2", "zero3", "fsdp"])),
                    "sequence_length": draw(st.integers(1, 131_072)), "micro_batch": draw(st.integers(1, 32)),
                    "activation_checkpointing": draw(st.booleans())},
-        "serving": {"users": draw(st.integers(1, 1024)), "tensor_parallel": draw(st.sampled_from(divisors)),
+        "serving": {"users": draw(st.integers(1, 1024)), "tensor_parallel": draw(st.sampled_from(serving)),
                     "sequence_length": draw(st.integers(2, 131_072))},
         "hours": {"tokens": draw(st.integers(10**6, 10**14)), "mfu": draw(share),
                   "activation_recompute": draw(st.booleans()), "gpus": draw(st.integers(1, 100_000)),

@@ -20,6 +20,7 @@ from tests.test_goodput import edge_scenario
 
 
 @pytest.mark.parametrize("example", ["default", "benchmark logs"])
+@pytest.mark.long
 def test_the_reader_reads_what_openpyxl_reads(example, tmp_path):
     """The default workbook, and one with a (small) Requests sheet."""
     path = tmp_path / "w.xlsx"

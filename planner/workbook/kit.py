@@ -19,6 +19,8 @@ in every column or row.
 
 from __future__ import annotations
 
+import functools
+import io
 import re
 from dataclasses import KW_ONLY, dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -26,6 +28,7 @@ from typing import Any, Callable, Sequence
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (re-exported)
+from xlsxwriter.worksheet import CellFormulaTuple
 
 from planner.engine.values import plain
 
@@ -306,12 +309,20 @@ def all_of(names) -> str:
 
 
 # The workbook ---------------------------------------------------------------------------------------------------
+class _NoFile:
+    def __repr__(self) -> str:
+        return "NO_FILE"
+
+
+NO_FILE = _NoFile()  # a Book's target when only the Book is wanted (what verify compares with): no file is written
+
+
 @dataclass
 class Book:
     """An XlsxWriter workbook that records every formula's cached value, every defined name and the value of every
     named input, so later cells can show text that follows them."""
 
-    target: Any  # a path or a binary file object
+    target: Any  # a path, a binary file object, or NO_FILE
     currency_symbol: str = "$"
     header: str = ""  # printed in every sheet's page header: the scenario name and date
     generated: str = ""  # the generation date shown on the Cover
@@ -336,12 +347,14 @@ class Book:
     headline: set = field(default_factory=set)  # the named results the rules' checks gate too
     alike: list = field(default_factory=list)  # cells of one formula copied across: guarded alike
     range_needs: dict = field(default_factory=dict)  # (sheet, first, last) → what a range's cells need
+    names_needs: dict = field(default_factory=dict)  # a formula's text without its cells → what its names need
+    sheet_needs: dict = field(default_factory=dict)  # a sheet → what its guarded cells need, for its banner
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
         if not isinstance(self.target, (str, bytes)) and not hasattr(self.target, "__fspath__"):
             options["in_memory"] = True
-        self.wb = xlsxwriter.Workbook(self.target, options)
+        self.wb = xlsxwriter.Workbook(io.BytesIO() if self.target is NO_FILE else self.target, options)
         self.styles = Styles(self)
 
     def number_format(self, kind: str, unit: str | None = "") -> str | None:
@@ -365,7 +378,18 @@ class Book:
         """The checks a formula's value depends on: those of the named inputs it reads, of the formula cells it
         reads (by name or, on its own sheet, by address), and of the Catalog rows it looks up (the chosen entry's
         row through the input that chooses it, else every row of the block)."""
-        text = _STRINGS.sub('""', formula)
+        text = _STRINGS.sub('""', formula) if '"' in formula else formula
+        found = set(self.needs_of_names(_CELL.sub("#", text)))
+        for first, last in _CELL.findall(text):
+            first = first.replace("$", "")
+            found |= self.needs_of_range(sheet, first, last.replace("$", "") if last else first)
+        return frozenset(found)
+
+    def needs_of_names(self, text: str) -> frozenset:
+        """What the names in a formula (its strings emptied, its cell references each written as #) need: reckoned
+        once for the many cells of a row or column that read the same names (Book.needs_of)."""
+        if text in self.names_needs:
+            return self.names_needs[text]
         found: set = set()
         chosen = {prefix: self.needs[name] for name, prefix in _LOOKUP.findall(text)
                   if self.choices.get(name) == f"{prefix}_ids"}  # an input whose check covers its row
@@ -382,16 +406,15 @@ class Book:
                 named_sheet, ref = self.names[name]
                 first, _, last = ref.partition(":")
                 found |= self.needs_of_range(named_sheet, first, last or first)
-        for first, last in _CELL.findall(text):
-            found |= self.needs_of_range(sheet, first, last or first)
-        return frozenset(found)
+        self.names_needs[text] = frozenset(found)
+        return self.names_needs[text]
 
     def needs_of_range(self, sheet: str, first: str, last: str) -> frozenset:
-        """What the cells of a range need; a range of many cells is reckoned once (a year's SUMIFS over every month
-        row reads the same ranges as the next year's)."""
+        """What the cells of a range (its corners, without $) need; a range of many cells is reckoned once (a
+        year's SUMIFS over every month row reads the same ranges as the next year's)."""
         if first == last:
-            return self.needs_of_cell(sheet, first.replace("$", ""))
-        key = (sheet, first.replace("$", ""), last.replace("$", ""))
+            return self.needs_of_cell(sheet, first)
+        key = (sheet, first, last)
         if key not in self.range_needs:
             self.range_needs[key] = frozenset().union(*(self.needs_of_cell(sheet, cell)
                                                         for cell in _cells(first, last)))
@@ -413,19 +436,23 @@ class Book:
 
     def write_guarded(self) -> None:
         """Every guarded formula, written with its guard now that every cell is known."""
-        self.range_needs.clear()  # ranges reckoned while sheets were written may have held cells written later
+        self.range_needs.clear()  # ranges and names reckoned while sheets were written may have held cells
+        self.names_needs.clear()  # written later
         for cells in self.alike:
             needs = frozenset().union(*(self.needs_of_cell(*key) for key in cells))
             for key in cells:
                 self.cell_needs[key] = needs
+        conditions: dict[frozenset, str] = {}
         for (sheet, cell), waiting in self.pending.items():
             needs = self.needs_of_cell(sheet, cell)
+            self.sheet_needs.setdefault(sheet, set()).update(needs)
             formula = waiting.formula
             if needs:
-                formula = f'=IF({all_of(needs)},{formula[1:]},"{waiting.fallback}")'
+                condition = conditions.get(needs) or conditions.setdefault(needs, all_of(needs))
+                formula = f'=IF({condition},{formula[1:]},"{waiting.fallback}")'
             self.texts[(sheet, cell)] = formula
-            self.sheets[sheet].ws.write_formula(waiting.row, waiting.col, formula, waiting.style,
-                                                self.formulas[(sheet, cell)])
+            self.sheets[sheet].write_formula(waiting.row, waiting.col, formula, waiting.style,
+                                             self.formulas[(sheet, cell)])
 
     def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
         if name in self.names:
@@ -436,13 +463,30 @@ class Book:
             self.values[name] = value
 
     def close(self) -> None:
+        """Every guard and banner written; then the file, unless the target is NO_FILE (XlsxWriter's assembling
+        and zipping of the sheets is two fifths of a build)."""
         self.write_guarded()
         for sheet in self.sheets.values():
             sheet.finish()
-        self.wb.close()
+        if self.target is not NO_FILE:
+            self.wb.close()
 
 
 TEMPLATE = re.compile(r"\{(\w+)(?::(prev|range|above|through))?\}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _template_parts(template: str) -> tuple:
+    """A template split once into its literal text and its tokens: (text, (key, modifier), text, …, text)."""
+    parts: list = []
+    at = 0
+    for match in TEMPLATE.finditer(template):
+        parts += [template[at:match.start()], match.groups()]
+        at = match.end()
+    return (*parts, template[at:])
+
+
+_a1 = functools.lru_cache(maxsize=1 << 16)(xl_rowcol_to_cell)  # the same few addresses are written again and again
 
 
 @dataclass(frozen=True)
@@ -465,7 +509,7 @@ def _cells(first: str, last: str):
     (r1, c1), (r2, c2) = xl_cell_to_rowcol(first.replace("$", "")), xl_cell_to_rowcol(last.replace("$", ""))
     for r in range(min(r1, r2), max(r1, r2) + 1):
         for c in range(min(c1, c2), max(c1, c2) + 1):
-            yield xl_rowcol_to_cell(r, c)
+            yield _a1(r, c)
 
 
 @dataclass
@@ -589,13 +633,12 @@ class Sheet:
         printed pages broken before sections that would not fit on the rest of a page (_page_breaks), so a table
         and the chart under it print on one page where they fit on one."""
         if self.guarded and self.banner_row is not None:
-            needs = set().union(*(n for (sheet, _), n in self.book.cell_needs.items() if sheet == self.name
-                                  and (sheet, _) in self.book.pending))
+            needs = self.book.sheet_needs.get(self.name)
             if needs:
                 banner = f'=IF({all_of(needs)},"","{BANNER}")'
                 self.ws.merge_range(self.banner_row, 0, self.banner_row, min(self.note_col, 6), "",
                                     self.book.styles.warning)
-                self.ws.write_formula(self.banner_row, 0, banner, self.book.styles.warning, "")
+                self.write_formula(self.banner_row, 0, banner, self.book.styles.warning, "")
                 cell = xl_rowcol_to_cell(self.banner_row, 0)
                 self.book.formulas[(self.name, cell)] = ""
                 self.book.texts[(self.name, cell)] = banner
@@ -685,6 +728,14 @@ class Sheet:
         self.row_index += 1
 
     # Cells ------------------------------------------------------------------------------------------------
+    def write_formula(self, row: int, col: int, formula: str, style, value: Any) -> None:
+        """XlsxWriter's write_formula, less its search of every formula for dynamic-array functions (FILTER, SORT,
+        …; a tenth of a workbook's build), which the planner does not write (the workbook structure tests allow
+        only portable functions); with _formula_as_written, what it stores is the same."""
+        if self.ws._check_dimensions(row, col):
+            raise ValueError(f"{self.name}!{xl_rowcol_to_cell(row, col)} lies beyond the sheet's last cell")
+        self.ws.table[row][col] = CellFormulaTuple(_formula_as_written(formula), style, value)
+
     def formula(self, row: int, col: int, formula: str, value: Any, style, *, needs: frozenset | None = None,
                 fallback: str = "", gated: bool = False) -> str:
         """Write one formula with the engine's value as its cached result; returns the cell's A1 address. On a
@@ -693,11 +744,11 @@ class Sheet:
         value = plain(value)
         if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
-        cell = xl_rowcol_to_cell(row, col)
+        cell = _a1(row, col)
         if self.guarded:
             self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs, fallback, gated)
         else:
-            self.ws.write_formula(row, col, formula, style, value)
+            self.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
         self.book.texts[(self.name, cell)] = formula
         return cell
@@ -706,37 +757,42 @@ class Sheet:
         """The reference a template token stands for, written from cell (row, col)."""
         place = self.places[key]
         if modifier == "range":
-            return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
-                   f"{xl_rowcol_to_cell(place.last_row, place.last_col, True, True)}"
+            return f"{_a1(place.row, place.col, True, True)}:" \
+                   f"{_a1(place.last_row, place.last_col, True, True)}"
         if modifier in ("above", "through"):
             last = row - 1 if modifier == "above" else row
             if not place.row <= last <= place.last_row:
                 raise ValueError(f"{{{key}:{modifier}}} is used outside the rows of its records column")
-            return f"{xl_rowcol_to_cell(place.row, place.col, True, True)}:" \
-                   f"{xl_rowcol_to_cell(last, place.col, True, True)}"
+            return f"{_a1(place.row, place.col, True, True)}:" \
+                   f"{_a1(last, place.col, True, True)}"
         if place.shape == "cell":
-            return place.name or xl_rowcol_to_cell(place.row, place.col, True, True)
+            return place.name or _a1(place.row, place.col, True, True)
         if place.shape == "row":
             if not place.col <= col <= place.last_col:
                 raise ValueError(f"{{{key}}} is a per-column row; use it from a per-column row")
-            return xl_rowcol_to_cell(place.row, col, True, False)
+            return _a1(place.row, col, True, False)
         target = row
         if modifier == "prev":
             target = place.last_row if row == place.row else row - 1
         if not place.row <= target <= place.last_row:
             raise ValueError(f"{{{key}}} is a records column; use it from its own table")
-        return xl_rowcol_to_cell(target, place.col, False, True)
+        return _a1(target, place.col, False, True)
 
     def expand(self, template: str, row: int, col: int, extra: dict[str, str] | None = None) -> str:
-        def replace(match: re.Match) -> str:
-            key, modifier = match.groups()
+        parts = _template_parts(template)  # literal text, then each token and the text after it
+        if len(parts) == 1:
+            return template
+        out = [parts[0]]
+        for i in range(1, len(parts), 2):
+            key, modifier = parts[i]
             if extra and key in extra and modifier is None:
-                return extra[key]
-            if key == "column":
-                return xl_rowcol_to_cell(self.header_row, col, True, False)
-            return self.ref(key, modifier, row, col)
-
-        return TEMPLATE.sub(replace, template)
+                out.append(extra[key])
+            elif key == "column":
+                out.append(_a1(self.header_row, col, True, False))
+            else:
+                out.append(self.ref(key, modifier, row, col))
+            out.append(parts[i + 1])
+        return "".join(out)
 
     def row(self, spec: Row, value: Any) -> str:
         """A labelled row; returns the scenario cell's address. A per-column row takes one value per column."""
@@ -806,7 +862,7 @@ class Sheet:
         for i, label in enumerate(labels):
             r = first + i
             self._label(r, label if isinstance(label, int) else str(label))
-            extra = {"label": xl_rowcol_to_cell(r, 0, False, True), "i": str(i + 1)}
+            extra = {"label": _a1(r, 0, False, True), "i": str(i + 1)}
             for col, column in enumerate(columns, start=1):
                 template = column.template(i) if callable(column.template) else column.template
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
