@@ -106,7 +106,7 @@ def test_a_350_byte_alias_bomb_is_refused_at_its_first_anchor(tmp_path):
     start = time.perf_counter()
     with pytest.raises(ScenarioError) as error:
         load_scenario(path)
-    assert time.perf_counter() - start < 1  # nothing expanded: it used to take 79 s and 8.9 GB
+    assert time.perf_counter() - start < 30  # a hang guard: expanded, it took 79 s and 8.9 GB
     assert error.value.problems == [f"{path}:1: a: anchors and aliases (&name, *name) are not allowed:"
                                     " write each value out in full"]
 
@@ -261,7 +261,7 @@ def test_a_sweep_of_nested_sweeps_is_refused_before_any_variant_is_made(tmp_path
             + "]\n  hours.gpus: [" + ", ".join(str(i) for i in range(1, 101)) + "]\n")
     start = time.perf_counter()
     assert_refused(tmp_path, text, ["holds a sweep of its own"])
-    assert time.perf_counter() - start < 5  # 10,000 variants are never parsed
+    assert time.perf_counter() - start < 30  # a hang guard: 10,000 variants are never parsed
 
 
 def test_the_variant_count_is_said_before_any_is_made(tmp_path):
@@ -269,7 +269,7 @@ def test_the_variant_count_is_said_before_any_is_made(tmp_path):
     start = time.perf_counter()
     assert_refused(tmp_path, "name: s\nsweep:\n" + keys, [
         "scenario.yaml:2: sweep: 3,486,784,401 variants (3 × 3 × 3", "a sweep may have at most 10,000"])
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 30  # a hang guard: none of the variants is made
 
 
 def test_a_long_name_with_a_sweep_gives_variants_named_within_the_limit(tmp_path):

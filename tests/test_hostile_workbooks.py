@@ -22,7 +22,8 @@ from tests import damaged
 from tests.conftest import ROOT
 from tests.helpers import catalog_cells, set_cells
 
-LIMIT_S = 10.0
+LIMIT_S = 120.0  # a hang guard, not a measure of speed (benchmarks/ measures that): the slowest case
+# takes about a second alone and under 10 s on a loaded machine
 
 
 @pytest.fixture(scope="module")

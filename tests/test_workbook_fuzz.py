@@ -20,7 +20,7 @@ from planner.scenario import DEFAULT
 from tests import damaged
 
 CASES = 48  # copies: a quarter of each kind of damage
-LIMIT_S = 10.0
+LIMIT_S = 120.0  # a hang guard per copy, not a measure of speed (benchmarks/ measures that)
 REQUIRED = ("xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml", "[Content_Types].xml",
             "_rels/.rels")  # and every worksheet
 
