@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from planner import xlsx
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
-from planner.scenario.errors import cut, quoted, section_class
+from planner.scenario.errors import cut, dotted, quoted, section_class
 from planner.tables import TABLES
 from planner.workbook.catalog_sheet import BLOCKS, EMPTY_ROWS, PROFILES, TRAFFIC_PRESETS, block_length
 from planner.workbook.inputs import TYPED_IN, same_text
@@ -297,12 +297,7 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
         column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
         then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
         generated[name] = None if then is FORMULA else then
-        if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = round(value * scale)  # typed in the unit shown; the scenario counts
-        if scale and isinstance(generated[name], (int, float)) and not isinstance(generated[name], bool):
-            then_value = round(generated[name] * scale)
-        else:
-            then_value = generated[name]
+        value, then_value = _counted(value, scale), _counted(generated[name], scale)
         if then_value is not None:
             as_generated[path_parts] = then_value
         typed_value = typed.value if value is typed.value else _typed(typed)
@@ -352,13 +347,18 @@ def _scenario_cell(book: xlsx.Workbook, name: str, scenario: str, path: tuple, s
         value = cell.value  # typed over: its cached value stands in (audit names the formula)
     if value is None or value == "":
         return
-    if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
-        value = round(value * scale)
-    dotted = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in path)
-    data.setdefault("scenarios", {}).setdefault(scenario, {})[dotted] = value
+    key = dotted(path)
+    data.setdefault("scenarios", {}).setdefault(scenario, {})[key] = _counted(value, scale)
     where.setdefault(("scenarios", scenario), f"{sheet}, column {xlsx.column_letter(xlsx.split(ref)[0])} "
                                               f"({scenario})")
-    where[("scenarios", scenario, dotted)] = f"{sheet}!{ref} ({name})"
+    where[("scenarios", scenario, key)] = f"{sheet}!{ref} ({name})"
+
+
+def _counted(value, scale: float | None):
+    """A value typed in the unit shown (trillions of tokens) as the scenario counts it; any other as typed."""
+    if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return round(value * scale)
+    return value
 
 
 def _typed_in(name: str) -> tuple[str, float | None]:

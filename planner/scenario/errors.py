@@ -52,10 +52,16 @@ def unknown(kind: str, value: str, known) -> str:
     return f"unknown {kind} {quoted(value)}{did_you_mean(value, known)} allowed: {listed}"
 
 
+def dotted(path: tuple) -> str:
+    """A key path as a dotted key, list items numbered from 1: ("hours", "allocations", 1, "gpus") →
+    hours.allocations.2.gpus."""
+    return ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in path)
+
+
 def where(loc: tuple, source: str, lines: dict) -> tuple[str, str]:
     """("file:line" or "file: Sheet!A1 (name)", "dotted.key") for a key path; the nearest enclosing key that has
     a line gives it."""
-    key = cut(".".join(str(p + 1) if isinstance(p, int) else str(p) for p in loc)) or "(top level)"
+    key = cut(dotted(loc)) or "(top level)"
     line = next((lines[loc[:n]] for n in range(len(loc), -1, -1) if loc[:n] in lines), None)
     # `lines` holds YAML line numbers, or cell addresses for a scenario read from a workbook
     at = f"{source}:{line}" if isinstance(line, int) else f"{source}: {line}" if line else source

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from planner.scenario.errors import ScenarioError, did_you_mean, quoted, where
+from planner.scenario.errors import ScenarioError, did_you_mean, dotted, quoted, where
 from planner.scenario.sweep import with_changes
 from planner.tables import present
 
@@ -160,7 +160,6 @@ def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]
 def _changed_key(name: str, key: tuple, changes: dict) -> tuple:
     """A variant's problem at a key path, as the scenario's own key that changed it (or the scenario, when the
     problem is elsewhere: a rule joining a changed input with the base's)."""
-    dotted = ".".join(str(p + 1) if isinstance(p, int) else str(p) for p in key)
-    if PRICE in changes and key[:2] == ("catalog", "gpus") and key[-1:] == ("price_per_hour",):
-        dotted = PRICE
-    return ("scenarios", name, dotted) if dotted in changes else ("scenarios", name)
+    changed = PRICE if PRICE in changes and key[:2] == ("catalog", "gpus") and key[-1:] == ("price_per_hour",) \
+        else dotted(key)
+    return ("scenarios", name, changed) if changed in changes else ("scenarios", name)

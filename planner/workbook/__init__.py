@@ -9,7 +9,7 @@ from typing import Any
 from planner.method import Constant
 from planner.tables import optional, present
 from planner.workbook import catalog_sheet, checks, cover, inputs, kit, method, scenarios
-from planner.workbook.inputs import GENERAL, Columns, Input, declared_inputs
+from planner.workbook.inputs import Columns, Input, general_declared, input_sections
 
 # Every sheet's second row: what the numbers are for, following the inputs.
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
@@ -20,14 +20,8 @@ PRICE = kit.Row("price_per_gpu_hour", "Price per GPU-hour (the GPU's, from Catal
                 note="Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
 
 
-def input_sections(scenario) -> list[tuple[str, list[Input]]]:
-    """Each table's scenario sections, with their declared inputs, in registry order."""
-    return [(type(getattr(scenario, key)).model_config.get("title", key), declared_inputs(getattr(scenario, key), key))
-            for table in present(scenario) for key in table.inputs.SECTIONS]
-
-
 def general_inputs(scenario) -> list[tuple[Any, Any]]:
-    model_and_gpu = [i for i in declared_inputs(scenario, "") if i.path in GENERAL]
+    model_and_gpu = general_declared(scenario)
     currency = Constant("currency", scenario.currency, label="Currency", unit="",
                         source="Set in the scenario file (currency:); money "
                         "formats show its symbol.")
@@ -68,17 +62,19 @@ def build(results, target: Any, *, generated: dt.date | None = None,
     _guards(book, results, every_input, table_checks)
 
     key_results = [row for table in tables for row in table.sheet.KEY_RESULTS]
-    snapshot = scenarios.snapshots(results, key_results, columns, like.snapshots if like else None) if columns \
-        else None
-    cover.write(book, results, key_results, columns and scenarios.all_match(results, key_results, snapshot,
-                                                                            columns.chosen), columns)
+    snapshot, matching = None, True
+    if columns:
+        snapshot = scenarios.snapshots(results, key_results, columns, like.snapshots if like else None)
+        matching = scenarios.all_match(results, key_results, snapshot, columns.chosen)
+    cover.write(book, results, key_results, matching, columns)
     inputs.write_inputs_sheet(book, general, sections, columns)
-    for table in tables:
-        if columns and any(map(optional, table.inputs.SECTIONS.values())) and "Scenarios" not in book.sheets:
-            scenarios.write(book, results, key_results, columns, snapshot)  # after the tables every scenario has
-        table.sheet.write(book, results)
-    if columns and "Scenarios" not in book.sheets:
-        scenarios.write(book, results, key_results, columns, snapshot)
+    every_scenario_has = next((i for i, t in enumerate(tables) if any(map(optional, t.inputs.SECTIONS.values()))),
+                              len(tables))  # the Scenarios sheet comes after these tables, before Layouts
+    for i, table in enumerate(tables + [None]):
+        if columns and i == every_scenario_has:
+            scenarios.write(book, results, key_results, columns, snapshot, matching)
+        if table is not None:
+            table.sheet.write(book, results)
     catalog_sheet.write(book, results)
     checks.write(book, results, every_input, table_checks, columns)
     method.write(book, tables)

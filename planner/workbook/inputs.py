@@ -343,8 +343,10 @@ class Columns:
     def live(self, item: Input) -> str:
         """The Live cell's formula: the chosen column's value, a blank one as the base's."""
         base, *own = self.typed_names(item)
-        if not own:
-            return f"={base}"
+        return self.choose(base, own)
+
+    def choose(self, base: str, own: list[str]) -> str:
+        """=the cell of the scenario the dropdown chooses (own: one per scenario, or none), `base` where blank."""
         formula = base
         for name, cell in reversed(list(zip(self.names, own))):
             formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{base},{cell}),{formula})'
@@ -375,13 +377,22 @@ def same_value(a, b) -> bool:
                                              not isinstance(a, bool) and not isinstance(b, bool) and a == b)
 
 
-def scenario_inputs(scenario) -> list[Input]:
-    """Every input the Inputs sheet types: the general ones (model, GPU, training precision) and each table's."""
+def general_declared(scenario) -> list[Input]:
+    """The general inputs the Inputs sheet types: model, GPU, training precision."""
+    return [i for i in declared_inputs(scenario, "") if i.path in GENERAL]
+
+
+def input_sections(scenario) -> list[tuple[str, list[Input]]]:
+    """Each table's scenario sections, with their declared inputs, in registry order."""
     from planner.tables import present
 
-    general = [i for i in declared_inputs(scenario, "") if i.path in GENERAL]
-    return general + [i for table in present(scenario) for key in table.inputs.SECTIONS
-                      for i in declared_inputs(getattr(scenario, key), key)]
+    return [(type(getattr(scenario, key)).model_config.get("title", key), declared_inputs(getattr(scenario, key), key))
+            for table in present(scenario) for key in table.inputs.SECTIONS]
+
+
+def scenario_inputs(scenario) -> list[Input]:
+    """Every input the Inputs sheet types: the general ones and each table's."""
+    return general_declared(scenario) + [i for _, items in input_sections(scenario) for i in items]
 
 
 GENERAL = ("model", "gpu", "training_precision")  # the general inputs typed on Inputs
@@ -426,15 +437,14 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
         kind = "decimal" if item.kind in TYPED_IN else item.kind
         validation = item.typed_allowed.validation(item.label)
         styles = sheet.book.styles
-        if columns and item.path != "scenario":
+        if columns and item.path != "scenario":  # typed in the Base column (and the scenarios')
             _write_columns(sheet, item, columns, kind, validation)
-            then_value = columns.base[item.path]
+            then_value, typed_col = columns.base[item.path], 1
         else:
             sheet.input(item.typed_name, item.label, typed, kind=kind, unit=item.unit, note=item.note,
                         validation=validation, check=item.name)
-            then_value = typed
-        typed_col, generated_col = sheet.own_col - (len(columns.names) + 1 if columns and item.path != "scenario"
-                                                    else 0), sheet.own_col + 1
+            then_value, typed_col = typed, sheet.own_col
+        generated_col = sheet.own_col + 1
         then = sheet.book.as_generated.get(item.typed_name, then_value)
         sheet.value_cell(r, generated_col, then, styles.value(kind, constant=True), None)
         typed_cell, generated = kit.xl_rowcol_to_cell(r, typed_col), kit.xl_rowcol_to_cell(r, generated_col)
@@ -469,11 +479,8 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
         sheet.value_cell(r, col, own, book.styles.value(item.kind, input=True), validation)
         book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own)
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
-    formula = f"{name}_base"
-    for scenario in reversed(columns.names):
-        cell = f"{name}_{scenario}"
-        formula = f'IF(scenario="{scenario}",IF(ISBLANK({cell}),{name}_base,{cell}),{formula})'
-    live = sheet.formula(r, sheet.own_col, "=" + formula, value, style, fallback=kit.NOT_AVAILABLE)
+    formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
+    live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
     sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name)
     book.define(name, sheet.name, live, value)
     sheet._unit_and_note(r, item.shown_unit, "The Base column is the GPU's Catalog price (edit it on Catalog, in the "
@@ -499,9 +506,7 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
     live = sheet.own_col
     cell = sheet.formula(r, live, columns.live(item), item.typed_value, book.styles.value(kind), needs=check,
                          fallback=kit.NOT_AVAILABLE)
-    book.needs[item.typed_name] = check
-    if validation.get("validate") == "list" and str(validation.get("source", "")).startswith("=catalog_"):
-        book.choices[item.typed_name] = validation["source"][1:]
+    book.reads_input(item.typed_name, check, validation)
     sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, item.typed_name)
     book.define(item.typed_name, sheet.name, cell, item.typed_value)
     sheet._unit_and_note(r, item.unit, item.note)

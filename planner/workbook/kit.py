@@ -454,6 +454,12 @@ class Book:
             self.sheets[sheet].write_formula(waiting.row, waiting.col, formula, waiting.style,
                                              self.formulas[(sheet, cell)])
 
+    def reads_input(self, name: str, needs: frozenset, validation: dict) -> None:
+        """What a formula reading the input `name` needs (its checks), and the Catalog ids its dropdown lists."""
+        self.needs[name] = needs
+        if validation.get("validate") == "list" and str(validation.get("source", "")).startswith("=catalog_"):
+            self.choices[name] = validation["source"][1:]
+
     def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
         if name in self.names:
             raise ValueError(f"defined name {name} written twice")
@@ -899,9 +905,7 @@ class Sheet:
               check: str | None = None) -> str:
         """An input cell: blue on pale yellow, unlocked, validated, with a workbook-level name; what reads it needs
         its check (ok_<name>, or ok_<check>)."""
-        self.book.needs[name] = frozenset({ok_name(check or name)})
-        if validation.get("validate") == "list" and str(validation.get("source", "")).startswith("=catalog_"):
-            self.book.choices[name] = validation["source"][1:]
+        self.book.reads_input(name, frozenset({ok_name(check or name)}), validation)
         return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit, note,
                                  validation)
 

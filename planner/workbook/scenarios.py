@@ -35,7 +35,9 @@ def all_match(results, key_results: list[KeyResult], snapshot: dict, chosen: str
     return all(matches(results.headline[k.name], snapshot[chosen][k.name]) for k in key_results)
 
 
-def write(book: kit.Book, results, key_results: list[KeyResult], columns: Columns, snapshot: dict) -> kit.Sheet:
+def write(book: kit.Book, results, key_results: list[KeyResult], columns: Columns, snapshot: dict,
+          matching: bool) -> kit.Sheet:
+    """`snapshot` (snapshots) and `matching` (all_match): what the sheet holds and whether the shown one matches."""
     names = ("base", *columns.names)
     sheet = book.sheet(SHEET, [(name, 20) for name in names] + [("Live", 20), ("Matches", 10)], label_width=56,
                        unit_width=14, note_width=40)
@@ -45,7 +47,6 @@ def write(book: kit.Book, results, key_results: list[KeyResult], columns: Column
                 "of values, not formulas (as Excel's Scenario Summary). Live is the scenario shown, as the formulas "
                 "now give it; choose the scenario on Inputs.")
     chosen = snapshot[columns.chosen]
-    every_match = all_match(results, key_results, snapshot, columns.chosen)
 
     sheet.section("The scenario shown")
     sheet.row(Row("shown", "Scenario shown (chosen on Inputs)", formula="=scenario", kind="text", unit=""),
@@ -56,7 +57,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult], columns: Column
     sheet.row(Row("matches", "Its live results match its snapshot", formula=f"=AND({matched})", kind="bool", unit="",
                   note="FALSE once an input has been edited since the workbook was generated: the snapshot is then "
                        "out of date (run planner again).", name="scenarios_match_snapshot", warn="false"),
-              every_match)
+              matching)
 
     sheet.section("Key results: the snapshot when generated, and live")
     sheet.row_index = header
