@@ -9,8 +9,8 @@ aside); a workbook is generated afresh from that scenario, in memory; then, cell
   shows other numbers in every viewer that does not recalculate);
 - after a recalculation in LibreOffice (or Gnumeric), every formula cell equal to the engine (relative 1e-9);
 - every sheet present.
-Each workbook is read once (planner/xlsx.py); the spreadsheet application recalculates them while the rest is
-checked.
+Each workbook's sheets and names are read first, for the spreadsheet application to start on at once; its cells are
+read once (planner/xlsx.py) and checked while it recalculates.
 """
 
 from __future__ import annotations
@@ -311,6 +311,13 @@ SUMMARY = "not a planner workbook: a batch's summary.xlsx (finished results, no 
 INPUT_SHEETS = ("Inputs", "Catalog")  # where the planner's input cells are: a formula there is typed over an input
 
 
+def _outline(path: Path) -> xlsx.Workbook | xlsx.WorkbookError:
+    try:
+        return xlsx.read(path, cells=False)
+    except xlsx.WorkbookError as exc:
+        return exc
+
+
 def is_summary(book: xlsx.Workbook) -> bool:
     """A batch's summary.xlsx (planner/workbook/summary.py): one sheet, Summary, headed Scenario."""
     return book.sheets == ["Summary"] and book.cell("Summary", "A1").value == "Scenario" and not book.names
@@ -408,24 +415,17 @@ def compare_recalculated(report: Report, expected, values: dict, app: str) -> No
 
 def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnumeric | None" = "libreoffice",
           progress: Callable[[Path], None] | None = None) -> list[Report]:
-    """Audit each workbook on its own, each file read once. With `app` (its name, or an application already
+    """Audit each workbook on its own, its cells read once. With `app` (its name, or an application already
     made; None: no recalculation) one call of that spreadsheet application recalculates them all while the other
     checks run; `progress(path)` as each one's recalculation is done. Raises recalc.RecalcError when the
     application is missing or stalls; a file that cannot be read, or recalculated, gets its own error."""
     paths = [Path(p) for p in paths]
     application = recalc.application(app) if isinstance(app, str) else app
     try:
-        books: list[xlsx.Workbook | xlsx.WorkbookError] = []
-        data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold, read before it is recalculated
-        for i, path in enumerate(paths):
-            try:
-                book = xlsx.read(path)
-                if not is_summary(book):  # a batch's summary is skipped by inspect, not recalculated
-                    data[i] = read_data(book)
-                books.append(book)
-            except xlsx.WorkbookError as exc:
-                books.append(exc)
-        readable = [i for i, book in enumerate(books) if isinstance(book, xlsx.Workbook) and not is_summary(book)]
+        # each file's sheets and names first (milliseconds), so that the application starts on them at once
+        outlines = [_outline(path) for path in paths]
+        readable = [i for i, book in enumerate(outlines) if isinstance(book, xlsx.Workbook)
+                    and not (book.sheets == ["Summary"] and not book.names)]  # not a batch's summary
         recalculated: dict = {}
         worker = None
         if application is not None and readable:
@@ -434,7 +434,7 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
             def run() -> None:
                 try:
                     found = application.recalculate(
-                        [books[i] for i in readable],
+                        [outlines[i] for i in readable],
                         progress=(lambda n: progress(paths[readable[n]])) if progress is not None else None)
                     recalculated.update(zip(readable, found))
                 except BaseException as exc:  # raised again below, in the caller's thread
@@ -442,6 +442,16 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
 
             worker = threading.Thread(target=run, name="recalculate", daemon=True)
             worker.start()
+        books: list[xlsx.Workbook | xlsx.WorkbookError] = []  # then each one's cells, while it recalculates
+        data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold
+        for i, path in enumerate(paths):
+            try:
+                book = xlsx.read(path)
+                if not is_summary(book):  # a batch's summary is skipped by inspect
+                    data[i] = read_data(book)
+                books.append(book)
+            except xlsx.WorkbookError as exc:
+                books.append(exc)
         inspected = [inspect(path, book, data.get(i)) if isinstance(book, xlsx.Workbook)
                      else (Report(path, error=str(book)), None) for i, (path, book) in enumerate(zip(paths, books))]
         if worker is not None:

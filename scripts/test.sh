@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the tests need (the Python packages into .venv, made once; LibreOffice Calc and Gnumeric
 # with apt when they are missing and we are root), then run the whole test suite on every core (pytest-xdist; a
-# module's expensive fixture stays on one worker: --dist loadgroup). Extra arguments go to pytest, e.g.
+# group's expensive session fixture stays on one worker: --dist loadgroup). Extra arguments go to pytest, e.g.
 # -m "not spreadsheet and not long" for the fast tier, -n 0 for one process. "No tests ran" (pytest's exit 5) fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."

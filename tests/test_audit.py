@@ -23,7 +23,7 @@ from tests.conftest import every_example
 from tests.helpers import address, catalog_cells, saved_by_libreoffice, set_cells
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def clean(tmp_path_factory) -> Path:
     return write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
 
@@ -44,7 +44,7 @@ def edit_cell(source: Path, target: Path, name: str, replace) -> str:
     return f"{sheet}!{cell}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def tampered(clean, tmp_path_factory) -> dict[str, tuple[Path, str]]:
     """Each way a workbook stops being the planner's, on its own copy: name → (file, the cell it breaks)."""
     folder = tmp_path_factory.mktemp("tampered")
@@ -86,7 +86,7 @@ def tampered(clean, tmp_path_factory) -> dict[str, tuple[Path, str]]:
     return cases
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def reports(tampered, clean, libreoffice) -> dict:
     paths = [clean] + [path for path, _ in tampered.values()]
     found = audit(paths, app=libreoffice)

@@ -33,7 +33,7 @@ def summary_rows(out_dir: Path) -> dict[str, dict]:
 NAMED = 2  # the named scenarios of examples/ (low and high of scenarios-1), written beside their base
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def examples_batch(tmp_path_factory):
     """Every example, plus a broken scenario in the middle, written with two processes."""
     folder = tmp_path_factory.mktemp("scenarios") / "examples"

@@ -26,7 +26,7 @@ LIMIT_S = 120.0  # a hang guard, not a measure of speed (benchmarks/ measures th
 # takes about a second alone and under 10 s on a loaded machine
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def clean(tmp_path_factory) -> Path:
     return write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
 

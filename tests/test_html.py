@@ -15,7 +15,7 @@ def html_of(scenario) -> str:
     return render_html(compute(scenario), generated="2025-01-01")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def default_html():
     return html_of(DEFAULT)
 
@@ -63,7 +63,7 @@ def test_custom_model_name_is_escaped():
 # T = 15.6e12, H100 peak 989 TFLOPS: H = 26,673,883 GPU-hours.
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def html_405b():
     return html_of(parse_scenario({"name": "x", "model": "llama-3.1-405b"}))
 

@@ -30,7 +30,7 @@ from tests.helpers import (
 EXAMPLE = ROOT / "examples" / "layouts-1-405b-search.yaml"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def worked():
     return compute(load_scenario(EXAMPLE))
 

@@ -30,7 +30,7 @@ META = dict(gpus=16384, tensor_parallel=8, pipeline_parallel=16, context_paralle
             zero=2, recompute="none")  # The Llama 3 Herd of Models, Table 4
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def worked() -> lay.LayoutSearch:
     return lay.search(WORKED, references=[
         META,

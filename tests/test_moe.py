@@ -16,12 +16,12 @@ MIXTRAL_PARAMS, MIXTRAL_ACTIVE = 46_702_792_704, 12_879_925_248  # §7's publish
 DEEPSEEK_PARAMS, DEEPSEEK_ACTIVE = 671_026_404_352, 37_552_282_624  # 671.03 B / 37.55 B without the MTP layer
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def mixtral():
     return compute(load_scenario(EXAMPLES / "moe-1-mixtral-from-config-json.yaml"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def deepseek():
     return compute(load_scenario(EXAMPLES / "moe-2-deepseek-v3-fp8.yaml"))
 

@@ -8,6 +8,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -323,15 +324,24 @@ def test_the_steps_of_a_write_are_these(tmp_path, monkeypatch):
     assert steps_of(tmp_path / "b", monkeypatch, failing=True) == UNDONE
 
 
+@pytest.fixture(scope="session")
+def old_set(tmp_path_factory) -> Path:
+    """The set a killed writer was replacing, written once and copied into each test's folder."""
+    folder = tmp_path_factory.mktemp("old-set")
+    output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), folder)
+    return folder
+
+
 @pytest.mark.parametrize("failing, stop", [(False, k) for k in range(1, len(SUCCESS) + 1)]
                          + [(True, k) for k in range(len(SUCCESS[:9]) + 1, len(UNDONE) + 1)],
                          ids=lambda v: str(v))
 @pytest.mark.long
-def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(tmp_path, failing, stop):
+def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(old_set, tmp_path, failing, stop):
     """SIGKILL after step `stop`: before the journal is complete the previous set stands; from the journal on the
     new one, once the next writer (of another scenario, into the same folder) has finished it; from the undo
     marker on, the previous one again. The next writer leaves no part, backup, journal or marker behind."""
-    output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), tmp_path)
+    for path in old_set.iterdir():
+        shutil.copy2(path, tmp_path / path.name)
     steps = UNDONE if failing else SUCCESS
     writer = subprocess.run([sys.executable, "-c", STOPPED_WRITER, str(tmp_path), str(stop),
                              "fail" if failing else "ok"], capture_output=True, text=True, env=CHECKOUT, timeout=120)

@@ -31,7 +31,7 @@ def test_csv_fields_come_back_typed():
         list(recalc._rows('a"b,c\n'))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def workbooks(tmp_path_factory):
     """Twenty copies of the default workbook."""
     folder = tmp_path_factory.mktemp("workbooks")

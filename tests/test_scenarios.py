@@ -82,7 +82,7 @@ def cases_with(scenario: str = "base", **columns):
     return parse_scenario(data)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cases(tmp_path_factory):
     """The example's workbook, as `planner run` writes it."""
     from planner.workbook import build

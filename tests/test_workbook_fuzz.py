@@ -63,7 +63,7 @@ def _damaged(clean: Path, folder: Path, case: int) -> tuple[Path, str]:
     return target, f"the local header's {what} of {part} altered"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> list[tuple[Path, str]]:
     clean = write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
     folder = tmp_path_factory.mktemp("fuzz")

@@ -237,7 +237,7 @@ def shared_copies(book, specs) -> list[dict]:
     return copies
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def default_workbook(tmp_path_factory):
     path = tmp_path_factory.mktemp("default") / "default.xlsx"
     return path, build(compute(scenario_with()), str(path))
@@ -259,7 +259,7 @@ def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(d
 WRONG_PARTS = 4  # the copies below, dealt into four tests per application: pytest-xdist spreads them over its workers
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wrong_copies(default_workbook) -> list[dict]:
     _, book = default_workbook
     return shared_copies(book, every_input(scenario_with()))

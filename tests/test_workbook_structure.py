@@ -59,14 +59,14 @@ UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100",  # MET
                     "2", "0.5", "0.9", "0.99"}  # SMALL(…,2): the second cheapest; PERCENTILE levels p50, p90, p99
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def workbook(tmp_path_factory):
     path = tmp_path_factory.mktemp("wb") / "default.xlsx"
     build(compute(scenario_with(**{"memory.strategy": "ddp"})), str(path))
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def formulas(workbook) -> dict[tuple[str, str], str]:
     return xlsx.read(workbook).formulas()
 
