@@ -431,17 +431,24 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
         if application is not None and readable:
             application.require()
 
+            copied = threading.Event()
+
             def run() -> None:
                 try:
                     found = application.recalculate(
-                        [outlines[i] for i in readable],
+                        [outlines[i] for i in readable], copied=copied.set,
                         progress=(lambda n: progress(paths[readable[n]])) if progress is not None else None)
                     recalculated.update(zip(readable, found))
                 except BaseException as exc:  # raised again below, in the caller's thread
                     recalculated["raised"] = exc
+                finally:
+                    copied.set()
 
             worker = threading.Thread(target=run, name="recalculate", daemon=True)
             worker.start()
+            # the copies first: made while this thread builds the expected workbooks, they waited for it (the two
+            # share Python's lock), and the application with them (16 workbooks: 15 s before it started)
+            copied.wait()
         books: list[xlsx.Workbook | xlsx.WorkbookError] = []  # then each one's cells, while it recalculates
         data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold
         for i, path in enumerate(paths):

@@ -11,7 +11,7 @@ file never sinks the others; RecalcError means the application itself is missing
 
 LibreOffice runs with a user profile of its own whose `registrymodifications.xcu` sets OOXMLRecalcMode (and
 ODFRecalcMode) to 0, always recalculate. `LibreOffice()` starts it for each call, all workbooks in one conversion
-(on several cores, two instances side by side, each on its own profile, converting every other workbook);
+(on three cores or more, two instances side by side, each on its own profile, converting every other workbook);
 `LibreOffice(keep_running=True)` (the tests, one per worker) keeps one instance running on that profile, started on
 first use and warmed up, stopped by close() or at exit, restarted if it dies: each call's `soffice --convert-to` is
 then forwarded to it (LibreOffice's own single-instance pipe) and returns when its conversions are done, without
@@ -98,7 +98,9 @@ GNUMERIC_CSV = "separator=, format=raw quoting-mode=auto eol=unix charset=UTF-8 
 START_TIMEOUT = 120.0  # s for LibreOffice to start and convert its first workbook
 TIMEOUT = 120.0  # s for a call to convert its first workbook …
 TIMEOUT_PER_WORKBOOK = 30.0  # … and for each further one
-INSTANCES = 2  # LibreOffice instances side by side for one call of many workbooks (one per core, at most this many)
+INSTANCES = 2  # LibreOffice instances side by side for one call of many workbooks (at most this many, one per core
+# beside the core that builds the expected workbooks: on 2 cores, since LibreOffice takes less per workbook than that
+# build, a second instance only competes with it and costs a second start, 2 s of CPU)
 
 Progress = Callable[[int], None]  # called with a workbook's position once its values are in (or it failed)
 
@@ -195,19 +197,22 @@ class _Job:
         self.result: dict | WorkbookError | None = None
 
 
-def _jobs(workbooks: Sequence[Path | xlsx.Workbook], folder: Path, cells: bool) -> tuple[list, list[_Job]]:
-    """Each workbook read (when given as a path; its cells only with `cells`) and copied with its canary
-    poisoned; a file that cannot be gets its WorkbookError at its position."""
+def _jobs(workbooks: Sequence[Path | xlsx.Workbook], folder: Path,
+          copied: Callable[[], None] | None = None) -> tuple[list, list[_Job]]:
+    """Each workbook read (its sheets and names, when given as a path) and copied with its canary poisoned; a file
+    that cannot be gets its WorkbookError at its position. `copied()` once they are all copied."""
     results: list = [None] * len(workbooks)
     jobs = []
     for i, found in enumerate(workbooks):
         try:
-            book = found if isinstance(found, xlsx.Workbook) else xlsx.read(Path(found), cells=cells)
+            book = found if isinstance(found, xlsx.Workbook) else xlsx.read(Path(found), cells=False)
             copy = folder / f"{i:04d}.xlsx"
             _poisoned_copy(book, copy)
             jobs.append(_Job(i, book, copy))
         except WorkbookError as exc:
             results[i] = exc
+    if copied is not None:
+        copied()
     return results, jobs
 
 
@@ -426,14 +431,14 @@ class LibreOffice:
             printed.seek(0)
             return printed.read().decode("utf-8", "replace")
 
-    def recalculate(self, workbooks: Sequence[Path | xlsx.Workbook], *,
-                    progress: Progress | None = None) -> list[dict | WorkbookError]:
+    def recalculate(self, workbooks: Sequence[Path | xlsx.Workbook], *, progress: Progress | None = None,
+                    copied: Callable[[], None] | None = None) -> list[dict | WorkbookError]:
         """Every cell's value after a recalculation in LibreOffice, for each workbook (or the WorkbookError saying
         why it has none); all in one conversion, then any file it left out on its own, so that what LibreOffice
-        prints is about that file."""
+        prints is about that file. `copied()` once the copies are made, before LibreOffice starts on them."""
         self.require()
         with tempfile.TemporaryDirectory(prefix="planner-recalc-") as work:
-            results, jobs = _jobs(workbooks, Path(work), cells=False)
+            results, jobs = _jobs(workbooks, Path(work), copied)
             out = Path(work) / "csv"
             if jobs:
                 positions = [job.index for job in jobs]
@@ -449,10 +454,10 @@ class LibreOffice:
             return results
 
     def _convert_all(self, paths: list[Path], out: Path, progress: Callable[[int], None] | None) -> str:
-        """One conversion of `paths`; for a call of its own (not keep_running) on several cores, one per core up to
-        INSTANCES, side by side, each instance on its own profile converting every so many files (LibreOffice
+        """One conversion of `paths`; for a call of its own (not keep_running) on several cores, one per core but one
+        up to INSTANCES, side by side, each instance on its own profile converting every so many files (LibreOffice
         converts one file at a time: `planner verify` of many workbooks waits for it)."""
-        count = 1 if self.keep_running else min(INSTANCES, os.cpu_count() or 1, len(paths))
+        count = 1 if self.keep_running else max(1, min(INSTANCES, (os.cpu_count() or 1) - 1, len(paths)))
         if count == 1:
             return self.convert(paths, out, progress=progress)
         parts = [list(range(k, len(paths), count)) for k in range(count)]
@@ -582,11 +587,11 @@ class Gnumeric:
     def close(self) -> None:
         pass
 
-    def recalculate(self, workbooks: Sequence[Path | xlsx.Workbook], *,
-                    progress: Progress | None = None) -> list[dict | WorkbookError]:
+    def recalculate(self, workbooks: Sequence[Path | xlsx.Workbook], *, progress: Progress | None = None,
+                    copied: Callable[[], None] | None = None) -> list[dict | WorkbookError]:
         ssconvert = self.require()
         with tempfile.TemporaryDirectory(prefix="planner-recalc-") as work:
-            results, jobs = _jobs(workbooks, Path(work), cells=False)
+            results, jobs = _jobs(workbooks, Path(work), copied)
 
             def run(job: _Job) -> None:
                 job.result = self._convert(ssconvert, job, Path(work))

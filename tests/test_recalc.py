@@ -31,6 +31,29 @@ def test_csv_fields_come_back_typed():
         list(recalc._rows('a"b,c\n'))
 
 
+def test_gnumeric_csv_starts_where_each_sheet_holds_its_first_value(tmp_path):
+    """Gnumeric writes a sheet's used range: the first row and the first column holding a value or a formula, found
+    in the XML (a styled empty cell does not count), or from the cells read where a cell lacks its reference."""
+    import xlsxwriter
+
+    path = tmp_path / "used.xlsx"
+    book = xlsxwriter.Workbook(str(path))
+    used, full = book.add_worksheet("Used"), book.add_worksheet("Full")
+    used.write_blank("A1", None, book.add_format({"bold": True}))  # styled, empty
+    used.write("D3", "x")
+    used.write_formula("C7", "=1+1", None, 2)
+    full.write("A1", 1)
+    book.close()
+    job = recalc._Job(0, xlsx.read(path, cells=False), path)
+    assert recalc._origins(job) == {"Used": (3, 3), "Full": (1, 1)}
+    without = tmp_path / "without-references.xlsx"  # a writer may leave r out: the cell is the row's next one
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(without, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            zout.writestr(item, data.replace(b'<c r="D3"', b"<c") if item.filename.endswith("sheet1.xml") else data)
+    assert recalc._origins(recalc._Job(0, xlsx.read(without, cells=False), without)) == {"Used": (3, 1), "Full": (1, 1)}
+
+
 @pytest.fixture(scope="session")
 def workbooks(tmp_path_factory):
     """Twenty copies of the default workbook."""
@@ -59,6 +82,28 @@ def test_a_forwarded_call_returns_when_every_conversion_is_done(libreoffice, wor
     time.sleep(2)
     assert {path.name: path.read_bytes() for path in out.iterdir()} == written
     assert libreoffice.running and libreoffice.starts == starts
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.xdist_group("recalc-workbooks")
+def test_on_three_cores_two_libreoffice_instances_share_a_call_and_say_progress_in_order(libreoffice, workbooks,
+                                                                                          monkeypatch):
+    """What `planner verify` of many workbooks runs on a larger machine (on 2 cores one instance: the other core
+    builds the expected workbooks): every other workbook to each instance, progress said in file order. (The
+    running `libreoffice` is not used: asked for, it makes LibreOffice required.)"""
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    instances, said = set(), []
+    convert = recalc.LibreOffice.convert
+
+    def counted(self, paths, out, **options):
+        instances.add(id(self))
+        return convert(self, paths, out, **options)
+
+    monkeypatch.setattr(recalc.LibreOffice, "convert", counted)
+    with recalc.LibreOffice() as app:
+        found = app.recalculate(workbooks[:4], progress=said.append)
+    assert len(instances) == 2 and said == [0, 1, 2, 3]
+    assert all(isinstance(values, dict) for values in found) and found[0] == found[3]
 
 
 @pytest.mark.spreadsheet

@@ -9,6 +9,13 @@ import numpy as np
 
 def plain(value):
     """A numpy scalar or 0-d array as a Python bool, int, float or str; NaN and infinity are refused."""
+    kind = type(value)
+    if kind is float:  # most of them, first: a workbook's 5,000 cached values
+        if not math.isfinite(value):
+            raise ValueError(f"a result is not a finite number: {value}")
+        return value
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
     if isinstance(value, np.ndarray):
         value = value.item()
     if isinstance(value, (bool, np.bool_)):
