@@ -56,15 +56,17 @@ def main() -> None:
 
 
 def compare_copies(paths: list[Path], runs: int) -> None:
-    shipped, samples = dict(recalc._NOT_VALUES), {"as planner copies": [], "keeping everything": []}
-    with recalc.LibreOffice(keep_running=True) as app:
-        app.recalculate(paths[:1])
-        for _ in range(runs):
-            for label in samples:
-                recalc._NOT_VALUES.clear()
-                recalc._NOT_VALUES.update(shipped if label == "as planner copies" else {})
-                samples[label].append(median_seconds(lambda: app.recalculate(paths), 1) / len(paths))
-    recalc._NOT_VALUES.update(shipped)
+    shipped = recalc._NOT_VALUES  # read by _poisoned_copy at each call
+    samples: dict[str, list[float]] = {"as planner copies": [], "keeping everything": []}
+    try:
+        with recalc.LibreOffice(keep_running=True) as app:
+            app.recalculate(paths[:1])
+            for _ in range(runs):
+                for label in samples:
+                    recalc._NOT_VALUES = shipped if label == "as planner copies" else {}
+                    samples[label].append(median_seconds(lambda: app.recalculate(paths), 1) / len(paths))
+    finally:
+        recalc._NOT_VALUES = shipped
     for label, seconds in samples.items():
         print(f"LibreOffice kept running, the copies {label}: median {statistics.median(seconds):.2f} s per workbook "
               f"(runs {', '.join(f'{s:.2f}' for s in seconds)})")

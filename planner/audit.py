@@ -320,7 +320,12 @@ def _outline(path: Path) -> xlsx.Workbook | xlsx.WorkbookError:
 
 def is_summary(book: xlsx.Workbook) -> bool:
     """A batch's summary.xlsx (planner/workbook/summary.py): one sheet, Summary, headed Scenario."""
-    return book.sheets == ["Summary"] and book.cell("Summary", "A1").value == "Scenario" and not book.names
+    return _summary_outline(book) and book.cell("Summary", "A1").value == "Scenario"
+
+
+def _summary_outline(book: xlsx.Workbook) -> bool:
+    """What a summary's sheets and names say, its cells unread: one sheet, Summary, and no defined name."""
+    return book.sheets == ["Summary"] and not book.names
 
 
 def _structure(report: Report, book: xlsx.Workbook, found: WorkbookData, expected) -> None:
@@ -424,8 +429,8 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
     try:
         # each file's sheets and names first (milliseconds), so that the application starts on them at once
         outlines = [_outline(path) for path in paths]
-        readable = [i for i, book in enumerate(outlines) if isinstance(book, xlsx.Workbook)
-                    and not (book.sheets == ["Summary"] and not book.names)]  # not a batch's summary
+        readable = [i for i, book in enumerate(outlines)
+                    if isinstance(book, xlsx.Workbook) and not _summary_outline(book)]
         recalculated: dict = {}
         worker = None
         if application is not None and readable:
