@@ -464,72 +464,9 @@ class _Sheet:
 
 
 def _read_sheet(archive: zipfile.ZipFile, part: str, sheet: str, strings: list[str], cells: dict) -> None:
-    data = archive.read(part)
-    _parser(None, None, None).Parse(data, True)  # well-formed, and no DTD, entities or external references
-    if not _read_plain_sheet(data, sheet, strings, cells):
-        reader = _Sheet(sheet, strings, cells)
-        _parser(reader.start, reader.end, reader.data).Parse(data, True)
-
-
-# A sheet as XlsxWriter writes one: each cell <c r="A1" s="3" t="s">, then <f>…</f> and <v>…</v>, no attributes on
-# those, no whitespace between, columns A to ZZ and rows up to 999,999 (surely within Excel's grid). Read by one
-# regular expression: 2.6× faster than pyexpat's handlers (benchmarks/README.md).
-_PLAIN = re.compile(r'<c r="([A-Z]{1,2}[1-9][0-9]{0,5})"(?: s="[0-9]+")?(?: t="([a-zA-Z]+)")?'
-                    r'(?:/>|>(<f>([^<]*)</f>)?(<v>([^<]*)</v>)?</c>)'
-                    r'|<row r="[1-9][0-9]{0,5}"[ />]'
-                    r'|(<(?:c|row)[\s/>])')  # a cell or a row written otherwise
-_MAIN_ROOT = re.compile(r'<\?xml[^>]*\?>\s*<worksheet xmlns="http://schemas\.openxmlformats\.org/spreadsheetml/2006/'
-                        r'main"[ >]')
-_PREFIXED = re.compile(r"<[A-Za-z_][\w.-]*:(?:c|row|f|v|is)[\s/>]")  # an element that could be a cell
-_ESCAPED = re.compile(r"&(?:#x([0-9a-fA-F]+)|#([0-9]+)|(amp|lt|gt|quot|apos));")
-_ENTITIES = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
-
-
-def _unescaped(text: str) -> str:
-    """XML's character and entity references resolved (pyexpat has refused any other)."""
-    if "&" not in text:
-        return text
-    return _ESCAPED.sub(lambda m: chr(int(m[1], 16)) if m[1] else chr(int(m[2])) if m[2] else _ENTITIES[m[3]], text)
-
-
-def _read_plain_sheet(data: bytes, sheet: str, strings: list[str], cells: dict) -> bool:
-    """The cells of a sheet written plainly, as _Sheet reads them; False, with nothing read, when the sheet is
-    written otherwise (other attributes, shared formulas, inline strings, prefixes, comments, whitespace between
-    elements: LibreOffice's and Gnumeric's files): then the parser's handlers read it. `data` has parsed."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:  # another encoding, declared
-        return False
-    root = _MAIN_ROOT.match(text)
-    if root is None:
-        return False
-    rest = text[root.end():]  # no other default namespace, comment, CDATA, processing instruction, carriage return
-    if 'xmlns="' in rest or "<!" in rest or "<?" in rest or "\r" in rest or ":" in rest and _PREFIXED.search(rest):
-        return False  # (which the parser would change) or prefixed element that could be a cell
-    read = {}
-    for ref, kind, has_formula, formula, has_value, raw, other in _PLAIN.findall(text):
-        if other:
-            return False
-        if not ref:  # a row
-            continue
-        kind = kind or "n"
-        try:
-            if not has_value:
-                value = None
-            elif kind == "s":
-                value = strings[int(raw)]
-            elif kind == "b":
-                value = bool(int(raw))
-            elif kind in ("str", "e", "d"):
-                value = _unescaped(raw)
-            else:
-                value = _number(raw) if raw.strip() else None
-        except (ValueError, IndexError):
-            raise WorkbookError(f"not an xlsx workbook, or a damaged one: the cell {ref} holds {raw!r} as {kind!r}")
-        if value is not None or has_formula:
-            read[(sheet, ref)] = Cell(value, "=" + _unescaped(formula) if has_formula else None, kind)
-    cells.update(read)
-    return True
+    reader = _Sheet(sheet, strings, cells)
+    with archive.open(part) as stream:
+        _parser(reader.start, reader.end, reader.data).ParseFile(stream)
 
 
 def _translated(formula: str, origin: str, ref: str) -> str:

@@ -90,34 +90,6 @@ def test_the_forms_other_applications_write(tmp_path):
                                         [("A3", book.cell("S", "A3")), ("B3", book.cell("S", "B3"))]]
 
 
-PLAIN = ('<row r="1" spans="1:3"><c r="A1" s="2" t="str"><f>IF(B1&gt;0,"a&amp;b","&lt;&#955;&#x3bb;&gt;")</f>'
-         '<v>a&amp;b</v></c><c r="B1" s="1"><v>1.5E-3</v></c><c r="C1" s="1"/></row>'
-         '<row r="2"><c r="A2" t="str"><f>""</f><v></v></c><c r="B2"><f>1/0</f></c><c r="C2" t="b"><v>0</v></c>'
-         '<c r="D2" t="e"><f>NA()</f><v>#N/A</v></c><c r="E2"><v>42</v></c></row>')
-PLAIN_CELLS = {("S", "A1"): xlsx.Cell("a&b", '=IF(B1>0,"a&b","<\u03bb\u03bb>")', "str"),
-               ("S", "B1"): xlsx.Cell(0.0015), ("S", "A2"): xlsx.Cell("", '=""', "str"),
-               ("S", "B2"): xlsx.Cell(None, "=1/0"), ("S", "C2"): xlsx.Cell(False, None, "b"),
-               ("S", "D2"): xlsx.Cell("#N/A", "=NA()", "e"), ("S", "E2"): xlsx.Cell(42)}
-
-
-@pytest.mark.parametrize("rows, plain", [
-    (PLAIN, True),
-    (PLAIN.replace('<c r="E2">', '<x:c xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main" r="E2">')
-     .replace("</v></c></row>", "</v></x:c></row>"), False),  # a prefixed cell
-    (PLAIN.replace('<row r="2">', '<!-- <c r="Z9"><v>1</v></c> --><row r="2">'), False),  # a comment
-    (PLAIN.replace('<c r="E2">', '<c r="E2" cm="1">'), False),  # another attribute
-])
-def test_a_plainly_written_sheet_reads_as_the_parser_reads_it(tmp_path, rows, plain, monkeypatch):
-    """The regular-expression reader of XlsxWriter's plain sheets (references, empty and missing cached values,
-    escapes, booleans, errors) gives what the parser's handlers give; a sheet written otherwise goes to the parser."""
-    path = workbook_with(tmp_path, rows)
-    assert xlsx.read(path).cells == PLAIN_CELLS
-    data = zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml")
-    assert xlsx._read_plain_sheet(data, "S", [], {}) is plain
-    monkeypatch.setattr(xlsx, "_read_plain_sheet", lambda *args: False)
-    assert xlsx.read(path).cells == PLAIN_CELLS
-
-
 PART = "xl/worksheets/sheet1.xml (the sheet S): "
 
 
