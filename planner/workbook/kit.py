@@ -24,7 +24,7 @@ import io
 import re
 from dataclasses import KW_ONLY, dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (re-exported)
@@ -272,6 +272,7 @@ BANNER = "An input fails its check: see Checks"
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
 _NAME = re.compile(r"(?<![A-Za-z0-9_.$!'])([a-z_][a-z0-9_]*)(?![A-Za-z0-9_(!])")
 _CELL = re.compile(r"(?<![A-Za-z0-9_.$!'])(\$?[A-Z]{1,3}\$?[0-9]+)(?::(\$?[A-Z]{1,3}\$?[0-9]+))?(?![A-Za-z0-9_(!])")
+_NOTHING: frozenset = frozenset()
 _LOOKUP = re.compile(r"MATCH\(([a-z_][a-z0-9_]*),(catalog_[a-z_]+?)_ids,0\)")
 
 
@@ -379,10 +380,18 @@ class Book:
         reads (by name or, on its own sheet, by address), and of the Catalog rows it looks up (the chosen entry's
         row through the input that chooses it, else every row of the block)."""
         text = _STRINGS.sub('""', formula) if '"' in formula else formula
-        found = set(self.needs_of_names(_CELL.sub("#", text)))
-        for first, last in _CELL.findall(text):
-            first = first.replace("$", "")
-            found |= self.needs_of_range(sheet, first, last.replace("$", "") if last else first)
+        parts = _CELL.split(text)  # the text between references, then each reference's two corners
+        if len(parts) == 1:
+            return self.needs_of_names(text)
+        found = set(self.needs_of_names("#".join(parts[::3])))
+        for i in range(1, len(parts), 3):
+            first, last = parts[i], parts[i + 1]
+            if "$" in first:
+                first = first.replace("$", "")
+            if last is None:
+                found |= self.needs_of_cell(sheet, first)
+            else:
+                found |= self.needs_of_range(sheet, first, last.replace("$", "") if "$" in last else last)
         return frozenset(found)
 
     def needs_of_names(self, text: str) -> frozenset:
@@ -423,16 +432,18 @@ class Book:
     def needs_of_cell(self, sheet: str, cell: str) -> frozenset:
         """What a guarded formula cell needs (computed once); nothing for a value, an input or an unguarded cell."""
         key = (sheet, cell)
-        if key not in self.cell_needs:
-            waiting = self.pending.get(key)
-            if waiting is None:
-                return frozenset()
-            self.cell_needs[key] = frozenset()  # a circular reference is refused by the spreadsheet anyway
-            needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
-            if waiting.gated:
-                needs = needs | {gate for need in needs for gate in self.gates.get(need, ())}
-            self.cell_needs[key] = needs
-        return self.cell_needs[key]
+        needs = self.cell_needs.get(key)
+        if needs is not None:
+            return needs
+        waiting = self.pending.get(key)
+        if waiting is None:
+            return _NOTHING
+        self.cell_needs[key] = _NOTHING  # a circular reference is refused by the spreadsheet anyway
+        needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
+        if waiting.gated:
+            needs = needs | {gate for need in needs for gate in self.gates.get(need, ())}
+        self.cell_needs[key] = needs
+        return needs
 
     def write_guarded(self) -> None:
         """Every guarded formula, written with its guard now that every cell is known."""
@@ -495,8 +506,7 @@ def _template_parts(template: str) -> tuple:
 _a1 = functools.lru_cache(maxsize=1 << 16)(xl_rowcol_to_cell)  # the same few addresses are written again and again
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):  # a tuple: made for every formula cell, 3× faster than a frozen dataclass
     """A guarded formula cell, written when the book closes (Book.write_guarded)."""
 
     row: int
