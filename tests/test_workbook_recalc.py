@@ -30,11 +30,27 @@ pytestmark = pytest.mark.spreadsheet
 H100_8B_GPU_HOURS = 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.40 * 3600)  # 527,772.5: docs/method.md §2, by hand
 
 
-def test_every_example_recalculates_to_the_engine(spreadsheet, example_files):
+@pytest.fixture(scope="session")
+def examples_inspected(example_files) -> dict:
+    """Each example's workbook, as read, and the Book `planner verify` compares it with; verify's other checks
+    pass on it."""
+    found = {}
+    for scenario_file in EXAMPLES:
+        path = example_files(scenario_file)["xlsx"]
+        book = xlsx.read(path)
+        report, expected = audit.inspect(path, book)
+        assert report.ok, report.text()
+        found[scenario_file.stem] = (path, book, expected)
+    return found
+
+
+@pytest.mark.xdist_group("examples-recalc")  # both applications on one worker: the expected Books built once
+def test_every_example_recalculates_to_the_engine(spreadsheet, examples_inspected):
     """What `planner verify` checks, on every example, in LibreOffice and in Gnumeric."""
-    paths = {scenario_file.stem: example_files(scenario_file)["xlsx"] for scenario_file in EXAMPLES}
-    books = {stem: xlsx.read(path) for stem, path in paths.items()}
-    values = dict(zip(paths, recalculated(spreadsheet, list(paths.values()))))
+    paths = {stem: path for stem, (path, _, _) in examples_inspected.items()}
+    books = {stem: book for stem, (_, book, _) in examples_inspected.items()}
+    values = dict(zip(paths, recalculated(spreadsheet, list(paths.values()),
+                                          [expected for _, _, expected in examples_inspected.values()])))
 
     def value(stem: str, name: str):
         return named(values[stem], books[stem], name)
@@ -169,6 +185,20 @@ def _cells(known: dict, sheet: str, ref: str) -> list[tuple[str, str]]:
     return [(sheet, a1) for (c, r), a1 in known.get(sheet, {}).items() if c1 <= c <= c2 and r1 <= r <= r2]
 
 
+_REFERENCES: dict = {}
+
+
+def references(book) -> dict:
+    """Each formula cell of a generated Book → the names and ranges its formula reads, as openpyxl's tokenizer
+    reads them (tokenized once per Book: downstream and aggregates both walk them)."""
+    if id(book) not in _REFERENCES:
+        _REFERENCES.clear()
+        _REFERENCES[id(book)] = (book, {key: [token.value for token in Tokenizer(text).items
+                                              if token.type == "OPERAND" and token.subtype == "RANGE"]
+                                        for key, text in book.texts.items()})
+    return _REFERENCES[id(book)][1]
+
+
 def downstream(book, starts, aggregates: set) -> dict:
     """Each start cell → every formula cell that reads it, directly or through others, in a generated Book:
     through defined names and A1 references (a range counts as reading each of its cells), not through the
@@ -177,12 +207,11 @@ def downstream(book, starts, aggregates: set) -> dict:
     for sheet, ref in [*book.texts, *starts]:
         known.setdefault(sheet, {})[xlsx.split(ref)] = ref
     readers: dict = {}
-    for (sheet, ref), text in book.texts.items():
-        for token in Tokenizer(text).items:
-            if token.type == "OPERAND" and token.subtype == "RANGE":
-                target = book.names.get(token.value) or (sheet, token.value)
-                for cell in _cells(known, *target):
-                    readers.setdefault(cell, set()).add((sheet, ref))
+    for (sheet, ref), ranges in references(book).items():
+        for token in ranges:
+            target = book.names.get(token) or (sheet, token)
+            for cell in _cells(known, *target):
+                readers.setdefault(cell, set()).add((sheet, ref))
     reached = {}
     for start in starts:
         found, todo = set(), [start]
@@ -199,17 +228,16 @@ def aggregates(book) -> set:
     """The cells that read every check (the master check, the count of failing checks, the first that fails)."""
     checks = {ref for sheet, ref in book.texts if sheet == "Checks"}
     found = set()
-    for (sheet, ref), text in book.texts.items():
-        for token in Tokenizer(text).items:
-            if token.type == "OPERAND" and token.subtype == "RANGE":
-                target_sheet, target = book.names.get(token.value) or (sheet, token.value)
-                first, _, last = target.replace("$", "").partition(":")
-                if target_sheet == "Checks" and last:
-                    (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last)
-                    covered = sum(1 for cell in checks if c1 <= xlsx.split(cell)[0] <= c2
-                                  and r1 <= xlsx.split(cell)[1] <= r2)
-                    if covered > len(checks) / 2:
-                        found.add((sheet, ref))
+    for (sheet, ref), ranges in references(book).items():
+        for token in ranges:
+            target_sheet, target = book.names.get(token) or (sheet, token)
+            first, _, last = target.replace("$", "").partition(":")
+            if target_sheet == "Checks" and last:
+                (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last)
+                covered = sum(1 for cell in checks if c1 <= xlsx.split(cell)[0] <= c2
+                              and r1 <= xlsx.split(cell)[1] <= r2)
+                if covered > len(checks) / 2:
+                    found.add((sheet, ref))
     return found
 
 
@@ -243,12 +271,12 @@ def default_workbook(tmp_path_factory):
     return path, build(compute(scenario_with()), str(path))
 
 
-def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(default_workbook):
+def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(default_workbook, wrong_copies):
     """The packing below, checked: each input's every wrong value is typed into exactly one copy, and the inputs
     of a copy reach disjoint cells (the memory total reads the GPUs and the strategy: never in one copy)."""
     _, book = default_workbook
     specs = every_input(scenario_with())
-    copies = shared_copies(book, specs)
+    copies = wrong_copies
     typed = sorted((name, repr(value)) for copy in copies for name, value in copy.items())
     assert typed == sorted((spec.typed_name, repr(value)) for spec in specs for value in wrong_values(spec))
     assert not any({"memory_gpus", "memory_strategy"} <= set(copy) for copy in copies)
