@@ -225,8 +225,9 @@ def downstream(book, starts, aggregates: set) -> dict:
 
 
 def aggregates(book) -> set:
-    """The cells that read every check (the master check, the count of failing checks, the first that fails)."""
-    checks = {ref for sheet, ref in book.texts if sheet == "Checks"}
+    """The cells that read every check (the master check, the count of failing checks, the first that fails; the
+    sets of checks that guard results are not checks of their own)."""
+    checks = {ref for sheet, ref in book.texts if sheet == "Checks"} - {book.names[name][1] for name in book.groups}
     found = set()
     for (sheet, ref), ranges in references(book).items():
         for token in ranges:

@@ -2,7 +2,8 @@
 Catalog column within its limits, and each table's checks. A recalculation canary sits beside the master check.
 
 Every check is wrapped in IFERROR(…, FALSE): a blank, zero or text input turns it FALSE, never an error value. The
-master check reads the whole result column below it, so a check added later cannot be missed.
+master check reads the result column of every check below it, so a check inserted among them cannot be missed;
+below them, the sets of checks that guard results (kit.Book.write_groups).
 """
 
 from __future__ import annotations
@@ -60,10 +61,12 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     end = sheet.row_index
     sheet.row_index = master_row
     col = kit.xl_col_to_name(sheet.last_col)
-    results_range, labels_range = f"{col}{first + 1}:{col}{kit.MAX_ROW}", f"A{first + 1}:A{kit.MAX_ROW}"
+    # to the last check (a row inserted among them widens it); below them, the sets of checks that guard results
+    results_range, labels_range = f"{col}{first + 1}:{col}{end}", f"A{first + 1}:A{end}"
     failing = [key for key, passes in results.checks.items() if not passes]
     sheet.row(Row("all", "All checks pass", formula=f"=IFERROR(AND({results_range}),FALSE)", kind="bool", unit="",
-                  note="Every check below, including any added later. Shown on the Cover.", name="checks_all_pass",
+                  note="Every check below, and any row inserted among them. Shown on the Cover.",
+                  name="checks_all_pass",
                   bold=True, warn="false"), results.all_checks_pass)
     sheet.row(Row("failed", "Checks that fail", formula=f"=COUNTIF({results_range},FALSE)", kind="count", unit="",
                   note="Shown on the Cover.", name="checks_failed"), len(failing))

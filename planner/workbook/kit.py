@@ -37,7 +37,6 @@ INPUT_FILL = "#FFF2CC"
 CONSTANT_FILL = "#EDEDED"
 SECTION_FILL = "#D9E1F2"
 WARNING_RED = "#C00000"
-MAX_ROW = 1_048_576  # the last row of a sheet, for ranges that must include rows added later
 
 
 @dataclass(frozen=True)
@@ -265,8 +264,10 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
 # Guards: no number from a failed input ---------------------------------------------------------------------------
 # Every input has a check on the Checks sheet, named ok_<input> (a Catalog block's: ok_<block prefix>; a rule that
 # joins inputs: ok_<check key>). A formula cell is guarded by the checks of every input it depends on, directly or
-# through other cells: =IF(AND(ok_a,ok_b),<formula>,""). While one fails the cell is blank (a named result says
-# NOT_AVAILABLE), never an error value or a plausible number, and the sheet's banner says why.
+# through other cells: =IF(ok_a,<formula>,"") for one check; for several, a cell at the foot of the Checks sheet
+# holds their AND, one per set of checks (ok_group_1: =AND(ok_a,ok_b)): =IF(ok_group_1,<formula>,""). While one
+# fails the cell is blank (a named result says NOT_AVAILABLE), never an error value or a plausible number, and the
+# sheet's banner says why. (Spelled out in every cell, the ANDs were half the workbook's formula text.)
 NOT_AVAILABLE = "n/a: see Checks"
 BANNER = "An input fails its check: see Checks"
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
@@ -330,6 +331,7 @@ class Book:
     formulas: dict[tuple[str, str], Any] = field(default_factory=dict)  # (sheet, A1) → cached value
     texts: dict[tuple[str, str], str] = field(default_factory=dict)  # (sheet, A1) → formula text
     names: dict[str, tuple[str, str]] = field(default_factory=dict)  # defined name → (sheet, A1 or range)
+    groups: dict[str, frozenset] = field(default_factory=dict)  # a set of checks' name (ok_group_1) → the checks
     values: dict[str, Any] = field(default_factory=dict)  # defined name → its value, for text formulas
     scenario_line: Formula | None = None  # what every sheet's second row says
     catalog_rows: dict[str, list] = field(default_factory=dict)  # Catalog ids name → the ids an edited workbook had
@@ -459,11 +461,35 @@ class Book:
             self.sheet_needs.setdefault(sheet, set()).update(needs)
             formula = waiting.formula
             if needs:
-                condition = conditions.get(needs) or conditions.setdefault(needs, all_of(needs))
+                condition = conditions.get(needs) or conditions.setdefault(needs, self.group(needs))
                 formula = f'=IF({condition},{formula[1:]},"{waiting.fallback}")'
             self.texts[(sheet, cell)] = formula
             self.sheets[sheet].write_formula(waiting.row, waiting.col, formula, waiting.style,
                                              self.formulas[(sheet, cell)])
+
+    def group(self, needs: frozenset) -> str:
+        """The name a guard reads for a set of checks: the check's own, or that of the cell of their AND (written at
+        the foot of the Checks sheet by write_groups; without a Checks sheet, the AND itself)."""
+        if len(needs) == 1:
+            return next(iter(needs))
+        if "Checks" not in self.sheets:
+            return all_of(needs)
+        name = f"ok_group_{len(self.groups) + 1}"
+        self.groups[name] = needs
+        return name
+
+    def write_groups(self) -> None:
+        """Each set of checks that guards formulas, as a row of the Checks sheet below its checks (outside the
+        master check's range: a set is not a check of its own)."""
+        if not self.groups:
+            return
+        sheet = self.sheets["Checks"]
+        sheet.skip()
+        sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
+        for i, (name, needs) in enumerate(self.groups.items(), start=1):
+            passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
+            sheet.row(Row(name.removeprefix("ok_"), f"Set {i} ({name}): {len(needs)} checks (its formula names them)",
+                          formula=f"={all_of(needs)}", kind="bool", unit="", name=name, warn="false"), passes)
 
     def reads_input(self, name: str, needs: frozenset, validation: dict) -> None:
         """What a formula reading the input `name` needs (its checks), and the Catalog ids its dropdown lists."""
@@ -483,6 +509,7 @@ class Book:
         """Every guard and banner written; then the file, unless the target is NO_FILE (XlsxWriter's assembling
         and zipping of the sheets is two fifths of a build)."""
         self.write_guarded()
+        self.write_groups()
         for sheet in self.sheets.values():
             sheet.finish()
         if self.target is not NO_FILE:
