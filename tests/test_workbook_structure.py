@@ -3,8 +3,10 @@ recalculation: names, inputs, formulas, units, printing, charts."""
 
 from __future__ import annotations
 
+import functools
 import re
 import zipfile
+from pathlib import Path
 
 import openpyxl
 import pytest
@@ -66,24 +68,31 @@ def workbook(tmp_path_factory):
     return path
 
 
+@functools.cache
+def opened(path: Path, data_only: bool = False) -> openpyxl.Workbook:
+    """The session's workbook as openpyxl reads it (formulas, or with data_only the cached values), loaded once per
+    worker: the tests only read it."""
+    return openpyxl.load_workbook(path, data_only=data_only)
+
+
 @pytest.fixture(scope="session")
 def formulas(workbook) -> dict[tuple[str, str], str]:
     return xlsx.read(workbook).formulas()
 
 
 def test_sheets_in_order(workbook):
-    assert openpyxl.load_workbook(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
+    assert opened(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving",
                                                            "Crossover", "Cluster", "Goodput", "Sensitivity", "Budget",
                                                            "Catalog", "Checks", "Method"]
     # the registry's, those the scenario has (no Layouts without search:)
-    assert openpyxl.load_workbook(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES if t.key != "layouts"]
+    assert opened(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES if t.key != "layouts"]
 
 
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
 
 
 def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     rules = {str(ref): dv for dv in book["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
     typed = [TYPED.get(name, name) for name in INPUT_NAMES]
     for name in typed:
@@ -100,14 +109,14 @@ def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook)
     assert cell_of(book, "hours_tokens_trillions").value == 15.6
     assert cell_of(book, "hours_tokens").value == \
         '=IF(ok_hours_tokens,ROUND(hours_tokens_trillions*1e12,0),"n/a: see Checks")'
-    assert cell_of(openpyxl.load_workbook(workbook, data_only=True), "hours_tokens").value == 15_600_000_000_000
+    assert cell_of(opened(workbook, data_only=True), "hours_tokens").value == 15_600_000_000_000
     assert cell_of(book, "memory_strategy").value == "ddp"
     assert cell_of(book, "memory_activation_checkpointing").value is False
 
 
 def test_limits_are_the_scenario_models(workbook):
     """The data validation of an input is the scenario model's declared range (memory.gpus: 1 … 1e9)."""
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     rules = {str(ref): dv for dv in book["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
     gpus = rules[cell_of(book, "memory_gpus").coordinate]
     assert (gpus.type, gpus.formula1, gpus.formula2) == ("whole", "1", "1000000000")
@@ -118,7 +127,7 @@ def test_limits_are_the_scenario_models(workbook):
 
 
 def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     lists = {str(dv.sqref): dv.formula1 for dv in book["Inputs"].data_validations.dataValidation if dv.type == "list"}
     assert lists[cell_of(book, "model").coordinate] == "catalog_model_ids"
     assert lists[cell_of(book, "gpu").coordinate] == "catalog_gpu_ids"
@@ -133,7 +142,7 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
 
 
 def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_titles(workbook):
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     for ws in book.worksheets:
         assert ws.protection.sheet, ws.title
         assert ws.page_setup.orientation == "landscape"
@@ -145,8 +154,8 @@ def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_t
 
 
 def test_headline_names_point_at_formulas(workbook):
-    formulas_book = openpyxl.load_workbook(workbook)
-    cached = openpyxl.load_workbook(workbook, data_only=True)
+    formulas_book = opened(workbook)
+    cached = opened(workbook, data_only=True)
     for name in HEADLINE_NAMES:
         assert cell_of(formulas_book, name).data_type == "f", name
     # DDP on 8 GPUs, by hand: 16Ψ + 34·8192·4096·32 bytes
@@ -217,7 +226,7 @@ def test_a_per_strategy_row_is_one_formula_copied_across(formulas):
 
 def test_units_show_once(workbook):
     """Where a row has a Unit column, its number format carries no unit (the currency symbol aside)."""
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     for ws in book.worksheets:
         if ws.title == "Cover":
             continue
@@ -239,7 +248,7 @@ LONG_TABLES = {"Inputs": "When generated", "Memory": "zero3", "Crossover": "Serv
 def test_long_tables_repeat_their_headings_on_every_printed_page(workbook):
     """A sheet has one range of print titles, from its first row: the sheet's column headings sit right under its
     titles, so the titles and the headings repeat on every page."""
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     for title, heading in LONG_TABLES.items():
         if title not in book.sheetnames:
             continue
@@ -271,7 +280,7 @@ def test_whole_things_show_no_decimals_and_operations_no_e_notation(workbook):
 
     for kind in ("count", "gpus", "hours", "ms", "params"):
         assert "." not in KINDS[kind].format, kind
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     whole = ("GPUs", "GPU-hours", "GPU-hours a day", "ms")  # ms: at most a tenth
     for ws in book.worksheets:
         for row in ws.iter_rows():
@@ -301,14 +310,14 @@ def test_every_money_figure_says_its_period(workbook):
                     text = getattr(item, "label", getattr(item, "header", "")) + " " + (
                         item.unit or "" if not isinstance(item, Column) else "")
                     assert PERIODS.search(text), (table.key, item.key if hasattr(item, "key") else item.name, text)
-    cached = openpyxl.load_workbook(workbook, data_only=True)["Cover"]
+    cached = opened(workbook, data_only=True)["Cover"]
     for row in cached.iter_rows():
         if any(c.number_format.startswith('"$"') for c in row[1:]):
             assert PERIODS.search(str(row[0].value)), row[0].value
 
 
 def test_the_cover_is_plain_about_its_master_check_and_its_legend(workbook):
-    book = openpyxl.load_workbook(workbook)
+    book = opened(workbook)
     cover = book["Cover"]
     texts = [str(c.value) for row in cover.iter_rows() for c in row if c.value]
     assert not any("master check below" in t for t in texts)
@@ -332,8 +341,8 @@ def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
 
 
 def test_cover_names_what_its_results_are_for_and_has_the_contents(workbook):
-    book = openpyxl.load_workbook(workbook)
-    cached = openpyxl.load_workbook(workbook, data_only=True)
+    book = opened(workbook)
+    cached = opened(workbook, data_only=True)
     cover, shown = book["Cover"], cached["Cover"]
     labels = [(c.value, shown[c.coordinate].value) for row in cover.iter_rows() for c in row
               if c.column == 1 and c.data_type == "f"]
