@@ -537,8 +537,8 @@ _ANY_CELL, _CELL_WITH_REF = re.compile(rb"<(?:[\w.-]+:)?c[\s/>]"), re.compile(rb
 
 def _origins(job: _Job) -> dict[str, tuple[int, int]]:
     """Where Gnumeric's CSV of each sheet starts: it writes the used range, from the first row and the first column
-    that hold a value or a formula, not from A1. Found in the copy's XML (a quarter of a second per workbook less
-    than reading its cells), or from its cells where a cell lacks its reference or the XML uses a prefix."""
+    that hold a value or a formula, not from A1. Found in the copy's XML (0.04 s of Python per workbook, against
+    0.15 s for reading its cells), or from its cells where a cell lacks its reference or the XML uses a prefix."""
     origins: dict[str, tuple[int, int]] = {}
     with xlsx.opened(job.copy) as archive:
         for sheet, part in job.book.parts.items():

@@ -185,29 +185,22 @@ def _cells(known: dict, sheet: str, ref: str) -> list[tuple[str, str]]:
     return [(sheet, a1) for (c, r), a1 in known.get(sheet, {}).items() if c1 <= c <= c2 and r1 <= r <= r2]
 
 
-_REFERENCES: dict = {}
-
-
 def references(book) -> dict:
     """Each formula cell of a generated Book → the names and ranges its formula reads, as openpyxl's tokenizer
-    reads them (tokenized once per Book: downstream and aggregates both walk them)."""
-    if id(book) not in _REFERENCES:
-        _REFERENCES.clear()
-        _REFERENCES[id(book)] = (book, {key: [token.value for token in Tokenizer(text).items
-                                              if token.type == "OPERAND" and token.subtype == "RANGE"]
-                                        for key, text in book.texts.items()})
-    return _REFERENCES[id(book)][1]
+    reads them (tokenized once: downstream and aggregates both walk them)."""
+    return {key: [token.value for token in Tokenizer(text).items
+                  if token.type == "OPERAND" and token.subtype == "RANGE"] for key, text in book.texts.items()}
 
 
-def downstream(book, starts, aggregates: set) -> dict:
+def downstream(book, refs: dict, starts, aggregates: set) -> dict:
     """Each start cell → every formula cell that reads it, directly or through others, in a generated Book:
-    through defined names and A1 references (a range counts as reading each of its cells), not through the
-    `aggregates`, the cells that AND every check together."""
+    through defined names and A1 references (`refs`, from references; a range counts as reading each of its cells),
+    not through the `aggregates`, the cells that AND every check together."""
     known: dict = {}
     for sheet, ref in [*book.texts, *starts]:
         known.setdefault(sheet, {})[xlsx.split(ref)] = ref
     readers: dict = {}
-    for (sheet, ref), ranges in references(book).items():
+    for (sheet, ref), ranges in refs.items():
         for token in ranges:
             target = book.names.get(token) or (sheet, token)
             for cell in _cells(known, *target):
@@ -224,12 +217,12 @@ def downstream(book, starts, aggregates: set) -> dict:
     return reached
 
 
-def aggregates(book) -> set:
+def aggregates(book, refs: dict) -> set:
     """The cells that read every check (the master check, the count of failing checks, the first that fails; the
     sets of checks that guard results are not checks of their own)."""
     checks = {ref for sheet, ref in book.texts if sheet == "Checks"} - {book.names[name][1] for name in book.groups}
     found = set()
-    for (sheet, ref), ranges in references(book).items():
+    for (sheet, ref), ranges in refs.items():
         for token in ranges:
             target_sheet, target = book.names.get(token) or (sheet, token)
             first, _, last = target.replace("$", "").partition(":")
@@ -247,7 +240,8 @@ def shared_copies(book, specs) -> list[dict]:
     several inputs whose downstream cells are disjoint, so that no formula reads two of them and every cell
     recalculates as in the copy with that input's edit alone (the cells that read every check aside: the master
     check is FALSE and the Cover red either way). Returns each copy's {input cell's name: value}."""
-    cones = downstream(book, [book.names[spec.typed_name] for spec in specs], aggregates(book))
+    refs = references(book)
+    cones = downstream(book, refs, [book.names[spec.typed_name] for spec in specs], aggregates(book, refs))
     bins: list[tuple[set, list]] = []  # (the cells the bin's inputs reach, its inputs)
     for spec in specs:
         reach = cones[book.names[spec.typed_name]] | {book.names[spec.typed_name]}
