@@ -285,7 +285,7 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
             report.add("replaced", where, f"the formula {_shown(formula)} was overwritten by {quoted(value)}")
             continue
         if saved != formula and shape(saved) != shape(formula):  # as written, or respelled by an application
-            now, planned = _difference(unguarded(str(saved)), unguarded(formula))
+            now, planned = _difference(_as_typed(saved), _as_typed(formula))
             report.add("changed", where, f"the formula is now {now}; the planner writes {planned}")
         if value is None and expected.formulas[(sheet, cell)] not in ("", None):
             report.add("uncalculated", where, "no cached result: the file was saved without recalculating")
@@ -368,8 +368,14 @@ def _absolute(ref: str) -> str:
 
 def _shown(formula: str) -> str:
     """A formula as a finding quotes it: without its guard, at most 160 characters."""
-    text = unguarded(str(formula))
+    text = _as_typed(formula)
     return text if len(text) <= 160 else f"{text[:160]}… ({len(text):,} characters)"
+
+
+def _as_typed(formula) -> str:
+    """A formula without its guard and without the _xlfn./_xlws. prefixes a re-saving application may add: as the
+    formula bar shows it."""
+    return re.sub(r"_xl(?:fn|ws)\.", "", unguarded(str(formula)))
 
 
 def _difference(saved: str, planned: str, context: int = 40) -> tuple[str, str]:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from planner import xlsx
-from planner.audit import audit, same, shape
+from planner.audit import audit, inspect, same, shape
 from planner.cli import main
 from planner.engine import compute
 from planner.scenario import DEFAULT, load_scenario
@@ -225,3 +225,15 @@ def test_a_zip_bomb_is_refused_before_it_is_read(tmp_path):
 def test_formula_shapes_ignore_how_an_application_respells_them():
     assert shape("=a/1e9+TRUE") == shape("=A/1000000000+TRUE()")
     assert shape("=a/1e9") != shape("=a/1e9*memory_gpus/8")
+
+
+def test_a_changed_formula_is_quoted_as_the_formula_bar_shows_it(clean, tmp_path):
+    # a function LibreOffice re-saves with Excel's _xlfn. prefix, which no formula bar shows
+    def rounded_up(cell, attributes, formula, value):
+        return f'<c r="{cell}"{attributes}><f>_xlfn.CEILING.MATH({formula})</f><v>{value}</v></c>'
+
+    where = edit_cell(clean, tmp_path / "rounded.xlsx", "memory_training_total_gb", rounded_up)
+    report, _ = inspect(tmp_path / "rounded.xlsx")
+    changed = [str(f) for f in report.findings if f.kind == "changed" and f.where == where]
+    assert len(changed) == 1 and "the formula is now =CEILING.MATH(" in changed[0], report.text()
+    assert "_xlfn" not in report.text()
