@@ -266,16 +266,14 @@ def default_workbook(tmp_path_factory):
     return path, build(compute(scenario_with()), str(path))
 
 
-def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(default_workbook, wrong_copies):
+def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(wrong_copies):
     """The packing below, checked: each input's every wrong value is typed into exactly one copy, and the inputs
     of a copy reach disjoint cells (the memory total reads the GPUs and the strategy: never in one copy)."""
-    _, book = default_workbook
     specs = every_input(scenario_with())
-    copies = wrong_copies
-    typed = sorted((name, repr(value)) for copy in copies for name, value in copy.items())
+    typed = sorted((name, repr(value)) for copy in wrong_copies for name, value in copy.items())
     assert typed == sorted((spec.typed_name, repr(value)) for spec in specs for value in wrong_values(spec))
-    assert not any({"memory_gpus", "memory_strategy"} <= set(copy) for copy in copies)
-    assert len(copies) < len(typed) * 0.6  # 123 copies for 227 wrong values: the Sensitivity sheet reads many
+    assert not any({"memory_gpus", "memory_strategy"} <= set(copy) for copy in wrong_copies)
+    assert len(wrong_copies) < len(typed) * 0.6  # 123 copies for 227 wrong values: the Sensitivity sheet reads many
     # inputs together (the tornado: MFU, price, tokens, η_m, productive share), so fewer of them share a copy
 
 

@@ -486,10 +486,11 @@ class Book:
         sheet = self.sheets["Checks"]
         sheet.skip()
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
-        for i, (name, needs) in enumerate(self.groups.items(), start=1):
+        for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
-            sheet.row(Row(name.removeprefix("ok_"), f"Set {i} ({name}): {len(needs)} checks (its formula names them)",
-                          formula=f"={all_of(needs)}", kind="bool", unit="", name=name, warn="false"), passes)
+            label = f"Set {name.removeprefix('ok_group_')} ({name}): {len(needs)} checks (its formula names them)"
+            sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
+                          name=name, warn="false"), passes)
 
     def reads_input(self, name: str, needs: frozenset, validation: dict) -> None:
         """What a formula reading the input `name` needs (its checks), and the Catalog ids its dropdown lists."""
