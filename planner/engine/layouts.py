@@ -20,7 +20,7 @@ from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.model import counts, state
 from planner.model.counts import KV_TENSORS
-from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS
+from planner.model.passes import ACTIVATION_BYTES, RECOMPUTE_OPS, TRAINING_OPS  # one BF16 value: 2 bytes
 
 # The method constants of §10 (named cells on the Method sheet, see CONSTANTS) ---------------------------------
 HBM_PASSES = 4  # β: each activation byte is written and read in the forward and again in the backward (§10)
@@ -37,7 +37,6 @@ RECOMPUTE_ATTENTION_OPS = 4  # one more forward of QKᵀ and AV: 2 · 2 (Korthik
 ATTENTION_SCORE_BYTES = 5  # softmax scores, dropout mask and output: 5·heads·s per token (Korthikanti, Table 2)
 LOGIT_TRAFFIC_BYTES = 12  # HBM bytes per token and vocabulary entry for the FP32 logits and their gradient (§10)
 LOGIT_BYTES = 4  # FP32 logits kept per token and vocabulary entry on the last stage (§10)
-VALUE_BYTES = 2  # one BF16 activation, weight or gradient value
 TP_COLLECTIVES = 4  # all-reduces per layer: 2 forward + 2 backward (Shoeybi et al. 2019, §3)
 RECOMPUTE_TP_COLLECTIVES = 2  # a recomputed forward repeats its 2 (Korthikanti et al. 2022)
 CP_EXCHANGES = 2  # K and V passed round the context-parallel ring, forward and backward (§10)
@@ -259,21 +258,21 @@ def tensor_parallel_seconds(q, x):
     """T_tp = (4 + 2·[full])·(L/p)·(2(t−1)/t·2·tok·h/NVe + 10 µs) when t > 1 (Shoeybi et al. 2019)."""
     collectives = TP_COLLECTIVES + RECOMPUTE_TP_COLLECTIVES * (x.recompute == FULL)
     ring = 2 * (x.t - 1) / x.t  # a ring all-reduce moves 2(t−1)/t of the message
-    one = ring * VALUE_BYTES * micro_batch_tokens(q, x) * q.hidden / nvlink_bytes_per_s(q) + TP_LATENCY_US * 1e-6
+    one = ring * ACTIVATION_BYTES * micro_batch_tokens(q, x) * q.hidden / nvlink_bytes_per_s(q) + TP_LATENCY_US * 1e-6
     return np.where(x.t > 1, collectives * stage_layers(q, x) * one, 0)
 
 
 def context_parallel_seconds(q, x):
     """T_cp = (2 + [full])·(L/p)·(c−1)·4·tok·G/t / link(t·c) when c > 1: K and V round the ring."""
     exchanges = CP_EXCHANGES + RECOMPUTE_CP_EXCHANGES * (x.recompute == FULL)
-    kv = KV_TENSORS * VALUE_BYTES * micro_batch_tokens(q, x) * kv_width(q) / x.t
+    kv = KV_TENSORS * ACTIVATION_BYTES * micro_batch_tokens(q, x) * kv_width(q) / x.t
     seconds = exchanges * stage_layers(q, x) * (x.c - 1) * kv / link_bytes_per_s(q, x.t * x.c)
     return np.where(x.c > 1, seconds, 0)
 
 
 def pipeline_send_seconds(q, x):
     """T_pp = 2·v·(2·tok·h/t / link(t·p) + 20 µs) when p > 1: sends per micro-batch on the slowest stage."""
-    message = VALUE_BYTES * micro_batch_tokens(q, x) * q.hidden / x.t
+    message = ACTIVATION_BYTES * micro_batch_tokens(q, x) * q.hidden / x.t
     one = message / link_bytes_per_s(q, x.t * x.p) + PP_LATENCY_US * 1e-6
     return np.where(x.p > 1, PP_SENDS * x.v * one, 0)
 
@@ -319,7 +318,7 @@ def data_parallel_comm_seconds(q, x):
     """vol/BW_dp: per micro-batch (d_z−1)/d_z·Ψ_g·(2 + 2 + grad_reduce_bytes) when ZeRO-3 regathers, else per step
     (d_z−1)/d_z·Ψ_g·(grad_reduce_bytes + 2); zero when d_z = 1."""
     dz = sharded_data_parallel(x)
-    gathers = np.where(regathers(q, x), 2 * VALUE_BYTES, VALUE_BYTES)  # forward and backward gathers, or one
+    gathers = np.where(regathers(q, x), 2 * ACTIVATION_BYTES, ACTIVATION_BYTES)  # forward and backward gathers, or one
     volume = (dz - 1) / dz * stage_params(q, x) * (gathers + q.grad_reduce_bytes)
     return volume / data_parallel_bandwidth(q, x)
 
@@ -1111,8 +1110,6 @@ CONSTANTS = [
              unit="bytes", source="FP32 logits and their gradient through the softmax (docs/method.md §10)"),
     Constant("logit_bytes", LOGIT_BYTES, label="Logit bytes kept per token and vocabulary entry", unit="bytes",
              source="FP32 logits on the last stage (docs/method.md §10)"),
-    Constant("value_bytes", VALUE_BYTES, label="Bytes per BF16 activation or gradient value", unit="bytes",
-        source="BF16"),
     Constant("tp_collectives_per_layer", TP_COLLECTIVES, label="Tensor-parallel all-reduces per layer", unit="count",
              source="2 forward + 2 backward (Shoeybi et al. 2019, §3)"),
     Constant("recompute_tp_collectives", RECOMPUTE_TP_COLLECTIVES, label="… added by full recompute", unit="count",
@@ -1121,7 +1118,6 @@ CONSTANTS = [
              source="Forward and backward round the ring (docs/method.md §10)"),
     Constant("recompute_cp_exchanges", RECOMPUTE_CP_EXCHANGES, label="… added by full recompute", unit="count",
              source="The recomputed forward's one (docs/method.md §10)"),
-    Constant("kv_tensors", KV_TENSORS, label="Tensors per KV head", unit="count", source="A key and a value"),
     Constant("pp_sends_per_micro_batch", PP_SENDS, label="Pipeline sends per micro-batch and virtual stage",
              unit="count",
              source="The activation forward, its gradient backward (Narayanan et al. 2021)"),
