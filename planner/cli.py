@@ -255,22 +255,31 @@ def schema() -> None:
 
 @main.command(name="catalog")
 def list_catalog() -> None:
-    """List the catalog's models, GPUs, strategies and presets."""
+    """List the catalog's models, GPUs, precisions, strategies, presets and profiles, every field of each."""
     from planner import shipped as catalog
+    from planner.model import fields
 
-    click.echo("Models (id: parameters, layers, hidden, heads, KV heads, head dim, FFN, vocabulary)")
-    for m in catalog.MODELS.values():
-        click.echo(f"  {m.id}: {m.params:,.0f} params, L={m.layers}, h={m.hidden}, heads={m.heads}, "
-                   f"kv_heads={m.kv_heads}, head_dim={m.head_dim}, ffn={m.ffn:,}, vocab={m.vocab:,}")
-    click.echo("GPUs (id: memory, dense BF16 peak, HBM bandwidth, illustrative price per GPU-hour in USD)")
-    for g in catalog.GPUS.values():
-        click.echo(f"  {g.id}: {g.memory_gb:g} GB, {g.peak_tflops:g} TFLOPS, {g.hbm_tbps:g} TB/s, "
-                   f"{g.price_per_hour:.2f} per GPU-hour")
+    for title, entries, declared in (("Models", catalog.MODELS, fields.MODEL), ("GPUs", catalog.GPUS, fields.GPU),
+                                     ("Precisions", catalog.PRECISIONS, fields.PRECISION)):
+        click.echo(f"{title} ({', '.join(f.key + (f' ({f.unit})' if f.unit else '') for f in declared)})")
+        for entry in entries.values():
+            click.echo(f"  {entry.id}: " + ", ".join(f"{f.key}={_shown(getattr(entry, f.key))}" for f in declared
+                                                      if getattr(entry, f.key) not in (None, f.default)
+                                                      or not f.sheet_blank))
     click.echo("Training strategies (ZeRO stage): " + ", ".join(f"{k} ({v})" for k, v in catalog.STRATEGIES.items())
                + "; fsdp = zero3")
     click.echo("Traffic presets (tokens per day): " + ", ".join(f"{k} {v:g}"
                                                                  for k, v in catalog.TRAFFIC_PRESETS.items()))
     click.echo("Demand profiles (24 hourly fractions of peak): " + ", ".join(catalog.PROFILES))
+
+
+def _shown(value) -> str:
+    """A Catalog value as `planner catalog` prints it: counts with separators, flags in lower case."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+    return "none" if value is None else str(value)
 
 
 @main.command(name="model")

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner.scenario.catalog_entries import ARCHITECTURE_LIMITS
-
+from planner.model import fields as declared
 from planner.model.counts import active_params, kv_bytes_per_token, routed_params, total_params
 
 MAX_BYTES = 1024 * 1024  # a config.json is a few kB; DeepSeek-V3's is 1.7 kB
@@ -32,17 +31,16 @@ MAX_INDEX_BYTES = 64 * 1024 * 1024  # a safetensors index lists every tensor: a 
 MAX_DEPTH = 20  # real configs nest 3 or 4 levels (quantization_config.config_groups…)
 QUOTE_CHARACTERS = 80
 CHECKPOINT_TOLERANCE = 0.02  # docs/method.md §8: a difference over 2 % is reported
-MAX_PARAMS = 1e15  # the scenario's bound on Ψ
+MAX_PARAMS = declared.named(declared.MODEL)["params"].le  # the scenario's bound on Ψ
 INDEX_NAME = "model.safetensors.index.json"
 
-# The Catalog's model fields, in the order an entry lists them.
-FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied_embeddings", "gated",
-          "experts", "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers",
-          "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
-MOE_FIELDS = FIELDS[9:14]
-MLA_FIELDS = FIELDS[14:]
+# The Catalog's model fields a config.json gives, in the order an entry lists them, and their config.json keys
+CONFIG = {f.key: f.config for f in declared.MODEL if f.config != declared.NOT_IN_CONFIG}
+FIELDS = tuple(CONFIG)
+MOE_FIELDS = ("experts", "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers")
+MLA_FIELDS = ("kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
 # Upper bounds: the scenario's own (one declaration), and a config-only count of shared experts
-LIMITS = {**ARCHITECTURE_LIMITS, "n_shared_experts": 10**4}
+LIMITS = {**declared.limits(declared.MODEL), "n_shared_experts": 10**4}
 GATED_ACTIVATIONS = {"silu", "swiglu", "swish"}  # SwiGLU FFNs: Llama, Mistral, Qwen, DeepSeek, gpt-oss
 DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float8_e4m3fn": 1,
                "float8_e5m2": 1, "float64": 8}
@@ -318,12 +316,12 @@ class _Fields:
 
     # the model
     def read(self) -> dict:
-        L = self.number(("num_hidden_layers", "n_layer", "n_layers"), "the number of layers", 1, LIMITS["layers"],
+        L = self.number(CONFIG["layers"], "the number of layers", 1, LIMITS["layers"],
                         required=True)
-        h = self.number(("hidden_size", "n_embd", "d_model"), "the hidden size", 1, LIMITS["hidden"], required=True)
-        a = self.number(("num_attention_heads", "n_head"), "the number of attention heads", 1, LIMITS["heads"],
+        h = self.number(CONFIG["hidden"], "the hidden size", 1, LIMITS["hidden"], required=True)
+        a = self.number(CONFIG["heads"], "the number of attention heads", 1, LIMITS["heads"],
                         required=True)
-        V = self.number(("vocab_size",), "the vocabulary size", 1, LIMITS["vocab"], required=True)
+        V = self.number(CONFIG["vocab"], "the vocabulary size", 1, LIMITS["vocab"], required=True)
         model: dict[str, Any] = {"layers": L, "hidden": h, "heads": a, "vocab": V}
         model.update(self.attention(h, a))
         model.update(self.ffn(h, L))
@@ -421,12 +419,13 @@ class _Fields:
         return model
 
     def experts(self, L: int | None) -> dict:
-        E = self.number(("num_local_experts", "num_experts", "n_routed_experts"), "the number of routed experts", 0,
+        E = self.number(CONFIG["experts"], "the number of routed experts", 0,
                         LIMITS["experts"])
         if not E:  # dense (absent or 0), or refused above (None)
             return {"experts": E or 0, "experts_per_token": 0, "expert_ffn": 0, "shared_expert_ffn": 0,
                     "moe_layers": 0}
-        k = self.number(("num_experts_per_tok", "experts_per_token"), "the experts per token", 1, E, required=True)
+        k = self.number(CONFIG["experts_per_token"], "the experts per token", 1, min(E, LIMITS["experts_per_token"]),
+                        required=True)
         moe_ffn = self.number(("moe_intermediate_size",), "moe_intermediate_size", 1, LIMITS["expert_ffn"])
         if moe_ffn is None and self.find("moe_intermediate_size") is None:
             found = self.find("intermediate_size")
@@ -519,6 +518,11 @@ def read_config(path: str | Path) -> ConfigModel:
     if reader.problems:
         raise ConfigFileError(sorted(reader.problems, key=_line_of))
     fields = {name: fields[name] for name in FIELDS}
+    beyond = [f"{source}: {key} (read from {', '.join(CONFIG[key])}): {_cap(f'{value:,}')} is out of range: the "
+              f"Catalog takes {reason}" for key, value in fields.items()
+              if (reason := declared.out_of_range(declared.named(declared.MODEL)[key], value))]
+    if beyond:
+        raise ConfigFileError(beyond)
     params = total_params(**fields)
     if params > MAX_PARAMS:
         raise ConfigFileError([f"{source}: the sizes come to {params:,} parameters, more than {MAX_PARAMS:.0e}: a size"

@@ -1,89 +1,34 @@
-"""What ships with the product: models, GPUs, strategies, traffic presets and demand profiles (docs/method.md,
-"Catalog"), and `Catalog`, the shipped entries with a scenario's own added or overriding them by id (merged by
-planner/scenario/catalog_entries.py), which the engine, the Catalog sheet and the dropdowns read."""
+"""What ships with the product: models, GPUs, precisions, strategies, traffic presets and demand profiles
+(docs/method.md, "Catalog"), as data; and `Catalog`, the shipped entries with a scenario's own added or overriding
+them by id (merged by planner/scenario/catalog_entries.py), which the engine, the Catalog sheet and the dropdowns
+read. What a model, a GPU and a precision are (their fields) is planner/model/fields.py's."""
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class Model:
-    """A decoder-only transformer (docs/method.md, Catalog and §7): grouped-query or multi-head latent attention,
-    a SwiGLU or GeLU FFN, dense or mixture-of-experts layers. The fields after vocab default to a dense GQA model."""
-
-    id: str
-    params: float  # Ψ, parameter count
-    _: KW_ONLY
-    layers: int
-    hidden: int
-    heads: int
-    kv_heads: int
-    head_dim: int
-    ffn: int  # F_d, the dense layers' FFN
-    vocab: int
-    gated: bool = True  # SwiGLU (3·h·F per FFN); FALSE: a GeLU MLP (2·h·F), GPT and MPT
-    tied_embeddings: bool = False  # the output projection is the input embedding
-    experts: int = 0  # E routed experts per MoE layer (0: dense)
-    experts_per_token: int = 0  # k
-    expert_ffn: int = 0  # F_e
-    shared_expert_ffn: int = 0  # F_s, summed over the shared experts
-    moe_layers: int = 0  # L_moe (every layer when E > 0 and not given)
-    kv_lora_rank: int = 0  # r_kv of multi-head latent attention (0: GQA)
-    q_lora_rank: int = 0
-    qk_nope_head_dim: int = 0
-    qk_rope_head_dim: int = 0
-    v_head_dim: int = 0
-    reported_h100_hours: float | None = None  # Meta's reported training hours (Llama 3.1 model card)
-
-
-@dataclass(frozen=True)
-class GPU:
-    id: str
-    memory_gb: float
-    _: KW_ONLY
-    peak_tflops: float  # dense BF16
-    hbm_tbps: float
-    price_per_hour: float  # per GPU-hour, in the scenario's currency (illustrative list prices in USD)
-    price_source: str | None = None  # where the price comes from
-    price_as_of: str | None = None  # when it was quoted, as text
-    fp8_tflops: float | None = None  # dense FP8; None: no FP8 tensor cores (FP8 GEMMs run at the BF16 peak)
-    nvlink_gbps: float | None = None  # NVLink (Infinity Fabric) GB/s per direction, as listed
-    network_gbps: float | None = None  # the scale-out network per GPU, GB/s (docs/method.md §10)
-    gpus_per_node: int = 8  # one NVLink domain
-    gemm_efficiency: float | None = None  # η: the sustained share of peak of a large GEMM (§10)
-
-
-@dataclass(frozen=True)
-class Precision:
-    """How weights and the KV cache are stored (docs/method.md §6): bits per weight including quantisation scales,
-    bytes per KV-cache value, and whether GEMMs run in FP8."""
-
-    id: str
-    weight_bits: float
-    _: KW_ONLY
-    kv_bytes: float
-    fp8_gemm: bool
+from planner.model.entries import GPU, Model, Precision
+from planner.model.state import SHARDED_FROM_STAGE  # noqa: F401 (the Catalog's strategy rows read it here)
 
 
 MODELS: dict[str, Model] = {
-    m.id: m
-    for m in (
-        Model("llama-3.1-8b", 8_030_261_248, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
-              ffn=14_336, vocab=128_256, reported_h100_hours=1.46e6),
-        Model("llama-3.1-70b", 70_553_706_496, layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
-              ffn=28_672, vocab=128_256, reported_h100_hours=7.0e6),
-        Model("llama-3.1-405b", 405_853_388_800, layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128,
-              ffn=53_248, vocab=128_256, reported_h100_hours=30.84e6),
+    row["id"]: Model(**row)
+    for row in (
+        dict(id="llama-3.1-8b", params=8_030_261_248, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
+             ffn=14_336, vocab=128_256, reported_h100_hours=1.46e6),
+        dict(id="llama-3.1-70b", params=70_553_706_496, layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128,
+             ffn=28_672, vocab=128_256, reported_h100_hours=7.0e6),
+        dict(id="llama-3.1-405b", params=405_853_388_800, layers=126, hidden=16384, heads=128, kv_heads=8,
+             head_dim=128, ffn=53_248, vocab=128_256, reported_h100_hours=30.84e6),
         # Mixture-of-experts models, from their published config.json (docs/method.md §7; tests/fixtures/configs)
-        Model("mixtral-8x7b", 46_702_792_704, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
-              ffn=14_336, vocab=32_000, experts=8, experts_per_token=2, expert_ffn=14_336, moe_layers=32),
-        Model("deepseek-v3", 671_026_404_352, layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=192,
-              ffn=18_432, vocab=129_280, experts=256, experts_per_token=8, expert_ffn=2048, shared_expert_ffn=2048,
-              moe_layers=58, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128, qk_rope_head_dim=64,
-              v_head_dim=128),
-        Model("gpt-oss-20b", 20_907_927_360, layers=24, hidden=2880, heads=64, kv_heads=8, head_dim=64, ffn=2880,
-              vocab=201_088, experts=32, experts_per_token=4, expert_ffn=2880, moe_layers=24),
+        dict(id="mixtral-8x7b", params=46_702_792_704, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128,
+             ffn=14_336, vocab=32_000, experts=8, experts_per_token=2, expert_ffn=14_336, moe_layers=32),
+        dict(id="deepseek-v3", params=671_026_404_352, layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=192,
+             ffn=18_432, vocab=129_280, experts=256, experts_per_token=8, expert_ffn=2048, shared_expert_ffn=2048,
+             moe_layers=58, kv_lora_rank=512, q_lora_rank=1536, qk_nope_head_dim=128, qk_rope_head_dim=64,
+             v_head_dim=128),
+        dict(id="gpt-oss-20b", params=20_907_927_360, layers=24, hidden=2880, heads=64, kv_heads=8, head_dim=64,
+             ffn=2880, vocab=201_088, experts=32, experts_per_token=4, expert_ffn=2880, moe_layers=24),
     )
 }
 
@@ -92,42 +37,40 @@ MODELS: dict[str, Model] = {
 ILLUSTRATIVE = "Illustrative rental price"  # not a quote: replace with your own on Catalog
 PRICES_AS_OF = "2026-11-30"
 GPUS: dict[str, GPU] = {
-    g.id: g
-    for g in (
-        GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300,
-            network_gbps=25, gemm_efficiency=0.65),
-        GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-            network_gbps=50, gemm_efficiency=0.47),
-        GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-            network_gbps=50, gemm_efficiency=0.47),
-        GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
-            network_gbps=100, gemm_efficiency=0.45),
-        GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
-            price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400,
-            network_gbps=50, gemm_efficiency=0.3),
+    row["id"]: GPU(**row)
+    for row in (
+        dict(id="a100-80gb", memory_gb=80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
+             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300,
+             network_gbps=25, gemm_efficiency=0.65),
+        dict(id="h100-sxm", memory_gb=80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
+             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
+             network_gbps=50, gemm_efficiency=0.47),
+        dict(id="h200", memory_gb=141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
+             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
+             network_gbps=50, gemm_efficiency=0.47),
+        dict(id="b200", memory_gb=180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
+             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
+             network_gbps=100, gemm_efficiency=0.45),
+        dict(id="mi300x", memory_gb=192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
+             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400,
+             network_gbps=50, gemm_efficiency=0.3),
     )
 }
 # Weight and KV-cache precisions (docs/method.md §6): GPTQ/AWQ int4 with a 16-bit scale per 128 weights is 4.125 bits.
 PRECISIONS: dict[str, Precision] = {
-    p.id: p
-    for p in (
-        Precision("bf16", 16, kv_bytes=2, fp8_gemm=False),
-        Precision("fp8", 8, kv_bytes=1, fp8_gemm=True),
-        Precision("int8", 8, kv_bytes=1, fp8_gemm=False),  # weight-only: BF16 GEMMs
-        Precision("int4-g128", 4.125, kv_bytes=1, fp8_gemm=False),
+    row["id"]: Precision(**row)
+    for row in (
+        dict(id="bf16", weight_bits=16, kv_bytes=2, fp8_gemm=False),
+        dict(id="fp8", weight_bits=8, kv_bytes=1, fp8_gemm=True),
+        dict(id="int8", weight_bits=8, kv_bytes=1, fp8_gemm=False),  # weight-only: BF16 GEMMs
+        dict(id="int4-g128", weight_bits=4.125, kv_bytes=1, fp8_gemm=False),
     )
 }
-CUSTOM_GPU_PRICE = 2.00  # a GPU of the scenario's own without a price (the H100's price)
 
 # ZeRO stage of each training strategy: 0 shards nothing, 1 the optimizer state, 2 also the gradients,
 # 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.
 STRATEGIES: dict[str, int] = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}
 STRATEGY_ALIASES: dict[str, str] = {"fsdp": "zero3"}
-SHARDED_FROM_STAGE = {"optimizer": 1, "gradients": 2, "weights": 3}  # the first ZeRO stage that shards each
 STRATEGY_SHARDS = {0: "nothing (every replica holds everything)", 1: "optimizer state",
                    2: "optimizer state, gradients", 3: "optimizer state, gradients, weights (FSDP full sharding)"}
 

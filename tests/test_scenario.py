@@ -107,8 +107,10 @@ def test_schema_and_catalog_commands():
     assert {"name", "model", "gpu", "memory", "serving", "hours"} <= set(properties)
     listing = runner.invoke(main, ["catalog"])
     assert listing.exit_code == 0
-    assert "llama-3.1-405b: 405,853,388,800 params" in listing.output
-    assert "h200: 141 GB, 989 TFLOPS" in listing.output
+    assert "llama-3.1-405b: params=405,853,388,800, layers=126," in listing.output
+    assert "h200: memory_gb=141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.5, fp8_tflops=1,979," in listing.output
+    assert "deepseek-v3: " in listing.output and "kv_lora_rank=512, q_lora_rank=1,536," in listing.output  # MLA
+    assert "  fp8: weight_bits=8, kv_bytes=1, fp8_gemm=true" in listing.output  # precisions are listed too
     assert "popular-app 1e+11" in listing.output
 
 

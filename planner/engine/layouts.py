@@ -1065,7 +1065,8 @@ class LayoutsTable:
 
     @property
     def checks(self) -> dict[str, bool]:
-        return {"search_layout_found": bool(self.search.cheapest), "search_rows_valid": True}  # rows as generated
+        return {"search_layout_found": bool(self.search.cheapest), "search_rows_valid": True,  # rows as generated
+                "search_gpu_known": True}  # a scenario's search without them is refused
 
     def to_json(self) -> dict:
         return {**self.search.to_json(), "problem": {f.name: getattr(self.problem, f.name) for f in

@@ -13,7 +13,7 @@ import numpy as np
 from planner.engine.catalog_columns import model_columns
 from planner.engine.values import plain
 from planner.method import Constant, Method
-from planner.model import counts, state
+from planner.model import counts, fields, state
 from planner.model.state import (FP8_WEIGHT_COPY_BYTES, GRADIENT_BYTES, OPTIMIZER_BYTES, SHARDED_FROM_STAGE,
                                  WEIGHT_BYTES, zero_divisor)
 from planner.shipped import STRATEGIES
@@ -141,9 +141,7 @@ def serving_kv_gb(users, serving_sequence_length, kv_bytes_per_gpu):
 
 
 # The table for one scenario -------------------------------------------------------------------------------
-MODEL_LOOKUPS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "gated", "tied_embeddings", "experts",
-                 "experts_per_token", "expert_ffn", "shared_expert_ffn", "kv_lora_rank", "q_lora_rank",
-                 "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+MODEL_LOOKUPS = tuple(f.key for f in fields.MODEL if f.key not in ("params", "moe_layers", "reported_h100_hours"))
 LOOKUPS = ("params", *MODEL_LOOKUPS, "active_params", "routed_params", "moe_layer_count", "gpu_memory_gb")
 SERVING_ROWS = ("serving_weights_gb", "kv_bytes_per_token", "kv_kib_per_token", "serving_kv_gb",
                 "serving_total_gb", "serving_capacity_gb", "serving_fits", "serving_headroom_gb")

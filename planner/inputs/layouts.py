@@ -9,6 +9,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import ConfigDict, Field
 
 from planner.inputs.hours import LAYOUT
+from planner.model import fields
 from planner.scenario.declare import COUNT_MAX, Section, declared, whole
 
 
@@ -66,7 +67,7 @@ class Search(Section):
 
 
 SECTIONS = {"search": Search}
-SEARCHED_GPU_FIELDS = ("nvlink_gbps", "network_gbps", "gemm_efficiency")
+SEARCHED_GPU_FIELDS = fields.needed_by(fields.GPU, fields.SEARCH)
 
 
 def canonical(scenario) -> list:

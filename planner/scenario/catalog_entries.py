@@ -7,64 +7,44 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from planner import shipped
-from planner.scenario.declare import (Fraction, GPUId, ModelId, Money, PrecisionId, PresetId, ProfileId, Section,
-                                      declared, divisors, whole)
+from planner.model import fields
+from planner.scenario.declare import (Fraction, GPUId, ModelId, PrecisionId, PresetId, ProfileId, Section, divisors,
+                                      whole)
+from planner.scenario.declare import declared as declared_input
 from planner.scenario.errors import Problem, quoted
 
-ARCHITECTURE_LIMITS = {"layers": 10_000, "hidden": 10**6, "heads": 10**5, "kv_heads": 10**5, "head_dim": 10**5,
-                       "ffn": 10**7, "vocab": 10**8, "experts": 10**5, "experts_per_token": 10**4,
-                       "expert_ffn": 10**7, "shared_expert_ffn": 10**8, "moe_layers": 10_000, "kv_lora_rank": 10**5,
-                       "q_lora_rank": 10**5, "qk_nope_head_dim": 10**5, "qk_rope_head_dim": 10**5,
-                       "v_head_dim": 10**5}
-ARCHITECTURE = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")  # what a new model must give
-PARAMS_MAX = 1e15
+ARCHITECTURE_LIMITS = fields.limits(fields.MODEL)  # the largest value of each whole-number model field
+ARCHITECTURE = fields.required(fields.MODEL)  # what a new model must give
+PARAMS_MAX = fields.named(fields.MODEL)["params"].le
 
 
-class ModelEntry(Section):
-    """A model in the Catalog (docs/method.md, "Catalog"); Ψ is computed from the architecture when left out."""
+def _annotation(field: fields.Field):
+    """A declared field's type and limits, as the scenario validates them."""
+    if field.type == "whole":
+        return whole(int(field.ge), field.le)
+    if field.type == "number":
+        return Annotated[float, Field(ge=field.ge, le=field.le)]
+    if field.type == "text":
+        return Annotated[str, Field(min_length=int(field.ge), max_length=int(field.le))]
+    return bool
 
-    params: Annotated[float, Field(ge=1, le=PARAMS_MAX)] | None = declared(
-        None, "Parameters Ψ", "parameters", "Left out: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·FFN + 2·h) + h.",
-        kind="params")
-    layers: whole(1, ARCHITECTURE_LIMITS["layers"]) | None = declared(None, "Layers L", "layers", kind="count")
-    hidden: whole(1, ARCHITECTURE_LIMITS["hidden"]) | None = declared(None, "Hidden h", "", kind="count")
-    heads: whole(1, ARCHITECTURE_LIMITS["heads"]) | None = declared(None, "Heads", "heads", kind="count")
-    kv_heads: whole(1, ARCHITECTURE_LIMITS["kv_heads"]) | None = declared(
-        None, "KV heads", "heads", "Grouped-query attention; divides the heads.", kind="count")
-    head_dim: whole(1, ARCHITECTURE_LIMITS["head_dim"]) | None = declared(
-        None, "Head dim", "", "Left out: hidden / heads.", kind="count")
-    ffn: whole(1, ARCHITECTURE_LIMITS["ffn"]) | None = declared(None, "FFN", "", kind="count")
-    vocab: whole(1, ARCHITECTURE_LIMITS["vocab"]) | None = declared(None, "Vocabulary V", "tokens", kind="count")
-    gated: bool | None = declared(None, "Gated FFN (SwiGLU)", "", "TRUE: 3·h·F per FFN (Llama, Mixtral, DeepSeek); "
-                                  "FALSE: a GeLU MLP, 2·h·F (GPT, MPT). Left out: TRUE.", kind="bool")
-    tied_embeddings: bool | None = declared(None, "Tied embeddings", "", "The output projection is the input "
-                                            "embedding. Left out: FALSE.", kind="bool")
-    experts: whole(0, ARCHITECTURE_LIMITS["experts"]) | None = declared(
-        None, "Routed experts E", "experts", "Per MoE layer; blank or 0: a dense model.", kind="count")
-    experts_per_token: whole(0, ARCHITECTURE_LIMITS["experts_per_token"]) | None = declared(
-        None, "Experts per token k", "experts", "Routed experts each token passes through.", kind="count")
-    expert_ffn: whole(0, ARCHITECTURE_LIMITS["expert_ffn"]) | None = declared(
-        None, "Expert FFN F_e", "", "Each routed expert's FFN width.", kind="count")
-    shared_expert_ffn: whole(0, ARCHITECTURE_LIMITS["shared_expert_ffn"]) | None = declared(
-        None, "Shared-expert FFN F_s", "", "Summed over the shared experts; blank: none.", kind="count")
-    moe_layers: whole(0, ARCHITECTURE_LIMITS["moe_layers"]) | None = declared(
-        None, "MoE layers L_moe", "layers", "Blank: every layer when E > 0; the others are dense.", kind="count")
-    kv_lora_rank: whole(0, ARCHITECTURE_LIMITS["kv_lora_rank"]) | None = declared(
-        None, "MLA KV rank r_kv", "", "Multi-head latent attention (DeepSeek); blank or 0: grouped-query.",
-        kind="count")
-    q_lora_rank: whole(0, ARCHITECTURE_LIMITS["q_lora_rank"]) | None = declared(
-        None, "MLA query rank r_q", "", "0: a full-rank query projection.", kind="count")
-    qk_nope_head_dim: whole(0, ARCHITECTURE_LIMITS["qk_nope_head_dim"]) | None = declared(
-        None, "MLA QK head dim (no RoPE)", "", kind="count")
-    qk_rope_head_dim: whole(0, ARCHITECTURE_LIMITS["qk_rope_head_dim"]) | None = declared(
-        None, "MLA QK head dim (RoPE)", "", kind="count")
-    v_head_dim: whole(0, ARCHITECTURE_LIMITS["v_head_dim"]) | None = declared(None, "MLA V head dim", "",
-                                                                             kind="count")
-    reported_h100_hours: Annotated[float, Field(ge=0, le=1e12)] | None = declared(
-        None, "Reported H100-hours", "GPU-hours", "Published training hours, where known.", kind="hours")
+
+def _entry(name: str, declared: tuple[fields.Field, ...], doc: str, base: type = Section) -> type:
+    """A Catalog entry's section: every declared field optional (a shipped id gives only what changes; a new id is
+    checked for its required fields when merged), with its label, unit, note and kind for the sheets."""
+    return create_model(name, __base__=base, __doc__=doc, **{
+        f.key: (_annotation(f) | None, declared_input(None, f.label, f.unit, f.note, kind=f.kind)) for f in declared})
+
+
+ModelEntry = _entry("ModelEntry", fields.MODEL, "A model in the Catalog (docs/method.md, \"Catalog\"); Ψ is computed "
+                    "from the architecture when left out.")
+GPUEntry = _entry("GPUEntry", fields.GPU, "A GPU in the Catalog: memory, dense BF16 peak, HBM bandwidth and price per "
+                  "GPU-hour, and what Serving and the layout search read besides.")
+PrecisionEntry = _entry("PrecisionEntry", fields.PRECISION, "A weight or KV-cache precision in the Catalog "
+                        "(docs/method.md §6).")
 
 
 class ModelWithConfig(ModelEntry):
@@ -80,54 +60,10 @@ class CustomModel(ModelWithConfig):
     name: ModelId | None = None  # left out with a config: the config's folder name
 
 
-class GPUEntry(Section):
-    """A GPU in the Catalog: memory, dense BF16 peak, HBM bandwidth and price per GPU-hour."""
-
-    memory_gb: Annotated[float, Field(ge=0.001, le=1e6)] | None = declared(None, "Memory", "GB", kind="gb")
-    peak_tflops: Annotated[float, Field(ge=0.001, le=1e6)] | None = declared(
-        None, "Dense BF16 peak", "TFLOPS", "Without sparsity.", kind="number")
-    hbm_tbps: Annotated[float, Field(ge=0.001, le=1e4)] | None = declared(None, "HBM bandwidth", "TB/s",
-                                                                          kind="decimal")
-    price_per_hour: Money | None = declared(None, "Price", "per GPU-hour", "Illustrative list price.",
-                                            kind="money")
-    fp8_tflops: Annotated[float, Field(ge=0.001, le=1e6)] | None = declared(
-        None, "Dense FP8 peak", "TFLOPS", "Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", kind="number")
-    nvlink_gbps: Annotated[float, Field(ge=0.001, le=1e5)] | None = declared(
-        None, "NVLink", "GB/s", "Per direction, as listed: serving's tensor-parallel all-reduces.", kind="number")
-    network_gbps: Annotated[float, Field(ge=0.001, le=1e5)] | None = declared(
-        None, "Network per GPU", "GB/s", "The scale-out network (InfiniBand, RoCE) per GPU: the layout search's "
-        "data-parallel traffic.", kind="number")
-    gpus_per_node: whole(1, 1024) | None = declared(None, "GPUs per node", "GPUs", "One NVLink domain. Left out: 8.",
-                                                    kind="count")
-    gemm_efficiency: Annotated[float, Field(ge=0.001, le=1)] | None = declared(
-        None, "GEMM efficiency η", "of peak", "The sustained share of peak of a large GEMM (the layout search).",
-        kind="percent")
-    price_source: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
-        None, "Price source", "", "Where the price comes from: a quote, a contract, a list price.", kind="text")
-    price_as_of: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
-        None, "Price as of", "", "When the price was quoted, as text (2026-11-30, Q4 2026).", kind="text")
-
-
-class CustomGPU(GPUEntry):
-    """A GPU of the scenario's own, given inline as `gpu:`; it joins the Catalog under its name."""
-
-    name: GPUId
-    memory_gb: Annotated[float, Field(ge=0.001, le=1e6)]
-    peak_tflops: Annotated[float, Field(ge=0.001, le=1e6)]
-    hbm_tbps: Annotated[float, Field(ge=0.001, le=1e4)]
-
-
-class PrecisionEntry(Section):
-    """A weight or KV-cache precision in the Catalog (docs/method.md §6)."""
-
-    weight_bits: Annotated[float, Field(ge=0.5, le=64)] | None = declared(
-        None, "Bits per weight", "bits", "Including quantisation scales (int4 with a 16-bit scale per 128: 4.125).",
-        kind="decimal")
-    kv_bytes: Annotated[float, Field(ge=0.125, le=8)] | None = declared(
-        None, "Bytes per KV value", "bytes", "What kv_precision reads: fp8 keeps 1 byte per key or value.",
-        kind="decimal")
-    fp8_gemm: bool | None = declared(None, "GEMMs in FP8", "", "TRUE: matrix multiplies at the GPU's FP8 peak.",
-                                     kind="bool")
+CustomGPU = create_model(
+    "CustomGPU", __base__=GPUEntry, __doc__="A GPU of the scenario's own, given inline as `gpu:`; it joins the Catalog "
+    "under its name.", name=(GPUId, ...),
+    **{f.key: (_annotation(f), ...) for f in fields.GPU if f.new == fields.REQUIRED})
 
 
 Profile = Annotated[list[Fraction], Field(min_length=shipped.HOURS_PER_DAY, max_length=shipped.HOURS_PER_DAY)]
@@ -153,9 +89,7 @@ class CatalogSection(Section):
     precisions: Annotated[dict[PrecisionId, PrecisionEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
 
 
-MODEL_DEFAULTS = {"gated": True, "tied_embeddings": False, "experts": 0, "experts_per_token": 0, "expert_ffn": 0,
-                  "shared_expert_ffn": 0, "kv_lora_rank": 0, "q_lora_rank": 0, "qk_nope_head_dim": 0,
-                  "qk_rope_head_dim": 0, "v_head_dim": 0}  # a dense grouped-query model
+MODEL_DEFAULTS = fields.defaults(fields.MODEL)  # a dense grouped-query model
 
 
 def complete_architecture(values: dict) -> tuple[dict, str | None]:
@@ -269,9 +203,8 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     gpus = dict(shipped.GPUS)
     for key, entry in own.gpus.items():
         given = entry.model_dump(exclude_none=True)
-        values = {**vars(gpus[key]), **given} if key in gpus else {"id": key, "price_per_hour":
-                                                                    shipped.CUSTOM_GPU_PRICE, **given}
-        missing = [f for f in ("memory_gb", "peak_tflops", "hbm_tbps") if f not in values]
+        values = {**vars(gpus[key]), **given} if key in gpus else {"id": key, **given}
+        missing = [f for f in fields.required(fields.GPU) if f not in values]
         if missing:
             problems.append((("catalog", "gpus", key), None, f"a new GPU needs {', '.join(missing)}"))
             continue
@@ -280,7 +213,7 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     for key, entry in own.precisions.items():
         values = {**(vars(precisions[key]) if key in precisions else {"id": key}),
                   **entry.model_dump(exclude_none=True)}
-        missing = [f for f in ("weight_bits", "kv_bytes", "fp8_gemm") if f not in values]
+        missing = [f for f in fields.required(fields.PRECISION) if f not in values]
         if missing:
             problems.append((("catalog", "precisions", key), None, f"a new precision needs {', '.join(missing)}"))
             continue

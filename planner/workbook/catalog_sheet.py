@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from planner import shipped
+from planner.model import fields
 from planner.scenario import catalog_entries as entries
 from planner.scenario.declare import Fraction
 from planner.workbook import kit, model
@@ -55,8 +56,9 @@ class Block:
         return f"{self.prefix}_{column.key}"
 
 
-def _declared(entry, optional=()) -> tuple[CatalogColumn, ...]:
-    """A column per declared field of a catalog entry model; every one required except `optional`."""
+def _declared(entry, declared: tuple[fields.Field, ...]) -> tuple[CatalogColumn, ...]:
+    """A column per declared field of a catalog entry; every one required except those a row may leave blank."""
+    optional = {f.key for f in declared if f.sheet_blank}
     columns = []
     for key, info in entry.model_fields.items():
         extra = info.json_schema_extra or {}
@@ -67,12 +69,12 @@ def _declared(entry, optional=()) -> tuple[CatalogColumn, ...]:
     return tuple(columns)
 
 
-MOE_AND_MLA = ("experts", "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank",
-               "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")  # blank: dense, grouped-query
+BLANK_WHEN_DEFAULT = tuple(f.key for f in fields.MODEL if f.sheet_blank and f.default in (0, False))  # a dense,
+# grouped-query, untied model leaves them blank
 ROW = model.CATALOG_ROW  # a model row's own cells
 MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; mixtures of experts from their "
                "config.json; Ψ exact)", "Model id",
-               _declared(entries.ModelEntry, optional=("tied_embeddings", *MOE_AND_MLA, "reported_h100_hours")) + (
+               _declared(entries.ModelEntry, fields.MODEL) + (
                    CatalogColumn("attention_params", "Attention per layer A", "params",
                                  formula="=" + model.attention_params(ROW)),
                    CatalogColumn("moe_layer_count", "MoE layers (used)", "count",
@@ -87,11 +89,9 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; mixt
                         "{experts_per_token}<={experts},{expert_ffn}>=1)),{moe_layers}<={layers})",
                section="models")
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
-             "GPU id", _declared(entries.GPUEntry, optional=("fp8_tflops", "nvlink_gbps", "network_gbps",
-                                                            "gemm_efficiency", "price_source", "price_as_of")),
-             section="gpus")
+             "GPU id", _declared(entries.GPUEntry, fields.GPU), section="gpus")
 PRECISIONS = Block("catalog_precision", "Precisions (weights and KV cache: bits per weight with scales, bytes per KV "
-                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry), section="precisions")
+                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry, fields.PRECISION), section="precisions")
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
                         "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
                             FieldInfo.from_annotation(entries.TokensPerDay))),), section="traffic_presets",
@@ -184,7 +184,7 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
         derived = {"params"} if values.get("id") in formula_params else set()
         for col, column in enumerate(block.columns, start=1):
             value = values.get(column.key)
-            if column.key in MOE_AND_MLA + ("tied_embeddings",) and not value and \
+            if column.key in BLANK_WHEN_DEFAULT and not value and \
                     not getattr(shipped.MODELS.get(values.get("id")), column.key, None):
                 value = None  # a dense, grouped-query, untied model leaves them blank (0 overrides a shipped MoE)
             if column.formula:  # blank while the row is not valid: never an error value

@@ -8,10 +8,14 @@ names."""
 from __future__ import annotations
 
 from planner.engine import layouts as engine
+from planner.model import fields
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, KeyResult, Row
 
 SHEET = "Layouts"
+
+
+NEEDED = fields.needed_by(fields.GPU, fields.SEARCH)  # the GPU figures only the layout search reads
 
 
 def _lookup(column: str) -> str:
@@ -21,8 +25,6 @@ def _lookup(column: str) -> str:
 S = "memory_sequence_length"
 B = "search_global_batch"
 MODEL = [
-    Row("ffn", "Model FFN width F", formula="=INDEX(catalog_model_ffn,MATCH(model,catalog_model_ids,0))",
-        kind="count", note="Catalog", name="model_ffn"),
     Row("network_gbps", "GPU network per GPU NET", formula="=" + _lookup("network_gbps"), kind="count", unit="GB/s",
         note="Catalog: the scale-out network per GPU", name="gpu_network_gbps"),
     Row("gpus_per_node", "GPUs per node GPN", formula="=" + _lookup("gpus_per_node"), kind="count", unit="GPUs",
@@ -294,6 +296,9 @@ KEY_RESULTS = [
 CHECKS = [
     Check("search_layout_found", "Layout search: a layout fits and meets the deadline",
           formula="search_cheapest_meets_deadline=TRUE", note="The cheapest row on Layouts, as its integers now stand"),
+    Check("search_gpu_known", "Layout search: the GPU's NVLink, network, GPUs per node and GEMM efficiency are given "
+          "(Catalog, the GPU's row)", formula="AND(" + ",".join(f"ISNUMBER({_lookup(key)})" for key in NEEDED) + ")",
+          note="Blank on Catalog: only the layout search needs them", about=("search_",)),
     Check("search_rows_valid", "Layout search: every shown layout's integers are whole numbers in range",
           formula="search_rows_valid", note="Layouts: a blank, text or 0, or t·p·c not dividing N"),
 ]

@@ -3,6 +3,7 @@ strategy in the last column, and serving memory; each table with its chart under
 
 from __future__ import annotations
 
+from planner.model import fields
 from planner.shipped import STRATEGIES
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, KeyResult, Row
@@ -14,33 +15,20 @@ def _lookup(column: str) -> str:
     return f"=INDEX(catalog_model_{column},MATCH(model,catalog_model_ids,0))"
 
 
-def _row(key: str, label: str, kind: str = "count", unit: str = "", note: str = "") -> Row:
-    return Row(key, label, formula=_lookup(key), kind=kind, unit=unit, note=note, name=f"model_{key}")
-
-
-LOOKUPS = [
-    Row("params", "Parameters Ψ", formula=_lookup("params"), kind="params", unit="parameters", name="model_params"),
-    _row("active_params", "Active parameters Ψ_active", "params", "parameters",
-         "Ψ less the routed experts a token does not pass through: what its operations count"),
-    _row("routed_params", "Routed-expert parameters Ψ_routed", "params", "parameters",
-         "The part expert parallelism splits; 0 for a dense model"),
-    _row("layers", "Layers L", unit="layers"),
-    _row("hidden", "Hidden size h"),
-    _row("heads", "Attention heads", unit="heads"),
-    _row("kv_heads", "KV heads", unit="heads", note="Grouped-query attention"),
-    _row("head_dim", "Head dimension"),
-    _row("vocab", "Vocabulary V", unit="tokens"),
-    _row("gated", "Gated FFN (SwiGLU)", "bool", note="FALSE: a GeLU MLP, 2·h·F"),
-    _row("tied_embeddings", "Tied embeddings", "bool"),
-    _row("experts", "Routed experts E", unit="experts", note="0: a dense model"),
-    _row("experts_per_token", "Experts per token k", unit="experts"),
-    _row("expert_ffn", "Expert FFN F_e"),
-    _row("shared_expert_ffn", "Shared-expert FFN F_s"),
-    _row("moe_layer_count", "MoE layers L_moe", unit="layers", note="The others are dense"),
-    _row("kv_lora_rank", "Latent attention KV rank r_kv", note="0: grouped-query attention"),
-    _row("qk_nope_head_dim", "Latent attention QK head dim (no RoPE)"),
-    _row("qk_rope_head_dim", "Latent attention QK head dim (RoPE)"),
-    _row("v_head_dim", "Latent attention V head dim"),
+SHOWN_AS_COUNTED = {"moe_layers": "moe_layer_count"}  # a field the sheet shows as the Catalog's count of it
+DERIVED = [  # the Catalog's derived columns for the chosen model
+    Row("moe_layer_count", "MoE layers L_moe", formula=_lookup("moe_layer_count"), kind="count", unit="layers",
+        note="The others are dense", name="model_moe_layer_count"),
+    Row("active_params", "Active parameters Ψ_active", formula=_lookup("active_params"), kind="params",
+        unit="parameters", note="Ψ less the routed experts a token does not pass through: what its operations count",
+        name="model_active_params"),
+    Row("routed_params", "Routed-expert parameters Ψ_routed", formula=_lookup("routed_params"), kind="params",
+        unit="parameters", note="The part expert parallelism splits; 0 for a dense model", name="model_routed_params"),
+]
+LOOKUPS = [  # every model field the sheets read, named model_<field> (planner.workbook.model.ModelCells)
+    *(Row(f.key, f.label, formula=_lookup(f.key), kind=f.kind, unit=f.unit, note=f.note, name=f"model_{f.key}")
+      for f in fields.MODEL if f.key not in SHOWN_AS_COUNTED and f.key != "reported_h100_hours"),
+    *DERIVED,
     Row("gpu_memory_gb", "GPU memory", formula="=INDEX(catalog_gpu_memory_gb,MATCH(gpu,catalog_gpu_ids,0))", kind="gb",
         name="gpu_memory_gb"),
 ]

@@ -319,6 +319,6 @@ CHECKS = [
     Check("serving_prompt_below_sequence", "Serving: the prompt is shorter than the sequence (at least one output "
           "token)", formula="serving_prompt_tokens<serving_sequence_length",
           about=("serving_prompt_tokens", "serving_sequence_length")),
-    Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is known where t > 1",
+    Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]
