@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 
 from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
-from planner import recalc, xlsx
+from planner import __version__, recalc, xlsx
 from planner.engine import compute
 from planner.roundtrip import WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
@@ -84,6 +84,9 @@ class Report:
     recalculated_in: str = ""  # the spreadsheet application that recalculated it ("": none did)
     changed: list[str] = field(default_factory=list)  # the inputs changed since generation, "Inputs!B26 (name): …"
     skipped: str = ""  # why the file is not a planner workbook to check (a batch's summary.xlsx), when it is one
+    older: str = ""  # the planner version that made it, when older than this one (its cells are laid out as that
+    # version laid them out: its named results are compared, not its formulas cell by cell)
+    located: dict = field(default_factory=dict)  # an older version's named result → (its cell, this version's cell)
 
     @property
     def inputs_valid(self) -> bool:
@@ -106,8 +109,9 @@ class Report:
         if self.ok:
             compared = (f"cached and recalculated in {self.recalculated_in}, equal to the engine"
                         if self.recalculated_in else "their cached results equal to the engine (not recalculated)")
-            lines = [f"{self.path}: no problems: {plural(self.checked, 'formula cell')} unchanged, {compared}; "
-                     f"every input within its allowed values"]
+            what = "named result" if self.older else "formula cell"
+            lines = [f"{self.path}: no problems: {plural(self.checked, what)} {'compared' if self.older else 'unchanged'}"
+                     f", {compared}; every input within its allowed values"]
         else:
             lines = [f"{self.path}: {plural(len(self.findings), 'problem')}"]
             if not self.recalculated_in:
@@ -128,6 +132,9 @@ class Report:
             lines += [f"    {line}" for line in self.changed[:50]]
             if len(self.changed) > 50:
                 lines.append(f"    … and {len(self.changed) - 50} more")
+        if self.older:
+            lines.insert(1, f"  Made by planner {self.older}, an older version than {__version__}: its inputs and "
+                            "named results are compared, not its formulas cell by cell")
         return "\n".join(lines)
 
 
@@ -273,6 +280,10 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
         report.error = f"not a planner workbook, or a damaged one: {exc}"
         return report, None
     texts, values, sheets = book.formulas(), book.values(), book.sheets
+    report.older = made_by(values)
+    if report.older:
+        _named_results(report, book, values, expected)
+        return report, expected
     _structure(report, book, found, expected)
     for (sheet, cell), formula in expected.texts.items():
         if sheet not in sheets:
@@ -305,6 +316,37 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
             report.add("error", f"{sheet}!{cell}", f"shows the error {value}")
     _group_uncalculated(report)
     return report, expected
+
+
+def made_by(values: dict) -> str:
+    """The planner version on the Cover ("planner 0.1.0 on 2026-12-02") when it is not this one; "" otherwise."""
+    for (sheet, _), value in values.items():
+        match = GENERATED.match(value) if sheet == "Cover" and isinstance(value, str) else None
+        if match and match[1] != __version__:
+            return match[1]
+    return ""
+
+
+GENERATED = re.compile(r"planner (\d+\.\d+\.\d+\S*) on ")
+
+
+def _named_results(report: Report, book: xlsx.Workbook, values: dict, expected) -> None:
+    """An older version's workbook: each named result this version writes that the file names too, its cached value
+    against the engine's (the cells moved between versions; the names did not)."""
+    for name, (sheet, ref) in expected.names.items():
+        if ":" in ref or (sheet, ref) not in expected.formulas:
+            continue
+        found = book.destinations(name)
+        if len(found) != 1 or ":" in found[0][1]:
+            continue
+        report.checked += 1
+        report.located[name] = (found[0], (sheet, ref))
+        value = values.get(found[0])
+        if report.inputs_valid and not _is_error(value) and not same(expected.formulas[(sheet, ref)], value):
+            report.add("stale", f"{found[0][0]}!{found[0][1]} ({name})",
+                       f"shows {value!r}, but its inputs give {expected.formulas[(sheet, ref)]!r}")
+        elif _is_error(value):
+            report.add("error", f"{found[0][0]}!{found[0][1]} ({name})", f"shows the error {value}")
 
 
 SUMMARY = "not a planner workbook: a batch's summary.xlsx (finished results, no formulas to check)"
@@ -418,7 +460,10 @@ def compare_recalculated(report: Report, expected, values: dict, app: str) -> No
     """Every formula cell of a workbook as `app` recalculated it, {(sheet, A1): value}, against the engine's value
     in the freshly generated Book `expected`."""
     report.recalculated_in = app
-    for key, engine in expected.formulas.items():
+    cells = expected.formulas
+    if report.older:  # its cells are laid out as its own version laid them out: its named results, by name
+        cells = {there: expected.formulas[here] for there, here in report.located.values()}
+    for key, engine in cells.items():
         got = values.get(key)
         if not same(engine, got):
             report.add("recalculated", f"{key[0]}!{key[1]}", f"{app} gives {got!r}, the engine {engine!r}")

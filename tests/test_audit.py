@@ -237,3 +237,23 @@ def test_a_changed_formula_is_quoted_as_the_formula_bar_shows_it(clean, tmp_path
     changed = [str(f) for f in report.findings if f.kind == "changed" and f.where == where]
     assert len(changed) == 1 and "the formula is now =CEILING.MATH(" in changed[0], report.text()
     assert "_xlfn" not in report.text()
+
+
+OLDER = Path(__file__).parent / "fixtures" / "workbooks" / "default-0.1.0.xlsx"  # planner 0.1.0's default workbook
+
+
+def test_an_older_versions_workbook_is_compared_by_its_named_results(tmp_path):
+    # planner 0.1.0 laid the Memory sheet out otherwise (its model lookups in another order): cell by cell every
+    # formula would differ; by name, every named result it shares with this version equals the engine's
+    older = tmp_path / "default.xlsx"
+    shutil.copy(OLDER, older)
+    report, _ = inspect(older)
+    assert report.older == "0.1.0" and report.ok
+    assert report.checked > 200  # every named result of the default workbook the older one has
+    assert "Made by planner 0.1.0, an older version than 0.2.0" in report.text()
+    # an edit still shows: its memory total typed over, by name
+    typed = tmp_path / "typed.xlsx"
+    set_cells(older, typed, {"memory_training_total_gb": 1.5})
+    report, _ = inspect(typed)
+    assert [f.kind for f in report.findings] == ["stale"]
+    assert "memory_training_total_gb" in report.findings[0].where
