@@ -18,9 +18,33 @@ from planner.model.passes import GB
 
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
-SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "tied_embeddings", "gated", "experts",
-         "experts_per_token", "expert_ffn", "moe_layers", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
-         "v_head_dim")  # the model fields a replica reads
+SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied_embeddings", "gated", "experts",
+         "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank", "q_lora_rank",
+         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")  # the model fields a replica reads
+DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}  # method → (draft tokens k, acceptance α) when not given
+
+
+@dataclass(frozen=True, kw_only=True)
+class Terms:
+    """A model as a pass sees it on the replica's GPUs (the target, or speculative decoding's draft): what it holds,
+    multiplies and streams, and its KV cache per token per GPU."""
+
+    params: float  # held: Ψ (the draft's Ψ_d)
+    multiplied: float  # Ψ_mm
+    layers: int  # L (the draft's L_d)
+    hidden: int  # h (h_d): the width its all-reduces move
+    width: float  # w_qk + w_av
+    kv_per_token: float  # KV bytes per token per GPU
+    experts: int = 0
+    experts_per_token: int = 0
+    expert_ffn: int = 0
+    moe_layers: int = 0  # the MoE layers whose experts a pass streams as its tokens touch them
+    gated: bool = True
+
+    def streamed(self, tokens):
+        """S(n): the parameters a pass over n tokens reads."""
+        return counts.streamed_params(self.multiplied, tokens, self.hidden, self.experts, self.experts_per_token,
+                                      self.expert_ffn, self.moe_layers, self.gated)
 
 
 def number(value):
@@ -53,6 +77,9 @@ class Replica:
     kv_heads: int
     head_dim: int
     vocab: int
+    ffn: int = 0  # F_d: speculative decoding's self-drafting layer is shaped like the last layer
+    shared_expert_ffn: int = 0
+    q_lora_rank: int = 0
     active_params: float | None = None  # Ψ_active; None = Ψ less the routed experts a token skips
     tied_embeddings: bool = False
     gated: bool = True  # SwiGLU experts (3·h·F_e), else GeLU (2·h·F_e)
@@ -84,14 +111,27 @@ class Replica:
     bandwidth_efficiency: float = 0.7
     memory_reserve: float = 0.10
     overhead_ms: float = 0
+    prefix_hit_rate: float = 0  # h: the share of prompt tokens served from the prefix cache (§12.3)
+    # speculative decoding (§12.2): none, mtp (self-drafting layers) or draft (a Catalog model at the same t)
+    speculative: str = "none"
+    draft_tokens: int | None = None  # k; None: the method's default
+    acceptance: float | None = None  # α; None: the method's default
+    accept_length: float | None = None  # E measured (tokens per verify step), in place of the formula
+    draft_layers: int = 1  # mtp: layers shaped like the target's last
+    draft_model: object = None  # draft: the Catalog model (planner.model.entries.Model)
 
     @classmethod
-    def of(cls, *, model, gpu, weight, kv, serving, price_per_gpu_hour) -> Replica:
+    def of(cls, *, model, gpu, weight, kv, serving, price_per_gpu_hour, draft_model=None) -> Replica:
         """From catalog entries: a model and a GPU (missing §7 fields take their dense defaults), the weight and KV
-        precision entries, and the serving section's knobs (its precisions are the entries given)."""
+        precision entries, the serving section's knobs (its precisions are the entries given; its speculative
+        decoding and prefix hit rate where it has them) and speculative decoding's draft model entry."""
         knobs = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
-                 "bandwidth_efficiency", "memory_reserve", "overhead_ms")
-        return cls(
+                 "bandwidth_efficiency", "memory_reserve", "overhead_ms", "prefix_hit_rate")
+        spec = getattr(serving, "speculative", None)
+        speculation = {} if spec is None else {
+            "speculative": spec.method, "draft_tokens": spec.tokens, "acceptance": spec.acceptance,
+            "accept_length": spec.accept_length, "draft_layers": spec.draft_layers, "draft_model": draft_model}
+        return cls(**speculation,
             params=model.params, **{k: getattr(model, k) for k in SHAPE if getattr(model, k, None) is not None},
             memory_gb=gpu.memory_gb, peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps,
             price_per_gpu_hour=price_per_gpu_hour,
@@ -124,7 +164,9 @@ class Replica:
 
     @property
     def w_g(self) -> float:
-        return passes.weights_per_gpu(self.params, self.b_w, self.tensor_parallel)
+        """W_g = (Ψ + Ψ_d)·b_w / t: the weights held, the draft's too."""
+        held = self.params if self.draft is None else self.params + self.draft.params
+        return passes.weights_per_gpu(held, self.b_w, self.tensor_parallel)
 
     @property
     def kv_g(self) -> float:
@@ -146,14 +188,81 @@ class Replica:
     def bw_e(self) -> float:
         return passes.effective_bandwidth(self.hbm_tbps, self.bandwidth_efficiency)
 
-    def streamed(self, tokens):
-        """S(n)."""
-        return counts.streamed_params(self.psi_mm, tokens, self.hidden, self.experts, self.experts_per_token,
-                                      self.expert_ffn, self.moe_layer_count, self.gated)
+    @property
+    def target(self) -> Terms:
+        """The model served, as its passes see it."""
+        return Terms(params=self.params, multiplied=self.psi_mm, layers=self.layers, hidden=self.hidden,
+                     width=self.width, kv_per_token=self.kv_g, experts=self.experts,
+                     experts_per_token=self.experts_per_token, expert_ffn=self.expert_ffn,
+                     moe_layers=self.moe_layer_count, gated=self.gated)
 
-    def all_reduce(self, tokens):
-        """AR(n) in seconds."""
-        return passes.all_reduce_seconds(tokens, self.layers, self.hidden, self.tensor_parallel, self.nvlink_gbps)
+    @property
+    def draft(self) -> Terms | None:
+        """Speculative decoding's draft (§12.2): mtp, `draft_layers` layers shaped like the target's last with a 2h×h
+        projection, sharing the target's embedding and head; draft, a Catalog model at the same t and precisions;
+        None without speculative decoding."""
+        if self.speculative == "mtp":
+            return self._self_draft()
+        if self.speculative == "draft":
+            return self._draft_model()
+        return None
+
+    def _self_draft(self) -> Terms:
+        attention = counts.attention_params(self.hidden, self.heads, self.kv_heads, self.head_dim,
+                                            self.kv_lora_rank, self.q_lora_rank, self.qk_nope_head_dim,
+                                            self.qk_rope_head_dim, self.v_head_dim)
+        moe = self.moe_layer_count > 0  # the last layer is a mixture of experts (DeepSeek: the first k are dense)
+        layer, active = ((counts.moe_layer_params(attention, self.hidden, self.experts, self.expert_ffn,
+                                                  self.shared_expert_ffn, self.gated, experts_counted=k)
+                          for k in (None, self.experts_per_token)) if moe else
+                         (counts.dense_layer_params(attention, self.hidden, self.ffn, self.gated),) * 2)
+        projection = 2 * self.hidden ** 2  # the module's 2h×h input projection
+        n = self.draft_layers
+        return Terms(params=n * layer + projection, multiplied=n * active + projection + self.vocab * self.hidden,
+                     layers=n, hidden=self.hidden, width=self.width, kv_per_token=n * self.kv_g / self.layers,
+                     experts=self.experts, experts_per_token=self.experts_per_token, expert_ffn=self.expert_ffn,
+                     moe_layers=n if moe else 0, gated=self.gated)
+
+    def _draft_model(self) -> Terms:
+        m = self.draft_model
+        shape = {f: getattr(m, f) for f in SHAPE}
+        active = counts.active_of(m.params, **shape)
+        moe_layers = counts.moe_layer_count(m.layers, m.experts, m.moe_layers)
+        kv = counts.kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, m.kv_lora_rank, m.qk_rope_head_dim,
+                                       self.kv_bytes, self.tensor_parallel)
+        return Terms(params=m.params, multiplied=counts.multiplied_params(active, m.vocab, m.hidden,
+                                                                          m.tied_embeddings),
+                     layers=m.layers, hidden=m.hidden,
+                     width=counts.attention_width(m.heads, m.head_dim, m.kv_lora_rank, m.qk_nope_head_dim,
+                                                  m.qk_rope_head_dim, m.v_head_dim),
+                     kv_per_token=np.asarray(kv, dtype=float), experts=m.experts,
+                     experts_per_token=m.experts_per_token, expert_ffn=m.expert_ffn, moe_layers=moe_layers,
+                     gated=m.gated)
+
+    @property
+    def tokens_per_step(self) -> float:
+        """E: tokens a decode step yields, 1 without speculative decoding; a measured accept length when given."""
+        if self.speculative == "none":
+            return 1
+        if self.accept_length is not None:
+            return self.accept_length
+        k, alpha = self._draft_settings
+        return passes.tokens_per_verify_step(k, alpha)
+
+    @property
+    def _draft_settings(self) -> tuple[int, float]:
+        k, alpha = DRAFT_DEFAULTS[self.speculative]
+        return (k if self.draft_tokens is None else self.draft_tokens,
+                alpha if self.acceptance is None else self.acceptance)
+
+    def streamed(self, tokens):
+        """S(n) of the target."""
+        return self.target.streamed(tokens)
+
+    def all_reduce(self, tokens, terms: Terms | None = None):
+        """AR(n) in seconds, of the target (or of `terms`: the draft's all-reduces move h_d-wide activations)."""
+        terms = terms or self.target
+        return passes.all_reduce_seconds(tokens, terms.layers, terms.hidden, self.tensor_parallel, self.nvlink_gbps)
 
     # lengths and capacity
     @property
@@ -177,38 +286,75 @@ class Replica:
         return passes.capacity_pool(self.memory_gb, self.memory_reserve, self.w_g)
 
     @property
+    def kv_held(self) -> float:
+        """KV bytes per token per GPU a sequence reserves: the target's, and the draft's beside it."""
+        return self.kv_g if self.draft is None else self.kv_g + self.draft.kv_per_token
+
+    @property
+    def cached_tokens(self) -> float:
+        """s_h = h·s: prompt tokens served from the prefix cache."""
+        return self.s * self.prefix_hit_rate
+
+    @property
     def b_max(self) -> int:
-        return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_g))
+        return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_held))
 
     # passes, in seconds
-    def _seconds(self, flops, bytes_moved, tokens):
+    def _seconds(self, flops, bytes_moved, tokens, terms: Terms | None = None):
         return passes.pass_seconds(flops=flops, bytes_moved=bytes_moved, tensor_parallel=self.tensor_parallel,
                                    peak_flops=self.p_e, compute_efficiency=self.compute_efficiency,
-                                   bandwidth=self.bw_e, all_reduce=self.all_reduce(tokens), overhead_s=self.tau)
+                                   bandwidth=self.bw_e, all_reduce=self.all_reduce(tokens, terms), overhead_s=self.tau)
 
-    def prefill_flops(self, batch=1):
-        return passes.prefill_flops(self.psi_mm, self.s, self.layers, self.width, batch)
+    def prefill_flops(self, batch=1, terms: Terms | None = None):
+        """B prompts' FLOPs: the new tokens' GEMMs and their attention over the whole prompt (§6, §12.3)."""
+        terms = terms or self.target
+        return passes.prefill_flops(terms.multiplied, self.s, terms.layers, terms.width, batch, self.cached_tokens)
 
-    def prefill_bytes(self, batch=1):
-        tokens = np.multiply(batch, self.s)
-        return passes.prefill_bytes(self.streamed(tokens), self.b_w, self.tensor_parallel, self.s, self.kv_g, batch)
+    def prefill_bytes(self, batch=1, terms: Terms | None = None):
+        """The weights the new tokens touch, once, and the KV cache of every prompt token."""
+        terms = terms or self.target
+        tokens = np.multiply(batch, self.s - self.cached_tokens)
+        return passes.prefill_bytes(terms.streamed(tokens), self.b_w, self.tensor_parallel, self.s,
+                                    terms.kv_per_token, batch)
 
-    def decode_bytes(self, batch):
-        return passes.decode_bytes(self.streamed(batch), self.b_w, self.tensor_parallel, self.c_bar, self.kv_g,
-                                   batch)
+    def _prefill(self, batch, terms: Terms):
+        tokens = np.multiply(batch, self.s - self.cached_tokens)
+        return self._seconds(self.prefill_flops(batch, terms), self.prefill_bytes(batch, terms), tokens, terms)
+
+    def decode_bytes(self, batch, terms: Terms | None = None, tokens_per_sequence=1):
+        """The weights a step's tokens touch, once, and every sequence's KV cache."""
+        terms = terms or self.target
+        return passes.decode_bytes(terms.streamed(np.multiply(batch, tokens_per_sequence)), self.b_w,
+                                   self.tensor_parallel, self.c_bar, terms.kv_per_token, batch)
+
+    def _decode(self, batch, terms: Terms, tokens_per_sequence=1):
+        """One pass for B sequences of `tokens_per_sequence` tokens each (a verify pass: k + 1)."""
+        flops = passes.decode_flops(terms.multiplied, terms.layers, self.c_bar, terms.width, batch,
+                                    tokens_per_sequence)
+        tokens = np.multiply(batch, tokens_per_sequence)
+        return self._seconds(flops, self.decode_bytes(batch, terms, tokens_per_sequence), tokens, terms)
 
     def ttft_s(self):
-        """TTFT: one request's prefill on an idle server, S(s) streamed, AR(s)."""
-        return self._seconds(self.prefill_flops(), self.prefill_bytes(), self.s)
+        """TTFT: one request's prefill on an idle server (the draft's after the target's)."""
+        return self.prefill_s(1)
+
+    def step_s(self, batch):
+        """The decode step in flight: one pass for B sequences, or k draft passes and the verify pass (§12.2)."""
+        draft = self.draft
+        if draft is None:
+            return self._decode(batch, self.target)
+        k, _ = self._draft_settings
+        return k * self._decode(batch, draft) + self._decode(batch, self.target, k + 1)
 
     def tpot_s(self, batch):
-        """TPOT(B): one decode step for B sequences at the mean context, S(B) streamed, AR(B)."""
-        flops = passes.decode_flops(self.psi_mm, self.layers, self.c_bar, self.width, batch)
-        return self._seconds(flops, self.decode_bytes(batch), batch)
+        """TPOT(B) = the step / E, the tokens a step yields."""
+        step = self.step_s(batch)
+        return step if self.draft is None else step / self.tokens_per_step
 
     def prefill_s(self, batch):
-        """T_pre(B): B prompts prefilled together, S(B·s) streamed, AR(B·s)."""
-        return self._seconds(self.prefill_flops(batch), self.prefill_bytes(batch), np.multiply(batch, self.s))
+        """T_pre(B): B prompts prefilled together, and the draft's prefill of them."""
+        seconds = self._prefill(batch, self.target)
+        return seconds if self.draft is None else seconds + self._prefill(batch, self.draft)
 
     def cycle_s(self, batch):
         return passes.cycle_seconds(self.prefill_s(batch), self.o, self.tpot_s(batch))
@@ -217,7 +363,7 @@ class Replica:
     def memory_stack(self, batch) -> dict:
         """The memory stack at B against the GPU, GB: weights, KV (final lengths), reserve and free (negative when
         B sequences do not fit)."""
-        weights, kv = self.w_g / GB, passes.kv_cache_bytes(batch, self.s + self.o, self.kv_g) / GB
+        weights, kv = self.w_g / GB, passes.kv_cache_bytes(batch, self.s + self.o, self.kv_held) / GB
         reserve = passes.reserve_bytes(self.memory_gb, self.memory_reserve) / GB
         return {"weights_gb": number(weights), "kv_gb": number(kv), "reserve_gb": number(reserve),
                 "free_gb": number(self.memory_gb - weights - kv - reserve), "capacity_gb": number(self.memory_gb)}
