@@ -20,7 +20,7 @@ from planner.output import write_outputs
 from planner.scenario import DEFAULT
 from tests import damaged
 from tests.conftest import ROOT
-from tests.helpers import catalog_cells, set_cells
+from tests.helpers import address, catalog_cells, set_cells
 
 LIMIT_S = 120.0  # a hang guard, not a measure of speed (benchmarks/ measures that): the slowest case
 # takes about a second alone and under 10 s on a loaded machine
@@ -213,12 +213,12 @@ def test_foreign_content_is_named_by_audit_and_refused_by_import_unless_take_cac
 
 # Issue 18: a bad input is named and the other checks go on ------------------------------------------------------------
 @pytest.mark.parametrize("name, value, message", [
-    ("goodput_servers_1_completed_per_hour", 0, "Inputs!B65 (goodput_servers_1_completed_per_hour): "
-     "goodput.servers.1.completed_per_hour: value 0 is not allowed"),
-    ("goodput_servers_1_name", None, "Inputs!B63 (goodput_servers_1_name): goodput.servers.1.name: value None is "
-     "not allowed"),
+    ("goodput_servers_1_completed_per_hour", 0, "goodput.servers.1.completed_per_hour: value 0 is not allowed"),
+    ("goodput_servers_1_name", None, "goodput.servers.1.name: value None is not allowed"),
 ], ids=["completed 0", "blank server name"])
 def test_a_bad_input_is_named_and_the_formulas_are_still_compared(clean, tmp_path, name, value, message):
+    sheet, cell = address(xlsx.read(clean, cells=False), name)
+    message = f"{sheet}!{cell} ({name}): {message}"
     path = tmp_path / "bad.xlsx"
     set_cells(clean, path, {name: value, ("Hours", "G10"): 1})  # and a formula overwritten, which is found too
     code, output = run("audit", "--no-recalc", str(path))

@@ -124,3 +124,56 @@ def test_a_one_layer_draft_head_on_8b_fp8_short_prompts_pays_only_at_small_batch
     # break-even at B 378: 9.961 ms plain, 9.965 speculative
     assert (round(ms(plain.tpot_s(378)), 3), round(ms(spec.tpot_s(378)), 3)) == (9.961, 9.965)
     assert round(speedup(1227), 2) == 0.78
+
+
+# The Serving sheet -----------------------------------------------------------------------------------------------
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("application", ["libreoffice", "gnumeric"])
+def test_the_serving_sheet_follows_speculation_and_the_prefix_cache(application, request, tmp_path):
+    """DeepSeek-V3 with MTP and a half-cached prompt, recalculated in each application; copies switched to a draft
+    model, to no speculation and to no cached prefix recalculate to the engine run on the edited scenario."""
+    from planner.engine import compute
+    from planner.workbook import build
+    from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
+
+    app = request.getfixturevalue(application)
+    mtp = scenario_with(name="mtp", model="deepseek-v3", gpu="h200", serving={
+        "tensor_parallel": 8, "weight_precision": "fp8", "kv_precision": "fp8", "users": 64,
+        "prefix_hit_rate": 0.5, "speculative": {"method": "mtp", "tokens": 1, "acceptance": 0.85}})
+    original = tmp_path / "mtp.xlsx"
+    book = build(compute(mtp), str(original))
+    changes = {"none": ({"serving_speculative_method": "none", "serving_speculative_tokens": None,
+                         "serving_speculative_acceptance": None},
+                        {"serving.speculative": {"method": "none"}}),
+               "no prefix": ({"serving_prefix_hit_rate": 0}, {"serving.prefix_hit_rate": 0}),
+               "two layers": ({"serving_speculative_draft_layers": 2}, {"serving.speculative.draft_layers": 2})}
+    copies = []
+    for i, (cells, _) in enumerate(changes.values()):
+        copies.append(tmp_path / f"changed-{i}.xlsx")
+        set_cells(original, copies[-1], cells)
+    outputs = recalculated(app, [original] + copies, [None] + [
+        build_in_memory(scenario_with(mtp, **keys), like=copy) for copy, (_, keys) in zip(copies, changes.values())])
+    # by hand (§12.2): MTP holds 576 more KV bytes per token, so B_max 149 → 142; without it, 149
+    assert named(outputs[0], book, "serving_max_concurrency") == 142
+    assert named(outputs[1], book, "serving_max_concurrency") == 149
+    assert named(outputs[0], book, "serving_tokens_per_step") == pytest.approx(1.85)
+
+
+@pytest.mark.spreadsheet
+def test_a_blank_draft_token_count_turns_its_check_false_and_serving_n_a(libreoffice, tmp_path):
+    from planner.engine import compute
+    from planner.workbook import build
+    from planner.workbook.kit import NOT_AVAILABLE
+    from tests.helpers import UNCOMPARED, named, recalculated, scenario_with, set_cells
+
+    mtp = scenario_with(serving={"speculative": {"method": "mtp"}})
+    original, blank = tmp_path / "mtp.xlsx", tmp_path / "blank.xlsx"
+    book = build(compute(mtp), str(original))
+    set_cells(original, blank, {"serving_speculative_tokens": None})
+    values = recalculated(libreoffice, [blank], [UNCOMPARED])[0]
+    assert named(values, book, "ok_serving_speculative_valid") is False
+    assert named(values, book, "serving_tpot_ms") == NOT_AVAILABLE
+    # capacity does not read k, so it is still a number; by hand, one MTP layer beside 8B: Ψ_d = 218,112,000 (a dense
+    # layer) + 2·4096² = 251,666,432, so W_g = 2·(8,030,261,248 + Ψ_d); KV 131,072 + 131,072/32 bytes per token
+    pool = 72e9 - 2 * (8_030_261_248 + 251_666_432)
+    assert named(values, book, "serving_max_concurrency") == int(pool / (8192 * (131_072 + 4096))) == 50

@@ -142,7 +142,8 @@ def serving_kv_gb(users, serving_sequence_length, kv_bytes_per_gpu):
 
 # The table for one scenario -------------------------------------------------------------------------------
 MODEL_LOOKUPS = tuple(f.key for f in fields.MODEL if f.key not in ("params", "moe_layers", "reported_h100_hours"))
-LOOKUPS = ("params", *MODEL_LOOKUPS, "active_params", "routed_params", "moe_layer_count", "gpu_memory_gb")
+LOOKUPS = ("params", *MODEL_LOOKUPS, "attention_params", "moe_layer_count", "active_params", "routed_params",
+           "gpu_memory_gb")
 SERVING_ROWS = ("serving_weights_gb", "kv_bytes_per_token", "kv_kib_per_token", "serving_kv_gb",
                 "serving_total_gb", "serving_capacity_gb", "serving_fits", "serving_headroom_gb")
 
@@ -219,7 +220,7 @@ def compute(scenario, tables) -> MemoryTable:
     training = {"zero_stage": stage, **shards, **rows, "capacity_gb": np.full(len(stage), float(gpu.memory_gb))}
 
     serving = tables["serving"].scalars  # the Serving table's weights per GPU and KV_g, at its precisions
-    kv = serving["kv_bytes_per_token"]
+    kv = serving["kv_bytes_held_per_token"]  # the draft's beside the model's, with speculative decoding
     s_weights = serving["weights_gb"]
     s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv)
     s_total = s_weights + s_kv
@@ -227,6 +228,7 @@ def compute(scenario, tables) -> MemoryTable:
     scalars = {
         "params": model.params, **lookups, "active_params": columns["active_params"],
         "routed_params": columns["routed_params"], "moe_layer_count": columns["moe_layer_count"],
+        "attention_params": columns["attention_params"],
         "gpu_memory_gb": gpu.memory_gb, "tensor_parallel": t, "pipeline_parallel": p, "expert_parallel": e,
         "serving_tensor_parallel": sv.tensor_parallel, "training_fp8": fp8,
         **{key: np.asarray(value).flat[-1] for key, value in shared.items()},

@@ -4,7 +4,7 @@ concurrency, and the measured benchmark runs beside their predictions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -83,7 +83,9 @@ class ServingTable:
                 "serving_tensor_parallel_divides_heads": self.scalars["tensor_parallel_divides_heads"],
                 "serving_kv_heads_split_evenly": self.scalars["kv_heads_split_evenly"],
                 "serving_prompt_below_sequence": self.scalars["prompt_below_sequence"],
-                "serving_nvlink_known": self.scalars["nvlink_known"]}
+                "serving_nvlink_known": self.scalars["nvlink_known"],
+                "serving_speculative_valid": True,  # a scenario's speculative decoding is checked when read
+                "serving_draft_model_valid": True}
 
     def to_json(self) -> dict:
         return {**self.scalars, "table": self.rows, "calibration": self.calibration}
@@ -96,7 +98,8 @@ HEADLINE = {  # defined name → scalar key
     "serving_cost_per_million_tokens": "cost_per_million_tokens", "serving_mfu": "mfu",
     "serving_tpot_ms_at_max": "tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max": "tokens_per_s_per_gpu_at_max",
     "serving_cost_per_million_tokens_at_max": "cost_per_million_tokens_at_max",
-    "serving_kv_bytes_per_token": "kv_bytes_per_token",
+    "serving_kv_bytes_per_token": "kv_bytes_per_token", "serving_tokens_per_step": "tokens_per_step",
+    "serving_tpot_ms_plain": "tpot_ms_plain",
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
@@ -105,9 +108,10 @@ def replica_of(scenario, gpu=None) -> Replica:
     """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
     merged, sv = scenario.merged_catalog, scenario.serving
     price = gpu.price_per_hour if gpu else scenario.gpu_price  # a benchmark's GPU: its Catalog price
+    draft = sv.speculative.draft_model
     return Replica.of(model=scenario.chosen_model, gpu=gpu or scenario.chosen_gpu,
                       weight=merged.precisions[sv.weight_precision], kv=merged.precisions[sv.kv_precision],
-                      serving=sv, price_per_gpu_hour=price)
+                      serving=sv, price_per_gpu_hour=price, draft_model=merged.models[draft] if draft else None)
 
 
 def compute(scenario, tables) -> ServingTable:
@@ -120,6 +124,7 @@ def compute(scenario, tables) -> ServingTable:
     ttft_compute = r.prefill_flops() / (t * r.p_e * sv.compute_efficiency)
     ttft_memory = r.prefill_bytes() / r.bw_e
     stack = r.memory_stack(sv.users)
+    draft, plain = r.draft, replace(r, speculative="none")
 
     def blank_if_none_fit(value):
         return DOES_NOT_FIT if r.b_max == 0 else value
@@ -129,11 +134,15 @@ def compute(scenario, tables) -> ServingTable:
         "kv_value_bytes": kv.kv_bytes, "fp8_tflops": gpu.fp8_tflops or 0, "nvlink_gbps": gpu.nvlink_gbps or 0,
         "hbm_tbps": gpu.hbm_tbps, "vocab": model.vocab, "active_params": r.psi_active,
         "multiplied_params": r.psi_mm, "weights_gb": r.w_g / GB, "kv_bytes_per_token": r.kv_g,
+        "kv_bytes_held_per_token": r.kv_held, **_speculation(r),
         "attention_width": r.width, "peak_flops": r.p_e, "bandwidth": r.bw_e, "prompt_tokens": r.s,
         "output_tokens": r.o, "mean_context": r.c_bar, "reserve_gb": stack["reserve_gb"], "pool_gb": r.pool / GB,
-        "sequence_gb": (r.s + r.o) * r.kv_g / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
+        "sequence_gb": (r.s + r.o) * r.kv_held / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
         "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
-        "ttft_all_reduce_ms": r.all_reduce(r.s) * 1000, "ttft_ms": r.ttft_s() * 1000,
+        "ttft_all_reduce_ms": r.all_reduce(r.s - r.cached_tokens) * 1000,
+        "ttft_draft_ms": (r._prefill(1, draft) if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
+        "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
+        "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
         "tpot_ms": users["tpot_ms"], "itl_ms": users["itl_ms"], "tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
         "cost_per_million_tokens": users["cost_per_million_tokens"], "mfu": users["mfu"],
         "tpot_ms_single": single["tpot_ms"],
@@ -153,6 +162,22 @@ def compute(scenario, tables) -> ServingTable:
             row["batch"] = ""
     return ServingTable({k: number(v) if not isinstance(v, str) else v for k, v in scalars.items()}, rows,
                         _calibration(scenario, tables))
+
+
+DRAFT_TERMS = ("multiplied_params", "layers", "hidden", "attention_width", "kv_bytes_per_token", "experts",
+               "experts_per_token", "expert_ffn", "moe_layer_count", "gated")  # the sheet's serving_draft_* rows
+
+
+def _speculation(r: Replica) -> dict:
+    """Speculative decoding's and prefix caching's figures as the Serving sheet shows them: the draft's terms (0
+    without a draft), k used, E, and the cached prompt tokens."""
+    d = r.draft
+    terms = (d.multiplied, d.layers, d.hidden, d.width, d.kv_per_token, d.experts, d.experts_per_token, d.expert_ffn,
+             d.moe_layers, d.gated) if d else (0,) * 9 + (False,)
+    k = r._draft_settings[0] if d else 0
+    return {"draft_on": d is not None, "draft_tokens_used": k, "tokens_per_step": r.tokens_per_step,
+            "cached_tokens": r.cached_tokens, "draft_params": d.params if d else 0,
+            **{f"draft_{key}": value for key, value in zip(DRAFT_TERMS, terms)}}
 
 
 def _calibration(scenario, tables) -> list[dict]:

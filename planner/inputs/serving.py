@@ -4,14 +4,42 @@ Memory's serving rows read the same inputs."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from planner.scenario.declare import Count, PrecisionId, Section, Share, declared, divisors, whole
+from planner.model.fields import DRAFT_DEFAULTS
+from planner.scenario.declare import Count, ModelId, PrecisionId, Section, Share, declared, divisors, whole
 from planner.scenario.errors import unknown
 
 MAX_TENSOR_PARALLEL = 8  # one node's NVLink domain: the all-reduce model holds within it
+MAX_DRAFT_TOKENS = 16  # k: drafts beyond a few tokens are rarely accepted whole
+
+
+class Speculative(Section):
+    """Speculative decoding (docs/method.md §12.2): a draft proposes k tokens, the model verifies them in one pass."""
+
+    model_config = ConfigDict(title="Speculative decoding")
+
+    method: Literal["none", "mtp", "draft"] = declared(
+        "none", "Speculative decoding", "", "none; mtp: self-drafting layers beside the model (DeepSeek-V3's "
+        "multi-token prediction, EAGLE); draft: a smaller Catalog model.", kind="text")
+    tokens: whole(1, MAX_DRAFT_TOKENS) | None = declared(
+        None, "Draft tokens k", "tokens", "Tokens drafted per verify step. Left out: 1 for mtp, 4 for draft.",
+        kind="count", blank=True)
+    acceptance: Annotated[float, Field(ge=0, le=1)] | None = declared(
+        None, "Acceptance α", "per token", "The chance a drafted token is accepted given those before it were "
+        "(not vLLM's accepted/draft ratio). Left out: 0.85 for mtp (DeepSeek-V3's 85-90 %), 0.7 for draft.",
+        kind="percent", blank=True)
+    accept_length: Annotated[float, Field(ge=1, le=MAX_DRAFT_TOKENS + 1)] | None = declared(
+        None, "Measured tokens per step E", "tokens", "From vLLM's counters: 1 + accepted / drafts; replaces the "
+        "formula from α. At most k + 1.", kind="decimal", blank=True)
+    draft_model: ModelId | None = declared(None, "Draft model", "", "With draft: a Catalog model with the same "
+                                           "vocabulary, served at the same t and precisions.", kind="text",
+                                           choices="catalog_model_ids", blank=True)
+    draft_layers: whole(1, 16) = declared(1, "MTP layers", "layers", "With mtp: layers shaped like the model's "
+                                          "last, with a 2h×h projection, sharing its embedding and head.",
+                                          kind="count")
 
 
 class Serving(Section):
@@ -42,6 +70,10 @@ class Serving(Section):
     overhead_ms: Annotated[float, Field(ge=0, le=1e4)] = declared(0, "Overhead per pass τ", "ms", "Kernel launches "
                                                                   "and sampling: a knob to calibrate with.",
                                                                   kind="count")
+    prefix_hit_rate: Annotated[float, Field(ge=0, le=0.99)] = declared(
+        0, "Prefix-cache hit rate h", "of prompt tokens", "The share of prompt tokens served from the prefix cache "
+        "(vLLM's hits / queries, in tokens): only the new tokens are prefilled. Below 1.", kind="percent")
+    speculative: Speculative = Speculative()
 
 
 SECTIONS = {"serving": Serving}
@@ -54,6 +86,11 @@ def canonical(scenario) -> list:
         sv.sequence_length = max(2, scenario.memory.sequence_length)
     if sv.prompt_tokens is None:
         sv.prompt_tokens = max(1, sv.sequence_length // 4)
+    spec = sv.speculative
+    if spec.method != "none":  # the method's own k and α where not given
+        k, alpha = DRAFT_DEFAULTS[spec.method]
+        spec.tokens = k if spec.tokens is None else spec.tokens
+        spec.acceptance = alpha if spec.acceptance is None and spec.accept_length is None else spec.acceptance
     return []
 
 
@@ -77,6 +114,36 @@ def cross_checks(scenario, catalog) -> list:
     if t > 1 and not gpu.nvlink_gbps:
         problems.append((("serving", "tensor_parallel"), t, f"tensor parallel {t} needs the {gpu.id}'s NVLink GB/s "
                          f"(catalog.gpus.{gpu.id}.nvlink_gbps) for its all-reduces"))
+    return problems + _speculative_checks(sv.speculative, model, catalog, t)
+
+
+def _speculative_checks(spec, model, catalog, t) -> list:
+    """A draft model in the Catalog, with the model's vocabulary and split evenly over t; a measured E within k + 1;
+    each key read only by the method that reads it."""
+    at, problems = ("serving", "speculative"), []
+    if spec.method == "draft":
+        if spec.draft_model is None:
+            return [(at + ("draft_model",), None, "speculative decoding with a draft needs draft_model, a Catalog "
+                     "model id")]
+        if spec.draft_model not in catalog.models:
+            return [(at + ("draft_model",), spec.draft_model, unknown("model", spec.draft_model, catalog.models))]
+        draft = catalog.models[spec.draft_model]
+        if draft.vocab != model.vocab:
+            problems.append((at + ("draft_model",), spec.draft_model, f"the draft's vocabulary {draft.vocab:,} is not "
+                             f"the model's {model.vocab:,}: a draft proposes the model's own tokens"))
+        if draft.heads % t or (draft.kv_heads % t and t % draft.kv_heads):
+            problems.append((at + ("draft_model",), spec.draft_model, f"the draft's {draft.heads} heads and "
+                             f"{draft.kv_heads} KV heads do not split over the serving tensor parallel {t}"))
+    elif spec.draft_model is not None:
+        problems.append((at + ("draft_model",), spec.draft_model, "a draft model is read only with method: draft"))
+    if spec.method == "none":
+        given = [key for key in ("tokens", "acceptance", "accept_length") if getattr(spec, key) is not None]
+        problems += [(at + (key,), getattr(spec, key), "read only with speculative decoding (method mtp or draft)")
+                     for key in given]
+    k = spec.tokens or 0
+    if spec.accept_length is not None and spec.accept_length > k + 1:
+        problems.append((at + ("accept_length",), spec.accept_length, f"at most k + 1 = {k + 1} tokens per verify "
+                         "step"))
     return problems
 
 

@@ -120,6 +120,10 @@ PRECISION: tuple[Field, ...] = (
           new=REQUIRED),
 )
 
+# Speculative decoding's draft tokens k and acceptance α when not given, by method (docs/method.md §12.2): DeepSeek-V3
+# reports 85-90 % acceptance of its one MTP token; a separate draft model's 0.7 is illustrative (measure it).
+DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}
+
 KINDS = {"models": MODEL, "gpus": GPU, "precisions": PRECISION}  # the scenario's catalog keys
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from planner.engine.values import plain
 from planner.model import counts, passes
+from planner.model.fields import DRAFT_DEFAULTS
 from planner.model.passes import GB
 
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
@@ -21,7 +22,6 @@ TABLE_ROWS = POWERS_OF_TWO + 2
 SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied_embeddings", "gated", "experts",
          "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank", "q_lora_rank",
          "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")  # the model fields a replica reads
-DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}  # method → (draft tokens k, acceptance α) when not given
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -397,10 +397,11 @@ class Replica:
     def calibration(self, *, latency_sum_s, duration_s, mean_prompt_tokens, mean_output_tokens, median_ttft_ms,
                     median_tpot_ms) -> dict:
         """A measured run beside the prediction at its mean concurrency (Little's law) with its mean prompt and
-        output lengths, and the η_c and η_m its median TTFT and TPOT imply (None where undefined)."""
+        output lengths, and the η_c and η_m its median TTFT and TPOT imply (None where undefined). A benchmark run is
+        of the model alone: without speculative decoding or a cached prefix (§12.1)."""
         b = passes.mean_concurrency(latency_sum_s, duration_s)
-        run = replace(self, prompt_tokens=mean_prompt_tokens,
-                      sequence_length=mean_prompt_tokens + mean_output_tokens)
+        run = replace(self, prompt_tokens=mean_prompt_tokens, sequence_length=mean_prompt_tokens + mean_output_tokens,
+                      speculative="none", prefix_hit_rate=0)
         ttft, tpot = median_ttft_ms / 1000, median_tpot_ms / 1000
         predicted_tpot = None if not (b and b > 0 and run.o > 0) else number(run.tpot_s(b) * 1000)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(

@@ -36,6 +36,18 @@ def findings(results) -> list[str]:
                      f"between tokens under load, prefill included): {s['tokens_per_s_per_gpu']:,.0f} output "
                      f"tokens per second per GPU, {money(s['cost_per_million_tokens'], symbol, 3)} per million, at a "
                      f"serving MFU of {percent(s['mfu'])}.")
+    spec = sv.speculative
+    if spec.method != "none":
+        draft = "a draft head of the model's own" if spec.method == "mtp" else f"{spec.draft_model} as the draft"
+        sentences.append(f"Speculative decoding with {draft} (k = {number(s['draft_tokens_used'])}): "
+                         f"{s['tokens_per_step']:,.2f} tokens per verify step, so at {number(sv.users)} users a token "
+                         f"every {s['tpot_ms']:,.2f} ms against {s['tpot_ms_plain']:,.2f} ms without "
+                         f"({s['speculation_speedup']:,.2f}×"
+                         f"{'; it does not pay here' if s['speculation_speedup'] < 1 else ''}).")
+    if sv.prefix_hit_rate > 0:
+        sentences.append(f"{percent(sv.prefix_hit_rate)} of each prompt comes from the prefix cache: "
+                         f"{number(sv.prompt_tokens - s['cached_tokens'])} of {number(sv.prompt_tokens)} tokens are "
+                         "prefilled (each sequence still reserves its whole length in memory).")
     if s["max_concurrency"] > 0:
         sentences.append(f"Filled to B_max = {number(s['max_concurrency'])}: "
                          f"{s['tokens_per_s_per_gpu_at_max']:,.0f} tokens per second per GPU, "

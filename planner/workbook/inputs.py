@@ -341,15 +341,17 @@ class Columns:
                 if name == "base" or item.path not in self.fixed]
 
     def live(self, item: Input) -> str:
-        """The Live cell's formula: the chosen column's value, a blank one as the base's."""
+        """The Live cell's formula: the chosen column's value, a blank one as the base's; an input that may be blank
+        passes a blank base through as "" (a reference to an empty cell reads as 0)."""
         base, *own = self.typed_names(item)
-        return self.choose(base, own)
+        return self.choose(base, own, blank=item.typed_allowed.optional)
 
-    def choose(self, base: str, own: list[str]) -> str:
+    def choose(self, base: str, own: list[str], blank: bool = False) -> str:
         """=the cell of the scenario the dropdown chooses (own: one per scenario, or none), `base` where blank."""
-        formula = base
+        formula = f'IF(ISBLANK({base}),"",{base})' if blank else base
+        shown = formula
         for name, cell in reversed(list(zip(self.names, own))):
-            formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{base},{cell}),{formula})'
+            formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{shown},{cell}),{formula})'
         return "=" + formula
 
     @property
@@ -504,8 +506,8 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
         book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value)
         book.needs[name] = frozenset({kit.ok_name(item.name)})
     live = sheet.own_col
-    cell = sheet.formula(r, live, columns.live(item), item.typed_value, book.styles.value(kind), needs=check,
-                         fallback=kit.NOT_AVAILABLE)
+    cell = sheet.formula(r, live, columns.live(item), "" if item.typed_value is None else item.typed_value,
+                         book.styles.value(kind), needs=check, fallback=kit.NOT_AVAILABLE)
     book.reads_input(item.typed_name, check, validation)
     sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, item.typed_name)
     book.define(item.typed_name, sheet.name, cell, item.typed_value)

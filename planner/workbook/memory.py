@@ -17,6 +17,8 @@ def _lookup(column: str) -> str:
 
 SHOWN_AS_COUNTED = {"moe_layers": "moe_layer_count"}  # a field the sheet shows as the Catalog's count of it
 DERIVED = [  # the Catalog's derived columns for the chosen model
+    Row("attention_params", "Attention parameters per layer A", formula=_lookup("attention_params"), kind="params",
+        unit="parameters", name="model_attention_params"),
     Row("moe_layer_count", "MoE layers L_moe", formula=_lookup("moe_layer_count"), kind="count", unit="layers",
         note="The others are dense", name="model_moe_layer_count"),
     Row("active_params", "Active parameters Ψ_active", formula=_lookup("active_params"), kind="params",
@@ -116,8 +118,9 @@ BY_STRATEGY = [
 BY_STRATEGY = [Row(**{**vars(r), "per_column": True}) for r in BY_STRATEGY]
 
 SERVING = [  # the users held at once, at the Serving sheet's precisions, without its reserve (docs/method.md §1, §6)
-    Row("kv_bytes_per_token", "KV cache per token per GPU KV_g", formula="=serving_kv_bytes_per_token",
-        kind="count", unit="bytes", note="Serving: 2 · L · MAX(KV heads / t_s, 1) · head dim · bytes per KV value"),
+    Row("kv_bytes_per_token", "KV cache per token per GPU KV_g", formula="=serving_kv_bytes_held_per_token",
+        kind="count", unit="bytes", note="Serving: 2 · L · MAX(KV heads / t_s, 1) · head dim · bytes per KV value, "
+        "and a speculative draft's beside it"),
     Row("kv_kib_per_token", "KV cache per token per GPU", formula="={kv_bytes_per_token}/1024", kind="kib",
         note="128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B in BF16 on one GPU"),
     Row("serving_weights_gb", "Weights", formula="=serving_weights_gb", kind="gb",

@@ -67,9 +67,43 @@ class ReplicaCells:
     prompt_tokens: str = "serving_prompt_tokens"  # s
     output_tokens: str = "serving_output_tokens"  # o
     mean_context: str = "serving_mean_context"  # c̄
+    # speculative decoding and prefix caching (§12.2, §12.3): None where the replica has neither
+    draft: "TermsCells | None" = None  # the draft's terms
+    draft_on: str | None = None  # TRUE while a draft runs
+    draft_tokens: str | None = None  # k, 0 without a draft
+    tokens_per_step: str | None = None  # E, 1 without a draft
+    cached_tokens: str | None = None  # s_h, prompt tokens served from the prefix cache
 
 
-SERVING = ReplicaCells()
+@dataclass(frozen=True)
+class TermsCells:
+    """A model as a pass sees it on the replica (the target, or the draft): where its terms are."""
+
+    multiplied: str  # Ψ_mm
+    layers: str  # L
+    hidden: str  # h: the width its all-reduces move
+    width: str  # w_qk + w_av
+    kv_per_token: str  # KV bytes per token per GPU
+    experts: str
+    experts_per_token: str
+    expert_ffn: str
+    moe_layer_count: str
+    gated: str
+
+
+def target(r: "ReplicaCells") -> TermsCells:
+    """The served model's terms: the model's cells and the replica's own."""
+    m = r.model
+    return TermsCells(r.multiplied_params, m.layers, m.hidden, r.attention_width, r.kv_bytes_per_token, m.experts,
+                      m.experts_per_token, m.expert_ffn, m.moe_layer_count, m.gated)
+
+
+DRAFT = TermsCells(*(f"serving_draft_{key}" for key in ("multiplied_params", "layers", "hidden", "attention_width",
+                                                         "kv_bytes_per_token", "experts", "experts_per_token",
+                                                         "expert_ffn", "moe_layer_count", "gated")))
+SERVING = ReplicaCells(draft=DRAFT, draft_on="serving_draft_on", draft_tokens="serving_draft_tokens_used",
+                       tokens_per_step="serving_tokens_per_step", cached_tokens="serving_cached_tokens")
+PLAIN = ReplicaCells()  # the scenario's replica without speculative decoding or a cached prefix
 
 
 # Counts (planner/model/counts.py) ----------------------------------------------------------------------------
@@ -134,15 +168,15 @@ def attention_width(m: ModelCells) -> str:
             f"2*{m.heads}*{m.head_dim})")
 
 
-def streamed_params(r: ReplicaCells, tokens: str) -> str:
+def streamed_params(r: "ReplicaCells | TermsCells", tokens: str) -> str:
     """S(n): Ψ_mm for a dense model; a mixture of experts streams the experts its n tokens touch, E·(1 − (1 − k/E)^n)
     per MoE layer, in place of the k that Ψ_active counts. The power is EXP(n·LN(1 − k/E)): LibreOffice's ^ gives
     #NUM! where it underflows (0.875^8192), EXP gives 0; k = E touches every expert."""
-    m = r.model
-    expert = f"{ffn_matrices(m)}*{m.hidden}*{m.expert_ffn}"
+    m = target(r) if isinstance(r, ReplicaCells) else r
+    expert = f"IF({m.gated}=FALSE,2,3)*{m.hidden}*{m.expert_ffn}"
     untouched = f"IF({m.experts_per_token}>={m.experts},0,EXP(({tokens})*LN(1-{m.experts_per_token}/{m.experts})))"
-    return (f"IF({m.experts}>0,{r.multiplied_params}-{m.moe_layer_count}*{m.experts_per_token}*{expert}"
-            f"+{m.moe_layer_count}*{expert}*{m.experts}*(1-{untouched}),{r.multiplied_params})")
+    return (f"IF({m.experts}>0,{m.multiplied}-{m.moe_layer_count}*{m.experts_per_token}*{expert}"
+            f"+{m.moe_layer_count}*{expert}*{m.experts}*(1-{untouched}),{m.multiplied})")
 
 
 # State (planner/model/state.py) ---------------------------------------------------------------------------------
@@ -177,41 +211,53 @@ def effective_bandwidth(hbm_tbps: str, bandwidth_efficiency: str) -> str:
     return f"{hbm_tbps}*1e12*{bandwidth_efficiency}"
 
 
-def all_reduce_seconds(r: ReplicaCells, tokens: str) -> str:
+def all_reduce_seconds(r: ReplicaCells, tokens: str, terms: TermsCells | None = None) -> str:
     """AR(n): two all-reduces per layer, a ring moving 2·(t−1)/t of the n·h activations over NVLink."""
-    t, m = r.tensor_parallel, r.model
+    t, m = r.tensor_parallel, terms or target(r)
     return (f"IF({t}=1,0,serving_all_reduces_per_layer*{m.layers}*(serving_all_reduce_latency_us/1e6+2*({t}-1)/{t}"
             f"*({tokens})*{m.hidden}*serving_activation_bytes/({r.nvlink_gbps}*1e9)))")
 
 
-def prefill_flops(r: ReplicaCells, batch: str | None = None) -> str:
-    """B·(2·Ψ_mm·s + L·s²·(w_qk + w_av)); one prompt when no batch is given."""
-    s = r.prompt_tokens
-    one = f"(serving_ops_per_param_token*{r.multiplied_params}*{s}+{r.model.layers}*{s}*{s}*{r.attention_width})"
+def new_tokens(r: ReplicaCells) -> str:
+    """s_n = s − s_h, a prompt's tokens not in the prefix cache (s without one)."""
+    return r.prompt_tokens if r.cached_tokens is None else f"({r.prompt_tokens}-{r.cached_tokens})"
+
+
+def prefill_flops(r: ReplicaCells, batch: str | None = None, terms: TermsCells | None = None) -> str:
+    """B·(2·Ψ_mm·s_n + L·(s² − s_h²)·(w_qk + w_av)); one prompt when no batch is given."""
+    m, s, sh = terms or target(r), r.prompt_tokens, r.cached_tokens
+    square = f"{s}*{s}" if sh is None else f"({s}*{s}-{sh}*{sh})"
+    one = f"(serving_ops_per_param_token*{m.multiplied}*{new_tokens(r)}+{m.layers}*{square}*{m.width})"
     return one if batch is None else f"({batch})*{one}"
 
 
 def prefill_tokens(r: ReplicaCells, batch: str | None = None) -> str:
-    """B·s, the tokens of a batch's prompts (s alone for one prompt)."""
-    return r.prompt_tokens if batch is None else f"({batch})*{r.prompt_tokens}"
+    """B·s_n, the new tokens of a batch's prompts (one prompt's without a batch)."""
+    return new_tokens(r) if batch is None else f"({batch})*{new_tokens(r)}"
 
 
-def prefill_bytes(r: ReplicaCells, batch: str | None = None) -> str:
-    """S(B·s)·b_w/t + B·s·KV_g."""
-    tokens = prefill_tokens(r, batch)
-    return (f"({streamed_params(r, tokens)}*{r.weight_bytes}/{r.tensor_parallel}+{tokens}*{r.kv_bytes_per_token})")
+def prefill_bytes(r: ReplicaCells, batch: str | None = None, terms: TermsCells | None = None) -> str:
+    """S(B·s_n)·b_w/t + B·s·KV_g: the weights the new tokens touch, and every prompt token's KV cache."""
+    m = terms or target(r)
+    kv = prefill_tokens(r, batch) if r.cached_tokens is None else \
+        (r.prompt_tokens if batch is None else f"({batch})*{r.prompt_tokens}")
+    return (f"({streamed_params(m, prefill_tokens(r, batch))}*{r.weight_bytes}/{r.tensor_parallel}"
+            f"+{kv}*{m.kv_per_token})")
 
 
-def decode_flops(r: ReplicaCells, batch: str) -> str:
-    """B·(2·Ψ_mm + 2·L·c̄·(w_qk + w_av))."""
-    return (f"({batch})*(serving_ops_per_param_token*{r.multiplied_params}+2*{r.model.layers}*{r.mean_context}"
-            f"*{r.attention_width})")
+def decode_flops(r: ReplicaCells, batch: str, terms: TermsCells | None = None, per_sequence: str | None = None) -> str:
+    """B·k·(2·Ψ_mm + 2·L·c̄·(w_qk + w_av)): k tokens for each of B sequences (1 without `per_sequence`)."""
+    m = terms or target(r)
+    tokens = batch if per_sequence is None else f"({batch})*({per_sequence})"
+    return f"({tokens})*(serving_ops_per_param_token*{m.multiplied}+2*{m.layers}*{r.mean_context}*{m.width})"
 
 
-def decode_bytes(r: ReplicaCells, batch: str) -> str:
-    """S(B)·b_w/t + B·c̄·KV_g."""
-    return (f"({streamed_params(r, batch)}*{r.weight_bytes}/{r.tensor_parallel}+({batch})*{r.mean_context}"
-            f"*{r.kv_bytes_per_token})")
+def decode_bytes(r: ReplicaCells, batch: str, terms: TermsCells | None = None, per_sequence: str | None = None) -> str:
+    """S(B·k)·b_w/t + B·c̄·KV_g."""
+    m = terms or target(r)
+    tokens = batch if per_sequence is None else f"({batch})*({per_sequence})"
+    return (f"({streamed_params(m, tokens)}*{r.weight_bytes}/{r.tensor_parallel}+({batch})*{r.mean_context}"
+            f"*{m.kv_per_token})")
 
 
 def compute_seconds(r: ReplicaCells, flops: str) -> str:
@@ -224,22 +270,42 @@ def memory_seconds(r: ReplicaCells, bytes_moved: str) -> str:
     return f"{bytes_moved}/{r.bandwidth}"
 
 
+def _prefill_pass(r: ReplicaCells, batch: str | None, terms: TermsCells) -> str:
+    return (f"(MAX({compute_seconds(r, prefill_flops(r, batch, terms))},"
+            f"{memory_seconds(r, prefill_bytes(r, batch, terms))})"
+            f"+{all_reduce_seconds(r, prefill_tokens(r, batch), terms)}+{r.overhead_ms}/1000)")
+
+
+def _decode_pass(r: ReplicaCells, batch: str, terms: TermsCells, per_sequence: str | None = None) -> str:
+    tokens = batch if per_sequence is None else f"({batch})*({per_sequence})"
+    return (f"(MAX({memory_seconds(r, decode_bytes(r, batch, terms, per_sequence))},"
+            f"{compute_seconds(r, decode_flops(r, batch, terms, per_sequence))})"
+            f"+{all_reduce_seconds(r, tokens, terms)}+{r.overhead_ms}/1000)")
+
+
+def prefill_s(r: ReplicaCells, batch: str | None) -> str:
+    """T_pre(B): B prompts prefilled together (one prompt: TTFT), and the draft's prefill of them after."""
+    own = _prefill_pass(r, batch, target(r))
+    return own if r.draft is None else f"({own}+IF({r.draft_on},{_prefill_pass(r, batch, r.draft)},0))"
+
+
 def ttft_s(r: ReplicaCells) -> str:
-    """TTFT = MAX(prefill compute, prefill memory) + AR(s) + τ, one request on an idle server."""
-    return (f"(MAX({compute_seconds(r, prefill_flops(r))},{memory_seconds(r, prefill_bytes(r))})"
-            f"+{all_reduce_seconds(r, r.prompt_tokens)}+{r.overhead_ms}/1000)")
+    """TTFT: one request's prefill on an idle server."""
+    return prefill_s(r, None)
+
+
+def step_s(r: ReplicaCells, batch: str) -> str:
+    """The decode step: one pass for B sequences; with a draft, k draft passes and a verify pass over k + 1 tokens
+    (k = 0 without one: the verify pass is then the plain step)."""
+    if r.draft is None:
+        return _decode_pass(r, batch, target(r))
+    return (f"({r.draft_tokens}*{_decode_pass(r, batch, r.draft)}"
+            f"+{_decode_pass(r, batch, target(r), f'{r.draft_tokens}+1')})")
 
 
 def tpot_s(r: ReplicaCells, batch: str) -> str:
-    """TPOT(B) = MAX(decode memory, decode compute) + AR(B) + τ."""
-    return (f"(MAX({memory_seconds(r, decode_bytes(r, batch))},{compute_seconds(r, decode_flops(r, batch))})"
-            f"+{all_reduce_seconds(r, batch)}+{r.overhead_ms}/1000)")
-
-
-def prefill_s(r: ReplicaCells, batch: str) -> str:
-    """T_pre(B): B prompts prefilled together."""
-    return (f"(MAX({compute_seconds(r, prefill_flops(r, batch))},{memory_seconds(r, prefill_bytes(r, batch))})"
-            f"+{all_reduce_seconds(r, prefill_tokens(r, batch))}+{r.overhead_ms}/1000)")
+    """TPOT(B) = the step / E."""
+    return step_s(r, batch) if r.draft is None else f"({step_s(r, batch)}/{r.tokens_per_step})"
 
 
 def cycle_s(r: ReplicaCells, batch: str) -> str:

@@ -61,8 +61,9 @@ PER_TOKEN = [
         formula="=" + model.multiplied_params(R.model), kind="params",
         unit="parameters", note="The input embedding is a lookup: no FLOPs, not streamed; the lm_head stays in (a "
         "tied model's one matrix is its lm_head)", name="serving_multiplied_params"),
-    Row("weights_gb", "Weights per GPU W_g = Ψ · b_w / t", formula=f"=model_params*serving_weight_bytes/{T}/1e9",
-        kind="gb", note="Every parameter resident", name="serving_weights_gb"),
+    Row("weights_gb", "Weights per GPU W_g = (Ψ + Ψ_d) · b_w / t",
+        formula=f"=(model_params+serving_draft_params)*serving_weight_bytes/{T}/1e9",
+        kind="gb", note="Every parameter resident, a speculative draft's too", name="serving_weights_gb"),
     Row("kv_bytes_per_token", "KV cache per token per GPU KV_g",
         formula="=" + model.kv_bytes_per_token(R.model, "serving_kv_value_bytes", T),
         kind="count", unit="bytes", note="2 · L · MAX(KV heads / t, 1) · head dim · b_kv: KV heads split over t, "
@@ -88,14 +89,94 @@ PER_TOKEN = [
         name="serving_mean_context"),
 ]
 
+def _draft(key: str) -> str:
+    """The draft model's Catalog value of `key` (speculative decoding with a draft model)."""
+    return _lookup("model", key, "serving_speculative_draft_model")
+
+
+DRAFT_CELLS = model.ModelCells(**{f: _draft(f) for f in ("layers", "hidden", "heads", "kv_heads", "head_dim",
+                                                          "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+                                                          "v_head_dim")})
+_MTP, _DRAFT = 'serving_speculative_method="mtp"', 'serving_speculative_method="draft"'
+_MOE = "model_moe_layer_count>0"  # the model's last layer is a mixture of experts
+_G = model.ffn_matrices(model.ModelCells())
+
+
+def _layer(experts: str) -> str:
+    """One layer shaped like the model's last: an MoE layer with `experts` counted in its FFN, else a dense one."""
+    return (f"IF({_MOE},model_attention_params+{experts}*{_G}*model_hidden*model_expert_ffn+model_hidden*model_experts"
+            f"+{_G}*model_hidden*model_shared_expert_ffn+2*model_hidden,model_attention_params+{_G}*model_hidden"
+            "*model_ffn+2*model_hidden)")
+
+
+def _by_method(mtp: str, draft: str) -> str:
+    return f"=IF({_MTP},{mtp},IF({_DRAFT},{draft},0))"
+
+
+SPECULATION = [
+    Row("cached_tokens", "Prompt tokens from the prefix cache s_h = h · s",
+        formula="=serving_prompt_tokens*serving_prefix_hit_rate", kind="number", unit="tokens",
+        note="Only the new tokens are prefilled; every sequence still reserves its whole length",
+        name="serving_cached_tokens"),
+    Row("draft_on", "Speculative decoding on", formula='=serving_speculative_method<>"none"', kind="bool", unit="",
+        name="serving_draft_on"),
+    Row("draft_tokens_used", "Draft tokens per verify step k", formula="=IF(serving_draft_on,serving_speculative_tokens,0)",
+        kind="count", unit="tokens", name="serving_draft_tokens_used"),
+    Row("tokens_per_step", "Tokens per verify step E = (1 − α^(k+1)) / (1 − α)",
+        formula="=IF(serving_draft_on,IF(ISNUMBER(serving_speculative_accept_length),"
+                "serving_speculative_accept_length,IF(serving_speculative_acceptance=1,serving_draft_tokens_used+1,"
+                "(1-serving_speculative_acceptance^(serving_draft_tokens_used+1))/(1-serving_speculative_acceptance)"
+                ")),1)", kind="decimal", unit="tokens",
+        note="Each drafted token accepted with probability α given those before it (Leviathan et al. 2023); a "
+        "measured E replaces the formula", name="serving_tokens_per_step"),
+    Row("draft_layers", "Draft layers L_d", formula=_by_method("serving_speculative_draft_layers", _draft("layers")),
+        kind="count", unit="layers", name="serving_draft_layers"),
+    Row("draft_hidden", "Draft hidden size h_d", formula=_by_method("model_hidden", _draft("hidden")), kind="count",
+        name="serving_draft_hidden"),
+    Row("draft_params", "Draft parameters held Ψ_d",
+        formula=_by_method(f"serving_draft_layers*{_layer('model_experts')}+2*model_hidden*model_hidden",
+                           _draft("params")), kind="params", unit="parameters",
+        note="mtp: layers shaped like the model's last and a 2h×h projection; the embedding and head shared",
+        name="serving_draft_params"),
+    Row("draft_multiplied_params", "Draft multiplied parameters Ψ_mm,d",
+        formula=_by_method(f"serving_draft_layers*{_layer('model_experts_per_token')}+2*model_hidden*model_hidden"
+                           "+model_vocab*model_hidden",
+                           f"{_draft('active_params')}-IF({_draft('tied_embeddings')},0,1)*{_draft('vocab')}"
+                           f"*{_draft('hidden')}"), kind="params", unit="parameters",
+        note="mtp: its layers' active parameters, the projection and the shared head V·h",
+        name="serving_draft_multiplied_params"),
+    Row("draft_attention_width", "Draft attention widths w_qk + w_av",
+        formula=_by_method("serving_attention_width", model.attention_width(DRAFT_CELLS)), kind="count", unit="",
+        name="serving_draft_attention_width"),
+    Row("draft_kv_bytes_per_token", "Draft KV cache per token per GPU KV_d",
+        formula=_by_method("serving_draft_layers*serving_kv_bytes_per_token/model_layers",
+                           model.kv_bytes_per_token(DRAFT_CELLS, "serving_kv_value_bytes", T)),
+        kind="count", unit="bytes", name="serving_draft_kv_bytes_per_token"),
+    Row("draft_experts", "Draft routed experts", formula=_by_method("model_experts", _draft("experts")),
+        kind="count", unit="experts", name="serving_draft_experts"),
+    Row("draft_experts_per_token", "Draft experts per token",
+        formula=_by_method("model_experts_per_token", _draft("experts_per_token")), kind="count", unit="experts",
+        name="serving_draft_experts_per_token"),
+    Row("draft_expert_ffn", "Draft expert FFN", formula=_by_method("model_expert_ffn", _draft("expert_ffn")),
+        kind="count", name="serving_draft_expert_ffn"),
+    Row("draft_moe_layer_count", "Draft MoE layers",
+        formula=_by_method(f"IF({_MOE},serving_draft_layers,0)", _draft("moe_layer_count")), kind="count",
+        unit="layers", name="serving_draft_moe_layer_count"),
+    Row("draft_gated", "Draft FFN gated", formula=_by_method("model_gated", _draft("gated")), kind="bool", unit="",
+        name="serving_draft_gated"),
+    Row("kv_bytes_held_per_token", "KV cache a sequence holds per token per GPU KV_g + KV_d",
+        formula="=serving_kv_bytes_per_token+serving_draft_kv_bytes_per_token", kind="count", unit="bytes",
+        name="serving_kv_bytes_held_per_token"),
+]
+
 CAPACITY = [
     Row("reserve_gb", "Reserve r · GPU memory", formula="=gpu_memory_gb*serving_memory_reserve", kind="gb",
         name="serving_reserve_gb"),
     Row("pool_gb", "Pool for the KV cache = memory − reserve − W_g",
         formula="=gpu_memory_gb-serving_reserve_gb-serving_weights_gb", kind="gb", warn="negative",
         note="Negative: the weights alone do not fit", name="serving_pool_gb"),
-    Row("sequence_gb", "One sequence at its final length (s + o) · KV_g",
-        formula="=serving_sequence_length*serving_kv_bytes_per_token/1e9", kind="gb", name="serving_sequence_gb"),
+    Row("sequence_gb", "One sequence at its final length (s + o) · (KV_g + KV_d)",
+        formula="=serving_sequence_length*serving_kv_bytes_held_per_token/1e9", kind="gb", name="serving_sequence_gb"),
     Row("max_concurrency", "Sequences that fit B_max",
         formula="=IF(serving_pool_gb<=0,0,INT(ROUND(serving_pool_gb/serving_sequence_gb,gpu_rounding_decimals)))",
         kind="count", unit="sequences", note="Each reserves its final length (no eviction); 0: does not fit",
@@ -110,9 +191,12 @@ IDLE = [
     Row("ttft_memory_ms", "Prefill memory (S(s) · b_w / t + s · KV_g) / BW_e",
         formula=f"={model.memory_seconds(R, model.prefill_bytes(R))}*1000", kind="tenths", unit="ms"),
     Row("ttft_all_reduce_ms", "All-reduces AR(s)",
-        formula=f"={model.all_reduce_seconds(R, R.prompt_tokens)}*1000", kind="tenths", unit="ms"),
+        formula=f"={model.all_reduce_seconds(R, model.prefill_tokens(R))}*1000", kind="tenths", unit="ms"),
+    Row("ttft_draft_ms", "The draft's prefill (speculative decoding)",
+        formula=f"=IF(serving_draft_on,{model._prefill_pass(R, None, R.draft)},0)*1000", kind="tenths", unit="ms",
+        note="A draft builds its own KV cache over every prompt, after the model's prefill"),
     Row("ttft_ms", "Time to first token TTFT", formula="=MAX({ttft_compute_ms},{ttft_memory_ms})"
-        "+{ttft_all_reduce_ms}+serving_overhead_ms", kind="tenths", unit="ms",
+        "+{ttft_all_reduce_ms}+serving_overhead_ms+{ttft_draft_ms}", kind="tenths", unit="ms",
         note="The longer of compute and memory, plus the all-reduces and τ", name="serving_ttft_ms", bold=True),
 ]
 
@@ -133,6 +217,13 @@ AT_USERS = _at("", "serving_users", {"tpot_ms": "serving_tpot_ms", "itl_ms": "se
                                           "tokens_per_s_per_gpu": "serving_tokens_per_s_per_gpu",
                                           "cost_per_million_tokens": "serving_cost_per_million_tokens",
                                           "mfu": "serving_mfu"})
+AT_USERS += [
+    Row("tpot_ms_plain", "TPOT without speculative decoding", formula=f"={model.step_s(model.PLAIN, 'serving_users')}"
+        "*1000", kind="tenths", unit="ms", name="serving_tpot_ms_plain"),
+    Row("speculation_speedup", "Speculative decoding's speed-up (plain TPOT / TPOT)",
+        formula="={tpot_ms_plain}/serving_tpot_ms", kind="ratio", unit="×",
+        note="Below 1: speculation does not pay at this batch (the verify pass turned compute-bound)"),
+]
 AT_ONE = _at("_single", "1", {"tpot_ms": "serving_tpot_ms_single"}, keys=("tpot_ms",))
 AT_MAX = _at("_at_max", "serving_max_concurrency", {"tpot_ms": "serving_tpot_ms_at_max",
                                                 "tokens_per_s_per_gpu": "serving_tokens_per_s_per_gpu_at_max",
@@ -182,6 +273,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     s = table.scalars
     for title, rows in (("The precisions and the GPU, looked up in Catalog", LOOKUPS),
                         ("Per token and per GPU", PER_TOKEN),
+                        ("Speculative decoding and prefix caching (0: none)", SPECULATION),
                         ("Capacity: how many sequences fit", CAPACITY),
                         ("One request on an idle server", IDLE),
                         ("At the users (shown even when they do not fit)", AT_USERS),
@@ -319,6 +411,18 @@ CHECKS = [
     Check("serving_prompt_below_sequence", "Serving: the prompt is shorter than the sequence (at least one output "
           "token)", formula="serving_prompt_tokens<serving_sequence_length",
           about=("serving_prompt_tokens", "serving_sequence_length")),
+    Check("serving_speculative_valid", "Serving: speculative decoding has its draft tokens k and its acceptance α "
+          "(or a measured E ≤ k + 1)",
+          formula='IF(serving_speculative_method="none",TRUE,AND(ISNUMBER(serving_speculative_tokens),'
+                  "OR(ISNUMBER(serving_speculative_acceptance),ISNUMBER(serving_speculative_accept_length)),"
+                  "IF(ISNUMBER(serving_speculative_accept_length),serving_speculative_accept_length"
+                  "<=serving_speculative_tokens+1,TRUE)))",
+          about=tuple(f"serving_speculative_{key}" for key in ("tokens", "acceptance", "accept_length"))),
+    Check("serving_draft_model_valid", "Serving: a speculative draft model has the model's vocabulary and t splits "
+          "its heads", formula=f'IF(serving_speculative_method<>"draft",TRUE,AND({_draft("vocab")}=model_vocab,'
+          f"MOD({_draft('heads')},{T})=0,OR(MOD({_draft('kv_heads')},{T})=0,MOD({T},{_draft('kv_heads')})=0)))",
+          note="IF, not AND: the draft model's lookups are read only with a draft",
+          about=("serving_speculative_draft_model",)),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]
