@@ -52,6 +52,21 @@ class GPU:
     network_gbps: float | None = None  # the scale-out network per GPU, GB/s (docs/method.md §10)
     gpus_per_node: int = 8  # one NVLink domain
     gemm_efficiency: float | None = None  # η: the sustained share of peak of a large GEMM (§10)
+    # Committed and spot prices per GPU-hour (docs/method.md §13); None: the scenario's ratio × the on-demand price
+    price_committed_1y: float | None = None
+    price_committed_1y_source: str | None = None
+    price_committed_1y_as_of: str | None = None
+    price_committed_3y: float | None = None
+    price_committed_3y_source: str | None = None
+    price_committed_3y_as_of: str | None = None
+    price_spot: float | None = None
+    price_spot_source: str | None = None
+    price_spot_as_of: str | None = None
+    server_price: float | None = None  # USD per GPU: its share of the server, networking and storage (owning)
+    server_price_source: str | None = None
+    server_price_as_of: str | None = None
+    server_kw: float | None = None  # kW per GPU at the server, all-in: the system's maximum ÷ its GPUs
+    server_kw_source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,24 +106,39 @@ MODELS: dict[str, Model] = {
 # data sheets (docs/method.md, Catalog and §6).
 ILLUSTRATIVE = "Illustrative rental price"  # not a quote: replace with your own on Catalog
 PRICES_AS_OF = "2026-11-30"
+# Server prices per GPU are illustrative: chosen so that the owned cost per GPU-hour at docs/method.md §13's defaults
+# lands within 3.2 % of SemiAnalysis's published neocloud owner's cost (InferenceX GPU_SPECS, a 4-year life).
+SERVER_PRICES = "Illustrative, see docs/method.md §13"
+SERVER_PRICES_AS_OF = "2026-12-02"
+NOT_CONFIRMED = "data sheet, not confirmed here"
 GPUS: dict[str, GPU] = {
     g.id: g
     for g in (
         GPU("a100-80gb", 80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300,
-            network_gbps=25, gemm_efficiency=0.65),
+            network_gbps=25, gemm_efficiency=0.65,
+            server_price=20_000, server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF,
+            server_kw=0.8125, server_kw_source=f"DGX A100: 6.5 kW max ÷ 8 ({NOT_CONFIRMED})"),
         GPU("h100-sxm", 80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-            network_gbps=50, gemm_efficiency=0.47),
+            network_gbps=50, gemm_efficiency=0.47,
+            server_price=45_000, server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF,
+            server_kw=1.275, server_kw_source=f"DGX H100: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
         GPU("h200", 141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-            network_gbps=50, gemm_efficiency=0.47),
+            network_gbps=50, gemm_efficiency=0.47,
+            server_price=50_000, server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF,
+            server_kw=1.275, server_kw_source=f"DGX H200: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
         GPU("b200", 180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
-            network_gbps=100, gemm_efficiency=0.45),
+            network_gbps=100, gemm_efficiency=0.45,
+            server_price=65_000, server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF,
+            server_kw=1.7875, server_kw_source=f"DGX B200: 14.3 kW max ÷ 8 ({NOT_CONFIRMED})"),
         GPU("mi300x", 192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400,
-            network_gbps=50, gemm_efficiency=0.3),
+            network_gbps=50, gemm_efficiency=0.3,
+            server_price=33_000, server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF,
+            server_kw=1.366, server_kw_source="H100's 1.275 × 750 W ÷ 700 W (AMD board power); illustrative"),
     )
 }
 # Weight and KV-cache precisions (docs/method.md §6): GPTQ/AWQ int4 with a 16-bit scale per 128 weights is 4.125 bits.

@@ -8,6 +8,7 @@ from the Budget engine, where the bridge starts. Start 2027-01-01 (serial 46,388
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 
 import numpy as np
 import pytest
@@ -30,29 +31,39 @@ def printed(value, text: str) -> None:
     assert abs(value - number) <= 0.5 * 10 ** -decimals * (1 + 1e-9), (value, text)
 
 
+GENERATED = dt.date(2026, 12, 2)  # the examples' generation date: the default start is 2027-01-01
+
+
 @pytest.fixture(scope="module")
 def figures():
-    """The default scenario's training and serving figures, and §9's, from their engines."""
+    """Each example scenario's plan as the engine's tables give it (§2's GPU-hours and days, §6's throughput, §9's
+    average-month figures), read by `cost.plan_for`."""
     found = {}
     for key, changes in (("default", {}), ("three_years", {"crossover.horizon_days": 1095}),
                          ("70b", {"model": "llama-3.1-70b", "serving.tensor_parallel": 4})):
-        r = compute(scenario_with(**changes))
-        hours, budget = r.tables["hours"].scalars, r.tables["budget"].scalars
-        found[key] = {"allocated": hours["allocated_gpu_hours"], "days": hours["days"],
-                      "tok_s": r.tables["serving"].headline["serving_tokens_per_s_per_gpu"],
-                      "average": cost.AverageMonth(training_cost=hours["cost"], serving_cost=budget["serving_cost"])}
+        scenario = scenario_with(**changes)
+        found[key] = cost.plan_for(scenario, compute(scenario).tables, GENERATED)
     return found
 
 
 def plan(figures, key="default", **changes) -> cost.Plan:
-    """Example 1's plan (8B on H100 at $2.00, N_run 1,024, D = 1e11, 730 days, office-assistant) with changes."""
-    f = figures[key]
-    base = cost.Plan(start=S, rows=cost.row_count(120, 3653), allocated_gpu_hours=f["allocated"],
-                     training_days=f["days"], run_gpus=1024, tokens_per_day=1e11, horizon_days=730,
-                     tokens_per_s_per_gpu=f["tok_s"], profile=OFFICE, prompt_tokens=2048, output_tokens=6144,
-                     prices=cost.Prices(on_demand=2.0), owning=cost.Owning(server_price=45_000, server_kw=1.275),
-                     average_month=f["average"])
-    return dataclasses.replace(base, **changes)
+    """An example's plan (8B on H100 at $2.00, N_run 1,024, D = 1e11, 730 days, office-assistant) with changes."""
+    return dataclasses.replace(figures[key], **changes)
+
+
+def owning(figures, **changes) -> cost.Owning:
+    """The default scenario's ownership inputs (H100: $45,000 and 1.275 kW per GPU) with changes."""
+    return dataclasses.replace(figures["default"].owning, **changes)
+
+
+def test_the_plan_starts_on_the_date_given_or_the_first_of_the_month_after_generation(figures):
+    assert figures["default"].start == S  # generated 2026-12-02
+    scenario = scenario_with(**{"budget.start_date": "2027-03-15", "currency": "EUR", "fx_rate": 0.92})
+    p = cost.plan_for(scenario, compute(scenario).tables, GENERATED)
+    assert p.start == S + 31 + 28 + 14 and p.fx == 0.92 and p.currency == "EUR"
+    assert p.average_month.training_cost == pytest.approx(0.92 * figures["default"].average_month.training_cost)
+    t = cost.compute(p)
+    assert t.rows[0]["month_start"] == S + 31 + 28 and t.scalars["price_on_demand"] == pytest.approx(1.84)
 
 
 def in_plan(table):
@@ -70,8 +81,8 @@ def test_example_1_the_budget_on_calendar_months(figures):
     printed(s["training_days"], "21.4751")
     assert cal.date_of(s["launch_date"]).isoformat() == "2027-01-22" and s["months"] == len(months) == 25
     printed(cal.time_of_day(s["launch_date"]) * 24 * 60, "684")  # 11:24
-    printed(figures["default"]["tok_s"], "2,013.36")
-    printed(1e11 / (3600 * figures["default"]["tok_s"]), "13,796.75")  # GPU-hours a day
+    printed(figures["default"].tokens_per_s_per_gpu, "2,013.36")
+    printed(1e11 / (3600 * figures["default"].tokens_per_s_per_gpu), "13,796.75")  # GPU-hours a day
     first = months[0]
     printed(first["training_days"], "21.4751")
     printed(first["serving_days"], "9.5249")
@@ -85,7 +96,7 @@ def test_example_1_the_budget_on_calendar_months(figures):
     printed(months[24]["serving_days"], "20.4751")
     printed(months[24]["on_demand_total"], "564,980")
     printed(t.headline["tco_total_cost"], "21,198,797")
-    assert t.headline["tco_total_cost"] == pytest.approx(figures["default"]["average"].total_cost, rel=1e-12)
+    assert t.headline["tco_total_cost"] == pytest.approx(figures["default"].average_month.total_cost, rel=1e-12)
     years = {fy["fiscal_year"]: fy["on_demand_total"] for fy in t.fiscal_years}
     assert list(years) == ["FY2027", "FY2028", "FY2029"]  # calendar years by default
     for label, amount in (("FY2027", "10,534,597"), ("FY2028", "10,099,220"), ("FY2029", "564,980")):
@@ -193,10 +204,10 @@ def example_3(figures, **changes):
 def test_example_3_the_suggested_baseline_and_january(figures):
     t = example_3(figures)
     s, january = t.scalars, in_plan(t)[0]
-    printed(figures["70b"]["tok_s"], "348.4305")
-    printed(cost.cost_per_million_tokens(2.0, figures["70b"]["tok_s"]), "1.5945")
+    printed(figures["70b"].tokens_per_s_per_gpu, "348.4305")
+    printed(cost.cost_per_million_tokens(2.0, figures["70b"].tokens_per_s_per_gpu), "1.5945")
     assert s["launch_date"] == S and s["training_tier_cost"] == 0 and january["training"] == 0
-    printed(1e10 / (3600 * figures["70b"]["tok_s"]), "7,972.258")
+    printed(1e10 / (3600 * figures["70b"].tokens_per_s_per_gpu), "7,972.258")
     printed(s["launch_scale"], "377.8321")
     assert s["serving_commitment_end"] == S + 365 and s["price_baseline_effective"] == pytest.approx(1.60)
     assert s["baseline_hours"] == 20 and s["serving_baseline_gpus_suggested"] == 294
@@ -229,7 +240,7 @@ def test_example_3_the_year_committed_and_on_demand(figures):
 def test_example_3_a_three_year_term_for_a_one_year_plan(figures):
     t = example_3(figures, baseline_tier="committed_3y")
     s = t.scalars
-    assert s["serving_commitment_end"] == cal.serial(cal.dt.date(2030, 1, 1))
+    assert s["serving_commitment_end"] == cal.serial(dt.date(2030, 1, 1))
     printed(s["price_baseline_effective"], "3.9036")
     assert s["serving_baseline_gpus_suggested"] == 0 and t.scalars["months"] == 12  # commit nothing
     forced = example_3(figures, baseline_tier="committed_3y", baseline_gpus=294)
@@ -241,7 +252,7 @@ def test_example_3_a_three_year_term_for_a_one_year_plan(figures):
 
 # Example 4: NPV, fiscal years, contingency, escalation, currency ---------------------------------------------------
 def example_4(figures):
-    average = figures["three_years"]["average"]
+    average = figures["three_years"].average_month
     in_eur = cost.AverageMonth(training_cost=average.training_cost * 0.92, serving_cost=average.serving_cost * 0.92)
     return cost.compute(plan(figures, "three_years", horizon_days=1095, currency="EUR", fx=0.92,
                              first_fiscal_month=7, contingency=0.10, escalation=0.03, average_month=in_eur))
@@ -306,7 +317,7 @@ EXAMPLE_5 = {  # gpu: training GPU-h, cost, days, B_max, TokS, $/M at 32 (at B_m
 }
 
 
-def test_example_5_the_gpus_side_by_side():
+def test_example_5_the_gpus_side_by_side(figures):
     rows = []
     for gpu_id in EXAMPLE_5:
         r = compute(scenario_with(gpu=gpu_id))
@@ -319,7 +330,7 @@ def test_example_5_the_gpus_side_by_side():
         flops = r.tables["hours"].scalars["training_flops"]
     shared = side.Shared(training_flops=flops, mfu=0.40, productive_share=1.0, run_gpus=1024, fp8=False, users=32,
                          tokens_per_day=1e11, profile=OFFICE, fx=1.0,
-                         owning=cost.Owning(server_price=None, server_kw=None))
+                         owning=owning(figures, server_price=None, server_kw=None))
     table = {row["gpu"]: row for row in side.side_by_side(rows, shared)}
     for gpu_id, (hours, money, days, b_max, tok_s, per_m, per_m_max, per_mw, rent, fleet, own, u) in \
             EXAMPLE_5.items():
@@ -342,12 +353,11 @@ def test_example_5_the_gpus_side_by_side():
     assert [g for g, row in table.items() if row["cheapest_own"]] == ["mi300x"]
 
 
-def test_a_gpu_row_that_does_not_fit_or_has_no_server_price_says_so():
+def test_a_gpu_row_that_does_not_fit_or_has_no_server_price_says_so(figures):
     row = side.GPURow(gpu="small", peak_tflops=100, fp8_tflops=None, price_per_hour=1.0, server_price=None,
                       server_kw=None, max_users=0, tokens_per_s_per_gpu=None, tokens_per_s_per_gpu_at_max=None)
     shared = side.Shared(training_flops=3.6e20, mfu=0.5, productive_share=0.5, run_gpus=10, fp8=True, users=4,
-                         tokens_per_day=1e9, profile=OFFICE, fx=1.0, owning=cost.Owning(server_price=None,
-                                                                                          server_kw=None))
+                         tokens_per_day=1e9, profile=OFFICE, fx=1.0, owning=owning(figures))
     [found] = side.side_by_side([row], shared)
     assert found["training_gpu_hours"] == pytest.approx(2000)  # 3.6e20/(100e12·0.5·3600): no FP8 peak, BF16
     assert found["training_cost"] == pytest.approx(4000) and found["training_days"] == pytest.approx(4000 / 240)
@@ -389,13 +399,13 @@ def test_example_7_training_on_each_tier(figures):
     printed(on_demand["training_tier_cost"], "1,055,545")
     printed(on_demand["training_days"], "21.4751")
     spot = cost.compute(plan(figures, training_tier="spot")).scalars
-    printed(figures["default"]["allocated"] * 1.10, "580,549.7")
+    printed(figures["default"].allocated_gpu_hours * 1.10, "580,549.7")
     assert spot["price_training"] == 1.0
     printed(spot["training_tier_cost"], "580,550")
     printed(spot["training_days"], "23.6226")
     one = cost.compute(plan(figures, training_tier="committed_1y"))
     printed(one.scalars["training_tier_cost"], "14,352,384")
-    assert one.scalars["training_commitment_end"] == cal.serial(cal.dt.date(2028, 1, 1))
+    assert one.scalars["training_commitment_end"] == cal.serial(dt.date(2028, 1, 1))
     printed(one.scalars["training_used_cost"], "844,436")
     printed(one.scalars["training_unused_cost"], "13,507,948")
     printed(one.scalars["training_unused_cost"] / one.scalars["training_tier_cost"], "0.941")
@@ -437,7 +447,7 @@ def test_with_growth_the_calendar_months_line_is_small_and_ignores_everything_bu
 
 # Prices, currency and the edge cases of §13.10 --------------------------------------------------------------------
 def test_a_quote_overrides_its_ratio_and_fx_applies_once(figures):
-    prices = cost.Prices(on_demand=2.0, committed_1y=1.5)
+    prices = dataclasses.replace(figures["default"].prices, committed_1y=1.5)
     tiers = cost.tier_prices(prices, 0.92)
     assert tiers.on_demand == pytest.approx(1.84) and tiers.committed_1y == pytest.approx(1.38)
     assert tiers.committed_3y == pytest.approx(0.65 * 1.84) and tiers.spot == pytest.approx(0.92)
@@ -446,20 +456,20 @@ def test_a_quote_overrides_its_ratio_and_fx_applies_once(figures):
 
 
 def test_a_quote_of_zero_commits_to_the_peak_hour(figures):
-    t = cost.compute(plan(figures, prices=cost.Prices(on_demand=2.0, committed_1y=0.0)))
+    t = cost.compute(plan(figures, prices=dataclasses.replace(figures["default"].prices, committed_1y=0.0)))
     assert t.scalars["baseline_hours"] == 1
     assert t.scalars["serving_baseline_gpus_suggested"] == 1311  # INT(1,311.478 × LARGE(f, 1) = 1)
 
 
 def test_an_on_demand_price_of_zero(figures):
-    t = cost.compute(plan(figures, prices=cost.Prices(on_demand=0.0)))
+    t = cost.compute(plan(figures, prices=dataclasses.replace(figures["default"].prices, on_demand=0.0)))
     assert t.scalars["baseline_hours"] == cost.PRICE_ZERO and t.scalars["serving_baseline_gpus_suggested"] == 0
     assert t.headline["own_break_even_utilisation"] == cost.PRICE_ZERO
     assert t.headline["tco_on_demand_total_cost"] == 0
 
 
 def test_a_training_only_plan(figures):
-    training_only = cost.AverageMonth(training_cost=figures["default"]["average"].training_cost, serving_cost=0)
+    training_only = cost.AverageMonth(training_cost=figures["default"].average_month.training_cost, serving_cost=0)
     t = cost.compute(plan(figures, horizon_days=0, average_month=training_only))
     s, h = t.scalars, t.headline
     assert s["price_baseline_effective"] == s["baseline_hours"] == cost.NO_SERVING
@@ -499,32 +509,33 @@ def test_a_plan_longer_than_the_rows_fails_its_check_and_reads_na(figures):
     ({"fx": 0.0, "currency": "EUR", "average_month": None}, "tco_fx_rate_positive"),
     ({"fx": 0.92, "average_month": None}, "tco_fx_rate_one_for_usd"),
     ({"first_fiscal_month": 13}, "tco_first_fiscal_month_valid"),
-    ({"start": cal.serial(cal.dt.date(1999, 12, 31))}, "tco_start_date_in_range"),
+    ({"start": cal.serial(dt.date(1999, 12, 31))}, "tco_start_date_in_range"),
     ({"profile": (0.0,) * 24}, "tco_profile_has_demand"),
-    ({"owning": cost.Owning(server_price=45_000, server_kw=1.275, training=True, gpus=512)},
-     "tco_owned_training_gpus"),
+    ({"owning": {"training": True, "gpus": 512}}, "tco_owned_training_gpus"),
 ])
 def test_each_failure_names_its_input(figures, changes, failing):
+    if "owning" in changes:
+        changes = {**changes, "owning": owning(figures, **changes["owning"])}
     t = cost.compute(plan(figures, **changes))
     assert [key for key, ok in t.checks.items() if not ok] == [failing]
 
 
 @pytest.mark.parametrize("changes, warning", [
     ({"currency": "PAB", "fx": 1.0}, "tco_warn_rate_one_outside_usd"),
-    ({"horizon_days": 1095, "owning": cost.Owning(server_price=45_000, server_kw=1.275, useful_life_years=2)},
-     "tco_warn_plan_outlives_owned_gpus"),
+    ({"horizon_days": 1095, "owning": {"useful_life_years": 2}}, "tco_warn_plan_outlives_owned_gpus"),
     ({"baseline_gpus": 5000}, "tco_warn_baseline_above_demand"),
     ({"training_tier": "committed_3y"}, "tco_warn_training_commitment_unused"),
 ])
 def test_each_warning_holds_only_when_asked(figures, changes, warning):
+    if "owning" in changes:
+        changes = {**changes, "owning": owning(figures, **changes["owning"])}
     t = cost.compute(plan(figures, "three_years" if changes.get("horizon_days") else "default", **changes))
     assert [key for key, raised in t.warnings.items() if raised] == [warning]
     assert all(t.checks.values())
 
 
 def test_owning_outlived_stops_depreciating_at_the_end_of_its_life(figures):
-    t = cost.compute(plan(figures, horizon_days=1095, owning=cost.Owning(server_price=45_000, server_kw=1.275,
-                                                                          useful_life_years=2)))
+    t = cost.compute(plan(figures, "three_years", owning=owning(figures, useful_life_years=2)))
     s = t.scalars
     depreciated = sum(r["depreciation"] for r in in_plan(t))
     assert depreciated == pytest.approx(1312 * 45_000 * 0.9)  # to the residual, two years in
@@ -532,7 +543,7 @@ def test_owning_outlived_stops_depreciating_at_the_end_of_its_life(figures):
 
 
 def test_owned_training_buys_at_the_start_and_drops_the_training_rental(figures):
-    t = cost.compute(plan(figures, owning=cost.Owning(server_price=45_000, server_kw=1.275, training=True)))
+    t = cost.compute(plan(figures, owning=owning(figures, training=True)))
     first = in_plan(t)[0]
     assert t.headline["own_gpus"] == 1312 and t.scalars["own_start"] == S  # the larger of 1,312 and N_run 1,024
     assert t.totals["owned_training"] == 0 and first["on_demand_total"] > first["training"] > 0

@@ -94,7 +94,7 @@ def plan_months(start: float, end: float) -> int:
     return k - 1 if end == eomonth(end, -1) + 1 else k
 
 
-# Commitments in whole terms (§13.3) -----------------------------------------------------------------------------
+# Commitments in whole terms -------------------------------------------------------------------------------------------
 def months_to_cover(x: float, y: float) -> int:
     """mo(x, y) = m0 + IF(y > EDATE(INT(x), m0) + MOD(x, 1), 1, 0), m0 = 12·(YEAR(y) − YEAR(x)) + MONTH(y) −
     MONTH(x): the fewest whole months m with EDATE(x, m) ≥ y."""

@@ -23,7 +23,7 @@ DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years 
 AVERAGE_MONTH_DAYS = DAYS_PER_YEAR / 12  # §9's month, 30.4375 days: "per month" rates (cost per user per month)
 HOURS_PER_DAY = 24
 SECONDS_PER_HOUR = 3600
-TERM_MONTHS = {"committed_1y": 12, "committed_3y": 36}  # a commitment's term, paid whole (§13.3)
+TERM_MONTHS = {"committed_1y": 12, "committed_3y": 36}  # a commitment's term, paid whole (§13)
 TIERS = ("on_demand", "committed_1y", "committed_3y", "spot")
 PATHS = ("on_demand", "committed", "owned")
 FIRST_START, LAST_START = cal.serial(dt.date(2000, 1, 1)), cal.serial(dt.date(2100, 12, 31))  # S's range
@@ -37,41 +37,38 @@ TOO_LONG = "n/a (the plan is longer than the sheet's months)"
 NO_USERS = "n/a (no users)"
 
 
-# Inputs as plain values --------------------------------------------------------------------------------------------
+# Inputs as plain values (their defaults and limits are the scenario's declarations: planner/inputs/cost.py) -------
 @dataclass(frozen=True, kw_only=True)
 class Prices:
-    """USD per GPU-hour for the chosen GPU: the on-demand price and any quotes the Catalog holds (None: the ratio of
-    the on-demand price)."""
+    """USD per GPU-hour for the chosen GPU: the on-demand price, the quotes the Catalog holds (None: the tier's
+    ratio of the on-demand price) and those ratios."""
 
     on_demand: float
-    committed_1y: float | None = None
-    committed_3y: float | None = None
-    spot: float | None = None
-    committed_1y_ratio: float = 0.80
-    committed_3y_ratio: float = 0.65
-    spot_ratio: float = 0.50
+    committed_1y: float | None
+    committed_3y: float | None
+    spot: float | None
+    committed_1y_ratio: float
+    committed_3y_ratio: float
+    spot_ratio: float
 
 
 @dataclass(frozen=True, kw_only=True)
 class Owning:
-    """Owning GPUs: the Catalog row's server price (USD per GPU) and kW per GPU, and the ownership inputs."""
+    """Owning GPUs: the Catalog row's server price (USD per GPU) and kW per GPU (None: not priced), and the
+    ownership inputs, money in USD."""
 
     server_price: float | None
     server_kw: float | None
-    gpus: int | None = None  # N_own; None: the plan's largest month of committed GPUs
-    training: bool = False
-    useful_life_years: float = 4
-    residual_value: float = 0.10
-    pue: float = 1.3
-    price_per_kwh: float = 0.08
-    power_share: float = 1.0
-    datacenter_per_kw_month: float = 184.06
-    staff_per_1000_gpus: float = 2
-    staff_cost_per_year: float = 250_000
-
-    @property
-    def priced(self) -> bool:
-        return self.server_price is not None and self.server_kw is not None
+    gpus: int | None  # N_own; None: the plan's largest month of committed GPUs
+    training: bool
+    useful_life_years: float
+    residual_value: float
+    pue: float
+    price_per_kwh: float
+    power_share: float
+    datacenter_per_kw_month: float
+    staff_per_1000_gpus: float
+    staff_cost_per_year: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,8 +87,9 @@ class AverageMonth:
 
 @dataclass(frozen=True, kw_only=True)
 class Fleet:
-    """§11's columns over the month rows, when the scenario has a fleet: the GPUs committed (G_k) and GPU-hours used
-    (U_k) each month, and optionally the GPUs in each hour (G_{h,k}, rows × 24) the burst and baseline read."""
+    """A fleet's columns over the month rows (§11), when the scenario has one: the GPUs committed (G_k) and the
+    GPU-hours used (U_k) each month, and optionally the GPUs in each hour (G_{h,k}, rows × 24) that the burst and
+    the suggested baseline then read instead of ĝ_k·f_h."""
 
     gpu_hours: tuple  # U_k, k = 1 … rows
     gpus: tuple  # G_k
@@ -104,14 +102,14 @@ class Plan:
 
     start: float  # S, budget.start_date (or the first of the month after the generation date)
     rows: int  # the sheet's month rows
-    currency: str = "USD"
-    fx: float = 1.0  # reporting units per USD
-    first_fiscal_month: int = 1
-    escalation: float = 0.0
-    contingency: float = 0.0
-    discount_rate: float = 0.08
-    other_monthly_cost: float = 0.0  # USD per month
-    path: str = "on_demand"
+    currency: str
+    fx: float  # reporting units per USD
+    first_fiscal_month: int
+    escalation: float
+    contingency: float
+    discount_rate: float
+    other_monthly_cost: float  # USD per month
+    path: str
     # training (§2)
     allocated_gpu_hours: float  # A = H/q
     training_days: float  # §2's wall-clock days, A/N_run/24
@@ -119,25 +117,62 @@ class Plan:
     # serving (§3, §6, §9)
     tokens_per_day: float  # D
     horizon_days: float  # H_d
-    monthly_growth: float = 0.0  # g
+    monthly_growth: float  # g
     tokens_per_s_per_gpu: float  # TokS at B = users
-    serving_fits: bool = True  # users ≤ B_max (with a fleet: some configuration meets the SLO)
+    serving_fits: bool  # users ≤ B_max (with a fleet: some configuration meets the SLO)
     profile: tuple  # f_0 … f_23
     prompt_tokens: float  # s
     output_tokens: float  # o
-    # pricing (§13.3)
+    # pricing
     prices: Prices
-    training_tier: str = "on_demand"
-    baseline_tier: str = "committed_1y"
-    baseline_gpus: float | None = None  # B_c typed; None: the suggested B*
-    spot_overhead: float = 0.10  # ω
+    training_tier: str
+    baseline_tier: str
+    baseline_gpus: float | None  # B_c typed; None: the suggested B*
+    spot_overhead: float  # ω
     owning: Owning
-    # unit economics (§13.8): users per month, prices charged in USD per million tokens
-    active_users: float | None = None
-    price_input_per_million: float | None = None
-    price_output_per_million: float | None = None
-    average_month: AverageMonth | None = None
+    # unit economics: users per month, prices charged in USD per million tokens
+    active_users: float | None
+    price_input_per_million: float | None
+    price_output_per_million: float | None
+    average_month: AverageMonth | None  # None: no bridge
     fleet: Fleet | None = None
+
+
+def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -> Plan:
+    """The plain values a scenario gives §13, with its Hours, Crossover, Serving and Budget results: the start date
+    (blank: the first of the month after `generated`), the chosen GPU's Catalog prices and server, and §9's
+    average-month figures for the bridge, converted here (× fx) while §9 prices in USD."""
+    from planner.engine.budget import HORIZON_MAX, TRAINING_ROWS  # the Budget sheet's rows
+
+    b, pricing, own, unit, gpu = scenario.budget, scenario.pricing, scenario.ownership, scenario.unit, \
+        scenario.chosen_gpu
+    hours, budget = tables["hours"].scalars, tables["budget"].scalars
+    serving = tables["serving"].headline
+    start = dt.date.fromisoformat(b.start_date) if b.start_date else cal.first_of_next_month(generated)
+    fx, fits = scenario.fx_rate, bool(serving["serving_fits"])
+    sv = scenario.serving
+    return Plan(
+        start=cal.serial(start), rows=row_count(TRAINING_ROWS, HORIZON_MAX), currency=scenario.currency, fx=fx,
+        first_fiscal_month=b.first_fiscal_month, escalation=b.escalation, contingency=b.contingency,
+        discount_rate=b.discount_rate, other_monthly_cost=b.other_monthly_cost, path=b.path,
+        allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"], run_gpus=scenario.hours.gpus,
+        tokens_per_day=tables["crossover"].scalars["tokens_per_day"], horizon_days=scenario.crossover.horizon_days,
+        monthly_growth=b.monthly_growth, tokens_per_s_per_gpu=serving["serving_tokens_per_s_per_gpu"] or 0.0,
+        serving_fits=fits, profile=tuple(scenario.merged_catalog.profiles[scenario.cluster.profile]),
+        prompt_tokens=sv.prompt_tokens, output_tokens=sv.sequence_length - sv.prompt_tokens,
+        prices=Prices(on_demand=scenario.gpu_price, committed_1y=gpu.price_committed_1y,
+                      committed_3y=gpu.price_committed_3y, spot=gpu.price_spot,
+                      committed_1y_ratio=pricing.committed_1y_ratio, committed_3y_ratio=pricing.committed_3y_ratio,
+                      spot_ratio=pricing.spot_ratio),
+        training_tier=pricing.training_tier, baseline_tier=pricing.serving_baseline_tier,
+        baseline_gpus=pricing.serving_baseline_gpus, spot_overhead=pricing.spot_overhead,
+        owning=Owning(server_price=gpu.server_price, server_kw=gpu.server_kw, **own.model_dump()),
+        active_users=unit.active_users, price_input_per_million=unit.price_input_per_million,
+        price_output_per_million=unit.price_output_per_million,
+        average_month=AverageMonth(training_cost=hours["cost"] * fx, serving_cost=budget["serving_cost"] * fx,
+                                   standby_cost=budget["standby_cost"] * fx,
+                                   include_standby=b.include_standby) if fits else None,
+        fleet=fleet)
 
 
 def row_count(training_months: int, horizon_days_max: float, days_per_month: float = 30.4375) -> int:
@@ -147,7 +182,7 @@ def row_count(training_months: int, horizon_days_max: float, days_per_month: flo
     return 3 * training_months + math.ceil(cal.round9(horizon_days_max / days_per_month)) + 1 + 36 + 1
 
 
-# Prices (§13.3) ---------------------------------------------------------------------------------------------------
+# Prices ---------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class TierPrices:
     """Per GPU-hour in the reporting currency: each tier's quote × fx, or its ratio × the converted on-demand
@@ -173,7 +208,7 @@ def tier_prices(prices: Prices, fx: float) -> TierPrices:
                       tier(prices.committed_3y, prices.committed_3y_ratio), tier(prices.spot, prices.spot_ratio))
 
 
-# Training at its tier (§13.3) -------------------------------------------------------------------------------------
+# Training at its tier -------------------------------------------------------------------------------------------------
 def training_days(days: float, tier: str, spot_overhead: float) -> float:
     """D_tr: §2's wall-clock days, × (1 + ω) on spot."""
     return days * (1 + spot_overhead) if tier == "spot" else days
@@ -191,7 +226,7 @@ def training_tier_cost(p: Plan, price: float, commitment_end: float) -> float:
     return p.allocated_gpu_hours * (1 + p.spot_overhead if p.training_tier == "spot" else 1) * price
 
 
-# Serving's hourly shape (§13.3) -----------------------------------------------------------------------------------
+# Serving's hourly shape -----------------------------------------------------------------------------------------------
 def scale(gpu_hours, serving_days, profile_sum):
     """ĝ_k = U_k/(v_k·Σf): the month's GPUs in use at a profile fraction of 1; 0 without serving days."""
     gpu_hours, serving_days = np.asarray(gpu_hours, dtype=float), np.asarray(serving_days, dtype=float)
@@ -266,7 +301,8 @@ def baseline(p: Plan, tiers: TierPrices, launch: float, end: float, launch_month
     else:
         suggested = int(math.floor(cal.round9(launch_scale * large(p.profile, hours))))
     used = suggested if p.baseline_gpus is None else p.baseline_gpus
-    return Baseline(term, commit_end, price, effective, hours, launch_scale, suggested, used)
+    return Baseline(term_months=term, end=commit_end, price=price, effective_price=effective, hours=hours,
+                    launch_scale=launch_scale, suggested=suggested, used=used)
 
 
 def _launch_demand(p: Plan, launch: float, end: float, launch_month: int):
@@ -283,7 +319,7 @@ def _launch_demand(p: Plan, launch: float, end: float, launch_month: int):
     return found, hourly
 
 
-# Owning (§13.4) ---------------------------------------------------------------------------------------------------
+# Owning ---------------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class OwnedRates:
     """Per owned GPU per day, in the reporting currency."""
@@ -336,7 +372,7 @@ def tokens_per_s_per_mw(tokens_per_s_per_gpu: float, server_kw: float, pue: floa
     return tokens_per_s_per_gpu * 1000 / (server_kw * pue)
 
 
-# The timeline (§13.2) ---------------------------------------------------------------------------------------------
+# The timeline ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Timeline:
     """The dates every path shares (the training tier sets the launch), and training's commitment and price."""
@@ -360,11 +396,13 @@ def timeline(p: Plan, tiers: TierPrices) -> Timeline:
     months = cal.months_to_cover(p.start, launch)
     commitment_end = cal.commitment_end(p.start, launch, term) if term else launch
     price = tiers.of(p.training_tier)
-    return Timeline(days, launch, end, cal.month_of(p.start, launch), term, months, commitment_end, price,
-                    training_tier_cost(p, price, commitment_end))
+    return Timeline(training_days=days, launch=launch, end=end, launch_month=cal.month_of(p.start, launch),
+                    training_term_months=term, training_commitment_months=months,
+                    training_commitment_end=commitment_end, training_price=price,
+                    training_tier_cost=training_tier_cost(p, price, commitment_end))
 
 
-# The month columns (§13.5) ----------------------------------------------------------------------------------------
+# The month columns ----------------------------------------------------------------------------------------------------
 def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]:
     """Days and demand on every row: training and serving days, the plan's days, served tokens, tokens a day, used
     GPU-hours U_k (§11's when given), ĝ_k and the committed GPUs G_k (§11's when given)."""
@@ -418,7 +456,8 @@ def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownershi
         gpus = int(max(np.max(gpus_k, initial=0.0), p.run_gpus if o.training else 0))
     if rates is None:
         zero = np.zeros(p.rows)
-        return Ownership(None, gpus, start, life_end, NO_SERVER, NO_SERVER), {
+        return Ownership(rates=None, gpus=gpus, start=start, life_end=life_end, capex=NO_SERVER,
+                         book_value=NO_SERVER), {
             "depreciation": zero, "opex": zero, "capex": zero, "book_value": zero}
     depreciation = gpus * rates.depreciation * m.overlap(start, min(t.end, life_end))
     opex = gpus * rates.running * m.escalation * m.overlap(start, t.end)
@@ -427,11 +466,12 @@ def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownershi
     columns = {"depreciation": depreciation, "opex": opex,
                "capex": np.where((m.start <= start) & (start < m.next), capex, 0.0),
                "book_value": np.where((m.start < t.end) & (t.end <= m.next), book_value, 0.0)}
-    return Ownership(rates, gpus, start, life_end, capex, book_value), columns
+    return Ownership(rates=rates, gpus=gpus, start=start, life_end=life_end, capex=capex,
+                     book_value=book_value), columns
 
 
-def path_columns(p: Plan, m: cal.Months, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict:
-    """Each path's serving, subtotal, contingency, total and cash by month (§13.5): on demand U_k·p_od·e_k; committed
+def path_columns(p: Plan, m: cal.Months, c: dict, *, t: Timeline, b: Baseline, own: Ownership) -> dict:
+    """Each path's serving, subtotal, contingency, total and cash by month (§13): on demand U_k·p_od·e_k; committed
     the baseline paid to C_s plus the burst above it; owned the accrual plus the burst above N_own."""
     tiers = tier_prices(p.prices, p.fx)
     od = tiers.on_demand * m.escalation
@@ -459,7 +499,7 @@ def path_columns(p: Plan, m: cal.Months, t: Timeline, b: Baseline, own: Ownershi
     return c
 
 
-# Totals (§13.6) ---------------------------------------------------------------------------------------------------
+# Totals ---------------------------------------------------------------------------------------------------------------
 def plan_end(t: Timeline, b: Baseline) -> float:
     """The latest of E and the ends of any commitment in use (a committed training tier, or B_c > 0), whatever the
     budget's path: the calendar is shared."""
@@ -502,7 +542,7 @@ def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dic
         {"line": "total", "label": "Total", "amount": sum(amount for _, _, amount in lines)}]
 
 
-# Unit economics (§13.8) -------------------------------------------------------------------------------------------
+# Unit economics -------------------------------------------------------------------------------------------------------
 def unit_economics(p: Plan, c: dict, sums: dict) -> dict:
     """For the chosen path: requests R_k = T_k/o, input tokens R_k·s, the serving cost with its contingency share;
     cost per request and per active user per month; with both prices charged, revenue, margins and the break-even
@@ -541,7 +581,7 @@ def unit_columns(p: Plan, c: dict) -> None:
 
 
 
-# Checks (§13.10) --------------------------------------------------------------------------------------------------
+# Checks ---------------------------------------------------------------------------------------------------------------
 def close(a: float, b: float, scale_of: float | None = None) -> bool:
     """Equal to a relative 1e-9 (of `scale_of` when given, else of the larger)."""
     reference = max(abs(a), abs(b)) if scale_of is None else abs(scale_of)
@@ -658,8 +698,8 @@ def path_totals(p: Plan, c: dict, sums: dict, m: cal.Months, in_plan) -> dict:
     return found
 
 
-def named_cells(p: Plan, t: Timeline, b: Baseline, own: Ownership, tiers: TierPrices, sums: dict) -> dict:
-    """The Cost sheet's named cells (§13.5): dates, terms, prices, the baseline and the owned fleet."""
+def named_cells(p: Plan, sums: dict, *, t: Timeline, b: Baseline, own: Ownership, tiers: TierPrices) -> dict:
+    """The Cost sheet's named cells (§13): dates, terms, prices, the baseline and the owned fleet."""
     cells = {"path": p.path, "currency": p.currency, "fx_rate": p.fx, "start_date": p.start,
              "training_days": t.training_days, "training_tier_cost": t.training_tier_cost, "launch_date": t.launch,
              "serving_end": t.end, "launch_month": t.launch_month, "training_term_months": t.training_term_months,
@@ -724,7 +764,7 @@ def compute(p: Plan) -> CostTable:
     c["training"] = training_column(p, m, t, c["training_days"])
     own, owned = owned_columns(p, m, t, c["committed_gpus"])
     c |= owned
-    path_columns(p, m, t, b, own, c)
+    path_columns(p, m, c, t=t, b=b, own=own)
     unit_columns(p, c)
     sums = {key: float(np.sum(np.where(in_plan, value, 0.0))) for key, value in c.items()}
     sums["training_at_e1"] = float(np.sum(np.where(in_plan, c["training"] / m.escalation, 0.0)))
@@ -734,9 +774,10 @@ def compute(p: Plan) -> CostTable:
     extra = {"months": cal.plan_months(p.start, end),
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),
              "bridge": {line["line"]: line["amount"] for line in lines} or {"calendar_months": 0.0}}
-    scalars = named_cells(p, t, b, own, tiers, sums) | {"plan_end": end, "months": extra["months"]}
-    table = CostTable(scalars, month_rows(m, c, in_plan), years, lines, unit_economics(p, c, sums),
-                      checks(p, t, own, sums, extra), warnings(p, t, b, own, c), totals)
+    scalars = named_cells(p, sums, t=t, b=b, own=own, tiers=tiers) | {"plan_end": end, "months": extra["months"]}
+    table = CostTable(scalars=scalars, rows=month_rows(m, c, in_plan), fiscal_years=years, bridge=lines,
+                      unit=unit_economics(p, c, sums), checks=checks(p, t, own, sums, extra),
+                      warnings=warnings(p, t, b, own, c), totals=totals)
     return _marked(table, p, own)
 
 

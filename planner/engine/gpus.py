@@ -1,4 +1,4 @@
-"""The Catalog's GPUs side by side (docs/method.md §13.7): for each GPU, the scenario's training run at its peak and
+"""The Catalog's GPUs side by side (docs/method.md §13): for each GPU, the scenario's training run at its peak and
 price, its serving roofline's throughput and cost per million output tokens, tokens per second per megawatt, and
 renting against owning the fleet that serves launch traffic for an average month.
 

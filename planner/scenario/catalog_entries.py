@@ -80,6 +80,9 @@ class CustomModel(ModelWithConfig):
     name: ModelId | None = None  # left out with a config: the config's folder name
 
 
+Text = Annotated[str, Field(min_length=1, max_length=64)]  # a Catalog text cell: a source, a date as text
+
+
 class GPUEntry(Section):
     """A GPU in the Catalog: memory, dense BF16 peak, HBM bandwidth and price per GPU-hour."""
 
@@ -106,6 +109,31 @@ class GPUEntry(Section):
         None, "Price source", "", "Where the price comes from: a quote, a contract, a list price.", kind="text")
     price_as_of: Annotated[str, Field(min_length=1, max_length=64)] | None = declared(
         None, "Price as of", "", "When the price was quoted, as text (2026-11-30, Q4 2026).", kind="text")
+    # Committed, spot and owning (docs/method.md §13): blank tier prices are the scenario's ratio × the on-demand price
+    price_committed_1y: Money | None = declared(
+        None, "1-year committed price", "per GPU-hour", "A quote; blank: pricing.committed_1y_ratio × the on-demand "
+        "price.", kind="money", blank=True)
+    price_committed_1y_source: Text | None = declared(None, "1-year price source", "", kind="text", blank=True)
+    price_committed_1y_as_of: Text | None = declared(None, "1-year price as of", "", kind="text", blank=True)
+    price_committed_3y: Money | None = declared(
+        None, "3-year committed price", "per GPU-hour", "A quote; blank: pricing.committed_3y_ratio × the on-demand "
+        "price.", kind="money", blank=True)
+    price_committed_3y_source: Text | None = declared(None, "3-year price source", "", kind="text", blank=True)
+    price_committed_3y_as_of: Text | None = declared(None, "3-year price as of", "", kind="text", blank=True)
+    price_spot: Money | None = declared(
+        None, "Spot price", "per GPU-hour", "A quote; blank: pricing.spot_ratio × the on-demand price.",
+        kind="money", blank=True)
+    price_spot_source: Text | None = declared(None, "Spot price source", "", kind="text", blank=True)
+    price_spot_as_of: Text | None = declared(None, "Spot price as of", "", kind="text", blank=True)
+    server_price: Annotated[float, Field(ge=0, le=1e7)] | None = declared(
+        None, "Server price per GPU", "USD", "The GPU's share of the server, networking and storage: what owning "
+        "buys. Blank: the owned path cannot be priced.", kind="money", blank=True)
+    server_price_source: Text | None = declared(None, "Server price source", "", kind="text", blank=True)
+    server_price_as_of: Text | None = declared(None, "Server price as of", "", kind="text", blank=True)
+    server_kw: Annotated[float, Field(ge=0.001, le=100)] | None = declared(
+        None, "Server power per GPU", "kW", "All-in at the server: the system's maximum ÷ its GPUs.",
+        kind="decimal", blank=True)
+    server_kw_source: Text | None = declared(None, "Server power source", "", kind="text", blank=True)
 
 
 class CustomGPU(GPUEntry):
