@@ -111,12 +111,13 @@ def test_growth_steps_on_each_monthly_anniversary_of_the_launch():
     # 31 March 1 day at 1.21
     launch = serial("2027-01-31")
     m = cal.months(S, 4, first_fiscal_month=1, escalation=0, discount_rate=0)
-    tokens = cal.served_tokens(m, launch=launch, end=launch + 100, launch_month=1, tokens_per_day=1, growth=0.1)
+    ann = cal.anniversaries(4, launch, 1)
+    assert list(ann[:3]) == [launch, serial("2027-02-28"), serial("2027-03-31")]
+    tokens = cal.served_tokens(m, ann, launch=launch, end=launch + 100, launch_month=1, tokens_per_day=1,
+                               growth=0.1)
     assert tokens[:3] == pytest.approx([1, 27 + 1.1, 30 * 1.1 + 1.21])
-    ann = cal.anniversaries(3, launch, 1)
-    assert list(ann) == [launch, serial("2027-02-28"), serial("2027-03-31")]
-    flat = cal.served_tokens(m, launch=launch + 0.25, end=launch + 40.25, launch_month=1, tokens_per_day=3,
-                             growth=0)
+    flat = cal.served_tokens(m, cal.anniversaries(4, launch + 0.25, 1), launch=launch + 0.25, end=launch + 40.25,
+                             launch_month=1, tokens_per_day=3, growth=0)
     assert flat == pytest.approx(3 * m.overlap(launch + 0.25, launch + 40.25))  # g = 0: T_k = D·v_k
     assert flat.sum() == pytest.approx(3 * 40)
 

@@ -582,3 +582,20 @@ def test_the_month_columns_add_up_to_the_plan(figures):
     assert other == pytest.approx(10_000 * sum(r["plan_days"] / r["days"] for r in months))
     assert all(t.checks.values())
     assert np.isclose(t.headline["tco_contingency_cost"], 0.2 * t.headline["tco_subtotal"])
+
+
+def test_without_a_server_price_the_owned_path_reads_na(figures):
+    t = cost.compute(plan(figures, owning=owning(figures, server_price=None)))
+    h, first = t.headline, in_plan(t)[0]
+    assert h["tco_owned_total_cost"] == h["tco_owned_npv"] == h["own_cost_per_gpu_hour"] == cost.NO_SERVER
+    assert first["owned_total"] == first["depreciation"] == cost.NO_SERVER
+    printed(h["tco_total_cost"], "21,198,797")  # the on-demand budget stands
+    assert all(t.checks.values())
+
+
+def test_the_json_months_are_the_plans_with_iso_dates(figures):
+    found = cost.compute(plan(figures)).to_json()
+    months = found["calendar"]["months"]
+    assert len(months) == 25 and months[0]["month_start"] == "2027-01-01" and months[1]["days"] == 28
+    assert months[0]["fiscal_year"] == "FY2027" and round(months[0]["discount_factor"], 6) == 0.993607
+    assert [line["line"] for line in found["cost"]["bridge"]][-1] == "total"

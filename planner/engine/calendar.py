@@ -165,11 +165,11 @@ def anniversaries(rows: int, launch: float, launch_month: int) -> np.ndarray:
                      for k in range(1, rows + 1)])
 
 
-def served_tokens(m: Months, *, launch: float, end: float, launch_month: int, tokens_per_day: float,
+def served_tokens(m: Months, ann, *, launch: float, end: float, launch_month: int, tokens_per_day: float,
                   growth: float) -> np.ndarray:
     """T_k = D·[(1 + g)^(k − k_L − 1)·ov_k(L, MIN(E, Ann_k)) + (1 + g)^(k − k_L)·ov_k(MAX(L, Ann_k), E)]: the days
-    before the month's anniversary at the old level, the days from it at the new one; 0 without serving days."""
-    ann = anniversaries(len(m.k), launch, launch_month)
+    before the month's anniversary `ann` at the old level, the days from it at the new one; 0 without serving
+    days."""
     before = np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch))
     after = np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann))
     step = (m.k - launch_month).astype(float)

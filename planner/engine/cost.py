@@ -35,6 +35,7 @@ NOT_SERVED = "n/a (the users do not fit)"  # B > B_max: no roofline throughput t
 NO_SERVER = "n/a (no server price or kW)"  # the GPU's Catalog row leaves owning unpriced
 TOO_LONG = "n/a (the plan is longer than the sheet's months)"
 NO_USERS = "n/a (no users)"
+NO_DEMAND = "n/a (a demand profile of zeros)"
 
 
 # Inputs as plain values (their defaults and limits are the scenario's declarations: planner/inputs/cost.py) -------
@@ -407,7 +408,8 @@ def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]
     """Days and demand on every row: training and serving days, the plan's days, served tokens, tokens a day, used
     GPU-hours U_k (§11's when given), ĝ_k and the committed GPUs G_k (§11's when given)."""
     serving_days = m.overlap(t.launch, t.end)
-    tokens = cal.served_tokens(m, launch=t.launch, end=t.end, launch_month=t.launch_month,
+    ann = cal.anniversaries(p.rows, t.launch, t.launch_month)
+    tokens = cal.served_tokens(m, ann, launch=t.launch, end=t.end, launch_month=t.launch_month,
                                tokens_per_day=p.tokens_per_day, growth=p.monthly_growth)
     if p.fleet is not None:
         used = np.asarray(p.fleet.gpu_hours[:p.rows], dtype=float)
@@ -418,7 +420,7 @@ def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]
     scales = scale(used, serving_days, sum(p.profile))
     gpus = np.asarray(p.fleet.gpus[:p.rows], dtype=float) if p.fleet is not None else peak_gpus(scales, p.profile)
     return {"training_days": m.overlap(p.start, t.launch), "serving_days": serving_days,
-            "plan_days": m.overlap(p.start, t.end), "served_tokens": tokens,
+            "plan_days": m.overlap(p.start, t.end), "anniversary": ann, "served_tokens": tokens,
             "tokens_per_day": np.where(serving_days > 0, tokens / np.where(serving_days > 0, serving_days, 1), 0.0),
             "serving_gpu_hours": used, "scale": scales, "committed_gpus": gpus}
 
@@ -680,8 +682,9 @@ class CostTable:
     def to_json(self) -> dict:
         keep = ("month", "month_start", "days", "fiscal_year", "training_days", "serving_days", "tokens_per_day",
                 "serving_gpu_hours", "committed_gpus", "escalation", "discount") + MONEY
-        months = [{key: (cal.date_of(r[key]).isoformat() if key == "month_start" else r[key]) for key in keep
-                   if key in r} for r in self.rows if r["in_plan"]]
+        named = {"escalation": "escalation_factor", "discount": "discount_factor"}
+        months = [{named.get(key, key): (cal.date_of(r[key]).isoformat() if key == "month_start" else r[key])
+                   for key in keep if key in r} for r in self.rows if r["in_plan"]]
         return {"calendar": {"months": months, "fiscal_years": self.fiscal_years},
                 "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit}}
 
@@ -781,8 +784,9 @@ def compute(p: Plan) -> CostTable:
     return _marked(table, p, own)
 
 
-CALENDAR = ("days", "plan_days", "training_days", "serving_days", "escalation", "discount", "served_tokens",
-            "tokens_per_day", "serving_gpu_hours", "scale", "committed_gpus", "requests", "input_tokens")
+CALENDAR = ("days", "plan_days", "training_days", "serving_days", "escalation", "discount", "anniversary",
+            "served_tokens", "tokens_per_day", "serving_gpu_hours", "scale", "committed_gpus", "requests",
+            "input_tokens")
 
 
 def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
@@ -799,9 +803,31 @@ def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
     return rows
 
 
+OWNED = ("depreciation", "opex", "capex", "book_value", "burst_owned")  # the owned path's own month columns
+
+
+def _unpriced_owning(table: CostTable, p: Plan) -> None:
+    """Without the GPU's server price or kW the owned path reads "n/a", not on-demand's money under its name."""
+    def owned(key):
+        return key.startswith("owned_") or key in OWNED
+
+    table.totals = {key: NO_SERVER if owned(key) else value for key, value in table.totals.items()}
+    table.fiscal_years = [{key: NO_SERVER if owned(key) else value for key, value in fy.items()}
+                          for fy in table.fiscal_years]
+    for row in table.rows:
+        if row["in_plan"]:
+            row |= {key: NO_SERVER for key in row if owned(key)}
+    if p.path == "owned":
+        table.unit = {key: NO_SERVER if isinstance(value, float) else value for key, value in table.unit.items()}
+        table.bridge = [{**line, "amount": NO_SERVER} for line in table.bridge]
+
+
 def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
-    """Money whose premises fail reads "n/a" with the reason: serving that does not fit (every path's serving and
-    the totals; training and other costs stay), and a plan longer than the sheet's month rows (every total)."""
+    """Money whose premises fail reads "n/a" with the reason: an owned path without a server price; serving that
+    does not fit (every path's serving and the totals; training and other costs stay); a plan longer than the
+    sheet's month rows (every total)."""
+    if own.rates is None:
+        _unpriced_owning(table, p)
     reason = TOO_LONG if not table.checks["tco_months_within_rows"] else NOT_SERVED if not p.serving_fits else None
     if reason is None:
         return table

@@ -79,9 +79,10 @@ def serving(row: GPURow, s: Shared) -> dict:
 def rent_against_own(row: GPURow, s: Shared) -> dict:
     """Per average month (30.4375 days) at launch traffic: rent the GPU-hours D/(3600·TokS) a day on demand, or own
     the fleet its peak hour needs, CEILING(ROUND(GPU-hours a day/Σf·MAX(f), 9), 1), at c_own for every hour."""
-    if row.max_users == 0 or not row.tokens_per_s_per_gpu:
+    if row.max_users == 0 or not row.tokens_per_s_per_gpu or sum(s.profile) == 0:
+        reason = DOES_NOT_FIT if sum(s.profile) > 0 else cost.NO_DEMAND
         return dict.fromkeys(("serving_gpu_hours_per_day", "rent_per_month", "owned_fleet", "own_cost_per_gpu_hour",
-                              "own_per_month", "break_even_utilisation", "fleet_utilisation"), DOES_NOT_FIT)
+                              "own_per_month", "break_even_utilisation", "fleet_utilisation"), reason)
     price = row.price_per_hour * s.fx
     per_day = s.tokens_per_day / (cost.SECONDS_PER_HOUR * row.tokens_per_s_per_gpu)
     fleet = math.ceil(round9(per_day / sum(s.profile) * max(s.profile)))
