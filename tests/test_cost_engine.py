@@ -599,3 +599,21 @@ def test_the_json_months_are_the_plans_with_iso_dates(figures):
     assert len(months) == 25 and months[0]["month_start"] == "2027-01-01" and months[1]["days"] == 28
     assert months[0]["fiscal_year"] == "FY2027" and round(months[0]["discount_factor"], 6) == 0.993607
     assert [line["line"] for line in found["cost"]["bridge"]][-1] == "total"
+
+
+def test_standby_joins_the_on_demand_path_only_when_asked(figures):
+    """Standby_k = (24·v_k·G_k − U_k)·p_od·e_k: the idle hours of a fleet sized for each month's peak hour, 1,312
+    GPUs all plan long on the office profile; the committed and owned paths pay for their own capacity."""
+    nine = dataclasses.replace(figures["default"].average_month, standby_cost=1_000_000.0)  # §9's, in its total
+    t = cost.compute(plan(figures, include_standby=True, average_month=nine))
+    per_day = 1e11 / (3600 * figures["default"].tokens_per_s_per_gpu)
+    standby = 730 * (24 * 1312 - per_day) * 2.0
+    assert sum(r["standby"] for r in in_plan(t)) == pytest.approx(standby, rel=1e-12)
+    plain = cost.compute(plan(figures))
+    h, without = t.headline, plain.headline
+    assert h["tco_on_demand_total_cost"] == pytest.approx(without["tco_on_demand_total_cost"] + standby)
+    assert h["tco_committed_total_cost"] == without["tco_committed_total_cost"]
+    assert h["tco_owned_total_cost"] == without["tco_owned_total_cost"]
+    lines = {line["line"]: line["amount"] for line in t.bridge}
+    assert lines["standby"] == pytest.approx(standby - 1_000_000)
+    assert lines["total"] == pytest.approx(h["tco_total_cost"], rel=1e-12) and all(t.checks.values())

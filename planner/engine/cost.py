@@ -78,12 +78,11 @@ class AverageMonth:
 
     training_cost: float  # §2's cost, A·p_od
     serving_cost: float  # §9's serving months at p_od, with growth
-    standby_cost: float = 0.0
-    include_standby: bool = False
+    standby_cost: float = 0.0  # §9's standby, where include_standby put it in §9's total (else 0)
 
     @property
     def total_cost(self) -> float:
-        return self.training_cost + self.serving_cost + (self.standby_cost if self.include_standby else 0.0)
+        return self.training_cost + self.serving_cost + self.standby_cost
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,6 +135,7 @@ class Plan:
     price_input_per_million: float | None
     price_output_per_million: float | None
     average_month: AverageMonth | None  # None: no bridge
+    include_standby: bool  # the on-demand path pays for the idle hours of a fleet sized for each month's peak
     fleet: Fleet | None = None
 
 
@@ -171,8 +171,8 @@ def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -
         active_users=unit.active_users, price_input_per_million=unit.price_input_per_million,
         price_output_per_million=unit.price_output_per_million,
         average_month=AverageMonth(training_cost=hours["cost"] * fx, serving_cost=budget["serving_cost"] * fx,
-                                   standby_cost=budget["standby_cost"] * fx,
-                                   include_standby=b.include_standby) if fits else None,
+                                   standby_cost=budget["standby_cost"] * fx if b.include_standby else 0.0)
+        if fits else None, include_standby=b.include_standby,
         fleet=fleet)
 
 
@@ -473,13 +473,16 @@ def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownershi
 
 
 def path_columns(p: Plan, m: cal.Months, c: dict, *, t: Timeline, b: Baseline, own: Ownership) -> dict:
-    """Each path's serving, subtotal, contingency, total and cash by month (§13): on demand U_k·p_od·e_k; committed
-    the baseline paid to C_s plus the burst above it; owned the accrual plus the burst above N_own."""
+    """Each path's serving, subtotal, contingency, total and cash by month (§13): on demand U_k·p_od·e_k, with the
+    standby (24·v_k·G_k − U_k)·p_od·e_k when it is included (the idle hours of a fleet sized for the month's peak:
+    the other paths pay for their own capacity); committed the baseline paid to C_s plus the burst above it; owned
+    the accrual plus the burst above N_own."""
     tiers = tier_prices(p.prices, p.fx)
     od = tiers.on_demand * m.escalation
     hourly = np.asarray(p.fleet.hourly_gpus[:p.rows], dtype=float) if p.fleet and p.fleet.hourly_gpus else None
     c["other"] = p.other_monthly_cost * p.fx * m.escalation * c["plan_days"] / m.days
-    c["on_demand_serving"] = c["serving_gpu_hours"] * od
+    c["standby"] = (HOURS_PER_DAY * c["serving_days"] * c["committed_gpus"] - c["serving_gpu_hours"]) * od
+    c["on_demand_serving"] = c["serving_gpu_hours"] * od + (c["standby"] if p.include_standby else 0.0)
     c["baseline"] = b.used * HOURS_PER_DAY * m.overlap(t.launch, b.end) * b.price
     c["burst_committed_gpu_hours"] = burst_gpu_hours(c["scale"], c["serving_days"], p.profile, b.used, hourly)
     c["burst_committed"] = c["burst_committed_gpu_hours"] * od
@@ -526,18 +529,22 @@ def fiscal_years(m: cal.Months, in_plan, c: dict) -> list[dict]:
 
 
 def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dict]:
-    """From §9's average-month total to this plan's: standby out, the training tier, calendar months, other costs
-    at e = 1, escalation, the path and contingency; each line a difference of computed totals, so it adds up."""
+    """From §9's average-month total to this plan's: standby (the calendar's in place of §9's), the training tier,
+    calendar months, other costs at e = 1, escalation, the path and contingency; each line a difference of computed
+    totals, so it adds up."""
     avg = p.average_month
-    at_od = float(np.sum(c["serving_gpu_hours"] * tier_prices(p.prices, p.fx).on_demand))
+    p_od = tier_prices(p.prices, p.fx).on_demand
+    at_od = float(np.sum(c["serving_gpu_hours"] * p_od))
+    standby = float(np.sum(c["standby"] / m.escalation)) if p.include_standby else 0.0
     other = p.other_monthly_cost * p.fx * float(np.sum(c["plan_days"] / m.days))
     path = p.path
     lines = [("average_month_total", "Average-month budget (§9)", avg.total_cost),
-             ("standby", "Less §9's standby", -avg.standby_cost if avg.include_standby else 0.0),
+             ("standby", "Standby by calendar month, less §9's", standby - avg.standby_cost),
              ("training_tier", "Training at its tier", t.training_tier_cost - avg.training_cost),
              ("calendar_months", "Calendar months", at_od - avg.serving_cost),
              ("other", "Other monthly costs", other),
-             ("escalation", "Escalation", sums["on_demand_subtotal"] - (t.training_tier_cost + at_od + other)),
+             ("escalation", "Escalation", sums["on_demand_subtotal"] - (t.training_tier_cost + at_od + standby
+                                                                        + other)),
              ("path", "Path", sums[f"{path}_subtotal"] - sums["on_demand_subtotal"]),
              ("contingency", "Contingency", sums[f"{path}_contingency"])]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [
@@ -612,7 +619,8 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_calendar_months_without_growth": not flat or average is None or close(
             at_od_serving, 0.0, scale_of=average.serving_cost),
         "tco_average_month_reconciles": not (flat and p.escalation == 0 and p.training_tier == "on_demand")
-        or average is None or close(sums["on_demand_subtotal"] - sums["other"],
+        or average is None or close(sums["on_demand_subtotal"] - sums["other"]
+                                    - (sums["standby"] if p.include_standby else 0.0),
                                     average.training_cost + average.serving_cost),
         "tco_fiscal_years_add_up": close(extra["fiscal_year_total"], sums[f"{p.path}_total"]),
         "tco_owned_cash_equals_accrual": close(sums["owned_cash"], sums["owned_total"]),
@@ -637,10 +645,9 @@ def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict
 
 
 # The table ---------------------------------------------------------------------------------------------------------
-MONEY = ("training", "other", "on_demand_serving", "baseline", "burst_committed", "burst_owned", "depreciation",
-         "opex", "capex", "book_value", "revenue") + tuple(f"{path}_{key}" for path in PATHS
-                                                        for key in ("serving", "subtotal", "contingency", "total",
-                                                                    "cash"))
+MONEY = ("training", "other", "on_demand_serving", "standby", "baseline", "burst_committed", "burst_owned",
+         "depreciation", "opex", "capex", "book_value", "revenue") + tuple(
+    f"{path}_{key}" for path in PATHS for key in ("serving", "subtotal", "contingency", "total", "cash"))
 SERVED = ("serving_gpu_hours", "scale", "committed_gpus", "on_demand_serving", "burst_committed", "burst_owned")
 
 
