@@ -19,18 +19,19 @@ import numpy as np
 from planner.engine.cluster import ROUNDING_DECIMALS
 
 EPOCH = dt.date(1899, 12, 30)  # serial day 0 of Excel's 1900 date system (1900-03-01 onwards), LibreOffice, Gnumeric
+_EPOCH_ORDINAL = EPOCH.toordinal()
 MONTHS_PER_YEAR = 12
 
 
 # Serial dates ----------------------------------------------------------------------------------------------------
 def serial(day: dt.date) -> int:
     """A date as its spreadsheet serial number: 2027-01-01 is 46,388."""
-    return (day - EPOCH).days
+    return day.toordinal() - _EPOCH_ORDINAL
 
 
 def date_of(x: float) -> dt.date:
     """The day a serial number falls on (INT(x)); the time of day is MOD(x, 1)."""
-    return EPOCH + dt.timedelta(days=math.floor(x))
+    return dt.date.fromordinal(_EPOCH_ORDINAL + math.floor(x))
 
 
 def time_of_day(x: float) -> float:
@@ -117,7 +118,11 @@ def commitment_end(x: float, y: float, term_months: int) -> float:
 def fiscal_year(month_start: float, first_fiscal_month: int) -> int:
     """FY_k = YEAR(M_k) + IF(AND(F > 1, MONTH(M_k) ≥ F), 1, 0): a fiscal year is named by the calendar year it
     ends in (F = 7: July 2026 to June 2027 is FY2027)."""
-    return year(month_start) + (1 if first_fiscal_month > 1 and month(month_start) >= first_fiscal_month else 0)
+    return _fiscal(year(month_start), month(month_start), first_fiscal_month)
+
+
+def _fiscal(calendar_year: int, calendar_month: int, first_fiscal_month: int) -> int:
+    return calendar_year + (1 if first_fiscal_month > 1 and calendar_month >= first_fiscal_month else 0)
 
 
 def fiscal_label(fy: int) -> str:
@@ -150,10 +155,12 @@ class Months:
 def months(start: float, rows: int, *, first_fiscal_month: int, escalation: float, discount_rate: float) -> Months:
     """The month rows of a calendar starting at `start`'s month."""
     k = np.arange(1, rows + 1)
-    bounds = np.array([eomonth(start, i - 1) + 1 for i in range(rows + 1)], dtype=float)  # M_1 … M_{rows+1}
+    first = date_of(start)
+    shifted = [divmod(first.month - 1 + i, MONTHS_PER_YEAR) for i in range(rows + 1)]  # (years on, month − 1)
+    bounds = np.array([serial(dt.date(first.year + y, m + 1, 1)) for y, m in shifted], dtype=float)  # M_1 …
     starts, ends = bounds[:-1], bounds[1:]
     return Months(k=k, start=starts, next=ends, days=ends - starts,
-                  fiscal_year=np.array([fiscal_year(m, first_fiscal_month) for m in starts]),
+                  fiscal_year=np.array([_fiscal(first.year + y, m + 1, first_fiscal_month) for y, m in shifted[:-1]]),
                   escalation=(1 + escalation) ** ((k - 1) // MONTHS_PER_YEAR),
                   discount=(1 + discount_rate) ** (-k / MONTHS_PER_YEAR))
 

@@ -799,13 +799,15 @@ CALENDAR = ("days", "plan_days", "training_days", "serving_days", "escalation", 
 def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
     """Every row of the sheet: the calendar and demand columns on every row, labels and money only in the plan."""
     columns = {"days": m.days, "escalation": m.escalation, "discount": m.discount, **c}
+    calendar = {key: np.asarray(columns[key], dtype=float).tolist() for key in CALENDAR}
+    money = {key: np.asarray(columns[key], dtype=float).tolist() for key in MONEY if key in columns}
+    starts, nexts, years = m.start.tolist(), m.next.tolist(), m.fiscal_year.tolist()
     rows = []
-    for i, k in enumerate(m.k):
-        inside = bool(in_plan[i])
-        row = {"month": int(k), "month_start": float(m.start[i]), "next_month_start": float(m.next[i]),
-               "in_plan": inside, "fiscal_year": cal.fiscal_label(int(m.fiscal_year[i])) if inside else ""}
-        row |= {key: float(columns[key][i]) for key in CALENDAR}
-        row |= {key: float(columns[key][i]) if inside else "" for key in MONEY if key in columns}
+    for i, inside in enumerate(in_plan.tolist()):
+        row = {"month": i + 1, "month_start": starts[i], "next_month_start": nexts[i], "in_plan": inside,
+               "fiscal_year": cal.fiscal_label(years[i]) if inside else ""}
+        row |= {key: values[i] for key, values in calendar.items()}
+        row |= {key: values[i] if inside else "" for key, values in money.items()}
         rows.append(row)
     return rows
 
