@@ -175,13 +175,16 @@ def _catalog(book: _Book, where: dict, problems: list) -> dict:
     for block_spec in (block for block in BLOCKS if block.shape == "fields"):
         key = block_spec.section
         ids = [row[0] for row in book.block(block_spec, block_spec.ids)]
-        columns = {c.key: ([row[0] for row in book.block(block_spec, block_spec.name(c))], c.allowed.optional)
-                   for c in block_spec.columns if c.allowed is not None}
+        columns = {c.key: ([row[0] for row in book.block(block_spec, block_spec.name(c))]
+                           if book.has(block_spec.name(c)) or not c.allowed.optional else None, c.allowed.optional)
+                   for c in block_spec.columns if c.allowed is not None}  # None: a column an older version lacked
         for i, id_cell in enumerate(ids):
             if id_cell.value in (None, "") or not first(key, id_cell):
                 continue
             entry = {}
             for key_name, (cells, optional) in columns.items():
+                if cells is None:  # a column the planner version that made the workbook did not write: blank
+                    continue
                 if i >= len(cells):
                     raise xlsx.WorkbookError(f"a damaged planner workbook: the defined name "
                                              f"{block_spec.name(block_spec.columns[0])} is shorter than "

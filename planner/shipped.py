@@ -36,24 +36,40 @@ MODELS: dict[str, Model] = {
 # data sheets (docs/method.md, Catalog and §6).
 ILLUSTRATIVE = "Illustrative rental price"  # not a quote: replace with your own on Catalog
 PRICES_AS_OF = "2026-11-30"
+# Server prices per GPU are illustrative: chosen so that the owned cost per GPU-hour at docs/method.md §13's defaults
+# lands within 3.2 % of SemiAnalysis's published neocloud owner's cost (InferenceX GPU_SPECS, a 4-year life).
+SERVER_PRICES = "Illustrative, see docs/method.md §13"
+SERVER_PRICES_AS_OF = "2026-12-02"
+NOT_CONFIRMED = "data sheet, not confirmed here"
+OWNED = dict(server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF)
 GPUS: dict[str, GPU] = {
     row["id"]: GPU(**row)
     for row in (
         dict(id="a100-80gb", memory_gb=80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
              price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300,
-             network_gbps=25, gemm_efficiency=0.65),
+             network_gbps=25, gemm_efficiency=0.65,
+             server_price=20_000, server_kw=0.8125, **OWNED,
+             server_kw_source=f"DGX A100: 6.5 kW max ÷ 8 ({NOT_CONFIRMED})"),
         dict(id="h100-sxm", memory_gb=80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
              price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-             network_gbps=50, gemm_efficiency=0.47),
+             network_gbps=50, gemm_efficiency=0.47,
+             server_price=45_000, server_kw=1.275, **OWNED,
+             server_kw_source=f"DGX H100: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
         dict(id="h200", memory_gb=141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
              price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-             network_gbps=50, gemm_efficiency=0.47),
+             network_gbps=50, gemm_efficiency=0.47,
+             server_price=50_000, server_kw=1.275, **OWNED,
+             server_kw_source=f"DGX H200: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
         dict(id="b200", memory_gb=180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
              price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
-             network_gbps=100, gemm_efficiency=0.45),
+             network_gbps=100, gemm_efficiency=0.45,
+             server_price=65_000, server_kw=1.7875, **OWNED,
+             server_kw_source=f"DGX B200: 14.3 kW max ÷ 8 ({NOT_CONFIRMED})"),
         dict(id="mi300x", memory_gb=192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
              price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400,
-             network_gbps=50, gemm_efficiency=0.3),
+             network_gbps=50, gemm_efficiency=0.3,
+             server_price=33_000, server_kw=1.366, **OWNED,
+             server_kw_source="H100's 1.275 × 750 W ÷ 700 W (AMD board power; illustrative)"),
     )
 }
 # Weight and KV-cache precisions (docs/method.md §6): GPTQ/AWQ int4 with a 16-bit scale per 128 weights is 4.125 bits.

@@ -1,13 +1,46 @@
-"""The Budget table's inputs (docs/method.md §9): the monthly growth of served traffic, and whether standby serving
-capacity counts in the total. The months themselves follow Hours' wall-clock days and Crossover's horizon."""
+"""The Budget table's inputs (docs/method.md §9 and §13): the monthly growth of served traffic, whether standby
+serving capacity counts in the total, and the calendar the plan is laid on: its start date, fiscal year,
+escalation, contingency, discount rate, the other monthly costs and which path (rent on demand, commit, own) is the
+budget. The price tiers, owning and unit economics (planner/inputs/cost.py) are read with it."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import datetime as dt
+import re
+from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
-from planner.scenario.declare import Section, declared
+from planner.inputs import cost
+from planner.scenario.declare import Section, declared, whole
+
+FIRST_DATE, LAST_DATE = dt.date(2000, 1, 1), dt.date(2100, 12, 31)  # the start dates a plan may take
+PATHS = ("on_demand", "committed", "owned")
+
+
+def _iso(value):
+    """A date written in the file (text: YAML 1.2 reads 2027-01-01 as text) or given as a date, as ISO text; any
+    other value is not a date."""
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError(NOT_A_DATE)
+    return value
+
+
+def _a_date(text: str) -> str:
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(NOT_A_DATE) from None
+    if not FIRST_DATE <= day <= LAST_DATE:
+        raise ValueError(f"a date from {FIRST_DATE} to {LAST_DATE}")
+    return text
+
+
+NOT_A_DATE = "not a date: write it as YYYY-MM-DD (2027-01-01)"
+# Text on Inputs and in the JSON, as the file writes it; the engine reads it as a spreadsheet serial day
+Date = Annotated[str, BeforeValidator(_iso), AfterValidator(_a_date)]
 
 
 class Budget(Section):
@@ -20,9 +53,34 @@ class Budget(Section):
     include_standby: bool = declared(False, "Standby capacity in the total", "", "TRUE adds the serving pool's idle "
                                      "GPU-hours (Cluster, separate pools) to each serving month's total; FALSE "
                                      "shows them in their own row only.", kind="bool")
+    start_date: Date | None = declared(
+        None, "Start date", "YYYY-MM-DD", "The first GPU-hour bought; the calendar starts on the first of its "
+        "month. Blank: the first of the month after the workbook was generated, which moves when it is generated "
+        "again.", kind="text", blank=True, sheet=cost.ON_SHEET)
+    first_fiscal_month: whole(1, 12) = declared(
+        1, "First month of the fiscal year", "month 1-12", "1: calendar years. A fiscal year is named by the "
+        "calendar year it ends in (7: FY2027 = July 2026 to June 2027).", kind="count", sheet=cost.ON_SHEET)
+    escalation: Annotated[float, Field(ge=-0.5, le=1)] = declared(
+        0.0, "Price escalation", "per year", "On-demand and spot prices, owned running costs and other costs grow "
+        "by this share at the start of each plan year; commitments and purchases do not.", kind="percent",
+        sheet=cost.ON_SHEET)
+    contingency: Annotated[float, Field(ge=0, le=2)] = declared(
+        0.0, "Contingency κ", "of the subtotal", "A line of its own on every month: total = subtotal × (1 + κ). "
+        "Reported training hours ran 16 % to 177 % above the calculation for Llama 3.1.", kind="percent",
+        sheet=cost.ON_SHEET)
+    discount_rate: Annotated[float, Field(ge=0, le=1)] = declared(
+        0.08, "Discount rate", "per year", "The cost of capital the NPV discounts at. 8 % is illustrative: use your "
+        "company's own rate.", kind="percent", sheet=cost.ON_SHEET)
+    other_monthly_cost: Annotated[float, Field(ge=0, le=1e9)] = declared(
+        0.0, "Other monthly costs", "USD per month", "Storage, egress and networking the GPU-hour price leaves out, "
+        "prorated over the plan's days.", kind="number", sheet=cost.ON_SHEET)
+    path: Literal[PATHS] = declared(
+        "on_demand", "Budget path", "", "Which path is the budget: on_demand (rent by the hour), committed (a "
+        "committed baseline plus on-demand burst) or owned (buy the GPUs). The other two stand beside it.",
+        kind="text", sheet=cost.ON_SHEET)
 
 
-SECTIONS = {"budget": Budget}
+SECTIONS = {"budget": Budget}  # pricing, ownership and unit (planner/inputs/cost.py) are checked with it
 
 
 def canonical(scenario) -> list:
@@ -30,7 +88,12 @@ def canonical(scenario) -> list:
 
 
 def cross_checks(scenario, catalog) -> list:
-    return []
+    """A rate other than 1 needs a currency other than USD; the owned path's and owned training's needs."""
+    problems = []
+    if scenario.currency == "USD" and scenario.fx_rate != 1:
+        problems.append((("fx_rate",), scenario.fx_rate, "money inputs are in USD, so a USD report takes a rate of "
+                         "1: set currency to the reporting currency's code (EUR), or the rate to 1"))
+    return problems + cost.cross_checks(scenario, catalog)
 
 
 EXTERNAL = None

@@ -12,7 +12,8 @@ from typing import Any
 
 REQUIRED, DERIVED, OPTIONAL = "required", "derived", "optional"  # what a new Catalog entry must give
 NOT_IN_CONFIG = "not in config.json"  # a model field no config.json holds (said explicitly: see test_fields.py)
-SERVING_TP, SEARCH = "serving with t > 1", "the layout search"  # what needs a GPU figure that others may leave blank
+# what needs a GPU figure that others may leave blank
+SERVING_TP, SEARCH, OWNED = "serving with t > 1", "the layout search", "the owned path"
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Field:
     note: str = ""  # what it is, for the Inputs and Catalog notes and docs/scenario.md
     new: str = OPTIONAL  # a new entry: REQUIRED, DERIVED (computed when blank) or OPTIONAL
     default: Any = None  # what a blank means (None: nothing, the figure is not known)
-    config: tuple[str, ...] | str = ()  # a model field's config.json keys (§8), in order of preference, or NOT_IN_CONFIG
+    config: tuple[str, ...] | str = ()  # a model field's config.json keys (§8), most preferred first, or NOT_IN_CONFIG
     needed_by: tuple[str, ...] = ()  # what needs it when blank (its check names it), where only some tables read it
     sheet_blank: bool = False  # a Catalog row may leave it blank (its default, or "not known", stands in)
 
@@ -47,20 +48,23 @@ def _whole(key, label, le, *, ge=1, unit="", note="", new=OPTIONAL, default=None
 
 MODEL: tuple[Field, ...] = (
     Field("params", "Parameters Ψ", "number", "params", 1, 1e15, "parameters",
-          "Left out: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·FFN + 2·h) + h.", DERIVED, config=NOT_IN_CONFIG),
+          "Left out: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·FFN + 2·h) + h.", DERIVED,
+          config=NOT_IN_CONFIG),
     _whole("layers", "Layers L", 10_000, unit="layers", new=REQUIRED, note="L.",
            config=("num_hidden_layers", "n_layer", "n_layers")),
     _whole("hidden", "Hidden h", 10**6, new=REQUIRED, note="h.", config=("hidden_size", "n_embd", "d_model")),
     _whole("heads", "Heads", 10**5, unit="heads", new=REQUIRED, note="Attention heads.",
            config=("num_attention_heads", "n_head")),
-    _whole("kv_heads", "KV heads", 10**5, unit="heads", new=REQUIRED, note="Grouped-query attention; divides the heads.",
+    _whole("kv_heads", "KV heads", 10**5, unit="heads", new=REQUIRED,
+           note="Grouped-query attention; divides the heads.",
            config=("num_key_value_heads", "multi_query")),
     _whole("head_dim", "Head dim", 10**5, new=DERIVED, note="Left out: hidden / heads.", config=("head_dim",)),
     _whole("ffn", "FFN", 10**7, new=REQUIRED, note="F, the dense layers' FFN width.",
            config=("intermediate_size_mlp", "intermediate_size", "n_inner")),
     _whole("vocab", "Vocabulary V", 10**8, unit="tokens", new=REQUIRED, note="V.", config=("vocab_size",)),
-    Field("gated", "Gated FFN (SwiGLU)", "bool", "bool", note="TRUE: 3·h·F per FFN (Llama, Mixtral, DeepSeek); FALSE: "
-          "a GeLU MLP, 2·h·F (GPT, MPT). Left out: TRUE.", default=True, config=("hidden_act", "activation_function")),
+    Field("gated", "Gated FFN (SwiGLU)", "bool", "bool", note="TRUE: 3·h·F per FFN (Llama, Mixtral, DeepSeek); "
+          "FALSE: a GeLU MLP, 2·h·F (GPT, MPT). Left out: TRUE.", default=True,
+          config=("hidden_act", "activation_function")),
     Field("tied_embeddings", "Tied embeddings", "bool", "bool", note="The output projection is the input embedding. "
           "Left out: FALSE.", default=False, config=("tie_word_embeddings",), sheet_blank=True),
     _whole("experts", "Routed experts E", 10**5, ge=0, unit="experts", note="Per MoE layer; blank or 0: a dense model.",
@@ -73,7 +77,8 @@ MODEL: tuple[Field, ...] = (
     _whole("shared_expert_ffn", "Shared-expert FFN F_s", 10**8, ge=0, note="Summed over the shared experts; blank: "
            "none.", default=0, config=("n_shared_experts", "shared_expert_intermediate_size", "intermediate_size")),
     _whole("moe_layers", "MoE layers L_moe", 10_000, ge=0, unit="layers", note="Blank: every layer when E > 0; the "
-           "others are dense.", new=DERIVED, default=0, config=("first_k_dense_replace", "decoder_sparse_step", "mlp_only_layers",
+           "others are dense.", new=DERIVED, default=0,
+           config=("first_k_dense_replace", "decoder_sparse_step", "mlp_only_layers",
                                                     "interleave_moe_layer_step", "moe_layers")),
     _whole("kv_lora_rank", "MLA KV rank r_kv", 10**5, ge=0, note="Multi-head latent attention (DeepSeek); blank or 0: "
            "grouped-query.", default=0, config=("kv_lora_rank",)),
@@ -109,6 +114,24 @@ GPU: tuple[Field, ...] = (
           "Where the price comes from: a quote, a contract, a list price.", sheet_blank=True),
     Field("price_as_of", "Price as of", "text", "text", 1, 64, "", "When the price was quoted, as text (2026-11-30, "
           "Q4 2026).", sheet_blank=True),
+    # Committed, spot and owning (docs/method.md §13): a blank tier price is the scenario's ratio × on-demand
+    *(field for tier, label, ratio in (("price_committed_1y", "1-year committed price", "committed_1y_ratio"),
+                                       ("price_committed_3y", "3-year committed price", "committed_3y_ratio"),
+                                       ("price_spot", "Spot price", "spot_ratio"))
+      for field in (Field(tier, label, "number", "money", 0, 1e6, "per GPU-hour", f"A quote; blank: "
+                          f"pricing.{ratio} × the on-demand price.", sheet_blank=True),
+                    Field(f"{tier}_source", f"{label.split(' price')[0]} price source", "text", "text", 1, 64,
+                          sheet_blank=True),
+                    Field(f"{tier}_as_of", f"{label.split(' price')[0]} price as of", "text", "text", 1, 64,
+                          sheet_blank=True))),
+    Field("server_price", "Server price per GPU", "number", "money", 0, 1e7, "USD", "The GPU's share of the server, "
+          "networking and storage: what owning buys. Blank: the owned path cannot be priced.", needed_by=(OWNED,),
+          sheet_blank=True),
+    Field("server_price_source", "Server price source", "text", "text", 1, 64, sheet_blank=True),
+    Field("server_price_as_of", "Server price as of", "text", "text", 1, 64, sheet_blank=True),
+    Field("server_kw", "Server power per GPU", "number", "decimal", 0.001, 100, "kW", "All-in at the server: the "
+          "system's maximum ÷ its GPUs.", needed_by=(OWNED,), sheet_blank=True),
+    Field("server_kw_source", "Server power source", "text", "text", 1, 64, sheet_blank=True),
 )
 
 PRECISION: tuple[Field, ...] = (
