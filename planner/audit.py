@@ -269,7 +269,7 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
             report.skipped = SUMMARY
             return report, None
         found = found if found is not None else read_data(book)
-        expected = build(compute(_scenario(found, report)), NO_FILE, like=found)
+        expected = build(compute(_scenario(found, report), generated=found.generated_on), NO_FILE, like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)
         return report, None

@@ -84,8 +84,8 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
     inputs = scenario.input_files()
     check_targets(out_dir, [path.name for path in final.values()], inputs)
-    results = results or compute(scenario)
     date = generated or dt.date.today()
+    results = results or compute(scenario, generated=date)
     write_files(out_dir, slug, {
         final["xlsx"].name: lambda file: build(results, file, generated=date),
         final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),

@@ -140,6 +140,8 @@ TABLES = [
     Table("goodput"),
     Table("sensitivity"),
     Table("budget"),
+    Table("cost"),
+    Table("gpus"),
     Table("layouts"),
 ]
 

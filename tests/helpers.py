@@ -40,7 +40,8 @@ def build_in_memory(scenario, like: Path | None = None):
     edited copy whose layout (Catalog rows, values when generated) it takes, so the two compare cell by cell."""
     from planner.roundtrip import workbook_data
 
-    return build(compute(scenario), NO_FILE, like=workbook_data(like) if like else None)
+    data = workbook_data(like) if like else None
+    return build(compute(scenario, generated=data.generated_on if data else None), NO_FILE, like=data)
 
 
 # Named cells ---------------------------------------------------------------------------------------------------------

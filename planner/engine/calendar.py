@@ -167,9 +167,15 @@ def months(start: float, rows: int, *, first_fiscal_month: int, escalation: floa
 
 def anniversaries(rows: int, launch: float, launch_month: int) -> np.ndarray:
     """Ann_k = EDATE(INT(L), k − k_L) + MOD(L, 1) in the months from the launch on, else 0: the day the month's
-    growth step falls on (a launch on 31 January steps on 28 February, then on 31 March)."""
-    return np.array([edate_keeping_time(launch, k - launch_month) if k >= launch_month else 0.0
-                     for k in range(1, rows + 1)])
+    growth step falls on (a launch on 31 January steps on 28 February, then on 31 March). EDATE over the rows at
+    once: the launch day's month n months on, its day clamped to that month's last."""
+    day = date_of(launch)
+    steps = np.arange(1, rows + 1) - launch_month
+    months = np.datetime64(f"{day.year:04d}-{day.month:02d}", "M") + steps
+    first = months.astype("datetime64[D]")
+    length = ((months + 1).astype("datetime64[D]") - first).astype(int)
+    found = (first - np.datetime64(EPOCH, "D")).astype(int) + np.minimum(day.day, length) - 1
+    return np.where(steps >= 0, found + time_of_day(launch), 0.0)
 
 
 def served_tokens(m: Months, ann, *, launch: float, end: float, launch_month: int, tokens_per_day: float,

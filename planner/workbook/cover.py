@@ -72,18 +72,16 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
                       formula="=scenarios_match_snapshot", warn="false"), matching)
         sheet.skip()
 
+    first = [result for result in key_results if result.first]
+    if first:
+        sheet.section("The plan's total, and what it would be otherwise (differences from it)")
+        for result in first:
+            _key_result(book, sheet, result, results)
+        sheet.skip()
     sheet.section("Key results")
     for result in key_results:
-        r = sheet.row_index
-        label = kit.text_formula(result.label, book.values)
-        sheet.formula(r, 0, label.formula, label.value, styles.label)
-        sheet.label_chars = max(sheet.label_chars, len(label.value))
-        sheet.formula(r, sheet.last_col, f'=IFERROR({result.name},"{NOT_AVAILABLE}")', results.headline[result.name],
-                      styles.value(result.kind, unit=result.unit))
-        if result.kind == "bool":
-            sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
-        sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)
-        sheet.row_index += 1
+        if not result.first:
+            _key_result(book, sheet, result, results)
     sheet.skip()
 
     sheet.section("How to use")
@@ -104,6 +102,24 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     sheet.skip()
 
     return sheet
+
+
+def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) -> None:
+    """A key result: its label (a formula of the inputs) and its value, read by name; a snapshot's value is the
+    named cell's own, filled in once that cell is written."""
+    styles, r = book.styles, sheet.row_index
+    label = kit.text_formula(result.label, book.values)
+    sheet.formula(r, 0, label.formula, label.value, styles.label)
+    sheet.label_chars = max(sheet.label_chars, len(label.value))
+    formula, style = f'=IFERROR({result.name},"{NOT_AVAILABLE}")', styles.value(result.kind, unit=result.unit)
+    if result.snapshot:
+        book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
+    else:
+        sheet.formula(r, sheet.last_col, formula, results.headline[result.name], style)
+    if result.kind == "bool":
+        sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
+    sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)
+    sheet.row_index += 1
 
 
 def contents(book: kit.Book) -> None:

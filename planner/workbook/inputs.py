@@ -7,6 +7,7 @@ words that say what is allowed, so validation, the workbook's dropdowns and rang
 
 from __future__ import annotations
 
+import datetime as dt
 import types
 import typing
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import annotated_types
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from planner.engine.calendar import date_of, serial
 from planner.method import Constant
 from planner.scenario import named as named_scenarios
 from planner.workbook import kit
@@ -79,6 +81,9 @@ class Allowed:
         choices = extra.get("choices")
         kinds = _base_types(info.annotation)
         options = _literal_options(info.annotation)
+        if extra.get("kind") == "date":  # ISO text in the scenario, a serial day in the cell
+            first, last = (serial(dt.date.fromisoformat(day)) for day in extra["between"])
+            return cls("date", first, last, None, optional, "date", extra.get("unit", ""))
         if bool in kinds:
             kind = "bool"
         elif extra.get("words"):
@@ -127,6 +132,9 @@ class Allowed:
             if self.type != "choice":
                 rule["error_type"] = "information"  # a number is allowed too: the Checks sheet checks it
             return rule
+        if self.type == "date":
+            return {"validate": "date", "criteria": "between", "minimum": date_of(lo), "maximum": date_of(hi),
+                    "error_title": "A date", "error_message": self.words(), **common}
         if self.type == "text":
             return {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64,
                     "error_title": "Text", "error_message": self.words(), **common}
@@ -150,6 +158,8 @@ class Allowed:
             whole = f",{ref}=INT({ref})" if self.type == "choice_or_whole" else ""
             rule = (f"OR({self._listed(ref)},"
                     f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE))")
+        elif self.type == "date":  # a whole day: a serial number from the first to the last date allowed
+            rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g},{ref}=INT({ref})),FALSE)"
         elif self.type == "text":
             rule = f"AND(ISTEXT({ref}),LEN({ref})>=1,LEN({ref})<=64)"
         elif self.type == "listed":
@@ -185,6 +195,8 @@ class Allowed:
             what = "a whole number" if self.type == "choice_or_whole" else "a number"
             return (f"{CHOICE_WORDS.get(self.choices, self.choices).capitalize()}, or {what}{unit} from "
                     f"{plain_number(self.minimum)} to {plain_number(self.maximum)}.")
+        if self.type == "date":
+            return f"A date from {date_of(self.minimum)} to {date_of(self.maximum)} (type 2027-01-01){blank}."
         if self.type == "text":
             return "Text of 1 to 64 characters."
         if self.type == "listed":
@@ -271,6 +283,8 @@ class Input:
 
     @property
     def typed_value(self) -> Any:
+        if self.kind == "date":  # ISO text as the serial day the cell holds
+            return serial(dt.date.fromisoformat(self.value)) if self.value else None
         return self.value / TYPED_IN[self.kind][1] if self.kind in TYPED_IN else self.value
 
     @property
@@ -397,7 +411,7 @@ def scenario_inputs(scenario) -> list[Input]:
     return general_declared(scenario) + [i for _, items in input_sections(scenario) for i in items]
 
 
-GENERAL = ("model", "gpu", "training_precision")  # the general inputs typed on Inputs
+GENERAL = ("model", "gpu", "training_precision", "fx_rate")  # the general inputs typed on Inputs
 
 
 def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Constant, Any]],
@@ -429,6 +443,8 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
         for spec in inputs:
             _write(sheet, spec, spec.value, columns)
         sheet.skip()
+    cells = [cell for name, cell in book.changed_cells if name == sheet.name]
+    book.define("inputs_changed", sheet.name, f"{cells[0]}:{cells[-1]}")  # whether any input changed since generation
     return sheet
 
 
@@ -450,8 +466,9 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
         then = sheet.book.as_generated.get(item.typed_name, then_value)
         sheet.value_cell(r, generated_col, then, styles.value(kind, constant=True), None)
         typed_cell, generated = kit.xl_rowcol_to_cell(r, typed_col), kit.xl_rowcol_to_cell(r, generated_col)
-        sheet.formula(r, generated_col + 1, f"=NOT(EXACT({typed_cell},{generated}))",
-                      not same_text(then_value, then), styles.value("bool"))
+        changed = sheet.formula(r, generated_col + 1, f"=NOT(EXACT({typed_cell},{generated}))",
+                                not same_text(then_value, then), styles.value("bool"))
+        sheet.book.changed_cells.append((sheet.name, changed))
         sheet.warn("changed", r, generated_col + 1, r, generated_col + 1)
         if item.kind in TYPED_IN:  # the scenario's value, converted from the unit shown
             _, scale, written = TYPED_IN[item.kind]

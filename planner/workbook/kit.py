@@ -74,6 +74,9 @@ KINDS = {
     "hours": Kind("#,##0", "GPU-hours"),
     "days": Kind("#,##0.0", "days"),
     "ratio": Kind("0.00"),
+    "date": Kind("yyyy-mm-dd"),  # a spreadsheet serial day
+    "datetime": Kind("yyyy-mm-dd hh:mm"),  # a serial day and its time of day (a launch at 11:24)
+    "month": Kind("mmm yyyy"),  # a month's first day
     "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
     "params": Kind("#,##0"),
     "tera": Kind("#,##0.0,,,,", "T"),
@@ -178,6 +181,7 @@ class Column:
     template: str | Callable[[int], str]
     kind: str = "number"
     warn: str | None = None
+    snapshot: bool = False  # a value as the engine computed it when generated (grey, locked), not a formula
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,8 @@ class KeyResult:
     _: KW_ONLY
     kind: str
     unit: str | None = None
+    first: bool = False  # shown first on the Cover, under the plan's total, apart from the other key results
+    snapshot: bool = False  # a value as the engine computed it when generated: not compared across scenarios
 
 
 @dataclass(frozen=True)
@@ -337,6 +343,11 @@ class Book:
     catalog_rows: dict[str, list] = field(default_factory=dict)  # Catalog ids name → the ids an edited workbook had
     as_generated: dict[str, Any] = field(default_factory=dict)  # an input's name → its value when an edited workbook
     # was generated (Inputs' "When generated" column); otherwise the value written
+    held: dict[str, list] = field(default_factory=dict)  # a snapshot's name (…_snapshot) → the rows of values an
+    # edited workbook holds, which a workbook compared with it keeps
+    changed_cells: list = field(default_factory=list)  # (sheet, A1) of Inputs' Changed cells
+    late: list = field(default_factory=list)  # cells that show a named cell written later: (sheet, row, col,
+    # formula, style, name), their cached value the named cell's, once the book is closed
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
     # Guards (see NOT_AVAILABLE), resolved when the book is closed, once every cell is known (a sheet may read a
     # later sheet's names): what inputs and constants need, the guarded cells waiting to be written, what each
@@ -509,6 +520,9 @@ class Book:
     def close(self) -> None:
         """Every guard and banner written; then the file, unless the target is NO_FILE (XlsxWriter's assembling
         and zipping of the sheets is two fifths of a build)."""
+        for sheet, row, col, formula, style, name in self.late:
+            value = self.formulas.get(self.names[name]) if name in self.names else None
+            self.sheets[sheet].formula(row, col, formula, value, style)
         self.write_guarded()
         self.write_groups()
         for sheet in self.sheets.values():
@@ -868,14 +882,16 @@ class Sheet:
             self.row(spec, values[spec.key])
 
     def warn(self, warn: str | None, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
-        """Red where the value is FALSE ("false"), below zero ("negative"), or while a check fails ("failed")."""
+        """Red where the value is FALSE ("false"), TRUE ("true": a warning that holds), below zero ("negative"), or
+        while a check fails ("failed")."""
         if warn is None:
             return
         corner = xl_rowcol_to_cell(first_row, first_col)
         rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
                 "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
                 "failed": "=NOT(IFERROR(checks_all_pass,FALSE))",
-                "changed": f"=AND(ISLOGICAL({corner}),{corner})"}[warn]
+                "changed": f"=AND(ISLOGICAL({corner}),{corner})",
+                "true": f"=AND(ISLOGICAL({corner}),{corner})"}[warn]
         style = self.book.styles.changed if warn == "changed" else self.book.styles.warning
         self.ws.conditional_format(first_row, first_col, last_row, last_col,
                                    {"type": "formula", "criteria": rule, "format": style})
@@ -908,6 +924,10 @@ class Sheet:
             self._label(r, label if isinstance(label, int) else str(label))
             extra = {"label": _a1(r, 0, False, True), "i": str(i + 1)}
             for col, column in enumerate(columns, start=1):
+                if column.snapshot:
+                    self.value_cell(r, col, values[i][column.key], self.book.styles.value(column.kind,
+                                                                                          constant=True), None)
+                    continue
                 template = column.template(i) if callable(column.template) else column.template
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
                              self.book.styles.value(column.kind))
