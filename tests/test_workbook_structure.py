@@ -37,7 +37,15 @@ INPUT_NAMES = ["model", "gpu", "training_precision", "memory_gpus", "memory_stra
                "goodput_servers_1_name", "goodput_servers_1_cost_per_hour", "goodput_servers_1_completed_per_hour",
                "goodput_servers_1_acceptable_per_hour", "goodput_servers_2_name", "goodput_servers_2_cost_per_hour",
                "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour",
-               "budget_monthly_growth", "budget_include_standby"]
+               "budget_monthly_growth", "budget_include_standby", "fx_rate", "budget_start_date",
+               "budget_first_fiscal_month", "budget_escalation", "budget_contingency", "budget_discount_rate",
+               "budget_other_monthly_cost", "budget_path", "pricing_training_tier", "pricing_serving_baseline_tier",
+               "pricing_serving_baseline_gpus", "pricing_committed_1y_ratio", "pricing_committed_3y_ratio",
+               "pricing_spot_ratio", "pricing_spot_overhead", "ownership_gpus", "ownership_training",
+               "ownership_useful_life_years", "ownership_residual_value", "ownership_pue", "ownership_price_per_kwh",
+               "ownership_power_share", "ownership_datacenter_per_kw_month", "ownership_staff_per_1000_gpus",
+               "ownership_staff_cost_per_year", "unit_active_users", "unit_price_input_per_million",
+               "unit_price_output_per_million"]
 HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
                   "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
                   "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
@@ -51,9 +59,18 @@ HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_
                   "serving_tokens_per_s_per_gpu", "serving_cost_per_million_tokens", "serving_mfu",
                   "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
                   "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token", "budget_serving_cost",
-                  "budget_total_cost", "budget_months"]  # PRODUCT.md's names
+                  "budget_total_cost", "budget_months", "plan_total_cost", "budget_average_month_total_cost",
+                  "sensitivity_total_cost", "tco_total_cost", "tco_npv", "tco_subtotal", "tco_contingency_cost",
+                  "tco_training_cost", "tco_serving_cost", "tco_other_cost", "tco_months", "tco_start_date",
+                  "tco_on_demand_total_cost", "tco_committed_total_cost", "tco_owned_total_cost", "tco_on_demand_npv",
+                  "tco_committed_npv", "tco_owned_npv", "serving_baseline_gpus_suggested",
+                  "serving_baseline_gpus_used", "own_gpus", "own_capex", "own_cost_per_gpu_hour",
+                  "own_break_even_utilisation", "own_utilisation", "own_cost_per_million_tokens",
+                  "tokens_per_s_per_mw", "unit_cost_per_request", "unit_cost_per_user_per_month", "unit_revenue",
+                  "unit_margin", "unit_margin_share", "unit_break_even_price_output"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "EXP", "HYPERLINK",
+                      "EOMONTH", "EDATE", "YEAR", "MONTH", "SUMIF",  # Excel 2007's own (the Analysis ToolPak's before)
                       "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LARGE",
                       "LEN", "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
@@ -85,13 +102,16 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
 
 def test_sheets_in_order(workbook):
     assert opened(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving", "Crossover", "Cluster",
-                                           "Goodput", "Sensitivity", "Budget", "Catalog", "Checks", "Method"]
+                                           "Goodput", "Sensitivity", "Budget", "Cost", "GPUs", "Catalog", "Checks",
+                                           "Method"]
     # the registry's, those the scenario has (no Layouts without search:)
     assert opened(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES if t.key != "layouts"]
 
 
 MAY_BE_BLANK = {"serving_speculative_tokens", "serving_speculative_acceptance", "serving_speculative_accept_length",
-                "serving_speculative_draft_model"}  # declared blank=True: their method's own value, or none
+                "serving_speculative_draft_model", "budget_start_date", "pricing_serving_baseline_gpus",
+                "ownership_gpus", "unit_active_users", "unit_price_input_per_million",
+                "unit_price_output_per_million"}  # declared blank=True: their method's own value, or none
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
 
 

@@ -44,7 +44,7 @@ def training_cost(flops, peak_tflops, mfu, productive_share, price):
 
 
 GRIDS = ("training_cost", "days", "crossing_day", "cost_per_million_tokens")
-TORNADO = {"mfu": "Training MFU", "price": "Price per GPU-hour (every tier)", "training_tokens": "Training tokens T",
+TORNADO = {"mfu": "Training MFU", "price": "Price per GPU-hour", "training_tokens": "Training tokens T",
            "tokens_per_day": "Served tokens per day D", "bandwidth_efficiency": "Bandwidth efficiency η_m",
            "productive_share": "Productive share q", "monthly_growth": "Monthly traffic growth g",
            "horizon": "Serving horizon"}  # the tornado's inputs, as the sheet names them

@@ -66,13 +66,13 @@ def path_columns(path: str, label: str) -> list[Column]:
             "*(1+budget_contingency)") if path == "owned" else f"{{{path}_total}}"
     serving = f"{path}_serving"
     return [
-        Column(f"{path}_subtotal", f"{label}: subtotal", kind="money0",
+        Column(f"{path}_subtotal", f"{label}: subtotal per month", kind="money0",
                template=then(serving, f"{training}+{{other}}+{{{serving}}}")),
-        Column(f"{path}_contingency", f"{label}: contingency", kind="money0",
+        Column(f"{path}_contingency", f"{label}: contingency per month", kind="money0",
                template=then(serving, f"budget_contingency*{{{path}_subtotal}}")),
-        Column(f"{path}_total", f"{label}: total", kind="money0",
+        Column(f"{path}_total", f"{label}: total per month", kind="money0",
                template=then(serving, f"{{{path}_subtotal}}+{{{path}_contingency}}")),
-        Column(f"{path}_cash", f"{label}: cash", kind="money0", template=then(serving, cash)),
+        Column(f"{path}_cash", f"{label}: cash per month", kind="money0", template=then(serving, cash)),
     ]
 
 
@@ -90,47 +90,47 @@ CALENDAR = [
     Column("month_start", "Month", kind="month", template="=EOMONTH(tco_start_date,{label}-2)+1"),
     Column("fiscal_year", "Fiscal year", kind="text", template='=IF({in_plan},"FY"&{fiscal_year_number},"")'),
     Column("in_plan", "In the plan", kind="bool", template="={month_start}<plan_end"),
-    Column("chosen_training", "Training", kind="money0",
+    Column("chosen_training", "Training per month", kind="money0",
            template='=IF({in_plan},IF(AND(budget_path="owned",ownership_training),0,{training}),"")'),
-    Column("other", "Other costs", kind="money0",
+    Column("other", "Other costs per month", kind="money0",
            template=money("budget_other_monthly_cost*fx_rate*{escalation}*{plan_days}/{days}", rows_only=True)),
-    Column("chosen_serving", "Serving", kind="money0", template=chosen("serving")),
-    Column("chosen_contingency", "Contingency", kind="money0", template=chosen("contingency")),
-    Column("total", "Total", kind="money0", template=chosen("total")),
-    Column("cumulative", "Cumulative", kind="money0", template=_cumulative),
-    Column("on_demand_serving", "On demand: serving (standby when in the total)", kind="money0",
+    Column("chosen_serving", "Serving per month", kind="money0", template=chosen("serving")),
+    Column("chosen_contingency", "Contingency per month", kind="money0", template=chosen("contingency")),
+    Column("total", "Total per month", kind="money0", template=chosen("total")),
+    Column("cumulative", "Cumulative over the plan", kind="money0", template=_cumulative),
+    Column("on_demand_serving", "On demand: serving per month (standby when in the total)", kind="money0",
            template=money("{serving_gpu_hours}*price_on_demand*{escalation}+IF(budget_include_standby,{standby},0)")),
     *path_columns("on_demand", "On demand"),
-    Column("baseline", "Committed: baseline", kind="money0",
+    Column("baseline", "Committed: baseline per month", kind="money0",
            template=money("serving_baseline_gpus_used*24*MAX(0,MIN({next_month_start},serving_commitment_end)"
                           "-MAX({month_start},launch_date))*price_baseline")),
-    Column("burst_committed", "Committed: burst above it", kind="money0",
+    Column("burst_committed", "Committed: burst above it per month", kind="money0",
            template=money("{burst_committed_gpu_hours}*price_on_demand*{escalation}")),
-    Column("committed_serving", "Committed: serving", kind="money0",
+    Column("committed_serving", "Committed: serving per month", kind="money0",
            template=then("baseline", "{baseline}+{burst_committed}")),
     *path_columns("committed", "Committed"),
-    Column("depreciation", "Owned: depreciation", kind="money0", template=money(
+    Column("depreciation", "Owned: depreciation per month", kind="money0", template=money(
         "own_gpus*own_depreciation_per_day*MAX(0,MIN({next_month_start},serving_end,own_life_end)"
         "-MAX({month_start},own_start))", owned=True)),
-    Column("opex", "Owned: facility, staff, energy", kind="money0", template=money(
+    Column("opex", "Owned: facility, staff, energy per month", kind="money0", template=money(
         "own_gpus*(own_facility_per_day+own_staff_per_day+own_energy_per_day)*{escalation}*MAX(0,MIN("
         "{next_month_start},serving_end)-MAX({month_start},own_start))", owned=True)),
-    Column("burst_owned", "Owned: burst above the owned GPUs", kind="money0",
+    Column("burst_owned", "Owned: burst above the owned GPUs per month", kind="money0",
            template=money("{burst_owned_gpu_hours}*price_on_demand*{escalation}", owned=True)),
-    Column("owned_serving", "Owned: serving", kind="money0",
+    Column("owned_serving", "Owned: serving per month", kind="money0",
            template=then("depreciation", "{depreciation}+{opex}+{burst_owned}")),
-    Column("capex", "Owned: capex (cash)", kind="money0", template=money(
+    Column("capex", "Owned: capex per month (cash)", kind="money0", template=money(
         "IF(AND({month_start}<=own_start,own_start<{next_month_start}),own_capex,0)", owned=True)),
-    Column("book_value", "Owned: book value back (cash)", kind="money0", template=money(
+    Column("book_value", "Owned: book value back per month (cash)", kind="money0", template=money(
         "IF(AND({month_start}<serving_end,serving_end<={next_month_start}),own_book_value,0)", owned=True)),
     *path_columns("owned", "Owned"),
-    Column("standby", "Standby: idle hours of a peak-sized fleet", kind="money0",
+    Column("standby", "Standby per month: idle hours of a peak-sized fleet", kind="money0",
            template=money("(24*{serving_days}*{committed_gpus}-{serving_gpu_hours})*price_on_demand*{escalation}")),
-    Column("training", "Training at its tier (rented)", kind="money0", template=money(
+    Column("training", "Training at its tier per month (rented)", kind="money0", template=money(
         "IF(training_term_months>0,hours_gpus*24*MAX(0,MIN({next_month_start},training_commitment_end)"
         "-MAX({month_start},tco_start_date))*price_training,IF(training_days>0,training_tier_cost/training_days"
         "*{training_days}*{escalation},0))", rows_only=True)),
-    Column("revenue", "Revenue", kind="money0",
+    Column("revenue", "Revenue per month", kind="money0",
            template='=IF({in_plan},IF(OR(unit_price_input_per_million="",unit_price_output_per_million=""),"",'
                     'IF(plan_money_na<>"",plan_money_na,({input_tokens}*unit_price_input_per_million+{served_tokens}'
                     '*unit_price_output_per_million)/1e6*fx_rate)),"")'),
@@ -172,7 +172,7 @@ NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_trainin
 SUMMARY = [
     Row("plan_total_cost", "The plan's total: the budget's path over calendar months, with escalation and "
         "contingency", formula="=tco_total_cost", kind="money0", unit="", name="plan_total_cost", bold=True),
-    Row("npv", "… its NPV", formula="=tco_npv", kind="money0", unit=""),
+    Row("npv", "… its NPV over the plan, as at its first month", formula="=tco_npv", kind="money0", unit=""),
     Row("months", "Months in the plan", formula="=tco_months", kind="count", unit=""),
     Row("start", "The plan starts", formula="=tco_start_date", kind="date", unit=""),
     Row("end", "… and ends", formula="=plan_end", kind="datetime", unit=""),
@@ -192,10 +192,10 @@ YEARLY = [
            'MAX(1,tco_months)),"FY"&{fy_number},"")'),
     Column("months", "Months in the plan", kind="count", template='=IF({fiscal_year}="","",COUNTIFS('
            "calendar_fiscal_year_number,{fy_number},calendar_in_plan,TRUE))"),
-    Column("fy_total", "The budget's path: total", kind="money0",
+    Column("fy_total", "The budget's path: total per fiscal year", kind="money0",
            template='=IF({fiscal_year}="","",IF(budget_path="committed",{committed_total},IF(budget_path="owned",'
                     "{owned_total},{on_demand_total})))"),
-    *[Column(f"{path}_{key}", f"{label}: {key}", kind="money0", template=fy_sum(path, key))
+    *[Column(f"{path}_{key}", f"{label}: {key} per fiscal year", kind="money0", template=fy_sum(path, key))
       for path, label in (("on_demand", "On demand"), ("committed", "Committed"), ("owned", "Owned"))
       for key in ("total", "cash")],
 ]

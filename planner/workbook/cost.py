@@ -136,10 +136,10 @@ TRAINING = [
         note="Committed: N_run · 24 · the terms' days · p_T; else allocated GPU-hours (× (1 + ω) on spot) · p_T",
         name="training_tier_cost", bold=True),
     Row("training_used_cost", "… of which training uses", formula="=IF(training_term_months>0,"
-        "hours_allocated_gpu_hours*price_training,0)", kind="money0", unit="", note="On a committed tier: A · p_T",
+        "hours_allocated_gpu_hours*price_training,0)", kind="money0", unit="paid once", note="On a committed tier: A · p_T",
         name="training_used_cost"),
     Row("training_unused_cost", "… committed, unused", formula="=IF(training_term_months>0,training_tier_cost-"
-        "training_used_cost,0)", kind="money0", unit="", note="Pays only if the GPUs serve or train something else",
+        "training_used_cost,0)", kind="money0", unit="paid once", note="Pays only if the GPUs serve or train something else",
         name="training_unused_cost"),
 ]
 
@@ -159,7 +159,7 @@ BASELINE = [
         name="price_baseline_effective"),
     Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ", formula="=IF(plan_serving_fits,IF("
         "AND(SUM(plan_profile)>0,serving_tokens_per_s_per_gpu>0),crossover_served_tokens_per_day/(3600*"
-        f"serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),{NOT_SERVED})", kind="number", unit="GPUs",
+        f"serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),{NOT_SERVED})", kind="number", unit="GPUs, a fraction",
         note="D / (3600 · TokS · Σf)", name="launch_scale"),
     Row("baseline_hours", "Hours a day a committed GPU must be busy h*", formula=f"=IF(crossover_horizon_days=0,"
         f"{NO_SERVING},IF(price_on_demand=0,{PRICE_ZERO},MIN(24,MAX(1,CEILING(ROUND(24*price_baseline_effective/"
@@ -210,11 +210,11 @@ OWNING = [
     dated("own_start", "Bought on", "=IF(ownership_training,tco_start_date,launch_date)", "S when they train, else L"),
     dated("own_life_end", "Useful life ends", "=own_start+ownership_useful_life_years*days_per_year"),
     Row("own_capex", "Capex", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus=""),{NOT_SERVED},IF(own_priced,'
-        f"own_gpus*{catalog('server_price')}*fx_rate,{NO_SERVER}))", kind="money0", unit="when bought",
+        f"own_gpus*{catalog('server_price')}*fx_rate,{NO_SERVER}))", kind="money0", unit="once, when bought",
         note="N_own · server price per GPU · fx", name="own_capex"),
     Row("own_book_value", "Book value when serving ends", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus='
         f'""),{NOT_SERVED},IF(own_priced,own_capex-own_gpus*own_depreciation_per_day*MAX(0,MIN(serving_end,'
-        f"own_life_end)-own_start),{NO_SERVER}))", kind="money0", unit="at E",
+        f"own_life_end)-own_start),{NO_SERVER}))", kind="money0", unit="once, at E",
         note="Capex − the depreciation to E: credited back in the owned path's cash", name="own_book_value"),
     Row("own_utilisation", "The plan's own utilisation u_plan", formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},"
         f"IF(NOT(own_priced),{NO_SERVER},IF(AND(crossover_horizon_days>0,own_gpus>0),(SUM(calendar_serving_gpu_hours)"
@@ -280,13 +280,13 @@ def path_total(key: str, *, rows_only: bool = False):
 
 
 TOTALS = [  # one row per path
-    Column("training", "Training", template=path_total("training", rows_only=True), kind="money0"),
-    Column("serving", "Serving", template=path_total("serving"), kind="money0"),
-    Column("subtotal", "Subtotal (with other costs)", template=path_total("subtotal"), kind="money0"),
-    Column("contingency", "Contingency", template=path_total("contingency"), kind="money0"),
-    Column("total", "Total", template=path_total("total"), kind="money0"),
-    Column("cash", "Cash (undiscounted)", template=path_total("cash"), kind="money0"),
-    Column("npv", "NPV at the discount rate", template=path_total("npv"), kind="money0"),
+    Column("training", "Training over the plan", template=path_total("training", rows_only=True), kind="money0"),
+    Column("serving", "Serving over the plan", template=path_total("serving"), kind="money0"),
+    Column("subtotal", "Subtotal over the plan (with other costs)", template=path_total("subtotal"), kind="money0"),
+    Column("contingency", "Contingency over the plan", template=path_total("contingency"), kind="money0"),
+    Column("total", "Total over the plan", template=path_total("total"), kind="money0"),
+    Column("cash", "Cash over the plan (undiscounted)", template=path_total("cash"), kind="money0"),
+    Column("npv", "NPV over the plan at the discount rate", template=path_total("npv"), kind="money0"),
 ]
 TOTAL_NAMES = {"training": "tco_{path}_training", "serving": "tco_{path}_serving", "subtotal": "tco_{path}_subtotal",
                "contingency": "tco_{path}_contingency", "total": "tco_{path}_total_cost", "cash": "tco_{path}_cash",
@@ -315,7 +315,7 @@ CHOSEN = [
     Row("total", "… total: the plan's total", formula=chosen("total"), kind="money0", unit="over the plan",
         note="The path chosen on Inputs (budget_path); the Budget's, the Sensitivity's and the Cover's total",
         name="tco_total_cost", bold=True),
-    Row("npv", "… its NPV", formula=chosen("npv"), kind="money0", unit="as at the first month",
+    Row("npv", "… its NPV", formula=chosen("npv"), kind="money0", unit="over the plan, as at its first month",
         note="Each month's cash at its end, discounted at (1 + r)^(−k/12)", name="tco_npv", bold=True),
 ]
 
@@ -332,28 +332,28 @@ OTHER_AT_E1 = "budget_other_monthly_cost*fx_rate*SUMPRODUCT(calendar_plan_days/c
 AT_OD = "SUM(calendar_serving_gpu_hours)*price_on_demand"
 BRIDGE = [
     Row("average_month_total", "The average-month budget (Budget, average months)",
-        formula=bridge_line("budget_average_month_total_cost"), kind="money0", unit="",
+        formula=bridge_line("budget_average_month_total_cost"), kind="money0", unit="over the plan",
         note="Training, then serving in months of 30.4375 days", name="tco_bridge_average_month_total"),
     Row("standby", "Standby by calendar month, in place of the average months'",
         formula=bridge_line(f"{STANDBY_AT_E1}-IF(budget_include_standby,budget_standby_cost,0)"), kind="money0",
-        unit="", note="Only when standby is in the total", name="tco_bridge_standby"),
+        unit="over the plan", note="Only when standby is in the total", name="tco_bridge_standby"),
     Row("training_tier", "Training at its tier", formula=bridge_line("training_tier_cost-budget_training_cost"),
-        kind="money0", unit="", note="The tier's cost − Hours' cost at the on-demand price",
+        kind="money0", unit="over the plan", note="The tier's cost − Hours' cost at the on-demand price",
         name="tco_bridge_training_tier"),
     Row("calendar_months", "Calendar months", formula=bridge_line(f"{AT_OD}-budget_serving_cost"), kind="money0",
-        unit="", note="Growth steps on each monthly anniversary, not every 30.4375 days: 0 without growth",
+        unit="over the plan", note="Growth steps on each monthly anniversary, not every 30.4375 days: 0 without growth",
         name="tco_bridge_calendar_months"),
-    Row("other", "Other monthly costs", formula=bridge_line(OTHER_AT_E1), kind="money0", unit="",
+    Row("other", "Other monthly costs", formula=bridge_line(OTHER_AT_E1), kind="money0", unit="over the plan",
         note="At the first year's prices", name="tco_bridge_other"),
     Row("escalation", "Escalation", formula=bridge_line(f"tco_on_demand_subtotal-(training_tier_cost+{AT_OD}+"
-        f"{STANDBY_AT_E1}+{OTHER_AT_E1})"), kind="money0", unit="", note="Prices after the first plan year",
+        f"{STANDBY_AT_E1}+{OTHER_AT_E1})"), kind="money0", unit="over the plan", note="Prices after the first plan year",
         name="tco_bridge_escalation"),
-    Row("path", "The path", formula=bridge_line("tco_subtotal-tco_on_demand_subtotal"), kind="money0", unit="",
+    Row("path", "The path", formula=bridge_line("tco_subtotal-tco_on_demand_subtotal"), kind="money0", unit="over the plan",
         note="The chosen path's subtotal − on demand's", name="tco_bridge_path"),
-    Row("contingency", "Contingency", formula=bridge_line("tco_contingency_cost"), kind="money0", unit="",
+    Row("contingency", "Contingency", formula=bridge_line("tco_contingency_cost"), kind="money0", unit="over the plan",
         name="tco_bridge_contingency"),
 ]
-BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="", bold=True, name="tco_bridge_total",
+BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="over the plan", bold=True, name="tco_bridge_total",
                    formula=f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),'
                            f'{NO_SERVER},SUM(tco_bridge_average_month_total,tco_bridge_standby,'
                            "tco_bridge_training_tier,tco_bridge_calendar_months,tco_bridge_other,"
@@ -587,6 +587,6 @@ STANDBY_NOTE = Row("plan_standby_note", "Standby", kind="text", unit="", name="p
 KEY_RESULTS = [
     KeyResult("plan_total_cost", "The plan's total: the {budget_path} path over {tco_months|count} calendar months, "
               "with escalation and contingency", kind="money0", unit="", first=True),
-    KeyResult("tco_npv", "… its NPV at {budget_discount_rate|percent} a year", kind="money0", unit="", first=True),
+    KeyResult("tco_npv", "… its NPV over the plan at {budget_discount_rate|percent} a year", kind="money0", unit="", first=True),
     KeyResult("plan_standby_note", "Standby", kind="text", unit="", first=True),
 ]

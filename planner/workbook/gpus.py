@@ -58,13 +58,13 @@ OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_valu
 COLUMNS = [
     Column("gpu", "GPU", kind="text", template=f'=IF(AND({catalog("ids")}<>"",ISNUMBER({catalog("price_per_hour")})),'
            f'{catalog("ids")},"")'),
-    Column("price", "On-demand price", kind="money", template=listed(f"{catalog('price_per_hour')}*fx_rate")),
+    Column("price", "On-demand price per GPU-hour", kind="money", template=listed(f"{catalog('price_per_hour')}*fx_rate")),
     Column("training_peak_tflops", "Training peak (TFLOPS)", kind="count",
            template=listed(f'IF(AND(training_precision="fp8",{number("fp8_tflops")}>0),{catalog("fp8_tflops")},'
                            f'{catalog("peak_tflops")})')),
     Column("training_gpu_hours", "Training GPU-hours", kind="count",
            template=listed("hours_training_flops/({training_peak_tflops}*1e12*hours_mfu_used*3600)")),
-    Column("training_cost", "Training cost", kind="money0",
+    Column("training_cost", "Training cost, paid once", kind="money0",
            template=listed("{training_gpu_hours}/hours_productive_share*{price}")),
     Column("training_days", "Training days", kind="days",
            template=listed("{training_gpu_hours}/hours_productive_share/hours_gpus/24")),
@@ -82,9 +82,9 @@ COLUMNS = [
     Column("batch_is", "B is", kind="text", template=served('IF(serving_users<={max_users},"users","B_max")')),
     Column("tokens_per_s_per_gpu", "Tokens/s per GPU at B", kind="tenths",
            template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}"))),
-    Column("cost_per_million", "Per M tokens at B", kind="money",
+    Column("cost_per_million", "Cost per M tokens at B", kind="money",
            template=served("{price}*1e6/(3600*{tokens_per_s_per_gpu})")),
-    Column("cost_per_million_at_max", "Per M tokens at B_max", kind="money",
+    Column("cost_per_million_at_max", "Cost per M tokens at B_max", kind="money",
            template=served(f"{{price}}*1e6/(3600*{model.tokens_per_second_per_gpu(ROW_GPU, '{max_users}')})")),
     Column("tokens_per_s_per_mw", "Tokens/s per MW", kind="count",
            template=served(f"IF(AND(ISNUMBER({catalog('server_kw')}),{number('server_kw')}>0),"

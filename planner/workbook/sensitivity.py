@@ -88,14 +88,14 @@ TORNADO_LINES = [  # the snapshot first (one block, named sensitivity_tornado_sn
     Column("value", "Its value when generated", kind="scaled", template="", snapshot=True),
     Column("low", "At ×0.8", kind="scaled", template="", snapshot=True),
     Column("high", "At ×1.2", kind="scaled", template="", snapshot=True),
-    Column("total_low", "The plan's total at ×0.8", kind="money0", template="", snapshot=True),
-    Column("total_high", "The plan's total at ×1.2", kind="money0", template="", snapshot=True),
+    Column("total_low", "The plan's total over the plan at ×0.8", kind="money0", template="", snapshot=True),
+    Column("total_high", "The plan's total over the plan at ×1.2", kind="money0", template="", snapshot=True),
     Column("now", "Its value now", kind="scaled", template=lambda i: "=" + LIVE[IDS[i]]),
     Column("same", "Unchanged", kind="bool", warn="false",
            template="=IFERROR(ABS({now}-{value})<=1e-9*MAX(ABS({now}),ABS({value})),FALSE)"),
-    Column("swing", "Swing", kind="money0", template='=IF(AND(ISNUMBER({total_low}),ISNUMBER({total_high})),'
+    Column("swing", "Swing over the plan", kind="money0", template='=IF(AND(ISNUMBER({total_low}),ISNUMBER({total_high})),'
            'ABS({total_high}-{total_low}),"n/a")'),
-    Column("cents", "Swing to the cent", kind="money0", template="=IF(ISNUMBER({swing}),ROUND({swing},2),-1)"),
+    Column("cents", "Swing over the plan, to the cent", kind="money0", template="=IF(ISNUMBER({swing}),ROUND({swing},2),-1)"),
     Column("rank", "Rank (equal swings in line order)", kind="count",
            template='=COUNTIF({cents:range},">"&{cents})+COUNTIF({cents:through},{cents})'),
 ]
@@ -110,12 +110,12 @@ def _change(key: str) -> str:
 SORTED = [  # the lines by swing, largest first
     Column("position", "Line", kind="count", template="=MATCH({label},{rank:range},0)"),
     Column("sorted_input", "Input", kind="text", template="=INDEX({input:range},{position})"),
-    Column("sorted_total_low", "The plan's total at ×0.8", kind="money0",
+    Column("sorted_total_low", "The plan's total over the plan at ×0.8", kind="money0",
            template="=INDEX({total_low:range},{position})"),
-    Column("sorted_total_high", "The plan's total at ×1.2", kind="money0",
+    Column("sorted_total_high", "The plan's total over the plan at ×1.2", kind="money0",
            template="=INDEX({total_high:range},{position})"),
-    Column("change_low", "Change at ×0.8", kind="money0", template=_change("sorted_total_low")),
-    Column("change_high", "Change at ×1.2", kind="money0", template=_change("sorted_total_high")),
+    Column("change_low", "Change over the plan at ×0.8", kind="money0", template=_change("sorted_total_low")),
+    Column("change_high", "Change over the plan at ×1.2", kind="money0", template=_change("sorted_total_high")),
 ]
 SORTED_VALUES = {"position": "position", "sorted_input": "input",
                  "sorted_total_low": "total_low", "sorted_total_high": "total_high", "change_low": "change_low",
@@ -123,9 +123,9 @@ SORTED_VALUES = {"position": "position", "sorted_input": "input",
 
 ALTERNATIVES = [  # the Cover's bridge: the plan's total against each alternative
     Column("label", "The plan with", kind="text", template="", snapshot=True),
-    Column("total", "Its total when generated", kind="money0", template="", snapshot=True),
-    Column("difference", "Difference from the plan's total", kind="money0", template="", snapshot=True),
-    Column("shown", "Difference, while current", kind="money0",
+    Column("total", "Its total over the plan when generated", kind="money0", template="", snapshot=True),
+    Column("difference", "Difference over the plan from its total", kind="money0", template="", snapshot=True),
+    Column("shown", "Difference over the plan, while current", kind="money0",
            template=f'=IF(sensitivity_snapshot_current,{{difference}},"{STALE}")'),
 ]
 STANDBY_ALTERNATIVE = Row("standby_alternative", "Standby, the other way round", kind="text", unit="",
@@ -176,6 +176,7 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
         line |= dict(zip(SNAPSHOT_COLUMNS, values)) | {"now": line["value"]}
         line["same"] = True
     current = _current(book, table, total, lines)
+    sorted_rows = _sorted(lines, total)  # the swings and ranks of the values held
     sheet.skip()
     sheet.section("Tornado: the plan's total with one input at ×0.8 and ×1.2 (shares capped at 1; growth of 0 moves "
                   "by ±0.01 a month)")
@@ -188,7 +189,6 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
                   note="FALSE once an input is edited: run the planner again for a fresh snapshot"), current)
     sheet.skip()
     sheet.section("Sorted by swing, largest first (each line's rank, then INDEX/MATCH)")
-    sorted_rows = _sorted(lines, total)
     _, first, _ = sheet.records(list(range(1, len(IDS) + 1)), SORTED, sorted_rows, label_header="Rank")
     book.define("sensitivity_largest_swing", sheet.name,
                 kit.xl_rowcol_to_cell(first, sheet.places["sorted_input"].col), sorted_rows[0]["sorted_input"])
@@ -302,13 +302,14 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 KEY_RESULTS = [
     KeyResult("plan_assumed_mfu_difference", "… serving at Crossover's assumed {crossover_serving_mfu_used|percent} "
-              "MFU instead of the roofline (an assumption, not a cost of the plan)", kind="money0", unit="",
+              "MFU instead of the roofline (an assumption, not a cost of the plan), over the plan", kind="money0", unit="",
               first=True, snapshot=True),
-    KeyResult("plan_standby_difference", "… {plan_standby_alternative}", kind="money0", unit="", first=True,
+    KeyResult("plan_standby_difference", "… {plan_standby_alternative}, over the plan", kind="money0", unit="", first=True,
               snapshot=True),
-    KeyResult("plan_growth_difference", "… without growth ({budget_monthly_growth|percent} a month)", kind="money0",
+    KeyResult("plan_growth_difference", "… without growth ({budget_monthly_growth|percent} a month), over the plan", kind="money0",
               unit="", first=True, snapshot=True),
-    KeyResult("sensitivity_largest_swing", "The input that moves the plan's total most (±20 %)", kind="text"),
+    KeyResult("sensitivity_largest_swing", "The input that moves the plan's total most (±20 %)", kind="text",
+              snapshot=True),
 ]
 
 CHECKS: list = []
