@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.engine.cluster import ROUNDING_DECIMALS
+from planner.engine.cluster import ROUNDING_DECIMALS  # noqa: F401 (the Cost table's day_rounding_decimals)
 
 EPOCH = dt.date(1899, 12, 30)  # serial day 0 of Excel's 1900 date system (1900-03-01 onwards), LibreOffice, Gnumeric
 _EPOCH_ORDINAL = EPOCH.toordinal()
@@ -131,8 +131,11 @@ def fiscal_label(fy: int) -> str:
 
 # The month rows ----------------------------------------------------------------------------------------------------
 def overlap(starts, ends, x, y):
-    """ov_k(x, y) = MAX(0, MIN(M_{k+1}, y) − MAX(M_k, x)): the days of [x, y) in each month."""
-    return np.maximum(0.0, np.minimum(ends, y) - np.maximum(starts, x))
+    """ov_k(x, y) = ROUND(MAX(0, MIN(M_{k+1}, y) − MAX(M_k, x)), 9): the days of [x, y) in each month, to a
+    billionth of a day. A serial date near 50,000 holds its time of day to about 1e-11 days, and spreadsheet
+    applications compute a date's last bits differently (Gnumeric in extended precision), so a sliver of a month
+    (the second a short run takes) would differ between them by more than a billionth of itself unrounded."""
+    return round9(np.maximum(0.0, np.minimum(ends, y) - np.maximum(starts, x)))
 
 
 @dataclass(frozen=True)
@@ -183,8 +186,8 @@ def served_tokens(m: Months, ann, *, launch: float, end: float, launch_month: in
     """T_k = D·[(1 + g)^(k − k_L − 1)·ov_k(L, MIN(E, Ann_k)) + (1 + g)^(k − k_L)·ov_k(MAX(L, Ann_k), E)]: the days
     before the month's anniversary `ann` at the old level, the days from it at the new one; 0 without serving
     days."""
-    before = np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch))
-    after = np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann))
+    before = round9(np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch)))
+    after = round9(np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann)))
     step = (m.k - launch_month).astype(float)
     tokens = tokens_per_day * ((1 + growth) ** (step - 1) * before + (1 + growth) ** step * after)
     return np.where(m.overlap(launch, end) > 0, tokens, 0.0)

@@ -571,13 +571,13 @@ def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dic
                                                                         + other)),
              ("path", "Path", sums[f"{path}_subtotal"] - sums["on_demand_subtotal"]),
              ("contingency", "Contingency", sums[f"{path}_contingency"])]
-    lines = [(key, label, bridge_line(amount)) for key, label, amount in lines]
+    lines = [(key, label, to_the_millionth(amount)) for key, label, amount in lines]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [
         {"line": "total", "label": "Total", "amount": sum(amount for _, _, amount in lines)}]
 
 
-def bridge_line(amount: float) -> float:
-    """A bridge line to the millionth, ROUND(x, 6): a line that is 0 by the method (calendar months without growth,
+def to_the_millionth(amount: float) -> float:
+    """ROUND(x, 6) as a spreadsheet rounds: a bridge line that is 0 by the method (calendar months without growth,
     escalation at 0) is a difference of two large sums, whose last digits no two applications compute alike."""
     return float(Decimal(f"{amount:.15g}").quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP))
 
@@ -643,10 +643,14 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_horizon_not_negative": p.horizon_days >= 0,
         "tco_owned_training_gpus": not p.owning.training or isinstance(own.gpus, str) or own.gpus >= p.run_gpus,
         "tco_months_within_rows": extra["months"] <= p.rows,
-        "tco_training_days_add_up": close(sums["training_days"], t.training_days),
-        "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days),
+        # days to a billionth of a day (a serial date near 50,000 holds a time to about 1e-11 days, so a run of a
+        # few seconds ends where the next whole second of the calendar allows), money to a billionth of a day's
+        "tco_training_days_add_up": close(sums["training_days"], t.training_days,
+                                          scale_of=max(t.training_days, 1.0)),
+        "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days, scale_of=max(p.horizon_days, 1.0)),
         "tco_training_cost_adds_up": close(sums["training"] if committed else sums["training_at_e1"],
-                                           t.training_tier_cost),
+                                           t.training_tier_cost, scale_of=t.training_tier_cost
+                                           / min(t.training_days, 1.0) if t.training_days else None),
         "tco_calendar_months_without_growth": not flat or average is None or close(
             at_od_serving, 0.0, scale_of=average.serving_cost),
         "tco_average_month_reconciles": not (flat and p.escalation == 0 and p.training_tier == "on_demand")
@@ -932,6 +936,9 @@ def chosen_columns(table: CostTable, p: Plan) -> None:
 CONSTANTS = [
     Constant("days_per_year", DAYS_PER_YEAR, label="Days per year (Julian)", unit="days",
              source="365.25: depreciation and staff by day, and whole years of a useful life"),
+    Constant("day_rounding_decimals", cal.ROUNDING_DECIMALS, label="Decimals a month's days are rounded to",
+             unit="decimals", source="A billionth of a day: a serial date holds its time of day to about 1e-11 days, "
+             "which spreadsheet applications compute alike only once rounded"),
 ]
 
 METHOD = Method(

@@ -76,10 +76,15 @@ def path_columns(path: str, label: str) -> list[Column]:
     ]
 
 
+def ov(x: str, y: str, *, ends: str = "") -> str:
+    """ov_k(x, y): the days of [x, y) in the row's month, to a billionth of a day (as the engine's calendar)."""
+    return f"ROUND(MAX(0,MIN({{next_month_start}},{y}{ends})-MAX({{month_start}},{x})),day_rounding_decimals)"
+
+
 SERVED_TOKENS = ("=IF({serving_days}>0,crossover_served_tokens_per_day*((1+budget_monthly_growth)^({label}-launch_month-1)"
-                 "*MAX(0,MIN({next_month_start},serving_end,{anniversary})-MAX({month_start},launch_date))"
-                 "+(1+budget_monthly_growth)^({label}-launch_month)*MAX(0,MIN({next_month_start},serving_end)"
-                 "-MAX({month_start},launch_date,{anniversary}))),0)")
+                 f"*{ov('launch_date', 'serving_end', ends=',{anniversary}')}"
+                 "+(1+budget_monthly_growth)^({label}-launch_month)"
+                 f"*{ov('launch_date,{anniversary}', 'serving_end')}),0)")
 
 # Where the Fleet's monthly columns come in (§13.9): with a `fleet`, U_k and G_k read the Fleet sheet's sizing of each
 # month instead of the Serving roofline at the users (the engine's Plan.fleet). Without one, these two:
@@ -102,19 +107,17 @@ CALENDAR = [
            template=money("{serving_gpu_hours}*price_on_demand*{escalation}+IF(budget_include_standby,{standby},0)")),
     *path_columns("on_demand", "On demand"),
     Column("baseline", "Committed: baseline per month", kind="money0",
-           template=money("serving_baseline_gpus_used*24*MAX(0,MIN({next_month_start},serving_commitment_end)"
-                          "-MAX({month_start},launch_date))*price_baseline")),
+           template=money(f"serving_baseline_gpus_used*24*{ov('launch_date', 'serving_commitment_end')}*price_baseline")),
     Column("burst_committed", "Committed: burst above it per month", kind="money0",
            template=money("{burst_committed_gpu_hours}*price_on_demand*{escalation}")),
     Column("committed_serving", "Committed: serving per month", kind="money0",
            template=then("baseline", "{baseline}+{burst_committed}")),
     *path_columns("committed", "Committed"),
     Column("depreciation", "Owned: depreciation per month", kind="money0", template=money(
-        "own_gpus*own_depreciation_per_day*MAX(0,MIN({next_month_start},serving_end,own_life_end)"
-        "-MAX({month_start},own_start))", owned=True)),
+        f"own_gpus*own_depreciation_per_day*{ov('own_start', 'serving_end', ends=',own_life_end')}", owned=True)),
     Column("opex", "Owned: facility, staff, energy per month", kind="money0", template=money(
-        "own_gpus*(own_facility_per_day+own_staff_per_day+own_energy_per_day)*{escalation}*MAX(0,MIN("
-        "{next_month_start},serving_end)-MAX({month_start},own_start))", owned=True)),
+        "own_gpus*(own_facility_per_day+own_staff_per_day+own_energy_per_day)*{escalation}*"
+        f"{ov('own_start', 'serving_end')}", owned=True)),
     Column("burst_owned", "Owned: burst above the owned GPUs per month", kind="money0",
            template=money("{burst_owned_gpu_hours}*price_on_demand*{escalation}", owned=True)),
     Column("owned_serving", "Owned: serving per month", kind="money0",
@@ -127,9 +130,8 @@ CALENDAR = [
     Column("standby", "Standby per month: idle hours of a peak-sized fleet", kind="money0",
            template=money("(24*{serving_days}*{committed_gpus}-{serving_gpu_hours})*price_on_demand*{escalation}")),
     Column("training", "Training at its tier per month (rented)", kind="money0", template=money(
-        "IF(training_term_months>0,hours_gpus*24*MAX(0,MIN({next_month_start},training_commitment_end)"
-        "-MAX({month_start},tco_start_date))*price_training,IF(training_days>0,training_tier_cost/training_days"
-        "*{training_days}*{escalation},0))", rows_only=True)),
+        f"IF(training_term_months>0,hours_gpus*24*{ov('tco_start_date', 'training_commitment_end')}*price_training,"
+        "IF(training_days>0,training_tier_cost/training_days*{training_days}*{escalation},0))", rows_only=True)),
     Column("revenue", "Revenue per month", kind="money0",
            template='=IF({in_plan},IF(OR(unit_price_input_per_million="",unit_price_output_per_million=""),"",'
                     'IF(plan_money_na<>"",plan_money_na,({input_tokens}*unit_price_input_per_million+{served_tokens}'
@@ -137,11 +139,11 @@ CALENDAR = [
     Column("next_month_start", "Next month starts", kind="date", template="=EOMONTH(tco_start_date,{label}-1)+1"),
     Column("days", "Days", kind="count", template="={next_month_start}-{month_start}"),
     Column("plan_days", "Days in the plan", kind="days",
-           template="=MAX(0,MIN({next_month_start},serving_end)-MAX({month_start},tco_start_date))"),
+           template="=" + ov("tco_start_date", "serving_end")),
     Column("training_days", "Training days", kind="days",
-           template="=MAX(0,MIN({next_month_start},launch_date)-MAX({month_start},tco_start_date))"),
+           template="=" + ov("tco_start_date", "launch_date")),
     Column("serving_days", "Serving days", kind="days",
-           template="=MAX(0,MIN({next_month_start},serving_end)-MAX({month_start},launch_date))"),
+           template="=" + ov("launch_date", "serving_end")),
     Column("fiscal_year_number", "Fiscal year (number)", kind="count",
            template="=YEAR({month_start})+IF(AND(budget_first_fiscal_month>1,MONTH({month_start})>="
                     "budget_first_fiscal_month),1,0)"),

@@ -558,13 +558,16 @@ CHECKS = [
     _check("tco_months_within_rows", f"Cost: the plan fits the Budget's {MONTH_ROWS} month rows",
            f"tco_months<={MONTH_ROWS}", "A shorter run or horizon; money reads n/a otherwise"),
     _check("tco_training_days_add_up", "Cost: the months' training days add up to D_tr",
-           close("SUM(calendar_training_days)", "training_days")),
+           "ABS(SUM(calendar_training_days)-training_days)<=1e-9*MAX(training_days,1)",
+           "To a billionth of a day"),
     _check("tco_serving_days_add_up", "Cost: the months' serving days add up to the horizon",
-           close("SUM(calendar_serving_days)", "crossover_horizon_days")),
+           "ABS(SUM(calendar_serving_days)-crossover_horizon_days)<=1e-9*MAX(crossover_horizon_days,1)",
+           "To a billionth of a day"),
     _check("tco_training_cost_adds_up", "Cost: the months' training adds up to the tier's cost",
            "IF(training_term_months>0," + close("SUM(calendar_training)", "training_tier_cost") + ","
-           "OR(NOT(ISNUMBER(tco_training_cost)),training_days=0," +
-           close("training_tier_cost/training_days*SUM(calendar_training_days)", "training_tier_cost") + "))"),
+           "OR(NOT(ISNUMBER(tco_training_cost)),training_days=0,ABS(training_tier_cost/training_days*SUM("
+           "calendar_training_days)-training_tier_cost)<=1e-9*training_tier_cost/MIN(training_days,1)))",
+           "To a billionth of a day's training spend"),
     _check("tco_calendar_months_without_growth", "Cost: without growth, calendar months change nothing",
            "OR(budget_monthly_growth<>0,NOT(ISNUMBER(tco_bridge_calendar_months)),"
            "ABS(tco_bridge_calendar_months)<=1e-9*ABS(budget_serving_cost))"),
