@@ -294,11 +294,11 @@ def test_example_4_totals_npv_and_the_bridge_in_eur(figures):
     printed((1_055_545 + 30_214_878) * 0.92, "28,768,789")
     for key in ("standby", "training_tier", "other", "path"):
         assert lines[key] == 0, key
-    assert abs(lines["calendar_months"]) < 1e-9 * lines["average_month_total"]
+    assert lines["calendar_months"] == 0  # to the cent
     printed(lines["escalation"], "891,229")
     printed(lines["contingency"], "2,966,002")
     printed(lines["total"], "32,626,020")
-    assert lines["total"] == pytest.approx(h["tco_total_cost"], rel=1e-12)
+    assert lines["total"] == pytest.approx(h["tco_total_cost"], abs=0.05)  # eight lines, each to the cent
     assert all(t.checks.values())
 
 
@@ -437,7 +437,7 @@ def test_with_growth_the_calendar_months_line_is_small_and_ignores_everything_bu
         t = cost.cost_of(plan(figures, horizon_days=500, monthly_growth=0.05, profile=shipped.PROFILES[
             "consumer-evening"], training_tier="spot", fx=fx, average_month=average, **extra))
         lines[fx] = {line["line"]: line["amount"] for line in t.bridge}
-        assert lines[fx]["total"] == pytest.approx(t.headline["tco_total_cost"], rel=1e-12)
+        assert lines[fx]["total"] == pytest.approx(t.headline["tco_total_cost"], abs=0.05)  # lines to the cent
     printed(lines[1.0]["calendar_months"], "26,206")
     printed(lines[1.0]["average_month_total"] / 1e6, "21.71")
     printed(lines[1.0]["calendar_months"] / lines[1.0]["average_month_total"], "0.00121")
@@ -618,4 +618,4 @@ def test_standby_joins_the_on_demand_path_only_when_asked(figures):
     assert h["tco_owned_total_cost"] == without["tco_owned_total_cost"]
     lines = {line["line"]: line["amount"] for line in t.bridge}
     assert lines["standby"] == pytest.approx(standby - 1_000_000)
-    assert lines["total"] == pytest.approx(h["tco_total_cost"], rel=1e-12) and all(t.checks.values())
+    assert lines["total"] == pytest.approx(h["tco_total_cost"], abs=0.05) and all(t.checks.values())

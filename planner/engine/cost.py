@@ -571,15 +571,16 @@ def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dic
                                                                         + other)),
              ("path", "Path", sums[f"{path}_subtotal"] - sums["on_demand_subtotal"]),
              ("contingency", "Contingency", sums[f"{path}_contingency"])]
-    lines = [(key, label, to_the_millionth(amount)) for key, label, amount in lines]
+    lines = [(key, label, to_the_cent_of(amount)) for key, label, amount in lines]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [
         {"line": "total", "label": "Total", "amount": sum(amount for _, _, amount in lines)}]
 
 
-def to_the_millionth(amount: float) -> float:
-    """ROUND(x, 6) as a spreadsheet rounds: a bridge line that is 0 by the method (calendar months without growth,
-    escalation at 0) is a difference of two large sums, whose last digits no two applications compute alike."""
-    return float(Decimal(f"{amount:.15g}").quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP))
+def to_the_cent_of(amount: float) -> float:
+    """ROUND(x, 2) as a spreadsheet rounds (the 15-digit decimal, halves away from zero): a bridge line that is 0 by
+    the method (calendar months without growth, escalation at 0) is a difference of two large sums, whose last
+    digits no two applications compute alike (1e-4 on a plan of billions); to the cent they agree."""
+    return float(Decimal(f"{amount:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 # Unit economics -------------------------------------------------------------------------------------------------------

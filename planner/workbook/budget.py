@@ -339,7 +339,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section(f"Every calendar month: rows for up to {MONTH_ROWS} months, those beyond the plan grouped out of "
                   "sight (the + at the left shows them)")
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
-    _, first, last = sheet.records(list(range(1, MONTH_ROWS + 1)), CALENDAR, rows, label_header="Month k")
+    _, first, last = sheet.records(list(range(1, MONTH_ROWS + 1)), CALENDAR, rows, label_header="Month k",
+                                   alike=True)
     for key in NAMED:
         col = sheet.places[key].col
         book.define(f"calendar_{key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
@@ -377,7 +378,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
         if fy is not None:
             row |= {key: value for key, value in fy.items() if key in keys} | {"fy_total": fy[f"{path}_total"]}
         rows.append(row)
-    _, first, last = sheet.records(list(range(1, FISCAL_YEARS + 1)), YEARLY, rows, label_header="Year")
+    _, first, last = sheet.records(list(range(1, FISCAL_YEARS + 1)), YEARLY, rows, label_header="Year", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(rows) if row["fiscal_year"] == ""])
     total = sum(row["fy_total"] for row in rows if isinstance(row["fy_total"], (int, float)))
     sheet.row(Row("fiscal_years_total", "The fiscal years' totals added up", formula="=SUM({fy_total:range})",
@@ -397,7 +398,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table) -> None:
     sheet.section(f"Every average month: training, then launch and {table.scalars['serving_months']} serving months "
                   f"(rows for up to {TRAINING_ROWS} training months and the longest horizon; the rest grouped out of "
                   "sight)")
-    _, first, _ = sheet.records(list(range(1, ROWS + 1)), MONTHS, table.rows, label_header="Month")
+    _, first, _ = sheet.records(list(range(1, ROWS + 1)), MONTHS, table.rows, label_header="Month", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(table.rows) if not row["phase"]])
     end = sheet.row_index
     sheet.row_index = top

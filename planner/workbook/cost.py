@@ -321,9 +321,9 @@ CHOSEN = [
 
 
 def bridge_line(formula: str) -> str:
-    """A bridge line to the millionth (engine.bridge_line), or the reason the plan's total has none."""
+    """A bridge line to the cent (engine.to_the_cent_of), or the reason the plan's total has none."""
     return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),{NO_SERVER},'
-            f"ROUND({formula},6)))")
+            f"ROUND({formula},2)))")
 
 
 STANDBY_AT_E1 = ("IF(budget_include_standby,price_on_demand*(24*SUMPRODUCT(calendar_serving_days,"

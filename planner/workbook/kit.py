@@ -452,7 +452,10 @@ class Book:
         if waiting is None:
             return _NOTHING
         self.cell_needs[key] = _NOTHING  # a circular reference is refused by the spreadsheet anyway
-        needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
+        if isinstance(waiting.needs, tuple):  # as another cell of its column needs (Sheet.records, `alike`)
+            needs = self.needs_of_cell(*waiting.needs)
+        else:
+            needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
         if waiting.gated:
             needs = needs | {gate for need in needs for gate in self.gates.get(need, ())}
         self.cell_needs[key] = needs
@@ -555,7 +558,8 @@ class Pending(NamedTuple):  # a tuple: made for every formula cell, 3× faster t
     col: int
     formula: str
     style: Any
-    needs: frozenset | None  # given by the writer, or None: read from the formula
+    needs: frozenset | tuple | None  # given by the writer, (sheet, A1) of a cell that needs the same, or None: read
+    # from the formula
     fallback: str
     gated: bool
 
@@ -910,11 +914,12 @@ class Sheet:
         return row
 
     def records(self, labels: Sequence[str | int], columns: Sequence[Column], values: Sequence[dict], *,
-                label_header: str = "", repeat: bool = False) -> tuple[int, int, int]:
+                label_header: str = "", repeat: bool = False, alike: bool = False) -> tuple[int, int, int]:
         """A table with one row per item (labels in column A) and one formula column per Column, registered under
         the columns' keys. `values` holds one dict per row, keyed by column. A whole-number label (a step, a
-        position) is written as a number, so formulas can read it as {label}. Returns (header row, first row,
-        last row), 0-based."""
+        position) is written as a number, so formulas can read it as {label}. `alike`: every row's formulas are the
+        same but for their row (a calendar's months), so the third row on needs what the second does (its guard
+        reckoned once per column). Returns (header row, first row, last row), 0-based."""
         header = self.heading_row([label_header] + [column.header for column in columns], repeat=repeat)
         first, last = header + 1, header + len(labels)
         for col, column in enumerate(columns, start=1):
@@ -929,8 +934,9 @@ class Sheet:
                                                                                           constant=True), None)
                     continue
                 template = column.template(i) if callable(column.template) else column.template
+                needs = (self.name, _a1(first + 1, col)) if alike and i >= 2 else None
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
-                             self.book.styles.value(column.kind))
+                             self.book.styles.value(column.kind), needs=needs)
         for col, column in enumerate(columns, start=1):
             self.warn(column.warn, first, col, last, col)
         self.row_index = last + 1

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from planner.engine.crossover import NEVER
-from planner.engine.cost import to_the_millionth
+from planner.engine.cost import to_the_cent_of
 from planner.engine.sensitivity import ABOVE_B_MAX, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
 from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
@@ -95,7 +95,7 @@ TORNADO_LINES = [  # the snapshot first (one block, named sensitivity_tornado_sn
     Column("same", "Unchanged", kind="bool", warn="false",
            template="=IFERROR(ABS({now}-{value})<=1e-9*MAX(ABS({now}),ABS({value})),FALSE)"),
     Column("swing", "Swing over the plan", kind="money0", template='=IF(AND(ISNUMBER({total_low}),ISNUMBER({total_high})),'
-           'ROUND(ABS({total_high}-{total_low}),6),"n/a")'),
+           'ROUND(ABS({total_high}-{total_low}),2),"n/a")'),
     Column("cents", "Swing over the plan, to the cent", kind="money0", template="=IF(ISNUMBER({swing}),ROUND({swing},2),-1)"),
     Column("rank", "Rank (equal swings in line order)", kind="count",
            template='=COUNTIF({cents:range},">"&{cents})+COUNTIF({cents:through},{cents})'),
@@ -105,7 +105,7 @@ SNAPSHOT_COLUMNS = [c.key for c in TORNADO_LINES if c.snapshot]
 
 def _change(key: str) -> str:
     return (f'=IF(AND(ISNUMBER({{{key}}}),ISNUMBER(sensitivity_total_snapshot)),ROUND({{{key}}}-'
-            f'sensitivity_total_snapshot,6),"n/a")')
+            f'sensitivity_total_snapshot,2),"n/a")')
 
 
 SORTED = [  # the lines by swing, largest first
@@ -230,11 +230,11 @@ def _current(book: kit.Book, table, total, lines: list[dict]) -> bool:
 
 def _sorted(lines: list[dict], total) -> list[dict]:
     """The lines by swing as the sheet sorts them (rank, then INDEX/MATCH), from the values it holds; a swing and a
-    change to the millionth, as the sheet rounds them (two totals that differ in their last digits differ by noise
+    change to the cent, as the sheet rounds them (two totals that differ in their last digits differ by noise
     that no two applications compute alike)."""
     for line in lines:
         numbers = all(isinstance(line[key], (int, float)) for key in ("total_low", "total_high"))
-        line["swing"] = to_the_millionth(abs(line["total_high"] - line["total_low"])) if numbers else "n/a"
+        line["swing"] = to_the_cent_of(abs(line["total_high"] - line["total_low"])) if numbers else "n/a"
         line["cents"] = to_the_cent(line["swing"]) if numbers else -1
     for i, line in enumerate(lines):
         line["rank"] = sum(other["cents"] > line["cents"] for other in lines) + \
@@ -246,7 +246,7 @@ def _sorted(lines: list[dict], total) -> list[dict]:
 
         def change(value):
             numbers = isinstance(value, (int, float)) and isinstance(total, (int, float))
-            return to_the_millionth(value - total) if numbers else "n/a"
+            return to_the_cent_of(value - total) if numbers else "n/a"
 
         found.append({"position": position, "sorted_input": line["input"], "sorted_total_low": line["total_low"],
                       "sorted_total_high": line["total_high"], "change_low": change(line["total_low"]),
