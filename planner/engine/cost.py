@@ -733,7 +733,12 @@ class CostTable:
         months = [{named.get(key, key): (cal.date_of(r[key]).isoformat() if key == "month_start" else r[key])
                    for key in keep if key in r} for r in self.rows if r["in_plan"]]
         return {"calendar": {"months": months, "fiscal_years": self.fiscal_years},
-                "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit}}
+                "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit,
+                         "warnings": self.warnings}}
+
+    def json_tables(self) -> dict:
+        """The JSON's tables.calendar (the months in the plan, the fiscal years) and tables.cost."""
+        return self.to_json()
 
 
 def path_totals(p: Plan, c: dict, sums: dict, m: cal.Months, in_plan) -> dict:

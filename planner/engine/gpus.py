@@ -132,6 +132,10 @@ class GPUsTable:
     def to_json(self) -> dict:
         return {"rows": self.rows}
 
+    def json_tables(self) -> dict:
+        """The JSON's tables.gpus: one object per GPU."""
+        return {"gpus": self.rows}
+
 
 NONE_PRICED = "n/a: no GPU with a price"
 

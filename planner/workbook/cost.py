@@ -361,9 +361,13 @@ BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="over the pl
                    note="The lines add up to the plan's total")
 
 
+UNPRICED = 'AND(budget_path="owned",NOT(own_priced))'  # the budget's path is owned, without a server price or kW
+PRICED = f'IF(plan_money_na<>"",plan_money_na,IF({UNPRICED},{NO_SERVER},'  # … then the figure, and "))"
+
+
 def unit(formula: str, *, blank_without: str | None = None) -> str:
     """A unit-economics figure: n/a with the plan's reason; blank without the inputs it needs."""
-    found = f'IF(plan_money_na<>"",plan_money_na,{formula})'
+    found = f"{PRICED}{formula}))"
     return f'=IF({blank_without},"",{found})' if blank_without else f"={found}"
 
 
@@ -380,12 +384,12 @@ UNIT = [
         unit="T tokens", name="unit_output_tokens"),
     Row("cost_per_request", "Cost per request", kind="money5", unit="per request",
         formula=f"=IF(NOT(AND(crossover_horizon_days>0,SUM(calendar_requests)>0)),{NO_SERVING},"
-                'IF(plan_money_na<>"",plan_money_na,unit_serving_cost/SUM(calendar_requests)))',
+                f'{PRICED}unit_serving_cost/SUM(calendar_requests))))',
         name="unit_cost_per_request"),
     Row("cost_per_user_per_month", "Cost per active user per month", kind="money", unit="per user-month",
         formula=f'=IF(unit_active_users="","",IF(crossover_horizon_days=0,{NO_SERVING},IF(unit_active_users=0,'
-                f'{NO_USERS},IF(plan_money_na<>"",plan_money_na,unit_serving_cost/(crossover_horizon_days/'
-                "budget_days_per_month)/unit_active_users))))", note="Blank without active users on Inputs",
+                f'{NO_USERS},{PRICED}unit_serving_cost/(crossover_horizon_days/'
+                "budget_days_per_month)/unit_active_users)))))", note="Blank without active users on Inputs",
         name="unit_cost_per_user_per_month"),
     Row("revenue", "Revenue at the prices charged", kind="money0", unit="over the plan",
         formula=unit("SUM(calendar_revenue)", blank_without=PRICES_GIVEN),
@@ -394,14 +398,14 @@ UNIT = [
     Row("margin", "Contribution margin", kind="money0", unit="over the plan",
         formula=unit("unit_revenue-unit_serving_cost", blank_without=PRICES_GIVEN), name="unit_margin"),
     Row("margin_share", "… as a share of revenue", kind="percent", unit="of revenue",
-        formula=f'=IF({PRICES_GIVEN},"",IF(plan_money_na<>"",plan_money_na,IF(unit_revenue>0,unit_margin/'
-                f"unit_revenue,{NO_REVENUE})))", name="unit_margin_share"),
+        formula=f'=IF({PRICES_GIVEN},"",{PRICED}IF(unit_revenue>0,unit_margin/'
+                f"unit_revenue,{NO_REVENUE}))))", name="unit_margin_share"),
     Row("plan_margin", "Margin after training, other costs and contingency", kind="money0", unit="over the plan",
         formula=unit("unit_revenue-tco_total_cost", blank_without=PRICES_GIVEN), name="unit_plan_margin"),
     Row("break_even_price_output", "Break-even price per million output tokens", kind="money",
-        unit="per M tokens", formula=f'=IF({PRICES_GIVEN},"",IF(unit_output_tokens=0,{NO_SERVING},IF(plan_money_na'
-        '<>"",plan_money_na,(unit_serving_cost-unit_input_tokens*unit_price_input_per_million*fx_rate/1e6)/'
-        "(unit_output_tokens/1e6))))", note="At the input price charged", name="unit_break_even_price_output"),
+        unit="per M tokens", formula=f'=IF({PRICES_GIVEN},"",IF(unit_output_tokens=0,{NO_SERVING},{PRICED}'
+        '(unit_serving_cost-unit_input_tokens*unit_price_input_per_million*fx_rate/1e6)/'
+        "(unit_output_tokens/1e6)))))", note="At the input price charged", name="unit_break_even_price_output"),
 ]
 
 WARNINGS = [
@@ -503,8 +507,10 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _, first, _ = sheet.records(labels, TOTALS, rows, label_header="Path")
     for i, path in enumerate(PATHS):
         for col, column in enumerate(TOTALS, start=1):
-            book.define(TOTAL_NAMES[column.key].format(path=path), SHEET, kit.xl_rowcol_to_cell(first + i, col),
-                        rows[i][column.key])
+            name, cell = TOTAL_NAMES[column.key].format(path=path), kit.xl_rowcol_to_cell(first + i, col)
+            book.define(name, SHEET, cell, rows[i][column.key])
+            waiting = book.pending[(SHEET, cell)]  # a named result: "n/a: see Checks" while an input fails
+            book.pending[(SHEET, cell)] = waiting._replace(fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
     sheet.rows(CHOSEN, {row.key: values[row.key] for row in CHOSEN})
     sheet.skip()
     sheet.section("From the average-month budget to the plan's total")

@@ -70,6 +70,7 @@ class Allowed:
     kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
+    above: bool = False  # the minimum itself is not allowed (gt, not ge: an FX rate above 0)
 
     @classmethod
     def of(cls, info: FieldInfo, *, optional: bool = False) -> "Allowed":
@@ -104,7 +105,7 @@ class Allowed:
         else:
             kind = "text"
         return cls(kind, limits.get("ge"), limits.get("le"), choices, optional, extra.get("kind", "number"),
-                   extra.get("unit", ""), tuple(extra.get("words", ())))
+                   extra.get("unit", ""), tuple(extra.get("words", ())), above=bool(limits.get("above")))
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
@@ -144,6 +145,9 @@ class Allowed:
         if self.type == "whole":
             return {"validate": "custom", "value": "=" + self.check("{cell}"), "error_title": "Whole number",
                     "error_message": self.words(), **common}
+        if self.above:  # above the minimum, not at it: a rule of its own
+            return {"validate": "custom", "value": "=" + self.check("{cell}"), "error_title": "Number out of range",
+                    "error_message": self.words(), **common}
         return {"validate": "decimal", "criteria": "between", "minimum": lo, "maximum": hi,
                 "error_title": "Number out of range", "error_message": self.words(), **common}
 
@@ -170,7 +174,8 @@ class Allowed:
                     f"{ref}<={self.maximum:g}),FALSE))")
         else:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
-            rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
+            least = ">" if self.above else ">="
+            rule = f"IF(ISNUMBER({ref}),AND({ref}{least}{self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
     def _listed(self, ref: str) -> str:
@@ -210,11 +215,13 @@ class Allowed:
             return (f"A share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} % "
                     f"(type 40 % or 0.4){blank}.")
         what = "A whole number" if self.type == "whole" else "A number"
+        if self.above:
+            return f"{what} above {plain_number(self.minimum)}, up to {plain_number(self.maximum)}{unit}{blank}."
         return f"Between {plain_number(self.minimum)} and {plain_number(self.maximum)}{unit}: {what.lower()}{blank}."
 
 
 def _limits(annotation, metadata) -> dict[str, float]:
-    """ge and le from a field's constraints, looking inside Optional[...] and Union[...]; gt becomes ge."""
+    """ge and le from a field's constraints, looking inside Optional[...] and Union[...]; gt becomes ge with "above"."""
     found: dict[str, float] = {}
     for item in list(metadata) + _nested_metadata(annotation):
         if isinstance(item, FieldInfo):
@@ -223,6 +230,8 @@ def _limits(annotation, metadata) -> dict[str, float]:
         for key in ("ge", "gt", "le", "lt"):
             if isinstance(item, getattr(annotated_types, key.capitalize())):
                 found[{"gt": "ge", "lt": "le"}.get(key, key)] = getattr(item, key)
+                if key == "gt":
+                    found["above"] = True
     return found
 
 
