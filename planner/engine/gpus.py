@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from planner.engine import cost
 from planner.engine.calendar import round9
 from planner.engine.values import plain
-from planner.method import Constant, Method  # noqa: F401 (Constant: the protocol's CONSTANTS hold them)
+from planner.method import Method
 
 DOES_NOT_FIT = "does not fit"  # B_max = 0: not one sequence fits beside the weights
 

@@ -9,7 +9,8 @@ row and places the rows beyond the plan at its last month, so its months follow 
 
 from __future__ import annotations
 
-from planner.engine import cost as engine
+from dataclasses import replace
+
 from planner.engine.budget import COLUMNS, NO_TRAFFIC, NOT_SERVED, ROWS, TRAINING_ROWS, YEAR_COLUMNS, YEARS
 from planner.workbook import kit
 from planner.workbook.cost import MONTH_ROWS, NO_SERVER, text
@@ -94,7 +95,7 @@ COMMITTED_GPUS = served("CEILING(ROUND({scale}*MAX(plan_profile),gpu_rounding_de
 CALENDAR = [
     Column("month_start", "Month", kind="month", template="=EOMONTH(tco_start_date,{label}-2)+1"),
     Column("fiscal_year", "Fiscal year", kind="text", template='=IF({in_plan},"FY"&{fiscal_year_number},"")'),
-    Column("in_plan", "In the plan", kind="bool", template="={month_start}<plan_end"),
+    Column("in_plan", "In plan", kind="bool", template="={month_start}<plan_end"),
     Column("chosen_training", "Training per month", kind="money0",
            template='=IF({in_plan},IF(AND(budget_path="owned",ownership_training),0,{training}),"")'),
     Column("other", "Other costs per month", kind="money0",
@@ -103,33 +104,33 @@ CALENDAR = [
     Column("chosen_contingency", "Contingency per month", kind="money0", template=chosen("contingency")),
     Column("total", "Total per month", kind="money0", template=chosen("total")),
     Column("cumulative", "Cumulative over the plan", kind="money0", template=_cumulative),
-    Column("on_demand_serving", "On demand: serving per month (standby when in the total)", kind="money0",
+    Column("on_demand_serving", "On demand: serving per month", kind="money0",
            template=money("{serving_gpu_hours}*price_on_demand*{escalation}+IF(budget_include_standby,{standby},0)")),
     *path_columns("on_demand", "On demand"),
     Column("baseline", "Committed: baseline per month", kind="money0",
            template=money(f"serving_baseline_gpus_used*24*{ov('launch_date', 'serving_commitment_end')}*price_baseline")),
-    Column("burst_committed", "Committed: burst above it per month", kind="money0",
+    Column("burst_committed", "Committed: burst per month", kind="money0",
            template=money("{burst_committed_gpu_hours}*price_on_demand*{escalation}")),
     Column("committed_serving", "Committed: serving per month", kind="money0",
            template=then("baseline", "{baseline}+{burst_committed}")),
     *path_columns("committed", "Committed"),
     Column("depreciation", "Owned: depreciation per month", kind="money0", template=money(
         f"own_gpus*own_depreciation_per_day*{ov('own_start', 'serving_end', ends=',own_life_end')}", owned=True)),
-    Column("opex", "Owned: facility, staff, energy per month", kind="money0", template=money(
+    Column("opex", "Owned: running costs per month", kind="money0", template=money(
         "own_gpus*(own_facility_per_day+own_staff_per_day+own_energy_per_day)*{escalation}*"
         f"{ov('own_start', 'serving_end')}", owned=True)),
-    Column("burst_owned", "Owned: burst above the owned GPUs per month", kind="money0",
+    Column("burst_owned", "Owned: burst per month", kind="money0",
            template=money("{burst_owned_gpu_hours}*price_on_demand*{escalation}", owned=True)),
     Column("owned_serving", "Owned: serving per month", kind="money0",
            template=then("depreciation", "{depreciation}+{opex}+{burst_owned}")),
-    Column("capex", "Owned: capex per month (cash)", kind="money0", template=money(
+    Column("capex", "Owned: capex per month", kind="money0", template=money(
         "IF(AND({month_start}<=own_start,own_start<{next_month_start}),own_capex,0)", owned=True)),
-    Column("book_value", "Owned: book value back per month (cash)", kind="money0", template=money(
+    Column("book_value", "Owned: book value per month", kind="money0", template=money(
         "IF(AND({month_start}<serving_end,serving_end<={next_month_start}),own_book_value,0)", owned=True)),
     *path_columns("owned", "Owned"),
-    Column("standby", "Standby per month: idle hours of a peak-sized fleet", kind="money0",
+    Column("standby", "Standby per month", kind="money0",
            template=money("(24*{serving_days}*{committed_gpus}-{serving_gpu_hours})*price_on_demand*{escalation}")),
-    Column("training", "Training at its tier per month (rented)", kind="money0", template=money(
+    Column("training", "Training per month (rented)", kind="money0", template=money(
         f"IF(training_term_months>0,hours_gpus*24*{ov('tco_start_date', 'training_commitment_end')}*price_training,"
         "IF(training_days>0,training_tier_cost/training_days*{training_days}*{escalation},0))", rows_only=True)),
     Column("revenue", "Revenue per month", kind="money0",
@@ -155,13 +156,13 @@ CALENDAR = [
     Column("tokens_per_day", "Tokens a day", kind="giga", template="=IF({serving_days}>0,{served_tokens}/"
            "{serving_days},0)"),
     Column("serving_gpu_hours", "Used GPU-hours U", kind="count", template=USED_GPU_HOURS),
-    Column("scale", "GPUs at a profile fraction of 1 ĝ", kind="number",
+    Column("scale", "GPUs at fraction 1 ĝ", kind="number",
            template=served("IF(AND({serving_days}>0,SUM(plan_profile)>0),{serving_gpu_hours}/({serving_days}"
                            "*SUM(plan_profile)),0)")),
     Column("committed_gpus", "Peak-sized GPUs G", kind="count", template=COMMITTED_GPUS),
-    Column("burst_committed_gpu_hours", "GPU-hours above the baseline", kind="count",
+    Column("burst_committed_gpu_hours", "Burst GPU-hours, committed", kind="count",
            template=burst("serving_baseline_gpus_used")),
-    Column("burst_owned_gpu_hours", "GPU-hours above the owned GPUs", kind="count",
+    Column("burst_owned_gpu_hours", "Burst GPU-hours, owned", kind="count",
            template=burst("IF(own_priced,own_gpus,0)")),
     Column("requests", "Requests", kind="count", template="={served_tokens}/serving_output_tokens"),
     Column("input_tokens", "Prompt tokens", kind="giga", template="={requests}*serving_prompt_tokens"),
@@ -171,13 +172,15 @@ CALENDAR = [
 NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_training", "chosen_serving",
                                                                  "chosen_contingency", "chart_month")]
 
+PRINTED = 9  # the month table's columns that print: month, fiscal year, in the plan, the path's parts, total,
+# cumulative (column J, where the scalar rows hold their value)
 SUMMARY = [
     Row("plan_total_cost", "The plan's total: the budget's path over calendar months, with escalation and "
         "contingency", formula="=tco_total_cost", kind="money0", unit="", name="plan_total_cost", bold=True),
     Row("npv", "… its NPV over the plan, as at its first month", formula="=tco_npv", kind="money0", unit=""),
     Row("months", "Months in the plan", formula="=tco_months", kind="count", unit=""),
     Row("start", "The plan starts", formula="=tco_start_date", kind="date", unit=""),
-    Row("end", "… and ends", formula="=plan_end", kind="datetime", unit=""),
+    Row("end", "… and ends", formula="=plan_end", kind="date", unit=""),
 ]
 
 
@@ -189,17 +192,17 @@ def fy_sum(path: str, key: str) -> str:
 
 
 YEARLY = [
-    Column("fy_number", "Fiscal year (number)", kind="count", template="=INDEX(calendar_fiscal_year_number,1)+{label}-1"),
     Column("fiscal_year", "Fiscal year", kind="text", template='=IF({fy_number}<=INDEX(calendar_fiscal_year_number,'
            'MAX(1,tco_months)),"FY"&{fy_number},"")'),
     Column("months", "Months in the plan", kind="count", template='=IF({fiscal_year}="","",COUNTIFS('
            "calendar_fiscal_year_number,{fy_number},calendar_in_plan,TRUE))"),
-    Column("fy_total", "The budget's path: total per fiscal year", kind="money0",
+    Column("fy_total", "Budget's path: total per fiscal year", kind="money0",
            template='=IF({fiscal_year}="","",IF(budget_path="committed",{committed_total},IF(budget_path="owned",'
                     "{owned_total},{on_demand_total})))"),
     *[Column(f"{path}_{key}", f"{label}: {key} per fiscal year", kind="money0", template=fy_sum(path, key))
       for path, label in (("on_demand", "On demand"), ("committed", "Committed"), ("owned", "Owned"))
       for key in ("total", "cash")],
+    Column("fy_number", "Fiscal year (number)", kind="count", template="=INDEX(calendar_fiscal_year_number,1)+{label}-1"),
 ]
 
 
@@ -323,10 +326,11 @@ CHART_HEIGHT = 380
 
 def write(book: kit.Book, results) -> kit.Sheet:
     cost, average = results.cost, results.budget
-    widths = [13] * len(CALENDAR)
-    sheet = book.sheet(SHEET, [(column.header, w) for column, w in zip(CALENDAR, widths)], label_width=40,
-                       unit_width=4, note_width=4)
-    sheet.scalar_col = 1  # the plan's total and the average months' rows under the first month column
+    sheet = book.sheet(SHEET, [(column.header, 12 if i < PRINTED else 13) for i, column in enumerate(CALENDAR)],
+                       label_width=10, unit_width=4, note_width=4)
+    # the plan's total and the average months' rows hold their value under the cumulative column, their labels
+    # running across the empty cells to its left, so column A stays as narrow as the month numbers
+    sheet.scalar_col = PRINTED
     sheet.title("Budget: the plan by calendar month", "docs/method.md §9 and §13: the budget's path month by month, "
                 "the three paths side by side, then the average-month budget the bridge starts from (Cost).")
     sheet.section("The plan's total")
@@ -354,12 +358,16 @@ def write(book: kit.Book, results) -> kit.Sheet:
     for row in rows[1:]:
         sheet.row(row, summary[row.key])
     sheet.skip()
-    sheet.section(f"Spend by month: the {cost.scalars['path'].replace('_', ' ')} path, the plan's months")
+    sheet.section("Spend by month: the budget's path (Inputs), over the plan's months")
     _chart(book, sheet)
     _fiscal_years(book, sheet, cost)
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end + 1
     _average_months(book, sheet, average)
+    # printed: the plan's total, its chart, the fiscal years and the budget's path month by month (the first
+    # columns); the three paths' and the calendar's columns beside them, and the average months, on screen
+    sheet.ws.print_area(0, 0, last, PRINTED)
+    sheet.label_chars = 0  # column A as wide as the month numbers: the labels run across the empty cells beside
     return sheet
 
 
@@ -389,8 +397,8 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
 def _average_months(book: kit.Book, sheet: kit.Sheet, table) -> None:
     """§9's budget over months of 30.4375 days: its totals, sums, years and months."""
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
-    sheet.rows(TOTALS, table.scalars)
-    sheet.rows(PLAN, table.scalars)
+    sheet.rows(_bare(TOTALS), table.scalars)
+    sheet.rows(_bare(PLAN), table.scalars)
     sheet.skip()
     top = sheet.row_index
     months_at = top + (1 + len(SUMS) + 1) + (1 + 1 + YEARS + 1)
@@ -403,7 +411,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table) -> None:
     end = sheet.row_index
     sheet.row_index = top
     sheet.section("The average months' sums, with the monthly growth")
-    sheet.rows(SUMS, table.scalars)
+    sheet.rows(_bare(SUMS), table.scalars)
     sheet.skip()
     sheet.section("Per year of twelve months, from the first training month")
     years = [{f"year_{key}": year[key] for key in YEAR_COLUMNS} for year in table.years]
@@ -412,6 +420,12 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table) -> None:
     sheet.skip()
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end
+
+
+def _bare(rows: list[Row]) -> list[Row]:
+    """Rows as this sheet writes them: the label says the period, no Unit or Notes column (they would stand past
+    the month table's last column); the HTML shows the units and Cost the notes."""
+    return [replace(row, unit="", note="") for row in rows]
 
 
 def _hide(sheet: kit.Sheet, rows: list[int]) -> None:
@@ -441,7 +455,7 @@ def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
     chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
     chart.set_legend({"position": "bottom"})
     chart.show_hidden_data()
-    sheet.chart(chart, height=CHART_HEIGHT, width=960)
+    sheet.chart(chart, height=CHART_HEIGHT, width=760)
 
 
 KEY_RESULTS: list[KeyResult] = []  # the plan's total is the Cost table's (the Cover shows it once)

@@ -110,7 +110,7 @@ SOURCES = {"committed_1y": "1-year", "committed_3y": "3-year", "spot": "spot"}
 def source_row(tier: str) -> Row:
     """Where a tier's price comes from: the Catalog's source and date for a quote, else the ratio."""
     quote = catalog(f"price_{tier}")
-    return Row(f"{tier}_source", f"… the {SOURCES[tier]} price's source", kind="words", unit="",
+    return Row(f"{tier}_source", f"… the {SOURCES[tier]} price's source", kind="text", unit="",
                formula=f'=IF({quote}="","Ratio "&TEXT(pricing_{tier}_ratio,"0%")&" of on demand (no quote)",'
                        f'{catalog(f"price_{tier}_source")}&" "&{catalog(f"price_{tier}_as_of")})')
 
@@ -469,8 +469,9 @@ def _values(book: kit.Book, results) -> dict:
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.cost
     values = _values(book, results)
-    sheet = book.sheet(SHEET, [(column.header, 15) for column in TOTALS], label_width=48, unit_width=16,
-                       note_width=52)
+    sheet = book.sheet(SHEET, [(PATH_LABELS[path], 15) for path in PATHS], label_width=44, unit_width=17,
+                       note_width=48)
+    sheet.scalar_col = 1  # a named cell in the first column; the three paths side by side in the totals
     sheet.title("Cost of ownership: prices, owning, the three paths and the plan's total", "docs/method.md §13: "
                 "each money input × the FX rate where it enters; the month rows are on Budget.")
     sheet.section("The calendar")
@@ -502,15 +503,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     _profile(book, sheet, table.plan.profile)
     sheet.section("The three paths over the plan (the Budget's month rows summed)")
-    labels = [PATH_LABELS[path] for path in PATHS]
-    rows = [{key: table.totals[f"{path}_{key}"] for key in TOTAL_NAMES} for path in PATHS]
-    _, first, _ = sheet.records(labels, TOTALS, rows, label_header="Path")
-    for i, path in enumerate(PATHS):
-        for col, column in enumerate(TOTALS, start=1):
-            name, cell = TOTAL_NAMES[column.key].format(path=path), kit.xl_rowcol_to_cell(first + i, col)
-            book.define(name, SHEET, cell, rows[i][column.key])
-            waiting = book.pending[(SHEET, cell)]  # a named result: "n/a: see Checks" while an input fails
-            book.pending[(SHEET, cell)] = waiting._replace(fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
+    _path_totals(book, sheet, table)
+    sheet.skip()
+    sheet.section("The budget's path (budget.path on Inputs)")
     sheet.rows(CHOSEN, {row.key: values[row.key] for row in CHOSEN})
     sheet.skip()
     sheet.section("From the average-month budget to the plan's total")
@@ -525,6 +520,20 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("Warnings (TRUE: it holds; the plan is still priced)")
     sheet.rows(WARNINGS, values)
     return sheet
+
+
+def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
+    """Each path's totals over the plan, a column each, named tco_<path>_…: "n/a: see Checks" while an input fails."""
+    sheet.heading_row(["Over the plan"] + [PATH_LABELS[path] for path in PATHS])
+    for column in TOTALS:
+        r = sheet.row_index
+        sheet._label(r, column.header)
+        for i, path in enumerate(PATHS):
+            name, value = TOTAL_NAMES[column.key].format(path=path), table.totals[f"{path}_{column.key}"]
+            cell = sheet.formula(r, 1 + i, column.template(i), value, book.styles.value(column.kind),
+                                 fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
+            book.define(name, SHEET, cell, value)
+        sheet.row_index += 1
 
 
 def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple) -> None:

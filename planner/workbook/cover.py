@@ -72,7 +72,8 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
                       formula="=scenarios_match_snapshot", warn="false"), matching)
         sheet.skip()
 
-    first = [result for result in key_results if result.first]
+    # the plan's total and its NPV first, then what it would be otherwise, then words (where standby is paid)
+    first = sorted((result for result in key_results if result.first), key=lambda r: (r.kind == "text", r.snapshot))
     if first:
         sheet.section("The plan's total, and what it would be otherwise (differences from it)")
         for result in first:

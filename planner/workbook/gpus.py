@@ -55,65 +55,64 @@ OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_valu
             "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year+24*"
             + catalog("server_kw") + "*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate)/24")
 
-COLUMNS = [
+COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are computed from, on screen
     Column("gpu", "GPU", kind="text", template=f'=IF(AND({catalog("ids")}<>"",ISNUMBER({catalog("price_per_hour")})),'
            f'{catalog("ids")},"")'),
-    Column("price", "On-demand price per GPU-hour", kind="money", template=listed(f"{catalog('price_per_hour')}*fx_rate")),
-    Column("training_peak_tflops", "Training peak (TFLOPS)", kind="count",
-           template=listed(f'IF(AND(training_precision="fp8",{number("fp8_tflops")}>0),{catalog("fp8_tflops")},'
-                           f'{catalog("peak_tflops")})')),
-    Column("training_gpu_hours", "Training GPU-hours", kind="count",
-           template=listed("hours_training_flops/({training_peak_tflops}*1e12*hours_mfu_used*3600)")),
     Column("training_cost", "Training cost, paid once", kind="money0",
            template=listed("{training_gpu_hours}/hours_productive_share*{price}")),
     Column("training_days", "Training days", kind="days",
            template=listed("{training_gpu_hours}/hours_productive_share/hours_gpus/24")),
-    Column("peak_flops", "Serving peak P_e (TFLOP/s)", kind="tera",
-           template=listed(model.effective_peak_flops(catalog("peak_tflops"), number("fp8_tflops"),
-                                                       "serving_fp8_gemm"))),
-    Column("bandwidth", "Bandwidth BW_e (TB/s)", kind="tera",
-           template=listed(model.effective_bandwidth(catalog("hbm_tbps"), "serving_bandwidth_efficiency"))),
-    Column("nvlink_gbps", "NVLink (GB/s)", kind="count", template=listed(number("nvlink_gbps"))),
     Column("max_users", "Sequences that fit B_max", kind="count",
            template=listed(f"IF({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb<=0,0,INT(ROUND("
                            f"({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb)/"
                            "serving_sequence_gb,gpu_rounding_decimals)))")),
-    Column("batch", "At B", kind="count", template=served("MIN(serving_users,{max_users})")),
-    Column("batch_is", "B is", kind="text", template=served('IF(serving_users<={max_users},"users","B_max")')),
-    Column("tokens_per_s_per_gpu", "Tokens/s per GPU at B", kind="tenths",
-           template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}"))),
     Column("cost_per_million", "Cost per M tokens at B", kind="money",
            template=served("{price}*1e6/(3600*{tokens_per_s_per_gpu})")),
-    Column("cost_per_million_at_max", "Cost per M tokens at B_max", kind="money",
-           template=served(f"{{price}}*1e6/(3600*{model.tokens_per_second_per_gpu(ROW_GPU, '{max_users}')})")),
     Column("tokens_per_s_per_mw", "Tokens/s per MW", kind="count",
            template=served(f"IF(AND(ISNUMBER({catalog('server_kw')}),{number('server_kw')}>0),"
                            f"{{tokens_per_s_per_gpu}}*1000/({catalog('server_kw')}*ownership_pue),{NO_SERVER})")),
-    Column("serving_gpu_hours_per_day", "GPU-hours a day at launch", kind="count",
-           template=by_the_month("crossover_served_tokens_per_day/(3600*{tokens_per_s_per_gpu})")),
     Column("rent_per_month", "Rent per average month", kind="money0",
            template=by_the_month("{serving_gpu_hours_per_day}*budget_days_per_month*{price}")),
     Column("owned_fleet", "Owned fleet (peak hour)", kind="count",
            template=by_the_month("CEILING(ROUND({serving_gpu_hours_per_day}/SUM(plan_profile)*MAX(plan_profile),"
                                  "gpu_rounding_decimals),1)")),
-    Column("fleet_utilisation", "Its utilisation", kind="percent",
-           template=by_the_month(f"IF({{owned_fleet}}>0,{{serving_gpu_hours_per_day}}/(24*{{owned_fleet}}),"
-                                 f"{NO_SERVING})")),
-    Column("own_cost_per_gpu_hour", "Owned cost per GPU-hour", kind="money",
-           template=by_the_month(owned(OWN_COST))),
     Column("own_per_month", "Own per average month", kind="money0",
            template=by_the_month(owned("{owned_fleet}*{own_cost_per_gpu_hour}*24*budget_days_per_month"))),
     Column("break_even_utilisation", "Break-even utilisation u*", kind="percent",
            template=by_the_month(owned(f"IF({{price}}=0,{PRICE_ZERO},IF({{own_cost_per_gpu_hour}}/{{price}}>1,"
                                        f"{NEVER},{{own_cost_per_gpu_hour}}/{{price}}))"))),
     Column("cheapest_rent", "Cheapest to rent", kind="bool",
-           template=listed("IF(ISNUMBER({rent_per_month}),{rent_per_month}=MIN({rent_per_month:range}),FALSE)"),
-           warn="true"),
+           template=listed("IF(ISNUMBER({rent_per_month}),{rent_per_month}=MIN({rent_per_month:range}),FALSE)")),
     Column("cheapest_own", "Cheapest to own", kind="bool",
-           template=listed("IF(ISNUMBER({own_per_month}),{own_per_month}=MIN({own_per_month:range}),FALSE)"),
-           warn="true"),
+           template=listed("IF(ISNUMBER({own_per_month}),{own_per_month}=MIN({own_per_month:range}),FALSE)")),
+    Column("price", "On-demand price per GPU-hour", kind="money", template=listed(f"{catalog('price_per_hour')}*fx_rate")),
+    Column("training_peak_tflops", "Training peak (TFLOPS)", kind="count",
+           template=listed(f'IF(AND(training_precision="fp8",{number("fp8_tflops")}>0),{catalog("fp8_tflops")},'
+                           f'{catalog("peak_tflops")})')),
+    Column("training_gpu_hours", "Training GPU-hours", kind="count",
+           template=listed("hours_training_flops/({training_peak_tflops}*1e12*hours_mfu_used*3600)")),
+    Column("peak_flops", "Serving peak P_e (TFLOP/s)", kind="tera",
+           template=listed(model.effective_peak_flops(catalog("peak_tflops"), number("fp8_tflops"),
+                                                       "serving_fp8_gemm"))),
+    Column("bandwidth", "Bandwidth BW_e (TB/s)", kind="tera",
+           template=listed(model.effective_bandwidth(catalog("hbm_tbps"), "serving_bandwidth_efficiency"))),
+    Column("nvlink_gbps", "NVLink (GB/s)", kind="count", template=listed(number("nvlink_gbps"))),
+    Column("batch", "At B", kind="count", template=served("MIN(serving_users,{max_users})")),
+    Column("batch_is", "B is", kind="text", template=served('IF(serving_users<={max_users},"users","B_max")')),
+    Column("tokens_per_s_per_gpu", "Tokens/s per GPU at B", kind="tenths",
+           template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}"))),
+    Column("cost_per_million_at_max", "Cost per M tokens at B_max", kind="money",
+           template=served(f"{{price}}*1e6/(3600*{model.tokens_per_second_per_gpu(ROW_GPU, '{max_users}')})")),
+    Column("serving_gpu_hours_per_day", "GPU-hours a day at launch", kind="count",
+           template=by_the_month("crossover_served_tokens_per_day/(3600*{tokens_per_s_per_gpu})")),
+    Column("fleet_utilisation", "Its utilisation", kind="percent",
+           template=by_the_month(f"IF({{owned_fleet}}>0,{{serving_gpu_hours_per_day}}/(24*{{owned_fleet}}),"
+                                 f"{NO_SERVING})")),
+    Column("own_cost_per_gpu_hour", "Owned cost per GPU-hour", kind="money",
+           template=by_the_month(owned(OWN_COST))),
 ]
-WIDTHS = {"gpu": 13, "batch_is": 8, "nvlink_gbps": 9, "batch": 7}
+PRINTED = 12
+WIDTHS = {"gpu": 12, "batch_is": 8, "nvlink_gbps": 9, "batch": 7, "cheapest_rent": 9, "cheapest_own": 9}
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -121,13 +120,18 @@ def write(book: kit.Book, results) -> kit.Sheet:
     rows = {row["gpu"]: row for row in results.gpus.rows}
     order = [key for key, _ in laid_out(book, GPUS, merged.gpus)]
     values = [rows.get(key, dict.fromkeys((c.key for c in COLUMNS), "")) for key in order]
-    sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 12)) for c in COLUMNS], label_width=10, unit_width=2,
+    sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 11)) for c in COLUMNS], label_width=8, unit_width=2,
                        note_width=2)
     sheet.title("GPUs side by side", "docs/method.md §13.7: each Catalog GPU with a price at this scenario's model, "
                 "training run, serving set-up and launch traffic; every value read from its Catalog row.")
     sheet.section("Training at the scenario's MFU, serving on each GPU's roofline, rent against own per average "
                   "month (30.4375 days) at launch traffic")
-    sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row", repeat=False)
+    _, first, last = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row")
+    sheet.ws.print_area(0, 0, last, PRINTED)
+    empty = [first + i for i, key in enumerate(order) if key not in rows]  # a Catalog row without a GPU or price
+    for r in empty:  # grouped out of sight, not printed; a GPU typed into its Catalog row fills it (+ shows it)
+        sheet.ws.set_row(r, None, None, {"level": 1, "hidden": True})
+        sheet.heights[r] = 0
     return sheet
 
 

@@ -5,7 +5,7 @@ its bar chart. No Excel Data Tables: XlsxWriter cannot write them and LibreOffic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 from planner.engine.crossover import NEVER
@@ -305,8 +305,8 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("plan_assumed_mfu_difference", "… serving at Crossover's assumed {crossover_serving_mfu_used|percent} "
-              "MFU instead of the roofline (an assumption, not a cost of the plan), over the plan", kind="money0", unit="",
+    KeyResult("plan_assumed_mfu_difference", "… serving at the assumed {crossover_serving_mfu_used|percent} MFU "
+              "(Crossover's; an assumption, not a cost), over the plan", kind="money0", unit="",
               first=True, snapshot=True),
     KeyResult("plan_standby_difference", "… {plan_standby_alternative}, over the plan", kind="money0", unit="", first=True,
               snapshot=True),
