@@ -804,7 +804,8 @@ def compute(scenario, tables) -> FleetTable:
     rate = served_rate(fleet.peak_rate, fleet.quality, fleet.retries)
     found = search(configs, rate, slo)
     front = pareto_front(found.rows)
-    pareto = [{"position": i, **_plain_row(front[i - 1])} for i in thinned(len(front))]
+    pareto = [{"position": i, **_plain_row({key: front[i - 1].get(key) for key in CANDIDATE_KEYS})}
+              for i in thinned(len(front))]
     profile = fleet.day_profile(scenario.cluster.profile)
     best = found.cheapest()
     scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "outputs": knobs.sequence_length -
