@@ -105,8 +105,8 @@ def h100_t1(found) -> tuple[F.Configuration, F.Roofline]:
 def test_example_1_one_replica(example_1):
     config, roof = h100_t1(example_1[0])
     assert config.decode.b_max == 52
-    b_star, reason, _ = F.decode_rows(config, F.SLO())
-    assert (b_star, reason) == (52, None)  # ITL(52) ≤ 100 ms: B* = B_max
+    decode = F.decode_rows(config, F.SLO())
+    assert (decode.b_star, decode.reason, decode.latency_next_ms) == (52, None, None)  # ITL(52) ≤ 100 ms: B_max
     assert printed(roof.step * 1000, "21.28") and printed(roof.prefill, "3.348") and printed(roof.cycle, "134.105")
     assert printed(roof.itl * 1000, "21.83") and printed(config.ttft_s * 1000, "64.39")
     assert printed(roof.service_rate, "0.38776") and printed(roof.prefill / roof.cycle * 100, "2.5")
@@ -190,6 +190,7 @@ def test_example_1_overall(example_1):
     assert printed(best["cost_per_acceptable_request"] * 1000, "0.8889")
     assert search.shown.index(best) < search.shown.index(tied)
     assert below_b_star(search) == 34
+    assert all(row["holds"] for row in search.rows)  # every sized row passes the checks its sheet row makes live
 
 
 # Example 2: Llama 3.1 70B, FP8 weights and KV, H100 or H200, λ = 5 ----------------------------------------------------
@@ -262,7 +263,8 @@ def test_example_2b_aggregated_h100_t2(example_2b):
     assert printed(row["ttft_percentile_ms"], "1,239.7") and printed(row["miss_one_fewer"], "0.21306")
     config = one(configs("llama-3.1-70b", ("h100-sxm",), "fp8", sequence=8200, prompt=8000), F.AGGREGATED,
                  "h100-sxm", (2,))
-    assert printed(config.latency_ms(10), "51.54")  # ITL(10) > 50 ms: B* = 9
+    assert printed(config.latency_ms(10), "51.54") and printed(row["latency_next_ms"], "51.54")  # B* = 9
+    assert row["b_star_largest"] and row["holds"]
 
 
 def test_example_2b_disaggregated_h100_t1_t2(example_2b):
@@ -481,14 +483,18 @@ def test_compute_with_a_profile_reads_the_day_and_the_headline():
     assert headline["fleet_cheapest_disaggregated_cost_per_hour"] is None
     assert headline["fleet_day_gpu_hours_following"] == 337 and headline["fleet_day_cost_peak_sized"] == 1440.0
     assert len(table.day) == 24 and table.day[12]["replicas"] == 24
-    assert table.checks == {"fleet_some_configuration_meets_slo": True}
+    assert table.checks == {"fleet_some_configuration_meets_slo": True, "fleet_rows_hold": True}
+    assert table.headline["fleet_answer"] == "aggregated on h100-sxm: 27 replicas of 1 GPU at B 52, 30 GPUs with " \
+        "spares, $60.00 per hour"
+    assert all(h["meets"] and h["fewest"] for h in table.day)
 
 
 def test_compute_when_nothing_meets_the_slo_leaves_the_headline_blank():
     scenario = scenario_with(**{"fleet.peak_rate": 10, "fleet.gpus": ["h100-sxm"], "fleet.profile":
                                 "office-assistant", "goodput.slo.ttft_ms": 10})
     table = F.compute(scenario, {})
-    assert table.checks == {"fleet_some_configuration_meets_slo": False}
+    assert table.checks == {"fleet_some_configuration_meets_slo": False, "fleet_rows_hold": True}
+    assert table.headline["fleet_answer"] == F.NO_FLEET
     assert all(value is None for name, value in table.headline.items() if name.startswith(("fleet_cheapest",
                                                                                            "fleet_day")))
     assert table.pareto == [] and table.day == [] and table.headline["fleet_feasible_configurations"] == 0

@@ -8,7 +8,7 @@ the configurations by cost per hour, attainment and tokens per second per user; 
 second per GPU against per user, and the day hour by hour for a fleet sized for the peak and one that follows the
 demand, come from the same sizing.
 
-The roofline of one replica is planner.engine.serving's `Replica`, read only through `ttft_s()`, `tpot_s(B)`,
+The roofline of one replica is planner/model/replica.py's `Replica`, read only through `ttft_s()`, `tpot_s(B)`,
 `prefill_s(B)`, `cycle_s(B)`, `b_max`, `pool`, `kv_g`, `s`, `o`, `tensor_parallel` and `price_per_gpu_hour`, and
 built in one place (`replica`). Times are seconds unless a name says ms; rates are requests per second.
 """
@@ -16,14 +16,16 @@ built in one place (`replica`). Times are seconds unless a name says ms; rates a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_UP, Decimal
+from dataclasses import dataclass, field
+from typing import NamedTuple
 from types import SimpleNamespace
 
 import numpy as np
 
-from planner.engine.catalog_columns import active_params
 from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY
-from planner.engine.serving import Replica
+from planner.model import passes
+from planner.model.replica import Replica
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -106,13 +108,11 @@ def wait_tail(erlang: float, drain_rate: float, wait_s: float) -> float:
 
 # One replica -------------------------------------------------------------------------------------------------------
 def replica(model, gpu, *, weight, kv, tensor_parallel: int, knobs, price: float) -> Replica:
-    """The §6 replica of `model` on `tensor_parallel` GPUs of `gpu` at the `weight` and `kv` precisions (Catalog
+    """The replica of `model` on `tensor_parallel` GPUs of `gpu` at the `weight` and `kv` precisions (Catalog
     entries), with the serving knobs (sequence_length, prompt_tokens, compute_efficiency, bandwidth_efficiency,
     memory_reserve, overhead_ms) and the GPU's price. The only place a replica is built."""
-    serving = SimpleNamespace(**vars(knobs), weight_precision="weight", kv_precision="kv",
-                              tensor_parallel=tensor_parallel)
-    built = Replica.from_parts(model, gpu, serving, price, {"weight": weight, "kv": kv})
-    return replace(built, active_params=active_params(model))
+    serving = SimpleNamespace(**vars(knobs), tensor_parallel=tensor_parallel)
+    return Replica.of(model=model, gpu=gpu, weight=weight, kv=kv, serving=serving, price_per_gpu_hour=price)
 
 
 @dataclass(frozen=True)
@@ -387,6 +387,7 @@ class Configuration:
     prefill: Replica | None = None  # disaggregated: the prefill pool's replica
     transfer_gbps: float | None = None  # disaggregated: BW_kv
     transfer_s: float = 0.0  # disaggregated: T_kv
+    terms: dict = field(default_factory=dict, compare=False)  # what its sheet row looks up and derives
 
     @property
     def aggregated(self) -> bool:
@@ -397,22 +398,40 @@ class Configuration:
         rep = self.decode
         return (rep.cycle_s(batch) / rep.o if self.aggregated else rep.tpot_s(batch)) * 1000
 
+    def words(self) -> dict:
+        """What names the configuration in a row: its place, mode, GPU, precisions and sizes (t_p None
+        aggregated)."""
+        t_p, t_d = (None, self.parallel[0]) if self.aggregated else self.parallel
+        return {"index": self.index, "mode": self.mode, "gpu": self.gpu, "weight_precision": self.weight,
+                "kv_precision": self.kv, "prefill_tensor_parallel": t_p, "tensor_parallel": t_d}
+
     def prefill_fits(self) -> bool:
         """A prefill replica keeps one prompt's KV until it is sent: pool ≥ s·KV_g(t_p)."""
         return self.prefill is None or float(self.prefill.pool) >= self.prefill.s * float(self.prefill.kv_g)
 
 
-def decode_rows(config: Configuration, slo: SLO) -> tuple[int, str | None, list[Roofline]]:
-    """(B*, the reason the decode replica can meet no TPOT target, its rooflines at the batch rows): does not fit
-    (B_max = 0), TPOT not reachable (ITL(1) aggregated, TPOT(1) on a decode pool, above Y)."""
+class DecodeRows(NamedTuple):
+    """What a decode replica gives every configuration that shares it: B*, the reason it meets no TPOT target (or
+    None), its rooflines at the batch rows, and the latency at B* + 1 that shows B* is the largest (None at B_max)."""
+
+    b_star: int
+    reason: str | None
+    rooflines: list
+    latency_next_ms: float | None = None
+
+
+def decode_rows(config: Configuration, slo: SLO) -> DecodeRows:
+    """B* and the rooflines of the configuration's decode replica: does not fit (B_max = 0), TPOT not reachable
+    (ITL(1) aggregated, TPOT(1) on a decode pool, above Y)."""
     rep = config.decode
     if rep.b_max == 0:
-        return 0, DOES_NOT_FIT, []
+        return DecodeRows(0, DOES_NOT_FIT, [])
     b_star = largest_batch(config.latency_ms, int(rep.b_max), slo.tpot_ms)
     if b_star == 0:
-        return 0, TPOT_NOT_REACHABLE, []
+        return DecodeRows(0, TPOT_NOT_REACHABLE, [])
     ttft = config.ttft_s if config.aggregated else float(rep.ttft_s())
-    return b_star, None, Roofline.rows(rep, batch_rows(b_star), ttft)
+    following = float(config.latency_ms(b_star + 1)) if b_star < rep.b_max else None
+    return DecodeRows(b_star, None, Roofline.rows(rep, batch_rows(b_star), ttft), following)
 
 
 def ttft_reachable(config: Configuration, single: Roofline, slo: SLO) -> bool:
@@ -513,9 +532,11 @@ def configurations(model, gpus: list, precisions: list, *, parallel, modes, knob
             one_gpu = built[1] if 1 in built else replica(model, gpu, weight=weight, kv=kv, tensor_parallel=1,
                                                           knobs=knobs, price=price)
             common = {"gpu": gpu.id, "weight": weight.id, "kv": kv.id, "price": price}
+            looked_up = catalog_terms(gpu, weight, kv, price=price, bandwidth_efficiency=knobs.bandwidth_efficiency)
             if AGGREGATED in modes:
                 found += [Configuration(len(found) + i, AGGREGATED, parallel=(t,), decode=built[t], ttft_s=ttft[t],
-                                        **common) for i, t in enumerate(sizes)]
+                                        terms=looked_up | replica_terms(built[t], built[t], one_gpu), **common)
+                          for i, t in enumerate(sizes)]
             if DISAGGREGATED not in modes:
                 continue
             for t_p in sizes:
@@ -524,10 +545,33 @@ def configurations(model, gpus: list, precisions: list, *, parallel, modes, knob
                     if not gbps > 0:
                         continue
                     transfer = kv_transfer_s(one_gpu.s, float(one_gpu.kv_g), gbps)
-                    found.append(Configuration(len(found), DISAGGREGATED, parallel=(t_p, t_d), decode=built[t_d],
-                                               ttft_s=ttft[t_p], prefill=built[t_p], transfer_gbps=gbps,
-                                               transfer_s=transfer, **common))
+                    found.append(Configuration(
+                        len(found), DISAGGREGATED, parallel=(t_p, t_d), decode=built[t_d], ttft_s=ttft[t_p],
+                        prefill=built[t_p], transfer_gbps=gbps, transfer_s=transfer,
+                        terms=looked_up | replica_terms(built[t_d], built[t_p], one_gpu), **common))
     return found
+
+
+def catalog_terms(gpu, weight, kv, *, price: float, bandwidth_efficiency: float) -> dict:
+    """The Catalog figures a configuration's sheet row looks up (a blank FP8, NVLink or network figure as 0) and
+    what follows from them alone: bytes per weight, the effective peak and bandwidth."""
+    fp8, nvlink, network = (float(passes.blank_as_zero(getattr(gpu, key)))
+                            for key in ("fp8_tflops", "nvlink_gbps", "network_gbps"))
+    return {"price_per_gpu_hour": price, "memory_gb": gpu.memory_gb, "peak_tflops": gpu.peak_tflops,
+            "fp8_tflops": fp8, "hbm_tbps": gpu.hbm_tbps, "nvlink_gbps": nvlink, "network_gbps": network,
+            "gpus_per_node": gpu.gpus_per_node, "weight_bits": weight.weight_bits, "fp8_gemm": weight.fp8_gemm,
+            "kv_value_bytes": kv.kv_bytes, "weight_bytes": passes.bytes_per_weight(weight.weight_bits),
+            "peak_flops": passes.effective_peak_flops(gpu.peak_tflops, fp8, weight.fp8_gemm),
+            "bandwidth": passes.effective_bandwidth(gpu.hbm_tbps, bandwidth_efficiency)}
+
+
+def replica_terms(decode: Replica, first: Replica, one_gpu: Replica) -> dict:
+    """A configuration's replica terms: the decode (or aggregated) replica's KV bytes per token, pool and B_max; the
+    size and KV bytes per token of the replica that prefills, and whether one prompt's KV fits it; KV_1, the KV
+    bytes per token on one GPU (what crosses to a decode replica)."""
+    return {"kv_bytes_per_token": decode.kv_g, "pool_gb": decode.pool / passes.GB, "b_max": decode.b_max,
+            "first_parallel": first.tensor_parallel, "kv_first": first.kv_g,
+            "prefill_fits": bool(first.pool >= first.s * first.kv_g), "kv_one": one_gpu.kv_g}
 
 
 @dataclass
@@ -554,30 +598,39 @@ def evaluate(config: Configuration, rate: float, slo: SLO, shared: dict | None =
     key = (id(config.decode), config.mode)
     if key not in shared:
         shared[key] = decode_rows(config, slo)
-    b_star, reason, rooflines = shared[key]
-    if reason is None and not ttft_reachable(config, rooflines[0], slo):
+    decode = shared[key]
+    reason = decode.reason
+    if reason is None and not ttft_reachable(config, decode.rooflines[0], slo):
         reason = TTFT_NOT_REACHABLE
-    found = Candidate(config, b_star, reason=reason)
+    found = Candidate(config, decode.b_star, reason=reason)
     if reason:
         return found
     reasons = []
-    for roof in rooflines:
+    for roof in decode.rooflines:
         row = size_row(config, roof, rate, slo)
         if isinstance(row, str):
             reasons.append(row)
         else:
-            found.rows.append(_labelled(config, b_star, row))
+            found.rows.append(_labelled(config, decode, row, slo))
     if not found.rows:
         found.reason = min(reasons, key=REASONS.index)
     return found
 
 
-def _labelled(config: Configuration, b_star: int, row: dict) -> dict:
-    """A sized row with its configuration's words and numbers in front."""
-    t_p, t_d = (None, config.parallel[0]) if config.aggregated else config.parallel
-    return {"index": config.index, "mode": config.mode, "gpu": config.gpu, "weight_precision": config.weight,
-            "kv_precision": config.kv, "tensor_parallel": t_d, "prefill_tensor_parallel": t_p,
-            "price_per_gpu_hour": config.price, "b_star": b_star, **row}
+def _labelled(config: Configuration, decode: DecodeRows, row: dict, slo: SLO) -> dict:
+    """A sized row with its configuration's words, terms and integers in front and its checks after: the TPOT target
+    met at B, B* the largest (B* = B_max or the latency at B* + 1 above Y), B a batch row, the TTFT target met, the
+    replicas the fewest (one fewer does not meet, per pool), every queue within the range."""
+    latency = row["itl_ms"] if config.aggregated else row["tpot_ms"]
+    fewer = [row["miss_one_fewer"]] if config.aggregated else [row["miss_one_fewer_prefill"],
+                                                                  row["miss_one_fewer_decode"]]
+    checks = {"tpot_met": r9(latency) <= slo.tpot_ms,
+              "b_star_largest": decode.latency_next_ms is None or r9(decode.latency_next_ms) > slo.tpot_ms,
+              "batch_row": row["batch"] in batch_rows(decode.b_star), "ttft_met": meets(row["miss"], slo.attainment),
+              "fewest": not any(meets(m, slo.attainment) for m in fewer),
+              "within_range": max(row["servers"], row.get("prefill_replicas") or 0) <= QUEUE_RANGE}
+    return {**config.words(), **config.terms, "b_star": decode.b_star, "latency_next_ms": decode.latency_next_ms, **row, **checks,
+            "holds": all(checks.values())}
 
 
 # The search and its outputs ------------------------------------------------------------------------------------------
@@ -682,7 +735,7 @@ def day(config: Configuration, roof: Roofline, *, peak: tuple[int, ...], rate: f
             attainment = None if rate_h == 0 else 1 - miss_at(config, roof, replicas, rate_h, slo)
             hour[f"attainment_{fleet}"] = attainment
             hour[f"acceptable_{fleet}"] = 0.0 if rate_h == 0 else SECONDS_PER_HOUR * rate_h * attainment * slo.quality
-        hours.append(hour)
+        hours.append(hour | _hour_checks(config, roof, following, rate_h, slo))
     busy = sum(h["busy_gpus"] for h in hours)
     totals = {}
     for fleet in ("peak_sized", "following"):
@@ -693,6 +746,17 @@ def day(config: Configuration, roof: Roofline, *, peak: tuple[int, ...], rate: f
                    f"cost_per_acceptable_request_{fleet}": cost / acceptable if acceptable else None}
     return {"hours": hours, "busy_gpu_hours": busy, "gpu_seconds_per_request": per_request,
             "requests": SECONDS_PER_HOUR * sum(h["rate"] for h in hours), **totals}
+
+
+def _hour_checks(config: Configuration, roof: Roofline, replicas: tuple[int, ...], rate: float, slo: SLO) -> dict:
+    """An hour's replicas meet the target and are the fewest (one fewer in a pool does not meet); an hour of no
+    demand holds with none."""
+    if rate == 0:
+        return {"meets": all(n == 0 for n in replicas), "fewest": True}
+    fewer = [tuple(n - (i == k) for i, n in enumerate(replicas)) for k in range(len(replicas))]
+    return {"meets": meets(miss_at(config, roof, replicas, rate, slo), slo.attainment),
+            "fewest": not any(min(f) > 0 and meets(miss_at(config, roof, f, rate, slo), slo.attainment)
+                              for f in fewer)}
 
 
 def _gpu_seconds_per_request(config: Configuration, roof: Roofline) -> float:
@@ -737,7 +801,11 @@ CANDIDATE_KEYS = (
     "prefill_tail", "slack_ms", "drain_rate", "miss", "miss_one_fewer", "miss_one_fewer_prefill",
     "miss_one_fewer_decode", "attainment", "ttft_percentile_ms", "gpus", "cost_per_hour", "acceptable_per_hour",
     "cost_per_acceptable_request", "cost_per_million_tokens", "cost_per_million_acceptable_tokens",
-    "tokens_per_s_per_gpu", "tokens_per_s_per_user", "gpu_seconds_per_request", "reason")
+    "tokens_per_s_per_gpu", "tokens_per_s_per_user", "gpu_seconds_per_request", "memory_gb", "peak_tflops",
+    "fp8_tflops", "hbm_tbps", "nvlink_gbps", "network_gbps", "gpus_per_node", "weight_bits", "fp8_gemm",
+    "kv_value_bytes", "weight_bytes", "peak_flops", "bandwidth", "kv_bytes_per_token", "pool_gb", "first_parallel",
+    "kv_first", "prefill_fits", "kv_one", "latency_next_ms", "tpot_met", "b_star_largest", "batch_row", "ttft_met",
+    "fewest", "within_range", "holds", "reason")
 HEADLINE = {  # defined name → the overall cheapest row's key
     "fleet_cheapest_mode": "mode", "fleet_cheapest_gpu": "gpu", "fleet_cheapest_gpus": "gpus",
     "fleet_cheapest_cost_per_hour": "cost_per_hour",
@@ -776,7 +844,8 @@ class FleetTable:
     @property
     def headline(self) -> dict:
         best, s = self.cheapest, self.scalars
-        found = {name: (best[key] if best else None) for name, key in HEADLINE.items()}
+        found = {"fleet_answer": answer(best, s["currency_symbol"])}
+        found |= {name: (best[key] if best else None) for name, key in HEADLINE.items()}
         for mode in MODES:
             row = self.cheapest_of(mode)
             found[f"fleet_cheapest_{mode}_cost_per_hour"] = row["cost_per_hour"] if row else None
@@ -785,7 +854,10 @@ class FleetTable:
 
     @property
     def checks(self) -> dict[str, bool]:
-        return {"fleet_some_configuration_meets_slo": self.cheapest is not None}
+        rows = [row for row in self.candidates + self.pareto if row["reason"] is None]
+        return {"fleet_some_configuration_meets_slo": self.cheapest is not None,
+                "fleet_rows_hold": all(row["holds"] for row in rows) and all(h["meets"] and h["fewest"]
+                                                                              for h in self.day)}
 
     def to_json(self) -> dict:
         return {**self.scalars, "candidates": self.candidates, "pareto": self.pareto, "day": self.day}
@@ -811,7 +883,7 @@ def compute(scenario, tables) -> FleetTable:
     scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "outputs": knobs.sequence_length -
                knobs.prompt_tokens, "configurations": len(configs),
                "feasible": sum(1 for c in found.candidates if c.rows), "sized_rows": len(found.rows),
-               "pareto_rows": len(front), "profile": profile or ""}
+               "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol}
     hours = []
     if profile and best:
         config = configs[best["index"]]
@@ -825,17 +897,34 @@ def compute(scenario, tables) -> FleetTable:
     return FleetTable(scalars, candidates, pareto, hours, configs)
 
 
+NO_FLEET = "none meets the SLO"  # the answer when no configuration meets it
+
+
+def answer(row: dict | None, symbol: str) -> str:
+    """The fleet's answer in a sentence, as the Cover shows it: "aggregated on mi300x: 7 replicas of 2 GPUs at B 306,
+    16 GPUs with spares, $32.00 per hour"; money to cents rounded half up, as a spreadsheet's TEXT does."""
+    if row is None:
+        return NO_FLEET
+    def of(t):
+        return f"{t} GPU{'' if t == 1 else 's'}"
+
+    if row["mode"] == AGGREGATED:
+        replicas = f"{row['replicas']} replicas of {of(row['tensor_parallel'])}"
+    else:
+        replicas = (f"{row['prefill_replicas']} prefill of {of(row['prefill_tensor_parallel'])} and "
+                    f"{row['decode_replicas']} decode replicas of {of(row['tensor_parallel'])}")
+    cents = Decimal(f"{row['cost_per_hour']:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    return (f"{row['mode']} on {row['gpu']}: {replicas} at B {row['batch']}, {row['gpus']:,} GPUs with spares, "
+            f"{symbol}{cents:,.2f} per hour")
+
+
 def _candidate_row(candidate: Candidate) -> dict:
     """A configuration's row of the Candidates table: its shown row, or its words and reason with blank numbers."""
     if candidate.rows:
         row = {**candidate.shown, "reason": None}
     else:
         config = candidate.config
-        t_p, t_d = (None, config.parallel[0]) if config.aggregated else config.parallel
-        row = {"index": config.index, "mode": config.mode, "gpu": config.gpu, "weight_precision": config.weight,
-               "kv_precision": config.kv, "prefill_tensor_parallel": t_p, "tensor_parallel": t_d,
-               "price_per_gpu_hour": config.price, "b_max": int(config.decode.b_max), "b_star": candidate.b_star,
-               "reason": candidate.reason}
+        row = {**config.words(), **config.terms, "b_star": candidate.b_star, "reason": candidate.reason}
     return _plain_row({key: row.get(key) for key in CANDIDATE_KEYS})
 
 
