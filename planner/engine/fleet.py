@@ -731,6 +731,7 @@ def day(config: Configuration, roof: Roofline, *, peak: tuple[int, ...], rate: f
         hour = {"hour": h, "fraction": float(fraction), "rate": rate_h, "busy_gpus": rate_h * per_request,
                 **dict(zip(_replica_keys(config), following)), "gpus_following": fleet_gpus(config, following, slo.spare),
                 "gpus_peak_sized": peak_gpus}
+        hour["miss_following"] = None if rate_h == 0 else miss_at(config, roof, following, rate_h, slo)
         for fleet, replicas in (("following", following), ("peak_sized", peak)):
             attainment = None if rate_h == 0 else 1 - miss_at(config, roof, replicas, rate_h, slo)
             hour[f"attainment_{fleet}"] = attainment
@@ -880,7 +881,7 @@ def compute(scenario, tables) -> FleetTable:
               for i in thinned(len(front))]
     profile = fleet.day_profile(scenario.cluster.profile)
     best = found.cheapest()
-    scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "outputs": knobs.sequence_length -
+    scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "miss_budget": slo.budget, "outputs": knobs.sequence_length -
                knobs.prompt_tokens, "configurations": len(configs),
                "feasible": sum(1 for c in found.candidates if c.rows), "sized_rows": len(found.rows),
                "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol}
@@ -892,6 +893,7 @@ def compute(scenario, tables) -> FleetTable:
         peak = tuple(best[key] for key in _replica_keys(config))
         totals = day(config, roof, peak=peak, rate=rate, fractions=merged.profiles[profile], slo=slo)
         hours = [_plain_row(h) for h in totals.pop("hours")]
+        scalars["peak_fraction"] = float(max(merged.profiles[profile]))
         scalars |= {k: plain(v) if v is not None else None for k, v in totals.items()}
     candidates = [_candidate_row(c) for c in found.candidates]
     return FleetTable(scalars, candidates, pareto, hours, configs)
@@ -905,14 +907,15 @@ def answer(row: dict | None, symbol: str) -> str:
     16 GPUs with spares, $32.00 per hour"; money to cents rounded half up, as a spreadsheet's TEXT does."""
     if row is None:
         return NO_FLEET
-    def of(t):
-        return f"{t} GPU{'' if t == 1 else 's'}"
+    def count(n, noun):
+        return f"{n} {noun}{'' if n == 1 else 's'}"
 
     if row["mode"] == AGGREGATED:
-        replicas = f"{row['replicas']} replicas of {of(row['tensor_parallel'])}"
+        replicas = f"{count(row['replicas'], 'replica')} of {count(row['tensor_parallel'], 'GPU')}"
     else:
-        replicas = (f"{row['prefill_replicas']} prefill of {of(row['prefill_tensor_parallel'])} and "
-                    f"{row['decode_replicas']} decode replicas of {of(row['tensor_parallel'])}")
+        replicas = (f"{count(row['prefill_replicas'], 'prefill replica')} of "
+                    f"{count(row['prefill_tensor_parallel'], 'GPU')} and {count(row['decode_replicas'], 'decode replica')}"
+                    f" of {count(row['tensor_parallel'], 'GPU')}")
     cents = Decimal(f"{row['cost_per_hour']:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     return (f"{row['mode']} on {row['gpu']}: {replicas} at B {row['batch']}, {row['gpus']:,} GPUs with spares, "
             f"{symbol}{cents:,.2f} per hour")
