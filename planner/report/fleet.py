@@ -11,8 +11,14 @@ from planner.engine.fleet import AGGREGATED, DISAGGREGATED
 from planner.report import plot
 from planner.report.format import and_list, money, number, percent
 
+
 # none in a batch's index and summary: their columns are every table's, and most scenarios have no fleet
 SUMMARY: list = []
+
+
+def share(value: float) -> str:
+    """A share to one decimal: "2.5 %"."""
+    return f"{value * 100:,.1f} %"
 
 
 def configuration(row: dict) -> str:
@@ -54,7 +60,7 @@ def findings(results) -> list[str]:
                      f"{money(best['cost_per_acceptable_request'] * 1000, symbol, 4)} per thousand acceptable requests, "
                      f"{money(best['cost_per_million_tokens'], symbol, 3)} per million output tokens; "
                      f"{best['tokens_per_s_per_gpu']:,.1f} tokens/s per GPU and {best['tokens_per_s_per_user']:,.1f} "
-                     f"per user; TTFT at the {percent(goodput.attainment_target)} percentile "
+                     f"per user; TTFT at the {goodput.attainment_target * 100:g}th percentile "
                      f"{best['ttft_percentile_ms']:,.1f} ms (attainment {percent(best['attainment'])}).")
     sentences.append(why_the_mode_wins(table, symbol))
     unmet = _reasons(table)
@@ -83,16 +89,16 @@ def why_the_mode_wins(table, symbol: str) -> str:
         searched = other in (row["mode"] for row in table.candidates)
         return f"Only {mode} configurations meet the SLO" + (f"; no {other} one does." if searched else
                                                               f"; {other} was not searched.")
-    share = agg["prefill_s"] / agg["cycle_s"]
+    prefill = agg["prefill_s"] / agg["cycle_s"]
     costs = f"{money(agg['cost_per_hour'], symbol, 2)} against {money(dis['cost_per_hour'], symbol, 2)} per hour"
     if agg == table.cheapest:
         if agg["cost_per_hour"] == dis["cost_per_hour"]:
             return (f"Aggregated and disaggregated cost the same, {money(agg['cost_per_hour'], symbol, 2)} per hour; "
                     f"aggregated ranks first on attainment ({percent(agg['attainment'])} against "
                     f"{percent(dis['attainment'])}), so on cost per acceptable request.")
-        return (f"Aggregated wins: prefill takes {percent(share)} of a replica's time here (T_pre/cycle at B "
+        return (f"Aggregated wins: prefill takes {share(prefill)} of a replica's time here (T_pre/cycle at B "
                 f"{number(agg['batch'])}), so separating it only adds a pool ({costs}).")
-    return (f"Disaggregated wins: on an aggregated replica prefill takes {percent(share)} of the time and stalls "
+    return (f"Disaggregated wins: on an aggregated replica prefill takes {share(prefill)} of the time and stalls "
             f"every decode step, so within the TPOT target it runs a batch of {number(agg['batch'])} where a decode "
             f"replica runs {number(dis['batch'])}; apart, the phases cost {money(dis['cost_per_hour'], symbol, 2)} "
             f"per hour against {money(agg['cost_per_hour'], symbol, 2)} together, and give "
@@ -114,7 +120,7 @@ def _day(table, symbol: str) -> str:
     idle = s["idle_gpu_hours_peak_sized"] / s["gpu_hours_peak_sized"]
     ratio = s["cost_per_acceptable_request_peak_sized"] / s["cost_per_acceptable_request_following"]
     return (f"Over the {s['profile']} day the fleet sized for the peak keeps {number(table.day[0]['gpus_peak_sized'])} "
-            f"GPUs all day, {number(s['gpu_hours_peak_sized'])} GPU-hours of which {percent(idle)} are idle, for "
+            f"GPUs all day, {number(s['gpu_hours_peak_sized'])} GPU-hours of which {share(idle)} are idle, for "
             f"{money(s['cost_peak_sized'], symbol, 2)}; one that follows demand takes "
             f"{number(s['gpu_hours_following'])} GPU-hours for {money(s['cost_following'], symbol, 2)}: "
             f"{money(s['cost_per_acceptable_request_peak_sized'] * 1000, symbol, 4)} against "
