@@ -1,4 +1,4 @@
-"""Fleet: the cheapest serving fleet that meets an SLO at a request rate (docs/method.md, Fleet).
+"""Fleet: the cheapest serving fleet that meets an SLO at a request rate (docs/method.md §11).
 
 Every configuration (mode × GPU × precision pair × tensor-parallel size, or prefill and decode sizes for a
 disaggregated fleet) is sized at the peak rate: the largest batch meeting the TPOT target, then the fewest
@@ -15,6 +15,7 @@ built in one place (`replica`). Times are seconds unless a name says ms; rates a
 
 from __future__ import annotations
 
+import itertools
 import math
 from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass, field
@@ -96,9 +97,11 @@ def erlang_c(servers: int, load: float) -> float:
     steps = np.log(np.arange(low + 1, high + 1, dtype=float) / a)  # ln(i/a) for i = low+1 … high
     # ln Π_{i=high+1}^{c} i/a: the terms above the window, once (negligible C when it is not 0)
     beyond = 0.0 if high == c else math.lgamma(c + 1) - math.lgamma(high + 1) - (c - high) * math.log(a)
-    logs = np.cumsum(steps[::-1])[::-1] + beyond  # ln(P(k)/P(c)) for k = low … high − 1
-    log_ratio = float(np.logaddexp.reduce(logs))
-    return float(math.exp(-np.logaddexp(0.0, log_ratio + math.log1p(-a / c))))
+    logs = np.cumsum(steps[::-1]) + beyond  # ln(P(k)/P(c)) for k = high − 1 … low
+    top = float(logs.max())
+    log_ratio = top + math.log(float(np.exp(logs - top).sum()))  # ln R, summed without overflow
+    exponent = log_ratio + math.log1p(-a / c)  # ln((1 − ρ)·R)
+    return 1 / (1 + math.exp(exponent)) if exponent < 700 else 0.0  # e^-700 ≈ 1e-304: C underflows there
 
 
 def wait_tail(erlang: float, drain_rate: float, wait_s: float) -> float:
@@ -237,9 +240,10 @@ class Roofline:
 
 
 def aggregated_queue(replicas: int, rate: float, roof: Roofline, slo: SLO) -> dict:
-    """The queue of n replicas at λ: a = λ·cycle(B) Erlangs on c = n·B slots, C = C(c, a); the prompt's wait on its
-    replica ρ_pre = λ·D/n, W_pre = ρ_pre·D/(1 − ρ_pre) (M/M/1 mean); T_first = step(B) + W_pre + D; w = X − T_first;
-    P(TTFT > X) = IF(OR(a ≥ c, ρ_pre ≥ 1), 1, IF(w < 0, 1, C·EXP(−(n·μ_r − λ)·w))). Undefined values are None."""
+    """The queue of n replicas at λ: a = λ·cycle(B) Erlangs on c = n·B slots, C = C(c, a); the prompt's wait on
+    its replica ρ_pre = λ·D/n, W_pre = ρ_pre·D/(1 − ρ_pre) (M/M/1 mean); T_first = step(B) + W_pre + D;
+    w = X − T_first; P(TTFT > X) = IF(OR(a ≥ c, ρ_pre ≥ 1), 1, IF(w < 0, 1, C·EXP(−(n·μ_r − λ)·w))). Undefined values
+    are None."""
     n, load = replicas, rate * roof.cycle
     servers = n * roof.batch
     erlang = erlang_c(servers, load)
@@ -277,10 +281,10 @@ def aggregated_ttft_percentile_ms(queue: dict, slo: SLO) -> float:
     return queue["first_token_ms"] + extra * 1000
 
 
-# Disaggregated: x prefill replicas, y decode replicas of B slots -------------------------------------------------------
+# Disaggregated: x prefill replicas, y decode replicas of B slots ------------------------------------------------------
 def kv_transfer_gbps(prefill_parallel: int, decode_parallel: int, gpu, given: float | None = None) -> float:
-    """BW_kv: the number given, else MIN(t_p, t_d)·IF(t_p + t_d ≤ GPN, NVLink GB/s·0.65, network GB/s·0.90): each of
-    MIN(t_p, t_d) GPUs sends its share over its own link; a pair that fits in one node is placed together."""
+    """BW_kv: the number given, else MIN(t_p, t_d)·IF(t_p + t_d ≤ GPN, NVLink GB/s·0.65, network GB/s·0.90): each
+    of MIN(t_p, t_d) GPUs sends its share over its own link; a pair that fits in one node is placed together."""
     if given is not None:
         return float(given)
     one_node = prefill_parallel + decode_parallel <= gpu.gpus_per_node
@@ -306,7 +310,8 @@ def prefill_queue(prefill_replicas: int, rate: float, ttft_s: float, transfer_s:
 
 
 def decode_queue(decode_replicas: int, rate: float, roof: Roofline) -> dict:
-    """y decode replicas of B slots, each held o·TPOT(B): a_d = λ·o·TPOT(B) on c = y·B slots, C_d = C(y·B, a_d)."""
+    """y decode replicas of B slots, each held o·TPOT(B): a_d = λ·o·TPOT(B) on c = y·B slots,
+    C_d = C(y·B, a_d)."""
     load, servers = rate * roof.outputs * roof.step, decode_replicas * roof.batch
     return {"load": load, "servers": servers, "utilisation": load / servers, "erlang_c": erlang_c(servers, load)}
 
@@ -358,8 +363,8 @@ def disaggregated_replicas(config: Configuration, roof: Roofline, rate: float, s
 
 def disaggregated_ttft_percentile_ms(ttft_s: float, transfer_s: float, prefill: dict, decode: dict,
                                      slo: SLO) -> float:
-    """TTFT at the p-th percentile (a bound) = D + T_kv + IF(C_p ≤ 1 − p − C_d, 0, LN(C_p/(1 − p − C_d))/(x/D − λ)),
-    ms."""
+    """TTFT at the p-th percentile (a bound) = D + T_kv + IF(C_p ≤ 1 − p − C_d, 0,
+    LN(C_p/(1 − p − C_d))/(x/D − λ)), ms."""
     left = slo.budget - decode["erlang_c"]
     erlang = prefill["prefill_erlang_c"]
     extra = 0.0 if erlang <= left else math.log(erlang / left) / prefill["prefill_drain_rate"]
@@ -488,9 +493,9 @@ def disaggregated_row(config: Configuration, roof: Roofline, pair: tuple[int, in
 
 def _with_figures(config: Configuration, roof: Roofline, row: dict, *, gpus: int, rate: float, slo: SLO,
                   per_user: float) -> dict:
-    """The row's §6 figures and the fleet's: GPUs, cost per hour (G·price), acceptable requests per hour (3600·λ·A·q),
-    cost per acceptable request, per million output tokens (and acceptable ones), tokens/s per GPU (λ·o/G) and per
-    user."""
+    """The row's §6 figures and the fleet's: GPUs, cost per hour (G·price), acceptable requests per hour
+    (3600·λ·A·q), cost per acceptable request, per million output tokens (and acceptable ones), tokens/s per GPU
+    (λ·o/G) and per user."""
     attainment = 1 - row["miss"]
     cost = gpus * config.price
     acceptable = SECONDS_PER_HOUR * rate * attainment * slo.quality
@@ -629,7 +634,8 @@ def _labelled(config: Configuration, decode: DecodeRows, row: dict, slo: SLO) ->
               "batch_row": row["batch"] in batch_rows(decode.b_star), "ttft_met": meets(row["miss"], slo.attainment),
               "fewest": not any(meets(m, slo.attainment) for m in fewer),
               "within_range": max(row["servers"], row.get("prefill_replicas") or 0) <= QUEUE_RANGE}
-    return {**config.words(), **config.terms, "b_star": decode.b_star, "latency_next_ms": decode.latency_next_ms, **row, **checks,
+    return {**config.words(), **config.terms, "b_star": decode.b_star, "latency_next_ms": decode.latency_next_ms,
+            **row, **checks,
             "holds": all(checks.values())}
 
 
@@ -663,16 +669,14 @@ def pareto_front(rows: list[dict]) -> list[dict]:
     """The rows no other row beats in both tokens/s per GPU and tokens/s per user (at least as good in both and
     better in one, at 9 decimals), sorted by tokens/s per GPU, then per user, both descending, then the enumeration
     order."""
-    keyed = sorted(rows, key=lambda r: (-r9(r["tokens_per_s_per_gpu"]), -r9(r["tokens_per_s_per_user"]),
-                                        r["index"], r["batch"]))
-    front, best_above, i = [], -math.inf, 0  # best_above: the most tokens/s per user at more tokens/s per GPU
-    while i < len(keyed):
-        per_gpu = r9(keyed[i]["tokens_per_s_per_gpu"])
-        group = [r for r in keyed[i:] if r9(r["tokens_per_s_per_gpu"]) == per_gpu]
-        best_here = max(r9(r["tokens_per_s_per_user"]) for r in group)
-        front += [r for r in group if r9(r["tokens_per_s_per_user"]) == best_here and best_here > best_above]
+    keyed = sorted(((r9(r["tokens_per_s_per_gpu"]), r9(r["tokens_per_s_per_user"]), r) for r in rows),
+                   key=lambda k: (-k[0], -k[1], k[2]["index"], k[2]["batch"]))
+    front, best_above = [], -math.inf  # best_above: the most tokens/s per user at more tokens/s per GPU
+    for _, group in itertools.groupby(keyed, key=lambda k: k[0]):  # rows of equal tokens/s per GPU
+        group = list(group)
+        best_here = group[0][1]  # sorted: the first has the most tokens/s per user
+        front += [row for _, per_user, row in group if per_user == best_here and best_here > best_above]
         best_above = max(best_above, best_here)
-        i += len(group)
     return front
 
 
@@ -729,7 +733,8 @@ def day(config: Configuration, roof: Roofline, *, peak: tuple[int, ...], rate: f
         if isinstance(following, str):
             raise ValueError(f"hour {h}: {following} at a rate below the peak's")  # the sizing is monotone in λ
         hour = {"hour": h, "fraction": float(fraction), "rate": rate_h, "busy_gpus": rate_h * per_request,
-                **dict(zip(_replica_keys(config), following)), "gpus_following": fleet_gpus(config, following, slo.spare),
+                **dict(zip(_replica_keys(config), following)),
+                "gpus_following": fleet_gpus(config, following, slo.spare),
                 "gpus_peak_sized": peak_gpus}
         hour["miss_following"] = None if rate_h == 0 else miss_at(config, roof, following, rate_h, slo)
         for fleet, replicas in (("following", following), ("peak_sized", peak)):
@@ -826,7 +831,7 @@ DAY_HEADLINE = {  # defined name → the day's total
 
 @dataclass
 class FleetTable:
-    """docs/method.md's Fleet for one scenario: the demand and SLO, every configuration's row (the Candidates
+    """docs/method.md §11 for one scenario: the demand and SLO, every configuration's row (the Candidates
     table), the cheapest of each mode and overall, the Pareto front as shown (at most 32 rows) and the day."""
 
     scalars: dict
@@ -881,8 +886,8 @@ def compute(scenario, tables) -> FleetTable:
               for i in thinned(len(front))]
     profile = fleet.day_profile(scenario.cluster.profile)
     best = found.cheapest()
-    scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "miss_budget": slo.budget, "outputs": knobs.sequence_length -
-               knobs.prompt_tokens, "configurations": len(configs),
+    scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "miss_budget": slo.budget,
+               "outputs": knobs.sequence_length - knobs.prompt_tokens, "configurations": len(configs),
                "feasible": sum(1 for c in found.candidates if c.rows), "sized_rows": len(found.rows),
                "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol}
     hours = []
@@ -914,8 +919,8 @@ def answer(row: dict | None, symbol: str) -> str:
         replicas = f"{count(row['replicas'], 'replica')} of {count(row['tensor_parallel'], 'GPU')}"
     else:
         replicas = (f"{count(row['prefill_replicas'], 'prefill replica')} of "
-                    f"{count(row['prefill_tensor_parallel'], 'GPU')} and {count(row['decode_replicas'], 'decode replica')}"
-                    f" of {count(row['tensor_parallel'], 'GPU')}")
+                    f"{count(row['prefill_tensor_parallel'], 'GPU')} and "
+                    f"{count(row['decode_replicas'], 'decode replica')} of {count(row['tensor_parallel'], 'GPU')}")
     cents = Decimal(f"{row['cost_per_hour']:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     return (f"{row['mode']} on {row['gpu']}: {replicas} at B {row['batch']}, {row['gpus']:,} GPUs with spares, "
             f"{symbol}{cents:,.2f} per hour")
@@ -953,13 +958,15 @@ METHOD = Method(
         "size, or prefill and decode sizes t_p/t_d) is sized at the peak rate λ = λ_u/q with retries (else λ_u), "
         "with the Serving sheet's roofline of one replica and the Goodput sheet's SLO: TTFT ≤ X for a share p of "
         "requests, TPOT ≤ Y.",
-        "Batch: B* is the largest B ≤ B_max with ITL(B) = cycle(B)/o ≤ Y (aggregated: other requests' prefills stall "
-        "the decode) or TPOT(B) ≤ Y (a decode replica). The rows tried are B = 1, 2, 4, … below B*, and B*.",
+        "Batch: B* is the largest B ≤ B_max with ITL(B) = cycle(B)/o ≤ Y (aggregated: other requests' prefills "
+        "stall the decode) or TPOT(B) ≤ Y (a decode replica). The rows tried are B = 1, 2, 4, … below B*, and B*.",
         "Queue (Erlang C, Poisson arrivals): with c servers and a = λ·S Erlangs, C = POISSON(c, a) / (POISSON(c, a) "
-        "+ (1 − a/c)·POISSON(c − 1, a, TRUE)), 1 when a ≥ c; the wait exceeds w with probability C·EXP(−(c/S − λ)·w).",
+        "+ (1 − a/c)·POISSON(c − 1, a, TRUE)), 1 when a ≥ c; the wait exceeds w with probability "
+        "C·EXP(−(c/S − λ)·w).",
         "Aggregated, n replicas: c = n·B slots each held S = cycle(B); the prompt then waits on its replica "
-        "W_pre = ρ_pre·D/(1 − ρ_pre) with ρ_pre = λ·D/n; T_first = TPOT(B) + W_pre + D, w = X − T_first; the miss is "
-        "C·EXP(−(n·B/cycle − λ)·w). n is the fewest replicas whose miss, rounded to 9 decimals, is at most 1 − p.",
+        "W_pre = ρ_pre·D/(1 − ρ_pre) with ρ_pre = λ·D/n; T_first = TPOT(B) + W_pre + D, w = X − T_first; the miss "
+        "is C·EXP(−(n·B/cycle − λ)·w). n is the fewest replicas whose miss, rounded to 9 decimals, is at most "
+        "1 − p.",
         "Disaggregated, x prefill and y decode replicas: prefill serves one prompt at a time (S = D), the prompt's "
         "KV crosses in T_kv = s·KV_1/(BW_kv·1e9); decode slots c = y·B are held o·TPOT(B); the miss is at most the "
         "prefill wait's tail beyond X − D − T_kv plus the decode pool's probability of waiting (Boole); (x, y) is "

@@ -1,4 +1,4 @@
-"""The Fleet table's inputs (docs/method.md, Fleet), the `fleet:` section: the peak request rate, the quality share
+"""The Fleet table's inputs (docs/method.md §11), the `fleet:` section: the peak request rate, the quality share
 and retries, the day's profile, the candidates searched (GPUs, precision pairs, tensor-parallel sizes, modes), the
 spare share and the KV link between prefill and decode replicas. The request shape, the roofline's knobs and the
 SLO are the Serving and Goodput sections'. Without `fleet:` a scenario has no Fleet table."""

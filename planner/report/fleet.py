@@ -1,4 +1,4 @@
-"""The Fleet section of the HTML summary (docs/method.md, Fleet): sentences that say which fleet is cheapest and
+"""The Fleet section of the HTML summary (docs/method.md §11): sentences that say which fleet is cheapest and
 why its mode wins, the Pareto front of tokens per second per GPU against per user, and the day hour by hour."""
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ def findings(results) -> list[str]:
         return sentences
     sentences.append(f"The cheapest: {best['mode']}, {configuration(best)}; {number(best['gpus'])} GPUs with spares, "
                      f"{money(best['cost_per_hour'], symbol, 2)} per hour, "
-                     f"{money(best['cost_per_acceptable_request'] * 1000, symbol, 4)} per thousand acceptable requests, "
+                     f"{money(best['cost_per_acceptable_request'] * 1000, symbol, 4)} per thousand acceptable "
+                     f"requests, "
                      f"{money(best['cost_per_million_tokens'], symbol, 3)} per million output tokens; "
                      f"{best['tokens_per_s_per_gpu']:,.1f} tokens/s per GPU and {best['tokens_per_s_per_user']:,.1f} "
                      f"per user; TTFT at the {goodput.attainment_target * 100:g}th percentile "

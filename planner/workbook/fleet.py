@@ -1,4 +1,4 @@
-"""The Fleet sheet (docs/method.md, Fleet): every configuration's shown row, the cheapest of each mode, the Pareto
+"""The Fleet sheet (docs/method.md §11): every configuration's shown row, the cheapest of each mode, the Pareto
 front and the day, as live formulas. The search stays in the engine; each row's integers (B*, B, n or x and y, and
 each hour's replicas) are input cells, and every other column a formula of them, of Inputs, of the configuration's
 Catalog rows and of the method constants: the roofline through the model core's Excel twins (planner/workbook/
@@ -78,7 +78,7 @@ def disaggregated_miss(prefill: str, decode: str, rate: str, c: Served) -> str:
     return f"IF(OR({x}<1,({decode})<1),1,{tail}+{erlang_c(servers, decode_load)})"
 
 
-# The Candidates table: one row per configuration -----------------------------------------------------------------------
+# The Candidates table: one row per configuration ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class FleetColumn:
     """A column of a table of configurations: text (the engine's words), an input (an integer the search chose), or
@@ -177,14 +177,16 @@ QUEUE = [
                 "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency)))"),
     FleetColumn("kv_transfer_ms", "T_kv (ms)", "decimal",
                 f"=IF({AGG},\"\",serving_prompt_tokens*{{kv_one}}/({{kv_transfer_gbps}}*1e9)*1000)"),
-    FleetColumn("load", "Offered load a (Erlangs)", "decimal", f"=IF({AGG},{RATE}*{{cycle_s}},{RATE}*{O}*{{tpot_ms}}/1000)"),
+    FleetColumn("load", "Offered load a (Erlangs)", "decimal",
+                f"=IF({AGG},{RATE}*{{cycle_s}},{RATE}*{O}*{{tpot_ms}}/1000)"),
     FleetColumn("servers", "Slots c = n·B or y·B", "count", f"=IF({AGG},{{replicas}},{{decode_replicas}})*{{batch}}"),
     FleetColumn("utilisation", "ρ = a/c", "decimal", "={load}/{servers}"),
     FleetColumn("erlang_c", "C(c, a)", "decimal", "=" + erlang_c("{servers}", "{load}")),
-    FleetColumn("prefill_utilisation", "ρ_pre = λ·D/n", "decimal", f"=IF({AGG},{RATE}*{{ttft_ms}}/1000/{{replicas}},\"\")"),
+    FleetColumn("prefill_utilisation", "ρ_pre = λ·D/n", "decimal",
+                f"=IF({AGG},{RATE}*{{ttft_ms}}/1000/{{replicas}},\"\")"),
     FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal",
-                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{prefill_utilisation}}*{{ttft_ms}}/(1-{{prefill_utilisation}}),"
-                "\"\"),\"\")"),
+                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{prefill_utilisation}}*{{ttft_ms}}"
+                "/(1-{prefill_utilisation}),\"\"),\"\")"),
     FleetColumn("first_token_ms", "T_first = TPOT + W_pre + D (ms)", "tenths",
                 f"=IF({AGG},IF({{prefill_utilisation}}<1,{{tpot_ms}}+{{prefill_wait_ms}}+{{ttft_ms}},\"\"),\"\")"),
     FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", f"=IF({AGG},\"\",{RATE}*{{ttft_ms}}/1000)"),
@@ -193,11 +195,13 @@ QUEUE = [
     FleetColumn("prefill_drain_rate", "x/D − λ (per s)", "decimal",
                 f"=IF({AGG},\"\",{{prefill_replicas}}/({{ttft_ms}}/1000)-{RATE})"),
     FleetColumn("slack_ms", "Slack w (ms)", "tenths",
-                f"=IF({AGG},IF({{first_token_ms}}=\"\",\"\",{X}-{{first_token_ms}}),{X}-{{ttft_ms}}-{{kv_transfer_ms}})"),
+                f"=IF({AGG},IF({{first_token_ms}}=\"\",\"\",{X}-{{first_token_ms}}),"
+                f"{X}-{{ttft_ms}}-{{kv_transfer_ms}})"),
     FleetColumn("prefill_tail", "tail_p", "decimal",
                 f"=IF({AGG},\"\",IF({{prefill_load}}>={{prefill_replicas}},1,IF({{slack_ms}}<0,1,{{prefill_erlang_c}}"
                 "*EXP(-{prefill_drain_rate}*{slack_ms}/1000))))"),
-    FleetColumn("drain_rate", "n·μ_r − λ (per s)", "decimal", f"=IF({AGG},{{replicas}}*{{service_rate}}-{RATE},\"\")"),
+    FleetColumn("drain_rate", "n·μ_r − λ (per s)", "decimal",
+                f"=IF({AGG},{{replicas}}*{{service_rate}}-{RATE},\"\")"),
     FleetColumn("miss", "Miss P(TTFT > X)", "decimal",
                 f"=IF({AGG},IF(OR({{load}}>={{servers}},{{prefill_utilisation}}>=1),1,IF({{slack_ms}}<0,1,{{erlang_c}}"
                 "*EXP(-{drain_rate}*{slack_ms}/1000))),{prefill_tail}+{erlang_c})"),
@@ -313,7 +317,7 @@ def _range(sheet: kit.Sheet, key: str, *, heading: bool = False) -> str:
            f"{kit.xl_rowcol_to_cell(place.last_row, place.col, True, True)}"
 
 
-# The answer: the cheapest of each mode, by MIN and MATCH over the helper columns ------------------------------------------
+# The answer: the cheapest of each mode, by MIN and MATCH over the helper columns --------------------------------------
 SHOWN = [("mode", "Mode", "text"), ("gpu", "GPU", "text"), ("prefill_tensor_parallel", "t_p", "count"),
          ("tensor_parallel", "t", "count"), ("batch", "B", "count"), ("replicas", "n", "count"),
          ("prefill_replicas", "x", "count"), ("decode_replicas", "y", "count"), ("gpus", "GPUs", "count"),
@@ -411,8 +415,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     width = len(ROW_COLUMNS) + len(HELPERS) + 1
     sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
     sheet.scalar_col = 1
-    sheet.title("Fleet: the cheapest serving fleet that meets the SLO", "The search runs in the engine; each row's "
-                "integers are input cells and every other column a live formula of them, Inputs and Catalog.")
+    sheet.title("Fleet: the cheapest serving fleet that meets the SLO", "docs/method.md §11: the search runs in the "
+                "engine; each row's integers are input cells and every other column a live formula of them, Inputs "
+                "and Catalog.")
     sheet.section("The demand and the SLO (Goodput's X, Y and p; Serving's request shape and roofline)")
     sheet.rows(DEMAND, {"rate": table.scalars["rate"], "miss_budget": table.scalars["miss_budget"]})
     sheet.skip()
@@ -456,11 +461,12 @@ def _pareto_chart(book: kit.Book, sheet: kit.Sheet) -> None:
     sheet.chart(chart, height=320)
 
 
-# Over the day: the cheapest configuration (the Candidates table's first row) hour by hour ---------------------------------
+# Over the day: the cheapest configuration (the Candidates table's first row) hour by hour -----------------------------
 DAY_AGG = 'fleet_day_mode="aggregated"'
 DAY = Served(batch="fleet_day_batch", cycle_s="fleet_day_cycle_s", tpot_ms="fleet_day_tpot_ms",
              ttft_ms="fleet_day_ttft_ms", transfer_ms="fleet_day_kv_transfer_ms")
-DAY_CONFIG = [("mode", "Mode", "text"), ("batch", "Batch B", "count"), ("tensor_parallel", "GPUs t (decode t_d)", "count"),
+DAY_CONFIG = [("mode", "Mode", "text"), ("batch", "Batch B", "count"),
+              ("tensor_parallel", "GPUs t (decode t_d)", "count"),
               ("prefill_tensor_parallel", "Prefill GPUs t_p", "count"), ("cycle_s", "cycle(B)", "decimal"),
               ("tpot_ms", "TPOT(B)", "tenths"), ("ttft_ms", "D", "tenths"), ("kv_transfer_ms", "T_kv", "decimal"),
               ("replicas", "Replicas at the peak n", "count"), ("prefill_replicas", "… prefill x", "count"),
@@ -544,8 +550,8 @@ def _day(sheet: kit.Sheet, table, candidates: dict) -> tuple[int, int] | None:
         place = candidates[key]
         cell = kit.xl_rowcol_to_cell(place.row, place.col, True, True)
         value = "" if best.get(key) is None else best[key]
-        sheet.row(Row(f"config_{key}", f"The cheapest configuration: {label}", formula=f'=IF(ISBLANK({cell}),"",{cell})',
-                      kind=kind, unit="", name=f"fleet_day_{key}"), value)
+        sheet.row(Row(f"config_{key}", f"The cheapest configuration: {label}", kind=kind, unit="",
+                      formula=f'=IF(ISBLANK({cell}),"",{cell})', name=f"fleet_day_{key}"), value)
     sheet.rows([
         Row("gpu_seconds", "GPU-seconds per request at full batch g", kind="decimal", unit="GPU-s",
             name="fleet_day_gpu_seconds", note="t·cycle/B aggregated; t_p·D + t_d·o·TPOT/B disaggregated",
