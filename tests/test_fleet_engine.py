@@ -483,7 +483,7 @@ def test_compute_with_a_profile_reads_the_day_and_the_headline():
     table = F.compute(scenario, {})
     headline = table.headline
     assert headline["fleet_cheapest_gpus"] == 30 and headline["fleet_configurations"] == 1
-    assert headline["fleet_cheapest_disaggregated_cost_per_hour"] is None
+    assert headline["fleet_cheapest_disaggregated_cost_per_hour"] == ""  # blank: no disaggregated configuration
     assert headline["fleet_day_gpu_hours_following"] == 337 and headline["fleet_day_cost_peak_sized"] == 1440.0
     assert len(table.day) == 24 and table.day[12]["replicas"] == 24
     assert table.checks == {"fleet_some_configuration_meets_slo": True, "fleet_rows_hold": True}
@@ -498,7 +498,7 @@ def test_compute_when_nothing_meets_the_slo_leaves_the_headline_blank():
     table = F.compute(scenario, {})
     assert table.checks == {"fleet_some_configuration_meets_slo": False, "fleet_rows_hold": True}
     assert table.headline["fleet_answer"] == F.NO_FLEET
-    assert all(value is None for name, value in table.headline.items() if name.startswith(("fleet_cheapest",
+    assert all(value == "" for name, value in table.headline.items() if name.startswith(("fleet_cheapest",
                                                                                            "fleet_day")))
     assert table.pareto == [] and table.day == [] and table.headline["fleet_feasible_configurations"] == 0
     assert {row["reason"] for row in table.candidates} == {F.TTFT_NOT_REACHABLE}

@@ -96,3 +96,28 @@ def test_a_doubled_rate_says_run_the_planner_again(libreoffice, written, tmp_pat
     status = next(value for (sheet, _), value in values.items() if sheet == "Fleet" and isinstance(value, str)
                   and "planner again" in value)
     assert status == "An input changed since the planner ran: run the planner again"
+
+
+EDGES = {  # a scenario each: what it exercises on the sheet
+    "nothing meets: every row a reason, the answer and the day blank":
+        {"fleet.gpus": ["h100-sxm"], "fleet.profile": "office-assistant", "goodput.slo.ttft_ms": 10},
+    "disaggregated cheapest over a day, a KV link given, retries at 90 % quality, 20 % spares":
+        {"model": "llama-3.1-70b", "serving.sequence_length": 8200, "serving.prompt_tokens": 8000,
+         "serving.weight_precision": "fp8", "serving.kv_precision": "fp8", "goodput.slo.tpot_ms": 50,
+         "goodput.attainment_target": 0.95, "fleet.peak_rate": 3, "fleet.quality": 0.9, "fleet.gpus": ["h100-sxm"],
+         "fleet.kv_transfer_gbps": 12.5, "fleet.profile": "cluster", "cluster.profile": "consumer-evening",
+         "fleet.spare": 0.2, "fleet.modes": ["disaggregated"]},
+}
+
+
+def test_edge_scenarios_recalculate_to_the_engine(spreadsheet, tmp_path):
+    paths = []
+    for i, changes in enumerate(EDGES.values()):
+        paths.append(tmp_path / f"edge-{i}.xlsx")
+        build(compute(scenario_with(**changes)), str(paths[-1]))
+    nothing, day = recalculated(spreadsheet, paths)
+    book = xlsx.read(paths[0])
+    assert named(nothing, book, "fleet_answer") == "none meets the SLO"
+    assert named(nothing, book, "fleet_feasible_configurations") == 0
+    assert named(nothing, book, "fleet_day_cost_following") in ("", None)
+    assert named(day, xlsx.read(paths[1]), "fleet_cheapest_mode") == "disaggregated"

@@ -635,8 +635,9 @@ def _labelled(config: Configuration, decode: DecodeRows, row: dict, slo: SLO) ->
               "fewest": not any(meets(m, slo.attainment) for m in fewer),
               "within_range": max(row["servers"], row.get("prefill_replicas") or 0) <= QUEUE_RANGE}
     return {**config.words(), **config.terms, "b_star": decode.b_star, "latency_next_ms": decode.latency_next_ms,
-            **row, **checks,
-            "holds": all(checks.values())}
+            **row, **checks, "holds": all(checks.values()),
+            "meets": config.terms["prefill_fits"] and checks["tpot_met"] and checks["ttft_met"]
+            and checks["within_range"]}
 
 
 # The search and its outputs ------------------------------------------------------------------------------------------
@@ -811,7 +812,7 @@ CANDIDATE_KEYS = (
     "fp8_tflops", "hbm_tbps", "nvlink_gbps", "network_gbps", "gpus_per_node", "weight_bits", "fp8_gemm",
     "kv_value_bytes", "weight_bytes", "peak_flops", "bandwidth", "kv_bytes_per_token", "pool_gb", "first_parallel",
     "kv_first", "prefill_fits", "kv_one", "latency_next_ms", "tpot_met", "b_star_largest", "batch_row", "ttft_met",
-    "fewest", "within_range", "holds", "reason")
+    "fewest", "within_range", "holds", "meets", "reason")
 HEADLINE = {  # defined name → the overall cheapest row's key
     "fleet_cheapest_mode": "mode", "fleet_cheapest_gpu": "gpu", "fleet_cheapest_gpus": "gpus",
     "fleet_cheapest_cost_per_hour": "cost_per_hour",
@@ -849,14 +850,16 @@ class FleetTable:
 
     @property
     def headline(self) -> dict:
+        """The headline names; a blank ("") for each that has no value: the cheapest's when none meets, the day's
+        without a profile."""
         best, s = self.cheapest, self.scalars
         found = {"fleet_answer": answer(best, s["currency_symbol"])}
-        found |= {name: (best[key] if best else None) for name, key in HEADLINE.items()}
+        found |= {name: (best[key] if best else BLANK) for name, key in HEADLINE.items()}
         for mode in MODES:
             row = self.cheapest_of(mode)
-            found[f"fleet_cheapest_{mode}_cost_per_hour"] = row["cost_per_hour"] if row else None
+            found[f"fleet_cheapest_{mode}_cost_per_hour"] = row["cost_per_hour"] if row else BLANK
         found |= {"fleet_configurations": s["configurations"], "fleet_feasible_configurations": s["feasible"]}
-        return found | {name: s.get(key) for name, key in DAY_HEADLINE.items()}
+        return found | {name: BLANK if s.get(key) is None else s[key] for name, key in DAY_HEADLINE.items()}
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -905,6 +908,7 @@ def compute(scenario, tables) -> FleetTable:
 
 
 NO_FLEET = "none meets the SLO"  # the answer when no configuration meets it
+BLANK = ""  # a headline result without a value, as its cell shows it
 
 
 def answer(row: dict | None, symbol: str) -> str:

@@ -172,7 +172,8 @@ REPLICA = [
 ]
 QUEUE = [
     FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths",
-                f"=IF({AGG},\"\",IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps,MIN("
+                f"=IF({AGG},\"\",IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),"
+                "fleet_kv_transfer_gbps,MIN("
                 "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
                 "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency)))"),
     FleetColumn("kv_transfer_ms", "T_kv (ms)", "decimal",
@@ -261,17 +262,13 @@ def _validation(key: str) -> dict:
 
 def _cached(column: FleetColumn, row: dict):
     """The engine's value of a row's cell (a blank for None): the row's own key, its mode's miss with one prefill
-    replica fewer, TRUE for valid integers."""
+    replica fewer, TRUE for valid integers, the cost in the helper columns of its mode where it meets."""
     if column.key == "valid":
         return True
     if column.key == "miss_one_fewer" and row["mode"] != AGGREGATED:
         return row["miss_one_fewer_prefill"]
-    if column.key == "meets":
-        return bool(row["prefill_fits"] and row["tpot_met"] and row["ttft_met"] and row["within_range"])
-    if column.key.startswith("cost_") and column.key.removeprefix("cost_") in ("aggregated", "disaggregated", "any"):
-        wanted = column.key.removeprefix("cost_")
-        meets_too = _cached(FleetColumn("meets", "", "bool"), row)
-        return row["cost_per_hour"] if meets_too and wanted in ("any", row["mode"]) else ""
+    if column.key in ("cost_aggregated", "cost_disaggregated", "cost_any"):  # the helpers: the cost where it meets
+        return row["cost_per_hour"] if row["meets"] and column.key[5:] in ("any", row["mode"]) else ""
     value = row.get(column.key)
     return "" if value is None else value
 

@@ -295,8 +295,9 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
         elif isinstance(value, list) and "label" in extra:  # ids or words: a cell each, allowed as the list's items
             item = FieldInfo.from_annotation(typing.get_args(info.annotation)[0])
             item.json_schema_extra = extra
-            found += [Input(f"{path}.{i}", f"{title}{extra['label']} {i}", extra["unit"], info.description or "",
-                            extra["kind"], Allowed.of(item), v) for i, v in enumerate(value, start=1)]
+            found += [Input(path=f"{path}.{i}", label=f"{title}{extra['label']} {i}", unit=extra["unit"],
+                            note=info.description or "", kind=extra["kind"], allowed=Allowed.of(item), value=v)
+                      for i, v in enumerate(value, start=1)]
         elif "label" in extra:
             found.append(Input(path, title + extra["label"], extra["unit"], info.description or "", extra["kind"],
                                Allowed.of(info), value))
@@ -509,7 +510,8 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
         book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value)
         book.needs[name] = frozenset({kit.ok_name(item.name)})
     live = sheet.own_col
-    cell = sheet.formula(r, live, columns.live(item), item.typed_value, book.styles.value(kind), needs=check,
+    shown = 0 if item.typed_value is None else item.typed_value  # a blank input's Live cell reads its blank as 0
+    cell = sheet.formula(r, live, columns.live(item), shown, book.styles.value(kind), needs=check,
                          fallback=kit.NOT_AVAILABLE)
     book.reads_input(item.typed_name, check, validation)
     sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, item.typed_name)
