@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import itertools
 import math
-from decimal import ROUND_HALF_UP, Decimal
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 
-from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY
-from planner.model import passes
-from planner.model.replica import Replica
+from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY  # §10's sustained link shares
 from planner.engine.values import plain
 from planner.method import Constant, Method
+from planner.model import passes
+from planner.model.replica import Replica
 
 QUEUE_RANGE = 1_000_000  # the most servers a sized queue may have: the sheet's POISSON is exact enough up to here
 PARETO_ROWS = 32  # the Pareto table's rows: a longer front is thinned, both ends kept
@@ -37,7 +37,6 @@ SECONDS_PER_HOUR = 3600
 HOURS = 24
 AGGREGATED, DISAGGREGATED = "aggregated", "disaggregated"
 MODES = (AGGREGATED, DISAGGREGATED)
-TENSOR_PARALLEL = (1, 2, 4, 8)
 
 # Why a configuration has no row (first that applies)
 DOES_NOT_FIT = "does not fit"
