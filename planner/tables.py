@@ -138,6 +138,7 @@ TABLES = [
     Table("crossover"),
     Table("cluster"),
     Table("goodput"),
+    Table("fleet"),
     Table("sensitivity"),
     Table("budget"),
     Table("layouts"),

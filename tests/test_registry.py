@@ -57,8 +57,8 @@ def problems_of(table: Table, results) -> list[str]:
 
 
 def every_table():
-    """The default scenario with a layout search too: every table of the registry present."""
-    return compute(scenario_with(**{"search.gpus_max": 1024}))
+    """The default scenario with a layout search and a fleet too: every table of the registry present."""
+    return compute(scenario_with(**{"search.gpus_max": 1024, "fleet.peak_rate": 10}))
 
 
 def test_every_table_holds_what_the_protocol_says():

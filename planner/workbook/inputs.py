@@ -292,6 +292,12 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
             if "label" in extra:
                 for i, item in enumerate(value, start=1):
                     found += declared_inputs(item, f"{path}.{i}", f"{extra['label']} {i}: ")
+        elif isinstance(value, list) and "label" in extra:  # ids or words: a cell each, allowed as the list's items
+            item = FieldInfo.from_annotation(typing.get_args(info.annotation)[0])
+            item.json_schema_extra = extra
+            found += [Input(path=f"{path}.{i}", label=f"{title}{extra['label']} {i}", unit=extra["unit"],
+                            note=info.description or "", kind=extra["kind"], allowed=Allowed.of(item), value=v)
+                      for i, v in enumerate(value, start=1)]
         elif "label" in extra:
             found.append(Input(path, title + extra["label"], extra["unit"], info.description or "", extra["kind"],
                                Allowed.of(info), value))
