@@ -27,7 +27,7 @@ INPUT_NAMES = ["model", "gpu", "training_precision", "memory_gpus", "memory_stra
                "serving_memory_reserve", "serving_overhead_ms", "serving_prefix_hit_rate",
                "serving_speculative_method", "serving_speculative_tokens", "serving_speculative_acceptance",
                "serving_speculative_accept_length", "serving_speculative_draft_model",
-               "serving_speculative_draft_layers", "hours_tokens", "hours_mfu",
+               "serving_speculative_draft_layers", "serving_calibration", "hours_tokens", "hours_mfu",
                "hours_activation_recompute", "hours_gpus",
                "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
                "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",

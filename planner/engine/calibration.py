@@ -16,6 +16,7 @@ from planner.model import passes
 QUEUEING_FACTOR = 3  # a run whose median TTFT is over 3 × the idle prediction is queueing, not computing
 ALIKE = 1e-6  # det ≤ this share of Sxx·Szz: the runs are one load level, too alike to tell η_m from τ
 FITTED = "fitted"
+NOT_ASKED = "none: serving.calibration names no benchmark"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
-from planner.engine.serving import replica_of
+from planner.engine.serving import served
 from planner.model.passes import cost_per_million_tokens
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -84,7 +84,7 @@ def compute(scenario, tables) -> SensitivityTable:
     tokens, horizon, serving_mfu = crossover["tokens_per_day"], scenario.crossover.horizon_days, \
         crossover["serving_mfu_used"]
     users, b_max, tok_s = scenario.serving.users, serving["max_concurrency"], serving["tokens_per_s_per_gpu"]
-    replica, gpu_peak = replica_of(scenario), scenario.chosen_gpu.peak_tflops
+    replica, gpu_peak = served(scenario, tables), scenario.chosen_gpu.peak_tflops
 
     def crossing(d, s_mfu):
         if d == 0:
@@ -113,7 +113,7 @@ def compute(scenario, tables) -> SensitivityTable:
 
     serving_cost = serving_over_horizon(horizon, tokens, tok_s, price)
     base = hours["cost"] + serving_cost
-    bandwidth = scenario.serving.bandwidth_efficiency
+    bandwidth = replica.bandwidth_efficiency  # in force: the input, or fitted from benchmark logs
 
     def eta_total(eta):
         moved = replace(replica, bandwidth_efficiency=eta).at(users)["tokens_per_s_per_gpu"]

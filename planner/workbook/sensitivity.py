@@ -101,7 +101,7 @@ LINES = {  # tornado input → (its value, moved by a factor, the total at a mov
     "tokens_per_day": ("crossover_served_tokens_per_day", _count("crossover_served_tokens_per_day"),
                        lambda x: f"hours_cost+crossover_horizon_days*{x}/(3600*serving_tokens_per_s_per_gpu)"
                                  "*price_per_gpu_hour"),
-    "bandwidth_efficiency": ("serving_bandwidth_efficiency", _share("serving_bandwidth_efficiency"),
+    "bandwidth_efficiency": ("serving_bandwidth_efficiency_used", _share("serving_bandwidth_efficiency_used"),
                              lambda x: "hours_cost+crossover_horizon_days*crossover_served_tokens_per_day/"
                                        f"(3600*{_eta_throughput(x)})*price_per_gpu_hour"),
     "productive_share": ("hours_productive_share", _share("hours_productive_share"),
