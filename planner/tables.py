@@ -4,8 +4,8 @@ all iterate TABLES, in table order; the protocols below say what each of a table
 tests/test_registry.py checks every table against them.
 
 A table with key K is five files and one line below: planner/inputs/K.py, planner/engine/K.py,
-planner/workbook/K.py, planner/report/K.py and templates/K.html.j2. Modules are imported when first used, so a
-command pays only for the layers it needs.
+planner/workbook/K.py, planner/report/K.py and planner/templates/K.html.j2. Modules are imported when first used,
+so a command pays only for the layers it needs.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ class SheetModule(Protocol):
 
 @runtime_checkable
 class ReportModule(Protocol):
-    """planner/report/K.py: the HTML section (its template is templates/K.html.j2)."""
+    """planner/report/K.py: the HTML section (its template is planner/templates/K.html.j2)."""
 
     SUMMARY: list  # (headline name, heading, kind): the table's columns in a batch's index and summary
     findings: Callable  # findings(results) -> list of sentences

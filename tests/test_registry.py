@@ -31,8 +31,8 @@ def problems_of(table: Table, results) -> list[str]:
             found.append(f"{table.key}: {module.__name__} lacks {', '.join(sorted(missing))}")
     if found:
         return found
-    if not (ROOT / "templates" / table.template).is_file():
-        found.append(f"{table.key}: no templates/{table.template}")
+    if not (ROOT / "planner" / "templates" / table.template).is_file():
+        found.append(f"{table.key}: no planner/templates/{table.template}")
     for key, cls in table.inputs.SECTIONS.items():
         if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or key not in Scenario.model_fields:
             found.append(f"{table.key}: section {key} is not a field of the Scenario")

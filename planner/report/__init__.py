@@ -1,9 +1,8 @@
 """The HTML summary: one page per scenario, a section per table of the registry (its template, sentences and
-charts), then the inputs and the method. Templates live in templates/ and are rendered with autoescaping."""
+charts), then the inputs and the method. Templates live in planner/templates/ and are rendered with autoescaping."""
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 from pathlib import Path
 
@@ -14,20 +13,6 @@ from planner import method
 from planner.report.format import FILTERS, SHOWN, flatten, number, shown
 from planner.scenario import CURRENCY_SYMBOLS
 from planner.tables import TABLES, present
-
-
-def _loader() -> jinja2.BaseLoader:
-    """templates/ in a source checkout; the installed `planner.templates` package data otherwise."""
-    folder = Path(__file__).resolve().parents[2] / "templates"
-    if folder.is_dir():
-        return jinja2.FileSystemLoader(folder)
-    package = importlib.resources.files("planner.templates")  # may be a namespace package or a zip: read, not path
-
-    def read(name: str) -> str | None:
-        file = package / name
-        return file.read_text(encoding="utf-8") if file.is_file() else None
-
-    return jinja2.FunctionLoader(read)
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -41,8 +26,10 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return jinja2.FileSystemBytecodeCache(str(folder))
 
 
-environment = jinja2.Environment(loader=_loader(), autoescape=True, undefined=jinja2.StrictUndefined,
-                                 trim_blocks=True, lstrip_blocks=True, bytecode_cache=_bytecode_cache())
+# The templates are planner/templates/, package data of an installed planner
+environment = jinja2.Environment(loader=jinja2.PackageLoader("planner"), autoescape=True,
+                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                 bytecode_cache=_bytecode_cache())
 environment.filters.update(FILTERS)
 
 
