@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.engine.catalog_columns import catalog_columns
 from planner.tables import TABLES, present
 
 
@@ -81,6 +80,8 @@ def compute(scenario) -> Results:
 
 
 def _compute(scenario) -> Results:
+    from planner.engine.catalog_columns import catalog_columns  # numpy: not for what imports engine/shared.py
+
     tables = Tables(scenario)
     return Results(scenario, catalog_columns(scenario.merged_catalog),
                    {t.key: tables[t.key] for t in present(scenario)})

@@ -13,7 +13,7 @@ import numpy as np
 from planner.engine.hours import cost, gpu_hours
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
-from planner.inputs.crossover import ROOFLINE
+from planner.engine.shared import ROOFLINE
 from planner.method import Constant, Method
 
 # Operations per parameter per served token: the forward pass alone, 2 (Kaplan et al. 2020, C_forward ≈ 2N).

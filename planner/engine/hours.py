@@ -12,7 +12,7 @@ import numpy as np
 from planner import shipped
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
-from planner.inputs.hours import LAYOUT
+from planner.engine.shared import LAYOUT
 from planner.method import Constant, Method
 
 # Operations per parameter per token: forward 2 + backward 4 (Kaplan et al. 2020, "6N"); recomputing the

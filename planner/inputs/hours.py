@@ -7,9 +7,8 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
+from planner.engine.shared import LAYOUT
 from planner.scenario.declare import Count, Section, Share, declared, whole, word_or_number
-
-LAYOUT = "layout"  # mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 
 
 class Allocation(Section):

@@ -8,7 +8,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from planner.inputs.hours import LAYOUT
+from planner.engine.shared import LAYOUT
 from planner.scenario.declare import COUNT_MAX, Section, declared, whole
 
 

@@ -9,6 +9,7 @@ the key path, the YAML line (or the workbook cell), the value and what is allowe
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -168,16 +169,22 @@ class _Tail(Section):
 def _sweep_keys_exist(cls, sweep):
     """Each swept key names a scenario key (planner.scenario.sweep.check_key_path)."""
     for key in sweep or {}:
-        sweeps.check_key_path(Scenario, key)
+        sweeps.check_key_path(cls, key)
     return sweep
 
 
-Scenario = create_model(
-    "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, the "
-    "catalog and the sweep.",
-    **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
-    **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
-    __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))})
+@functools.cache
+def _scenario_model() -> type[General]:
+    """The Scenario model, assembled from the registry when first asked for (as `planner.scenario.Scenario`):
+    the tables' inputs modules that it reads import this package's declarations, so it cannot be assembled while
+    the package itself is being imported."""
+    return create_model(
+        "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, "
+        "the catalog and the sweep.",
+        **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
+        **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
+        __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))},
+        __module__=__name__)
 
 
 def slugify(name: str) -> str:
@@ -303,11 +310,11 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
     if not isinstance(data, dict):
         raise ScenarioError([f"{source}: the file must be a mapping of keys (name: ..., model: ...),"
                              f" not {type(data).__name__}"])
-    lines = lines or {}
+    lines, model = lines or {}, _scenario_model()
     try:
-        scenario = Scenario.model_validate(data)
+        scenario = model.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError([describe(Scenario, e, source, lines) for e in exc.errors()],
+        raise ScenarioError([describe(model, e, source, lines) for e in exc.errors()],
                             [tuple(p for p in e["loc"] if p not in UNION_TAGS) for e in exc.errors()]) from None
     problems = _canonical(scenario, folder)
     problems = problems or _cross_checks(scenario)
@@ -362,8 +369,10 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
 
 
 def __getattr__(name: str):
-    """DEFAULT, the built-in default scenario (the method's defaults), made when first asked for: validating it
-    imports the engine, which `planner schema` does not need."""
+    """Scenario, the model (_scenario_model), and DEFAULT, the built-in default scenario (the method's defaults),
+    each made when first asked for: validating DEFAULT imports the engine, which `planner schema` does not need."""
+    if name == "Scenario":
+        return _scenario_model()
     if name == "DEFAULT":
         globals()["DEFAULT"] = parse_scenario({"name": "default", "description": "The method's defaults "
                                                                                  "(docs/method.md)"})
