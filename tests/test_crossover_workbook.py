@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from planner.audit import same
+from planner.audit import audit, same
 from planner.engine import compute
 from planner.roundtrip import scenario_from_workbook
 from planner.scenario import load_scenario
-from planner.verify import verify
 from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, saved_by_libreoffice,
@@ -130,5 +129,5 @@ def test_planner_verify_passes_on_a_workbook_with_a_model_and_a_preset_typed_int
         ("catalog_model", "tiny", key, value) for key, value in model.items()] + [
         ("catalog_traffic_preset", "", "ids", "viral"), ("catalog_traffic_preset", "viral", "tokens_per_day", 5e12)]))
     saved = saved_by_libreoffice(libreoffice, edited, tmp_path / "saved")
-    [report] = verify([saved], app=libreoffice)
+    [report] = audit([saved], app=libreoffice)
     assert report.ok, report.text()

@@ -23,14 +23,3 @@ class Budget(Section):
 
 
 SECTIONS = {"budget": Budget}
-
-
-def canonical(scenario) -> list:
-    return []
-
-
-def cross_checks(scenario, catalog) -> list:
-    return []
-
-
-EXTERNAL = None

@@ -69,10 +69,6 @@ SECTIONS = {"search": Search}
 SEARCHED_GPU_FIELDS = ("nvlink_gbps", "network_gbps", "gemm_efficiency")
 
 
-def canonical(scenario) -> list:
-    return []
-
-
 def _refused(scenario, model) -> str:
     """Why §10 does not cover this scenario ("" when it does): dense models trained in BF16 only."""
     if model.experts:
@@ -140,6 +136,3 @@ def _allowed(q, key: str) -> str:
     if grid is None:
         return ""
     return ", ".join(str(v) for v in grid if not engine.FIELD_RULES[key](q, v))
-
-
-EXTERNAL = None

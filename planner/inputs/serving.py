@@ -78,6 +78,3 @@ def cross_checks(scenario, catalog) -> list:
         problems.append((("serving", "tensor_parallel"), t, f"tensor parallel {t} needs the {gpu.id}'s NVLink GB/s "
                          f"(catalog.gpus.{gpu.id}.nvlink_gbps) for its all-reduces"))
     return problems
-
-
-EXTERNAL = None

@@ -190,5 +190,3 @@ KEY_RESULTS = [
               "days of serving", kind="money0"),
     KeyResult("crossover_serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money"),
 ]
-
-CHECKS: list = []

@@ -214,5 +214,3 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 KEY_RESULTS = [
     KeyResult("sensitivity_largest_swing", "The input that moves the total cost most (±20 %)", kind="text"),
 ]
-
-CHECKS: list = []
