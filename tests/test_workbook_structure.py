@@ -289,7 +289,7 @@ def test_whole_things_show_no_decimals_and_operations_no_e_notation(workbook):
     """GPUs and GPU-hours without decimals, wherever their unit is said (the Unit column, or the number format on
     the Cover), milliseconds with one at most (a serving TPOT of 7.3 ms keeps its tenth; 2,000.00 ms never);
     operations in ZFLOP, never 7.52E+23."""
-    from planner.workbook.kit import KINDS
+    from planner.units import KINDS
 
     for kind in ("count", "gpus", "hours", "ms", "params"):
         assert "." not in KINDS[kind].format, kind
@@ -314,7 +314,8 @@ PERIODS = re.compile(r"\bper\b|\ba day\b|\bonce\b|\bover\b|\bto the day\b|\bhour
 def test_every_money_figure_says_its_period(workbook):
     """A sum of money says what it is for: a day, an hour, once, the horizon, a request (its label or its unit)."""
     from planner.tables import TABLES
-    from planner.workbook.kit import MONEY_DECIMALS, Column, KeyResult, Row
+    from planner.units import MONEY_DECIMALS
+    from planner.workbook.kit import Column, KeyResult, Row
 
     for table in TABLES:
         for spec in vars(table.sheet.module).values():

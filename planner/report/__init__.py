@@ -10,7 +10,7 @@ import jinja2
 
 import planner
 from planner import method
-from planner.report.format import FILTERS, SHOWN, flatten, number, shown
+from planner.report.format import FILTERS, flatten, shown
 from planner.scenario import CURRENCY_SYMBOLS
 from planner.tables import TABLES, present
 
@@ -46,7 +46,7 @@ def input_rows(scenario) -> tuple[list[tuple[str, list[tuple[str, str, str]]]], 
             return "blank"
         if isinstance(raw, bool):
             return "TRUE" if raw else "FALSE"
-        return shown(raw, kind, symbol) if kind in SHOWN else number(raw)
+        return shown(raw, kind, symbol)
 
     general = [(item.label, value(item, raw), getattr(item, "shown_unit", getattr(item, "unit", "")) or "")
                for item, raw in general_inputs(scenario)]
@@ -65,7 +65,8 @@ def scenario_table(results) -> dict | None:
     if not results.named:
         return None
     from planner.workbook.inputs import Columns, scenario_inputs
-    from planner.workbook.kit import KINDS, text_formula
+    from planner.units import KINDS
+    from planner.workbook.kit import text_formula
 
     symbol = results.scenario.currency_symbol
     columns = Columns.of(results)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, create_model, field_validator
 
@@ -185,6 +185,10 @@ def _scenario_model() -> type[General]:
         **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
         __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))},
         __module__=__name__)
+
+
+if TYPE_CHECKING:
+    Scenario = General  # for annotations: the assembled model is a General with each table's sections
 
 
 def slugify(name: str) -> str:

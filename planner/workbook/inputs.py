@@ -65,7 +65,7 @@ class Allowed:
     maximum: float | None = None
     choices: str | None = None  # a defined name listing the allowed ids
     optional: bool = False
-    kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
+    kind: str = "number"  # how the value shows (a planner.units.KINDS key): percent limits are said as percentages
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
 
@@ -256,7 +256,7 @@ class Input:
     label: str
     unit: str
     note: str
-    kind: str  # a kit.KINDS key
+    kind: str  # a planner.units.KINDS key
     allowed: Allowed
     value: Any
 

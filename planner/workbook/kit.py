@@ -31,71 +31,13 @@ from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (
 from xlsxwriter.worksheet import CellFormulaTuple
 
 from planner.engine.values import plain
+from planner.units import KINDS, MONEY_DECIMALS, money_format
 
 INPUT_BLUE = "#0000FF"
 INPUT_FILL = "#FFF2CC"
 CONSTANT_FILL = "#EDEDED"
 SECTION_FILL = "#D9E1F2"
 WARNING_RED = "#C00000"
-
-
-@dataclass(frozen=True)
-class Kind:
-    """How a value shows: its number format, and the unit it carries where no Unit column stands beside it."""
-
-    format: str | None
-    unit: str = ""
-
-    def with_unit(self, unit: str | None = None) -> str | None:
-        unit = self.unit if unit is None else unit
-        if not unit or self.format is None:
-            return self.format
-        return f'{self.format}" {unit}"'
-
-
-# Money formats are made per currency (Book.number_format; money5: five decimals, for costs per request); "tera"
-# shows trillions (15.6e12 as 15.6); "flops" shows operations in ZFLOP, 10^21 FLOP (7.52e23 as 751.6; below 0.1
-# ZFLOP with three decimals, so a small model's serving day does not read as 0): each trailing comma of a number
-# format divides by 1,000. Whole things (GPUs, GPU-hours, milliseconds) show no decimals.
-ZFLOP = 1e21
-KINDS = {
-    "text": Kind(None),
-    "words": Kind(None),  # a phrase in a table: wrapped within its column, clear of the number beside it
-    "count": Kind("#,##0"),
-    "gpus": Kind("#,##0", "GPUs"),
-    "number": Kind("#,##0.00"),
-    "decimal": Kind("0.0###"),
-    "tenths": Kind("#,##0.0"),  # seconds
-    "ms": Kind("#,##0", "ms"),
-    "gb": Kind("#,##0.0", "GB"),
-    "kib": Kind("#,##0.0", "KiB"),
-    "percent": Kind("0.0%"),
-    "flops": Kind('[<100000000000000000000]#,##0.000,,,,,,,;#,##0.0,,,,,,,', "ZFLOP"),
-    "hours": Kind("#,##0", "GPU-hours"),
-    "days": Kind("#,##0.0", "days"),
-    "ratio": Kind("0.00"),
-    "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
-    "params": Kind("#,##0"),
-    "tera": Kind("#,##0.0,,,,", "T"),
-    "giga": Kind("#,##0.0,,,", "G"),  # a count shown in billions (parameters, GB/s, GFLOP)
-    # values of different sizes in one column (the tornado's inputs): trillions and billions scaled, the rest as is
-    "scaled": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0.00'),
-    "money": Kind(None),
-    "money0": Kind(None),
-    "money5": Kind(None),
-}
-MONEY_DECIMALS = {"money": 2, "money0": 0, "money5": 5}
-
-
-def money_format(kind: str, symbol: str = "") -> str:
-    """A money kind's number format: "$"#,##0.00 with a one-character symbol, #,##0.00" CHF" with a code, plain
-    #,##0.00 without either (where a Currency column says which)."""
-    decimals = MONEY_DECIMALS[kind]
-    number = "#,##0" + ("." + "0" * decimals if decimals else "")
-    symbol = symbol.replace('"', "")
-    if not symbol:
-        return number
-    return f'"{symbol}"{number}' if len(symbol) == 1 else f'{number}" {symbol}"'
 
 
 class Styles:
