@@ -150,11 +150,6 @@ def canary(book: xlsx.Workbook) -> tuple[str, str]:
     return found[0]
 
 
-def check_workbook(path: Path) -> None:
-    """Raise WorkbookError, saying why in one line, unless `path` is an xlsx workbook with the canary's name."""
-    canary(xlsx.read(path))
-
-
 # What the copy leaves out, none of it a cell's value: the print titles (LibreOffice lays out every sheet's pages
 # for them on load: 0.6 of its 1.26 s per default workbook), sheet protection, charts, data validations and
 # conditional formats (0.75 → 0.49 s together; benchmarks/README.md).
@@ -566,10 +561,10 @@ class Gnumeric:
 
     name = "Gnumeric"
 
-    def __init__(self, *, timeout: float = TIMEOUT, jobs: int | None = None, recalc: bool = True):
+    def __init__(self, *, timeout: float = TIMEOUT, jobs: int | None = None):
         self.timeout = timeout  # s per workbook
         self.jobs = jobs or os.cpu_count() or 2
-        self.flags = ["--recalc"] if recalc else []  # without it Gnumeric keeps the cached values: the canary test
+        self.flags = ["--recalc"]  # without it Gnumeric keeps the cached values (the canary would say so)
 
     def require(self) -> str:
         ssconvert = find_ssconvert()

@@ -370,12 +370,6 @@ def _typed_in(name: str) -> tuple[str, float | None]:
     return name, None
 
 
-def scenario_from_workbook(path: Path) -> Scenario:
-    """The scenario a planner workbook's input cells, Catalog and Requests sheet describe; ScenarioError names the
-    cells."""
-    return workbook_data(path).scenario()
-
-
 def scenario_yaml(scenario: Scenario, stem: str | None = None) -> tuple[str, dict[str, str]]:
     """A scenario file for `scenario`, which loads back as the same scenario: every default written out, the
     Catalog's own entries only; and the files each table writes beside it (Goodput's benchmark logs, named after
@@ -397,4 +391,4 @@ def scenario_yaml(scenario: Scenario, stem: str | None = None) -> tuple[str, dic
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), files
 
 
-__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError", "FORMULA"]
+__all__ = ["workbook_data", "scenario_yaml", "key_path", "ScenarioError", "FORMULA"]

@@ -184,6 +184,7 @@ def present(scenario) -> list[Table]:
 
 
 def table(key: str) -> Table:
+    """The table of that key."""
     return next(t for t in TABLES if t.key == key)
 
 
@@ -195,10 +196,3 @@ def optional(cls: type) -> bool:
 def sections() -> dict[str, tuple[Table, type]]:
     """Every table's scenario sections, in registry order: scenario key → (its table, its Section class)."""
     return {key: (t, cls) for t in TABLES for key, cls in t.inputs.SECTIONS.items()}
-
-
-def members(protocol: type) -> list[str]:
-    """The names a protocol asks a module (or object) to have."""
-    names = set(getattr(protocol, "__annotations__", {}))
-    names |= {name for name, value in vars(protocol).items() if callable(value) or isinstance(value, property)}
-    return sorted(name for name in names if not name.startswith("_"))

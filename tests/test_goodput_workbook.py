@@ -17,7 +17,7 @@ from planner.audit import audit
 from planner.workbook import build
 from tests import test_workbook_structure as structure
 from tests.conftest import ROOT
-from tests.helpers import build_in_memory, catalog_cells, named, recalculated, scenario_with, set_cells
+from tests.helpers import build_in_memory, catalog_cells, named, recalculated, scenario_with, set_cells, sheet_cell
 from tests.test_goodput import edge_scenario
 
 EXAMPLE = ROOT / "examples" / "goodput-2-benchmark-logs.yaml"
@@ -120,8 +120,8 @@ def test_a_blank_or_text_benchmark_input_turns_its_check_false(libreoffice, tmp_
         set_cells(original, copies[-1], {name: value})
     checks = book.sheets["Checks"]
     for (name, value), values in zip(cases, libreoffice.recalculate(copies)):
-        assert values[("Checks", checks.cell(f"input_{name}"))] in (False, 0), (name, value)
-        assert values[("Checks", checks.cell("all"))] in (False, 0), (name, value)
+        assert values[("Checks", sheet_cell(checks, f"input_{name}"))] in (False, 0), (name, value)
+        assert values[("Checks", sheet_cell(checks, "all"))] in (False, 0), (name, value)
         errors = [v for (sheet, _), v in values.items() if sheet in ("Checks", "Cover") and isinstance(v, str)
                   and v.startswith("#")]
         assert not errors, (name, value, errors)

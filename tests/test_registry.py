@@ -14,12 +14,19 @@ from planner.engine import compute
 from planner.method import Constant, Method
 from planner.scenario import DEFAULT, Scenario
 from planner.tables import (DEFAULTS, TABLES, EngineModule, ExternalData, InputsModule, Layer, ReportModule,
-                            SheetModule, Table, TableResult, members, table)
+                            SheetModule, Table, TableResult, table)
 
 from tests.helpers import scenario_with
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = (("inputs", InputsModule), ("engine", EngineModule), ("sheet", SheetModule), ("report", ReportModule))
+
+
+def members(protocol: type) -> list[str]:
+    """The names a protocol asks a module (or object) to have."""
+    names = set(getattr(protocol, "__annotations__", {}))
+    names |= {name for name, value in vars(protocol).items() if callable(value) or isinstance(value, property)}
+    return sorted(name for name in names if not name.startswith("_"))
 
 
 def problems_of(table: Table, results) -> list[str]:

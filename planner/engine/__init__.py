@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.tables import TABLES, present
+from planner.tables import present, table
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Tables:
                 raise RuntimeError(f"tables read each other in a circle: {' → '.join(self.asking + [key])}")
             self.asking.append(key)
             try:
-                self.done[key] = next(t for t in TABLES if t.key == key).engine.compute(self.scenario, self)
+                self.done[key] = table(key).engine.compute(self.scenario, self)
             finally:
                 self.asking.pop()
         return self.done[key]

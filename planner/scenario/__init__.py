@@ -24,7 +24,7 @@ from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, Cu
 from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
 from planner.scenario.errors import (Problem, ScenarioError, cut, describe, describe_problem, quoted, unknown,
                                      where)
-from planner.tables import TABLES, optional, sections
+from planner.tables import TABLES, optional, sections, table
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
 
@@ -100,7 +100,7 @@ class General(Section):
     def external(self, key: str):
         """Table `key`'s external data (Goodput's benchmark logs), None when the scenario names none; read on
         first use, relative to the scenario file's folder."""
-        hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+        hook = table(key).inputs.EXTERNAL
         if key not in self._external:
             folder = self._source.parent if self._source else Path.cwd()
             self._external[key] = hook.load(self, folder, {}) if hook.wanted(self) else None
@@ -356,14 +356,14 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
               if t.inputs.EXTERNAL is not None}
     folder = path.parent if path else Path.cwd()
     for key in before:
-        hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+        hook = table(key).inputs.EXTERNAL
         scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
     at, _ = where(("sweep",), str(path or "<scenario>"), lines)
     for label, variant in scenario.variants() + scenario.named_scenarios():
         variant._source = path
         variant._shown_as = f"{at}: sweep variant [{cut(label)}]"
         for key, sections_before in before.items():
-            hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+            hook = table(key).inputs.EXTERNAL
             if {k: variant.model_dump(include={k}) for k in sections_before} == sections_before:
                 variant._external[key] = scenario._external[key]
                 for k in sections_before:  # the file entries as read

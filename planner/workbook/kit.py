@@ -575,11 +575,6 @@ class Sheet:
     def note_col(self) -> int:
         return self.last_col + 2
 
-    def cell(self, key: str) -> str:
-        """The A1 address of a scalar row's cell, or of a per-column row's scenario cell."""
-        place = self.places[key]
-        return xl_rowcol_to_cell(place.row, place.last_col)
-
     def row_of(self, key: str) -> int:
         return self.places[key].row
 
