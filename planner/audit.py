@@ -458,7 +458,7 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
             worker = threading.Thread(target=run, name="recalculate", daemon=True)
             worker.start()
             # the copies first: made while this thread builds the expected workbooks, they waited for it (the two
-            # share Python's lock), and the application with them (16 workbooks: 15 s before it started)
+            # share Python's lock), and the application with them (benchmarks/README.md)
             copied.wait()
         books: list[xlsx.Workbook | xlsx.WorkbookError] = []  # then each one's cells, while it recalculates
         data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold

@@ -27,9 +27,8 @@ from planner import globs
 from planner.scenario.errors import cut, quoted
 
 # Requests per workbook, all runs together. A request is one row of the Requests sheet: 6 values and 4 formulas.
-# Measured on this machine (2 cores) with two vLLM files of 25,000 requests: `planner run` takes 14 s and writes a
-# 5 MB workbook; `planner verify` recalculates and compares its 200,000 formulas in 60 s using 750 MB. Twice the
-# requests would double both. A sheet holds 1,048,576 rows: the limit is time and memory, not Excel.
+# A sheet holds 1,048,576 rows: the limit is the time and memory `planner run` and `planner verify` take, which grow
+# with the requests (benchmarks/README.md has what 50,000 cost), not Excel.
 MAX_REQUESTS = 50_000
 MAX_FILE_BYTES = 512 * 1024 * 1024  # a vLLM file keeps the generated texts: large, but not this large
 # Bounds that keep every result finite: a request's times and a run's duration in seconds, token counts, rates.

@@ -1,6 +1,5 @@
 """Recalculate workbooks in a real spreadsheet application, LibreOffice Calc or Gnumeric, headless, and read back
-every cell's value (PRODUCT.md, "Verifying a workbook in a real spreadsheet application"); what `planner verify`,
-`planner audit` and the tests run.
+every cell's value (README.md's verification recipe); what `planner verify`, `planner audit` and the tests run.
 
 Each workbook is copied first, with the cached value of its canary cell (`recalc_canary`, the formula 21*2)
 poisoned and without what no value depends on (print titles, protection, charts, validations, conditional
@@ -100,7 +99,7 @@ TIMEOUT = 120.0  # s for a call to convert its first workbook …
 TIMEOUT_PER_WORKBOOK = 30.0  # … and for each further one
 INSTANCES = 2  # LibreOffice instances side by side for one call of many workbooks (at most this many, one per core
 # beside the core that builds the expected workbooks: on 2 cores, since LibreOffice takes less per workbook than that
-# build, a second instance only competes with it and costs a second start, 2 s of CPU)
+# build, a second instance only competes with it and costs a second start; benchmarks/README.md)
 
 Progress = Callable[[int], None]  # called with a workbook's position once its values are in (or it failed)
 
@@ -151,8 +150,8 @@ def canary(book: xlsx.Workbook) -> tuple[str, str]:
 
 
 # What the copy leaves out, none of it a cell's value: the print titles (LibreOffice lays out every sheet's pages
-# for them on load: 0.6 of its 1.26 s per default workbook), sheet protection, charts, data validations and
-# conditional formats (0.75 → 0.49 s together; benchmarks/README.md).
+# for them on load: about half its time per workbook), sheet protection, charts, data validations and conditional
+# formats (benchmarks/README.md).
 _NOT_VALUES = {
     "workbook": [re.compile(rb'<definedName\b[^>]*\bname="_xlnm\.Print_(?:Titles|Area)"[^>]*>[^<]*</definedName>')],
     "sheet": [re.compile(rb"<sheetProtection\b[^>]*/>"), re.compile(rb"<drawing\b[^>]*/>"),
@@ -532,8 +531,8 @@ _ANY_CELL, _CELL_WITH_REF = re.compile(rb"<(?:[\w.-]+:)?c[\s/>]"), re.compile(rb
 
 def _origins(job: _Job) -> dict[str, tuple[int, int]]:
     """Where Gnumeric's CSV of each sheet starts: it writes the used range, from the first row and the first column
-    that hold a value or a formula, not from A1. Found in the copy's XML (0.04 s of Python per workbook, against
-    0.15 s for reading its cells), or from its cells where a cell lacks its reference or the XML uses a prefix."""
+    that hold a value or a formula, not from A1. Found in the copy's XML (a fraction of the time reading its cells
+    takes; benchmarks/README.md), or from its cells where a cell lacks its reference or the XML uses a prefix."""
     origins: dict[str, tuple[int, int]] = {}
     with xlsx.opened(job.copy) as archive:
         for sheet, part in job.book.parts.items():

@@ -16,8 +16,8 @@ from planner.tables import TABLES, present
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates kept in the user's cache folder (Jinja's own bytecode cache): compiling the page's
-    templates takes about 60 ms, a third of a small run. None where the folder cannot be made."""
+    """Compiled templates kept in the user's cache folder (Jinja's own bytecode cache): compiling them again on
+    every run was a large part of a small run (benchmarks/README.md). None where the folder cannot be made."""
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "planner" / "jinja"
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,10 @@
 """Charts for the HTML summary: small inline SVG drawn straight from the numbers, in the workbook's colours.
 
-Why not a charting library: measured on this 2-core machine (2026-11-30), matplotlib takes 1.0 s to import and
-95-200 ms per chart, 15-40 KB of SVG each (the default page with eight charts was 377 KB); pygal takes 13 ms and
-23 KB per chart and always embeds a <script>, which a self-contained, script-free page must then strip. These
-charts (columns, stacked or grouped, lines over categories or over a numeric axis, reference lines) take well under
-a millisecond and 2-6 KB each, so a batch of hundreds of scenarios stays fast and every page small.
+Why not a charting library: matplotlib's import and charts cost more than the rest of a page, and its SVG is
+larger; pygal always embeds a <script>, which a self-contained, script-free page must then strip
+(benchmarks/README.md has the figures). These charts (columns, stacked or grouped, lines over categories or over a
+numeric axis, reference lines) are drawn straight as SVG, so a batch of hundreds of scenarios stays fast and every
+page small.
 
 Value axes start at 0. Text is escaped: a server's name from a scenario is shown as written, never as markup.
 """

@@ -1,5 +1,5 @@
-"""The workbook: Cover, Inputs, one sheet per table of the registry, Catalog, Checks, Method (PRODUCT.md, "The
-workbook")."""
+"""The workbook: Cover, Inputs, one sheet per table of the registry, Catalog, Checks, Method (README.md, "What you
+get")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""A small kit for writing the workbook: styles, named cells, and "a labelled row: formula, cached value, unit,
-note" (PRODUCT.md, "Conventions").
+"""A small kit for writing the workbook: styles, named cells, and the workbook's one shape of row: a label, a formula
+with its cached value, a unit and a note.
 
 Every sheet has the same column layout: A holds labels, then the sheet's value columns, then Unit, then Notes.
 Formulas are templates over the keys of rows and columns written earlier on the same sheet:
@@ -476,7 +476,7 @@ def _template_parts(template: str) -> tuple:
 _a1 = functools.lru_cache(maxsize=1 << 16)(xl_rowcol_to_cell)  # the same few addresses are written again and again
 
 
-class Pending(NamedTuple):  # a tuple: made for every formula cell, 3× faster than a frozen dataclass
+class Pending(NamedTuple):  # a tuple: made for every formula cell, faster than a frozen dataclass (benchmarks/)
     """A guarded formula cell, written when the book closes (Book.write_guarded)."""
 
     row: int
@@ -984,7 +984,8 @@ def wrapped_lines(text: str, width: float) -> int:
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
     """What XlsxWriter stores for a formula, without its search for functions newer than Excel 2007 (about 30
     regular expressions per formula, adding _xlfn. prefixes): the planner writes none of them (the workbook
-    structure tests ban them), and on a Requests sheet of 50,000 requests that search took 30 of 40 s."""
+    structure tests ban them), and on a large Requests sheet that search took most of the build
+    (benchmarks/README.md)."""
     return formula[1:] if formula.startswith("=") else formula
 
 
