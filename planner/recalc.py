@@ -358,7 +358,7 @@ class LibreOffice:
         warm = self._home / "warm-up"
         warm.mkdir(exist_ok=True)
         _tiny_workbook(warm / "warm-up.xlsx")
-        self._client(soffice, [warm / "warm-up.xlsx"], warm, CSV_FILTER, START_TIMEOUT, None)
+        self._client(soffice, [warm / "warm-up.xlsx"], warm, target=CSV_FILTER, timeout=START_TIMEOUT, progress=None)
 
     def _home_log(self) -> Path:
         self._profile()
@@ -397,10 +397,11 @@ class LibreOffice:
             if self.keep_running and not self.running:
                 self._start(soffice)
             offset = self._home_log().stat().st_size if self._home_log().exists() else 0
-            printed = self._client(soffice, paths, out, target, timeout, progress)
+            printed = self._client(soffice, paths, out, target=target, timeout=timeout, progress=progress)
             return printed + self._log_since(offset)
 
-    def _client(self, soffice: str, paths: Sequence[Path], out: Path, target: str, timeout: float, progress) -> str:
+    def _client(self, soffice: str, paths: Sequence[Path], out: Path, *, target: str, timeout: float,
+                progress) -> str:
         out.mkdir(parents=True, exist_ok=True)
         stems = [Path(p).stem for p in paths]
         command = self._command(soffice) + ["--convert-to", target, "--outdir", str(out)] + [str(p) for p in paths]

@@ -163,7 +163,8 @@ class Chart:
             out.append(f'<text y="{plot_bottom + 16}" text-anchor="middle">{spans}</text>')
         out += self._bars(band, plot_left, y)
         for mark in self.marks:
-            out += self._draw(mark, band, plot_left, plot_right, plot_top, plot_bottom, x, y)
+            out += self._draw(mark, band, left=plot_left, right=plot_right, top=plot_top, bottom=plot_bottom, x=x,
+                              y=y)
         axis_y = (plot_top + plot_bottom) / 2
         if self.y_label:
             out.append(f'<text transform="translate(14 {axis_y:.0f}) rotate(-90)" text-anchor="middle">'
@@ -208,7 +209,7 @@ class Chart:
                     base[i] += value
         return out
 
-    def _draw(self, mark: _Mark, band: float, left: float, right: float, top: float, bottom: float, x, y):
+    def _draw(self, mark: _Mark, band: float, *, left: float, right: float, top: float, bottom: float, x, y):
         dash = ' stroke-dasharray="6 4"' if mark.dashed else ""
         if mark.kind == "hline":
             level = y(mark.values[0])

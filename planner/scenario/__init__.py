@@ -213,6 +213,19 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
     join `catalog` under their names, models read from a config.json get its fields, the price override becomes
     the chosen GPU's Catalog price, overrides equal to what ships are dropped, and each table fills in what follows
     from other inputs."""
+    problems = _inline_entries(scenario, folder)
+    for model in scenario.catalog.models.values():  # the config.json's fields stand in place of its path
+        model.config = None
+    problems += _price_in_catalog(scenario)
+    _as_catalog_rows(scenario.catalog)
+    for t in TABLES:
+        problems += t.inputs.canonical(scenario)
+    return problems
+
+
+def _inline_entries(scenario, folder: Path) -> list[Problem]:
+    """A model or GPU given inline (a mapping) joins `catalog` under its name, which the scenario then chooses;
+    models read from a config.json get its fields."""
     own, problems, from_config = scenario.catalog, [], []
     for field, entries, entry_type, shipped_entries in (("model", own.models, ModelWithConfig, shipped.MODELS),
                                                         ("gpu", own.gpus, GPUEntry, shipped.GPUS)):
@@ -242,25 +255,34 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
     for name in from_config:
         if clash := _shipped_clash("model", "models", name, own.models[name], shipped.MODELS):
             problems.append(clash)
-    for model in own.models.values():  # the config.json's fields stand in place of its path
-        model.config = None
-    if scenario.price_per_gpu_hour is not None:
-        entry = own.gpus.get(scenario.gpu) or GPUEntry()
-        if entry.price_per_hour is not None and entry.price_per_hour != scenario.price_per_gpu_hour:
-            problems.append((("price_per_gpu_hour",), None, f"{scenario.price_per_gpu_hour:g} here and "
-                             f"{entry.price_per_hour:g} as the price_per_hour of {quoted(scenario.gpu)}: give the "
-                             f"price once", ("catalog", "gpus", scenario.gpu)))
-        else:
-            own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
-            scenario.price_per_gpu_hour = None
+    return problems
+
+
+def _price_in_catalog(scenario) -> list[Problem]:
+    """price_per_gpu_hour becomes the chosen GPU's Catalog price (unless the Catalog gives it another)."""
+    if scenario.price_per_gpu_hour is None:
+        return []
+    own = scenario.catalog
+    entry = own.gpus.get(scenario.gpu) or GPUEntry()
+    if entry.price_per_hour is not None and entry.price_per_hour != scenario.price_per_gpu_hour:
+        return [(("price_per_gpu_hour",), None, f"{scenario.price_per_gpu_hour:g} here and {entry.price_per_hour:g} "
+                 f"as the price_per_hour of {quoted(scenario.gpu)}: give the price once",
+                 ("catalog", "gpus", scenario.gpu))]
+    own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
+    scenario.price_per_gpu_hour = None
+    return []
+
+
+def _as_catalog_rows(own) -> None:
+    """The scenario's Catalog entries as the Catalog sheet's rows show them: what equals what ships dropped, a new
+    model's head dim filled in and a dense grouped-query model's defaults (blank cells) left out."""
     for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS),
                                      (own.precisions, shipped.PRECISIONS)):
         for key in list(entries):
             entries[key] = without_shipped(entries[key], shipped_entries.get(key))
             if entries[key] is None:
                 del entries[key]
-    for key, model in own.models.items():  # a new model as its Catalog row shows it: head dim filled in, a dense
-        # grouped-query model's defaults (blank cells) left out
+    for key, model in own.models.items():
         if model.head_dim is None and model.hidden and model.heads and model.hidden % model.heads == 0:
             model.head_dim = model.hidden // model.heads
         if key not in shipped.MODELS:
@@ -275,9 +297,6 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
         for key in [k for k, v in entries.items() if k in shipped_entries and tuple(sweeps.listed(v)) == tuple(
                 sweeps.listed(shipped_entries[k]))]:
             del entries[key]
-    for t in TABLES:
-        problems += t.inputs.canonical(scenario)
-    return problems
 
 
 def _cross_checks(scenario) -> list[Problem]:

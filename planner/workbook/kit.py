@@ -315,8 +315,8 @@ class Book:
         it belongs to (Row.at)."""
         ws = self.wb.add_worksheet(name)
         ws._prepare_formula = _formula_as_written
-        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width, note_width, unit_width,
-                                  keys=list(keys))
+        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width=label_width, note_width=note_width,
+                                  unit_width=unit_width, keys=list(keys))
         return self.sheets[name]
 
     def needs_of(self, sheet: str, formula: str) -> frozenset:
@@ -727,7 +727,8 @@ class Sheet:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
         cell = _a1(row, col)
         if self.guarded:
-            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs, fallback, gated)
+            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs=needs, fallback=fallback,
+                                                           gated=gated)
         else:
             self.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
@@ -792,7 +793,7 @@ class Sheet:
         else:
             c = self.col_of(spec.at) if spec.at else self.own_col
             own = self.formula(r, c, self.expand(spec.formula, r, c), value, style, **guard)
-            self.places[spec.key] = Place("cell", r, c, r, c, spec.name)
+            self.places[spec.key] = Place("cell", r, c, r, c, name=spec.name)
             self.warn(spec.warn, r, c, r, c)
         self._unit_and_note(r, spec.shown_unit, spec.note)
         if spec.name:
@@ -881,22 +882,23 @@ class Sheet:
         """An input cell: blue on pale yellow, unlocked, validated, with a workbook-level name; what reads it needs
         its check (ok_<name>, or ok_<check>)."""
         self.book.reads_input(name, frozenset({ok_name(check or name)}), validation)
-        return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit, note,
-                                 validation)
+        return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit=unit, note=note,
+                                 validation=validation)
 
     def constant(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str) -> str:
         """A fixed, named value (a method constant, the currency): grey, locked, read by formulas by name."""
         self.book.needs[name] = frozenset()
-        return self._named_value(name, label, value, self.book.styles.value(kind, constant=True), unit, note, None)
+        return self._named_value(name, label, value, self.book.styles.value(kind, constant=True), unit=unit,
+                                 note=note, validation=None)
 
-    def _named_value(self, name: str, label: str, value: Any, style, unit: str, note: str,
+    def _named_value(self, name: str, label: str, value: Any, style, *, unit: str, note: str,
                      validation: dict | None) -> str:
         r, c = self.row_index, self.own_col
         self._label(r, label)
         self.value_cell(r, c, value, style, validation)
         self._unit_and_note(r, unit, note)
         cell = xl_rowcol_to_cell(r, c)
-        self.places[name] = Place("cell", r, c, r, c, name)
+        self.places[name] = Place("cell", r, c, r, c, name=name)
         self.book.define(name, self.name, cell, value)
         self.row_index += 1
         return cell
