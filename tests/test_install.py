@@ -59,6 +59,7 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path, libreoffice)
     for stem in ("default", BENCHMARK_EXAMPLE.stem):
         book = openpyxl.load_workbook(elsewhere / "out" / f"{stem}.xlsx", read_only=True)
         assert book.sheetnames[:3] == ["Cover", "Inputs", "Memory"]
+        book.close()
         html = (elsewhere / "out" / f"{stem}.html").read_text(encoding="utf-8")
         assert html.startswith("<!DOCTYPE html>") and "<h2" in html  # the templates came with the package
         data = json.loads((elsewhere / "out" / f"{stem}.json").read_text(encoding="utf-8"))
