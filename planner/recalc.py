@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from planner import xlsx
-from planner.xlsx import MAX_UNPACKED, WorkbookError  # noqa: F401 (WorkbookError: part of this module's interface)
+from planner.xlsx import WorkbookError  # noqa: F401 (part of this module's interface)
 
 CANARY_NAME = "recalc_canary"
 CANARY_VALUE = 42
