@@ -1,5 +1,5 @@
-"""The command line: planner run | batch | verify | import | audit | schema | catalog | model (PRODUCT.md,
-"Command line").
+"""The command line: planner run | batch | verify | import | audit | schema | catalog | model (README.md,
+"Commands").
 
 Exit codes: 0 success, 1 a check failed, 2 bad usage or bad input. Each command imports what it needs when it runs,
 so `planner --help` pays for click alone.

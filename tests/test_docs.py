@@ -1,6 +1,6 @@
 """The documentation a user reads.
 
-- docs/method.md defines each section once, and every "§N" cited in README.md, examples/, templates/ and docs/
+- docs/method.md defines each section once, and every "§N" cited in README.md, examples/, planner/templates/ and docs/
   points at a section it defines.
 - No file a user sees names the private method document (METHOD.md) or the seed documents it came from.
 - docs/scenario.md lists every key of the scenario's JSON schema, as its full dotted path in backticks
@@ -45,7 +45,7 @@ def defined_sections() -> Counter:
 
 def citing_files() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "examples").glob("*.yaml")),
-            *sorted((ROOT / "templates").glob("*.j2")), *sorted((ROOT / "docs").glob("*.md"))]
+            *sorted((ROOT / "planner" / "templates").glob("*.j2")), *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def test_method_defines_each_section_once():
@@ -76,7 +76,7 @@ def user_files() -> list[Path]:
     """What a user of the repository reads: the README, the docs, the examples (logs included) and the
     templates."""
     found = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-    for folder in ("examples", "templates"):
+    for folder in ("examples", "planner/templates"):
         found += sorted(p for p in (ROOT / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     return found
 

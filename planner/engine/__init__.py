@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.engine.catalog_columns import catalog_columns
-from planner.tables import TABLES, present
+from planner.tables import present, table
 
 
 @dataclass
@@ -62,7 +61,7 @@ class Tables:
                 raise RuntimeError(f"tables read each other in a circle: {' → '.join(self.asking + [key])}")
             self.asking.append(key)
             try:
-                self.done[key] = next(t for t in TABLES if t.key == key).engine.compute(self.scenario, self)
+                self.done[key] = table(key).engine.compute(self.scenario, self)
             finally:
                 self.asking.pop()
         return self.done[key]
@@ -81,6 +80,8 @@ def compute(scenario) -> Results:
 
 
 def _compute(scenario) -> Results:
+    from planner.engine.catalog_columns import catalog_columns  # numpy: not for what imports engine/shared.py
+
     tables = Tables(scenario)
     return Results(scenario, catalog_columns(scenario.merged_catalog),
                    {t.key: tables[t.key] for t in present(scenario)})

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import planner.scenario  # noqa: F401 (the scenario's sections first: the inputs module below is one of them)
 from planner.engine.cluster import ceil9
+from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.values import plain
-from planner.inputs.crossover import Crossover
 from planner.method import Constant, Method
 
 DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month
 NOT_SERVED = "n/a"  # a serving figure when the users do not fit (B > B_max): no roofline throughput to price
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
 TRAINING_ROWS = 120  # training months the sheet has rows for: ten years; a longer run fails budget_run_within_rows
-HORIZON_MAX = next(m.le for m in Crossover.model_fields["horizon_days"].metadata if hasattr(m, "le"))
-SERVING_ROWS = int(ceil9(HORIZON_MAX / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
+SERVING_ROWS = int(ceil9(HORIZON_MAX_DAYS / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
 ROWS = TRAINING_ROWS + SERVING_ROWS  # the sheet's fixed month rows, the unused ones blank
 YEARS = -(-ROWS // 12)
 COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
@@ -79,6 +77,51 @@ class BudgetTable:
                 "years": [y for y in self.years if y["training"] != ""]}
 
 
+def _month_rows(s: dict, price: float, fits: bool) -> list[dict]:
+    """The sheet's ROWS month rows from the totals' scalars `s`: the training months, then the serving months from
+    launch, each with its total and the running total; the rest blank."""
+    n_training, n_serving, tok_s = s["training_months"], s["serving_months"], s["tokens_per_s_per_gpu"]
+    rows, cumulative = [], 0.0
+    for i in range(1, ROWS + 1):
+        row = dict.fromkeys(COLUMNS, "")
+        if i <= n_training:
+            days = days_in_month(i, s["training_days"])
+            row |= {"phase": "training", "days": days, "training": s["training_cost"] / s["training_days"] * days}
+            total = row["training"]
+        elif i <= n_training + n_serving:
+            m = i - n_training
+            days = days_in_month(m, s["horizon_days"])
+            d_m = tokens_per_day_in_month(s["tokens_per_day"], s["monthly_growth"], m)
+            hours_m = serving_gpu_hours(d_m * days, tok_s)
+            standby = s["standby_gpu_hours_per_day"] * price * days
+            row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
+                    "served_tokens": d_m * days, "serving_gpu_hours": hours_m,
+                    "serving": hours_m * price if fits else NOT_SERVED, "standby": standby}
+            total = hours_m * price + (standby if s["include_standby"] else 0) if fits else NOT_SERVED
+        else:
+            rows.append(row)
+            continue
+        if cumulative != NOT_SERVED:
+            cumulative = cumulative + total if total != NOT_SERVED else NOT_SERVED
+        row |= {"total": total, "cumulative": cumulative, "year": (i - 1) // 12 + 1}
+        rows.append(row)
+    return rows
+
+
+def _year_rows(rows: list[dict], fits: bool) -> list[dict]:
+    """The sheet's YEARS year rows: each year's sums of the month rows, blank after the plan."""
+    years = []
+    for year in range(1, YEARS + 1):
+        inside = [r for r in rows if r["year"] == year]
+        if not inside:
+            years.append(dict.fromkeys(YEAR_COLUMNS, ""))
+            continue
+        served = any(r["phase"] == "serving" for r in inside)
+        years.append({key: NOT_SERVED if key in ("serving", "total") and served and not fits else
+                      sum(r[key] for r in inside if isinstance(r[key], float)) for key in YEAR_COLUMNS})
+    return years
+
+
 def compute(scenario, tables) -> BudgetTable:
     hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
     serving = tables["serving"].headline
@@ -106,41 +149,8 @@ def compute(scenario, tables) -> BudgetTable:
         "standby_gpu_hours_per_day": idle_per_day, "monthly_growth": growth, "include_standby": standby_in,
     }
 
-    rows, cumulative = [], 0.0
-    for i in range(1, ROWS + 1):
-        row = dict.fromkeys(COLUMNS, "")
-        if i <= n_training:
-            days = days_in_month(i, training_days)
-            row |= {"phase": "training", "days": days, "training": training_cost / training_days * days}
-            total = row["training"]
-        elif i <= n_training + n_serving:
-            m = i - n_training
-            days = days_in_month(m, horizon)
-            d_m = tokens_per_day_in_month(tokens, growth, m)
-            hours_m = serving_gpu_hours(d_m * days, tok_s)
-            standby = idle_per_day * price * days
-            row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
-                    "served_tokens": d_m * days, "serving_gpu_hours": hours_m,
-                    "serving": hours_m * price if fits else NOT_SERVED, "standby": standby}
-            total = hours_m * price + (standby if standby_in else 0) if fits else NOT_SERVED
-        else:
-            rows.append(row)
-            continue
-        if cumulative != NOT_SERVED:
-            cumulative = cumulative + total if total != NOT_SERVED else NOT_SERVED
-        row |= {"total": total, "cumulative": cumulative, "year": (i - 1) // 12 + 1}
-        rows.append(row)
-
-    years = []
-    for year in range(1, YEARS + 1):
-        inside = [r for r in rows if r["year"] == year]
-        if not inside:
-            years.append(dict.fromkeys(YEAR_COLUMNS, ""))
-            continue
-        served = any(r["phase"] == "serving" for r in inside)
-        years.append({key: NOT_SERVED if key in ("serving", "total") and served and not fits else
-                      sum(r[key] for r in inside if isinstance(r[key], float)) for key in YEAR_COLUMNS})
-
+    rows = _month_rows(scalars, price, fits)
+    years = _year_rows(rows, fits)
     used = [r for r in rows if r["phase"]]
     served_tokens = sum(r["served_tokens"] for r in used if r["phase"] == "serving")
     serving_cost = sum(r["serving"] for r in used if r["phase"] == "serving") if fits else NOT_SERVED

@@ -14,9 +14,9 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
-from planner.model.passes import cost_per_million_tokens
 from planner.engine.values import plain
 from planner.method import Constant, Method
+from planner.model.passes import cost_per_million_tokens
 
 STEPS = (0.5, 0.75, 1, 1.25, 1.5)  # a grid's multipliers, the scenario's value in the middle
 TORNADO_LOW, TORNADO_HIGH = 0.8, 1.2
@@ -78,12 +78,22 @@ class SensitivityTable:
 
 
 def compute(scenario, tables) -> SensitivityTable:
+    lines, serving_cost, base = _tornado(scenario, tables)
+    ordered = _by_swing(lines, base)
+    scalars = {"serving_cost": serving_cost, "total_cost": base, "tornado_low": TORNADO_LOW,
+               "tornado_high": TORNADO_HIGH}
+    return SensitivityTable({k: plain(v) for k, v in scalars.items()}, _grids(scenario, tables),
+                            [{k: plain(v) for k, v in line.items()} for line in lines],
+                            [{k: plain(v) for k, v in line.items()} for line in ordered])
+
+
+def _grids(scenario, tables) -> dict:
+    """The four grids: each result over its two inputs' STEPS, {key: {"rows", "columns", "cells"}}."""
     hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
     flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
     mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, scenario.gpu_price  # the MFU Hours used
-    tokens, horizon, serving_mfu = crossover["tokens_per_day"], scenario.crossover.horizon_days, \
-        crossover["serving_mfu_used"]
-    users, b_max, tok_s = scenario.serving.users, serving["max_concurrency"], serving["tokens_per_s_per_gpu"]
+    tokens, serving_mfu = crossover["tokens_per_day"], crossover["serving_mfu_used"]
+    users, b_max = scenario.serving.users, serving["max_concurrency"]
     replica, gpu_peak = served(scenario, tables), scenario.chosen_gpu.peak_tflops
 
     def crossing(d, s_mfu):
@@ -108,12 +118,20 @@ def compute(scenario, tables) -> SensitivityTable:
         "cost_per_million_tokens": ([max(1, excel_round(users * m)) for m in STEPS], [price * m for m in STEPS],
                                     per_million),
     }
-    grids = {key: {"rows": rows, "columns": columns, "cells": [[plain(f(r, c)) for c in columns] for r in rows]}
-             for key, (rows, columns, f) in axes.items()}
+    return {key: {"rows": rows, "columns": columns, "cells": [[plain(f(r, c)) for c in columns] for r in rows]}
+            for key, (rows, columns, f) in axes.items()}
 
-    serving_cost = serving_over_horizon(horizon, tokens, tok_s, price)
-    base = hours["cost"] + serving_cost
+
+def _tornado(scenario, tables) -> tuple[list[dict], float, float]:
+    """The tornado's lines in input order (each input at ×0.8 and ×1.2, the total cost at each and the swing), the
+    serving cost over the horizon and the total cost."""
+    hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
+    flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
+    mfu, price, tokens = hours["mfu_used"], scenario.gpu_price, crossover["tokens_per_day"]
+    horizon, users, tok_s = scenario.crossover.horizon_days, scenario.serving.users, serving["tokens_per_s_per_gpu"]
+    replica = served(scenario, tables)
     bandwidth = replica.bandwidth_efficiency  # in force: the input, or fitted from benchmark logs
+    serving_cost = serving_over_horizon(horizon, tokens, tok_s, price)
 
     def eta_total(eta):
         moved = replace(replica, bandwidth_efficiency=eta).at(users)["tokens_per_s_per_gpu"]
@@ -132,14 +150,20 @@ def compute(scenario, tables) -> SensitivityTable:
         "productive_share": (q, lambda f: share(q * f), lambda x: hours["gpu_hours"] / x * price + serving_cost),
     }
     lines = []
-    for position, (key, (value, moved, total)) in enumerate(moves.items(), start=1):
+    for key, (value, moved, total) in moves.items():
         low, high = moved(TORNADO_LOW), moved(TORNADO_HIGH)
         total_low, total_high = total(low), total(high)
         swing = abs(total_high - total_low)
         lines.append({"id": key, "input": TORNADO[key], "value": value, "low": low, "high": high,
                       "total_low": total_low, "total_high": total_high, "swing": swing,
                       "cents": to_the_cent(swing)})
-    for i, line in enumerate(lines):  # larger swings first; equal ones (to the cent) in line order
+    return lines, serving_cost, hours["cost"] + serving_cost
+
+
+def _by_swing(lines: list[dict], base: float) -> list[dict]:
+    """Each line's rank (set on it: larger swings first, equal ones to the cent in line order), and the lines in
+    rank order with their changes from the total cost `base`."""
+    for i, line in enumerate(lines):
         line["rank"] = sum(other["cents"] > line["cents"] for other in lines) + \
             sum(other["cents"] == line["cents"] for other in lines[:i + 1])
     ordered = []
@@ -149,11 +173,7 @@ def compute(scenario, tables) -> SensitivityTable:
         ordered.append({"rank": rank, "position": position, "input": line["input"],
                         "total_low": line["total_low"], "total_high": line["total_high"],
                         "change_low": line["total_low"] - base, "change_high": line["total_high"] - base})
-    scalars = {"serving_cost": serving_cost, "total_cost": base, "tornado_low": TORNADO_LOW,
-               "tornado_high": TORNADO_HIGH}
-    return SensitivityTable({k: plain(v) for k, v in scalars.items()}, grids,
-                            [{k: plain(v) for k, v in line.items()} for line in lines],
-                            [{k: plain(v) for k, v in line.items()} for line in ordered])
+    return ordered
 
 
 def _active(scenario):

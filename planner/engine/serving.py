@@ -77,7 +77,7 @@ class ServingTable:
     @property
     def headline(self) -> dict:
         s = self.scalars
-        return {name: s[key] for name, key in HEADLINE.items()}
+        return {name: s[key] for name, key in HEADLINE.items() if self.fit is not None or "_fit_" not in name}
 
     @property
     def checks(self) -> dict[str, bool]:

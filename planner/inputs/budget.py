@@ -83,10 +83,6 @@ class Budget(Section):
 SECTIONS = {"budget": Budget}  # pricing, ownership and unit (planner/inputs/cost.py) are checked with it
 
 
-def canonical(scenario) -> list:
-    return []
-
-
 def cross_checks(scenario, catalog) -> list:
     """A rate other than 1 needs a currency other than USD; the owned path's and owned training's needs."""
     problems = []
@@ -95,5 +91,3 @@ def cross_checks(scenario, catalog) -> list:
                          "1: set currency to the reporting currency's code (EUR), or the rate to 1"))
     return problems + cost.cross_checks(scenario, catalog)
 
-
-EXTERNAL = None

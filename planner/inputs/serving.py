@@ -152,6 +152,3 @@ def _speculative_checks(spec, model, catalog, t) -> list:
         problems.append((at + ("accept_length",), spec.accept_length, f"at most k + 1 = {k + 1} tokens per verify "
                          "step"))
     return problems
-
-
-EXTERNAL = None

@@ -65,7 +65,7 @@ class Allowed:
     maximum: float | None = None
     choices: str | None = None  # a defined name listing the allowed ids
     optional: bool = False
-    kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
+    kind: str = "number"  # how the value shows (a planner.units.KINDS key): percent limits are said as percentages
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
 
@@ -103,7 +103,8 @@ class Allowed:
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
-        return Allowed("decimal", self.minimum / scale, self.maximum / scale, None, self.optional, "decimal", unit)
+        return Allowed("decimal", self.minimum / scale, self.maximum / scale, optional=self.optional, kind="decimal",
+                       unit=unit)
 
     def validation(self, title: str = "") -> dict:
         """XlsxWriter data validation: a dropdown or a range; blanks refused; with `title`, a prompt (the input's
@@ -256,7 +257,7 @@ class Input:
     label: str
     unit: str
     note: str
-    kind: str  # a kit.KINDS key
+    kind: str  # a planner.units.KINDS key
     allowed: Allowed
     value: Any
 
@@ -299,8 +300,8 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
                             note=info.description or "", kind=extra["kind"], allowed=Allowed.of(item), value=v)
                       for i, v in enumerate(value, start=1)]
         elif "label" in extra:
-            found.append(Input(path, title + extra["label"], extra["unit"], info.description or "", extra["kind"],
-                               Allowed.of(info), value))
+            found.append(Input(path, title + extra["label"], extra["unit"], info.description or "",
+                               kind=extra["kind"], allowed=Allowed.of(info), value=value))
     return found
 
 
@@ -338,8 +339,8 @@ class Columns:
         """The `scenario` dropdown: which column the Live column shows."""
         return Input("scenario", "Scenario shown (the Live column, which every formula reads)", "",
                      "base or a named scenario; a blank cell in its column means as base. Scenarios compares its "
-                     "results with those when the workbook was generated.", "text",
-                     Allowed("listed", kind="text", keywords=("base", *self.names)), self.chosen)
+                     "results with those when the workbook was generated.", kind="text",
+                     allowed=Allowed("listed", kind="text", keywords=("base", *self.names)), value=self.chosen)
 
     def typed_names(self, item: Input) -> list[str]:
         """The typed cells' names: <name>_base, then <name>_<scenario> for each a scenario may change."""
@@ -489,7 +490,7 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
     formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
     live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
-    sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name)
+    sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name=name)
     book.define(name, sheet.name, live, value)
     sheet._unit_and_note(r, item.shown_unit, "The Base column is the GPU's Catalog price (edit it on Catalog, in the "
                          "GPU's row); a scenario's column sets its own, blank for the GPU's.")
@@ -515,7 +516,7 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
     cell = sheet.formula(r, live, columns.live(item), "" if item.typed_value is None else item.typed_value,
                          book.styles.value(kind), needs=check, fallback=kit.NOT_AVAILABLE)
     book.reads_input(item.typed_name, check, validation)
-    sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, item.typed_name)
+    sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, name=item.typed_name)
     book.define(item.typed_name, sheet.name, cell, item.typed_value)
     sheet._unit_and_note(r, item.unit, item.note)
     sheet.row_index += 1
