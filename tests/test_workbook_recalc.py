@@ -156,7 +156,13 @@ def every_input(scenario) -> list:
 def wrong_values(spec) -> list:
     """What finance can leave in an input despite its validation (pasting skips it): blank, text, 0 where 0 is not
     allowed, −1, a number just above the limit; for TRUE/FALSE, a number that is neither; for a name, a number and
-    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id)."""
+    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id). An input
+    that may be left blank (its declaration says so) is not given a blank."""
+    found = _wrong_values(spec)
+    return [v for v in found if v is not None] if spec.typed_allowed.optional else found
+
+
+def _wrong_values(spec) -> list:
     allowed = spec.typed_allowed
     if allowed.type == "bool":
         return [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
