@@ -103,6 +103,44 @@ def test_another_gpu_keeps_the_inputs_and_fails_its_check():
     assert other.scalars["compute_efficiency_used"] == 0.5 and other.checks["serving_calibration_on_this_gpu"] is False
 
 
+FLEET = ROOT / "examples" / "fleet-5-8b-calibrated-h100.yaml"
+
+
+def largest_batch(r: Replica, target_s: float) -> int:
+    """B*, by scanning the roofline directly: the largest B ≤ B_max with ITL(B) = cycle(B)/o within the target."""
+    return max(b for b in range(1, int(r.b_max) + 1) if round(float(r.cycle_s(b)) / r.o, 9) <= target_s)
+
+
+def test_the_fleet_reads_the_fit_on_the_benchmarks_gpu_only():
+    """§12.1 in §11: the H100 candidates read η_c, η_m and τ fitted from the H100 logs, the H200 candidates the inputs
+    (0.5, 0.7, 0 ms); each row's B* is the roofline's largest batch at its own efficiencies (ITL ≤ 20 ms), so τ's
+    3 ms a pass cuts the H100's from 72 to 54 and the cheapest fleet moves to the H200."""
+    results = compute(load_scenario(FLEET))
+    fit = results.serving.fit
+    rows = {(r["gpu"], r["mode"], r["tensor_parallel"], r["prefill_tensor_parallel"]): r
+            for r in results.fleet.candidates}
+    h100, h200 = rows["h100-sxm", "aggregated", 1, None], rows["h200", "aggregated", 1, None]
+    assert (h100["compute_efficiency"], h100["bandwidth_efficiency"], h100["overhead_ms"]) == \
+        (fit["compute_efficiency"], fit["bandwidth_efficiency"], fit["overhead_s"] * 1000)
+    assert (h200["compute_efficiency"], h200["bandwidth_efficiency"], h200["overhead_ms"]) == (0.5, 0.7, 0)
+    shape = dict(sequence_length=1250, prompt_tokens=1000)
+    precision = shipped.PRECISIONS["bf16"]
+
+    def b_star(gpu: str, **efficiencies) -> int:
+        r = Replica.of(model=shipped.MODELS["llama-3.1-8b"], gpu=shipped.GPUS[gpu], weight=precision, kv=precision,
+                       serving=SimpleNamespace(tensor_parallel=1, **shape, **efficiencies), price_per_gpu_hour=2.0)
+        return largest_batch(r, 0.020)
+
+    fitted = dict(compute_efficiency=fit["compute_efficiency"], bandwidth_efficiency=fit["bandwidth_efficiency"],
+                  overhead_ms=fit["overhead_s"] * 1000)
+    assert h100["b_star"] == b_star("h100-sxm", **fitted) == 54
+    assert b_star("h100-sxm") == 72 and h200["b_star"] == b_star("h200") == 92
+    assert results.fleet.headline["fleet_cheapest_gpu"] == "h200"
+    # 3 H100 replicas + a spare at $2.00 (4 GPUs) against 2 H200 replicas + a spare at $2.50 (3 GPUs)
+    assert (h100["replicas"], h100["gpus"], h100["cost_per_hour"]) == (3, 4, 8.0)
+    assert results.fleet.headline["fleet_cheapest_cost_per_hour"] == 7.5
+
+
 def test_an_unknown_benchmark_name_is_refused_naming_the_key(tmp_path):
     from tests.helpers import refused
 

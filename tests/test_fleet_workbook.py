@@ -107,7 +107,15 @@ EDGES = {  # a scenario each: what it exercises on the sheet
          "goodput.attainment_target": 0.95, "fleet.peak_rate": 3, "fleet.quality": 0.9, "fleet.gpus": ["h100-sxm"],
          "fleet.kv_transfer_gbps": 12.5, "fleet.profile": "cluster", "cluster.profile": "consumer-evening",
          "fleet.spare": 0.2, "fleet.modes": ["disaggregated"]},
+    "a cached prefix and a self-drafting layer (§12.2, §12.3): the draft's weights and KV in every row's pool":
+        {"serving.prefix_hit_rate": 0.5, "serving.speculative": {"method": "mtp", "tokens": 2, "acceptance": 0.7},
+         "fleet.gpus": ["h100-sxm", "h200"], "fleet.tensor_parallel": [1, 2]},
+    "a draft model beside 70B in FP8 (its KV at each row's t)":
+        {"model": "llama-3.1-70b", "serving.weight_precision": "fp8", "serving.kv_precision": "fp8",
+         "serving.speculative": {"method": "draft", "draft_model": "llama-3.1-8b", "tokens": 3, "acceptance": 0.7},
+         "fleet.gpus": ["h100-sxm", "h200"], "fleet.tensor_parallel": [2, 4]},
 }
+CALIBRATED = ROOT / "examples" / "fleet-5-8b-calibrated-h100.yaml"  # the H100 rows read the fit, the H200's the inputs
 
 
 def test_edge_scenarios_recalculate_to_the_engine(spreadsheet, tmp_path):
@@ -115,9 +123,12 @@ def test_edge_scenarios_recalculate_to_the_engine(spreadsheet, tmp_path):
     for i, changes in enumerate(EDGES.values()):
         paths.append(tmp_path / f"edge-{i}.xlsx")
         build(compute(scenario_with(**changes)), str(paths[-1]))
-    nothing, day = recalculated(spreadsheet, paths)
+    paths.append(tmp_path / "calibrated.xlsx")
+    build(compute(load_scenario(CALIBRATED)), str(paths[-1]))
+    nothing, day, *_, calibrated = recalculated(spreadsheet, paths)
     book = xlsx.read(paths[0])
     assert named(nothing, book, "fleet_answer") == "none meets the SLO"
     assert named(nothing, book, "fleet_feasible_configurations") == 0
     assert named(nothing, book, "fleet_day_cost_following") in ("", None)
     assert named(day, xlsx.read(paths[1]), "fleet_cheapest_mode") == "disaggregated"
+    assert named(calibrated, xlsx.read(paths[-1]), "fleet_cheapest_gpu") == "h200"

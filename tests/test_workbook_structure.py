@@ -27,7 +27,8 @@ PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "C
                       "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LARGE",
                       "LEN", "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
-                      "TEXT"}
+                      "TEXT",
+                      "SQRT", "SUMIF", "SUMSQ"}  # the calibration fit: Excel 2000 functions
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
 UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100",  # METHOD.md: these may stay literal
                     "1000", "1e6",  # seconds to milliseconds; per million tokens

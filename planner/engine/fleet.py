@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
 
+from planner.engine import serving as serving_engine
 from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY  # §10's sustained link shares
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -111,15 +112,17 @@ def wait_tail(erlang: float, drain_rate: float, wait_s: float) -> float:
 # One replica -------------------------------------------------------------------------------------------------------
 def replica(model, gpu, *, weight, kv, tensor_parallel: int, knobs, price: float) -> Replica:
     """The replica of `model` on `tensor_parallel` GPUs of `gpu` at the `weight` and `kv` precisions (Catalog
-    entries), with the serving knobs (sequence_length, prompt_tokens, compute_efficiency, bandwidth_efficiency,
-    memory_reserve, overhead_ms) and the GPU's price. The only place a replica is built."""
+    entries), with the serving knobs (lengths, efficiencies, reserve, overhead, prefix hit rate and speculative
+    decoding) and the GPU's price. The only place a replica is built."""
     serving = SimpleNamespace(**vars(knobs), tensor_parallel=tensor_parallel)
-    return Replica.of(model=model, gpu=gpu, weight=weight, kv=kv, serving=serving, price_per_gpu_hour=price)
+    return Replica.of(model=model, gpu=gpu, weight=weight, kv=kv, serving=serving, price_per_gpu_hour=price,
+                      draft_model=knobs.draft_model)
 
 
 @dataclass(frozen=True)
 class Knobs:
-    """The serving section's knobs a fleet's replicas share (§6): lengths, efficiencies, reserve and overhead."""
+    """The serving section's knobs a fleet's replicas share (§6, §12): lengths, efficiencies, reserve, overhead, the
+    prefix hit rate and speculative decoding (the serving section's, and the draft model's Catalog entry)."""
 
     sequence_length: int
     prompt_tokens: int
@@ -127,6 +130,20 @@ class Knobs:
     bandwidth_efficiency: float = 0.7
     memory_reserve: float = 0.10
     overhead_ms: float = 0.0
+    prefix_hit_rate: float = 0.0
+    speculative: object = None  # serving.speculative; None: no speculative decoding
+    draft_model: object = None
+
+    @classmethod
+    def of(cls, scenario) -> Knobs:
+        sv = scenario.serving
+        draft = sv.speculative.draft_model
+        knobs = {key: getattr(sv, key) for key in cls.__dataclass_fields__ if key != "draft_model"}
+        return cls(**knobs, draft_model=scenario.merged_catalog.models[draft] if draft else None)
+
+
+
+EFFICIENCIES = ("compute_efficiency", "bandwidth_efficiency", "overhead_ms")  # what a calibration fits (§12.1)
 
 
 @dataclass(frozen=True)
@@ -363,8 +380,10 @@ def disaggregated_replicas(config: Configuration, roof: Roofline, rate: float, s
 def disaggregated_ttft_percentile_ms(ttft_s: float, transfer_s: float, prefill: dict, decode: dict,
                                      slo: SLO) -> float:
     """TTFT at the p-th percentile (a bound) = D + T_kv + IF(C_p ≤ 1 − p − C_d, 0,
-    LN(C_p/(1 − p − C_d))/(x/D − λ)), ms."""
-    left = slo.budget - decode["erlang_c"]
+    LN(C_p/(1 − p − C_d))/(x/D − λ)), ms. C_d at the 9 decimals comparisons use: 1 − p − C_d is a difference of
+    near numbers where a row barely meets, and the spreadsheet's POISSON and the engine's sum differ in C_d's
+    twelfth digit."""
+    left = slo.budget - r9(decode["erlang_c"])
     erlang = prefill["prefill_erlang_c"]
     extra = 0.0 if erlang <= left else math.log(erlang / left) / prefill["prefill_drain_rate"]
     return (ttft_s + transfer_s + extra) * 1000
@@ -410,8 +429,8 @@ class Configuration:
                 "kv_precision": self.kv, "prefill_tensor_parallel": t_p, "tensor_parallel": t_d}
 
     def prefill_fits(self) -> bool:
-        """A prefill replica keeps one prompt's KV until it is sent: pool ≥ s·KV_g(t_p)."""
-        return self.prefill is None or float(self.prefill.pool) >= self.prefill.s * float(self.prefill.kv_g)
+        """A prefill replica keeps one prompt's KV until it is sent: pool ≥ s·(KV_g + KV_d)(t_p)."""
+        return self.prefill is None or float(self.prefill.pool) >= self.prefill.s * float(self.prefill.kv_held)
 
 
 class DecodeRows(NamedTuple):
@@ -521,22 +540,24 @@ def tensor_parallel_fits(model, t: int) -> bool:
 
 
 def configurations(model, gpus: list, precisions: list, *, parallel, modes, knobs: Knobs,
-                   transfer_gbps: float | None = None) -> list[Configuration]:
+                   transfer_gbps: float | None = None, calibrated: dict | None = None) -> list[Configuration]:
     """Every configuration in the enumeration order: `gpus` as listed ((Catalog GPU, price) pairs), then
     `precisions` ((weight, kv) Catalog entries), aggregated before disaggregated, then t ascending (t_p, then t_d).
     A t that breaks §6's rules is skipped, as is t > 1 on a GPU without an NVLink figure and a disaggregated pair
-    whose KV link has no figure."""
+    whose KV link has no figure. `calibrated`: the efficiencies fitted on one GPU ({GPU id: {key: value}}, §12.1),
+    which its candidates read instead of the knobs'."""
     found = []
     for gpu, price in gpus:
+        knobs_here = replace(knobs, **(calibrated or {}).get(gpu.id, {}))
         sizes = [t for t in sorted(set(parallel)) if tensor_parallel_fits(model, t) and (t == 1 or gpu.nvlink_gbps)]
         for weight, kv in precisions:
-            built = {t: replica(model, gpu, weight=weight, kv=kv, tensor_parallel=t, knobs=knobs, price=price)
+            built = {t: replica(model, gpu, weight=weight, kv=kv, tensor_parallel=t, knobs=knobs_here, price=price)
                      for t in sizes}
             ttft = {t: float(rep.ttft_s()) for t, rep in built.items()}
             one_gpu = built[1] if 1 in built else replica(model, gpu, weight=weight, kv=kv, tensor_parallel=1,
-                                                          knobs=knobs, price=price)
+                                                          knobs=knobs_here, price=price)
             common = {"gpu": gpu.id, "weight": weight.id, "kv": kv.id, "price": price}
-            looked_up = catalog_terms(gpu, weight, kv, price=price, bandwidth_efficiency=knobs.bandwidth_efficiency)
+            looked_up = catalog_terms(gpu, weight, kv, price=price, knobs=knobs_here)
             if AGGREGATED in modes:
                 found += [Configuration(len(found) + i, AGGREGATED, parallel=(t,), decode=built[t], ttft_s=ttft[t],
                                         terms=looked_up | replica_terms(built[t], built[t], one_gpu), **common)
@@ -556,9 +577,10 @@ def configurations(model, gpus: list, precisions: list, *, parallel, modes, knob
     return found
 
 
-def catalog_terms(gpu, weight, kv, *, price: float, bandwidth_efficiency: float) -> dict:
-    """The Catalog figures a configuration's sheet row looks up (a blank FP8, NVLink or network figure as 0) and
-    what follows from them alone: bytes per weight, the effective peak and bandwidth."""
+def catalog_terms(gpu, weight, kv, *, price: float, knobs: Knobs) -> dict:
+    """The Catalog figures a configuration's sheet row looks up (a blank FP8, NVLink or network figure as 0), the
+    efficiencies on its GPU (§12.1) and what follows from them alone: bytes per weight, the effective peak and
+    bandwidth."""
     fp8, nvlink, network = (float(passes.blank_as_zero(getattr(gpu, key)))
                             for key in ("fp8_tflops", "nvlink_gbps", "network_gbps"))
     return {"price_per_gpu_hour": price, "memory_gb": gpu.memory_gb, "peak_tflops": gpu.peak_tflops,
@@ -566,16 +588,22 @@ def catalog_terms(gpu, weight, kv, *, price: float, bandwidth_efficiency: float)
             "gpus_per_node": gpu.gpus_per_node, "weight_bits": weight.weight_bits, "fp8_gemm": weight.fp8_gemm,
             "kv_value_bytes": kv.kv_bytes, "weight_bytes": passes.bytes_per_weight(weight.weight_bits),
             "peak_flops": passes.effective_peak_flops(gpu.peak_tflops, fp8, weight.fp8_gemm),
-            "bandwidth": passes.effective_bandwidth(gpu.hbm_tbps, bandwidth_efficiency)}
+            "compute_efficiency": knobs.compute_efficiency, "bandwidth_efficiency": knobs.bandwidth_efficiency,
+            "overhead_ms": knobs.overhead_ms, "bandwidth": passes.effective_bandwidth(gpu.hbm_tbps,
+                                                                                      knobs.bandwidth_efficiency)}
 
 
 def replica_terms(decode: Replica, first: Replica, one_gpu: Replica) -> dict:
-    """A configuration's replica terms: the decode (or aggregated) replica's KV bytes per token, pool and B_max; the
-    size and KV bytes per token of the replica that prefills, and whether one prompt's KV fits it; KV_1, the KV
-    bytes per token on one GPU (what crosses to a decode replica)."""
-    return {"kv_bytes_per_token": decode.kv_g, "pool_gb": decode.pool / passes.GB, "b_max": decode.b_max,
-            "first_parallel": first.tensor_parallel, "kv_first": first.kv_g,
-            "prefill_fits": bool(first.pool >= first.s * first.kv_g), "kv_one": one_gpu.kv_g}
+    """A configuration's replica terms: the decode (or aggregated) replica's KV bytes per token (the model's and a
+    draft's), pool and B_max; the size and KV bytes per token of the replica that prefills, and whether one prompt's
+    KV fits it; KV_1, the model's KV bytes per token on one GPU (what crosses to a decode replica)."""
+    def draft_kv(r: Replica) -> float:
+        return r.kv_held - r.kv_g
+
+    return {"kv_bytes_per_token": decode.kv_g, "draft_kv_bytes_per_token": draft_kv(decode),
+            "pool_gb": decode.pool / passes.GB, "b_max": decode.b_max, "first_parallel": first.tensor_parallel,
+            "kv_first": first.kv_g, "draft_kv_first": draft_kv(first),
+            "prefill_fits": bool(first.pool >= first.s * first.kv_held), "kv_one": one_gpu.kv_g}
 
 
 @dataclass
@@ -809,9 +837,10 @@ CANDIDATE_KEYS = (
     "cost_per_acceptable_request", "cost_per_million_tokens", "cost_per_million_acceptable_tokens",
     "tokens_per_s_per_gpu", "tokens_per_s_per_user", "gpu_seconds_per_request", "memory_gb", "peak_tflops",
     "fp8_tflops", "hbm_tbps", "nvlink_gbps", "network_gbps", "gpus_per_node", "weight_bits", "fp8_gemm",
-    "kv_value_bytes", "weight_bytes", "peak_flops", "bandwidth", "kv_bytes_per_token", "pool_gb", "first_parallel",
-    "kv_first", "prefill_fits", "kv_one", "latency_next_ms", "tpot_met", "b_star_largest", "batch_row", "ttft_met",
-    "fewest", "within_range", "holds", "meets", "reason")
+    "kv_value_bytes", "weight_bytes", "compute_efficiency", "bandwidth_efficiency", "overhead_ms", "peak_flops",
+    "bandwidth", "kv_bytes_per_token", "draft_kv_bytes_per_token", "pool_gb", "first_parallel", "kv_first",
+    "draft_kv_first", "prefill_fits", "kv_one", "latency_next_ms", "tpot_met", "b_star_largest", "batch_row",
+    "ttft_met", "fewest", "within_range", "holds", "meets", "reason")
 HEADLINE = {  # defined name → the overall cheapest row's key
     "fleet_cheapest_mode": "mode", "fleet_cheapest_gpu": "gpu", "fleet_cheapest_gpus": "gpus",
     "fleet_cheapest_cost_per_hour": "cost_per_hour",
@@ -874,13 +903,17 @@ class FleetTable:
 def compute(scenario, tables) -> FleetTable:
     fleet, sv, goodput = scenario.fleet, scenario.serving, scenario.goodput
     merged = scenario.merged_catalog
-    knobs = Knobs(**{key: getattr(sv, key) for key in Knobs.__dataclass_fields__})
+    knobs = Knobs.of(scenario)
+    fit = tables["serving"].fit if sv.calibration != "none" else None
+    on_benchmark_gpu = serving_engine.fitted(fit) if fit else {key: getattr(sv, key) for key in EFFICIENCIES}
+    calibrated = {fit["gpu"]: on_benchmark_gpu} if fit else None
     slo = SLO(goodput.slo.ttft_ms, goodput.slo.tpot_ms, goodput.attainment_target, fleet.quality, fleet.spare)
     gpus = [(merged.gpus[g], scenario.gpu_price if g == scenario.gpu else merged.gpus[g].price_per_hour)
             for g in fleet.gpus]
     precisions = [(merged.precisions[p.weight], merged.precisions[p.kv]) for p in fleet.precisions]
     configs = configurations(scenario.chosen_model, gpus, precisions, parallel=fleet.tensor_parallel,
-                             modes=fleet.modes, knobs=knobs, transfer_gbps=fleet.kv_transfer_gbps)
+                             modes=fleet.modes, knobs=knobs, transfer_gbps=fleet.kv_transfer_gbps,
+                             calibrated=calibrated)
     rate = served_rate(fleet.peak_rate, fleet.quality, fleet.retries)
     found = search(configs, rate, slo)
     front = pareto_front(found.rows)
@@ -891,7 +924,8 @@ def compute(scenario, tables) -> FleetTable:
     scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "miss_budget": slo.budget,
                "outputs": knobs.sequence_length - knobs.prompt_tokens, "configurations": len(configs),
                "feasible": sum(1 for c in found.candidates if c.rows), "sized_rows": len(found.rows),
-               "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol}
+               "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol,
+               **{f"calibrated_{key}": value for key, value in on_benchmark_gpu.items()}}
     hours = []
     if profile and best:
         config = configs[best["index"]]
@@ -1000,5 +1034,7 @@ METHOD = Method(
         "The fleet that follows demand starts replicas within the hour (no scale-up lag, no cold start): a floor "
         "for what autoscaling saves. KV links are placed pair by pair; MI300X's NVLink figure is an aggregate.",
         "Both pools of a disaggregated fleet use one GPU type; no expert or attention data parallelism.",
+        "Efficiencies fitted from benchmark logs (serving.calibration) apply on the benchmark's GPU only; the other "
+        "GPUs' candidates keep the inputs, so a comparison across GPUs sets measured figures against assumed ones.",
     ],
 )

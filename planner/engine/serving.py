@@ -125,10 +125,15 @@ def in_force(scenario, fit: dict | None) -> dict:
     """The efficiencies the roofline reads on the scenario's GPU (§12.1): with `serving.calibration`, each fitted
     value where its own rule allowed the fit and the benchmark ran on this GPU, else the input."""
     sv = scenario.serving
-    own = {"compute_efficiency": sv.compute_efficiency, "bandwidth_efficiency": sv.bandwidth_efficiency,
-           "overhead_ms": sv.overhead_ms}
     if fit is None or sv.calibration == "none" or fit["gpu"] != scenario.gpu:
-        return own
+        return {"compute_efficiency": sv.compute_efficiency, "bandwidth_efficiency": sv.bandwidth_efficiency,
+                "overhead_ms": sv.overhead_ms}
+    return fitted(fit)
+
+
+def fitted(fit: dict) -> dict:
+    """The efficiencies a calibration gives its benchmark's GPU: each fitted where its own rule allowed, else the
+    input (§12.1)."""
     return {"compute_efficiency": fit["compute_efficiency"], "bandwidth_efficiency": fit["bandwidth_efficiency"],
             "overhead_ms": fit["overhead_s"] * 1000}
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, NO_FLEET
 from planner.workbook import kit, model
+from planner.workbook.serving import draft_kv_bytes_per_token
 from planner.workbook.kit import Check, KeyResult, Row
 
 SHEET = "Fleet"
@@ -23,12 +24,22 @@ X, Y = "goodput_slo_ttft_ms", "goodput_slo_tpot_ms"
 O = "serving_output_tokens"
 
 # A row's replica (aggregated, or the decode pool's) and the replica that prefills (t, or t_p), each on the row's GPU
-# and precisions: the model core's twins read these cells, the model's own from the Serving sheet
+# and precisions, with the efficiencies on its GPU: the model core's twins read these cells, the model's own, a
+# draft's and the prefix cache's from the Serving sheet
 ROW = replace(model.SERVING, tensor_parallel="{tensor_parallel}", weight_bytes="{weight_bytes}",
               kv_bytes_per_token="{kv_bytes_per_token}", peak_flops="{peak_flops}", bandwidth="{bandwidth}",
               nvlink_gbps="{nvlink_gbps}", peak_tflops="{peak_tflops}", hbm_tbps="{hbm_tbps}",
-              price="{price_per_gpu_hour}")
-FIRST = replace(ROW, tensor_parallel="{first_parallel}", kv_bytes_per_token="{kv_first}")
+              price="{price_per_gpu_hour}", compute_efficiency="{compute_efficiency}", overhead_ms="{overhead_ms}",
+              draft=replace(model.DRAFT, kv_per_token="{draft_kv_bytes_per_token}"))
+FIRST = replace(ROW, tensor_parallel="{first_parallel}", kv_bytes_per_token="{kv_first}",
+                draft=replace(model.DRAFT, kv_per_token="{draft_kv_first}"))
+# The efficiencies on a row's GPU (§12.1): fitted on the benchmark's GPU, the inputs on any other
+CALIBRATED = {key: f"fleet_calibrated_{key}" for key in ("compute_efficiency", "bandwidth_efficiency", "overhead_ms")}
+
+
+def _on_its_gpu(key: str) -> str:
+    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},serving_{key})"
+
 
 
 # The queue, spelled for any cells ---------------------------------------------------------------------------------
@@ -107,9 +118,10 @@ VALID = (f"=IF({AGG},AND({_whole('tensor_parallel')},{_whole('b_star')},{_whole(
 SERVED = Served(batch="{batch}", cycle_s="{cycle_s}", tpot_ms="{tpot_ms}", ttft_ms="{ttft_ms}",
                 transfer_ms="{kv_transfer_ms}")
 LATENCY_NEXT = (f"IF({AGG},{model.cycle_s(ROW, '{b_star}+1')}/{O},{model.tpot_s(ROW, '{b_star}+1')})*1000")
+LEFT = f"{BUDGET}-ROUND({{erlang_c}},{NINE})"  # 1 − p − C_d, C_d at 9 decimals (engine.fleet, the percentile)
 PERCENTILE = (f"=IF({{ttft_met}},IF({AGG},{{first_token_ms}}+IF({{erlang_c}}<={BUDGET},0,LN({{erlang_c}}/{BUDGET})"
-              f"/{{drain_rate}}*1000),{{ttft_ms}}+{{kv_transfer_ms}}+IF({{prefill_erlang_c}}<={BUDGET}-{{erlang_c}},0,"
-              f"LN({{prefill_erlang_c}}/({BUDGET}-{{erlang_c}}))/{{prefill_drain_rate}}*1000)),\"\")")
+              f"/{{drain_rate}}*1000),{{ttft_ms}}+{{kv_transfer_ms}}+IF({{prefill_erlang_c}}<={LEFT},0,"
+              f"LN({{prefill_erlang_c}}/({LEFT}))/{{prefill_drain_rate}}*1000)),\"\")")
 
 IDENTITY = [FleetColumn("mode", "Mode", "text", role="text"), FleetColumn("gpu", "GPU", "text", role="text"),
             FleetColumn("weight_precision", "Weights", "text", role="text"),
@@ -140,25 +152,33 @@ LOOKUPS = [
     FleetColumn("kv_value_bytes", "Bytes per KV value", "decimal",
                 _lookup("precision", "kv_bytes", "{kv_precision}"), guarded=False),
     FleetColumn("weight_bytes", "Bytes per weight b_w", "decimal", "={weight_bits}/8", guarded=False),
+    FleetColumn("compute_efficiency", "Compute efficiency η_c", "percent", _on_its_gpu("compute_efficiency"),
+                guarded=False),
+    FleetColumn("bandwidth_efficiency", "Bandwidth efficiency η_m", "percent", _on_its_gpu("bandwidth_efficiency"),
+                guarded=False),
+    FleetColumn("overhead_ms", "Overhead per pass τ (ms)", "decimal", _on_its_gpu("overhead_ms"), guarded=False),
     FleetColumn("peak_flops", "Effective peak P_e (TFLOP/s)", "tera",
                 "=" + model.effective_peak_flops("{peak_tflops}", "{fp8_tflops}", "{fp8_gemm}"), guarded=False),
     FleetColumn("bandwidth", "Effective bandwidth BW_e (TB/s)", "tera",
-                "=" + model.effective_bandwidth("{hbm_tbps}", "serving_bandwidth_efficiency"), guarded=False),
+                "=" + model.effective_bandwidth("{hbm_tbps}", "{bandwidth_efficiency}"), guarded=False),
 ]
+POOL = "{memory_gb}*(1-serving_memory_reserve)-(model_params+serving_draft_params)*{weight_bytes}/%s/1e9"
 REPLICA = [
     FleetColumn("kv_bytes_per_token", "KV bytes per token per GPU KV_g", "count",
                 "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}", "{tensor_parallel}")),
-    FleetColumn("pool_gb", "KV pool per GPU (GB)", "gb",
-                "={memory_gb}*(1-serving_memory_reserve)-model_params*{weight_bytes}/{tensor_parallel}/1e9"),
+    FleetColumn("draft_kv_bytes_per_token", "Draft KV bytes per token per GPU KV_d", "count",
+                draft_kv_bytes_per_token("{kv_bytes_per_token}", "{kv_value_bytes}", "{tensor_parallel}")),
+    FleetColumn("pool_gb", "KV pool per GPU (GB)", "gb", "=" + POOL % "{tensor_parallel}"),
     FleetColumn("b_max", "B_max", "count", f"=IF({{pool_gb}}<=0,0,INT(ROUND({{pool_gb}}*1e9/(serving_sequence_length"
-                f"*{{kv_bytes_per_token}}),{NINE})))"),
+                f"*({{kv_bytes_per_token}}+{{draft_kv_bytes_per_token}})),{NINE})))"),
     FleetColumn("first_parallel", "GPUs of the replica that prefills", "count",
                 f"=IF({AGG},{{tensor_parallel}},{{prefill_tensor_parallel}})"),
     FleetColumn("kv_first", "Its KV bytes per token per GPU", "count",
                 "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}", "{first_parallel}")),
+    FleetColumn("draft_kv_first", "Its draft's KV bytes per token per GPU", "count",
+                draft_kv_bytes_per_token("{kv_first}", "{kv_value_bytes}", "{first_parallel}")),
     FleetColumn("prefill_fits", "One prompt's KV fits it", "bool",
-                "=({memory_gb}*(1-serving_memory_reserve)-model_params*{weight_bytes}/{first_parallel}/1e9)*1e9"
-                ">=serving_prompt_tokens*{kv_first}"),
+                f"=({POOL % '{first_parallel}'})*1e9>=serving_prompt_tokens*({{kv_first}}+{{draft_kv_first}})"),
     FleetColumn("kv_one", "KV bytes per token on one GPU KV_1", "count",
                 "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}")),
     FleetColumn("ttft_ms", "D: one prompt, idle (ms)", "tenths", f"={model.ttft_s(FIRST)}*1000"),
@@ -407,6 +427,20 @@ DEMAND = [
 ]
 
 
+def calibrated_rows(benchmarks: bool) -> list[Row]:
+    """The efficiencies fitted on the benchmark serving.calibration names (§12.1), which the candidates on its GPU
+    read; the inputs without a calibration (the Serving sheet's fit exists only with benchmarks)."""
+    def row(key: str, label: str, kind: str, unit: str) -> Row:
+        formula = (f'=IF(serving_calibration="none",serving_{key},serving_fit_{key})' if benchmarks
+                   else f"=serving_{key}")
+        return Row(f"calibrated_{key}", label, formula=formula, kind=kind, unit=unit, name=CALIBRATED[key],
+                   note="On the GPU of the benchmark calibrated from (Serving); every other GPU keeps the input")
+
+    return [row("compute_efficiency", "Compute efficiency η_c fitted", "percent", "of peak"),
+            row("bandwidth_efficiency", "Bandwidth efficiency η_m fitted", "percent", "of HBM"),
+            row("overhead_ms", "Overhead per pass τ fitted", "decimal", "ms")]
+
+
 def write(book: kit.Book, results) -> kit.Sheet:
     table, scenario = results.fleet, results.scenario
     width = len(ROW_COLUMNS) + len(HELPERS) + 1
@@ -417,6 +451,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "and Catalog.")
     sheet.section("The demand and the SLO (Goodput's X, Y and p; Serving's request shape and roofline)")
     sheet.rows(DEMAND, {"rate": table.scalars["rate"], "miss_budget": table.scalars["miss_budget"]})
+    sheet.rows(calibrated_rows(bool(scenario.goodput.benchmarks)),
+               {f"calibrated_{key}": table.scalars[f"calibrated_{key}"] for key in CALIBRATED})
     sheet.skip()
     answer_at = sheet.row_index
     sheet.skip(ANSWER_ROWS)

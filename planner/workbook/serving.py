@@ -116,6 +116,13 @@ def _by_method(mtp: str, draft: str) -> str:
     return f"=IF({_MTP},{mtp},IF({_DRAFT},{draft},0))"
 
 
+def draft_kv_bytes_per_token(kv_bytes_per_token: str, kv_value_bytes: str, tensor_parallel: str) -> str:
+    """KV_d on t GPUs (a formula): mtp's layers at the model's KV_g per layer, a draft model's own at the same KV
+    precision, 0 without a draft (§12.2)."""
+    return _by_method(f"serving_draft_layers*{kv_bytes_per_token}/model_layers",
+                      model.kv_bytes_per_token(DRAFT_CELLS, kv_value_bytes, tensor_parallel))
+
+
 SPECULATION = [
     Row("cached_tokens", "Prompt tokens from the prefix cache s_h = h · s",
         formula="=serving_prompt_tokens*serving_prefix_hit_rate", kind="number", unit="tokens",
@@ -152,8 +159,7 @@ SPECULATION = [
         formula=_by_method("serving_attention_width", model.attention_width(DRAFT_CELLS)), kind="count", unit="",
         name="serving_draft_attention_width"),
     Row("draft_kv_bytes_per_token", "Draft KV cache per token per GPU KV_d",
-        formula=_by_method("serving_draft_layers*serving_kv_bytes_per_token/model_layers",
-                           model.kv_bytes_per_token(DRAFT_CELLS, "serving_kv_value_bytes", T)),
+        formula=draft_kv_bytes_per_token("serving_kv_bytes_per_token", "serving_kv_value_bytes", T),
         kind="count", unit="bytes", name="serving_draft_kv_bytes_per_token"),
     Row("draft_experts", "Draft routed experts", formula=_by_method("model_experts", _draft("experts")),
         kind="count", unit="experts", name="serving_draft_experts"),
