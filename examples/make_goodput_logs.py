@@ -10,6 +10,10 @@ attainment fall with the request rate, as real runs do, so the goodput interpola
 - h200-vllm-older-*.json: the older benchmarks/benchmark_serving.py: no "failed" or "latencies" (the latency is
   TTFT + the sum of the inter-token latencies), and the key spelled "request_goodput:".
 - h100-llmperf-c8_individual_responses.json: llmperf's token_benchmark_ray.py individual responses.
+- h100-roofline-b*.json: vLLM runs made by the planner's own roofline (8B BF16 on one H100, prompts of 1,000 and
+  outputs of 250 tokens) at η_c 0.4, η_m 0.8 and τ 3 ms, each request jittered by up to ±1 %, at mean concurrencies
+  2, 16, 48 and 96 (the run's duration set so that Little's law gives them): logs a calibration should recover
+  those efficiencies from (examples/serving-6-calibrated-fit.yaml).
 """
 
 from __future__ import annotations
@@ -93,6 +97,35 @@ def vllm(requests: list[dict], rate: float, model: str, older: bool) -> dict:
     return result
 
 
+ROOFLINE = {"compute_efficiency": 0.4, "bandwidth_efficiency": 0.8, "overhead_ms": 3.0}  # what the fit should find
+
+
+def roofline_run(seed: int, concurrency: float, requests: int = 20, prompt: int = 1000, output: int = 250) -> dict:
+    """A vLLM result file whose requests take the roofline's idle TTFT and its ITL at `concurrency` (8B BF16, one
+    H100, the efficiencies of ROOFLINE), each jittered by up to ±1 %; duration = Σ latencies / concurrency."""
+    from types import SimpleNamespace
+
+    from planner import shipped
+    from planner.model.replica import Replica
+
+    bf16 = shipped.PRECISIONS["bf16"]
+    serving = SimpleNamespace(sequence_length=prompt + output, prompt_tokens=prompt, tensor_parallel=1, **ROOFLINE)
+    replica = Replica.of(model=shipped.MODELS["llama-3.1-8b"], gpu=shipped.GPUS["h100-sxm"], weight=bf16, kv=bf16,
+                         serving=serving, price_per_gpu_hour=2.0)
+    ttft, itl = float(replica.ttft_s()), float(replica.cycle_s(concurrency)) / output
+    rng = random.Random(seed)
+    found = []
+    for i in range(requests):
+        first = round(ttft * (1 + rng.uniform(-0.01, 0.01)), 6)
+        gap = itl * (1 + rng.uniform(-0.01, 0.01))
+        found.append({"start": 0.0, "input": prompt, "output": output, "ttft": first,
+                      "itl": [round(gap, 6)] * (output - 1), "error": ""})
+    result = vllm(found, "inf", "meta-llama/Llama-3.1-8B-Instruct", older=False)
+    result["duration"] = round(sum(result["latencies"]) / concurrency, 6)
+    result["request_rate"] = round(requests / result["duration"], 6)
+    return result
+
+
 def llmperf(requests: list[dict]) -> list[dict]:
     """llmperf's individual responses: one object per request, seconds, errors as a code and a message."""
     found = []
@@ -121,6 +154,8 @@ def main(folder: Path = FOLDER) -> None:
         write(f"h200-vllm-older-rate-{rate}.json", vllm(simulate(seed, rate, capacity=9.0), rate,
                                                         "meta-llama/Llama-3.1-8B-Instruct", older=True))
     write("h100-llmperf-c8_individual_responses.json", llmperf(simulate(21, 3, capacity=5.0)))
+    for seed, concurrency in enumerate((2, 16, 48, 96), start=31):
+        write(f"h100-roofline-b{concurrency}.json", roofline_run(seed, concurrency))
 
 
 if __name__ == "__main__":

@@ -1,3 +1,6 @@
+"""`python -m planner`: the command line."""
+
 from planner.cli import main
 
-main(prog_name="planner")
+if __name__ == "__main__":
+    main(prog_name="planner")

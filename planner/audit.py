@@ -469,6 +469,46 @@ def compare_recalculated(report: Report, expected, values: dict, app: str) -> No
             report.add("recalculated", f"{key[0]}!{key[1]}", f"{app} gives {got!r}, the engine {engine!r}")
 
 
+def _recalculating(application, outlines: dict, found: dict, progress: Callable[[int], None] | None):
+    """The application recalculating the workbooks `outlines` gives by key, in a thread of its own that this waits
+    for until their copies are made; each one's values (or error) land in `found` under its key, an exception as
+    found["raised"]."""
+    copied = threading.Event()
+
+    def run() -> None:
+        try:
+            values = application.recalculate(list(outlines.values()), copied=copied.set, progress=progress)
+            found.update(zip(outlines, values))
+        except BaseException as exc:  # raised again in the caller's thread
+            found["raised"] = exc
+        finally:
+            copied.set()
+
+    application.require()
+    worker = threading.Thread(target=run, name="recalculate", daemon=True)
+    worker.start()
+    # the copies first: made while this thread builds the expected workbooks, they waited for it (the two share
+    # Python's lock), and the application with them (benchmarks/README.md)
+    copied.wait()
+    return worker
+
+
+def _read_each(paths: list[Path]) -> tuple[list, dict[int, WorkbookData]]:
+    """Each file's cells (or the WorkbookError reading it raised), and what each planner workbook's inputs hold
+    by position (a batch's summary, which inspect skips, holds none)."""
+    books: list[xlsx.Workbook | xlsx.WorkbookError] = []
+    data: dict[int, WorkbookData] = {}
+    for i, path in enumerate(paths):
+        try:
+            book = xlsx.read(path)
+            if not is_summary(book):
+                data[i] = read_data(book)
+            books.append(book)
+        except xlsx.WorkbookError as exc:
+            books.append(exc)
+    return books, data
+
+
 def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnumeric | None" = "libreoffice",
           progress: Callable[[Path], None] | None = None) -> list[Report]:
     """Audit each workbook on its own, its cells read once. With `app` (its name, or an application already
@@ -482,39 +522,11 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
         outlines = [_outline(path) for path in paths]
         readable = [i for i, book in enumerate(outlines)
                     if isinstance(book, xlsx.Workbook) and not _summary_outline(book)]
-        recalculated: dict = {}
-        worker = None
+        worker, recalculated = None, {}
         if application is not None and readable:
-            application.require()
-
-            copied = threading.Event()
-
-            def run() -> None:
-                try:
-                    found = application.recalculate(
-                        [outlines[i] for i in readable], copied=copied.set,
-                        progress=(lambda n: progress(paths[readable[n]])) if progress is not None else None)
-                    recalculated.update(zip(readable, found))
-                except BaseException as exc:  # raised again below, in the caller's thread
-                    recalculated["raised"] = exc
-                finally:
-                    copied.set()
-
-            worker = threading.Thread(target=run, name="recalculate", daemon=True)
-            worker.start()
-            # the copies first: made while this thread builds the expected workbooks, they waited for it (the two
-            # share Python's lock), and the application with them (16 workbooks: 15 s before it started)
-            copied.wait()
-        books: list[xlsx.Workbook | xlsx.WorkbookError] = []  # then each one's cells, while it recalculates
-        data: dict[int, WorkbookData] = {}  # what each planner workbook's inputs hold
-        for i, path in enumerate(paths):
-            try:
-                book = xlsx.read(path)
-                if not is_summary(book):  # a batch's summary is skipped by inspect
-                    data[i] = read_data(book)
-                books.append(book)
-            except xlsx.WorkbookError as exc:
-                books.append(exc)
+            worker = _recalculating(application, {i: outlines[i] for i in readable}, recalculated,
+                                    (lambda n: progress(paths[readable[n]])) if progress is not None else None)
+        books, data = _read_each(paths)  # each one's cells, while the application recalculates
         inspected = [inspect(path, book, data.get(i)) if isinstance(book, xlsx.Workbook)
                      else (Report(path, error=str(book)), None) for i, (path, book) in enumerate(zip(paths, books))]
         if worker is not None:

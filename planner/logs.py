@@ -27,9 +27,8 @@ from planner import globs
 from planner.scenario.errors import cut, quoted
 
 # Requests per workbook, all runs together. A request is one row of the Requests sheet: 6 values and 4 formulas.
-# Measured on this machine (2 cores) with two vLLM files of 25,000 requests: `planner run` takes 14 s and writes a
-# 5 MB workbook; `planner verify` recalculates and compares its 200,000 formulas in 60 s using 750 MB. Twice the
-# requests would double both. A sheet holds 1,048,576 rows: the limit is time and memory, not Excel.
+# A sheet holds 1,048,576 rows: the limit is the time and memory `planner run` and `planner verify` take, which grow
+# with the requests (benchmarks/README.md has what 50,000 cost), not Excel.
 MAX_REQUESTS = 50_000
 MAX_FILE_BYTES = 512 * 1024 * 1024  # a vLLM file keeps the generated texts: large, but not this large
 # Bounds that keep every result finite: a request's times and a run's duration in seconds, token counts, rates.
@@ -178,9 +177,10 @@ def _vllm(data: dict, shown: str) -> pd.DataFrame:
     if completed is not None and completed != int((~failed).sum()):
         raise LogError(shown, "completed", f"{_shown(completed)}, but {int((~failed).sum()):,} requests have no "
                                            f"error text: the file is inconsistent")
-    return _requests(shown, ttft_s, latency_s, _numbers(arrays["input_lens"], "input_lens", shown, whole=True),
-                     _numbers(arrays["output_lens"], "output_lens", shown, whole=True), failed,
-                     ("ttfts", "latencies" if "latencies" in arrays else "itls"))
+    return _requests(shown, ttft_s, latency_s, input_tokens=_numbers(arrays["input_lens"], "input_lens", shown,
+                                                                     whole=True),
+                     output_tokens=_numbers(arrays["output_lens"], "output_lens", shown, whole=True), failed=failed,
+                     names=("ttfts", "latencies" if "latencies" in arrays else "itls"))
 
 
 def _llmperf(items: list, shown: str) -> pd.DataFrame:
@@ -203,13 +203,17 @@ def _llmperf(items: list, shown: str) -> pd.DataFrame:
               ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens")}
     return _requests(shown, _numbers(column["ttft_s"], "ttft_s", shown, failed, item=True),
                      _numbers(column["end_to_end_latency_s"], "end_to_end_latency_s", shown, failed, item=True),
-                     _numbers(column["number_input_tokens"], "number_input_tokens", shown, failed, whole=True,
-                              item=True),
-                     _numbers(column["number_output_tokens"], "number_output_tokens", shown, failed, whole=True,
-                              item=True), failed, ("ttft_s", "end_to_end_latency_s"), item=True)
+                     input_tokens=_numbers(column["number_input_tokens"], "number_input_tokens", shown, failed,
+                                           whole=True, item=True),
+                     output_tokens=_numbers(column["number_output_tokens"], "number_output_tokens", shown, failed,
+                                            whole=True, item=True),
+                     failed=failed, names=("ttft_s", "end_to_end_latency_s"), item=True)
 
 
-def _requests(shown: str, ttft_s, latency_s, input_tokens, output_tokens, failed, names, item=False) -> pd.DataFrame:
+def _requests(shown: str, ttft_s, latency_s, *, input_tokens, output_tokens, failed, names,
+              item=False) -> pd.DataFrame:
+    """The requests as one frame, a request's latency checked to end after its first token (`names`: the file's
+    fields of the first token's time and of the latency, for the message)."""
     ttft_ms = ttft_s * 1000
     below = np.flatnonzero(~failed & (latency_s * 1000 < ttft_ms))
     if below.size:
@@ -375,7 +379,8 @@ def read_benchmarks(benchmarks: list[list[FileEntry]], folder: Path) -> tuple[Lo
                 raise error
         listed = []
         for rate, shown, log, _ in found:
-            run = Run(len(runs) + 1, b, shown, log.format, rate, log.duration_s, log.vllm_request_goodput)
+            run = Run(len(runs) + 1, b, shown, log.format, rate=rate, duration_s=log.duration_s,
+                      vllm_request_goodput=log.vllm_request_goodput)
             runs.append(run)
             frames.append(log.requests.assign(run=run.number))
             listed.append({"path": shown, "rate": rate} |

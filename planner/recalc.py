@@ -1,6 +1,5 @@
 """Recalculate workbooks in a real spreadsheet application, LibreOffice Calc or Gnumeric, headless, and read back
-every cell's value (PRODUCT.md, "Verifying a workbook in a real spreadsheet application"); what `planner verify`,
-`planner audit` and the tests run.
+every cell's value (README.md's verification recipe); what `planner verify`, `planner audit` and the tests run.
 
 Each workbook is copied first, with the cached value of its canary cell (`recalc_canary`, the formula 21*2)
 poisoned and without what no value depends on (print titles, protection, charts, validations, conditional
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from planner import xlsx
-from planner.xlsx import MAX_UNPACKED, WorkbookError  # noqa: F401 (WorkbookError: part of this module's interface)
+from planner.xlsx import WorkbookError  # noqa: F401 (part of this module's interface)
 
 CANARY_NAME = "recalc_canary"
 CANARY_VALUE = 42
@@ -100,7 +99,7 @@ TIMEOUT = 120.0  # s for a call to convert its first workbook …
 TIMEOUT_PER_WORKBOOK = 30.0  # … and for each further one
 INSTANCES = 2  # LibreOffice instances side by side for one call of many workbooks (at most this many, one per core
 # beside the core that builds the expected workbooks: on 2 cores, since LibreOffice takes less per workbook than that
-# build, a second instance only competes with it and costs a second start, 2 s of CPU)
+# build, a second instance only competes with it and costs a second start; benchmarks/README.md)
 
 Progress = Callable[[int], None]  # called with a workbook's position once its values are in (or it failed)
 
@@ -150,14 +149,9 @@ def canary(book: xlsx.Workbook) -> tuple[str, str]:
     return found[0]
 
 
-def check_workbook(path: Path) -> None:
-    """Raise WorkbookError, saying why in one line, unless `path` is an xlsx workbook with the canary's name."""
-    canary(xlsx.read(path))
-
-
 # What the copy leaves out, none of it a cell's value: the print titles (LibreOffice lays out every sheet's pages
-# for them on load: 0.6 of its 1.26 s per default workbook), sheet protection, charts, data validations and
-# conditional formats (0.75 → 0.49 s together; benchmarks/README.md).
+# for them on load: about half its time per workbook), sheet protection, charts, data validations and conditional
+# formats (benchmarks/README.md).
 _NOT_VALUES = {
     "workbook": [re.compile(rb'<definedName\b[^>]*\bname="_xlnm\.Print_(?:Titles|Area)"[^>]*>[^<]*</definedName>')],
     "sheet": [re.compile(rb"<sheetProtection\b[^>]*/>"), re.compile(rb"<drawing\b[^>]*/>"),
@@ -369,7 +363,7 @@ class LibreOffice:
         warm = self._home / "warm-up"
         warm.mkdir(exist_ok=True)
         _tiny_workbook(warm / "warm-up.xlsx")
-        self._client(soffice, [warm / "warm-up.xlsx"], warm, CSV_FILTER, START_TIMEOUT, None)
+        self._client(soffice, [warm / "warm-up.xlsx"], warm, target=CSV_FILTER, timeout=START_TIMEOUT, progress=None)
 
     def _home_log(self) -> Path:
         self._profile()
@@ -408,10 +402,11 @@ class LibreOffice:
             if self.keep_running and not self.running:
                 self._start(soffice)
             offset = self._home_log().stat().st_size if self._home_log().exists() else 0
-            printed = self._client(soffice, paths, out, target, timeout, progress)
+            printed = self._client(soffice, paths, out, target=target, timeout=timeout, progress=progress)
             return printed + self._log_since(offset)
 
-    def _client(self, soffice: str, paths: Sequence[Path], out: Path, target: str, timeout: float, progress) -> str:
+    def _client(self, soffice: str, paths: Sequence[Path], out: Path, *, target: str, timeout: float,
+                progress) -> str:
         out.mkdir(parents=True, exist_ok=True)
         stems = [Path(p).stem for p in paths]
         command = self._command(soffice) + ["--convert-to", target, "--outdir", str(out)] + [str(p) for p in paths]
@@ -542,8 +537,8 @@ _ANY_CELL, _CELL_WITH_REF = re.compile(rb"<(?:[\w.-]+:)?c[\s/>]"), re.compile(rb
 
 def _origins(job: _Job) -> dict[str, tuple[int, int]]:
     """Where Gnumeric's CSV of each sheet starts: it writes the used range, from the first row and the first column
-    that hold a value or a formula, not from A1. Found in the copy's XML (0.04 s of Python per workbook, against
-    0.15 s for reading its cells), or from its cells where a cell lacks its reference or the XML uses a prefix."""
+    that hold a value or a formula, not from A1. Found in the copy's XML (a fraction of the time reading its cells
+    takes; benchmarks/README.md), or from its cells where a cell lacks its reference or the XML uses a prefix."""
     origins: dict[str, tuple[int, int]] = {}
     with xlsx.opened(job.copy) as archive:
         for sheet, part in job.book.parts.items():
@@ -571,10 +566,10 @@ class Gnumeric:
 
     name = "Gnumeric"
 
-    def __init__(self, *, timeout: float = TIMEOUT, jobs: int | None = None, recalc: bool = True):
+    def __init__(self, *, timeout: float = TIMEOUT, jobs: int | None = None):
         self.timeout = timeout  # s per workbook
         self.jobs = jobs or os.cpu_count() or 2
-        self.flags = ["--recalc"] if recalc else []  # without it Gnumeric keeps the cached values: the canary test
+        self.flags = ["--recalc"]  # without it Gnumeric keeps the cached values (the canary would say so)
 
     def require(self) -> str:
         ssconvert = find_ssconvert()

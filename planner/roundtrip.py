@@ -265,54 +265,10 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     book = path if isinstance(path, xlsx.Workbook) else xlsx.read(Path(path))
     source = str(book.path)
     reader = _Book(book)
-    data: dict = {}
-    where: dict = {}
-    generated: dict = {}
-    as_generated: dict = {}
-    formulas: list = []
-    changed: list = []
     named = [str(cell.written) for cell in reader.column("scenario_names")][1:] \
         if reader.has("scenario_names") else []  # the named scenarios' columns on Inputs (Scenarios' heading)
-    for name in book.names:
-        owner, column = _column_of(name, named, book.names)
-        if column is not None:  # a scenario's typed cell: what it changes, read below beside its input
-            continue
-        key, scale = _typed_in(owner)
-        path_parts = key_path(key)
-        destinations = book.destinations(name)
-        if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
-            continue
-        sheet, ref = destinations[0]
-        if sheet != "Inputs" or ":" in ref:
-            continue
-        if f"{name}_base" in book.names and book.destinations(f"{name}_base"):  # the Live cell: the typed one is
-            # the Base column's
-            live_sheet, live_ref = sheet, ref
-            sheet, ref = book.destinations(f"{name}_base")[0]
-            for scenario in named:
-                _scenario_cell(book, f"{name}_{scenario}", scenario, path_parts, scale, data, where)
-        else:
-            live_sheet, live_ref = sheet, ref
-        typed = book.cell(sheet, ref)
-        value = _typed(typed)
-        if value is FORMULA and (name in LOOKED_UP or any(f"{name}_{suffix}" in book.names
-                                                          for suffix, _, _ in TYPED_IN.values())):
-            continue  # the planner's own formula: the input is read from the cell it reads
-        if value is FORMULA:  # typed over an input: its cached value stands in, and the formula is noted
-            formulas.append((f"{sheet}!{ref}", name, typed.formula, typed.value))
-            value = typed.value
-        column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
-        then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
-        generated[name] = None if then is FORMULA else then
-        value, then_value = _counted(value, scale, key), _counted(generated[name], scale, key)
-        if then_value is not None:
-            as_generated[path_parts] = then_value
-        typed_value = typed.value if value is typed.value else _typed(typed)
-        if generated[name] is not None and not same_text(typed_value, generated[name]):
-            changed.append((f"{sheet}!{ref} ({name})", typed_value, generated[name]))
-        _set(data, path_parts, value)
-        for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
-            where.setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
+    found = _inputs(book, named)
+    data, where = found["data"], found["where"]
     if named:  # in the workbook's order, a scenario whose column is blank as the base
         data["scenarios"] = {scenario: data.get("scenarios", {}).get(scenario, {}) for scenario in named}
     for name in ("scenario_name", "scenario_description"):
@@ -329,9 +285,11 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
             if name.endswith("_snapshot")}
     generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
-    return WorkbookData(source, data, where, external, rows, generated, problems, as_generated, formulas,
-                        sorted(changed, key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1]),
-                        snapshots, held, generated_on)
+    changed = sorted(found["changed"], key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
+    return WorkbookData(source=source, data=data, where=where, external=external, catalog_rows=rows,
+                        generated=found["generated"], problems=problems, as_generated=found["as_generated"],
+                        formulas=found["formulas"], changed=changed, snapshots=snapshots, held=held,
+                        generated_on=generated_on)
 
 
 def _day(value) -> dt.date | None:
@@ -339,6 +297,52 @@ def _day(value) -> dt.date | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and 1 <= value < 2_958_466:
         return date_of(value)
     return None
+
+
+def _inputs(book: xlsx.Workbook, named: list[str]) -> dict:
+    """The input cells on Inputs, read: {"data": scenario data, "where": key path → cell, "generated": name → its
+    value when generated, "as_generated": key path → that value as the scenario counts it, "formulas": inputs
+    holding a formula, "changed": inputs changed since generation}, as WorkbookData holds them."""
+    found: dict = {"data": {}, "where": {}, "generated": {}, "as_generated": {}, "formulas": [], "changed": []}
+    for name in book.names:
+        owner, column = _column_of(name, named, book.names)
+        if column is not None:  # a scenario's typed cell: what it changes, read below beside its input
+            continue
+        key, scale = _typed_in(owner)
+        path_parts = key_path(key)
+        destinations = book.destinations(name)
+        if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
+            continue
+        sheet, ref = live_sheet, live_ref = destinations[0]
+        if sheet != "Inputs" or ":" in ref:
+            continue
+        if f"{name}_base" in book.names and book.destinations(f"{name}_base"):  # the Live cell: the typed one is
+            # the Base column's
+            sheet, ref = book.destinations(f"{name}_base")[0]
+            for scenario in named:
+                _scenario_cell(book, f"{name}_{scenario}", scenario=scenario, path=path_parts, scale=scale,
+                               data=found["data"], where=found["where"])
+        typed = book.cell(sheet, ref)
+        value = _typed(typed)
+        if value is FORMULA and (name in LOOKED_UP or any(f"{name}_{suffix}" in book.names
+                                                          for suffix, _, _ in TYPED_IN.values())):
+            continue  # the planner's own formula: the input is read from the cell it reads
+        if value is FORMULA:  # typed over an input: its cached value stands in, and the formula is noted
+            found["formulas"].append((f"{sheet}!{ref}", name, typed.formula, typed.value))
+            value = typed.value
+        column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
+        then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+        generated = found["generated"][name] = None if then is FORMULA else then
+        value, then_value = _counted(value, scale, key), _counted(generated, scale, key)
+        if then_value is not None:
+            found["as_generated"][path_parts] = then_value
+        typed_value = typed.value if value is typed.value else _typed(typed)
+        if generated is not None and not same_text(typed_value, generated):
+            found["changed"].append((f"{sheet}!{ref} ({name})", typed_value, generated))
+        _set(found["data"], path_parts, value)
+        for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
+            found["where"].setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
+    return found
 
 
 def _column_of(name: str, named: list[str], names) -> tuple[str, str | None]:
@@ -406,12 +410,6 @@ def _typed_in(name: str) -> tuple[str, float | None]:
     return name, None
 
 
-def scenario_from_workbook(path: Path) -> Scenario:
-    """The scenario a planner workbook's input cells, Catalog and Requests sheet describe; ScenarioError names the
-    cells."""
-    return workbook_data(path).scenario()
-
-
 def scenario_yaml(scenario: Scenario, stem: str | None = None) -> tuple[str, dict[str, str]]:
     """A scenario file for `scenario`, which loads back as the same scenario: every default written out, the
     Catalog's own entries only; and the files each table writes beside it (Goodput's benchmark logs, named after
@@ -433,4 +431,4 @@ def scenario_yaml(scenario: Scenario, stem: str | None = None) -> tuple[str, dic
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100), files
 
 
-__all__ = ["scenario_from_workbook", "workbook_data", "scenario_yaml", "key_path", "ScenarioError", "FORMULA"]
+__all__ = ["workbook_data", "scenario_yaml", "key_path", "ScenarioError", "FORMULA"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.model.entries import GPU, Model, Precision
-from planner.model.state import SHARDED_FROM_STAGE  # noqa: F401 (the Catalog's strategy rows read it here)
 
 
 MODELS: dict[str, Model] = {
@@ -87,6 +86,7 @@ PRECISIONS: dict[str, Precision] = {
 # 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.
 STRATEGIES: dict[str, int] = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}
 STRATEGY_ALIASES: dict[str, str] = {"fsdp": "zero3"}
+SHARDED_FROM_STAGE = {"optimizer": 1, "gradients": 2, "weights": 3}  # the first ZeRO stage that shards each
 STRATEGY_SHARDS = {0: "nothing (every replica holds everything)", 1: "optimizer state",
                    2: "optimizer state, gradients", 3: "optimizer state, gradients, weights (FSDP full sharding)"}
 

@@ -4,8 +4,10 @@ all iterate TABLES, in table order; the protocols below say what each of a table
 tests/test_registry.py checks every table against them.
 
 A table with key K is five files and one line below: planner/inputs/K.py, planner/engine/K.py,
-planner/workbook/K.py, planner/report/K.py and templates/K.html.j2. Modules are imported when first used, so a
-command pays only for the layers it needs.
+planner/workbook/K.py, planner/report/K.py and planner/templates/K.html.j2. A module holds only what its table does:
+what it leaves out of its protocol (no sections, rules, external data, constants, Cover results, checks or summary
+columns) the registry's DEFAULTS give. Modules are imported when first used, so a command pays only for the layers
+it needs.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ class TableResult(Protocol):
 
 @runtime_checkable
 class InputsModule(Protocol):
-    """planner/inputs/K.py: the table's scenario sections and their rules."""
+    """planner/inputs/K.py: the table's scenario sections and their rules (each member has a default, DEFAULTS)."""
 
     SECTIONS: dict[str, type]  # scenario key → its Section class, each a field of the Scenario in this order
     EXTERNAL: Any  # None, or an ExternalData: files the table reads beside the scenario
@@ -70,7 +72,7 @@ class ExternalData(Protocol):
 
 @runtime_checkable
 class EngineModule(Protocol):
-    """planner/engine/K.py: pure numbers."""
+    """planner/engine/K.py: pure numbers (CONSTANTS has a default, DEFAULTS)."""
 
     METHOD: Any  # a planner.method.Method: the table's formulas, sources and caveats in words
     CONSTANTS: list  # planner.method.Constant: the method constants its formulas use, named cells on Method
@@ -81,7 +83,7 @@ class EngineModule(Protocol):
 
 @runtime_checkable
 class SheetModule(Protocol):
-    """planner/workbook/K.py: the sheet."""
+    """planner/workbook/K.py: the sheet (KEY_RESULTS and CHECKS have defaults, DEFAULTS)."""
 
     SHEET: str  # the sheet's name
     KEY_RESULTS: list  # kit.KeyResult rows for the Cover, naming headline results
@@ -91,35 +93,67 @@ class SheetModule(Protocol):
 
 @runtime_checkable
 class ReportModule(Protocol):
-    """planner/report/K.py: the HTML section (its template is templates/K.html.j2)."""
+    """planner/report/K.py: the HTML section, its template planner/templates/K.html.j2 (SUMMARY has a default,
+    DEFAULTS)."""
 
     SUMMARY: list  # (headline name, heading, kind): the table's columns in a batch's index and summary
     findings: Callable  # findings(results) -> list of sentences
     charts: Callable  # charts(results) -> {name: inline SVG}
 
 
+def _no_problems(*_) -> list:
+    return []
+
+
+# What a table's module may leave out, and what the registry then gives in its place (as pandas' Excel readers fall
+# back to a default engine): a module holds only what it does.
+DEFAULTS: dict[type, dict[str, Any]] = {
+    InputsModule: {"SECTIONS": {}, "EXTERNAL": None, "canonical": _no_problems, "cross_checks": _no_problems},
+    EngineModule: {"CONSTANTS": []},
+    SheetModule: {"KEY_RESULTS": [], "CHECKS": []},
+    ReportModule: {"SUMMARY": []},
+}
+
+
+class Layer:
+    """One of a table's modules as the registry hands it out: its own members, then the protocol's DEFAULTS."""
+
+    __slots__ = ("module", "defaults")
+
+    def __init__(self, module: ModuleType, protocol: type):
+        self.module, self.defaults = module, DEFAULTS[protocol]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return getattr(self.module, name)
+        except AttributeError:
+            if name in self.defaults:
+                return self.defaults[name]
+            raise
+
+
 @dataclass(frozen=True)
 class Table:
     key: str  # names its modules, its template, its JSON table and its Method section
 
-    def _module(self, layer: str) -> ModuleType:
-        return importlib.import_module(f"planner.{layer}.{self.key}")
+    def _module(self, layer: str, protocol: type) -> Any:
+        return Layer(importlib.import_module(f"planner.{layer}.{self.key}"), protocol)
 
     @property
     def inputs(self) -> InputsModule:
-        return self._module("inputs")
+        return self._module("inputs", InputsModule)
 
     @property
     def engine(self) -> EngineModule:
-        return self._module("engine")
+        return self._module("engine", EngineModule)
 
     @property
     def sheet(self) -> SheetModule:
-        return self._module("workbook")
+        return self._module("workbook", SheetModule)
 
     @property
     def report(self) -> ReportModule:
-        return self._module("report")
+        return self._module("report", ReportModule)
 
     @property
     def template(self) -> str:
@@ -138,6 +172,7 @@ TABLES = [
     Table("crossover"),
     Table("cluster"),
     Table("goodput"),
+    Table("fleet"),
     Table("sensitivity"),
     Table("budget"),
     Table("cost"),
@@ -152,6 +187,7 @@ def present(scenario) -> list[Table]:
 
 
 def table(key: str) -> Table:
+    """The table of that key."""
     return next(t for t in TABLES if t.key == key)
 
 
@@ -163,10 +199,3 @@ def optional(cls: type) -> bool:
 def sections() -> dict[str, tuple[Table, type]]:
     """Every table's scenario sections, in registry order: scenario key → (its table, its Section class)."""
     return {key: (t, cls) for t in TABLES for key, cls in t.inputs.SECTIONS.items()}
-
-
-def members(protocol: type) -> list[str]:
-    """The names a protocol asks a module (or object) to have."""
-    names = set(getattr(protocol, "__annotations__", {}))
-    names |= {name for name, value in vars(protocol).items() if callable(value) or isinstance(value, property)}
-    return sorted(name for name in names if not name.startswith("_"))

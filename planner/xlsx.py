@@ -283,7 +283,8 @@ def read(path: Path, *, cells: bool = True) -> Workbook:
                     _parser(None, None, None).Parse(archive.read(name), True)
         contents = archive.namelist()
         relationships = [(kind, target) for kind, target in targets.values()]
-    return Workbook(path, sheets, names, found, parts, states, contents, relationships)
+    return Workbook(path, sheets, names, cells=found, parts=parts, states=states, contents=contents,
+                    relationships=relationships)
 
 
 def _relationships(archive: zipfile.ZipFile, of: str) -> dict[str, tuple[str, str]]:

@@ -13,7 +13,6 @@ import pytest
 from hypothesis import settings
 
 from planner import recalc
-from planner.scenario import DEFAULT  # noqa: F401 (before planner.tables: importing that first is circular)
 from planner.tables import sections
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,10 @@ from xml.sax.saxutils import escape
 
 from planner import audit, xlsx
 from planner.engine import compute
+from planner.roundtrip import workbook_data
 from planner.scenario import DEFAULT, Scenario, load_scenario, parse_scenario
 from planner.workbook import build
-from planner.workbook.kit import NO_FILE
+from planner.workbook.kit import NO_FILE, xl_rowcol_to_cell
 
 
 # Scenarios -----------------------------------------------------------------------------------------------------------
@@ -38,8 +39,6 @@ def scenario_with(base: Scenario | Path | None = None, /, **changes) -> Scenario
 def build_in_memory(scenario, like: Path | None = None):
     """The Book for a scenario, no file written (NO_FILE): it records every formula's cached (engine) value. `like`: an
     edited copy whose layout (Catalog rows, values when generated) it takes, so the two compare cell by cell."""
-    from planner.roundtrip import workbook_data
-
     data = workbook_data(like) if like else None
     return build(compute(scenario, generated=data.generated_on if data else None), NO_FILE, like=data)
 
@@ -57,6 +56,17 @@ def address(book, name: str) -> tuple[str, str]:
         sheet, ref = next(iter(book.defined_names[name].destinations))
         return sheet, ref.replace("$", "")
     return book.names[name]
+
+
+def sheet_cell(sheet, key: str) -> str:
+    """The A1 address of a generated sheet's row `key` (its value cell, or a per-column row's scenario cell)."""
+    place = sheet.places[key]
+    return xl_rowcol_to_cell(place.row, place.last_col)
+
+
+def scenario_from_workbook(path: Path) -> Scenario:
+    """The scenario a workbook's input cells, Catalog and Requests sheet describe, as `planner import` reads it."""
+    return workbook_data(path).scenario()
 
 
 def named(values: dict, book, name: str):

@@ -20,12 +20,11 @@ from planner.cli import main
 from planner.engine import cluster as engine
 from planner.engine import compute
 from planner.report import render_html
-from planner.roundtrip import scenario_from_workbook
 from planner.scenario import ScenarioError, load_scenario
 from planner.workbook import build
 from tests.conftest import ROOT
-from tests.helpers import (address, build_in_memory, expected_book, named, recalculated, refused, scenario_with,
-                           set_cells)
+from tests.helpers import (address, build_in_memory, expected_book, named, recalculated, refused,
+                           scenario_from_workbook, scenario_with, set_cells, sheet_cell)
 
 OFFICE = ROOT / "examples" / "cluster-1-office-assistant.yaml"
 GLOBAL = ROOT / "examples" / "cluster-2-global-app.yaml"
@@ -238,7 +237,7 @@ def test_the_pool_rounds_alike_in_the_engine_and_both_spreadsheets(spreadsheet, 
         expected.append(build_in_memory(scenario_with(**keys), like=copies[-1]))  # generated with the default
     for (peak, spare, _, pool), values in zip(POOLS, recalculated(spreadsheet, copies, expected)):
         assert named(values, book, "cluster_pool_gpus") == pool, (peak, spare)
-        assert same(True, values[("Checks", book.sheets["Checks"].cell("cluster_pool_fits"))]), (peak, spare)
+        assert same(True, values[("Checks", sheet_cell(book.sheets["Checks"], "cluster_pool_fits"))]), (peak, spare)
 
 
 @pytest.mark.spreadsheet
@@ -254,9 +253,9 @@ def test_a_serving_pool_larger_than_the_cluster_turns_its_check_false(libreoffic
         set_cells(original, copies[-1], cells)
     checks, cover = book.sheets["Checks"], book.sheets["Cover"]
     for cells, values in zip(cases, libreoffice.recalculate(copies)):
-        assert same(False, values[("Checks", checks.cell("cluster_pool_fits"))]), cells
-        assert same(False, values[("Checks", checks.cell("all"))]), cells
-        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), cells
+        assert same(False, values[("Checks", sheet_cell(checks, "cluster_pool_fits"))]), cells
+        assert same(False, values[("Checks", sheet_cell(checks, "all"))]), cells
+        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", sheet_cell(cover, "master"))]), cells
     with pytest.raises(ScenarioError) as error:
         scenario_from_workbook(copies[0])
     assert "Inputs!" in str(error.value) and "cluster.inference_peak_gpus" in str(error.value)

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from planner.audit import same
+from planner.audit import audit, same
 from planner.engine import compute
-from planner.roundtrip import scenario_from_workbook
 from planner.scenario import load_scenario
-from planner.verify import verify
 from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, saved_by_libreoffice,
-                           scenario_with, set_cells)
+                           scenario_from_workbook, scenario_with, set_cells, sheet_cell)
 
 pytestmark = pytest.mark.spreadsheet
 
@@ -111,10 +109,10 @@ def test_a_fraction_of_a_token_or_an_unknown_preset_turns_the_check_false(libreo
         copy = tmp_path / f"bad-{i}.xlsx"
         set_cells(original, copy, {"crossover_tokens_per_day": value})
         copies.append(copy)
-    check = ("Checks", book.sheets["Checks"].cell("input_crossover_tokens_per_day"))
+    check = ("Checks", sheet_cell(book.sheets["Checks"], "input_crossover_tokens_per_day"))
     for value, values in zip(cases, libreoffice.recalculate(copies)):
         assert same(False, values[check]), value
-        assert values[("Cover", book.sheets["Cover"].cell("master"))] == "1 check fails: see Checks", value
+        assert values[("Cover", sheet_cell(book.sheets["Cover"], "master"))] == "1 check fails: see Checks", value
 
 
 def test_planner_verify_passes_on_a_workbook_with_a_model_and_a_preset_typed_into_empty_catalog_rows(libreoffice,
@@ -130,5 +128,5 @@ def test_planner_verify_passes_on_a_workbook_with_a_model_and_a_preset_typed_int
         ("catalog_model", "tiny", key, value) for key, value in model.items()] + [
         ("catalog_traffic_preset", "", "ids", "viral"), ("catalog_traffic_preset", "viral", "tokens_per_day", 5e12)]))
     saved = saved_by_libreoffice(libreoffice, edited, tmp_path / "saved")
-    [report] = verify([saved], app=libreoffice)
+    [report] = audit([saved], app=libreoffice)
     assert report.ok, report.text()

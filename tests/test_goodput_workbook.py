@@ -13,11 +13,11 @@ from planner.engine import compute
 from planner.workbook.goodput import BETWEEN_RUNS
 from planner.engine.goodput import NO_RUN_MEETS, NONE_ACCEPTABLE, NONE_COMPLETED
 from planner.scenario import load_scenario
-from planner.verify import verify
+from planner.audit import audit
 from planner.workbook import build
 from tests import test_workbook_structure as structure
 from tests.conftest import ROOT
-from tests.helpers import build_in_memory, catalog_cells, named, recalculated, scenario_with, set_cells
+from tests.helpers import build_in_memory, catalog_cells, named, recalculated, scenario_with, set_cells, sheet_cell
 from tests.test_goodput import edge_scenario
 
 EXAMPLE = ROOT / "examples" / "goodput-2-benchmark-logs.yaml"
@@ -100,7 +100,7 @@ def test_finance_changes_the_slo_target_price_and_servers(libreoffice, tmp_path)
 def test_planner_verify_passes_on_the_benchmark_example(libreoffice, tmp_path):
     path = tmp_path / "benchmark.xlsx"
     build(compute(load_scenario(EXAMPLE)), str(path))
-    [report] = verify([path], app=libreoffice)
+    [report] = audit([path], app=libreoffice)
     assert report.ok, report.text()
     assert report.checked > 3000  # the Requests sheet's four formula columns included
 
@@ -120,8 +120,8 @@ def test_a_blank_or_text_benchmark_input_turns_its_check_false(libreoffice, tmp_
         set_cells(original, copies[-1], {name: value})
     checks = book.sheets["Checks"]
     for (name, value), values in zip(cases, libreoffice.recalculate(copies)):
-        assert values[("Checks", checks.cell(f"input_{name}"))] in (False, 0), (name, value)
-        assert values[("Checks", checks.cell("all"))] in (False, 0), (name, value)
+        assert values[("Checks", sheet_cell(checks, f"input_{name}"))] in (False, 0), (name, value)
+        assert values[("Checks", sheet_cell(checks, "all"))] in (False, 0), (name, value)
         errors = [v for (sheet, _), v in values.items() if sheet in ("Checks", "Cover") and isinstance(v, str)
                   and v.startswith("#")]
         assert not errors, (name, value, errors)
@@ -131,10 +131,11 @@ def test_a_blank_or_text_benchmark_input_turns_its_check_false(libreoffice, tmp_
 def test_the_benchmark_workbook_is_built_to_the_standard(tmp_path):
     """The structure checks of tests/test_workbook_structure.py, on a workbook with a Requests sheet."""
     path = tmp_path / "benchmark.xlsx"
-    build(compute(load_scenario(EXAMPLE)), str(path))
+    scenario = load_scenario(EXAMPLE)
+    build(compute(scenario), str(path))
     read = xlsx.read(path)
-    assert read.sheets == ["Cover", "Inputs", "Memory", "Hours", "Serving", "Crossover", "Cluster", "Goodput",
-                           "Requests", "Sensitivity", "Budget", "Catalog", "Checks", "Method"]
+    order = structure.sheets_in_order(scenario)  # and Requests after Goodput: the requests of the benchmark logs
+    assert read.sheets == order[:order.index("Goodput") + 1] + ["Requests"] + order[order.index("Goodput") + 1:]
     formulas = read.formulas()
     structure.test_every_formula_has_a_cached_value_and_only_portable_functions(path)
     structure.test_every_identifier_is_a_name_a_cell_or_a_portable_function(path, formulas)

@@ -102,3 +102,35 @@ def test_a_custom_validation_rule_names_the_cell_it_validates():
     validation = openpyxl.load_workbook(target)["Inputs"].data_validations.dataValidation[0]
     assert str(validation.sqref) == "B5"
     assert validation.formula1 == "IF(ISNUMBER(B5),AND(B5>=1e+06,B5<=1e+18,B5=INT(B5)),FALSE)"
+
+
+def test_one_table_of_kinds_for_the_workbook_and_the_html():
+    """Every kind a table's sheet lays out or an input declares is in planner.units.KINDS, which gives both its
+    number format and its HTML reading; worked readings of the figures the HTML shows."""
+    from pydantic import BaseModel
+
+    from planner.report.format import shown
+    from planner.tables import TABLES
+    from planner.units import KINDS
+
+    def kinds_declared(section: type[BaseModel]) -> set[str]:
+        found = set()
+        for info in section.model_fields.values():
+            found |= {(info.json_schema_extra or {}).get("kind")} - {None}
+            nested = [a for a in getattr(info.annotation, "__args__", ()) + (info.annotation,)
+                      if isinstance(a, type) and issubclass(a, BaseModel)]
+            for model in nested:
+                found |= kinds_declared(model)
+        return found
+
+    laid_out = {item.kind for table in TABLES for spec in vars(table.sheet.module).values()
+                for item in (spec if isinstance(spec, list) else []) if isinstance(getattr(item, "kind", None), str)}
+    declared = {kind for section in SECTION.values() for kind in kinds_declared(section)}
+    assert {"gb", "money0", "hours", "flops"} <= laid_out and {"percent", "count", "tera"} <= declared
+    assert laid_out | declared <= set(KINDS)
+    assert shown(751.6e21, "flops") == "751.6" and shown(0.05e21, "flops") == "0.050"  # ZFLOP
+    assert shown(26_673_882.98, "hours") == "26.67 M" and shown(527_772.4, "hours") == "0.53 M"
+    assert (shown(0.4, "percent"), shown(52.567744512, "gb"), shown(15.6e12, "tera")) == ("40 %", "52.6", "15.6")
+    assert (shown(1_055_545.2, "money0", "€"), shown(0.000_012_34, "money5", "$")) == ("€1,055,545", "$0.00001")
+    assert (shown(2.5, "money", "CHF"), shown(True, "count"), shown(0, "bool")) == ("2.50 CHF", "yes", "no")
+    assert (shown(8192, "count"), shown("never", "days")) == ("8,192", "never")

@@ -18,14 +18,7 @@ from planner.scenario import load_scenario
 from planner.workbook import build
 from planner.workbook import layouts as layouts_sheet
 from tests.conftest import ROOT
-from tests.helpers import (
-    catalog_cells,
-    named,
-    recalculated,
-    refused,
-    scenario_with,
-    set_cells,
-)
+from tests.helpers import catalog_cells, named, recalculated, refused, scenario_with, set_cells, sheet_cell
 
 EXAMPLE = ROOT / "examples" / "layouts-1-405b-search.yaml"
 
@@ -199,7 +192,7 @@ def test_a_blank_text_zero_or_indivisible_layout_integer_makes_its_row_n_a_and_t
         assert values[("Layouts", xl_rowcol_to_cell(rows[1], step))] == "n/a", (key, value)
         assert isinstance(values[("Layouts", xl_rowcol_to_cell(rows[0], step))], float), (key, value)
         assert named(values, book, "search_rows_valid") is False, (key, value)
-        assert values[("Checks", book.sheets["Checks"].cell("all"))] is False, (key, value)
+        assert values[("Checks", sheet_cell(book.sheets["Checks"], "all"))] is False, (key, value)
 
 
 @pytest.mark.parametrize("search, fragment", [

@@ -4,6 +4,7 @@ results. A table added without a member fails here, by name."""
 
 from __future__ import annotations
 
+import importlib
 import types
 from pathlib import Path
 
@@ -11,14 +12,21 @@ from pydantic import BaseModel
 
 from planner.engine import compute
 from planner.method import Constant, Method
-from planner.scenario import Scenario
-from planner.tables import (TABLES, EngineModule, ExternalData, InputsModule, ReportModule, SheetModule, Table,
-                            TableResult, members)
+from planner.scenario import DEFAULT, Scenario
+from planner.tables import (DEFAULTS, TABLES, EngineModule, ExternalData, InputsModule, Layer, ReportModule,
+                            SheetModule, Table, TableResult, table)
 
 from tests.helpers import scenario_with
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = (("inputs", InputsModule), ("engine", EngineModule), ("sheet", SheetModule), ("report", ReportModule))
+
+
+def members(protocol: type) -> list[str]:
+    """The names a protocol asks a module (or object) to have."""
+    names = set(getattr(protocol, "__annotations__", {}))
+    names |= {name for name, value in vars(protocol).items() if callable(value) or isinstance(value, property)}
+    return sorted(name for name in names if not name.startswith("_"))
 
 
 def problems_of(table: Table, results) -> list[str]:
@@ -31,8 +39,8 @@ def problems_of(table: Table, results) -> list[str]:
             found.append(f"{table.key}: {module.__name__} lacks {', '.join(sorted(missing))}")
     if found:
         return found
-    if not (ROOT / "templates" / table.template).is_file():
-        found.append(f"{table.key}: no templates/{table.template}")
+    if not (ROOT / "planner" / "templates" / table.template).is_file():
+        found.append(f"{table.key}: no planner/templates/{table.template}")
     for key, cls in table.inputs.SECTIONS.items():
         if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or key not in Scenario.model_fields:
             found.append(f"{table.key}: section {key} is not a field of the Scenario")
@@ -57,8 +65,8 @@ def problems_of(table: Table, results) -> list[str]:
 
 
 def every_table():
-    """The default scenario with a layout search too: every table of the registry present."""
-    return compute(scenario_with(**{"search.gpus_max": 1024}))
+    """The default scenario with a layout search and a fleet too: every table of the registry present."""
+    return compute(scenario_with(**{"search.gpus_max": 1024, "fleet.peak_rate": 10}))
 
 
 def test_every_table_holds_what_the_protocol_says():
@@ -67,12 +75,37 @@ def test_every_table_holds_what_the_protocol_says():
     assert len({t.sheet.SHEET for t in TABLES}) == len(TABLES)
 
 
+def without(table: Table, layer: str, *names: str) -> Layer:
+    """The table's module of `layer` (inputs, engine, sheet, report) without `names`, with the registry's defaults."""
+    found = getattr(table, layer)
+    module = types.ModuleType(found.__name__)
+    module.__dict__.update({k: v for k, v in vars(found.module).items() if k not in names})
+    return Layer(module, next(protocol for name, protocol in LAYERS if name == layer))
+
+
 def test_a_table_lacking_a_member_is_named(monkeypatch):
-    """The check above can fail: a table whose sheet module lost CHECKS, and one whose engine lost METHOD."""
+    """The check above can fail: a table whose sheet module lost write and SHEET (no default stands in)."""
     results = every_table()
-    hours = next(t for t in TABLES if t.key == "hours")
-    sheet = types.ModuleType("planner.workbook.hours")
-    sheet.__dict__.update({k: v for k, v in vars(hours.sheet).items() if k != "CHECKS"})
+    hours = table("hours")
+    sheet = without(hours, "sheet", "write", "SHEET")
     monkeypatch.setattr(Table, "sheet", property(lambda self: sheet if self.key == "hours" else
-                                                 __import__(f"planner.workbook.{self.key}", fromlist=["x"])))
-    assert problems_of(hours, results) == ["hours: planner.workbook.hours lacks CHECKS"]
+                                                 Layer(importlib.import_module(f"planner.workbook.{self.key}"),
+                                                       SheetModule)))
+    assert problems_of(hours, results) == ["hours: planner.workbook.hours lacks SHEET, write"]
+
+
+def test_a_member_left_out_reads_as_its_default():
+    """A module holds only what its table does: Sensitivity's inputs module holds nothing, Crossover's sheet no
+    checks, Goodput's engine no constants, Layouts' report no summary columns; each reads as the protocol's
+    default, and a module's own member wins over it."""
+    sensitivity = table("sensitivity").inputs
+    assert not {"SECTIONS", "EXTERNAL", "canonical", "cross_checks"} & set(vars(sensitivity.module))
+    assert (sensitivity.SECTIONS, sensitivity.EXTERNAL, sensitivity.canonical(DEFAULT),
+            sensitivity.cross_checks(DEFAULT, DEFAULT.merged_catalog)) == ({}, None, [], [])
+    assert "CHECKS" not in vars(table("crossover").sheet.module) and table("crossover").sheet.CHECKS == []
+    assert "CONSTANTS" not in vars(table("goodput").engine.module) and table("goodput").engine.CONSTANTS == []
+    assert "SUMMARY" not in vars(table("layouts").report.module) and table("layouts").report.SUMMARY == []
+    assert [c.key for c in table("hours").sheet.CHECKS][0] == "hours_fp8_peak_found"
+    assert table("goodput").inputs.EXTERNAL is vars(table("goodput").inputs.module)["EXTERNAL"] is not None
+    for protocol, defaults in DEFAULTS.items():  # every default is a member of its protocol
+        assert set(defaults) <= set(members(protocol)), protocol

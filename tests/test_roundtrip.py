@@ -7,10 +7,10 @@ import openpyxl
 import pytest
 
 from planner.engine import compute
-from planner.roundtrip import key_path, scenario_from_workbook
+from planner.roundtrip import key_path
 from planner.scenario import ScenarioError, load_scenario
 from tests.conftest import ROOT, every_example
-from tests.helpers import address, catalog_cells, set_cells
+from tests.helpers import address, catalog_cells, scenario_from_workbook, set_cells
 
 
 @pytest.mark.parametrize("name, path", [

@@ -133,7 +133,7 @@ def test_without_scenarios_the_inputs_are_typed_cells_as_before():
 def test_import_reads_the_columns_back_into_scenarios(cases, tmp_path):
     """The typed columns come back as `scenarios:` (a blank cell: as base) and the dropdown as `scenario:`; a
     copy switched to high and with its low MFU changed reads back so."""
-    from planner.roundtrip import scenario_from_workbook
+    from tests.helpers import scenario_from_workbook
     from tests.helpers import set_cells
 
     path, _ = cases
@@ -154,7 +154,7 @@ def test_import_reads_the_columns_back_into_scenarios(cases, tmp_path):
 
 
 def test_a_bad_scenario_cell_names_its_cell(cases, tmp_path):
-    from planner.roundtrip import scenario_from_workbook
+    from tests.helpers import scenario_from_workbook
     from tests.helpers import set_cells
 
     path, book = cases
@@ -212,7 +212,7 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
 def test_a_copy_saved_by_libreoffice_reads_back_as_the_scenario_it_shows(libreoffice, cases, tmp_path):
     """Switched to high and saved by LibreOffice, the workbook imports as the same base, the same scenarios and
     `scenario: high`, and verifies."""
-    from planner.roundtrip import scenario_from_workbook
+    from tests.helpers import scenario_from_workbook
     from tests.helpers import recalculated, saved_by_libreoffice, set_cells
 
     path, _ = cases

@@ -52,6 +52,22 @@ def test_a_long_shared_prefix_on_70b_fp8_two_h100():
     assert (round(plain.at(9)["itl_ms"], 2), round(cached.at(9)["itl_ms"], 2)) == (48.00, 24.87)
 
 
+def test_a_long_shared_prefix_makes_the_retrieval_fleet_aggregated():
+    """§12.3's worked example in §11: example 2(b) (70B FP8 on H100 or H200, s 8000, o 200, 5 requests/s) at h 0.8:
+    the cheapest becomes aggregated H100 t 2, B 34, n 2, 6 GPUs, $12.00 per hour (from disaggregated $28.00),
+    $3.333 per million output tokens."""
+    from planner.engine import compute
+    from tests.conftest import ROOT
+    from tests.helpers import scenario_with
+
+    retrieval = ROOT / "examples" / "fleet-2b-70b-fp8-retrieval.yaml"
+    assert compute(scenario_with(retrieval)).fleet.headline["fleet_cheapest_cost_per_hour"] == 28.0
+    best = compute(scenario_with(retrieval, **{"serving.prefix_hit_rate": 0.8})).fleet.cheapest
+    assert (best["mode"], best["gpu"], best["tensor_parallel"], best["batch"], best["replicas"], best["gpus"]) == \
+        ("aggregated", "h100-sxm", 2, 34, 2, 6)
+    assert best["cost_per_hour"] == 12.0 and round(best["cost_per_million_tokens"], 3) == 3.333
+
+
 # §12.2 Speculative decoding -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("k, alpha, expected", [(1, 0.85, 1.8500), (3, 0.7, 2.5330), (4, 0.7, 2.7731), (2, 1.0, 3)])
 def test_tokens_per_verify_step(k, alpha, expected):

@@ -22,8 +22,8 @@ from planner.workbook.cover import NOT_AVAILABLE
 from planner.workbook.inputs import TYPED_IN
 from planner.workbook.kit import ok_name
 from tests.conftest import EXAMPLES, ROOT
-from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, scenario_with,
-                           set_cells)
+from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, scenario_with, set_cells,
+                           sheet_cell)
 
 pytestmark = pytest.mark.spreadsheet
 
@@ -156,7 +156,13 @@ def every_input(scenario) -> list:
 def wrong_values(spec) -> list:
     """What finance can leave in an input despite its validation (pasting skips it): blank, text, 0 where 0 is not
     allowed, −1, a number just above the limit; for TRUE/FALSE, a number that is neither; for a name, a number and
-    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id)."""
+    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id). An input
+    that may be left blank (its declaration says so) is not given a blank."""
+    found = _wrong_values(spec)
+    return [v for v in found if v is not None] if spec.typed_allowed.optional else found
+
+
+def _wrong_values(spec) -> list:
     allowed = spec.typed_allowed
     if allowed.type == "bool":
         return [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
@@ -311,22 +317,22 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
         set_cells(original, copies[-1], edits)
     by_cell = {spec.typed_name: spec for spec in specs}
     checks, cover = book.sheets["Checks"], book.sheets["Cover"]
-    key_results = {cover.cell(f"key_{name}"): name for name in book.headline if f"key_{name}" in cover.places}
+    key_results = {sheet_cell(cover, f"key_{name}"): name for name in book.headline if f"key_{name}" in cover.places}
     for edits, values in zip(cases, spreadsheet.recalculate(copies)):
         assert isinstance(values, dict), (edits, values)
         errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
         assert errors == [], (edits, errors[:5])
         for typed_name, value in edits.items():
             spec = by_cell[typed_name]
-            assert same(False, values[("Checks", checks.cell(f"input_{spec.name}"))]), (spec.name, value)
+            assert same(False, values[("Checks", sheet_cell(checks, f"input_{spec.name}"))]), (spec.name, value)
             for cell, name in key_results.items():  # no plausible number from a failed input
                 if ok_name(spec.name) in book.needs_of_cell("Cover", cell):
                     assert values[("Cover", cell)] == NOT_AVAILABLE, (spec.name, value, name, values[("Cover", cell)])
             if spec.name in ("cluster_gpus", "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile") \
                     and value in (None, "text", "no-such-id"):  # nor the serving pool fitting
-                assert same(False, values[("Checks", checks.cell("cluster_pool_fits"))]), (spec.name, value)
-        assert same(False, values[("Checks", checks.cell("all"))]), edits
-        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", cover.cell("master"))]), edits
+                assert same(False, values[("Checks", sheet_cell(checks, "cluster_pool_fits"))]), (spec.name, value)
+        assert same(False, values[("Checks", sheet_cell(checks, "all"))]), edits
+        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", sheet_cell(cover, "master"))]), edits
 
 
 def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_workbook, libreoffice, tmp_path):
@@ -339,8 +345,8 @@ def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default
     checks = book.sheets["Checks"]
     for key in ("memory_tensor_parallel_divides_heads", "memory_pipeline_within_layers",
                 "serving_tensor_parallel_divides_heads", "all"):
-        assert same(False, values[("Checks", checks.cell(key))]), key
-    assert same(True, values[("Checks", checks.cell("memory_data_parallel_whole"))])  # 3072 / (3·64) = 16
+        assert same(False, values[("Checks", sheet_cell(checks, key))]), key
+    assert same(True, values[("Checks", sheet_cell(checks, "memory_data_parallel_whole"))])  # 3072 / (3·64) = 16
 
 
 # Random valid scenarios ----------------------------------------------------------------------------------
@@ -442,5 +448,7 @@ def test_gnumeric_without_recalc_is_caught(gnumeric, tmp_path):
     """Without --recalc Gnumeric keeps the cached values: the canary says so."""
     path = tmp_path / "default.xlsx"
     build(compute(scenario_with()), str(path))
-    [report] = audit.audit([path], app=recalc.Gnumeric(recalc=False))
+    keeps_cached_values = recalc.Gnumeric()
+    keeps_cached_values.flags = []  # what the command line runs, without its --recalc
+    [report] = audit.audit([path], app=keeps_cached_values)
     assert report.error == recalc.not_recalculated("Gnumeric")

@@ -1,5 +1,6 @@
-"""The workbook as finance receives it (PRODUCT.md, "The workbook" and "Conventions"), read back without
-recalculation: names, inputs, formulas, units, printing, charts."""
+"""The workbook as finance receives it (README.md, "What you get"), read back without recalculation: names, inputs,
+formulas, units, printing, charts. What a table adds (its sheet, inputs, named results, charts) is found through
+the registry, so a new table edits nothing here."""
 
 from __future__ import annotations
 
@@ -11,81 +12,67 @@ from pathlib import Path
 import openpyxl
 import pytest
 from openpyxl.formula.tokenizer import Tokenizer
+from pydantic import BaseModel
 
 from planner import xlsx
 from planner.engine import compute
 from planner.scenario import parse_scenario
-from planner.tables import TABLES
+from planner.scenario import General
+from planner.tables import present
 from planner.workbook import build
 from tests.helpers import address, cell_of, scenario_with
 
-INPUT_NAMES = ["model", "gpu", "training_precision", "memory_gpus", "memory_strategy", "memory_tensor_parallel",
-               "memory_pipeline_parallel", "memory_sequence_length", "memory_micro_batch",
-               "memory_activation_checkpointing", "memory_expert_parallel", "serving_users", "serving_sequence_length",
-               "serving_tensor_parallel", "serving_prompt_tokens", "serving_weight_precision",
-               "serving_kv_precision", "serving_compute_efficiency", "serving_bandwidth_efficiency",
-               "serving_memory_reserve", "serving_overhead_ms", "serving_prefix_hit_rate",
-               "serving_speculative_method", "serving_speculative_tokens", "serving_speculative_acceptance",
-               "serving_speculative_accept_length", "serving_speculative_draft_model",
-               "serving_speculative_draft_layers", "hours_tokens", "hours_mfu",
-               "hours_activation_recompute", "hours_gpus",
-               "hours_productive_share", "hours_allocations_1_gpus", "hours_allocations_1_mfu",
-               "hours_allocations_2_gpus", "hours_allocations_2_mfu", "crossover_tokens_per_day",
-               "crossover_serving_mfu", "crossover_horizon_days", "cluster_gpus",
-               "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile", "cluster_restart_cost_gpu_hours",
-               "goodput_slo_ttft_ms", "goodput_slo_tpot_ms", "goodput_attainment_target",
-               "goodput_servers_1_name", "goodput_servers_1_cost_per_hour", "goodput_servers_1_completed_per_hour",
-               "goodput_servers_1_acceptable_per_hour", "goodput_servers_2_name", "goodput_servers_2_cost_per_hour",
-               "goodput_servers_2_completed_per_hour", "goodput_servers_2_acceptable_per_hour",
-               "budget_monthly_growth", "budget_include_standby", "fx_rate", "budget_start_date",
-               "budget_first_fiscal_month", "budget_escalation", "budget_contingency", "budget_discount_rate",
-               "budget_other_monthly_cost", "budget_path", "pricing_training_tier", "pricing_serving_baseline_tier",
-               "pricing_serving_baseline_gpus", "pricing_committed_1y_ratio", "pricing_committed_3y_ratio",
-               "pricing_spot_ratio", "pricing_spot_overhead", "ownership_gpus", "ownership_training",
-               "ownership_useful_life_years", "ownership_residual_value", "ownership_pue", "ownership_price_per_kwh",
-               "ownership_power_share", "ownership_datacenter_per_kw_month", "ownership_staff_per_1000_gpus",
-               "ownership_staff_cost_per_year", "unit_active_users", "unit_price_input_per_million",
-               "unit_price_output_per_million"]
-HEADLINE_NAMES = ["memory_weights_gb", "memory_gradients_gb", "memory_optimizer_gb", "memory_activations_gb",
-                  "memory_training_total_gb", "memory_training_fits", "memory_serving_weights_gb",
-                  "memory_serving_kv_gb", "memory_serving_total_gb", "memory_serving_fits", "hours_training_flops",
-                  "hours_gpu_hours", "hours_allocated_gpu_hours", "hours_days", "hours_cost", "crossover_day_flops",
-                  "crossover_day_gpu_hours", "cluster_training_gpu_hours_separate", "cluster_training_gpu_hours_shared",
-                  "cluster_moved_gpu_hours", "cluster_idle_gpu_hours_separate", "cluster_preemptions",
-                  "cluster_net_gain_gpu_hours", "goodput_cheapest_server",
-                  "goodput_cheapest_cost_per_acceptable_request", "goodput_next_cost_per_acceptable_request",
-                  "goodput_cheapest_saving_share", "model_active_params", "serving_max_concurrency", "serving_fits",
-                  "serving_ttft_ms", "serving_tpot_ms", "serving_tpot_ms_single", "serving_itl_ms",
-                  "serving_tokens_per_s_per_gpu", "serving_cost_per_million_tokens", "serving_mfu",
-                  "serving_tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max",
-                  "serving_cost_per_million_tokens_at_max", "serving_kv_bytes_per_token", "budget_serving_cost",
-                  "budget_total_cost", "budget_months", "plan_total_cost", "budget_average_month_total_cost",
-                  "sensitivity_total_cost", "tco_total_cost", "tco_npv", "tco_subtotal", "tco_contingency_cost",
-                  "tco_training_cost", "tco_serving_cost", "tco_other_cost", "tco_months", "tco_start_date",
-                  "tco_on_demand_total_cost", "tco_committed_total_cost", "tco_owned_total_cost", "tco_on_demand_npv",
-                  "tco_committed_npv", "tco_owned_npv", "serving_baseline_gpus_suggested",
-                  "serving_baseline_gpus_used", "own_gpus", "own_capex", "own_cost_per_gpu_hour",
-                  "own_break_even_utilisation", "own_utilisation", "own_cost_per_million_tokens",
-                  "tokens_per_s_per_mw", "unit_cost_per_request", "unit_cost_per_user_per_month", "unit_revenue",
-                  "unit_margin", "unit_margin_share", "unit_break_even_price_output"]  # PRODUCT.md's names
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "EXP", "HYPERLINK",
                       "EOMONTH", "EDATE", "YEAR", "MONTH", "SUMIF",  # Excel 2007's own (the Analysis ToolPak's before)
                       "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LARGE",
                       "LEN", "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
-                      "TEXT"}
+                      "TEXT",
+                      "SQRT", "SUMSQ"}  # the calibration fit: Excel 2000 functions
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
 UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100",  # METHOD.md: these may stay literal
                     "1000", "1e6",  # seconds to milliseconds; per million tokens
                     "2", "0.5", "0.9", "0.99"}  # SMALL(…,2): the second cheapest; PERCENTILE levels p50, p90, p99
 
 
+SCENARIO = {"memory.strategy": "ddp"}  # the session's workbook: the default scenario with DDP
+
+
 @pytest.fixture(scope="session")
-def workbook(tmp_path_factory):
+def results():
+    return compute(scenario_with(**SCENARIO))
+
+
+@pytest.fixture(scope="session")
+def workbook(tmp_path_factory, results):
     path = tmp_path_factory.mktemp("wb") / "default.xlsx"
-    build(compute(scenario_with(**{"memory.strategy": "ddp"})), str(path))
+    build(results, str(path))
     return path
+
+
+def declared_names(section, prefix: tuple) -> list[str]:
+    """The defined names of a section's declared inputs (those with a label): the key path joined by "_", list
+    items numbered from 1 (hours_allocations_2_mfu)."""
+    names = []
+    for key, info in type(section).model_fields.items():
+        value = getattr(section, key)
+        if isinstance(value, list):
+            names += [name for i, item in enumerate(value, 1) if isinstance(item, BaseModel)
+                      for name in declared_names(item, prefix + (key, str(i)))]
+        elif isinstance(value, BaseModel):
+            names += declared_names(value, prefix + (key,))
+        elif "label" in (info.json_schema_extra or {}):
+            names.append("_".join(prefix + (key,)))
+    return names
+
+
+def input_names(scenario) -> list[str]:
+    """Every input the scenario's workbook has on Inputs: the general ones (model, gpu, training_precision), then
+    each of its tables' sections' (the naming rule of docs/scenario.md: memory_gpus, goodput_slo_ttft_ms, …)."""
+    general = [key for key, info in General.model_fields.items() if "label" in (info.json_schema_extra or {})]
+    return general + [name for table in present(scenario) for key in table.inputs.SECTIONS
+                      for name in declared_names(getattr(scenario, key), (key,))]
 
 
 @functools.cache
@@ -100,12 +87,15 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
     return xlsx.read(workbook).formulas()
 
 
-def test_sheets_in_order(workbook):
-    assert opened(workbook).sheetnames == ["Cover", "Inputs", "Memory", "Hours", "Serving", "Crossover", "Cluster",
-                                           "Goodput", "Sensitivity", "Budget", "Cost", "GPUs", "Catalog", "Checks",
-                                           "Method"]
-    # the registry's, those the scenario has (no Layouts without search:)
-    assert opened(workbook).sheetnames[2:-3] == [t.sheet.SHEET for t in TABLES if t.key != "layouts"]
+def sheets_in_order(scenario) -> list[str]:
+    """Cover and Inputs, a sheet per table the scenario has in the registry's order, then Catalog, Checks, Method."""
+    return ["Cover", "Inputs", *[t.sheet.SHEET for t in present(scenario)], "Catalog", "Checks", "Method"]
+
+
+def test_sheets_in_order(workbook, results):
+    assert opened(workbook).sheetnames == sheets_in_order(results.scenario)
+    assert opened(workbook).sheetnames[2:5] == ["Memory", "Hours", "Serving"]
+    assert "Layouts" not in opened(workbook).sheetnames  # a table the scenario leaves out (no search:)
 
 
 MAY_BE_BLANK = {"serving_speculative_tokens", "serving_speculative_acceptance", "serving_speculative_accept_length",
@@ -115,10 +105,13 @@ MAY_BE_BLANK = {"serving_speculative_tokens", "serving_speculative_acceptance", 
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
 
 
-def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook):
+def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook, results):
     book = opened(workbook)
     rules = {str(ref): dv for dv in book["Inputs"].data_validations.dataValidation for ref in dv.sqref.ranges}
-    typed = [TYPED.get(name, name) for name in INPUT_NAMES]
+    names = input_names(results.scenario)
+    assert {"model", "gpu", "training_precision", "memory_gpus", "hours_allocations_2_mfu", "goodput_slo_ttft_ms",
+                                 "goodput_servers_2_acceptable_per_hour", "budget_include_standby"} <= set(names)
+    typed = [TYPED.get(name, name) for name in names]
     for name in typed:
         cell = cell_of(book, name)
         assert cell.parent.title == "Inputs" and cell.data_type != "f", name
@@ -178,10 +171,12 @@ def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_t
         assert ws["A2"].data_type == "f"
 
 
-def test_headline_names_point_at_formulas(workbook):
+def test_headline_names_point_at_formulas(workbook, results):
     formulas_book = opened(workbook)
     cached = opened(workbook, data_only=True)
-    for name in HEADLINE_NAMES:
+    assert {"memory_training_total_gb", "hours_cost", "serving_kv_bytes_per_token", "budget_total_cost"} <= \
+        set(results.headline)
+    for name in results.headline:  # every table's named results
         assert cell_of(formulas_book, name).data_type == "f", name
     # DDP on 8 GPUs, by hand: 16Ψ + 34·8192·4096·32 bytes
     assert cell_of(cached, "memory_training_total_gb").value == pytest.approx(164.991401984)
@@ -301,7 +296,7 @@ def test_whole_things_show_no_decimals_and_operations_no_e_notation(workbook):
     """GPUs and GPU-hours without decimals, wherever their unit is said (the Unit column, or the number format on
     the Cover), milliseconds with one at most (a serving TPOT of 7.3 ms keeps its tenth; 2,000.00 ms never);
     operations in ZFLOP, never 7.52E+23."""
-    from planner.workbook.kit import KINDS
+    from planner.units import KINDS
 
     for kind in ("count", "gpus", "hours", "ms", "params"):
         assert "." not in KINDS[kind].format, kind
@@ -326,10 +321,11 @@ PERIODS = re.compile(r"\bper\b|\ba day\b|\bonce\b|\bover\b|\bto the day\b|\bhour
 def test_every_money_figure_says_its_period(workbook):
     """A sum of money says what it is for: a day, an hour, once, the horizon, a request (its label or its unit)."""
     from planner.tables import TABLES
-    from planner.workbook.kit import MONEY_DECIMALS, Column, KeyResult, Row
+    from planner.units import MONEY_DECIMALS
+    from planner.workbook.kit import Column, KeyResult, Row
 
     for table in TABLES:
-        for spec in vars(table.sheet).values():
+        for spec in vars(table.sheet.module).values():
             for item in spec if isinstance(spec, list) else []:
                 if isinstance(item, (Row, Column, KeyResult)) and item.kind in MONEY_DECIMALS:
                     text = getattr(item, "label", getattr(item, "header", "")) + " " + (
@@ -350,11 +346,11 @@ def test_the_cover_is_plain_about_its_master_check_and_its_legend(workbook):
     assert sample.fill.fgColor.rgb == "FFFFF2CC" and sample.protection.locked is not False
 
 
-def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook):
+def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook, results):
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
-    assert len(charts) == 14  # memory 2, hours 2, serving 2, crossover 2, cluster 2, goodput's servers 2, the
-    # tornado, budget 1
+    charted = {sheet.title for sheet in opened(workbook).worksheets if sheet._charts}
+    assert charted == {t.sheet.SHEET for t in present(results.scenario)}  # each table's sheet has its chart
     assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
     assert "Memory!$B$" in charts[0]
     for chart in charts:

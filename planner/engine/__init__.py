@@ -7,8 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from planner.engine.catalog_columns import catalog_columns
-from planner.tables import TABLES, present
+from planner.tables import present, table
 
 
 @dataclass
@@ -73,7 +72,7 @@ class Tables:
                 raise RuntimeError(f"tables read each other in a circle: {' → '.join(self.asking + [key])}")
             self.asking.append(key)
             try:
-                self.done[key] = next(t for t in TABLES if t.key == key).engine.compute(self.scenario, self)
+                self.done[key] = table(key).engine.compute(self.scenario, self)
             finally:
                 self.asking.pop()
         return self.done[key]
@@ -94,6 +93,8 @@ def compute(scenario, *, generated: dt.date | None = None) -> Results:
 
 
 def _compute(scenario, generated: dt.date) -> Results:
+    from planner.engine.catalog_columns import catalog_columns  # numpy: not for what imports engine/shared.py
+
     tables = Tables(scenario, generated)
     return Results(scenario, catalog_columns(scenario.merged_catalog),
                    {t.key: tables[t.key] for t in present(scenario)}, generated=generated)

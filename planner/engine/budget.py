@@ -14,18 +14,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import planner.scenario  # noqa: F401 (the scenario's sections first: the inputs module below is one of them)
 from planner.engine.cluster import ceil9
 from planner.engine.cost import NOT_SERVED  # a serving figure when the users do not fit (B > B_max)
+from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.values import plain
-from planner.inputs.crossover import Crossover
 from planner.method import Constant, Method
 
 DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
 TRAINING_ROWS = 120  # training months the sheet has rows for: ten years; a longer run fails budget_run_within_rows
-HORIZON_MAX = next(m.le for m in Crossover.model_fields["horizon_days"].metadata if hasattr(m, "le"))
-SERVING_ROWS = int(ceil9(HORIZON_MAX / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
+SERVING_ROWS = int(ceil9(HORIZON_MAX_DAYS / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
 ROWS = TRAINING_ROWS + SERVING_ROWS  # the sheet's fixed month rows, the unused ones blank
 YEARS = -(-ROWS // 12)
 COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",

@@ -150,7 +150,8 @@ def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -
     """The plain values a scenario gives §13, with its Hours, Crossover, Serving and Budget results: the start date
     (blank: the first of the month after `generated`), the chosen GPU's Catalog prices and server, and §9's
     average-month figures for the bridge (already in the reporting currency)."""
-    from planner.engine.budget import HORIZON_MAX, TRAINING_ROWS  # the Budget sheet's rows
+    from planner.engine.budget import TRAINING_ROWS  # the Budget sheet's rows
+    from planner.engine.shared import HORIZON_MAX_DAYS
 
     b, pricing, own, unit, gpu = scenario.budget, scenario.pricing, scenario.ownership, scenario.unit, \
         scenario.chosen_gpu
@@ -160,7 +161,7 @@ def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -
     fx, fits = scenario.fx_rate, bool(serving["serving_fits"])
     sv = scenario.serving
     return Plan(
-        start=cal.serial(start), rows=row_count(TRAINING_ROWS, HORIZON_MAX), currency=scenario.currency, fx=fx,
+        start=cal.serial(start), rows=row_count(TRAINING_ROWS, HORIZON_MAX_DAYS), currency=scenario.currency, fx=fx,
         first_fiscal_month=b.first_fiscal_month, escalation=b.escalation, contingency=b.contingency,
         discount_rate=b.discount_rate, other_monthly_cost=b.other_monthly_cost, path=b.path,
         allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"], run_gpus=scenario.hours.gpus,

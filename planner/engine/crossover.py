@@ -13,7 +13,7 @@ import numpy as np
 from planner.engine.hours import cost, gpu_hours
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
-from planner.inputs.crossover import ROOFLINE
+from planner.engine.shared import ROOFLINE
 from planner.method import Method
 from planner.model import passes
 from planner.model.passes import FORWARD_OPS  # 2 per parameter per served token: the forward pass alone

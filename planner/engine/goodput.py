@@ -182,8 +182,8 @@ def compute(scenario, tables) -> GoodputTable:
                         _plain_rows(benchmarks), requests)
 
 
-CONSTANTS: list = []  # docs/method.md §5 fixes no constant: its thresholds are the SLO and target inputs
-
+# No CONSTANTS (the registry's default, none): docs/method.md §5 fixes no constant, its thresholds are the SLO
+# and target inputs
 METHOD = Method(
     title="Goodput and cost per acceptable request",
     formulas=[

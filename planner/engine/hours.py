@@ -12,7 +12,7 @@ import numpy as np
 from planner import shipped
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
-from planner.inputs.hours import LAYOUT
+from planner.engine.shared import LAYOUT
 from planner.method import Constant, Method
 from planner.model import passes
 from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, training_flops

@@ -14,9 +14,9 @@ from planner.engine.catalog_columns import model_columns
 from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.model import counts, fields, state
-from planner.model.state import (FP8_WEIGHT_COPY_BYTES, GRADIENT_BYTES, OPTIMIZER_BYTES, SHARDED_FROM_STAGE,
+from planner.model.state import (FP8_WEIGHT_COPY_BYTES, GRADIENT_BYTES, OPTIMIZER_BYTES,
                                  WEIGHT_BYTES, zero_divisor)
-from planner.shipped import STRATEGIES
+from planner.shipped import SHARDED_FROM_STAGE, STRATEGIES
 
 GB = 1e9
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
-from planner.engine.serving import replica_of
+from planner.engine.serving import served
 from planner.model.passes import cost_per_million_tokens
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -83,12 +83,28 @@ class SensitivityTable:
 
 
 def compute(scenario, tables) -> SensitivityTable:
+    plan_table = tables["cost"]
+    base = plan_table.headline["plan_total_cost"]
+    what_if = WhatIf(scenario, tables, plan_table.plan)
+    lines, ordered = tornado(what_if, base)
+    alternatives = [{"key": key, "total": total, "difference": difference(total, base)}
+                    for key, total in what_if.alternatives().items()]
+    scalars = {"total_cost": base, "tornado_low": TORNADO_LOW, "tornado_high": TORNADO_HIGH,
+               "growth_step": GROWTH_STEP, "include_standby": scenario.budget.include_standby}
+    return SensitivityTable({k: plain(v) for k, v in scalars.items()}, _grids(scenario, tables),
+                            [{k: plain(v) for k, v in line.items()} for line in lines],
+                            [{k: plain(v) for k, v in line.items()} for line in ordered],
+                            [{k: plain(v) for k, v in line.items()} for line in alternatives])
+
+
+def _grids(scenario, tables) -> dict:
+    """The four grids: each result over its two inputs' STEPS, {key: {"rows", "columns", "cells"}}."""
     hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
     flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
     mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, scenario.gpu_price  # the MFU Hours used
     tokens, serving_mfu = crossover["tokens_per_day"], crossover["serving_mfu_used"]
     users, b_max = scenario.serving.users, serving["max_concurrency"]
-    replica, gpu_peak = replica_of(scenario), scenario.chosen_gpu.peak_tflops
+    replica, gpu_peak = served(scenario, tables), scenario.chosen_gpu.peak_tflops
 
     def crossing(d, s_mfu):
         if d == 0:
@@ -112,21 +128,8 @@ def compute(scenario, tables) -> SensitivityTable:
         "cost_per_million_tokens": ([max(1, excel_round(users * m)) for m in STEPS], [price * m for m in STEPS],
                                     per_million),
     }
-    grids = {key: {"rows": rows, "columns": columns, "cells": [[plain(f(r, c)) for c in columns] for r in rows]}
-             for key, (rows, columns, f) in axes.items()}
-
-    plan_table = tables["cost"]
-    base = plan_table.headline["plan_total_cost"]
-    what_if = WhatIf(scenario, tables, plan_table.plan)
-    lines, ordered = tornado(what_if, base)
-    alternatives = [{"key": key, "total": total, "difference": difference(total, base)}
-                    for key, total in what_if.alternatives().items()]
-    scalars = {"total_cost": base, "tornado_low": TORNADO_LOW, "tornado_high": TORNADO_HIGH,
-               "growth_step": GROWTH_STEP, "include_standby": scenario.budget.include_standby}
-    return SensitivityTable({k: plain(v) for k, v in scalars.items()}, grids,
-                            [{k: plain(v) for k, v in line.items()} for line in lines],
-                            [{k: plain(v) for k, v in line.items()} for line in ordered],
-                            [{k: plain(v) for k, v in line.items()} for line in alternatives])
+    return {key: {"rows": rows, "columns": columns, "cells": [[plain(f(r, c)) for c in columns] for r in rows]}
+            for key, (rows, columns, f) in axes.items()}
 
 
 def difference(total, base):
@@ -158,9 +161,10 @@ class WhatIf:
             if section == "hours":
                 hours = Tables(moved, self.tables.generated)["hours"].scalars
                 return self.of_plan(allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"])
-            if section == "serving":
-                throughput = replica_of(moved).at(s.serving.users)["tokens_per_s_per_gpu"]
-                return self.of_plan(tokens_per_s_per_gpu=throughput)
+            if section == "serving":  # the replica in force (a calibration's fit included), at the moved η_m
+                eta = changes["bandwidth_efficiency"]
+                throughput = replace(served(s, self.tables), bandwidth_efficiency=eta).at(s.serving.users)
+                return self.of_plan(tokens_per_s_per_gpu=throughput["tokens_per_s_per_gpu"])
             plan_keys = {"tokens_per_day": "tokens_per_day", "horizon_days": "horizon_days",
                          "monthly_growth": "monthly_growth"}
             return self.of_plan(**{plan_keys[key]: value for key, value in changes.items()})
@@ -194,7 +198,8 @@ def moves(scenario, tables) -> dict:
     price, moved on the plan)."""
     hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
     mfu, q, tokens = hours["mfu_used"], scenario.hours.productive_share, crossover["tokens_per_day"]
-    bandwidth, growth = scenario.serving.bandwidth_efficiency, scenario.budget.monthly_growth
+    bandwidth = served(scenario, tables).bandwidth_efficiency  # in force: the input, or fitted from benchmark logs
+    growth = scenario.budget.monthly_growth
     horizon = scenario.crossover.horizon_days
     low, high = limits(scenario.crossover, "horizon_days")
     least, most = limits(scenario.budget, "monthly_growth")

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from planner.engine import calibration
 from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.model import counts, passes
 from planner.model.passes import GB
 from planner.model.replica import TABLE_ROWS, Replica, number
 
-CONSTANTS = passes.ALL_REDUCE_CONSTANTS
+CONSTANTS = passes.ALL_REDUCE_CONSTANTS + calibration.CONSTANTS
 METHOD = Method(
     title="Serving: capacity, latency, throughput and cost per million tokens",
     formulas=[
@@ -71,11 +72,12 @@ class ServingTable:
     scalars: dict
     rows: list[dict]  # TABLE_ROWS rows of the concurrency table
     calibration: list[dict]  # one per benchmark run (none without benchmark logs)
+    fit: dict | None = None  # with serving.calibration: the fit over that benchmark's runs (§12.1)
 
     @property
     def headline(self) -> dict:
         s = self.scalars
-        return {name: s[key] for name, key in HEADLINE.items()}
+        return {name: s[key] for name, key in HEADLINE.items() if self.fit is not None or "_fit_" not in name}
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -85,10 +87,12 @@ class ServingTable:
                 "serving_prompt_below_sequence": self.scalars["prompt_below_sequence"],
                 "serving_nvlink_known": self.scalars["nvlink_known"],
                 "serving_speculative_valid": True,  # a scenario's speculative decoding is checked when read
-                "serving_draft_model_valid": True}
+                "serving_draft_model_valid": True,
+                "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"]}
 
     def to_json(self) -> dict:
-        return {**self.scalars, "table": self.rows, "calibration": self.calibration}
+        fit = None if self.fit is None else {k: v for k, v in self.fit.items() if k != "residuals_s"}
+        return {**self.scalars, "table": self.rows, "calibration": self.calibration, "fit": fit}
 
 
 HEADLINE = {  # defined name → scalar key
@@ -99,7 +103,10 @@ HEADLINE = {  # defined name → scalar key
     "serving_tpot_ms_at_max": "tpot_ms_at_max", "serving_tokens_per_s_per_gpu_at_max": "tokens_per_s_per_gpu_at_max",
     "serving_cost_per_million_tokens_at_max": "cost_per_million_tokens_at_max",
     "serving_kv_bytes_per_token": "kv_bytes_per_token", "serving_tokens_per_step": "tokens_per_step",
-    "serving_tpot_ms_plain": "tpot_ms_plain",
+    "serving_tpot_ms_plain": "tpot_ms_plain", "serving_fit_bandwidth_efficiency": "fit_bandwidth_efficiency",
+    "serving_fit_overhead_ms": "fit_overhead_ms", "serving_fit_compute_efficiency": "fit_compute_efficiency",
+    "serving_fit_status": "fit_status", "serving_fit_error_before": "fit_error_before",
+    "serving_fit_error_after": "fit_error_after",
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
@@ -114,14 +121,37 @@ def replica_of(scenario, gpu=None) -> Replica:
                       serving=sv, price_per_gpu_hour=price, draft_model=merged.models[draft] if draft else None)
 
 
+def in_force(scenario, fit: dict | None) -> dict:
+    """The efficiencies the roofline reads on the scenario's GPU (§12.1): with `serving.calibration`, each fitted
+    value where its own rule allowed the fit and the benchmark ran on this GPU, else the input."""
+    sv = scenario.serving
+    if fit is None or sv.calibration == "none" or fit["gpu"] != scenario.gpu:
+        return {"compute_efficiency": sv.compute_efficiency, "bandwidth_efficiency": sv.bandwidth_efficiency,
+                "overhead_ms": sv.overhead_ms}
+    return fitted(fit)
+
+
+def fitted(fit: dict) -> dict:
+    """The efficiencies a calibration gives its benchmark's GPU: each fitted where its own rule allowed, else the
+    input (§12.1)."""
+    return {"compute_efficiency": fit["compute_efficiency"], "bandwidth_efficiency": fit["bandwidth_efficiency"],
+            "overhead_ms": fit["overhead_s"] * 1000}
+
+
+def served(scenario, tables) -> Replica:
+    """The scenario's replica as the plan serves it: with the efficiencies in force (fitted, or the inputs)."""
+    return replace(replica_of(scenario), **in_force(scenario, tables["serving"].fit))
+
+
 def compute(scenario, tables) -> ServingTable:
-    r = replica_of(scenario)
+    runs, fit = _calibration(scenario, tables)
+    r = replace(replica_of(scenario), **in_force(scenario, fit))
     model, gpu, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.serving
     precisions = scenario.merged_catalog.precisions
     weight, kv = precisions[sv.weight_precision], precisions[sv.kv_precision]
     t = sv.tensor_parallel
     users, single, at_max = r.at(sv.users), r.at(1), r.at(r.b_max)
-    ttft_compute = r.prefill_flops() / (t * r.p_e * sv.compute_efficiency)
+    ttft_compute = r.prefill_flops() / (t * r.p_e * r.compute_efficiency)
     ttft_memory = r.prefill_bytes() / r.bw_e
     stack = r.memory_stack(sv.users)
     draft, plain = r.draft, replace(r, speculative="none")
@@ -160,8 +190,9 @@ def compute(scenario, tables) -> ServingTable:
     for row in rows:  # B_max = 0: the row is blank, as the sheet shows it
         if row["role"] == "max" and row["batch"] == 0:
             row["batch"] = ""
-    return ServingTable({k: number(v) if not isinstance(v, str) else v for k, v in scalars.items()}, rows,
-                        _calibration(scenario, tables))
+    scalars |= _fit_scalars(scenario, fit, r)
+    return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
+                        rows, runs, fit)
 
 
 DRAFT_TERMS = ("multiplied_params", "layers", "hidden", "attention_width", "kv_bytes_per_token", "experts",
@@ -180,14 +211,33 @@ def _speculation(r: Replica) -> dict:
             **{f"draft_{key}": value for key, value in zip(DRAFT_TERMS, terms)}}
 
 
-def _calibration(scenario, tables) -> list[dict]:
-    """Each benchmark run beside the prediction at its mean concurrency, on its benchmark's GPU."""
+FIT_KEYS = ("runs_used", "sxx", "sxz", "szz", "sxy", "szy", "det", "slope", "intercept_s", "standard_error_s",
+            "compute_efficiency_fit")  # the fit block's cells, beside the values in force
+
+
+def _fit_scalars(scenario, fit: dict | None, r: Replica) -> dict:
+    """The efficiencies in force and, with a calibration, the fit's figures (None where they are undefined)."""
+    found = {"compute_efficiency_used": r.compute_efficiency, "bandwidth_efficiency_used": r.bandwidth_efficiency,
+             "overhead_ms_used": r.overhead_ms, "calibration_gpu": fit["gpu"] or "" if fit else "",
+             "calibration_on_this_gpu": scenario.serving.calibration == "none" or (fit or {}).get("gpu") == scenario.gpu}
+    if fit is None:
+        return found | {"fit_status": "none", "fit_bandwidth_efficiency": None, "fit_overhead_ms": None,
+                        "fit_compute_efficiency": None, "fit_error_before": None, "fit_error_after": None}
+    return found | {"fit_status": fit["status"], "fit_bandwidth_efficiency": fit["bandwidth_efficiency"],
+                    "fit_overhead_ms": fit["overhead_s"] * 1000, "fit_compute_efficiency": fit["compute_efficiency"],
+                    "fit_error_before": fit["error_before"], "fit_error_after": fit["error_after"],
+                    **{f"fit_{key}": fit[key] for key in FIT_KEYS}}
+
+
+def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
+    """Each benchmark run beside the prediction at its mean concurrency, on its benchmark's GPU, with the fit's
+    columns; and with `serving.calibration`, the fit over that benchmark's runs (docs/method.md §12.1)."""
     logs = scenario.external("goodput")
     if logs is None:
-        return []
-    merged, benches = scenario.merged_catalog, scenario.goodput.benchmarks
-    requests = logs.requests
-    found = []
+        return [], None
+    merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, scenario.serving
+    named = next((i for i, b in enumerate(benches, start=1) if b.name == sv.calibration), None)
+    requests, found, fitted_runs = logs.requests, [], []
     for run in tables["goodput"].runs:
         rows = requests[(requests["run"] == run["run"]) & ~requests["failed"]]
         gpu = merged.gpus[benches[run["benchmark"] - 1].gpu]
@@ -200,7 +250,42 @@ def _calibration(scenario, tables) -> list[dict]:
         values = replica.calibration(latency_sum_s=float(rows["latency_s"].sum()), duration_s=run["duration_s"],
                                      mean_prompt_tokens=mean_prompt, mean_output_tokens=mean_output,
                                      median_ttft_ms=run["ttft_p50_ms"], median_tpot_ms=run["tpot_p50_ms"])
+        measured = calibration.Run(concurrency=values["mean_concurrency"], prompt_tokens=mean_prompt,
+                                   output_tokens=mean_output, ttft_s=run["ttft_p50_ms"] / 1000,
+                                   tpot_s=run["tpot_p50_ms"] / 1000)
+        columns = calibration.terms(replica, measured)
+        columns["used"] = columns["used"] and run["benchmark"] == named
         found.append({"run": run["run"], "benchmark": run["benchmark"], "gpu": gpu.id,
                       "mean_prompt_tokens": mean_prompt, "mean_output_tokens": mean_output,
-                      **{k: ("" if v is None else v) for k, v in values.items()}})
-    return [{k: number(v) if not isinstance(v, str) else v for k, v in row.items()} for row in found]
+                      **{k: ("" if v is None else v) for k, v in values.items()}, **columns})
+        fitted_runs.append((found[-1], measured, replica))
+    fit = _fit(fitted_runs, sv)
+    fit["gpu"] = benches[named - 1].gpu if named else None
+    if not named:
+        fit["status"] = calibration.NOT_ASKED
+    return [{k: number(v) if not isinstance(v, str) else v for k, v in row.items()} for row in found], fit
+
+
+def _fit(runs: list, sv) -> dict:
+    """The fit over one benchmark's runs, its rows given the fit's own columns, and the errors before and after."""
+    rows, measured, replicas = ([run[i] for run in runs] for i in range(3))
+    if not runs:
+        return {**calibration.fit([], [], eta_c=sv.compute_efficiency, eta_m=sv.bandwidth_efficiency,
+                                  tau_s=sv.overhead_ms / 1000), "error_before": None, "error_after": None}
+    fit = calibration.fit(rows, measured, eta_c=sv.compute_efficiency, eta_m=sv.bandwidth_efficiency,
+                          tau_s=sv.overhead_ms / 1000)
+    residuals = iter(fit["residuals_s"])
+    forced = replace(replicas[0], compute_efficiency=fit["compute_efficiency"],
+                     bandwidth_efficiency=fit["bandwidth_efficiency"], overhead_ms=fit["overhead_s"] * 1000)
+    before = calibration.prediction_errors(replicas[0], measured, rows)
+    after = calibration.prediction_errors(forced, measured, rows)
+    for row, run, early, late in zip(rows, measured, before, after):
+        residual = next(residuals) if row["used"] else None
+        row.update(y_prefill_s=run.ttft_s - row["all_reduce_prompt_s"] - fit["overhead_s"] if row["used"] else "",
+                   residual_s="" if residual is None else residual,
+                   ttft_error_before=early["ttft_error"], itl_error_before=early["itl_error"],
+                   ttft_error_after=late["ttft_error"], itl_error_after=late["itl_error"])
+        for key in ("x_bytes_s", "stall_s", "y_s", "z", "x_prefill_s"):
+            row[key] = row[key] if row["used"] else ""
+        row.update({k: "" for k, v in row.items() if v is None})
+    return {**fit, "error_before": calibration.mean_absolute(before), "error_after": calibration.mean_absolute(after)}

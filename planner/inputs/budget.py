@@ -81,10 +81,6 @@ class Budget(Section):
 SECTIONS = {"budget": Budget}
 
 
-def canonical(scenario) -> list:
-    return []
-
-
 def cross_checks(scenario, catalog) -> list:
     """A rate other than 1 needs a currency other than USD."""
     problems = []
@@ -93,5 +89,3 @@ def cross_checks(scenario, catalog) -> list:
                          "1: set currency to the reporting currency's code (EUR), or the rate to 1"))
     return problems
 
-
-EXTERNAL = None

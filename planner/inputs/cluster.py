@@ -67,6 +67,3 @@ def cross_checks(scenario, catalog) -> list:
                  f"hour, {busiest * 100:.4g} % of the peak) plus {c.spare * 100:.4g} % spare rounded up, is "
                  f"{pool:,.0f} GPUs: more than the cluster's {c.gpus:,} (cluster.gpus)")]
     return []
-
-
-EXTERNAL = None

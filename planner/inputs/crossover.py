@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pydantic import ConfigDict
 
+from planner.engine.shared import HORIZON_MAX_DAYS, ROOFLINE
 from planner.scenario.catalog_entries import TokensPerDay
 from planner.scenario.declare import PresetId, Section, Share, declared, id_or_number, whole, word_or_number
 from planner.scenario.errors import unknown
-
-
-ROOFLINE = "roofline"  # serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
 
 
 class Crossover(Section):
@@ -22,16 +20,12 @@ class Crossover(Section):
         0.10, "Serving MFU", "of peak", "A share of peak, or the word roofline: the Serving table's MFU at its "
         "users. Decode is bound by memory bandwidth: serving often reaches a small share of peak.", kind="percent",
         words=(ROOFLINE,))
-    horizon_days: whole(1, 3653) = declared(730, "Horizon", "days", "Days after launch the table covers, up to ten "
-                                            "years (3,653 days): the Budget sheet has a row for each month.",
-                                            kind="count")
+    horizon_days: whole(1, HORIZON_MAX_DAYS) = declared(
+        730, "Horizon", "days", "Days after launch the table covers, up to ten years (3,653 days): the Budget sheet "
+        "has a row for each month.", kind="count")
 
 
 SECTIONS = {"crossover": Crossover}
-
-
-def canonical(scenario) -> list:
-    return []
 
 
 def cross_checks(scenario, catalog) -> list:
@@ -41,6 +35,3 @@ def cross_checks(scenario, catalog) -> list:
         return [(("crossover", "tokens_per_day"), choice, unknown("traffic preset", choice, catalog.traffic_presets)
                  + ", or a number of tokens per day")]
     return []
-
-
-EXTERNAL = None

@@ -149,7 +149,8 @@ class BenchmarkLogs:
         requests = {key: column("requests", key, (bool,) if kind == "bool" else numbers)
                     for key, _, kind in REQUEST_DATA}
         benchmarks = data.get("goodput", {}).get("benchmarks", [])
-        found = [logs.Run(int(n), int(b), path, fmt, float(rate), float(duration)) for n, b, path, fmt, rate, duration
+        found = [logs.Run(int(n), int(b), path, fmt, rate=float(rate), duration_s=float(duration))
+                 for n, b, path, fmt, rate, duration
                  in zip(*(runs[key] for key in ("run", "benchmark", "file", "format", "rate", "duration_s")))]
         for i, run in enumerate(found, start=1):
             if run.number != i or not 1 <= run.benchmark <= len(benchmarks):

@@ -7,9 +7,8 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
+from planner.engine.shared import LAYOUT
 from planner.scenario.declare import Count, Section, Share, declared, whole, word_or_number
-
-LAYOUT = "layout"  # mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 
 
 class Allocation(Section):
@@ -45,16 +44,9 @@ class Hours(Section):
 SECTIONS = {"hours": Hours}
 
 
-def canonical(scenario) -> list:
-    return []
-
-
 def cross_checks(scenario, catalog) -> list:
     """mfu: layout needs a layout search (its table checks that the search finds a layout)."""
     if scenario.hours.mfu == LAYOUT and scenario.search is None:
         return [(("hours", "mfu"), LAYOUT, "the word layout takes the layout search's cheapest layout's MFU: add a "
                  "search: section, or give a share (0.40 for 40 %)")]
     return []
-
-
-EXTERNAL = None

@@ -8,7 +8,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from planner.inputs.hours import LAYOUT
+from planner.engine.shared import LAYOUT
 from planner.model import fields
 from planner.scenario.declare import COUNT_MAX, Section, declared, whole
 
@@ -68,10 +68,6 @@ class Search(Section):
 
 SECTIONS = {"search": Search}
 SEARCHED_GPU_FIELDS = fields.needed_by(fields.GPU, fields.SEARCH)
-
-
-def canonical(scenario) -> list:
-    return []
 
 
 def _refused(scenario, model) -> str:
@@ -141,6 +137,3 @@ def _allowed(q, key: str) -> str:
     if grid is None:
         return ""
     return ", ".join(str(v) for v in grid if not engine.FIELD_RULES[key](q, v))
-
-
-EXTERNAL = None

@@ -52,10 +52,6 @@ class Memory(Section):
 SECTIONS = {"memory": Memory}
 
 
-def canonical(scenario) -> list:
-    return []
-
-
 def cross_checks(scenario, catalog) -> list:
     """Parallelism that fits the chosen model: t divides the heads, p at most the layers."""
     model, problems = catalog.models[scenario.model], []
@@ -71,6 +67,3 @@ def cross_checks(scenario, catalog) -> list:
         problems.append((("memory", "pipeline_parallel"), p, f"pipeline parallel {p} exceeds the {model.layers} "
                          f"layers of {model.id}: each stage needs at least one layer"))
     return problems
-
-
-EXTERNAL = None

@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field
 
 from planner.model.fields import DRAFT_DEFAULTS
 from planner.scenario.declare import Count, ModelId, PrecisionId, Section, Share, declared, divisors, whole
-from planner.scenario.errors import unknown
+from planner.scenario.errors import quoted, unknown
 
 MAX_TENSOR_PARALLEL = 8  # one node's NVLink domain: the all-reduce model holds within it
 MAX_DRAFT_TOKENS = 16  # k: drafts beyond a few tokens are rarely accepted whole
@@ -74,6 +74,9 @@ class Serving(Section):
         0, "Prefix-cache hit rate h", "of prompt tokens", "The share of prompt tokens served from the prefix cache "
         "(vLLM's hits / queries, in tokens): only the new tokens are prefilled. Below 1.", kind="percent")
     speculative: Speculative = Speculative()
+    calibration: Annotated[str, Field(min_length=1, max_length=64)] = declared(
+        "none", "Calibrate from the benchmark", "", "none, or a goodput.benchmarks name: η_c, η_m and τ fitted "
+        "from its runs stand in for the inputs on its GPU.", kind="text")
 
 
 SECTIONS = {"serving": Serving}
@@ -114,6 +117,10 @@ def cross_checks(scenario, catalog) -> list:
     if t > 1 and not gpu.nvlink_gbps:
         problems.append((("serving", "tensor_parallel"), t, f"tensor parallel {t} needs the {gpu.id}'s NVLink GB/s "
                          f"(catalog.gpus.{gpu.id}.nvlink_gbps) for its all-reduces"))
+    names = [b.name for b in scenario.goodput.benchmarks]
+    if sv.calibration != "none" and sv.calibration not in names:
+        problems.append((("serving", "calibration"), sv.calibration, "none, or the name of one of goodput.benchmarks"
+                         + (f": {', '.join(quoted(n) for n in names)}" if names else " (the scenario has none)")))
     return problems + _speculative_checks(sv.speculative, model, catalog, t)
 
 
@@ -145,6 +152,3 @@ def _speculative_checks(spec, model, catalog, t) -> list:
         problems.append((at + ("accept_length",), spec.accept_length, f"at most k + 1 = {k + 1} tokens per verify "
                          "step"))
     return problems
-
-
-EXTERNAL = None

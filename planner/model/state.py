@@ -16,8 +16,6 @@ WEIGHT_BYTES = 2  # BF16 weights used in forward and backward
 GRADIENT_BYTES = 2  # BF16 gradients
 OPTIMIZER_BYTES = 12  # FP32 master weights, momentum and variance: 4 + 4 + 4 = 12 (the paper's K)
 FP8_WEIGHT_COPY_BYTES = 1  # FP8 training: Transformer Engine keeps an FP8 copy of each weight beside the BF16 one
-# The first ZeRO stage that shards each (0 shards nothing; FSDP full sharding is ZeRO-3).
-SHARDED_FROM_STAGE = {"optimizer": 1, "gradients": 2, "weights": 3}
 
 # Korthikanti et al. 2022 (arXiv 2205.05198), Table 2, with sequence parallelism and without the 5·a·s/h
 # attention-score term that FlashAttention-style kernels do not store: bytes per token and h per layer.

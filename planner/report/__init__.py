@@ -1,9 +1,8 @@
 """The HTML summary: one page per scenario, a section per table of the registry (its template, sentences and
-charts), then the inputs and the method. Templates live in templates/ and are rendered with autoescaping."""
+charts), then the inputs and the method. Templates live in planner/templates/ and are rendered with autoescaping."""
 
 from __future__ import annotations
 
-import importlib.resources
 import os
 from pathlib import Path
 
@@ -11,28 +10,14 @@ import jinja2
 
 import planner
 from planner import method
-from planner.report.format import FILTERS, SHOWN, flatten, number, shown
+from planner.report.format import FILTERS, flatten, shown
 from planner.scenario import CURRENCY_SYMBOLS
 from planner.tables import TABLES, present
 
 
-def _loader() -> jinja2.BaseLoader:
-    """templates/ in a source checkout; the installed `planner.templates` package data otherwise."""
-    folder = Path(__file__).resolve().parents[2] / "templates"
-    if folder.is_dir():
-        return jinja2.FileSystemLoader(folder)
-    package = importlib.resources.files("planner.templates")  # may be a namespace package or a zip: read, not path
-
-    def read(name: str) -> str | None:
-        file = package / name
-        return file.read_text(encoding="utf-8") if file.is_file() else None
-
-    return jinja2.FunctionLoader(read)
-
-
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """Compiled templates kept in the user's cache folder (Jinja's own bytecode cache): compiling the page's
-    templates takes about 60 ms, a third of a small run. None where the folder cannot be made."""
+    """Compiled templates kept in the user's cache folder (Jinja's own bytecode cache): compiling them again on
+    every run was a large part of a small run (benchmarks/README.md). None where the folder cannot be made."""
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "planner" / "jinja"
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -41,8 +26,10 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return jinja2.FileSystemBytecodeCache(str(folder))
 
 
-environment = jinja2.Environment(loader=_loader(), autoescape=True, undefined=jinja2.StrictUndefined,
-                                 trim_blocks=True, lstrip_blocks=True, bytecode_cache=_bytecode_cache())
+# The templates are planner/templates/, package data of an installed planner
+environment = jinja2.Environment(loader=jinja2.PackageLoader("planner"), autoescape=True,
+                                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                 bytecode_cache=_bytecode_cache())
 environment.filters.update(FILTERS)
 
 
@@ -59,7 +46,7 @@ def input_rows(scenario) -> tuple[list[tuple[str, list[tuple[str, str, str]]]], 
             return "blank"
         if isinstance(raw, bool):
             return "TRUE" if raw else "FALSE"
-        return shown(raw, kind, symbol) if kind in SHOWN else number(raw)
+        return shown(raw, kind, symbol)
 
     general = [(item.label, value(item, raw), getattr(item, "shown_unit", getattr(item, "unit", "")) or "")
                for item, raw in general_inputs(scenario)]
@@ -78,7 +65,8 @@ def scenario_table(results) -> dict | None:
     if not results.named:
         return None
     from planner.workbook.inputs import Columns, scenario_inputs
-    from planner.workbook.kit import KINDS, text_formula
+    from planner.units import KINDS
+    from planner.workbook.kit import text_formula
 
     symbol = results.scenario.currency_symbol
     columns = Columns.of(results)

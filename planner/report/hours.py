@@ -5,7 +5,7 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from planner.shipped import REFERENCE_GPU
-from planner.inputs.hours import LAYOUT
+from planner.engine.shared import LAYOUT
 from planner.report import plot
 from planner.report.format import days, millions, money, number, percent, sci, tokens
 

@@ -7,8 +7,8 @@ from markupsafe import Markup
 from planner.report import plot
 from planner.report.format import gb, money, number, percent
 
-# none in a batch's index and summary: their columns are every table's, and most scenarios have no search
-SUMMARY: list = []
+# No SUMMARY (the registry's default, none): a batch's index and summary have every table's columns, and most
+# scenarios have no search
 
 
 def _layout(row: dict) -> str:

@@ -1,10 +1,10 @@
 """Charts for the HTML summary: small inline SVG drawn straight from the numbers, in the workbook's colours.
 
-Why not a charting library: measured on this 2-core machine (2026-11-30), matplotlib takes 1.0 s to import and
-95-200 ms per chart, 15-40 KB of SVG each (the default page with eight charts was 377 KB); pygal takes 13 ms and
-23 KB per chart and always embeds a <script>, which a self-contained, script-free page must then strip. These
-charts (columns, stacked or grouped, lines over categories or over a numeric axis, reference lines) take well under
-a millisecond and 2-6 KB each, so a batch of hundreds of scenarios stays fast and every page small.
+Why not a charting library: matplotlib's import and charts cost more than the rest of a page, and its SVG is
+larger; pygal always embeds a <script>, which a self-contained, script-free page must then strip
+(benchmarks/README.md has the figures). These charts (columns, stacked or grouped, lines over categories or over a
+numeric axis, reference lines) are drawn straight as SVG, so a batch of hundreds of scenarios stays fast and every
+page small.
 
 Value axes start at 0. Text is escaped: a server's name from a scenario is shown as written, never as markup.
 """
@@ -163,7 +163,8 @@ class Chart:
             out.append(f'<text y="{plot_bottom + 16}" text-anchor="middle">{spans}</text>')
         out += self._bars(band, plot_left, y)
         for mark in self.marks:
-            out += self._draw(mark, band, plot_left, plot_right, plot_top, plot_bottom, x, y)
+            out += self._draw(mark, band, left=plot_left, right=plot_right, top=plot_top, bottom=plot_bottom, x=x,
+                              y=y)
         axis_y = (plot_top + plot_bottom) / 2
         if self.y_label:
             out.append(f'<text transform="translate(14 {axis_y:.0f}) rotate(-90)" text-anchor="middle">'
@@ -208,7 +209,7 @@ class Chart:
                     base[i] += value
         return out
 
-    def _draw(self, mark: _Mark, band: float, left: float, right: float, top: float, bottom: float, x, y):
+    def _draw(self, mark: _Mark, band: float, *, left: float, right: float, top: float, bottom: float, x, y):
         dash = ' stroke-dasharray="6 4"' if mark.dashed else ""
         if mark.kind == "hline":
             level = y(mark.values[0])

@@ -9,9 +9,10 @@ the key path, the YAML line (or the workbook cell), the value and what is allowe
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, create_model, field_validator
 
@@ -23,7 +24,7 @@ from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, Cu
 from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
 from planner.scenario.errors import (Problem, ScenarioError, cut, describe, describe_problem, quoted, unknown,
                                      where)
-from planner.tables import TABLES, optional, sections
+from planner.tables import TABLES, optional, sections, table
 
 __all__ = ["Scenario", "ScenarioError", "parse_scenario", "load_scenario", "slugify", "DEFAULT"]
 
@@ -102,7 +103,7 @@ class General(Section):
     def external(self, key: str):
         """Table `key`'s external data (Goodput's benchmark logs), None when the scenario names none; read on
         first use, relative to the scenario file's folder."""
-        hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+        hook = table(key).inputs.EXTERNAL
         if key not in self._external:
             folder = self._source.parent if self._source else Path.cwd()
             self._external[key] = hook.load(self, folder, {}) if hook.wanted(self) else None
@@ -171,16 +172,26 @@ class _Tail(Section):
 def _sweep_keys_exist(cls, sweep):
     """Each swept key names a scenario key (planner.scenario.sweep.check_key_path)."""
     for key in sweep or {}:
-        sweeps.check_key_path(Scenario, key)
+        sweeps.check_key_path(cls, key)
     return sweep
 
 
-Scenario = create_model(
-    "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, the "
-    "catalog and the sweep.",
-    **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
-    **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
-    __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))})
+@functools.cache
+def _scenario_model() -> type[General]:
+    """The Scenario model, assembled from the registry when first asked for (as `planner.scenario.Scenario`):
+    the tables' inputs modules that it reads import this package's declarations, so it cannot be assembled while
+    the package itself is being imported."""
+    return create_model(
+        "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, "
+        "the catalog and the sweep.",
+        **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
+        **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
+        __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))},
+        __module__=__name__)
+
+
+if TYPE_CHECKING:
+    Scenario = General  # for annotations: the assembled model is a General with each table's sections
 
 
 def slugify(name: str) -> str:
@@ -205,6 +216,19 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
     join `catalog` under their names, models read from a config.json get its fields, the price override becomes
     the chosen GPU's Catalog price, overrides equal to what ships are dropped, and each table fills in what follows
     from other inputs."""
+    problems = _inline_entries(scenario, folder)
+    for model in scenario.catalog.models.values():  # the config.json's fields stand in place of its path
+        model.config = None
+    problems += _price_in_catalog(scenario)
+    _as_catalog_rows(scenario.catalog)
+    for t in TABLES:
+        problems += t.inputs.canonical(scenario)
+    return problems
+
+
+def _inline_entries(scenario, folder: Path) -> list[Problem]:
+    """A model or GPU given inline (a mapping) joins `catalog` under its name, which the scenario then chooses;
+    models read from a config.json get its fields."""
     own, problems, from_config = scenario.catalog, [], []
     for field, entries, entry_type, shipped_entries in (("model", own.models, ModelWithConfig, shipped.MODELS),
                                                         ("gpu", own.gpus, GPUEntry, shipped.GPUS)):
@@ -234,25 +258,34 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
     for name in from_config:
         if clash := _shipped_clash("model", "models", name, own.models[name], shipped.MODELS):
             problems.append(clash)
-    for model in own.models.values():  # the config.json's fields stand in place of its path
-        model.config = None
-    if scenario.price_per_gpu_hour is not None:
-        entry = own.gpus.get(scenario.gpu) or GPUEntry()
-        if entry.price_per_hour is not None and entry.price_per_hour != scenario.price_per_gpu_hour:
-            problems.append((("price_per_gpu_hour",), None, f"{scenario.price_per_gpu_hour:g} here and "
-                             f"{entry.price_per_hour:g} as the price_per_hour of {quoted(scenario.gpu)}: give the "
-                             f"price once", ("catalog", "gpus", scenario.gpu)))
-        else:
-            own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
-            scenario.price_per_gpu_hour = None
+    return problems
+
+
+def _price_in_catalog(scenario) -> list[Problem]:
+    """price_per_gpu_hour becomes the chosen GPU's Catalog price (unless the Catalog gives it another)."""
+    if scenario.price_per_gpu_hour is None:
+        return []
+    own = scenario.catalog
+    entry = own.gpus.get(scenario.gpu) or GPUEntry()
+    if entry.price_per_hour is not None and entry.price_per_hour != scenario.price_per_gpu_hour:
+        return [(("price_per_gpu_hour",), None, f"{scenario.price_per_gpu_hour:g} here and {entry.price_per_hour:g} "
+                 f"as the price_per_hour of {quoted(scenario.gpu)}: give the price once",
+                 ("catalog", "gpus", scenario.gpu))]
+    own.gpus[scenario.gpu] = entry.model_copy(update={"price_per_hour": scenario.price_per_gpu_hour})
+    scenario.price_per_gpu_hour = None
+    return []
+
+
+def _as_catalog_rows(own) -> None:
+    """The scenario's Catalog entries as the Catalog sheet's rows show them: what equals what ships dropped, a new
+    model's head dim filled in and a dense grouped-query model's defaults (blank cells) left out."""
     for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS),
                                      (own.precisions, shipped.PRECISIONS)):
         for key in list(entries):
             entries[key] = without_shipped(entries[key], shipped_entries.get(key))
             if entries[key] is None:
                 del entries[key]
-    for key, model in own.models.items():  # a new model as its Catalog row shows it: head dim filled in, a dense
-        # grouped-query model's defaults (blank cells) left out
+    for key, model in own.models.items():
         if model.head_dim is None and model.hidden and model.heads and model.hidden % model.heads == 0:
             model.head_dim = model.hidden // model.heads
         if key not in shipped.MODELS:
@@ -267,9 +300,6 @@ def _canonical(scenario, folder: Path) -> list[Problem]:
         for key in [k for k, v in entries.items() if k in shipped_entries and tuple(sweeps.listed(v)) == tuple(
                 sweeps.listed(shipped_entries[k]))]:
             del entries[key]
-    for t in TABLES:
-        problems += t.inputs.canonical(scenario)
-    return problems
 
 
 def _cross_checks(scenario) -> list[Problem]:
@@ -306,11 +336,11 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
     if not isinstance(data, dict):
         raise ScenarioError([f"{source}: the file must be a mapping of keys (name: ..., model: ...),"
                              f" not {type(data).__name__}"])
-    lines = lines or {}
+    lines, model = lines or {}, _scenario_model()
     try:
-        scenario = Scenario.model_validate(data)
+        scenario = model.model_validate(data)
     except ValidationError as exc:
-        raise ScenarioError([describe(Scenario, e, source, lines) for e in exc.errors()],
+        raise ScenarioError([describe(model, e, source, lines) for e in exc.errors()],
                             [tuple(p for p in e["loc"] if p not in UNION_TAGS) for e in exc.errors()]) from None
     problems = _canonical(scenario, folder)
     problems = problems or _cross_checks(scenario)
@@ -348,14 +378,14 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
               if t.inputs.EXTERNAL is not None}
     folder = path.parent if path else Path.cwd()
     for key in before:
-        hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+        hook = table(key).inputs.EXTERNAL
         scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
     at, _ = where(("sweep",), str(path or "<scenario>"), lines)
     for label, variant in scenario.variants() + scenario.named_scenarios():
         variant._source = path
         variant._shown_as = f"{at}: sweep variant [{cut(label)}]"
         for key, sections_before in before.items():
-            hook = next(t for t in TABLES if t.key == key).inputs.EXTERNAL
+            hook = table(key).inputs.EXTERNAL
             if {k: variant.model_dump(include={k}) for k in sections_before} == sections_before:
                 variant._external[key] = scenario._external[key]
                 for k in sections_before:  # the file entries as read
@@ -365,8 +395,10 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
 
 
 def __getattr__(name: str):
-    """DEFAULT, the built-in default scenario (the method's defaults), made when first asked for: validating it
-    imports the engine, which `planner schema` does not need."""
+    """Scenario, the model (_scenario_model), and DEFAULT, the built-in default scenario (the method's defaults),
+    each made when first asked for: validating DEFAULT imports the engine, which `planner schema` does not need."""
+    if name == "Scenario":
+        return _scenario_model()
     if name == "DEFAULT":
         globals()["DEFAULT"] = parse_scenario({"name": "default", "description": "The method's defaults "
                                                                                  "(docs/method.md)"})

@@ -33,7 +33,7 @@ def declared(default: Any = ..., label: str = "", unit: str = "", note: str = ""
              between: tuple | None = None, **limits) -> Any:
     """An input's default, allowed range and words, read by validation, the Inputs sheet and the Checks sheet.
 
-    `kind` is how the workbook shows it (a kit.KINDS key); `choices` a workbook name whose values a dropdown
+    `kind` is how the workbook shows it (a planner.units.KINDS key); `choices` a workbook name whose values a dropdown
     offers (catalog_model_ids, …); `words` the words a number's cell may hold instead (roofline); `blank` that
     its cell may be left blank (None: no deadline); `sheet=False` that no sheet reads it yet, so the Inputs sheet
     leaves it out (its label, unit and kind wait under "pending" until its sheets are written); `between` the

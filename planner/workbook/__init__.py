@@ -1,5 +1,5 @@
-"""The workbook: Cover, Inputs, one sheet per table of the registry, Catalog, Checks, Method (PRODUCT.md, "The
-workbook")."""
+"""The workbook: Cover, Inputs, one sheet per table of the registry, Catalog, Checks, Method (README.md, "What you
+get")."""
 
 from __future__ import annotations
 
@@ -78,11 +78,11 @@ def build(results, target: Any, *, generated: dt.date | None = None,
                               len(tables))  # the Scenarios sheet comes after these tables, before Layouts
     for i, table in enumerate(tables + [None]):
         if columns and i == every_scenario_has:
-            scenarios.write(book, results, compared, columns, snapshot, matching)
+            scenarios.write(book, results, compared, columns, snapshot=snapshot, matching=matching)
         if table is not None:
             table.sheet.write(book, results)
     catalog_sheet.write(book, results)
-    checks.write(book, results, every_input, table_checks, columns)
+    checks.write(book, results, every_input, table_checks, columns=columns)
     method.write(book, tables)
     cover.contents(book)
     # the file's own creation time is the generation date: the same scenario and date give the same bytes

@@ -354,7 +354,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.row_index = top
     rows = list(SUMMARY)
     sheet.row(rows[0], summary["plan_total_cost"])
-    book.define("budget_total_cost", SHEET, sheet.cell("plan_total_cost"), summary["plan_total_cost"])
+    book.define("budget_total_cost", SHEET, book.names["plan_total_cost"][1], summary["plan_total_cost"])
     for row in rows[1:]:
         sheet.row(row, summary[row.key])
     sheet.skip()

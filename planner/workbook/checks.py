@@ -34,17 +34,7 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     sheet.skip()
     first = sheet.row_index
 
-    sheet.section("Inputs within their allowed values")
-    for spec in inputs:
-        across = columns is not None and spec.path != "scenario"
-        formula = columns.check(spec) if across else spec.typed_allowed.check(spec.typed_name)
-        note = spec.typed_allowed.words() + (" In the Base column; a scenario's, blank or the same." if across else "")
-        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})", formula=formula, note=note),
-               True, kit.ok_name(spec.name))
-    if columns:  # a scenario's own price per GPU-hour
-        _check(sheet, Check("input_price_per_gpu_hour", "Price per GPU-hour in each scenario's column "
-                            "(price_per_gpu_hour_<scenario>)", formula=columns.price_check(),
-                            note=columns.price_allowed.words()), True, kit.ok_name("price_per_gpu_hour"))
+    _input_checks(sheet, inputs, columns)
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         title = block.title.split(" (")[0]
@@ -60,6 +50,30 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
 
     end = sheet.row_index
     sheet.row_index = master_row
+    _master(sheet, results, labels=labels, first=first, end=end)
+    sheet.row_index = end
+    return sheet
+
+
+def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None) -> None:
+    """Each input within its allowed values (with named scenarios, in its Base and scenario columns), and each
+    scenario's own price."""
+    sheet.section("Inputs within their allowed values")
+    for spec in inputs:
+        across = columns is not None and spec.path != "scenario"
+        formula = columns.check(spec) if across else spec.typed_allowed.check(spec.typed_name)
+        note = spec.typed_allowed.words() + (" In the Base column; a scenario's, blank or the same." if across else "")
+        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})", formula=formula, note=note),
+               True, kit.ok_name(spec.name))
+    if columns:  # a scenario's own price per GPU-hour
+        _check(sheet, Check("input_price_per_gpu_hour", "Price per GPU-hour in each scenario's column "
+                            "(price_per_gpu_hour_<scenario>)", formula=columns.price_check(),
+                            note=columns.price_allowed.words()), True, kit.ok_name("price_per_gpu_hour"))
+
+
+def _master(sheet: kit.Sheet, results, *, labels: dict, first: int, end: int) -> None:
+    """The master check over the result column of the checks from row `first` to `end`, their count that fail,
+    the first that fails and its row."""
     col = kit.xl_col_to_name(sheet.last_col)
     # to the last check (a row inserted among them widens it); below them, the sets of checks that guard results
     results_range, labels_range = f"{col}{first + 1}:{col}{end}", f"A{first + 1}:A{end}"
@@ -77,8 +91,6 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     first_row = (sheet.row_of(failing[0]) + 1) if failing else 0
     sheet.row(Row("first_failed_row", "… its row", kind="count", unit="", name="checks_first_failed_row",
                   formula=f"=IFERROR(MATCH(FALSE,{results_range},0)+{first},0)"), first_row)
-    sheet.row_index = end
-    return sheet
 
 
 def _check(sheet: kit.Sheet, check: Check, value: bool, name: str) -> None:

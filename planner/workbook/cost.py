@@ -9,7 +9,8 @@ The month rows these totals sum are on the Budget sheet (planner/workbook/budget
 from __future__ import annotations
 
 from planner.engine import cost as engine
-from planner.engine.budget import HORIZON_MAX, TRAINING_ROWS
+from planner.engine.budget import TRAINING_ROWS
+from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.calendar import serial
 from planner.workbook import kit
 from planner.workbook.catalog_sheet import GPUS, laid_out
@@ -18,7 +19,7 @@ from planner.workbook.kit import Check, Column, KeyResult, Row
 SHEET = "Cost"
 PATHS = engine.PATHS
 PATH_LABELS = {"on_demand": "On demand", "committed": "Committed baseline + burst", "owned": "Owned GPUs"}
-MONTH_ROWS = engine.row_count(TRAINING_ROWS, HORIZON_MAX)  # the Budget's calendar rows
+MONTH_ROWS = engine.row_count(TRAINING_ROWS, HORIZON_MAX_DAYS)  # the Budget's calendar rows
 
 
 def text(value: str) -> str:
@@ -519,14 +520,22 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     sheet.section("Warnings (TRUE: it holds; the plan is still priced)")
     sheet.rows(WARNINGS, values)
+    for alias, name in ALIASES.items():  # the headline's names for cells the formulas read by their own
+        book.define(alias, SHEET, book.names[name][1], values[name])
     return sheet
+
+
+ALIASES = {"tco_launch_date": "launch_date", "tco_end_date": "serving_end",
+           "pricing_committed_1y_price": "price_committed_1y", "pricing_committed_3y_price": "price_committed_3y",
+           "pricing_spot_price": "price_spot"}
 
 
 def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
     """Each path's totals over the plan, a column each, named tco_<path>_…: "n/a: see Checks" while an input fails."""
-    sheet.heading_row(["Over the plan"] + [PATH_LABELS[path] for path in PATHS])
+    heading = sheet.heading_row(["Over the plan"] + [PATH_LABELS[path] for path in PATHS])
+    rows = {}
     for column in TOTALS:
-        r = sheet.row_index
+        r = rows[column.key] = sheet.row_index
         sheet._label(r, column.header)
         for i, path in enumerate(PATHS):
             name, value = TOTAL_NAMES[column.key].format(path=path), table.totals[f"{path}_{column.key}"]
@@ -534,6 +543,14 @@ def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
                                  fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
             book.define(name, SHEET, cell, value)
         sheet.row_index += 1
+    chart = book.wb.add_chart({"type": "column"})
+    for key, name, colour in (("total", "Total over the plan", "#4472C4"), ("npv", "NPV", "#ED7D31")):
+        chart.add_series({"name": name, "categories": [SHEET, heading, 1, heading, len(PATHS)],
+                          "values": [SHEET, rows[key], 1, rows[key], len(PATHS)], "fill": {"color": colour}})
+    chart.set_title({"name": "The three paths: total and NPV over the plan"})
+    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    sheet.chart(chart, height=300, width=620)
 
 
 def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple) -> None:

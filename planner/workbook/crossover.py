@@ -158,12 +158,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("Cumulative from launch to the horizon: training flat, serving rising")
     sheet.records([row["step"] for row in table.cumulative], CUMULATIVE, table.cumulative, label_header="Step i")
-    _chart(book, sheet, "flops", "Cumulative operations", "ZFLOP (10^21 operations)", "#,##0,,,,,,,")
-    _chart(book, sheet, "gpu_hours", "Cumulative GPU-hours", "GPU-hours", '#,##0.0,,"M"')
+    _chart(book, sheet, "flops", title="Cumulative operations", axis="ZFLOP (10^21 operations)",
+           number_format="#,##0,,,,,,,")
+    _chart(book, sheet, "gpu_hours", title="Cumulative GPU-hours", axis="GPU-hours", number_format='#,##0.0,,"M"')
     return sheet
 
 
-def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, title: str, axis: str, number_format: str) -> None:
+def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, *, title: str, axis: str, number_format: str) -> None:
     """Training's flat line against serving's rising one over the days; the axes follow the horizon."""
     chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
     days = sheet.series("day")
@@ -188,5 +189,3 @@ KEY_RESULTS = [
               "serving MFU, per million served tokens: a comparison of compute, not a cost of the plan",
               kind="money"),
 ]
-
-CHECKS: list = []

@@ -267,8 +267,8 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
                 ws.write_number(r, col, value, data_styles[col])
         for j, (_, _, template, _) in enumerate(REQUEST_FORMULAS):
             sheet.formula(r, width + j, template.format(r=r + 1), cached[j][i], formula_styles[j], needs=needs[j])
-    _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], 0, first,
-                    first + len(requests) - 1)
+    _define_columns(book, "requests", [key for key, *_ in REQUEST_DATA + REQUEST_FORMULAS], first_col=0,
+                    first=first, last=first + len(requests) - 1)
 
     for i, run in enumerate(table.runs):
         values = {"run": run["run"], "benchmark": run["benchmark"], "file": run["path"], "format": run["format"],
@@ -279,7 +279,8 @@ def write_requests(book: kit.Book, table) -> kit.Sheet:
                               styles.value("text"))
             else:
                 sheet.value_cell(first + i, col, values[key], styles.value(kind), None)
-    _define_columns(book, "runs", [key for key, _, _ in RUN_DATA], runs_at, first, first + len(table.runs) - 1)
+    _define_columns(book, "runs", [key for key, _, _ in RUN_DATA], first_col=runs_at, first=first,
+                    last=first + len(table.runs) - 1)
     sheet.row_index = first + len(requests)
     return sheet
 
@@ -290,7 +291,7 @@ def _name_width(names) -> float:
     return min(max([len(str(name)) for name in names] + [14]) * 1.05 + 2, 42)
 
 
-def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int, first: int, last: int) -> None:
+def _define_columns(book: kit.Book, prefix: str, keys: list[str], *, first_col: int, first: int, last: int) -> None:
     """Workbook names <prefix>_<key> over each column's rows, for the Goodput sheet's formulas; at least two rows,
     as Gnumeric's INDEX refuses a one-cell range (nothing stands below the Requests sheet's tables)."""
     last = max(last, first + 1)
@@ -300,7 +301,7 @@ def _define_columns(book: kit.Book, prefix: str, keys: list[str], first_col: int
 
 
 # Charts --------------------------------------------------------------------------------------------------------
-def _columns_chart(book: kit.Book, sheet: kit.Sheet, keys: list[tuple[str, str]], title: str, axis: str,
+def _columns_chart(book: kit.Book, sheet: kit.Sheet, keys: list[tuple[str, str]], *, title: str, axis: str,
                    number_format: str, categories: str | None = None):
     """Clustered columns, one series per key; categories: the rows' labels, or a records column by key."""
     chart = book.wb.add_chart({"type": "column"})
@@ -317,12 +318,12 @@ def _columns_chart(book: kit.Book, sheet: kit.Sheet, keys: list[tuple[str, str]]
 
 def _server_charts(book: kit.Book, sheet: kit.Sheet) -> None:
     sheet.chart(_columns_chart(book, sheet, [("completed_per_hour", "#A5A5A5"), ("acceptable_per_hour", "#4472C4")],
-                               "Completed against acceptable requests per hour", "Requests per hour", "#,##0",
-                               categories="name"), height=280)
+                               title="Completed against acceptable requests per hour", axis="Requests per hour",
+                               number_format="#,##0", categories="name"), height=280)
     sheet.chart(_columns_chart(book, sheet, [("cost_per_request", "#A5A5A5"),
                                              ("cost_per_acceptable_request", "#4472C4")],
-                               "Cost per request and per acceptable request", "Cost per request",
-                               book.number_format("money5"), categories="name"), height=280)
+                               title="Cost per request and per acceptable request", axis="Cost per request",
+                               number_format=book.number_format("money5"), categories="name"), height=280)
 
 
 def _attainment_chart(book: kit.Book, sheet: kit.Sheet, table) -> None:
@@ -356,7 +357,8 @@ def _latency_chart(book: kit.Book, sheet: kit.Sheet, unit: str) -> None:
     name = unit.upper()
     chart = _columns_chart(book, sheet, [(f"{unit}_p50_ms", "#9DC3E6"), (f"{unit}_p90_ms", "#4472C4"),
                                          (f"{unit}_p99_ms", "#1F3864")],
-                           f"{name} of completed requests against the SLO", f"{name} (ms)", "#,##0")
+                           title=f"{name} of completed requests against the SLO", axis=f"{name} (ms)",
+                           number_format="#,##0")
     slo = sheet.series(f"slo_{unit}_ms")
     line = book.wb.add_chart({"type": "line"})
     line.add_series({"name": [sheet.name, slo[1] - 1, slo[2]], "categories": [sheet.name, slo[1], 0, slo[3], 0],

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.engine.gpus import DOES_NOT_FIT
+from planner.engine.gpus import DOES_NOT_FIT, NONE_PRICED
 from planner.workbook import kit, model
 from planner.workbook.catalog_sheet import GPUS, laid_out
 from planner.workbook.cost import NEVER, NO_SERVER, NO_SERVING, PRICE_ZERO, text
-from planner.workbook.kit import Column, KeyResult
+from planner.workbook.kit import Column, KeyResult, Row
 
 SHEET = "GPUs"
 DNF = text(DOES_NOT_FIT)
@@ -122,12 +122,15 @@ def write(book: kit.Book, results) -> kit.Sheet:
     values = [rows.get(key, dict.fromkeys((c.key for c in COLUMNS), "")) for key in order]
     sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 11)) for c in COLUMNS], label_width=8, unit_width=2,
                        note_width=2)
+    sheet.scalar_col = 2  # the cheapest GPUs' names under the training cost, their labels across the cells before
     sheet.title("GPUs side by side", "docs/method.md §13.7: each Catalog GPU with a price at this scenario's model, "
                 "training run, serving set-up and launch traffic; every value read from its Catalog row.")
     sheet.section("Training at the scenario's MFU, serving on each GPU's roofline, rent against own per average "
                   "month (30.4375 days) at launch traffic")
     _, first, last = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row")
     sheet.ws.print_area(0, 0, last, PRINTED)
+    _chart(book, sheet)
+    sheet.rows(CHEAPEST, results.gpus.headline)
     empty = [first + i for i, key in enumerate(order) if key not in rows]  # a Catalog row without a GPU or price
     for r in empty:  # grouped out of sight, not printed; a GPU typed into its Catalog row fills it (+ shows it)
         sheet.ws.set_row(r, None, None, {"level": 1, "hidden": True})
@@ -135,5 +138,26 @@ def write(book: kit.Book, results) -> kit.Sheet:
     return sheet
 
 
+def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
+    """Renting against owning each GPU's fleet for an average month at launch traffic."""
+    chart = book.wb.add_chart({"type": "column"})
+    for key, name, colour in (("rent_per_month", "Rent on demand per average month", "#4472C4"),
+                              ("own_per_month", "Own the peak-hour fleet per average month", "#ED7D31")):
+        chart.add_series({"name": name, "categories": sheet.series("gpu"), "values": sheet.series(key),
+                          "fill": {"color": colour}})
+    chart.set_title({"name": "Rent against own, per average month at launch traffic"})
+    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    sheet.skip()
+    sheet.chart(chart, height=300, width=720)
+
+
+NONE = f'"{NONE_PRICED}"'
+CHEAPEST = [
+    Row("gpus_cheapest_rent", "Cheapest to rent", kind="text", unit="", name="gpus_cheapest_rent",
+        formula=f"=IFERROR(INDEX({{gpu:range}},MATCH(TRUE,{{cheapest_rent:range}},0)),{NONE})"),
+    Row("gpus_cheapest_own", "Cheapest to own", kind="text", unit="", name="gpus_cheapest_own",
+        formula=f"=IFERROR(INDEX({{gpu:range}},MATCH(TRUE,{{cheapest_own:range}},0)),{NONE})"),
+]
 KEY_RESULTS: list[KeyResult] = []
 CHECKS: list = []

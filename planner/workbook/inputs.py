@@ -67,7 +67,7 @@ class Allowed:
     maximum: float | None = None
     choices: str | None = None  # a defined name listing the allowed ids
     optional: bool = False
-    kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
+    kind: str = "number"  # how the value shows (a planner.units.KINDS key): percent limits are said as percentages
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
     above: bool = False  # the minimum itself is not allowed (gt, not ge: an FX rate above 0)
@@ -109,7 +109,8 @@ class Allowed:
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
-        return Allowed("decimal", self.minimum / scale, self.maximum / scale, None, self.optional, "decimal", unit)
+        return Allowed("decimal", self.minimum / scale, self.maximum / scale, optional=self.optional, kind="decimal",
+                       unit=unit)
 
     def validation(self, title: str = "") -> dict:
         """XlsxWriter data validation: a dropdown or a range; blanks refused; with `title`, a prompt (the input's
@@ -277,7 +278,7 @@ class Input:
     label: str
     unit: str
     note: str
-    kind: str  # a kit.KINDS key
+    kind: str  # a planner.units.KINDS key
     allowed: Allowed
     value: Any
 
@@ -315,9 +316,15 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
             if "label" in extra:
                 for i, item in enumerate(value, start=1):
                     found += declared_inputs(item, f"{path}.{i}", f"{extra['label']} {i}: ")
+        elif isinstance(value, list) and "label" in extra:  # ids or words: a cell each, allowed as the list's items
+            item = FieldInfo.from_annotation(typing.get_args(info.annotation)[0])
+            item.json_schema_extra = extra
+            found += [Input(path=f"{path}.{i}", label=f"{title}{extra['label']} {i}", unit=extra["unit"],
+                            note=info.description or "", kind=extra["kind"], allowed=Allowed.of(item), value=v)
+                      for i, v in enumerate(value, start=1)]
         elif "label" in extra:
-            found.append(Input(path, title + extra["label"], extra["unit"], info.description or "", extra["kind"],
-                               Allowed.of(info), value))
+            found.append(Input(path, title + extra["label"], extra["unit"], info.description or "",
+                               kind=extra["kind"], allowed=Allowed.of(info), value=value))
     return found
 
 
@@ -355,8 +362,8 @@ class Columns:
         """The `scenario` dropdown: which column the Live column shows."""
         return Input("scenario", "Scenario shown (the Live column, which every formula reads)", "",
                      "base or a named scenario; a blank cell in its column means as base. Scenarios compares its "
-                     "results with those when the workbook was generated.", "text",
-                     Allowed("listed", kind="text", keywords=("base", *self.names)), self.chosen)
+                     "results with those when the workbook was generated.", kind="text",
+                     allowed=Allowed("listed", kind="text", keywords=("base", *self.names)), value=self.chosen)
 
     def typed_names(self, item: Input) -> list[str]:
         """The typed cells' names: <name>_base, then <name>_<scenario> for each a scenario may change."""
@@ -509,7 +516,7 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
     formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
     live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
-    sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name)
+    sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name=name)
     book.define(name, sheet.name, live, value)
     sheet._unit_and_note(r, item.shown_unit, "The Base column is the GPU's Catalog price (edit it on Catalog, in the "
                          "GPU's row); a scenario's column sets its own, blank for the GPU's.")
@@ -535,7 +542,7 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
     cell = sheet.formula(r, live, columns.live(item), "" if item.typed_value is None else item.typed_value,
                          book.styles.value(kind), needs=check, fallback=kit.NOT_AVAILABLE)
     book.reads_input(item.typed_name, check, validation)
-    sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, item.typed_name)
+    sheet.places[item.typed_name] = kit.Place("cell", r, live, r, live, name=item.typed_name)
     book.define(item.typed_name, sheet.name, cell, item.typed_value)
     sheet._unit_and_note(r, item.unit, item.note)
     sheet.row_index += 1

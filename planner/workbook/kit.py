@@ -1,5 +1,5 @@
-"""A small kit for writing the workbook: styles, named cells, and "a labelled row: formula, cached value, unit,
-note" (PRODUCT.md, "Conventions").
+"""A small kit for writing the workbook: styles, named cells, and the workbook's one shape of row: a label, a formula
+with its cached value, a unit and a note.
 
 Every sheet has the same column layout: A holds labels, then the sheet's value columns, then Unit, then Notes.
 Formulas are templates over the keys of rows and columns written earlier on the same sheet:
@@ -31,74 +31,13 @@ from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (
 from xlsxwriter.worksheet import CellFormulaTuple
 
 from planner.engine.values import plain
+from planner.units import KINDS, MONEY_DECIMALS, money_format
 
 INPUT_BLUE = "#0000FF"
 INPUT_FILL = "#FFF2CC"
 CONSTANT_FILL = "#EDEDED"
 SECTION_FILL = "#D9E1F2"
 WARNING_RED = "#C00000"
-
-
-@dataclass(frozen=True)
-class Kind:
-    """How a value shows: its number format, and the unit it carries where no Unit column stands beside it."""
-
-    format: str | None
-    unit: str = ""
-
-    def with_unit(self, unit: str | None = None) -> str | None:
-        unit = self.unit if unit is None else unit
-        if not unit or self.format is None:
-            return self.format
-        return f'{self.format}" {unit}"'
-
-
-# Money formats are made per currency (Book.number_format; money5: five decimals, for costs per request); "tera"
-# shows trillions (15.6e12 as 15.6); "flops" shows operations in ZFLOP, 10^21 FLOP (7.52e23 as 751.6; below 0.1
-# ZFLOP with three decimals, so a small model's serving day does not read as 0): each trailing comma of a number
-# format divides by 1,000. Whole things (GPUs, GPU-hours, milliseconds) show no decimals.
-ZFLOP = 1e21
-KINDS = {
-    "text": Kind(None),
-    "words": Kind(None),  # a phrase in a table: wrapped within its column, clear of the number beside it
-    "count": Kind("#,##0"),
-    "gpus": Kind("#,##0", "GPUs"),
-    "number": Kind("#,##0.00"),
-    "decimal": Kind("0.0###"),
-    "tenths": Kind("#,##0.0"),  # seconds
-    "ms": Kind("#,##0", "ms"),
-    "gb": Kind("#,##0.0", "GB"),
-    "kib": Kind("#,##0.0", "KiB"),
-    "percent": Kind("0.0%"),
-    "flops": Kind('[<100000000000000000000]#,##0.000,,,,,,,;#,##0.0,,,,,,,', "ZFLOP"),
-    "hours": Kind("#,##0", "GPU-hours"),
-    "days": Kind("#,##0.0", "days"),
-    "ratio": Kind("0.00"),
-    "date": Kind("yyyy-mm-dd"),  # a spreadsheet serial day
-    "datetime": Kind("yyyy-mm-dd hh:mm"),  # a serial day and its time of day (a launch at 11:24)
-    "month": Kind("mmm yyyy"),  # a month's first day
-    "bool": Kind('"TRUE";"TRUE";"FALSE"'),  # Excel shows TRUE/FALSE anyway; LibreOffice needs the format
-    "params": Kind("#,##0"),
-    "tera": Kind("#,##0.0,,,,", "T"),
-    "giga": Kind("#,##0.0,,,", "G"),  # a count shown in billions (parameters, GB/s, GFLOP)
-    # values of different sizes in one column (the tornado's inputs): trillions and billions scaled, the rest as is
-    "scaled": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0.00'),
-    "money": Kind(None),
-    "money0": Kind(None),
-    "money5": Kind(None),
-}
-MONEY_DECIMALS = {"money": 2, "money0": 0, "money5": 5}
-
-
-def money_format(kind: str, symbol: str = "") -> str:
-    """A money kind's number format: "$"#,##0.00 with a one-character symbol, #,##0.00" CHF" with a code, plain
-    #,##0.00 without either (where a Currency column says which)."""
-    decimals = MONEY_DECIMALS[kind]
-    number = "#,##0" + ("." + "0" * decimals if decimals else "")
-    symbol = symbol.replace('"', "")
-    if not symbol:
-        return number
-    return f'"{symbol}"{number}' if len(symbol) == 1 else f'{number}" {symbol}"'
 
 
 class Styles:
@@ -384,8 +323,8 @@ class Book:
         it belongs to (Row.at)."""
         ws = self.wb.add_worksheet(name)
         ws._prepare_formula = _formula_as_written
-        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width, note_width, unit_width,
-                                  keys=list(keys))
+        self.sheets[name] = Sheet(self, ws, name, list(columns), label_width=label_width, note_width=note_width,
+                                  unit_width=unit_width, keys=list(keys))
         return self.sheets[name]
 
     def needs_of(self, sheet: str, formula: str) -> frozenset:
@@ -551,7 +490,7 @@ def _template_parts(template: str) -> tuple:
 _a1 = functools.lru_cache(maxsize=1 << 16)(xl_rowcol_to_cell)  # the same few addresses are written again and again
 
 
-class Pending(NamedTuple):  # a tuple: made for every formula cell, 3× faster than a frozen dataclass
+class Pending(NamedTuple):  # a tuple: made for every formula cell, faster than a frozen dataclass (benchmarks/)
     """A guarded formula cell, written when the book closes (Book.write_guarded)."""
 
     row: int
@@ -650,11 +589,6 @@ class Sheet:
     @property
     def note_col(self) -> int:
         return self.last_col + 2
-
-    def cell(self, key: str) -> str:
-        """The A1 address of a scalar row's cell, or of a per-column row's scenario cell."""
-        place = self.places[key]
-        return xl_rowcol_to_cell(place.row, place.last_col)
 
     def row_of(self, key: str) -> int:
         return self.places[key].row
@@ -808,7 +742,8 @@ class Sheet:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
         cell = _a1(row, col)
         if self.guarded:
-            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs, fallback, gated)
+            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs=needs, fallback=fallback,
+                                                           gated=gated)
         else:
             self.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
@@ -873,7 +808,7 @@ class Sheet:
         else:
             c = self.col_of(spec.at) if spec.at else self.own_col
             own = self.formula(r, c, self.expand(spec.formula, r, c), value, style, **guard)
-            self.places[spec.key] = Place("cell", r, c, r, c, spec.name)
+            self.places[spec.key] = Place("cell", r, c, r, c, name=spec.name)
             self.warn(spec.warn, r, c, r, c)
         self._unit_and_note(r, spec.shown_unit, spec.note)
         if spec.name:
@@ -970,22 +905,23 @@ class Sheet:
         """An input cell: blue on pale yellow, unlocked, validated, with a workbook-level name; what reads it needs
         its check (ok_<name>, or ok_<check>)."""
         self.book.reads_input(name, frozenset({ok_name(check or name)}), validation)
-        return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit, note,
-                                 validation)
+        return self._named_value(name, label, value, self.book.styles.value(kind, input=True), unit=unit, note=note,
+                                 validation=validation)
 
     def constant(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str) -> str:
         """A fixed, named value (a method constant, the currency): grey, locked, read by formulas by name."""
         self.book.needs[name] = frozenset()
-        return self._named_value(name, label, value, self.book.styles.value(kind, constant=True), unit, note, None)
+        return self._named_value(name, label, value, self.book.styles.value(kind, constant=True), unit=unit,
+                                 note=note, validation=None)
 
-    def _named_value(self, name: str, label: str, value: Any, style, unit: str, note: str,
+    def _named_value(self, name: str, label: str, value: Any, style, *, unit: str, note: str,
                      validation: dict | None) -> str:
         r, c = self.row_index, self.own_col
         self._label(r, label)
         self.value_cell(r, c, value, style, validation)
         self._unit_and_note(r, unit, note)
         cell = xl_rowcol_to_cell(r, c)
-        self.places[name] = Place("cell", r, c, r, c, name)
+        self.places[name] = Place("cell", r, c, r, c, name=name)
         self.book.define(name, self.name, cell, value)
         self.row_index += 1
         return cell
@@ -1073,7 +1009,8 @@ def wrapped_lines(text: str, width: float) -> int:
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
     """What XlsxWriter stores for a formula, without its search for functions newer than Excel 2007 (about 30
     regular expressions per formula, adding _xlfn. prefixes): the planner writes none of them (the workbook
-    structure tests ban them), and on a Requests sheet of 50,000 requests that search took 30 of 40 s."""
+    structure tests ban them), and on a large Requests sheet that search took most of the build
+    (benchmarks/README.md)."""
     return formula[1:] if formula.startswith("=") else formula
 
 

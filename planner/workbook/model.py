@@ -62,8 +62,8 @@ class ReplicaCells:
     peak_tflops: str = "gpu_peak_tflops"  # the BF16 peak the serving MFU is a share of
     hbm_tbps: str = "gpu_hbm_tbps"
     price: str = "price_per_gpu_hour"
-    compute_efficiency: str = "serving_compute_efficiency"
-    overhead_ms: str = "serving_overhead_ms"
+    compute_efficiency: str = "serving_compute_efficiency_used"  # the inputs', or fitted from benchmark logs (§12.1)
+    overhead_ms: str = "serving_overhead_ms_used"
     prompt_tokens: str = "serving_prompt_tokens"  # s
     output_tokens: str = "serving_output_tokens"  # o
     mean_context: str = "serving_mean_context"  # c̄

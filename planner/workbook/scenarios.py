@@ -35,7 +35,7 @@ def all_match(results, key_results: list[KeyResult], snapshot: dict, chosen: str
     return all(matches(results.headline[k.name], snapshot[chosen][k.name]) for k in key_results)
 
 
-def write(book: kit.Book, results, key_results: list[KeyResult], columns: Columns, snapshot: dict,
+def write(book: kit.Book, results, key_results: list[KeyResult], columns: Columns, *, snapshot: dict,
           matching: bool) -> kit.Sheet:
     """`snapshot` (snapshots) and `matching` (all_match): what the sheet holds and whether the shown one matches."""
     names = ("base", *columns.names)

@@ -48,25 +48,31 @@ def _scaled(name: str) -> Callable[[str], str]:
 
 
 GRIDS = [
-    Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", "MFU ↓  price →",
-         _share("hours_mfu_used"), _scaled("price_per_gpu_hour"),
-         lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{r}*3600)/hours_productive_share*{c}",
-         "percent", "money", "money0", "paid once", "C / (peak · MFU · 3600) / q × price; the middle is Hours' cost"),
-    Grid("days", "Wall-clock days over the run's GPUs (rows) × MFU (columns)", "GPUs ↓  MFU →",
-         _count("hours_gpus", at_least_one=True), _share("hours_mfu_used"),
-         lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{c}*3600)/hours_productive_share/{r}/24",
-         "count", "percent", "days", "days", "C / (peak · MFU · 3600) / q / GPUs / 24"),
+    Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", corner="MFU ↓  price →",
+         row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour"),
+         cell=lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{r}*3600)/hours_productive_share*{c}",
+         row_kind="percent", column_kind="money", kind="money0", unit="paid once",
+         note="C / (peak · MFU · 3600) / q × price; the middle is Hours' cost"),
+    Grid("days", "Wall-clock days over the run's GPUs (rows) × MFU (columns)", corner="GPUs ↓  MFU →",
+         row_heading=_count("hours_gpus", at_least_one=True), column_heading=_share("hours_mfu_used"),
+         cell=lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{c}*3600)/hours_productive_share/{r}/24",
+         row_kind="count", column_kind="percent", kind="days", unit="days",
+         note="C / (peak · MFU · 3600) / q / GPUs / 24"),
     Grid("crossing_day", "Crossing day in GPU-hours over tokens per day (rows) × serving MFU (columns)",
-         "Tokens a day ↓  serving MFU →", _count("crossover_served_tokens_per_day"),
-         _share("crossover_serving_mfu_used"),
-         lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/(serving_ops_per_param_token*model_active_params*{r}'
-                      f"/(gpu_peak_tflops*1e12*{c}*3600)))",
-         "count", "percent", "days", "days", "H / serving GPU-hours per day; \"never\" without traffic"),
+         corner="Tokens a day ↓  serving MFU →", row_heading=_count("crossover_served_tokens_per_day"),
+         column_heading=_share("crossover_serving_mfu_used"),
+         cell=lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/(serving_ops_per_param_token*model_active_params*{r}'
+                           f"/(gpu_peak_tflops*1e12*{c}*3600)))",
+         row_kind="count", column_kind="percent", kind="days", unit="days",
+         note="H / serving GPU-hours per day; \"never\" without traffic"),
     Grid("cost_per_million_tokens", "Serving cost per million output tokens over users B (rows) × price (columns)",
-         "Users B ↓  price →", _count("serving_users", at_least_one=True), _scaled("price_per_gpu_hour"),
-         lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",{c}*1e6/(3600*{model.tokens_per_second_per_gpu(model.SERVING, r)}))',
-         "count", "money", "money", "per M tokens", "price · 1e6 / (3600 · TokS(B)): the Serving table's roofline "
-         "at B; more users than fit (B_max) say so"),
+         corner="Users B ↓  price →", row_heading=_count("serving_users", at_least_one=True),
+         column_heading=_scaled("price_per_gpu_hour"),
+         cell=lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",'
+                           f'{c}*1e6/(3600*{model.tokens_per_second_per_gpu(model.SERVING, r)}))',
+         row_kind="count", column_kind="money", kind="money", unit="per M tokens",
+         note="price · 1e6 / (3600 · TokS(B)): the Serving table's roofline at B; more users than fit (B_max) say "
+         "so"),
 ]
 STEP_NAMES = [f"sensitivity_step_{i}" for i in range(1, len(STEPS) + 1)]
 
@@ -78,7 +84,7 @@ BASE = [
 STALE = "n/a: an input changed since the planner ran; run it again"
 LIVE = {  # tornado input → its value now, as the sheet names it
     "mfu": "hours_mfu_used", "price": "price_per_gpu_hour", "training_tokens": "hours_tokens",
-    "tokens_per_day": "crossover_served_tokens_per_day", "bandwidth_efficiency": "serving_bandwidth_efficiency",
+    "tokens_per_day": "crossover_served_tokens_per_day", "bandwidth_efficiency": "serving_bandwidth_efficiency_used",
     "productive_share": "hours_productive_share", "monthly_growth": "budget_monthly_growth",
     "horizon": "crossover_horizon_days"}
 assert list(LIVE) == list(TORNADO)
@@ -182,7 +188,7 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
     sheet.section("Tornado: the plan's total with one input at ×0.8 and ×1.2 (shares capped at 1; growth of 0 moves "
                   "by ±0.01 a month)")
     _, first, last = sheet.records(list(range(1, len(IDS) + 1)), TORNADO_LINES, lines, label_header="Line")
-    _name_block(book, sheet, "sensitivity_tornado_snapshot", first, last, SNAPSHOT_COLUMNS)
+    _name_block(book, sheet, "sensitivity_tornado_snapshot", rows=(first, last), keys=SNAPSHOT_COLUMNS)
     sheet.row(Row("current", "The snapshot is the plan's (its inputs and total unchanged)", kind="bool", unit="",
                   formula="=AND(IFERROR(ABS(plan_total_cost-sensitivity_total_snapshot)<=1e-9*ABS("
                           "sensitivity_total_snapshot),FALSE),COUNTIF({same:range},FALSE)=0,"
@@ -206,7 +212,8 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
         a["shown"] = a["difference"] if current else STALE
     _, first, last = sheet.records([a["key"] for a in table.alternatives], ALTERNATIVES, alternatives,
                                    label_header="Alternative")
-    _name_block(book, sheet, "sensitivity_alternatives_snapshot", first, last, ["label", "total", "difference"])
+    _name_block(book, sheet, "sensitivity_alternatives_snapshot", rows=(first, last),
+                keys=["label", "total", "difference"])
     col = sheet.places["shown"].col
     for i, a in enumerate(table.alternatives):
         book.define(f"plan_{a['key']}_difference", sheet.name, kit.xl_rowcol_to_cell(first + i, col),
@@ -254,8 +261,9 @@ def _sorted(lines: list[dict], total) -> list[dict]:
     return found
 
 
-def _name_block(book: kit.Book, sheet: kit.Sheet, name: str, first: int, last: int, keys: list[str]) -> None:
+def _name_block(book: kit.Book, sheet: kit.Sheet, name: str, *, rows: tuple[int, int], keys: list[str]) -> None:
     """A defined name over a snapshot's columns (adjacent), so an edited workbook's values can be read back."""
+    first, last = rows
     cols = [sheet.places[key].col for key in keys]
     book.define(name, sheet.name, f"{kit.xl_rowcol_to_cell(first, min(cols))}:{kit.xl_rowcol_to_cell(last, max(cols))}")
 
@@ -315,5 +323,3 @@ KEY_RESULTS = [
     KeyResult("sensitivity_largest_swing", "The input that moves the plan's total most (±20 %)", kind="text",
               snapshot=True),
 ]
-
-CHECKS: list = []

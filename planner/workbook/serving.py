@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from typing import Callable
+
+from planner.engine.calibration import NOT_ASKED
 from planner.engine.serving import DOES_NOT_FIT, TABLE_ROWS
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
@@ -78,7 +81,7 @@ PER_TOKEN = [
         unit="TFLOP/s", note="FP8 when the weights' GEMMs are FP8 and the GPU has FP8, else BF16",
         name="serving_peak_flops"),
     Row("bandwidth", "Effective bandwidth BW_e = HBM · η_m",
-        formula="=" + model.effective_bandwidth("gpu_hbm_tbps", "serving_bandwidth_efficiency"), kind="tera",
+        formula="=" + model.effective_bandwidth("gpu_hbm_tbps", "serving_bandwidth_efficiency_used"), kind="tera",
         unit="TB/s",
         name="serving_bandwidth"),
     Row("output_tokens", "Output tokens o = sequence − prompt",
@@ -111,6 +114,13 @@ def _layer(experts: str) -> str:
 
 def _by_method(mtp: str, draft: str) -> str:
     return f"=IF({_MTP},{mtp},IF({_DRAFT},{draft},0))"
+
+
+def draft_kv_bytes_per_token(kv_bytes_per_token: str, kv_value_bytes: str, tensor_parallel: str) -> str:
+    """KV_d on t GPUs (a formula): mtp's layers at the model's KV_g per layer, a draft model's own at the same KV
+    precision, 0 without a draft (§12.2)."""
+    return _by_method(f"serving_draft_layers*{kv_bytes_per_token}/model_layers",
+                      model.kv_bytes_per_token(DRAFT_CELLS, kv_value_bytes, tensor_parallel))
 
 
 SPECULATION = [
@@ -149,8 +159,7 @@ SPECULATION = [
         formula=_by_method("serving_attention_width", model.attention_width(DRAFT_CELLS)), kind="count", unit="",
         name="serving_draft_attention_width"),
     Row("draft_kv_bytes_per_token", "Draft KV cache per token per GPU KV_d",
-        formula=_by_method("serving_draft_layers*serving_kv_bytes_per_token/model_layers",
-                           model.kv_bytes_per_token(DRAFT_CELLS, "serving_kv_value_bytes", T)),
+        formula=draft_kv_bytes_per_token("serving_kv_bytes_per_token", "serving_kv_value_bytes", T),
         kind="count", unit="bytes", name="serving_draft_kv_bytes_per_token"),
     Row("draft_experts", "Draft routed experts", formula=_by_method("model_experts", _draft("experts")),
         kind="count", unit="experts", name="serving_draft_experts"),
@@ -196,7 +205,7 @@ IDLE = [
         formula=f"=IF(serving_draft_on,{model._prefill_pass(R, None, R.draft)},0)*1000", kind="tenths", unit="ms",
         note="A draft builds its own KV cache over every prompt, after the model's prefill"),
     Row("ttft_ms", "Time to first token TTFT", formula="=MAX({ttft_compute_ms},{ttft_memory_ms})"
-        "+{ttft_all_reduce_ms}+serving_overhead_ms+{ttft_draft_ms}", kind="tenths", unit="ms",
+        "+{ttft_all_reduce_ms}+serving_overhead_ms_used+{ttft_draft_ms}", kind="tenths", unit="ms",
         note="The longer of compute and memory, plus the all-reduces and τ", name="serving_ttft_ms", bold=True),
 ]
 
@@ -272,6 +281,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
     for title, rows in (("The precisions and the GPU, looked up in Catalog", LOOKUPS),
+                        ("Efficiencies in force: the inputs, or fitted from benchmark logs", in_force_rows(
+                            results.scenario.goodput.benchmarks if table.calibration else [])),
                         ("Per token and per GPU", PER_TOKEN),
                         ("Speculative decoding and prefix caching (0: none)", SPECULATION),
                         ("Capacity: how many sequences fit", CAPACITY),
@@ -345,9 +356,10 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
     def cells(i: int) -> model.ReplicaCells:  # the run's benchmark GPU and its own lengths
         fp8, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
                                   for column in ("fp8_tflops", "peak_tflops", "hbm_tbps", "nvlink_gbps"))
-        gpu = replace(R, peak_flops=f"(IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak})*1e12)",
-                            bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency)",
-                            nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
+        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency", overhead_ms="serving_overhead_ms",
+                      peak_flops=f"(IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak})*1e12)",
+                      bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency)",
+                      nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
         return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
 
     def left(c: model.ReplicaCells, measured: str, tokens: str) -> str:  # the measured time less AR and τ
@@ -381,12 +393,167 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
                template=lambda i: f"={model.decode_bytes(cells(i), '{mean_concurrency}')}/({cells(i).hbm_tbps}"
                                   f"*1e12*{left(cells(i), 'measured_tpot_ms', '{mean_concurrency}')})"),
     ]
-    values = [{key: row[key] for key in CALIBRATION_VALUES} for row in runs]
+    columns += _fit_columns(runs, cells)
+    values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) for row in runs]
     header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)")
     sheet.set_height(header, 45)
     sheet.text("η_m implied = the decode step's bytes / (HBM · (median TPOT − AR − τ)); η_c implied = the prefill "
                "FLOPs / (t · P_e · (median TTFT − AR − τ)). A TTFT measured under load includes queueing, so the η_c "
-               "it implies is a floor. Set η_c and η_m on Inputs from these.", style=book.styles.note, height=32)
+               "it implies is a floor. The fit below uses the runs of the benchmark serving.calibration names: the "
+               "decode step is linear in its bytes, Y = X / η_m + Z · τ, with the prefills' stalls taken out.",
+               style=book.styles.note, height=32)
+    sheet.skip()
+    sheet.section("The fit: η_m and τ by least squares through the origin on (X, Z), η_c on the prefills (ms)")
+    sheet.rows(FIT, _fit_shown(results.serving.scalars))
+
+
+def _fit_columns(runs: list[dict], cells) -> list[Column]:
+    """The fit's columns beside each run (docs/method.md §12.1), in ms: whether the fit uses the run (its benchmark
+    is the one serving.calibration names; the prefill compute-bound and the decode memory-bound at the inputs' η;
+    its TTFT within the queueing factor of the idle prediction; more than one output token and Z > 0), then X, the
+    prefills' stall, Y, Z, x, y and the residual, blank ("") for a run not used; and the prediction's errors."""
+    def used(i: int) -> str:
+        c, b = cells(i), "{mean_concurrency}"
+        bound = (f"AND({model.compute_seconds(c, model.prefill_flops(c))}>={model.memory_seconds(c, model.prefill_bytes(c))},"
+                 f"{model.memory_seconds(c, model.decode_bytes(c, b))}>={model.compute_seconds(c, model.decode_flops(c, b))},"
+                 "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_ms})")
+        return (f"=IF(AND(goodput_benchmarks_{runs[i]['benchmark']}_name=serving_calibration,"
+                f"{{mean_output_tokens}}>1,1-({b}-1)/{{mean_output_tokens}}>0),{bound},FALSE)")
+
+    def when_used(expression) -> Callable[[int], str]:
+        return lambda i: f'=IF({{used}},{expression(i)},"")'
+
+    def after(i: int) -> model.ReplicaCells:  # the same run at the values in force on the benchmark's GPU
+        return replace(cells(i), compute_efficiency="serving_fit_compute_efficiency",
+                       overhead_ms="serving_fit_overhead_ms",
+                       bandwidth=f"({cells(i).hbm_tbps}*1e12*serving_fit_bandwidth_efficiency)")
+
+    def itl(c: model.ReplicaCells) -> str:
+        return f"{model.cycle_s(c, '{mean_concurrency}')}/{{mean_output_tokens}}*1000"
+
+    b, s, o = "{mean_concurrency}", "{mean_prompt_tokens}", "{mean_output_tokens}"
+    return [
+        Column("used", "Used by the fit", kind="bool", template=used),
+        Column("x_bytes_ms", "X: decode bytes at full HBM (ms)", kind="decimal",
+               template=when_used(lambda i: f"{model.decode_bytes(cells(i), b)}/({cells(i).hbm_tbps}*1e12)*1000")),
+        Column("stall_ms", "Prefills' stall per token (ms)", kind="decimal", template=when_used(
+            lambda i: f"({b}*({{measured_ttft_ms}}/1000-{model.all_reduce_seconds(cells(i), s)})"
+                      f"+{model.all_reduce_seconds(cells(i), f'{b}*{s}')})/{o}*1000")),
+        Column("y_ms", "Y = TPOT − AR(B̄) − stall (ms)", kind="decimal", template=when_used(
+            lambda i: f"{{measured_tpot_ms}}-{model.all_reduce_seconds(cells(i), b)}*1000-{{stall_ms}}")),
+        Column("z", "Z = 1 − (B̄ − 1) / o", kind="decimal", template=when_used(lambda i: f"1-({b}-1)/{o}")),
+        Column("x_prefill_ms", "x: prefill at full peak (ms)", kind="decimal", template=when_used(
+            lambda i: f"{model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops})*1000")),
+        Column("y_prefill_ms", "y = TTFT − AR(s) − τ (ms)", kind="decimal", template=when_used(
+            lambda i: f"{{measured_ttft_ms}}-{model.all_reduce_seconds(cells(i), s)}*1000-serving_fit_overhead_ms")),
+        Column("residual_ms", "Residual Y − m·X − τ·Z (ms)", kind="decimal",
+               template='=IF(AND({used},serving_fit_status="fitted"),{y_ms}-serving_fit_slope*{x_bytes_ms}'
+                        '-serving_fit_intercept_ms*{z},"")'),
+        Column("ttft_error_before", "TTFT error at the inputs", kind="percent",
+               template=when_used(lambda i: "{predicted_ttft_ms}/{measured_ttft_ms}-1")),
+        Column("itl_error_before", "ITL error at the inputs", kind="percent",
+               template=when_used(lambda i: f"{itl(cells(i))}/{{measured_tpot_ms}}-1")),
+        Column("ttft_error_after", "TTFT error as fitted", kind="percent",
+               template=when_used(lambda i: f"{model.ttft_s(after(i))}*1000/{{measured_ttft_ms}}-1")),
+        Column("itl_error_after", "ITL error as fitted", kind="percent",
+               template=when_used(lambda i: f"{itl(after(i))}/{{measured_tpot_ms}}-1")),
+    ]
+
+
+FIT_IN_MS = {"x_bytes_ms": 1e3, "stall_ms": 1e3, "y_ms": 1e3, "x_prefill_ms": 1e3, "y_prefill_ms": 1e3,
+             "residual_ms": 1e3}  # the engine's seconds, shown in ms
+
+
+def _fit_values(row: dict) -> dict:
+    """A run's fit columns as the sheet shows them (ms), "" where the engine holds none."""
+    found = {"used": row["used"], "z": row["z"]}
+    for key, scale in FIT_IN_MS.items():
+        value = row[key.replace("_ms", "_s")]
+        found[key] = value * scale if isinstance(value, float) else ""
+    found |= {k: row[k] for k in ("ttft_error_before", "itl_error_before", "ttft_error_after", "itl_error_after")}
+    return found
+
+
+def _fit_shown(s: dict) -> dict:
+    """The fit block's values in the sheet's units: sums of squares in ms², τ and the error in ms."""
+    def scaled(key, factor):
+        return s[key] * factor if isinstance(s.get(key), (int, float)) and not isinstance(s[key], bool) else ""
+
+    return {"fit_runs_used": s["fit_runs_used"], "fit_sxx": scaled("fit_sxx", 1e6), "fit_sxz": scaled("fit_sxz", 1e3),
+            "fit_szz": scaled("fit_szz", 1), "fit_sxy": scaled("fit_sxy", 1e6), "fit_szy": scaled("fit_szy", 1e3),
+            "fit_det": scaled("fit_det", 1e6), "fit_slope": scaled("fit_slope", 1),
+            "fit_intercept_ms": scaled("fit_intercept_s", 1e3), "fit_status": s["fit_status"],
+            "fit_bandwidth_efficiency": s["fit_bandwidth_efficiency"], "fit_overhead_ms": s["fit_overhead_ms"],
+            "fit_compute_efficiency_fit": scaled("fit_compute_efficiency_fit", 1),
+            "fit_compute_efficiency": s["fit_compute_efficiency"],
+            "fit_standard_error_ms": scaled("fit_standard_error_s", 1e3),
+            "fit_error_before": s["fit_error_before"] if s["fit_error_before"] is not None else "",
+            "fit_error_after": s["fit_error_after"] if s["fit_error_after"] is not None else ""}
+
+
+def _fit_row(key: str, label: str, formula: str, kind: str = "decimal", unit: str = "", note: str = "") -> Row:
+    return Row(key, label, formula=formula, kind=kind, unit=unit, note=note, name=f"serving_{key}")
+
+
+_X, _Z, _Y = "{x_bytes_ms:range}", "{z:range}", "{y_ms:range}"
+FIT = [
+    _fit_row("fit_runs_used", "Runs used", "=COUNTIF({used:range},TRUE)", "count", "runs"),
+    _fit_row("fit_sxx", "Sxx = Σ X²", f"=SUMSQ({_X})", unit="ms²"),
+    _fit_row("fit_sxz", "Sxz = Σ X·Z", f"=SUMPRODUCT({_X},{_Z})", unit="ms"),
+    _fit_row("fit_szz", "Szz = Σ Z²", f"=SUMSQ({_Z})"),
+    _fit_row("fit_sxy", "Sxy = Σ X·Y", f"=SUMPRODUCT({_X},{_Y})", unit="ms²"),
+    _fit_row("fit_szy", "Szy = Σ Z·Y", f"=SUMPRODUCT({_Z},{_Y})", unit="ms"),
+    _fit_row("fit_det", "det = Sxx·Szz − Sxz²", "=serving_fit_sxx*serving_fit_szz-serving_fit_sxz^2", unit="ms²"),
+    _fit_row("fit_slope", "m = 1 / η_m", '=IF(serving_fit_det>0,(serving_fit_sxy*serving_fit_szz-serving_fit_sxz'
+             '*serving_fit_szy)/serving_fit_det,"")'),
+    _fit_row("fit_intercept_ms", "τ fitted", '=IF(serving_fit_det>0,(serving_fit_sxx*serving_fit_szy-serving_fit_sxz'
+             '*serving_fit_sxy)/serving_fit_det,"")', unit="ms"),
+    _fit_row("fit_status", "Status", f'=IF(serving_calibration="none","{NOT_ASKED}",IF(serving_fit_runs_used=0,'
+             '"no used run",IF(serving_fit_runs_used=1,"one run",IF(serving_fit_det<=calibration_alike_share'
+             '*serving_fit_sxx*serving_fit_szz,"runs too alike",IF(serving_fit_slope<1,'
+             '"η_m > 1: the runs contradict the model",IF(serving_fit_intercept_ms<0,'
+             '"τ < 0: the runs contradict the model","fitted"))))))', "text",
+             note="Where it is not fitted, η_m and τ keep the inputs"),
+    _fit_row("fit_bandwidth_efficiency", "η_m in force on the benchmark's GPU",
+             '=IF(serving_fit_status="fitted",1/serving_fit_slope,serving_bandwidth_efficiency)', "percent"),
+    _fit_row("fit_overhead_ms", "τ in force on the benchmark's GPU",
+             '=IF(serving_fit_status="fitted",serving_fit_intercept_ms,serving_overhead_ms)', unit="ms"),
+    _fit_row("fit_compute_efficiency_fit", "η_c fitted = Σ x² / Σ x·y",
+             '=IF(serving_fit_runs_used=0,"",IF(SUMPRODUCT({x_prefill_ms:range},{y_prefill_ms:range})>0,'
+             'SUMSQ({x_prefill_ms:range})/SUMPRODUCT({x_prefill_ms:range},{y_prefill_ms:range}),""))', "percent"),
+    _fit_row("fit_compute_efficiency", "η_c in force on the benchmark's GPU",
+             "=IF(ISNUMBER(serving_fit_compute_efficiency_fit),IF(AND(serving_fit_compute_efficiency_fit>0,"
+             "serving_fit_compute_efficiency_fit<=1),serving_fit_compute_efficiency_fit,serving_compute_efficiency),"
+             "serving_compute_efficiency)", "percent"),
+    _fit_row("fit_standard_error_ms", "Standard error of Y", '=IF(AND(serving_fit_status="fitted",'
+             'serving_fit_runs_used>=3),SQRT(SUMSQ({residual_ms:range})/(serving_fit_runs_used-2)),"")', unit="ms"),
+    *(_fit_row(f"fit_error_{when}", f"Mean absolute error of TTFT and ITL, {words}",
+               f'=IF(serving_fit_runs_used=0,"",(SUMIF({{ttft_error_{when}:range}},">0")-SUMIF({{ttft_error_{when}:range}},'
+               f'"<0")+SUMIF({{itl_error_{when}:range}},">0")-SUMIF({{itl_error_{when}:range}},"<0"))'
+               f"/(2*serving_fit_runs_used))", "percent")
+      for when, words in (("before", "at the inputs"), ("after", "as fitted"))),
+]
+
+
+def in_force_rows(benchmarks: list) -> list[Row]:
+    """The efficiencies the roofline reads: the inputs, or with serving.calibration naming a benchmark that ran on
+    this GPU, the fit's (docs/method.md §12.1)."""
+    gpu = '""'
+    for i in range(len(benchmarks), 0, -1):
+        gpu = f"IF(serving_calibration=goodput_benchmarks_{i}_name,goodput_benchmarks_{i}_gpu,{gpu})"
+    here = 'AND(serving_calibration<>"none",serving_calibration_gpu=gpu)'
+
+    def used(key: str, fitted: str, label: str, kind: str, unit: str) -> Row:
+        formula = f"=IF({here},{fitted},serving_{key})" if benchmarks else f"=serving_{key}"
+        return Row(f"{key}_used", label, formula=formula, kind=kind, unit=unit, name=f"serving_{key}_used")
+
+    return [Row("calibration_gpu", "GPU of the benchmark calibrated from", formula="=" + gpu, kind="text", unit="",
+                note="Blank: no calibration", name="serving_calibration_gpu"),
+            used("compute_efficiency", "serving_fit_compute_efficiency", "Compute efficiency η_c in force",
+                 "percent", "of peak"),
+            used("bandwidth_efficiency", "serving_fit_bandwidth_efficiency", "Bandwidth efficiency η_m in force",
+                 "percent", "of HBM"),
+            used("overhead_ms", "serving_fit_overhead_ms", "Overhead per pass τ in force", "decimal", "ms")]
 
 
 KEY_RESULTS = [
@@ -423,6 +590,9 @@ CHECKS = [
           f"MOD({_draft('heads')},{T})=0,OR(MOD({_draft('kv_heads')},{T})=0,MOD({T},{_draft('kv_heads')})=0)))",
           note="IF, not AND: the draft model's lookups are read only with a draft",
           about=("serving_speculative_draft_model",)),
+    Check("serving_calibration_on_this_gpu", "Serving: serving.calibration names a benchmark that ran on the "
+          "scenario's GPU (efficiencies do not carry across GPUs)",
+          formula='OR(serving_calibration="none",serving_calibration_gpu=gpu)', about=("serving_calibration",)),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]

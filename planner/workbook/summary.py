@@ -9,7 +9,7 @@ from typing import Any
 import xlsxwriter
 
 from planner.scenario import CURRENCY_SYMBOLS
-from planner.workbook.kit import KINDS, MONEY_DECIMALS, money_format
+from planner.units import KINDS, MONEY_DECIMALS, money_format
 
 
 def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, generated: dt.date) -> None:

@@ -1,0 +1,8 @@
+"""What the engine shares with the scenario's declarations: the words an input may hold in place of a number, and
+the longest Crossover horizon, for which the Budget's month rows are made. The engine owns them and the inputs
+(planner/inputs/) declare them; plain values without numpy, so that reading a scenario, or `planner schema`, does
+not import numpy."""
+
+LAYOUT = "layout"  # hours.mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
+ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
+HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each month a row of the Budget sheet

@@ -1,0 +1,658 @@
+"""The Fleet sheet (docs/method.md §11): every configuration's shown row, the cheapest of each mode, the Pareto
+front and the day, as live formulas. The search stays in the engine; each row's integers (B*, B, n or x and y, and
+each hour's replicas) are input cells, and every other column a formula of them, of Inputs, of the configuration's
+Catalog rows and of the method constants: the roofline through the model core's Excel twins (planner/workbook/
+model.py) over the row's own cells, then the queue (Erlang C in its POISSON form), the fleet's figures and the
+checks that say whether the engine's integers still hold. Editing a price re-ranks the cheapest live; editing the
+rate or an efficiency turns a check FALSE until the planner runs again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, NO_FLEET
+from planner.workbook import kit, model
+from planner.workbook.serving import draft_kv_bytes_per_token
+from planner.workbook.kit import Check, KeyResult, Row
+
+SHEET = "Fleet"
+AGG = '{mode}="aggregated"'
+RATE = "fleet_served_rate"  # λ, requests per second
+BUDGET = "fleet_miss_budget"  # 1 − p
+NINE = "gpu_rounding_decimals"  # comparisons and whole-number rounding at 9 decimals
+X, Y = "goodput_slo_ttft_ms", "goodput_slo_tpot_ms"
+O = "serving_output_tokens"
+
+# A row's replica (aggregated, or the decode pool's) and the replica that prefills (t, or t_p), each on the row's GPU
+# and precisions, with the efficiencies on its GPU: the model core's twins read these cells, the model's own, a
+# draft's and the prefix cache's from the Serving sheet
+ROW = replace(model.SERVING, tensor_parallel="{tensor_parallel}", weight_bytes="{weight_bytes}",
+              kv_bytes_per_token="{kv_bytes_per_token}", peak_flops="{peak_flops}", bandwidth="{bandwidth}",
+              nvlink_gbps="{nvlink_gbps}", peak_tflops="{peak_tflops}", hbm_tbps="{hbm_tbps}",
+              price="{price_per_gpu_hour}", compute_efficiency="{compute_efficiency}", overhead_ms="{overhead_ms}",
+              draft=replace(model.DRAFT, kv_per_token="{draft_kv_bytes_per_token}"))
+FIRST = replace(ROW, tensor_parallel="{first_parallel}", kv_bytes_per_token="{kv_first}",
+                draft=replace(model.DRAFT, kv_per_token="{draft_kv_first}"))
+# The efficiencies on a row's GPU (§12.1): fitted on the benchmark's GPU, the inputs on any other
+CALIBRATED = {key: f"fleet_calibrated_{key}" for key in ("compute_efficiency", "bandwidth_efficiency", "overhead_ms")}
+
+
+def _on_its_gpu(key: str) -> str:
+    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},serving_{key})"
+
+
+
+# The queue, spelled for any cells ---------------------------------------------------------------------------------
+def erlang_c(servers: str, load: str) -> str:
+    """C(c, a) = IF(a ≥ c, 1, POISSON(c, a) / (POISSON(c, a) + (1 − a/c)·POISSON(c − 1, a, TRUE)))."""
+    return (f"IF({load}>={servers},1,POISSON({servers},{load},FALSE)/(POISSON({servers},{load},FALSE)"
+            f"+(1-({load})/({servers}))*POISSON({servers}-1,{load},TRUE)))")
+
+
+def meets(miss: str) -> str:
+    """ROUND(miss, 9) ≤ ROUND(1 − p, 9)."""
+    return f"ROUND({miss},{NINE})<=ROUND({BUDGET},{NINE})"
+
+
+def pool_gpus(replicas: str, tensor_parallel: str) -> str:
+    """CEIL9(replicas·(1 + r_f))·t: a pool's GPUs, its spares in whole replicas."""
+    return f"CEILING(ROUND(({replicas})*(1+fleet_spare),{NINE}),1)*{tensor_parallel}"
+
+
+@dataclass(frozen=True)
+class Served:
+    """Where the terms of a sized configuration are, for the miss at other replicas or another rate."""
+
+    batch: str
+    cycle_s: str
+    tpot_ms: str
+    ttft_ms: str
+    transfer_ms: str = "0"
+
+
+def aggregated_miss(replicas: str, rate: str, c: Served) -> str:
+    """P(TTFT > X) of n replicas at λ: 1 below one replica, when unstable (a ≥ c or ρ_pre ≥ 1) or when the first
+    token's wait leaves no slack; else C·EXP(−(n·B/cycle − λ)·w). Nested IFs: no error reaches a comparison."""
+    n, d = f"({replicas})", f"{c.ttft_ms}/1000"
+    load, servers, busy = f"{rate}*{c.cycle_s}", f"{n}*{c.batch}", f"{rate}*{d}/{n}"
+    slack = f"({X}-({c.tpot_ms}+{busy}*{c.ttft_ms}/(1-{busy})+{c.ttft_ms}))/1000"
+    return (f"IF({n}<1,1,IF(OR({load}>={servers},{busy}>=1),1,IF({slack}<0,1,{erlang_c(servers, load)}"
+            f"*EXP(-({n}*{c.batch}/{c.cycle_s}-{rate})*{slack}))))")
+
+
+def disaggregated_miss(prefill: str, decode: str, rate: str, c: Served) -> str:
+    """tail_p + C_d of x prefill and y decode replicas at λ (Boole's bound); 1 below one replica in a pool."""
+    x, d = f"({prefill})", f"({c.ttft_ms}/1000)"
+    load, slack = f"{rate}*{d}", f"({X}-{c.ttft_ms}-{c.transfer_ms})/1000"
+    tail = (f"IF({load}>={x},1,IF({slack}<0,1,{erlang_c(x, load)}*EXP(-({x}/{d}-{rate})*{slack})))")
+    servers, decode_load = f"({decode})*{c.batch}", f"{rate}*{O}*{c.tpot_ms}/1000"
+    return f"IF(OR({x}<1,({decode})<1),1,{tail}+{erlang_c(servers, decode_load)})"
+
+
+# The Candidates table: one row per configuration ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class FleetColumn:
+    """A column of a table of configurations: text (the engine's words), an input (an integer the search chose), or
+    a formula over the row's cells; `guarded`: "n/a" while the row's integers are not valid."""
+
+    key: str
+    header: str
+    kind: str
+    template: str = ""  # a formula; "" for text and input cells
+    role: str = "formula"  # "text", "input" or "formula"
+    guarded: bool = True
+
+
+def _lookup(block: str, column: str, choice: str, *, blank_as_zero: bool = False) -> str:
+    found = f"INDEX(catalog_{block}_{column},MATCH({choice},catalog_{block}_ids,0))"
+    return f"=IF(ISNUMBER({found}),{found},0)" if blank_as_zero else "=" + found
+
+
+def _whole(key: str) -> str:
+    return f"IF(ISNUMBER({{{key}}}),AND({{{key}}}=INT({{{key}}}),{{{key}}}>=1),FALSE)"
+
+
+VALID = (f"=IF({AGG},AND({_whole('tensor_parallel')},{_whole('b_star')},{_whole('batch')},{_whole('replicas')}),"
+         f"AND({_whole('prefill_tensor_parallel')},{_whole('tensor_parallel')},{_whole('b_star')},{_whole('batch')},"
+         f"{_whole('prefill_replicas')},{_whole('decode_replicas')}))")
+SERVED = Served(batch="{batch}", cycle_s="{cycle_s}", tpot_ms="{tpot_ms}", ttft_ms="{ttft_ms}",
+                transfer_ms="{kv_transfer_ms}")
+LATENCY_NEXT = (f"IF({AGG},{model.cycle_s(ROW, '{b_star}+1')}/{O},{model.tpot_s(ROW, '{b_star}+1')})*1000")
+LEFT = f"{BUDGET}-ROUND({{erlang_c}},{NINE})"  # 1 − p − C_d, C_d at 9 decimals (engine.fleet, the percentile)
+PERCENTILE = (f"=IF({{ttft_met}},IF({AGG},{{first_token_ms}}+IF({{erlang_c}}<={BUDGET},0,LN({{erlang_c}}/{BUDGET})"
+              f"/{{drain_rate}}*1000),{{ttft_ms}}+{{kv_transfer_ms}}+IF({{prefill_erlang_c}}<={LEFT},0,"
+              f"LN({{prefill_erlang_c}}/({LEFT}))/{{prefill_drain_rate}}*1000)),\"\")")
+
+IDENTITY = [FleetColumn("mode", "Mode", "text", role="text"), FleetColumn("gpu", "GPU", "text", role="text"),
+            FleetColumn("weight_precision", "Weights", "text", role="text"),
+            FleetColumn("kv_precision", "KV cache", "text", role="text")]
+INTEGERS = [FleetColumn(key, header, "count", role="input") for key, header in (
+    ("prefill_tensor_parallel", "Prefill GPUs t_p"), ("tensor_parallel", "GPUs t (decode t_d)"),
+    ("b_star", "Largest batch B*"), ("batch", "Batch B"), ("replicas", "Replicas n"),
+    ("prefill_replicas", "Prefill replicas x"), ("decode_replicas", "Decode replicas y"))]
+LOOKUPS = [
+    FleetColumn("valid", "Integers valid", "bool", VALID, guarded=False),
+    FleetColumn("price_per_gpu_hour", "Price per GPU-hour", "money",
+                "=IF({gpu}=gpu,price_per_gpu_hour," + _lookup("gpu", "price_per_hour", "{gpu}")[1:] + ")",
+                guarded=False),
+    FleetColumn("memory_gb", "GPU memory (GB)", "count", _lookup("gpu", "memory_gb", "{gpu}"), guarded=False),
+    FleetColumn("peak_tflops", "BF16 TFLOPS", "count", _lookup("gpu", "peak_tflops", "{gpu}"), guarded=False),
+    FleetColumn("fp8_tflops", "FP8 TFLOPS (0: none)", "count",
+                _lookup("gpu", "fp8_tflops", "{gpu}", blank_as_zero=True), guarded=False),
+    FleetColumn("hbm_tbps", "HBM TB/s", "decimal", _lookup("gpu", "hbm_tbps", "{gpu}"), guarded=False),
+    FleetColumn("nvlink_gbps", "NVLink GB/s (0: none)", "count",
+                _lookup("gpu", "nvlink_gbps", "{gpu}", blank_as_zero=True), guarded=False),
+    FleetColumn("network_gbps", "Network GB/s (0: none)", "count",
+                _lookup("gpu", "network_gbps", "{gpu}", blank_as_zero=True), guarded=False),
+    FleetColumn("gpus_per_node", "GPUs per node", "count", _lookup("gpu", "gpus_per_node", "{gpu}"), guarded=False),
+    FleetColumn("weight_bits", "Bits per weight", "decimal", _lookup("precision", "weight_bits", "{weight_precision}"),
+                guarded=False),
+    FleetColumn("fp8_gemm", "FP8 GEMMs", "bool", _lookup("precision", "fp8_gemm", "{weight_precision}"),
+                guarded=False),
+    FleetColumn("kv_value_bytes", "Bytes per KV value", "decimal",
+                _lookup("precision", "kv_bytes", "{kv_precision}"), guarded=False),
+    FleetColumn("weight_bytes", "Bytes per weight b_w", "decimal", "={weight_bits}/8", guarded=False),
+    FleetColumn("compute_efficiency", "Compute efficiency η_c", "percent", _on_its_gpu("compute_efficiency"),
+                guarded=False),
+    FleetColumn("bandwidth_efficiency", "Bandwidth efficiency η_m", "percent", _on_its_gpu("bandwidth_efficiency"),
+                guarded=False),
+    FleetColumn("overhead_ms", "Overhead per pass τ (ms)", "decimal", _on_its_gpu("overhead_ms"), guarded=False),
+    FleetColumn("peak_flops", "Effective peak P_e (TFLOP/s)", "tera",
+                "=" + model.effective_peak_flops("{peak_tflops}", "{fp8_tflops}", "{fp8_gemm}"), guarded=False),
+    FleetColumn("bandwidth", "Effective bandwidth BW_e (TB/s)", "tera",
+                "=" + model.effective_bandwidth("{hbm_tbps}", "{bandwidth_efficiency}"), guarded=False),
+]
+POOL = "{memory_gb}*(1-serving_memory_reserve)-(model_params+serving_draft_params)*{weight_bytes}/%s/1e9"
+REPLICA = [
+    FleetColumn("kv_bytes_per_token", "KV bytes per token per GPU KV_g", "count",
+                "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}", "{tensor_parallel}")),
+    FleetColumn("draft_kv_bytes_per_token", "Draft KV bytes per token per GPU KV_d", "count",
+                draft_kv_bytes_per_token("{kv_bytes_per_token}", "{kv_value_bytes}", "{tensor_parallel}")),
+    FleetColumn("pool_gb", "KV pool per GPU (GB)", "gb", "=" + POOL % "{tensor_parallel}"),
+    FleetColumn("b_max", "B_max", "count", f"=IF({{pool_gb}}<=0,0,INT(ROUND({{pool_gb}}*1e9/(serving_sequence_length"
+                f"*({{kv_bytes_per_token}}+{{draft_kv_bytes_per_token}})),{NINE})))"),
+    FleetColumn("first_parallel", "GPUs of the replica that prefills", "count",
+                f"=IF({AGG},{{tensor_parallel}},{{prefill_tensor_parallel}})"),
+    FleetColumn("kv_first", "Its KV bytes per token per GPU", "count",
+                "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}", "{first_parallel}")),
+    FleetColumn("draft_kv_first", "Its draft's KV bytes per token per GPU", "count",
+                draft_kv_bytes_per_token("{kv_first}", "{kv_value_bytes}", "{first_parallel}")),
+    FleetColumn("prefill_fits", "One prompt's KV fits it", "bool",
+                f"=({POOL % '{first_parallel}'})*1e9>=serving_prompt_tokens*({{kv_first}}+{{draft_kv_first}})"),
+    FleetColumn("kv_one", "KV bytes per token on one GPU KV_1", "count",
+                "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}")),
+    FleetColumn("ttft_ms", "D: one prompt, idle (ms)", "tenths", f"={model.ttft_s(FIRST)}*1000"),
+    FleetColumn("tpot_ms", "TPOT(B) (ms)", "tenths", f"={model.tpot_s(ROW, '{batch}')}*1000"),
+    FleetColumn("prefill_s", "T_pre(B) (s)", "decimal", "=" + model.prefill_s(ROW, "{batch}")),
+    FleetColumn("cycle_s", "cycle(B) (s)", "decimal", "=" + model.cycle_s(ROW, "{batch}")),
+    FleetColumn("itl_ms", "ITL(B) = cycle/o (ms)", "tenths", f"={{cycle_s}}/{O}*1000"),
+    FleetColumn("latency_next_ms", "ITL or TPOT at B* + 1 (ms)", "tenths",
+                f"=IF({{b_star}}>={{b_max}},\"\",{LATENCY_NEXT})"),
+    FleetColumn("service_rate", "μ_r = B/cycle (per s)", "decimal", "={batch}/{cycle_s}"),
+]
+QUEUE = [
+    FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths",
+                f"=IF({AGG},\"\",IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),"
+                "fleet_kv_transfer_gbps,MIN("
+                "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
+                "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency)))"),
+    FleetColumn("kv_transfer_ms", "T_kv (ms)", "decimal",
+                f"=IF({AGG},\"\",serving_prompt_tokens*{{kv_one}}/({{kv_transfer_gbps}}*1e9)*1000)"),
+    FleetColumn("load", "Offered load a (Erlangs)", "decimal",
+                f"=IF({AGG},{RATE}*{{cycle_s}},{RATE}*{O}*{{tpot_ms}}/1000)"),
+    FleetColumn("servers", "Slots c = n·B or y·B", "count", f"=IF({AGG},{{replicas}},{{decode_replicas}})*{{batch}}"),
+    FleetColumn("utilisation", "ρ = a/c", "decimal", "={load}/{servers}"),
+    FleetColumn("erlang_c", "C(c, a)", "decimal", "=" + erlang_c("{servers}", "{load}")),
+    FleetColumn("prefill_utilisation", "ρ_pre = λ·D/n", "decimal",
+                f"=IF({AGG},{RATE}*{{ttft_ms}}/1000/{{replicas}},\"\")"),
+    FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal",
+                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{prefill_utilisation}}*{{ttft_ms}}"
+                "/(1-{prefill_utilisation}),\"\"),\"\")"),
+    FleetColumn("first_token_ms", "T_first = TPOT + W_pre + D (ms)", "tenths",
+                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{tpot_ms}}+{{prefill_wait_ms}}+{{ttft_ms}},\"\"),\"\")"),
+    FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", f"=IF({AGG},\"\",{RATE}*{{ttft_ms}}/1000)"),
+    FleetColumn("prefill_erlang_c", "C_p(x, a_p)", "decimal",
+                f"=IF({AGG},\"\",{erlang_c('{prefill_replicas}', '{prefill_load}')})"),
+    FleetColumn("prefill_drain_rate", "x/D − λ (per s)", "decimal",
+                f"=IF({AGG},\"\",{{prefill_replicas}}/({{ttft_ms}}/1000)-{RATE})"),
+    FleetColumn("slack_ms", "Slack w (ms)", "tenths",
+                f"=IF({AGG},IF({{first_token_ms}}=\"\",\"\",{X}-{{first_token_ms}}),"
+                f"{X}-{{ttft_ms}}-{{kv_transfer_ms}})"),
+    FleetColumn("prefill_tail", "tail_p", "decimal",
+                f"=IF({AGG},\"\",IF({{prefill_load}}>={{prefill_replicas}},1,IF({{slack_ms}}<0,1,{{prefill_erlang_c}}"
+                "*EXP(-{prefill_drain_rate}*{slack_ms}/1000))))"),
+    FleetColumn("drain_rate", "n·μ_r − λ (per s)", "decimal",
+                f"=IF({AGG},{{replicas}}*{{service_rate}}-{RATE},\"\")"),
+    FleetColumn("miss", "Miss P(TTFT > X)", "decimal",
+                f"=IF({AGG},IF(OR({{load}}>={{servers}},{{prefill_utilisation}}>=1),1,IF({{slack_ms}}<0,1,{{erlang_c}}"
+                "*EXP(-{drain_rate}*{slack_ms}/1000))),{prefill_tail}+{erlang_c})"),
+    FleetColumn("attainment", "Attainment A = 1 − miss", "decimal", "=1-{miss}"),
+    FleetColumn("ttft_met", "TTFT met", "bool", "=" + meets("{miss}")),
+    FleetColumn("ttft_percentile_ms", "TTFT at the target's percentile (ms)", "tenths", PERCENTILE),
+    FleetColumn("miss_one_fewer", "Miss at n − 1 (or x − 1)", "decimal",
+                f"=IF({AGG},{aggregated_miss('{replicas}-1', RATE, SERVED)},"
+                f"{disaggregated_miss('{prefill_replicas}-1', '{decode_replicas}', RATE, SERVED)})"),
+    FleetColumn("miss_one_fewer_decode", "Miss at y − 1", "decimal",
+                f"=IF({AGG},\"\",{disaggregated_miss('{prefill_replicas}', '{decode_replicas}-1', RATE, SERVED)})"),
+]
+FIGURES = [
+    FleetColumn("gpus", "GPUs with spares", "count",
+                f"=IF({AGG},{pool_gpus('{replicas}', '{tensor_parallel}')},"
+                f"{pool_gpus('{prefill_replicas}', '{prefill_tensor_parallel}')}"
+                f"+{pool_gpus('{decode_replicas}', '{tensor_parallel}')})"),
+    FleetColumn("cost_per_hour", "Cost per hour", "money", "={gpus}*{price_per_gpu_hour}"),
+    FleetColumn("acceptable_per_hour", "Acceptable requests per hour", "count",
+                f"=3600*{RATE}*{{attainment}}*fleet_quality"),
+    FleetColumn("cost_per_acceptable_request", "Cost per acceptable request", "money5",
+                "=IF({acceptable_per_hour}>0,{cost_per_hour}/{acceptable_per_hour},\"\")"),
+    FleetColumn("cost_per_million_tokens", "Cost per million output tokens", "money",
+                f"={{cost_per_hour}}*1e6/(3600*{RATE}*{O})"),
+    FleetColumn("tokens_per_s_per_gpu", "Output tokens/s per GPU", "tenths", f"={RATE}*{O}/{{gpus}}"),
+    FleetColumn("tokens_per_s_per_user", "Output tokens/s per user", "tenths",
+                f"=IF({AGG},1000/{{itl_ms}},1000/{{tpot_ms}})"),
+]
+CHECKS_PER_ROW = [
+    FleetColumn("tpot_met", "TPOT met", "bool", f"=ROUND(IF({AGG},{{itl_ms}},{{tpot_ms}}),{NINE})<={Y}"),
+    FleetColumn("b_star_largest", "B* the largest", "bool",
+                f"=IF({{b_star}}>{{b_max}},FALSE,IF({{b_star}}={{b_max}},TRUE,ROUND({{latency_next_ms}},{NINE})>{Y}))"),
+    FleetColumn("batch_row", "B a batch row", "bool",
+                "=IF({batch}={b_star},TRUE,IF({batch}<{b_star},2^ROUND(LOG({batch},2),0)={batch},FALSE))"),
+    FleetColumn("fewest", "Fewest replicas", "bool",
+                f"=IF({AGG},NOT({meets('{miss_one_fewer}')}),AND(NOT({meets('{miss_one_fewer}')}),"
+                f"NOT({meets('{miss_one_fewer_decode}')})))"),
+    FleetColumn("within_range", "Within the queue range", "bool",
+                f"=IF({AGG},{{servers}},MAX({{servers}},{{prefill_replicas}}))<=fleet_queue_range"),
+    FleetColumn("holds", "The integers hold", "bool",
+                "=AND({prefill_fits},{tpot_met},{b_star_largest},{batch_row},{ttft_met},{fewest},{within_range})"),
+]
+HELPERS = [  # the cheapest of each mode: the cost where the row meets the SLO, else blank; MIN and MATCH pick it
+    FleetColumn("meets", "Meets the SLO", "bool", "=AND({prefill_fits},{tpot_met},{ttft_met},{within_range})"),
+    FleetColumn("cost_aggregated", "Cost if aggregated and meets", "money",
+                f"=IF(AND({AGG},{{meets}}),{{cost_per_hour}},\"\")"),
+    FleetColumn("cost_disaggregated", "Cost if disaggregated and meets", "money",
+                f"=IF(AND(NOT({AGG}),{{meets}}),{{cost_per_hour}},\"\")"),
+    FleetColumn("cost_any", "Cost if it meets", "money", "=IF({meets},{cost_per_hour},\"\")"),
+]
+ROW_COLUMNS = IDENTITY + INTEGERS + LOOKUPS + REPLICA + QUEUE + FIGURES + CHECKS_PER_ROW
+
+
+def _validation(key: str) -> dict:
+    return {"validate": "integer", "criteria": "between", "minimum": 1, "maximum": 10**9, "ignore_blank": True}
+
+
+def _cached(column: FleetColumn, row: dict):
+    """The engine's value of a row's cell (a blank for None): the row's own key, its mode's miss with one prefill
+    replica fewer, TRUE for valid integers, the cost in the helper columns of its mode where it meets."""
+    if column.key == "valid":
+        return True
+    if column.key == "miss_one_fewer" and row["mode"] != AGGREGATED:
+        return row["miss_one_fewer_prefill"]
+    if column.key in ("cost_aggregated", "cost_disaggregated", "cost_any"):  # the helpers: the cost where it meets
+        return row["cost_per_hour"] if row["meets"] and column.key[5:] in ("any", row["mode"]) else ""
+    value = row.get(column.key)
+    return "" if value is None else value
+
+
+def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, columns: list[FleetColumn], *,
+                        reason: bool = False) -> tuple[int, int]:
+    """A table of configurations, one per row: the engine's words as text, its integers as input cells, every other
+    column a formula of the row; a row with a reason (no batch meets the SLO) shows its words, sizes and reason
+    only. Returns the first and last row (0-based)."""
+    styles = sheet.book.styles
+    header = sheet.heading_row([""] + [c.header for c in columns] + (["Why not (as generated)"] if reason else []),
+                               height=75)
+    first, last = header + 1, header + len(rows)
+    for col, column in enumerate(columns, start=1):
+        sheet.places[column.key] = kit.Place("column", first, col, last, col)
+    for i, (row, label) in enumerate(zip(rows, labels)):
+        r = first + i
+        sheet._label(r, label)
+        for col, column in enumerate(columns, start=1):
+            if column.role == "text":
+                sheet.ws.write_string(r, col, row[column.key], styles.value("text"))
+            elif column.role == "input":
+                sheet.input_cell(r, col, row[column.key], "count", _validation(column.key))
+            elif row.get("reason") is None:
+                template = column.template if not column.guarded else \
+                    f'=IF({{valid}},{column.template[1:]},"n/a")'
+                sheet.formula(r, col, sheet.expand(template, r, col), _cached(column, row),
+                              styles.value(column.kind))
+        if reason and row.get("reason"):
+            sheet.ws.write_string(r, len(columns) + 1, row["reason"], styles.note)
+    for col, column in enumerate(columns, start=1):
+        if column.kind == "bool" and column.key != "fp8_gemm":
+            sheet.warn("false", first, col, last, col)
+    sheet.row_index = last + 1
+    return first, last
+
+
+def _range(sheet: kit.Sheet, key: str, *, heading: bool = False) -> str:
+    """A table column's cells, absolute; with its heading too, so that it is never a single cell (Gnumeric's INDEX
+    gives #REF! on a one-cell range)."""
+    place = sheet.places[key]
+    return f"{kit.xl_rowcol_to_cell(place.row - heading, place.col, True, True)}:" \
+           f"{kit.xl_rowcol_to_cell(place.last_row, place.col, True, True)}"
+
+
+# The answer: the cheapest of each mode, by MIN and MATCH over the helper columns --------------------------------------
+SHOWN = [("mode", "Mode", "text"), ("gpu", "GPU", "text"), ("prefill_tensor_parallel", "t_p", "count"),
+         ("tensor_parallel", "t", "count"), ("batch", "B", "count"), ("replicas", "n", "count"),
+         ("prefill_replicas", "x", "count"), ("decode_replicas", "y", "count"), ("gpus", "GPUs", "count"),
+         ("cost_per_hour", "Cost per hour", "money"),
+         ("cost_per_acceptable_request", "Cost per acceptable request", "money5"),
+         ("cost_per_million_tokens", "Cost per million output tokens", "money"),
+         ("tokens_per_s_per_gpu", "Tokens/s per GPU", "tenths"),
+         ("tokens_per_s_per_user", "Tokens/s per user", "tenths"),
+         ("ttft_percentile_ms", "TTFT at the percentile (ms)", "tenths"), ("attainment", "Attainment", "decimal")]
+CHEAPEST = [("aggregated", "Cheapest aggregated", "cost_aggregated"),
+            ("disaggregated", "Cheapest disaggregated", "cost_disaggregated"), (None, "Cheapest overall", "cost_any")]
+ANSWER_ROWS = 11  # rows the answer takes above the Candidates table
+NAMES = {key: name for name, key in HEADLINE.items()}  # the overall cheapest's key → its defined name
+
+
+def _answer(sheet: kit.Sheet, table, symbol: str) -> None:
+    """The cheapest of each mode and overall (their values by INDEX at the row MATCH(MIN(…)) finds, ties to the
+    earlier row), the headline names, the answer in a sentence, the counts and whether the integers hold."""
+    styles, book = sheet.book.styles, sheet.book
+    sheet.section("The answer: the cheapest configuration of each mode that meets the SLO")
+    sheet.heading_row(["", "Row"] + [header for _, header, _ in SHOWN], height=45)
+    for mode, label, helper in CHEAPEST:
+        r, best = sheet.row_index, (table.cheapest_of(mode) if mode else table.cheapest)
+        sheet._label(r, label)
+        found = _range(sheet, helper, heading=True)  # its heading is text: MIN, COUNT and MATCH pass it by
+        at = sheet.formula(r, 1, f'=IF(COUNT({found})=0,"",MATCH(MIN({found}),{found},0)-1)',
+                           table.candidates.index(best) + 1 if best else "", styles.value("count"))
+        for col, (key, _, kind) in enumerate(SHOWN, start=2):
+            value = "" if best is None or best.get(key) is None else best[key]
+            pick = f"INDEX({_range(sheet, key, heading=True)},{at}+1,1)"
+            cell = sheet.formula(r, col, f'=IF({at}="","",IF({pick}="","",{pick}))', value, styles.value(kind))
+            name = NAMES.get(key, f"fleet_cheapest_{key}") if mode is None else \
+                f"fleet_cheapest_{mode}_{key}" if key == "cost_per_hour" else None
+            if name:
+                book.define(name, sheet.name, cell, value)
+        sheet.row_index += 1
+    sheet.row(Row("answer", "The fleet's answer", formula=_answer_formula(symbol), kind="text", unit="",
+                  name="fleet_answer"), table.headline["fleet_answer"])
+    counts = [Row("configurations", "Configurations searched", formula=f"=COUNTA({_range(sheet, 'mode')})",
+                  kind="count", unit="", name="fleet_configurations"),
+              Row("feasible", "… meeting the SLO", formula=f"=COUNTIF({_range(sheet, 'meets')},TRUE)", kind="count",
+                  unit="", name="fleet_feasible_configurations")]
+    sheet.rows(counts, {"configurations": table.scalars["configurations"], "feasible": table.scalars["feasible"]})
+
+
+def _answer_formula(symbol: str) -> str:
+    """The answer in a sentence, from the overall cheapest's cells (as planner.engine.fleet.answer writes it)."""
+    def count(n, noun):
+        return f'{n}&IF({n}=1," {noun}"," {noun}s")'
+
+    t, t_p = "fleet_cheapest_tensor_parallel", "fleet_cheapest_prefill_tensor_parallel"
+    replicas = (f'IF(fleet_cheapest_mode="aggregated",{count("fleet_cheapest_replicas", "replica")}&" of "&'
+                f'{count(t, "GPU")},{count("fleet_cheapest_prefill_replicas", "prefill replica")}&" of "&'
+                f'{count(t_p, "GPU")}&" and "&{count("fleet_cheapest_decode_replicas", "decode replica")}&" of "&'
+                f'{count(t, "GPU")})')
+    return (f'=IF(fleet_cheapest_mode="","{NO_FLEET}",fleet_cheapest_mode&" on "&fleet_cheapest_gpu&": "&'
+            f'{replicas}&" at B "&fleet_cheapest_batch&", "&TEXT(fleet_cheapest_gpus,"#,##0")&'
+            f'" GPUs with spares, {symbol}"&TEXT(fleet_cheapest_cost_per_hour,"#,##0.00")&" per hour")')
+
+
+def _holds(sheet: kit.Sheet, tables: list[tuple[int, int]], day: tuple[int, int] | None, value: bool) -> None:
+    """Whether every shown row's integers still hold (valid, and each of its checks TRUE; each hour's replicas
+    meet and are the fewest), and what to do when they do not."""
+    col = {key: 1 + i for i, key in enumerate(c.key for c in ROW_COLUMNS)}
+
+    def none_false(key: str, first: int, last: int, column: int | None = None) -> str:
+        c = col[key] if column is None else column
+        return f"COUNTIF({kit.xl_rowcol_to_cell(first, c, True, True)}:{kit.xl_rowcol_to_cell(last, c, True, True)}" \
+               f",FALSE)=0"
+
+    parts = [none_false(key, first, last) for first, last in tables for key in ("valid", "holds")]
+    if day:
+        parts += [none_false("", day[0], day[1], DAY_COLUMN[key]) for key in ("meets", "fewest")]
+    sheet.row(Row("rows_hold", "Every shown row's integers hold at these inputs", formula=f"=AND({','.join(parts)})",
+                  kind="bool", unit="", name="fleet_rows_hold", warn="false",
+                  note="FALSE after an edit of the rate, an efficiency or the SLO: the engine's batches and replicas "
+                  "no longer meet it, or are no longer the fewest"), value)
+    sheet.row(Row("status", "What to do", kind="text", unit="", formula='=IF(fleet_rows_hold,"Nothing: the search\'s '
+                  'integers hold","An input changed since the planner ran: run the planner again")'),
+              "Nothing: the search's integers hold" if value else
+              "An input changed since the planner ran: run the planner again")
+
+
+DEMAND = [
+    Row("rate", "Requests served per second at the peak λ", kind="decimal", unit="requests/s", name=RATE,
+        formula="=IF(fleet_retries,fleet_peak_rate/fleet_quality,fleet_peak_rate)",
+        note="λ_u/q with retries (a response that fails on quality is asked again), else λ_u"),
+    Row("miss_budget", "Miss share allowed 1 − p", formula="=1-goodput_attainment_target", kind="percent", unit="",
+        name=BUDGET, note="p, the attainment target: the share of requests whose TTFT must be within X"),
+]
+
+
+def calibrated_rows(benchmarks: bool) -> list[Row]:
+    """The efficiencies fitted on the benchmark serving.calibration names (§12.1), which the candidates on its GPU
+    read; the inputs without a calibration (the Serving sheet's fit exists only with benchmarks)."""
+    def row(key: str, label: str, kind: str, unit: str) -> Row:
+        formula = (f'=IF(serving_calibration="none",serving_{key},serving_fit_{key})' if benchmarks
+                   else f"=serving_{key}")
+        return Row(f"calibrated_{key}", label, formula=formula, kind=kind, unit=unit, name=CALIBRATED[key],
+                   note="On the GPU of the benchmark calibrated from (Serving); every other GPU keeps the input")
+
+    return [row("compute_efficiency", "Compute efficiency η_c fitted", "percent", "of peak"),
+            row("bandwidth_efficiency", "Bandwidth efficiency η_m fitted", "percent", "of HBM"),
+            row("overhead_ms", "Overhead per pass τ fitted", "decimal", "ms")]
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table, scenario = results.fleet, results.scenario
+    width = len(ROW_COLUMNS) + len(HELPERS) + 1
+    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
+    sheet.scalar_col = 1
+    sheet.title("Fleet: the cheapest serving fleet that meets the SLO", "docs/method.md §11: the search runs in the "
+                "engine; each row's integers are input cells and every other column a live formula of them, Inputs "
+                "and Catalog.")
+    sheet.section("The demand and the SLO (Goodput's X, Y and p; Serving's request shape and roofline)")
+    sheet.rows(DEMAND, {"rate": table.scalars["rate"], "miss_budget": table.scalars["miss_budget"]})
+    sheet.rows(calibrated_rows(bool(scenario.goodput.benchmarks)),
+               {f"calibrated_{key}": table.scalars[f"calibrated_{key}"] for key in CALIBRATED})
+    sheet.skip()
+    answer_at = sheet.row_index
+    sheet.skip(ANSWER_ROWS)
+    sheet.section("Every configuration, cheapest first; those no batch of which meets the SLO last, with the reason")
+    candidates = configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
+                                     ROW_COLUMNS + HELPERS, reason=True)
+    candidate_places = {key: place for key, place in sheet.places.items()}
+    sheet.skip()
+    tables = [candidates]
+    sheet.section("The Pareto front: tokens/s per GPU against tokens/s per user, every sized batch row")
+    if table.pareto:
+        tables.append(configuration_table(sheet, table.pareto, [f"Front {r['position']}" for r in table.pareto],
+                                          ROW_COLUMNS))
+        _pareto_chart(book, sheet)
+    else:
+        sheet.text("No configuration meets the SLO: no front.", style=book.styles.note)
+    sheet.skip()
+    day = _day(sheet, table, candidate_places)
+    end = sheet.row_index
+    sheet.places.update(candidate_places)
+    sheet.row_index = answer_at
+    _answer(sheet, table, scenario.currency_symbol)
+    _holds(sheet, tables, day, table.checks["fleet_rows_hold"])
+    if sheet.row_index > answer_at + ANSWER_ROWS:
+        raise RuntimeError("the Fleet sheet's answer outgrew its rows")
+    sheet.row_index = end
+    return sheet
+
+
+def _pareto_chart(book: kit.Book, sheet: kit.Sheet) -> None:
+    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+    chart.add_series({"name": "Pareto front", "categories": sheet.series("tokens_per_s_per_user"),
+                      "values": sheet.series("tokens_per_s_per_gpu"), "line": {"color": "#4472C4", "width": 1.5},
+                      "marker": {"type": "circle", "size": 6}})
+    chart.set_title({"name": "Output tokens/s per GPU against per user: the Pareto front"})
+    chart.set_x_axis({"name": "Tokens/s per user", "num_format": "#,##0", "major_gridlines": {"visible": True}})
+    chart.set_y_axis({"name": "Tokens/s per GPU", "num_format": "#,##0", "major_gridlines": {"visible": True}})
+    chart.set_legend({"none": True})
+    sheet.chart(chart, height=320)
+
+
+# Over the day: the cheapest configuration (the Candidates table's first row) hour by hour -----------------------------
+DAY_AGG = 'fleet_day_mode="aggregated"'
+DAY = Served(batch="fleet_day_batch", cycle_s="fleet_day_cycle_s", tpot_ms="fleet_day_tpot_ms",
+             ttft_ms="fleet_day_ttft_ms", transfer_ms="fleet_day_kv_transfer_ms")
+DAY_CONFIG = [("mode", "Mode", "text"), ("batch", "Batch B", "count"),
+              ("tensor_parallel", "GPUs t (decode t_d)", "count"),
+              ("prefill_tensor_parallel", "Prefill GPUs t_p", "count"), ("cycle_s", "cycle(B)", "decimal"),
+              ("tpot_ms", "TPOT(B)", "tenths"), ("ttft_ms", "D", "tenths"), ("kv_transfer_ms", "T_kv", "decimal"),
+              ("replicas", "Replicas at the peak n", "count"), ("prefill_replicas", "… prefill x", "count"),
+              ("decode_replicas", "… decode y", "count"), ("gpus", "GPUs at the peak, with spares", "count"),
+              ("price_per_gpu_hour", "Price per GPU-hour", "money")]
+
+
+def _miss_at(replicas: tuple[str, str, str], rate: str) -> str:
+    """The chosen configuration's miss at these replicas ((n, x, y) cells) and rate, by its mode."""
+    n, x, y = replicas
+    return f"IF({DAY_AGG},{aggregated_miss(n, rate, DAY)},{disaggregated_miss(x, y, rate, DAY)})"
+
+
+PEAK = ("fleet_day_replicas", "fleet_day_prefill_replicas", "fleet_day_decode_replicas")
+HOUR = ("{replicas}", "{prefill_replicas}", "{decode_replicas}")
+DAY_COLUMNS = [
+    FleetColumn("fraction", "Share of the peak f_h", "percent",
+                "=INDEX(catalog_profile_fractions,{label}+1,MATCH(fleet_day_profile,catalog_profile_ids,0))"),
+    FleetColumn("rate", "Requests per second λ_h", "decimal", f"={RATE}*{{fraction}}/fleet_day_peak_fraction"),
+    *[FleetColumn(key, header, "count", role="input") for key, header in (
+        ("replicas", "Replicas n_h"), ("prefill_replicas", "Prefill x_h"), ("decode_replicas", "Decode y_h"))],
+    FleetColumn("gpus_following", "GPUs following demand", "count",
+                f"=IF({DAY_AGG},{pool_gpus('{replicas}', 'fleet_day_tensor_parallel')},"
+                f"{pool_gpus('{prefill_replicas}', 'fleet_day_prefill_tensor_parallel')}"
+                f"+{pool_gpus('{decode_replicas}', 'fleet_day_tensor_parallel')})"),
+    FleetColumn("gpus_peak_sized", "GPUs sized for the peak", "count", "=fleet_day_gpus"),
+    FleetColumn("busy_gpus", "Busy GPUs λ_h·g", "decimal", "={rate}*fleet_day_gpu_seconds"),
+    FleetColumn("miss_following", "Miss, following", "decimal", f'=IF({{rate}}=0,"",{_miss_at(HOUR, "{rate}")})'),
+    FleetColumn("attainment_following", "Attainment, following", "decimal",
+                '=IF({rate}=0,"",1-{miss_following})'),
+    FleetColumn("attainment_peak_sized", "Attainment, sized for the peak", "decimal",
+                f'=IF({{rate}}=0,"",1-{_miss_at(PEAK, "{rate}")})'),
+    FleetColumn("acceptable_following", "Acceptable requests, following", "count",
+                "=IF({rate}=0,0,3600*{rate}*{attainment_following}*fleet_quality)"),
+    FleetColumn("acceptable_peak_sized", "Acceptable requests, sized for the peak", "count",
+                "=IF({rate}=0,0,3600*{rate}*{attainment_peak_sized}*fleet_quality)"),
+    FleetColumn("meets", "Meets the SLO", "bool", f"=IF({{rate}}=0,{{gpus_following}}=0,{meets('{miss_following}')})"),
+    FleetColumn("fewest", "Fewest replicas", "bool",
+                f"=IF({{rate}}=0,TRUE,IF({DAY_AGG},NOT({meets(aggregated_miss('{replicas}-1', '{rate}', DAY))}),"
+                f"AND(NOT({meets(disaggregated_miss('{prefill_replicas}-1', '{decode_replicas}', '{rate}', DAY))}),"
+                f"NOT({meets(disaggregated_miss('{prefill_replicas}', '{decode_replicas}-1', '{rate}', DAY))}))))"),
+]
+DAY_COLUMN = {column.key: i for i, column in enumerate(DAY_COLUMNS, start=1)}
+DAY_TOTALS = [  # (key, label, formula, kind, the engine's total)
+    ("gpu_hours_peak_sized", "GPU-hours, sized for the peak", "=SUM({gpus_peak_sized:range})", "count"),
+    ("gpu_hours_following", "GPU-hours, following demand", "=SUM({gpus_following:range})", "count"),
+    ("busy_gpu_hours", "Busy GPU-hours (the work at full batch)", "=SUM({busy_gpus:range})", "tenths"),
+    ("idle_gpu_hours_peak_sized", "Idle GPU-hours, sized for the peak",
+     "={day_gpu_hours_peak_sized}-{day_busy_gpu_hours}", "tenths"),
+    ("idle_gpu_hours_following", "Idle GPU-hours, following demand",
+     "={day_gpu_hours_following}-{day_busy_gpu_hours}", "tenths"),
+    ("cost_peak_sized", "Cost per day, sized for the peak", "={day_gpu_hours_peak_sized}*fleet_day_price_per_gpu_hour",
+     "money"),
+    ("cost_following", "Cost per day, following demand", "={day_gpu_hours_following}*fleet_day_price_per_gpu_hour",
+     "money"),
+    ("acceptable_peak_sized", "Acceptable requests a day, sized for the peak", "=SUM({acceptable_peak_sized:range})",
+     "count"),
+    ("acceptable_following", "Acceptable requests a day, following demand", "=SUM({acceptable_following:range})",
+     "count"),
+    ("cost_per_acceptable_request_peak_sized", "Cost per acceptable request, sized for the peak",
+     '=IF({day_acceptable_peak_sized}>0,{day_cost_peak_sized}/{day_acceptable_peak_sized},"")', "money5"),
+    ("cost_per_acceptable_request_following", "Cost per acceptable request, following demand",
+     '=IF({day_acceptable_following}>0,{day_cost_following}/{day_acceptable_following},"")', "money5"),
+]
+DAY_NAMES = {key: name for name, key in DAY_HEADLINE.items()}  # a day total's key → its headline name
+
+
+def _day(sheet: kit.Sheet, table, candidates: dict) -> tuple[int, int] | None:
+    """The chosen configuration's terms (named, read from the Candidates table's first row), the 24 hours and the
+    day's totals for both fleets; without a profile (or a configuration) only the totals' names, blank."""
+    book, s = sheet.book, table.scalars
+    sheet.section("Over the day: the cheapest configuration sized for the peak, and following demand hour by hour")
+    if not table.day:
+        sheet.text("No day: " + ("no configuration meets the SLO." if table.cheapest else "fleet.profile is none "
+                   "(the peak hour only)."), style=book.styles.note)
+        for key, label, _, kind in DAY_TOTALS:
+            sheet.row(Row(f"day_{key}", label, formula='=""', kind=kind, unit="", name=DAY_NAMES.get(key)), "")
+        return None
+    best = table.cheapest
+    for key, label, kind in DAY_CONFIG:
+        place = candidates[key]
+        cell = kit.xl_rowcol_to_cell(place.row, place.col, True, True)
+        value = "" if best.get(key) is None else best[key]
+        sheet.row(Row(f"config_{key}", f"The cheapest configuration: {label}", kind=kind, unit="",
+                      formula=f'=IF(ISBLANK({cell}),"",{cell})', name=f"fleet_day_{key}"), value)
+    sheet.rows([
+        Row("gpu_seconds", "GPU-seconds per request at full batch g", kind="decimal", unit="GPU-s",
+            name="fleet_day_gpu_seconds", note="t·cycle/B aggregated; t_p·D + t_d·o·TPOT/B disaggregated",
+            formula=f"=IF({DAY_AGG},fleet_day_tensor_parallel*fleet_day_cycle_s/fleet_day_batch,"
+                    f"fleet_day_prefill_tensor_parallel*fleet_day_ttft_ms/1000+fleet_day_tensor_parallel*{O}"
+                    "*fleet_day_tpot_ms/1000/fleet_day_batch)"),
+        Row("profile", "Demand profile", formula='=IF(fleet_profile="cluster",cluster_profile,fleet_profile)',
+            kind="text", unit="", name="fleet_day_profile"),
+        Row("peak_fraction", "Its busiest hour's share", kind="percent", unit="", name="fleet_day_peak_fraction",
+            formula="=INDEX(catalog_profile_peak,1,MATCH(fleet_day_profile,catalog_profile_ids,0))")],
+        {"gpu_seconds": s["gpu_seconds_per_request"], "profile": s["profile"], "peak_fraction": s["peak_fraction"]})
+    first, last = _hours(sheet, table.day)
+    _day_chart(book, sheet)
+    for key, label, formula, kind in DAY_TOTALS:
+        sheet.row(Row(f"day_{key}", label, formula=formula, kind=kind, unit="", name=DAY_NAMES.get(key)), s[key])
+    sheet.text("The fleet that follows demand starts replicas within the hour (no scale-up lag, no cold start): a "
+               "floor for what autoscaling saves.", style=book.styles.note)
+    return first, last
+
+
+def _hours(sheet: kit.Sheet, hours: list[dict]) -> tuple[int, int]:
+    styles = sheet.book.styles
+    header = sheet.heading_row(["Hour"] + [c.header for c in DAY_COLUMNS], height=60)
+    first, last = header + 1, header + len(hours)
+    for col, column in enumerate(DAY_COLUMNS, start=1):
+        sheet.places[column.key] = kit.Place("column", first, col, last, col)
+    for i, hour in enumerate(hours):
+        r = first + i
+        sheet._label(r, hour["hour"])
+        for col, column in enumerate(DAY_COLUMNS, start=1):
+            value = "" if hour.get(column.key) is None else hour[column.key]
+            if column.role == "input":
+                sheet.input_cell(r, col, value, "count", _validation(column.key))
+            else:
+                sheet.formula(r, col, sheet.expand(column.template, r, col, {"label": kit.xl_rowcol_to_cell(r, 0)}),
+                              value, styles.value(column.kind))
+    for key in ("meets", "fewest"):
+        sheet.warn("false", first, DAY_COLUMN[key], last, DAY_COLUMN[key])
+    sheet.row_index = last + 1
+    return first, last
+
+
+def _day_chart(book: kit.Book, sheet: kit.Sheet) -> None:
+    chart = book.wb.add_chart({"type": "column"})
+    chart.add_series({"name": "GPUs following demand", "values": sheet.series("gpus_following"),
+                      "fill": {"color": "#4472C4"}})
+    line = book.wb.add_chart({"type": "line"})
+    line.add_series({"name": "GPUs sized for the peak", "values": sheet.series("gpus_peak_sized"),
+                     "line": {"color": "#ED7D31", "width": 2}})
+    line.add_series({"name": "Busy GPUs (the work)", "values": sheet.series("busy_gpus"),
+                     "line": {"color": "#A5A5A5", "width": 2, "dash_type": "dash"}})
+    chart.combine(line)
+    chart.set_title({"name": "GPUs over the day: sized for the peak against following demand"})
+    chart.set_x_axis({"name": "Hour"})
+    chart.set_y_axis({"name": "GPUs", "num_format": "#,##0", "major_gridlines": {"visible": True}})
+    sheet.chart(chart, height=300)
+
+
+KEY_RESULTS = [
+    KeyResult("fleet_answer", "The cheapest fleet meeting the SLO at {fleet_peak_rate|decimal} requests per second "
+              "at the peak", kind="text", unit=""),
+    KeyResult("fleet_cheapest_cost_per_hour", "… its cost per hour", kind="money", unit=""),
+    KeyResult("fleet_cheapest_cost_per_acceptable_request", "… per acceptable request", kind="money5", unit=""),
+]
+
+CHECKS = [
+    Check("fleet_some_configuration_meets_slo", "Fleet: some configuration meets the SLO",
+          formula="fleet_feasible_configurations>0", note="Fleet: the Candidates table's Meets column"),
+    Check("fleet_rows_hold", "Fleet: the search's batches and replicas hold at these inputs",
+          formula="fleet_rows_hold", note="FALSE after an edit the search did not see: run the planner again"),
+]
