@@ -43,7 +43,7 @@ def plan_rows(results) -> list[dict]:
     return [r for r in results.cost.rows if r["in_plan"]]
 
 
-# The worked examples' files ------------------------------------------------------------------------------------------
+# The worked examples' files -------------------------------------------------------------------------------------------
 def test_example_1_the_budget_on_calendar_months():
     r = example("tco-1")
     rows, h = plan_rows(r), r.headline
@@ -156,7 +156,7 @@ def test_example_7_training_on_a_commitment_and_on_spot():
     printed(spot["training_days"], "23.6226")
 
 
-# One total -----------------------------------------------------------------------------------------------------------
+# One total ------------------------------------------------------------------------------------------------------------
 def test_one_total_on_the_cover_budget_sensitivity_html_and_json(tmp_path):
     results = example("tco-1")
     total = results.headline["plan_total_cost"]
@@ -199,7 +199,7 @@ def test_scenarios_show_the_plans_total_for_each_scenario():
     assert "plan_total_cost" in [k.name for k in KEY_RESULTS if not k.snapshot]
 
 
-# Standby from the traffic ----------------------------------------------------------------------------------------------
+# Standby from the traffic ---------------------------------------------------------------------------------------------
 def test_standby_follows_the_traffic_not_the_cluster():
     """Ten times the traffic: 10 × 13,796.75 GPU-hours a day is 13,114.78 GPUs at a fraction of 1, a fleet of 13,115
     for the peak hour, idle 24 · 13,115 − 137,967.48 a day. Cluster's GPUs and peak move nothing."""
@@ -228,7 +228,7 @@ def test_the_budget_charts_the_parts_of_the_total(tmp_path):
     assert int(last) - int(first) + 1 == engine.row_count(120, 3653)  # every month row: the chart follows the plan
 
 
-# Money only where its premises hold -------------------------------------------------------------------------------------
+# Money only where its premises hold -----------------------------------------------------------------------------------
 def test_serving_that_does_not_fit_leaves_every_money_figure_na():
     h = compute(scenario_with(**{"serving.users": 100})).headline  # B_max = 52
     for name in ("plan_total_cost", "tco_npv", "tco_on_demand_total_cost", "tco_committed_total_cost",

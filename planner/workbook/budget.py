@@ -82,7 +82,8 @@ def ov(x: str, y: str, *, ends: str = "") -> str:
     return f"ROUND(MAX(0,MIN({{next_month_start}},{y}{ends})-MAX({{month_start}},{x})),day_rounding_decimals)"
 
 
-SERVED_TOKENS = ("=IF({serving_days}>0,crossover_served_tokens_per_day*((1+budget_monthly_growth)^({label}-launch_month-1)"
+SERVED_TOKENS = ("=IF({serving_days}>0,crossover_served_tokens_per_day*("
+                 "(1+budget_monthly_growth)^({label}-launch_month-1)"
                  f"*{ov('launch_date', 'serving_end', ends=',{anniversary}')}"
                  "+(1+budget_monthly_growth)^({label}-launch_month)"
                  f"*{ov('launch_date,{anniversary}', 'serving_end')}),0)")
@@ -108,7 +109,8 @@ CALENDAR = [
            template=money("{serving_gpu_hours}*price_on_demand*{escalation}+IF(budget_include_standby,{standby},0)")),
     *path_columns("on_demand", "On demand"),
     Column("baseline", "Committed: baseline per month", kind="money0",
-           template=money(f"serving_baseline_gpus_used*24*{ov('launch_date', 'serving_commitment_end')}*price_baseline")),
+           template=money(f"serving_baseline_gpus_used*24*{ov('launch_date', 'serving_commitment_end')}"
+                          "*price_baseline")),
     Column("burst_committed", "Committed: burst per month", kind="money0",
            template=money("{burst_committed_gpu_hours}*price_on_demand*{escalation}")),
     Column("committed_serving", "Committed: serving per month", kind="money0",
@@ -202,7 +204,8 @@ YEARLY = [
     *[Column(f"{path}_{key}", f"{label}: {key} per fiscal year", kind="money0", template=fy_sum(path, key))
       for path, label in (("on_demand", "On demand"), ("committed", "Committed"), ("owned", "Owned"))
       for key in ("total", "cash")],
-    Column("fy_number", "Fiscal year (number)", kind="count", template="=INDEX(calendar_fiscal_year_number,1)+{label}-1"),
+    Column("fy_number", "Fiscal year (number)", kind="count",
+           template="=INDEX(calendar_fiscal_year_number,1)+{label}-1"),
 ]
 
 

@@ -56,8 +56,8 @@ def commitment_end(x: str, months: str, term: str) -> str:
 
 def per_million(price: str) -> str:
     """price·1e6/(3600·TokS) at the users, while they fit."""
-    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),{price}*1e6/(3600*serving_tokens_per_s_per_gpu),"
-            f"{NOT_SERVED})")
+    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),{price}*1e6/(3600*"
+            f"serving_tokens_per_s_per_gpu),{NOT_SERVED})")
 
 
 def break_even(price: str) -> str:
@@ -137,10 +137,12 @@ TRAINING = [
         note="Committed: N_run · 24 · the terms' days · p_T; else allocated GPU-hours (× (1 + ω) on spot) · p_T",
         name="training_tier_cost", bold=True),
     Row("training_used_cost", "… of which training uses", formula="=IF(training_term_months>0,"
-        "hours_allocated_gpu_hours*price_training,0)", kind="money0", unit="paid once", note="On a committed tier: A · p_T",
+        "hours_allocated_gpu_hours*price_training,0)", kind="money0", unit="paid once",
+        note="On a committed tier: A · p_T",
         name="training_used_cost"),
     Row("training_unused_cost", "… committed, unused", formula="=IF(training_term_months>0,training_tier_cost-"
-        "training_used_cost,0)", kind="money0", unit="paid once", note="Pays only if the GPUs serve or train something else",
+        "training_used_cost,0)", kind="money0", unit="paid once",
+        note="Pays only if the GPUs serve or train something else",
         name="training_unused_cost"),
 ]
 
@@ -347,9 +349,11 @@ BRIDGE = [
     Row("other", "Other monthly costs", formula=bridge_line(OTHER_AT_E1), kind="money0", unit="over the plan",
         note="At the first year's prices", name="tco_bridge_other"),
     Row("escalation", "Escalation", formula=bridge_line(f"tco_on_demand_subtotal-(training_tier_cost+{AT_OD}+"
-        f"{STANDBY_AT_E1}+{OTHER_AT_E1})"), kind="money0", unit="over the plan", note="Prices after the first plan year",
+        f"{STANDBY_AT_E1}+{OTHER_AT_E1})"), kind="money0", unit="over the plan",
+        note="Prices after the first plan year",
         name="tco_bridge_escalation"),
-    Row("path", "The path", formula=bridge_line("tco_subtotal-tco_on_demand_subtotal"), kind="money0", unit="over the plan",
+    Row("path", "The path", formula=bridge_line("tco_subtotal-tco_on_demand_subtotal"), kind="money0",
+        unit="over the plan",
         note="The chosen path's subtotal − on demand's", name="tco_bridge_path"),
     Row("contingency", "Contingency", formula=bridge_line("tco_contingency_cost"), kind="money0", unit="over the plan",
         name="tco_bridge_contingency"),
@@ -490,18 +494,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
         if tier in SOURCES:
             sheet.row(source_row(tier), values[f"{tier}_source"])
     sheet.skip()
-    sheet.section("Training at its tier")
-    sheet.rows(TRAINING, values)
-    sheet.skip()
-    sheet.section("The serving baseline of the committed path (the newsvendor rule)")
-    sheet.rows(BASELINE, values)
-    sheet.skip()
-    sheet.section("Owning GPUs")
-    sheet.rows(OWNING, values)
-    sheet.skip()
-    sheet.section("Per million output tokens and per megawatt, at the users")
-    sheet.rows(PER_MILLION, values)
-    sheet.skip()
+    for title, rows in (("Training at its tier", TRAINING),
+                        ("The serving baseline of the committed path (the newsvendor rule)", BASELINE),
+                        ("Owning GPUs", OWNING), ("Per million output tokens and per megawatt, at the users",
+                                                  PER_MILLION)):
+        sheet.section(title)
+        sheet.rows(rows, values)
+        sheet.skip()
     _profile(book, sheet, table.plan.profile)
     sheet.section("The three paths over the plan (the Budget's month rows summed)")
     _path_totals(book, sheet, table)
@@ -616,12 +615,14 @@ CHECKS = [
 ]
 
 STANDBY_NOTE = Row("plan_standby_note", "Standby", kind="text", unit="", name="plan_standby_note",
-                   formula=f'=IF(budget_include_standby,IF(budget_path="on_demand","{engine.STANDBY_NOTES["on_demand"]}",'
+                   formula=f'=IF(budget_include_standby,IF(budget_path="on_demand",'
+                           f'"{engine.STANDBY_NOTES["on_demand"]}",'
                            f'"{engine.STANDBY_NOTES["other"]}"),"{engine.STANDBY_NOTES["none"]}")')
 
 KEY_RESULTS = [
     KeyResult("plan_total_cost", "The plan's total: the {budget_path} path over {tco_months|count} calendar months, "
               "with escalation and contingency", kind="money0", unit="", first=True),
-    KeyResult("tco_npv", "… its NPV over the plan at {budget_discount_rate|percent} a year", kind="money0", unit="", first=True),
+    KeyResult("tco_npv", "… its NPV over the plan at {budget_discount_rate|percent} a year", kind="money0", unit="",
+              first=True),
     KeyResult("plan_standby_note", "Standby", kind="text", unit="", first=True),
 ]

@@ -85,7 +85,8 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
            template=listed("IF(ISNUMBER({rent_per_month}),{rent_per_month}=MIN({rent_per_month:range}),FALSE)")),
     Column("cheapest_own", "Cheapest to own", kind="bool",
            template=listed("IF(ISNUMBER({own_per_month}),{own_per_month}=MIN({own_per_month:range}),FALSE)")),
-    Column("price", "On-demand price per GPU-hour", kind="money", template=listed(f"{catalog('price_per_hour')}*fx_rate")),
+    Column("price", "On-demand price per GPU-hour", kind="money",
+           template=listed(f"{catalog('price_per_hour')}*fx_rate")),
     Column("training_peak_tflops", "Training peak (TFLOPS)", kind="count",
            template=listed(f'IF(AND(training_precision="fp8",{number("fp8_tflops")}>0),{catalog("fp8_tflops")},'
                            f'{catalog("peak_tflops")})')),

@@ -77,7 +77,8 @@ GRIDS = [
 STEP_NAMES = [f"sensitivity_step_{i}" for i in range(1, len(STEPS) + 1)]
 
 BASE = [
-    Row("total_cost", "The plan's total (Budget, Cost)", kind="money0", unit="over the plan", formula="=plan_total_cost",
+    Row("total_cost", "The plan's total (Budget, Cost)", kind="money0", unit="over the plan",
+        formula="=plan_total_cost",
         note="The budget's path on the calendar, with escalation and contingency", name="sensitivity_total_cost",
         bold=True),
 ]
@@ -100,9 +101,11 @@ TORNADO_LINES = [  # the snapshot first (one block, named sensitivity_tornado_sn
     Column("now", "Its value now", kind="scaled", template=lambda i: "=" + LIVE[IDS[i]]),
     Column("same", "Unchanged", kind="bool", warn="false",
            template="=IFERROR(ABS({now}-{value})<=1e-9*MAX(ABS({now}),ABS({value})),FALSE)"),
-    Column("swing", "Swing over the plan", kind="money0", template='=IF(AND(ISNUMBER({total_low}),ISNUMBER({total_high})),'
-           'ROUND(ABS({total_high}-{total_low}),2),"n/a")'),
-    Column("cents", "Swing over the plan, to the cent", kind="money0", template="=IF(ISNUMBER({swing}),ROUND({swing},2),-1)"),
+    Column("swing", "Swing over the plan", kind="money0",
+           template='=IF(AND(ISNUMBER({total_low}),ISNUMBER({total_high})),ROUND(ABS({total_high}-{total_low}),2),'
+                    '"n/a")'),
+    Column("cents", "Swing over the plan, to the cent", kind="money0",
+           template="=IF(ISNUMBER({swing}),ROUND({swing},2),-1)"),
     Column("rank", "Rank (equal swings in line order)", kind="count",
            template='=COUNTIF({cents:range},">"&{cents})+COUNTIF({cents:through},{cents})'),
 ]
@@ -316,10 +319,10 @@ KEY_RESULTS = [
     KeyResult("plan_assumed_mfu_difference", "… serving at the assumed {crossover_serving_mfu_used|percent} MFU "
               "(Crossover's; an assumption, not a cost), over the plan", kind="money0", unit="",
               first=True, snapshot=True),
-    KeyResult("plan_standby_difference", "… {plan_standby_alternative}, over the plan", kind="money0", unit="", first=True,
-              snapshot=True),
-    KeyResult("plan_growth_difference", "… without growth ({budget_monthly_growth|percent} a month), over the plan", kind="money0",
-              unit="", first=True, snapshot=True),
+    KeyResult("plan_standby_difference", "… {plan_standby_alternative}, over the plan", kind="money0", unit="",
+              first=True, snapshot=True),
+    KeyResult("plan_growth_difference", "… without growth ({budget_monthly_growth|percent} a month), over the plan",
+              kind="money0", unit="", first=True, snapshot=True),
     KeyResult("sensitivity_largest_swing", "The input that moves the plan's total most (±20 %)", kind="text",
               snapshot=True),
 ]
