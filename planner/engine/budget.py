@@ -191,31 +191,33 @@ CONSTANTS = [
 ]
 
 METHOD = Method(
-    title="Budget: totals and the plan by month",
+    title="Budget: the plan's total by month, and the average months",
     formulas=[
-        "Serving cost over the horizon, at launch traffic: horizon days × D / (3600·TokS) × price, with TokS the "
-        "Serving table's output tokens per second per GPU at its users (the roofline); \"n/a\" when the users do "
-        "not fit (B > B_max). Crossover's figure at the serving MFU stands beside it.",
-        "Total = Hours' training cost + serving over the horizon; serving cost per million served tokens = serving "
-        "cost / (horizon × D) × 1e6.",
-        "Months of 30.4375 days (365.25 / 12). Training months first: CEIL9(wall-clock days / 30.4375) of them, "
-        "each spending training cost / wall-clock days per day, the last one prorated.",
+        "The plan's total is the budget's path on calendar months (the cost of ownership, §13): the Budget shows "
+        "it, its chosen path stacked by month, the fiscal years and every calendar month; the Cover shows it once.",
+        "Average months, where the bridge to it starts: months of 30.4375 days (365.25 / 12). Training months first: "
+        "CEIL9(wall-clock days / 30.4375) of them, each spending training cost / wall-clock days per day, the last "
+        "one prorated.",
         "Then launch: CEIL9(horizon / 30.4375) serving months, the last prorated so the months add up to the "
-        "horizon. Month m serves D_m = D·(1 + g)^(m − 1) tokens a day (g the monthly growth); its serving spend "
-        "= D_m · days / (3600·TokS) × price.",
-        "Standby capacity: Cluster's idle GPU-hours a day under separate pools × price × days, each serving month, "
-        "in its own row; it joins the total only when include_standby is TRUE.",
-        "Total and cumulative by month; subtotals per year of twelve months from the first training month.",
-        "The sheet has a fixed 1,320 month rows (ten years of training, then the longest horizon the inputs "
-        "allow); rows beyond the plan are blank.",
+        "horizon. Month m serves D_m = D·(1 + g)^(m − 1) tokens a day (g the monthly growth): U_m = D_m · days / "
+        "(3600·TokS) GPU-hours, U_m × the on-demand price, with TokS the Serving table's output tokens per second "
+        "per GPU at its users (the roofline); \"n/a\" when the users do not fit (B > B_max).",
+        "Standby: the idle hours of a fleet sized for the month's peak hour, from that traffic and the demand "
+        "profile f: G_m = CEIL9(U_m / (days · Σf) · MAX(f)), standby = (24 · days · G_m − U_m) × price, in its own "
+        "column; it joins the total only when include_standby is TRUE.",
+        "Over the horizon at launch traffic: horizon days × D / (3600·TokS) × price, beside Crossover's figure at "
+        "its assumed serving MFU (a comparison of compute, not a cost of the plan); serving cost per million "
+        "served tokens = serving cost / (horizon × D) × 1e6.",
+        "Total and cumulative by month; subtotals per year of twelve months from the first training month. The "
+        "sheet has a fixed 241 average-month rows (ten years of training, then the longest horizon the inputs "
+        "allow); rows beyond the plan are blank and grouped out of sight.",
     ],
     sources=[
-        "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and "
-        "Cluster's separate pools (§4).",
+        "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and the "
+        "demand profile (§4).",
     ],
     caveats=[
-        "A budget at list rental prices: no discounts, reservations, storage, networking or staff.",
-        "Serving runs at the roofline's throughput at the given users all month; real traffic peaks and troughs "
-        "(Cluster's profile) change how many GPUs stand idle.",
+        "Serving runs at the roofline's throughput at the given users all month; standby prices the hours a fleet "
+        "sized for each month's peak leaves idle.",
     ],
 )

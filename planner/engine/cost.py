@@ -235,9 +235,14 @@ def tier_prices(prices: Prices, fx: float) -> TierPrices:
 
 
 # Training at its tier -------------------------------------------------------------------------------------------------
+TRAINING_DAYS_MAX = 36_525  # a century: a longer run is past the Budget's month rows anyway, and its dates stay
+# within what a spreadsheet's date functions take (to 9999-12-31)
+
+
 def training_days(days: float, tier: str, spot_overhead: float) -> float:
-    """D_tr: §2's wall-clock days, × (1 + ω) on spot."""
-    return days * (1 + spot_overhead) if tier == "spot" else days
+    """D_tr: §2's wall-clock days, × (1 + ω) on spot; at most TRAINING_DAYS_MAX (the plan is then longer than the
+    sheet's months, its money n/a)."""
+    return min(days * (1 + spot_overhead) if tier == "spot" else days, TRAINING_DAYS_MAX)
 
 
 def training_term_months(tier: str, days: float) -> int:
@@ -943,6 +948,9 @@ def chosen_columns(table: CostTable, p: Plan) -> None:
 CONSTANTS = [
     Constant("days_per_year", DAYS_PER_YEAR, label="Days per year (Julian)", unit="days",
              source="365.25: depreciation and staff by day, and whole years of a useful life"),
+    Constant("training_days_max", TRAINING_DAYS_MAX, label="The longest run the calendar places", unit="days",
+             source="A century: a longer run is past the Budget's month rows (its money n/a), and its dates stay "
+             "within what a spreadsheet's date functions take"),
     Constant("day_rounding_decimals", cal.ROUNDING_DECIMALS, label="Decimals a month's days are rounded to",
              unit="decimals", source="A billionth of a day: a serial date holds its time of day to about 1e-11 days, "
              "which spreadsheet applications compute alike only once rounded"),

@@ -10,7 +10,7 @@ the run's GPUs, the users, the demand and its profile, the ownership inputs. The
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.engine import cost
 from planner.engine.calendar import round9
@@ -143,7 +143,7 @@ NONE_PRICED = "n/a: no GPU with a price"
 def compute(scenario, tables) -> GPUsTable:
     """The GPUs table of a scenario: each Catalog GPU with a price, at the scenario's training run (§2), serving
     set-up (§6's roofline on that GPU, the Serving table's replica with the GPU swapped) and demand."""
-    from planner.engine.serving import replica_of
+    from planner.engine.serving import in_force, replica_of
 
     hours, s = tables["hours"].scalars, scenario
     catalog = s.merged_catalog
@@ -158,6 +158,8 @@ def compute(scenario, tables) -> GPUsTable:
         if gpu.price_per_hour is None:
             continue
         replica = replica_of(s, gpu)
+        if gpu_id == s.gpu:  # the scenario's GPU: the efficiencies in force (a calibration's fit), as Serving's
+            replica = replace(replica, **in_force(s, tables["serving"].fit))
         b_max = replica.b_max
         at = replica.at(min(s.serving.users, b_max))["tokens_per_s_per_gpu"] if b_max > 0 else None
         at_max = replica.at(b_max)["tokens_per_s_per_gpu"] if b_max > 0 else None

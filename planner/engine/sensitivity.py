@@ -290,13 +290,21 @@ METHOD = Method(
         "3600)); \"never\" without traffic.",
         "Serving cost per million output tokens over users B × price: price · 1e6 / (3600 · TokS(B)), the Serving "
         "table's roofline at B; a cell whose B exceeds B_max says so.",
-        "Tornado: the total cost, training + horizon · D / (3600 · TokS at the users) × price, with each of MFU, "
-        "price, training tokens, tokens per day, bandwidth efficiency η_m and productive share at ×0.8 and ×1.2 "
-        "(shares capped at 1), the others as they are; sorted by swing = |total at ×1.2 − total at ×0.8|: each "
-        "line's rank is the lines with a larger swing to the cent plus the equal ones up to it (so equal swings, "
-        "as MFU's and the productive share's, keep line order), then INDEX/MATCH.",
+        "Tornado: the plan's total (the budget's path on the calendar, §13) with each of MFU, price (every tier "
+        "with it), training tokens, tokens per day, bandwidth efficiency η_m, productive share, monthly growth "
+        "(±0.01 a month from 0) and the horizon at ×0.8 and ×1.2 (shares capped at 1), the others as they are: the "
+        "whole plan re-evaluated by the engine each time, held on the sheet as a snapshot of values with a check "
+        "that turns FALSE once an input changes; sorted by swing = |total at ×1.2 − total at ×0.8| to the cent: "
+        "each line's rank is the lines with a larger swing plus the equal ones up to it (so equal swings keep line "
+        "order), then INDEX/MATCH.",
+        "The plan's total against its alternatives, each the plan re-evaluated: serving at Crossover's assumed "
+        "serving MFU instead of the roofline, standby the other way round, no growth; the Cover shows each as a "
+        "difference from the total while the snapshot is current.",
     ],
-    sources=["The Hours (§2), Crossover (§3) and Serving (§6) tables' formulas, moved one or two inputs at a time."],
+    sources=["The Hours (§2), Crossover (§3), Serving (§6) and cost of ownership (§13) tables, moved one or two "
+             "inputs at a time."],
     caveats=["One or two inputs move at a time; inputs that move together in practice (MFU with the run's GPUs) "
-             "are not linked. The tornado takes the users' throughput even where they exceed B_max."],
+             "are not linked.",
+             "The tornado and the alternatives are values as generated: after an edit they say so, and the planner "
+             "computes them afresh when run again."],
 )

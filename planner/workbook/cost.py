@@ -75,9 +75,9 @@ CALENDAR = [
     dated("start_date", "Start date S", '=IF(budget_start_date="",EOMONTH(generated_on,0)+1,budget_start_date)',
           "The start date on Inputs; blank: the first of the month after the workbook was generated",
           kind="date", name="tco_start_date", bold=True),
-    Row("training_days", "Training days D_tr", formula='=hours_days*IF(pricing_training_tier="spot",'
-        "1+pricing_spot_overhead,1)", kind="days", note="Hours' wall-clock days, × (1 + ω) on spot",
-        name="training_days"),
+    Row("training_days", "Training days D_tr", formula='=MIN(hours_days*IF(pricing_training_tier="spot",'
+        "1+pricing_spot_overhead,1),training_days_max)", kind="days", note="Hours' wall-clock days, × (1 + ω) on "
+        "spot; at most a century (a longer run is past the month rows)", name="training_days"),
     dated("launch_date", "Launch L = S + D_tr", "=tco_start_date+training_days", "Serving starts at the time of "
           "day training ends"),
     dated("serving_end", "Serving ends E = L + horizon", "=launch_date+crossover_horizon_days"),
@@ -87,8 +87,10 @@ CALENDAR = [
     dated("plan_end", "The plan ends", "=MAX(serving_end,IF(training_term_months>0,training_commitment_end,0),"
           "IF(AND(ISNUMBER(serving_baseline_gpus_used),serving_baseline_gpus_used>0),serving_commitment_end,0))",
           "The latest of E and the end of any commitment in use, whatever the path"),
-    Row("months", "Months in the plan", formula="=COUNTIF(calendar_in_plan,TRUE)", kind="count", unit="months",
-        note="Budget's month rows that start before the plan ends", name="tco_months", bold=True),
+    Row("months", "Months in the plan", formula="=12*(YEAR(plan_end)-YEAR(tco_start_date))+MONTH(plan_end)"
+        "-MONTH(tco_start_date)+1-IF(plan_end=EOMONTH(plan_end,-1)+1,1,0)", kind="count", unit="months",
+        note="The calendar months that start before the plan ends (past the Budget's rows too)", name="tco_months",
+        bold=True),
 ]
 
 PRICES = [

@@ -48,8 +48,16 @@ def owned(formula: str) -> str:
     return f"IF(AND(ISNUMBER({catalog('server_price')}),ISNUMBER({catalog('server_kw')})),{formula},{NO_SERVER})"
 
 
+def in_force(name: str) -> str:
+    """An efficiency on the row's GPU: on the scenario's GPU the one in force (a calibration's fit, as Serving's),
+    on another the input."""
+    return f"IF({{gpu}}=gpu,{name}_used,{name})"
+
+
 ROW_GPU = replace(model.SERVING, peak_flops="{peak_flops}", bandwidth="{bandwidth}", nvlink_gbps="{nvlink_gbps}",
-                  peak_tflops=catalog("peak_tflops"), hbm_tbps=catalog("hbm_tbps"), price="{price}")
+                  peak_tflops=catalog("peak_tflops"), hbm_tbps=catalog("hbm_tbps"), price="{price}",
+                  compute_efficiency=in_force("serving_compute_efficiency"),
+                  overhead_ms=in_force("serving_overhead_ms"))
 OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*"
             "days_per_year)+" + catalog("server_kw") + "*ownership_datacenter_per_kw_month*fx_rate*12/days_per_year+"
             "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year+24*"
@@ -96,7 +104,7 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
            template=listed(model.effective_peak_flops(catalog("peak_tflops"), number("fp8_tflops"),
                                                        "serving_fp8_gemm"))),
     Column("bandwidth", "Bandwidth BW_e (TB/s)", kind="tera",
-           template=listed(model.effective_bandwidth(catalog("hbm_tbps"), "serving_bandwidth_efficiency"))),
+           template=listed(model.effective_bandwidth(catalog("hbm_tbps"), in_force("serving_bandwidth_efficiency")))),
     Column("nvlink_gbps", "NVLink (GB/s)", kind="count", template=listed(number("nvlink_gbps"))),
     Column("batch", "At B", kind="count", template=served("MIN(serving_users,{max_users})")),
     Column("batch_is", "B is", kind="text", template=served('IF(serving_users<={max_users},"users","B_max")')),
