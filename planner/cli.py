@@ -287,18 +287,37 @@ def _shown(value) -> str:
 def model_entry(files: tuple[Path, ...]) -> None:
     """Read each FILE, a Hugging Face config.json (docs/method.md §8), and print it as a Catalog entry ready to
     paste under `catalog.models:`, with Ψ, Ψ_active and KV bytes per token. Nothing is downloaded."""
-    from planner.model_config import ConfigFileError, catalog_entry_yaml, read_config
+    from planner.model_config import ConfigFileError, catalog_entry_yaml, read_config, shipped_differences
 
-    entries, problems = [], []
+    models, problems = [], []
     for path in files:
         try:
-            entries.append(catalog_entry_yaml(read_config(path), indent=2))
+            models.append(read_config(path))
         except ConfigFileError as exc:
             problems += exc.problems
+    problems += _same_ids(models)
     if problems:
         _fail_input(problems)
+    for model in models:
+        if changed := shipped_differences(model):
+            click.echo(f"note: {model.source}: {model.id} is a shipped model; pasting this entry replaces its "
+                       f"{', '.join(changed)}", err=True)
     click.echo("# read from config.json: paste under `catalog:` in a scenario file\nmodels:")
-    click.echo("\n".join(entries), nl=False)
+    click.echo("\n".join(catalog_entry_yaml(model, indent=2) for model in models), nl=False)
+
+
+def _same_ids(models: list) -> list[str]:
+    """Two files that make one Catalog id (the same file twice, or two folders of one name: ids are folder names,
+    lower case), each named: a scenario holds one entry per id."""
+    first: dict[str, object] = {}
+    problems = []
+    for model in models:
+        other = first.setdefault(model.id, model)
+        if other is not model:
+            same = Path(other.source).resolve() == Path(model.source).resolve()
+            problems.append(f"{model.source}: the id {model.id} again ({'the same file as' if same else 'as'} "
+                            f"{other.source}): each entry needs its own id; give each file once, or rename a folder")
+    return problems
 
 
 if __name__ == "__main__":

@@ -77,6 +77,8 @@ class ConfigModel:
 
 def show(value: Any) -> str:
     """A value as JSON, at most 80 characters of it, then "… (N characters)"."""
+    if isinstance(value, LongNumber):
+        return f"a whole number of {value.digits:,} digits"
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
@@ -112,8 +114,19 @@ def _read_bytes(path: Path, source: str, limit: int, what: str) -> bytes:
     return data
 
 
+class LongNumber(float):
+    """A whole number of more than 400 digits, kept as infinity (refused where read) with its digit count."""
+
+    digits: int
+
+    def __new__(cls, text: str) -> LongNumber:
+        number = super().__new__(cls, math.inf if not text.startswith("-") else -math.inf)
+        number.digits = len(text.lstrip("-"))
+        return number
+
+
 def _big_int(text: str) -> int | float:
-    return int(text) if len(text) <= 400 else math.inf  # refused where read; int() refuses 4,300 digits anyway
+    return int(text) if len(text) <= 400 else LongNumber(text)  # int() refuses 4,300 digits anyway
 
 
 def _decode_json(data: bytes, source: str, what: str) -> tuple[str, Any]:
@@ -259,6 +272,9 @@ class _Fields:
             self.problem(path, f"{show(value)} is {_kind(value)}: {rule}")
             return None
         if isinstance(value, float):
+            if isinstance(value, LongNumber):
+                self.problem(path, f"{show(value)} is out of range: {rule}")
+                return None
             if not math.isfinite(value):
                 self.problem(path, f"{show(value)} is not a finite number: {rule}")
                 return None
@@ -614,6 +630,14 @@ def _comment(text: str, indent: str) -> list[str]:
     return [f"{indent}# {line}" for line in lines]
 
 
+def shipped_differences(model: ConfigModel) -> list[str]:
+    """The fields in which a model read under a shipped id differs from the shipped entry (none for a new id)."""
+    from planner import shipped
+
+    known = shipped.MODELS.get(model.id)
+    return [] if known is None else [name for name in FIELDS if getattr(known, name, None) != model.fields[name]]
+
+
 def catalog_entry_yaml(model: ConfigModel, indent: int = 0) -> str:
     """The model as one entry to paste under `catalog.models`: its fields, with Ψ, Ψ_active, KV bytes per token,
     the fields taken by default and the notes as comments. `indent` spaces go before the id."""
@@ -622,6 +646,8 @@ def catalog_entry_yaml(model: ConfigModel, indent: int = 0) -> str:
         else json.dumps(model.id)
     lines = [f"{pad}{key}:"]
     lines += _comment(f"from {show(model.source)}", inner)
+    if changed := shipped_differences(model):
+        lines += _comment(f"{model.id} is a shipped model: this entry replaces its {', '.join(changed)}", inner)
     lines += _comment(f"Ψ {_billions(model.params)} parameters", inner)
     lines += _comment(f"Ψ_active {_billions(model.active_params)} parameters", inner)
     lines += _comment(f"KV cache {model.kv_bytes_per_token:,} bytes per token"

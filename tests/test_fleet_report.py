@@ -84,3 +84,12 @@ def test_json_tables(example_2a):
     deepseek = results_of("fleet-3-deepseek-v3-fp8").to_json()["tables"]["fleet"]["candidates"]
     assert sum(row["reason"] == "does not fit" for row in deepseek) == 90
     assert all(row["gpus"] is None for row in deepseek if row["reason"])
+
+
+def test_a_calibrated_fleet_says_which_gpu_reads_the_fit():
+    """examples/fleet-5: the H100's fitted efficiencies apply to its candidates only, and the findings say so beside
+    the inputs the H200 keeps (η_c 50 %, η_m 70 %, τ 0 ms)."""
+    said = " ".join(report.findings(compute(load_scenario(ROOT / "examples" / "fleet-5-8b-calibrated-h100.yaml"))))
+    assert "The h100-sxm candidates use the efficiencies fitted from the benchmark “h100 roofline”" in said
+    assert "the other GPUs keep the inputs (50 %, 70 %, 0 ms)" in said
+    assert "The cheapest: aggregated, 2 replicas of 1 GPU (h200, bf16/bf16) at B 64" in said

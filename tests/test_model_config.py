@@ -489,3 +489,47 @@ def test_planner_model_refuses_a_missing_field_naming_file_and_field():
     assert result.exit_code == 2
     assert result.stdout == ""  # nothing printed for the good file either: all or nothing
     assert f"{path}: vocab_size: missing" in result.stderr
+
+
+def planner_model(*files):
+    from click.testing import CliRunner
+
+    from planner.cli import main
+
+    return CliRunner().invoke(main, ["model", *map(str, files)])
+
+
+def test_planner_model_refuses_one_id_twice_naming_both_files(tmp_path):
+    """Ids are folder names in lower case: the same file twice, two folders of one name and two names that differ
+    only by case each make one id twice; nothing is printed."""
+    one = copy_config(tmp_path, "gpt2")
+    (tmp_path / "b").mkdir()
+    other = copy_config(tmp_path / "b", "gpt2")
+    upper = tmp_path / "c" / "GPT2" / "config.json"
+    upper.parent.mkdir(parents=True)
+    upper.write_bytes(one.read_bytes())
+    for second, words in ((one, "the same file as"), (other, "as"), (upper, "as")):
+        result = planner_model(one, second)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert f"error: {second}: the id gpt2 again ({words} {one})" in result.stderr
+
+
+def test_planner_model_says_when_an_entry_replaces_a_shipped_model(tmp_path):
+    """DeepSeek-V3 read from its own config.json is the shipped entry: no word. With 62 layers it is not: the
+    entry names what pasting it replaces, in a comment and on stderr."""
+    same = planner_model(CONFIGS / "DeepSeek-V3" / "config.json")
+    assert same.exit_code == 0 and "shipped" not in same.output
+    changed = copy_config(tmp_path, "DeepSeek-V3", num_hidden_layers=62)
+    result = planner_model(changed)
+    assert result.exit_code == 0
+    assert f"note: {changed}: deepseek-v3 is a shipped model; pasting this entry replaces its layers, moe_layers" \
+        in result.stderr
+    assert "# deepseek-v3 is a shipped model: this entry replaces its layers, moe_layers" in result.stdout
+
+
+def test_a_number_of_401_digits_is_named_by_its_length(tmp_path):
+    path = copy_config(tmp_path, "gpt2")
+    path.write_text(path.read_text().replace('"n_embd": 768', '"n_embd": ' + "9" * 401))
+    [problem] = refused(path)
+    assert "n_embd: a whole number of 401 digits is out of range: the hidden size is a whole number from 1 to " \
+           "1,000,000" in problem

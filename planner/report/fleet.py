@@ -39,6 +39,27 @@ def configuration(row: dict) -> str:
             f"{precision}) at B {number(row['batch'])}")
 
 
+def _refinements(results) -> list[str]:
+    """What §12 changes in every candidate's roofline: a calibration (on its benchmark's GPU only), a cached prefix,
+    speculative decoding."""
+    sv, s, said = results.scenario.serving, results.fleet.scalars, []
+    fit = results.serving.fit
+    if sv.calibration != "none" and fit:
+        said.append(f"The {fit['gpu']} candidates use the efficiencies fitted from the benchmark "
+                    f"“{sv.calibration}”: η_c {percent(s['calibrated_compute_efficiency'])}, η_m "
+                    f"{percent(s['calibrated_bandwidth_efficiency'])}, τ {s['calibrated_overhead_ms']:,.2f} ms; the "
+                    f"other GPUs keep the inputs ({percent(sv.compute_efficiency)}, "
+                    f"{percent(sv.bandwidth_efficiency)}, {sv.overhead_ms:g} ms), so measured figures meet assumed "
+                    "ones in this comparison.")
+    if sv.prefix_hit_rate:
+        said.append(f"{percent(sv.prefix_hit_rate)} of each prompt is served from the prefix cache in every "
+                    "candidate.")
+    if sv.speculative.method != "none":
+        said.append(f"Every candidate decodes with speculative decoding ({sv.speculative.method}), its draft's "
+                    "weights and KV cache in each replica's memory.")
+    return said
+
+
 def findings(results) -> list[str]:
     scenario, table = results.scenario, results.fleet
     s, symbol, fleet, goodput = table.scalars, scenario.currency_symbol, scenario.fleet, scenario.goodput
@@ -51,6 +72,7 @@ def findings(results) -> list[str]:
                  f"{number(s['outputs'])} output tokens, for TTFT within {number(goodput.slo.ttft_ms)} ms for "
                  f"{percent(goodput.attainment_target)} of requests and TPOT within {number(goodput.slo.tpot_ms)} ms: "
                  f"{number(s['feasible'])} meet it."]
+    sentences += _refinements(results)
     best = table.cheapest
     if best is None:
         sentences.append("No configuration meets the SLO, so there is no fleet to show: " + _reasons(table) + ".")
