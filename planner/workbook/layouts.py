@@ -267,7 +267,11 @@ def _front(sheet: kit.Sheet, table) -> list[tuple[int, int, int]]:
     sheet.section("The front: each layout cheaper than every faster one (days against cost)")
     if found.front:
         shown.append(_layouts(sheet, table, found.front, [f"Front {i}" for i in range(1, len(found.front) + 1)]))
-        _front_chart(sheet.book, sheet)
+        sheet.front_chart(name="Front: days against cost", x="days", y="cost",
+                          title="Days against cost: the front of the layout search",
+                          x_axis={"name": "Days (log scale)", "num_format": "#,##0", "log_base": 10},
+                          y_axis={"name": f"Cost ({sheet.book.currency_symbol} millions)",
+                                  "num_format": '#,##0.0,,"M"'})
     sheet.skip()
     return shown
 
@@ -298,21 +302,6 @@ def _rows_valid(sheet: kit.Sheet, shown_tables: list[tuple[int, int, int]]) -> N
     sheet.row(Row("rows_valid", "Every shown layout's integers are valid", formula=f"=AND({every})", kind="bool",
                   unit="", name="search_rows_valid", note="A blank, text, 0 or a t·p·c that does not divide N "
                   "makes its row n/a and this FALSE"), True)
-
-
-def _front_chart(book: kit.Book, sheet: kit.Sheet) -> None:
-    """The front as a scatter of days against cost: each point a layout, each cheaper than every faster one."""
-    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series({"name": "Front: days against cost", "categories": sheet.series("days"),
-                      "values": sheet.series("cost"), "line": {"color": "#4472C4", "width": 1.5},
-                      "marker": {"type": "circle", "size": 6}})
-    chart.set_title({"name": "Days against cost: the front of the layout search"})
-    chart.set_x_axis({"name": "Days (log scale)", "num_format": "#,##0", "log_base": 10,
-                      "major_gridlines": {"visible": True}})
-    chart.set_y_axis({"name": f"Cost ({book.currency_symbol} millions)", "num_format": '#,##0.0,,"M"',
-                      "major_gridlines": {"visible": True}})
-    chart.set_legend({"none": True})
-    sheet.chart(chart, height=320)
 
 
 KEY_RESULTS = [
