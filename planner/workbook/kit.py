@@ -805,6 +805,13 @@ class Sheet:
         for spec in specs:
             self.row(spec, values[spec.key])
 
+    def blocks(self, blocks: Sequence[tuple[str, Sequence[Row]]], values: dict) -> None:
+        """Sections of rows, each under its title and followed by a blank row."""
+        for title, specs in blocks:
+            self.section(title)
+            self.rows(specs, values)
+            self.skip()
+
     def warn(self, warn: str | None, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
         """Red where the value is FALSE ("false"), below zero ("negative"), or while a check fails ("failed")."""
         if warn is None:
@@ -859,6 +866,18 @@ class Sheet:
         place = self.places[key]
         last_col = place.last_col if columns is None else place.col + columns - 1
         return [self.name, place.row, place.col, place.last_row, last_col]
+
+    def front_chart(self, *, name: str, x: str, y: str, title: str, x_axis: dict, y_axis: dict) -> None:
+        """A front (each point better on one axis than every point before it on the other) as a scatter of column
+        `y` against column `x`: one line with markers, gridlines on both axes, no legend."""
+        chart = self.book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        chart.add_series({"name": name, "categories": self.series(x), "values": self.series(y),
+                          "line": {"color": "#4472C4", "width": 1.5}, "marker": {"type": "circle", "size": 6}})
+        chart.set_title({"name": title})
+        chart.set_x_axis({**x_axis, "major_gridlines": {"visible": True}})
+        chart.set_y_axis({**y_axis, "major_gridlines": {"visible": True}})
+        chart.set_legend({"none": True})
+        self.chart(chart, height=320)
 
     def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
         """A chart right under the rows written so far: it prints on the same page as its table."""
