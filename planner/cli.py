@@ -27,7 +27,28 @@ def _fail_input(problems: list[str]) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The commands, each ended by Ctrl-C or SIGTERM with one line and exit 130 or 143 (planner/signals.py): every
+    set of files being written is left whole or as it was, and no temporary file is left."""
+
+    def main(self, *args, **kwargs):
+        from planner import signals
+
+        signals.stop_on_signals()  # kept after the command: a signal then still ends the process as one
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx):
+        from planner.signals import Stopped
+
+        try:
+            return super().invoke(ctx)
+        except Stopped as stop:
+            click.echo(f"planner: stopped by {stop.name}: the files written before are complete, none is "
+                       f"half-written and no temporary file is left", err=True)
+            sys.exit(stop.code)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="planner")
 def main() -> None:
     """Plan the memory, hours and cost of training and serving large language models: a scenario file becomes a
