@@ -73,6 +73,8 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         written = write_outputs(loaded, out_dir)
     except OutputError as exc:
         _fail_input([str(exc)])
+    except ScenarioError as exc:  # what only the workbook finds: a scenario's name that makes a name twice
+        _fail_input(exc.problems)
     for path in written.values():
         click.echo(str(path))
     if loaded.sweep:

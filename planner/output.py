@@ -49,8 +49,9 @@ from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
 from planner.report import render_html
-from planner.scenario import Scenario
+from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
+from planner.workbook.kit import NameClash
 
 SUFFIXES = ("xlsx", "html", "json")
 _KINDS = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a named pipe", stat.S_ISCHR: "a character device",
@@ -87,12 +88,28 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     check_targets(out_dir, [path.name for path in final.values()], inputs)
     results = results or compute(scenario)
     date = generated or dt.date.today()
-    write_files(out_dir, slug, {
-        final["xlsx"].name: lambda file: build(results, file, generated=date),
-        final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
-        final["json"].name: lambda file: file.write(results_json(results).encode()),
-    }, inputs=inputs)
+    try:
+        write_files(out_dir, slug, {
+            final["xlsx"].name: lambda file: build(results, file, generated=date),
+            final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
+            final["json"].name: lambda file: file.write(results_json(results).encode()),
+        }, inputs=inputs)
+    except NameClash as clash:
+        raise ScenarioError([f"{_named_at(scenario, clash.scenario)}: scenarios.{clash.scenario}: {clash}"],
+                            [("scenarios", clash.scenario)]) from None
     return final
+
+
+def _named_at(scenario: Scenario, name: str) -> str:
+    """file:line of a named scenario (read again from its file: only a message needs it), or the file alone."""
+    from planner import yamlfile
+    from planner.scenario.errors import where
+
+    try:
+        _, lines = yamlfile.read(scenario._source)
+    except Exception:  # the file changed or went since it was read: the message names the file alone
+        lines = {}
+    return where(("scenarios", name), scenario.source_name, lines)[0]
 
 
 def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]], *,

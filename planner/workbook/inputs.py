@@ -477,7 +477,7 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
     for col, scenario in enumerate(columns.names, start=2):
         own = columns.prices.get(scenario)
         sheet.value_cell(r, col, own, book.styles.value(item.kind, input=True), validation)
-        book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own)
+        book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own, scenario=(scenario, name))
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
     formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
     live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
@@ -501,7 +501,8 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
             sheet.ws.write_string(r, col, "as base", book.styles.value("text", constant=True))
     for col, (name, value) in enumerate(zip(columns.typed_names(item), values), start=1):
         sheet.value_cell(r, col, value, style, validation if col == 1 else {**validation, "ignore_blank": True})
-        book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value)
+        book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value,
+                    scenario=None if col == 1 else (name.removeprefix(f"{item.typed_name}_"), item.typed_name))
         book.needs[name] = frozenset({kit.ok_name(item.name)})
     live = sheet.own_col
     cell = sheet.formula(r, live, columns.live(item), item.typed_value, book.styles.value(kind), needs=check,
