@@ -26,7 +26,7 @@ from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
 from planner import recalc, xlsx
 from planner.engine import compute
-from planner.roundtrip import WorkbookData, logical, workbook_data
+from planner.roundtrip import INPUT_SHEETS, WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
 from planner.scenario.errors import cut, quoted
 from planner.workbook.kit import NO_FILE, unguarded
@@ -120,9 +120,11 @@ class Report:
                     if len(found) > 50:
                         lines.append(f"    … and {len(found) - 50} more")
             if not self.inputs_valid:
-                lines.append("  Cached and recalculated results were not compared with the engine: an input is "
-                             "outside its allowed values (the formulas, names and sheets were checked, with its "
-                             "value when generated standing in)")
+                compared = "Cached and recalculated results were" if self.recalculated_in else \
+                    "Cached results were"
+                lines.append(f"  {compared} not compared with the engine: an input is outside its allowed values "
+                             "(the formulas, names and sheets were checked, with its value when generated standing "
+                             "in)")
         if self.changed:
             lines += [f"  Inputs changed since the workbook was generated ({len(self.changed)})"]
             lines += [f"    {line}" for line in self.changed[:50]]
@@ -244,6 +246,8 @@ def read_data(book: xlsx.Workbook) -> WorkbookData:
     recalc.canary(book)
     try:
         return workbook_data(book)
+    except ScenarioError as exc:  # what no log or scenario holds (a Requests sheet edited): the cell it names
+        raise xlsx.WorkbookError("; ".join(line.removeprefix(f"{book.path}: ") for line in exc.problems)) from None
     except (OSError, KeyError, ValueError) as exc:
         if isinstance(exc, xlsx.WorkbookError):
             raise
@@ -308,7 +312,6 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
 
 
 SUMMARY = "not a planner workbook: a batch's summary.xlsx (finished results, no formulas to check)"
-INPUT_SHEETS = ("Inputs", "Catalog")  # where the planner's input cells are: a formula there is typed over an input
 
 
 def _outline(path: Path) -> xlsx.Workbook | xlsx.WorkbookError:
@@ -484,6 +487,8 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
                 report.error = str(found)
             elif report.inputs_valid:
                 compare_recalculated(report, expected, found, application.name)
+            else:  # recalculated, not compared: the report says so
+                report.recalculated_in = application.name
     finally:
         if isinstance(app, str) and application is not None:
             application.close()

@@ -246,7 +246,9 @@ def import_(workbook: Path, target: Path | None, take_cached: bool) -> None:
         flag = "" if all(f.kind == "name" for f in refused) else " (or --take-cached to import it as it stands)"
         _fail_input([f"{workbook}: {f}: not imported{flag}" for f in refused])
     for finding in report.findings:
-        if finding.kind in IMPORT_REFUSES and finding.kind != "name" and take_cached:
+        if finding.kind == "sheet" and finding.message == "the sheet is missing":  # no input on it: said, not refused
+            click.echo(f"planner: {workbook}: {finding} (`planner run` on the scenario writes it again)", err=True)
+        elif finding.kind in IMPORT_REFUSES and finding.kind != "name" and take_cached:
             click.echo(f"planner: {workbook}: {finding} (--take-cached: imported as it stands)", err=True)
     if target is None:
         try:
