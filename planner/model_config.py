@@ -25,7 +25,7 @@ from typing import Any
 
 from planner.scenario.catalog_entries import ARCHITECTURE_LIMITS
 
-from planner.engine.parameters import active_params, kv_bytes_per_token, routed_params, total_params
+from planner.model.counts import active_params, kv_bytes_per_token, routed_params, total_params
 
 MAX_BYTES = 1024 * 1024  # a config.json is a few kB; DeepSeek-V3's is 1.7 kB
 MAX_INDEX_BYTES = 64 * 1024 * 1024  # a safetensors index lists every tensor: a few MB for the largest models

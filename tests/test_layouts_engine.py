@@ -326,14 +326,6 @@ def test_method_constants_are_section_10s():
     assert all(c.label and c.unit and c.source for c in lay.CONSTANTS)
 
 
-def test_shared_constants_are_the_other_tables():
-    assert (lay.WEIGHT_BYTES, lay.GRADIENT_BYTES, lay.OPTIMIZER_BYTES) == \
-        (memory.WEIGHT_BYTES, memory.GRADIENT_BYTES, memory.OPTIMIZER_BYTES)
-    assert (lay.ACTIVATION_BYTES, lay.CHECKPOINT_BYTES) == \
-        (memory.ACTIVATION_BYTES_PER_LAYER, memory.CHECKPOINT_BYTES_PER_LAYER)
-    assert (lay.TRAINING_OPS, lay.RECOMPUTE_OPS) == (hours.TRAINING_OPS, hours.RECOMPUTE_OPS)
-
-
 def test_model_params_from_the_architecture():
     assert lay.model_params(WORKED) == 405_853_388_800  # §Catalog's exact count
     assert math.isclose(lay.layer_params(WORKED), 401_646_551_040)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from planner.engine import memory as m
-from planner.engine import parameters
+from planner.model import counts as parameters
 from planner.engine import compute
 from tests.helpers import scenario_with
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from planner.engine import parameters as P
+from planner.model import counts as P
 from planner.engine import memory as M
 from planner.engine.memory import STRATEGIES
 from planner.model_config import read_config
@@ -67,7 +67,7 @@ def test_deepseek_v3_without_mtp_671_03_b_total_37_55_b_active():
     assert billions(m.active_params) == 37.55
     # DeepSeek's README_WEIGHTS: "Activation parameters: 36.6B (including 0.9B for the output Head)", i.e. without
     # the input embedding, a lookup: Ψ_active − V·h.
-    assert billions(P.matmul_params(m.active_params, 129_280, 7168), 1) == 36.6
+    assert billions(P.multiplied_params(m.active_params, 129_280, 7168), 1) == 36.6
 
 
 def test_gpt_oss_20b_20_91_b_total_4_19_b_active_and_its_cards_3_6_b():
@@ -149,7 +149,7 @@ def test_moe_layers_default_to_every_layer_and_dense_layers_use_the_dense_ffn():
 
 # KV cache per token ------------------------------------------------------------------------------------------
 def test_deepseek_v3_mla_kv_70272_bytes_per_token():
-    assert P.mla_kv_bytes_per_token(61, 512, 64) == 61 * 576 * 2 == 70_272
+    assert P.kv_bytes_per_token(61, 128, 192, kv_lora_rank=512, qk_rope_head_dim=64) == 61 * 576 * 2 == 70_272
     assert model("DeepSeek-V3").kv_bytes_per_token == 70_272
 
 
@@ -158,23 +158,23 @@ def test_gqa_kv_128_320_504_kib_for_llama():
 
 
 def test_kv_bytes_at_another_precision():
-    assert P.gqa_kv_bytes_per_token(32, 8, 128, kv_bytes=1) == 64 * 1024
+    assert P.kv_bytes_per_token(32, 8, 128, kv_bytes=1) == 64 * 1024
 
 
 # Expected distinct experts and streamed parameters -----------------------------------------------------------
 def test_expected_distinct_experts_by_hand():
-    assert P.expected_distinct_experts(8, 2, 1) == pytest.approx(2)  # one token touches its k experts
-    assert P.expected_distinct_experts(8, 2, 2) == pytest.approx(8 * (1 - 0.75 ** 2))  # 3.5
-    assert P.expected_distinct_experts(8, 2, 10_000) == pytest.approx(8)  # a big batch touches them all
-    assert P.expected_distinct_experts(0, 0, 100) == 0  # dense
-    assert P.expected_distinct_experts(np.array([8, 0]), np.array([2, 0]), 2).tolist() == pytest.approx([3.5, 0])
+    assert P.expected_experts(8, 2, 1) == pytest.approx(2)  # one token touches its k experts
+    assert P.expected_experts(8, 2, 2) == pytest.approx(8 * (1 - 0.75 ** 2))  # 3.5
+    assert P.expected_experts(8, 2, 10_000) == pytest.approx(8)  # a big batch touches them all
+    assert P.expected_experts(0, 0, 100) == 0  # dense
+    assert P.expected_experts(np.array([8, 0]), np.array([2, 0]), 2).tolist() == pytest.approx([3.5, 0])
 
 
 def test_streamed_params_go_from_the_active_experts_to_all_of_them():
     m = model("Mixtral-8x7B-v0.1")
-    mm = P.matmul_params(m.active_params, 32000, 4096)
-    one = P.streamed_params(mm, 4096, 8, 2, 14336, tokens=1, moe_layers=32)
-    many = P.streamed_params(mm, 4096, 8, 2, 14336, tokens=100_000, moe_layers=32)
+    mm = P.multiplied_params(m.active_params, 32000, 4096)
+    one = P.streamed_params(mm, 1, 4096, 8, 2, 14336, moe_layers=32)
+    many = P.streamed_params(mm, 100_000, 4096, 8, 2, 14336, moe_layers=32)
     assert one == pytest.approx(m.active_params - 32000 * 4096)  # one token: Ψ_mm
     assert many == pytest.approx(m.params - 32000 * 4096)  # every expert: Ψ less the input embedding
 

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from planner import shipped as catalog
-from planner.engine import serving as sv
+from planner.model import counts, passes
+from planner.model import replica as sv
 
 LLAMA_8B = dict(params=8_030_261_248, layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, vocab=128_256)
 LLAMA_70B = dict(params=70_553_706_496, layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, vocab=128_256)
@@ -24,10 +25,24 @@ def replica(model=LLAMA_8B, gpu=H100, **changes):
     return sv.Replica(**model, **gpu, **changes)
 
 
+def headline(r: sv.Replica) -> dict:
+    """The Serving table's headline names for one replica, from its own figures."""
+    users, at_max = r.at(r.users), r.at(r.b_max)
+    return {"serving_max_concurrency": r.b_max, "serving_fits": bool(r.users <= r.b_max),
+            "serving_ttft_ms": sv.number(r.ttft_s() * 1000), "serving_tpot_ms": users["tpot_ms"],
+            "serving_tpot_ms_single": r.at(1)["tpot_ms"], "serving_itl_ms": users["itl_ms"],
+            "serving_tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
+            "serving_cost_per_million_tokens": users["cost_per_million_tokens"], "serving_mfu": users["mfu"],
+            "serving_tpot_ms_at_max": at_max["tpot_ms"],
+            "serving_tokens_per_s_per_gpu_at_max": at_max["tokens_per_s_per_gpu"],
+            "serving_cost_per_million_tokens_at_max": at_max["cost_per_million_tokens"],
+            "serving_kv_bytes_per_token": sv.number(r.kv_g)}
+
+
 # The worked table -----------------------------------------------------------------------------------------------------
 def test_worked_8b_bf16_on_one_h100_by_hand():
     r = replica()
-    h = r.headline()
+    h = headline(r)
     # Ψ_mm = 8,030,261,248 − 128,256·4,096
     assert r.psi_mm == 7_504_924_672
     # W_g = 2 bytes · Ψ / 1 = 16.06 GB; KV_g = 2·32·8·128·2 = 131,072 bytes
@@ -67,7 +82,7 @@ def test_worked_8b_bf16_on_one_h100_by_hand():
 ])
 def test_worked_table(case, model, changes, expected):
     r = replica(model, **changes)
-    h = r.headline()
+    h = headline(r)
     got = (round(r.w_g / 1e9, 2), h["serving_kv_bytes_per_token"], h["serving_max_concurrency"],
            round(h["serving_ttft_ms"], 1), round(h["serving_tpot_ms_single"], 2), round(h["serving_tpot_ms"], 2),
            round(h["serving_tpot_ms_at_max"], 2), round(h["serving_tokens_per_s_per_gpu_at_max"]),
@@ -81,10 +96,10 @@ def test_70b_on_four_h100_ttft_by_hand():
     assert r.psi_mm == 69_503_033_344
     # AR(2048) = 2·80·(8 µs + 2·3/4·2048·8192·2 bytes / 450e9) = 19.18 ms
     ar = 160 * (8e-6 + 1.5 * 2048 * 8192 * 2 / 450e9)
-    assert sv.all_reduce_seconds(2048, 80, 8192, 4, 450) == pytest.approx(ar)
+    assert passes.all_reduce_seconds(2048, 80, 8192, 4, 450) == pytest.approx(ar)
     # compute: (2·69,503,033,344·2048 + 80·2048²·(8192 + 8192)) / (4·989e12·0.5) = 146.70 ms, + AR = 165.9 ms
     compute = (284_684_424_577_024 + 5_497_558_138_880) / (4 * 494.5e12)
-    assert r.headline()["serving_ttft_ms"] == pytest.approx((compute + ar) * 1000)
+    assert headline(r)["serving_ttft_ms"] == pytest.approx((compute + ar) * 1000)
 
 
 # The concurrency table ------------------------------------------------------------------------------------------------
@@ -125,13 +140,13 @@ def test_users_above_max_are_still_computed():
     assert users["batch"] == 100 and users["fits"] is False
     assert users["tpot_ms"] == pytest.approx((15_009_849_344 + 100 * 5120 * 131_072) / 2.345e12 * 1000)
     assert round(users["tpot_ms"], 2) == 35.02
-    assert r.headline()["serving_fits"] is False
+    assert headline(r)["serving_fits"] is False
     assert users["free_gb"] == pytest.approx(80 - 16.060522496 - 100 * 1.073741824 - 8)  # negative: over by 51.4 GB
 
 
 def test_does_not_fit_gives_blanks_not_errors():
     r = replica(LLAMA_70B)  # 141.1 GB of BF16 weights on one 80 GB GPU: pool = 72e9 − 141.1e9 < 0
-    h = r.headline()
+    h = headline(r)
     assert h["serving_max_concurrency"] == 0 and h["serving_fits"] is False
     assert h["serving_tpot_ms_at_max"] is None
     assert h["serving_tokens_per_s_per_gpu_at_max"] is None and h["serving_cost_per_million_tokens_at_max"] is None
@@ -149,7 +164,7 @@ def test_no_output_tokens_gives_blanks_not_a_division_by_zero():
     r = replica(prompt_tokens=8192)
     assert r.o == 0 and r.b_max == 52  # the capacity does not depend on the split
     assert r.at(52) == dict.fromkeys(("tpot_ms", "itl_ms", "tokens_per_s_per_gpu", "cost_per_million_tokens", "mfu"))
-    assert r.headline()["serving_tokens_per_s_per_gpu"] is None
+    assert headline(r)["serving_tokens_per_s_per_gpu"] is None
 
 
 # KV cache -------------------------------------------------------------------------------------------------------------
@@ -163,33 +178,33 @@ def test_fp8_kv_halves_the_kv_cache_whatever_the_weights():
 
 def test_tensor_parallel_beyond_kv_heads_replicates_them():
     # 70B has 8 KV heads: t = 4 splits them (2 per GPU), t = 8 and t = 16 keep one per GPU (replicated at 16)
-    assert sv.kv_bytes_per_token_per_gpu(80, 8, 128, 2, 4) == 2 * 80 * 2 * 128 * 2 == 81_920
-    assert sv.kv_bytes_per_token_per_gpu(80, 8, 128, 2, 8) == 2 * 80 * 1 * 128 * 2 == 40_960
-    assert sv.kv_bytes_per_token_per_gpu(80, 8, 128, 2, 16) == 40_960
-    assert bool(sv.kv_heads_split_evenly(8, 16)) and bool(sv.kv_heads_split_evenly(8, 4))
-    assert not bool(sv.kv_heads_split_evenly(8, 3))
+    assert counts.kv_bytes_per_token(80, 8, 128, kv_bytes=2, tensor_parallel=4) == 2 * 80 * 2 * 128 * 2 == 81_920
+    assert counts.kv_bytes_per_token(80, 8, 128, kv_bytes=2, tensor_parallel=8) == 2 * 80 * 1 * 128 * 2 == 40_960
+    assert counts.kv_bytes_per_token(80, 8, 128, kv_bytes=2, tensor_parallel=16) == 40_960
+    assert bool(counts.kv_heads_split_evenly(8, 16)) and bool(counts.kv_heads_split_evenly(8, 4))
+    assert not bool(counts.kv_heads_split_evenly(8, 3))
 
 
 def test_mla_kv_for_deepseek_v3():
     # 61 layers, r_kv 512 + rope 64, 2 bytes: 61·576·2 = 70,272 bytes per token, the same on every one of 8 GPUs
     for t in (1, 8):
-        assert sv.kv_bytes_per_token_per_gpu(61, 128, 128, 2, t, kv_lora_rank=512, qk_rope_head_dim=64) == 70_272
+        assert counts.kv_bytes_per_token(61, 128, 128, 512, 64, kv_bytes=2, tensor_parallel=t) == 70_272
     # attention widths: 128 heads·(128 nope + 64 rope) = 24,576 and 128·128 (v_head_dim) = 16,384
-    assert sv.attention_qk_width(128, 128, 512, 128, 64) == 24_576
-    assert sv.attention_av_width(128, 128, 512, 128) == 16_384
-    assert sv.attention_qk_width(32, 128) == sv.attention_av_width(32, 128) == 4096  # GQA: the query heads
+    assert counts.attention_qk_width(128, 128, 512, 128, 64) == 24_576
+    assert counts.attention_av_width(128, 128, 512, 128) == 16_384
+    assert counts.attention_qk_width(32, 128) == counts.attention_av_width(32, 128) == 4096  # GQA: the query heads
 
 
 # Precision and peak ---------------------------------------------------------------------------------------------------
 def test_fp8_weights_on_an_a100_fall_back_to_the_bf16_peak():
-    assert sv.effective_peak_flops(312, None, True) == 312e12
-    assert sv.effective_peak_flops(989, 1979, True) == 1979e12
-    assert sv.effective_peak_flops(989, 1979, False) == 989e12  # int8 weight-only: BF16 GEMMs
+    assert passes.effective_peak_flops(312, None, True) == 312e12
+    assert passes.effective_peak_flops(989, 1979, True) == 1979e12
+    assert passes.effective_peak_flops(989, 1979, False) == 989e12  # int8 weight-only: BF16 GEMMs
     r = replica(gpu=A100, **FP8)
     # TTFT compute-bound at the BF16 peak: (30.74e12 + 1.10e12)/(312e12·0.5) = 204.1 ms; the memory term
     # (7,504,924,672·1 + 2048·65,536)/(2.039e12·0.7) = 5.4 ms
-    assert r.headline()["serving_ttft_ms"] == pytest.approx(31_839_683_084_288 / 156e12 * 1000)
-    assert round(r.headline()["serving_ttft_ms"], 1) == 204.1
+    assert headline(r)["serving_ttft_ms"] == pytest.approx(31_839_683_084_288 / 156e12 * 1000)
+    assert round(headline(r)["serving_ttft_ms"], 1) == 204.1
 
 
 def test_shipped_precisions_and_gpu_figures_are_sections_six():
@@ -199,15 +214,15 @@ def test_shipped_precisions_and_gpu_figures_are_sections_six():
         "h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9, "a100-80gb": None}
     assert {k: g.nvlink_gbps for k, g in catalog.GPUS.items()} == {
         "h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400, "a100-80gb": 300}
-    assert sv.bytes_per_weight(4.125) == pytest.approx(0.515625)
+    assert passes.bytes_per_weight(4.125) == pytest.approx(0.515625)
 
 
 def test_all_reduce_only_with_tensor_parallelism():
-    assert sv.all_reduce_seconds(2048, 80, 8192, 1, None) == 0
+    assert passes.all_reduce_seconds(2048, 80, 8192, 1, None) == 0
     # t = 2, 32 tokens: 2·80·(8 µs + 2·1/2·32·8192·2/450e9)
-    assert sv.all_reduce_seconds(32, 80, 8192, 2, 450) == pytest.approx(160 * (8e-6 + 524_288 / 450e9))
+    assert passes.all_reduce_seconds(32, 80, 8192, 2, 450) == pytest.approx(160 * (8e-6 + 524_288 / 450e9))
     with pytest.raises(ValueError, match="nvlink"):
-        sv.all_reduce_seconds(32, 80, 8192, 2, None)
+        passes.all_reduce_seconds(32, 80, 8192, 2, None)
 
 
 # Mixture of experts ---------------------------------------------------------------------------------------------------
@@ -215,13 +230,13 @@ def test_moe_streams_the_experts_its_tokens_touch():
     # Ψ_mm 10e9, 2 MoE layers of E = 4 experts, k = 1, each expert 3·1000·500 = 1.5e6 parameters
     moe = dict(hidden=1000, experts=4, experts_per_token=1, expert_ffn=500, moe_layers=2)
     # n = 1 touches exactly k experts: S = Ψ_mm
-    assert sv.streamed_params(10e9, 1, **moe) == pytest.approx(10e9)
+    assert counts.streamed_params(10e9, 1, **moe) == pytest.approx(10e9)
     # n = 2: 4·(1 − (3/4)²) = 1.75 experts per layer: 10e9 − 2·1·1.5e6 + 2·1.5e6·1.75 = 10,002,250,000
-    assert sv.expected_experts(4, 1, 2) == pytest.approx(1.75)
-    assert sv.streamed_params(10e9, 2, **moe) == pytest.approx(10_002_250_000)
+    assert counts.expected_experts(4, 1, 2) == pytest.approx(1.75)
+    assert counts.streamed_params(10e9, 2, **moe) == pytest.approx(10_002_250_000)
     # many tokens touch all 4: 10e9 + 2·(4 − 1)·1.5e6
-    assert sv.streamed_params(10e9, 10_000, **moe) == pytest.approx(10_009_000_000)
-    assert sv.streamed_params(10e9, 10_000) == 10e9  # dense
+    assert counts.streamed_params(10e9, 10_000, **moe) == pytest.approx(10_009_000_000)
+    assert counts.streamed_params(10e9, 10_000) == 10e9  # dense
     # a Replica takes L_moe = L when not given; Ψ_mm = Ψ_active − V·h = 10,001,000,000 − 1000·1000
     r = sv.Replica(params=2e10, active_params=10_001_000_000, layers=2, hidden=1000, heads=8, kv_heads=8,
                    head_dim=125, vocab=1000, experts=4, experts_per_token=1, expert_ffn=500, **H100)
@@ -230,8 +245,14 @@ def test_moe_streams_the_experts_its_tokens_touch():
 
 # Calibration ----------------------------------------------------------------------------------------------------------
 def test_little_mean_concurrency():
-    assert sv.mean_concurrency(3600, 300) == 12  # 3,600 s of request latencies in a 300 s run
-    assert sv.mean_concurrency(3600, 0) is None
+    assert passes.mean_concurrency(3600, 300) == 12  # 3,600 s of request latencies in a 300 s run
+    assert passes.mean_concurrency(3600, 0) is None
+
+
+def measured(r, *, ttft, tpot):
+    """A run of 12 requests in flight (3,600 s of latencies over 300 s), prompts 1,000 and outputs 500 tokens."""
+    return r.calibration(latency_sum_s=3600, duration_s=300, mean_prompt_tokens=1000, mean_output_tokens=500,
+                         median_ttft_ms=ttft, median_tpot_ms=tpot)
 
 
 def test_calibration_recovers_the_efficiencies_of_a_synthetic_run():
@@ -243,7 +264,7 @@ def test_calibration_recovers_the_efficiencies_of_a_synthetic_run():
     # prefill of 1,000 tokens: 2·7,504,924,672·1,000 + 32·1,000²·8,192 FLOPs, measured as if η_c were 0.4
     flops = 15_009_849_344_000 + 262_144_000_000
     ttft_ms = (flops / (989e12 * 0.4) + 0.001) * 1000
-    got = r.calibration(3600, 300, 1000, 500, ttft_ms, tpot_ms)
+    got = measured(r, ttft=ttft_ms, tpot=tpot_ms)
     assert got["mean_concurrency"] == 12
     assert got["implied_bandwidth_efficiency"] == pytest.approx(0.6)
     assert got["implied_compute_efficiency"] == pytest.approx(0.4)
@@ -258,17 +279,19 @@ def test_calibration_takes_the_all_reduce_off_first():
     ar = 160 * (8e-6 + 1.5 * 12 * 8192 * 2 / 450e9)
     step_bytes = 34_751_516_672 + 12 * 1250 * 81_920
     tpot_ms = (step_bytes / (3.35e12 * 0.65) + ar) * 1000
-    got = r.calibration(3600, 300, 1000, 500, 1000, tpot_ms)
+    got = measured(r, ttft=1000, tpot=tpot_ms)
     assert got["implied_bandwidth_efficiency"] == pytest.approx(0.65)
     # a measurement no longer than AR + τ implies nothing
-    assert r.calibration(3600, 300, 1000, 500, 1000, ar * 1000)["implied_bandwidth_efficiency"] is None
+    assert measured(r, ttft=1000, tpot=ar * 1000)["implied_bandwidth_efficiency"] is None
 
 
 def test_from_catalog_parts_takes_section_six_defaults():
     serving = SimpleNamespace(users=32, sequence_length=8192, tensor_parallel=1)  # prompt_tokens: a quarter
-    r = sv.Replica.from_parts(catalog.MODELS["llama-3.1-8b"], catalog.GPUS["h100-sxm"], serving, 2.00)
+    bf16, fp8 = catalog.PRECISIONS["bf16"], catalog.PRECISIONS["fp8"]
+    r = sv.Replica.of(model=catalog.MODELS["llama-3.1-8b"], gpu=catalog.GPUS["h100-sxm"], weight=bf16, kv=bf16,
+                      serving=serving, price_per_gpu_hour=2.00)
     assert (r.s, r.o, r.b_max) == (2048, 6144, 52)
-    fp8 = SimpleNamespace(users=32, sequence_length=8192, tensor_parallel=2, weight_precision="fp8",
-                          kv_precision="fp8")
-    r = sv.Replica.from_parts(catalog.MODELS["llama-3.1-70b"], catalog.GPUS["h100-sxm"], fp8, 2.00)
+    two = SimpleNamespace(users=32, sequence_length=8192, tensor_parallel=2)
+    r = sv.Replica.of(model=catalog.MODELS["llama-3.1-70b"], gpu=catalog.GPUS["h100-sxm"], weight=fp8, kv=fp8,
+                      serving=two, price_per_gpu_hour=2.00)
     assert (r.p_e, r.kv_g, r.b_max) == (1979e12, 81_920, 54)

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from planner.engine import parameters
 from planner.engine.values import plain
+from planner.model import counts
 
 SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "gated", "tied_embeddings", "experts",
          "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank", "q_lora_rank",
@@ -12,31 +12,27 @@ SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "g
 
 
 def shape(model) -> dict:
-    """A catalog model's architecture as parameters.py's keywords."""
+    """A catalog model's architecture as planner.model.counts' keywords."""
     return {key: getattr(model, key) for key in SHAPE}
 
 
 def active_params(model) -> float:
-    """Ψ_active = Ψ − L_moe·(E − k)·3·h·F_e: the model's Ψ (given or from its architecture) less the routed experts
-    a token does not pass through (the router and shared experts stay); Ψ for a dense model."""
-    inactive = model.experts - model.experts_per_token
-    return model.params - parameters.moe_layer_count(model.layers, model.experts, model.moe_layers or None) * \
-        inactive * parameters.ffn_matrices(model.gated) * model.hidden * model.expert_ffn
+    """Ψ_active of a Catalog model: its Ψ (given or from its architecture) less the routed experts a token skips."""
+    return counts.active_of(model.params, **shape(model))
 
 
 def model_columns(model) -> dict:
     fields = shape(model)
     return {
-        "attention_params": parameters.attention_params(model.hidden, model.heads, model.kv_heads, model.head_dim,
-                                                        model.kv_lora_rank, model.q_lora_rank,
-                                                        model.qk_nope_head_dim, model.qk_rope_head_dim,
-                                                        model.v_head_dim),
-        "moe_layer_count": parameters.moe_layer_count(model.layers, model.experts, model.moe_layers or None),
-        "params_from_architecture": parameters.total_params(**fields),
+        "attention_params": counts.attention_params(model.hidden, model.heads, model.kv_heads, model.head_dim,
+                                                    model.kv_lora_rank, model.q_lora_rank, model.qk_nope_head_dim,
+                                                    model.qk_rope_head_dim, model.v_head_dim),
+        "moe_layer_count": counts.moe_layer_count(model.layers, model.experts, model.moe_layers),
+        "params_from_architecture": counts.total_params(**fields),
         "active_params": active_params(model),
-        "routed_params": parameters.routed_params(**fields),
-        "kv_kib_per_token": parameters.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim,
-                                                          model.kv_lora_rank, model.qk_rope_head_dim) / 1024,
+        "routed_params": counts.routed_params(**fields),
+        "kv_kib_per_token": counts.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim,
+                                                      model.kv_lora_rank, model.qk_rope_head_dim) / 1024,
     }
 
 

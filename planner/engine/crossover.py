@@ -14,10 +14,10 @@ from planner.engine.hours import cost, gpu_hours
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
 from planner.inputs.crossover import ROOFLINE
-from planner.method import Constant, Method
+from planner.method import Method
+from planner.model import passes
+from planner.model.passes import FORWARD_OPS  # 2 per parameter per served token: the forward pass alone
 
-# Operations per parameter per served token: the forward pass alone, 2 (Kaplan et al. 2020, C_forward ≈ 2N).
-SERVING_OPS = 2
 STEPS = 100  # the cumulative table's rows: day_i = i · horizon / 100, i = 0 … 100
 NEVER = "never"  # the crossing day without traffic, in the engine, the sheet, the JSON and the HTML alike
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
@@ -30,7 +30,7 @@ def served_tokens_per_day(choice, presets: dict) -> float:
 
 def serving_flops_per_day(params, tokens_per_day):
     """2·Ψ·D."""
-    return SERVING_OPS * params * np.asarray(tokens_per_day, dtype=float)
+    return FORWARD_OPS * params * np.asarray(tokens_per_day, dtype=float)
 
 
 def serving_mfu(scenario, tables) -> float:
@@ -82,7 +82,7 @@ def compute(scenario, tables) -> CrossoverTable:
     per_day_flops = serving_flops_per_day(params, tokens)
     mfu = serving_mfu(scenario, tables)
     per_day_hours = gpu_hours(per_day_flops, gpu.peak_tflops, mfu)
-    break_even = flops / (SERVING_OPS * params)
+    break_even = flops / (FORWARD_OPS * params)
     scalars = {
         "serving_mfu_used": mfu, "tokens_per_day": tokens, "serving_flops_per_day": per_day_flops,
         "serving_gpu_hours_per_day": per_day_hours, "serving_cost_per_day": cost(per_day_hours, price),
@@ -120,10 +120,7 @@ def compute(scenario, tables) -> CrossoverTable:
     return CrossoverTable({k: plain(v) for k, v in scalars.items()}, cumulative, rows)
 
 
-CONSTANTS = [
-    Constant("serving_ops_per_param_token", SERVING_OPS, label="Operations per parameter per served token", unit="FLOP",
-             source="The forward pass alone, 2 (Kaplan et al. 2020): a third of a training token's 6"),
-]
+CONSTANTS = [passes.SERVING_OPS_CONSTANT]
 
 METHOD = Method(
     title="Crossover: serving against training",

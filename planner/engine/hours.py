@@ -14,11 +14,9 @@ from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
 from planner.inputs.hours import LAYOUT
 from planner.method import Constant, Method
+from planner.model import passes
+from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, training_flops
 
-# Operations per parameter per token: forward 2 + backward 4 (Kaplan et al. 2020, "6N"); recomputing the
-# activations adds one more forward pass, 2 (Korthikanti et al. 2022, §5).
-TRAINING_OPS = 6
-RECOMPUTE_OPS = 8
 SECONDS_PER_HOUR = 3600
 
 
@@ -26,11 +24,6 @@ def training_peak_tflops(gpu, training_precision: str) -> float:
     """The peak training runs at: the dense FP8 peak in FP8 training on a GPU that has it, else BF16 (docs/method.md
     §7: an A100 keeps its BF16 peak, and a check says so)."""
     return gpu.fp8_tflops if training_precision == "fp8" and gpu.fp8_tflops else gpu.peak_tflops
-
-
-def training_flops(params, tokens, activation_recompute):
-    """C = 6·Ψ·T, or 8·Ψ·T with activation recomputation."""
-    return np.where(activation_recompute, RECOMPUTE_OPS, TRAINING_OPS) * np.multiply(params, tokens, dtype=float)
 
 
 def gpu_hours(flops, peak_tflops, mfu):
@@ -127,11 +120,7 @@ def compute(scenario, tables) -> HoursTable:
 
 
 CONSTANTS = [
-    Constant("training_ops_per_param_token", TRAINING_OPS, label="Operations per parameter per training token",
-             unit="FLOP",
-             source="Forward 2 + backward 4 (Kaplan et al. 2020, C ≈ 6·N·D)"),
-    Constant("recompute_ops_per_param_token", RECOMPUTE_OPS, label="… with activation recomputation", unit="FLOP",
-             source="One extra forward pass, + 2 (Korthikanti et al. 2022, §5; Chowdhery et al. 2022)"),
+    *passes.TRAINING_CONSTANTS,
     Constant("reference_gpu", shipped.REFERENCE_GPU, label="Reference GPU for Meta's reported hours", unit="",
              source="Meta reports Llama 3.1's training in H100-80GB GPU-hours"),
 ]

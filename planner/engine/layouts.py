@@ -18,6 +18,9 @@ import numpy as np
 
 from planner.engine.values import plain
 from planner.method import Constant, Method
+from planner.model import counts, state
+from planner.model.counts import KV_TENSORS
+from planner.model.passes import ACTIVATION_BYTES, RECOMPUTE_OPS, TRAINING_OPS  # one BF16 value: 2 bytes
 
 # The method constants of §10 (named cells on the Method sheet, see CONSTANTS) ---------------------------------
 HBM_PASSES = 4  # β: each activation byte is written and read in the forward and again in the backward (§10)
@@ -31,29 +34,16 @@ RECOMPUTE_TRAFFIC = 4 / 3  # a recomputed forward adds its third of the forward 
 # The formula's other coefficients, also named cells so no formula holds a literal (sources beside each) ------
 ATTENTION_OPS = 12  # QKᵀ and AV, 2 FLOPs per multiply-add, × 3 for forward + backward (Megatron/PaLM, full s²)
 RECOMPUTE_ATTENTION_OPS = 4  # one more forward of QKᵀ and AV: 2 · 2 (Korthikanti et al. 2022, §5)
-UNSPLIT_ACTIVATION_BYTES = 10  # bytes per token and h that t does not divide without sequence parallelism
-SPLIT_ACTIVATION_BYTES = 24  # … and those it does: (10 + 24/t)·s·b·h (Korthikanti et al. 2022, Table 2)
 ATTENTION_SCORE_BYTES = 5  # softmax scores, dropout mask and output: 5·heads·s per token (Korthikanti, Table 2)
 LOGIT_TRAFFIC_BYTES = 12  # HBM bytes per token and vocabulary entry for the FP32 logits and their gradient (§10)
 LOGIT_BYTES = 4  # FP32 logits kept per token and vocabulary entry on the last stage (§10)
-VALUE_BYTES = 2  # one BF16 activation, weight or gradient value
 TP_COLLECTIVES = 4  # all-reduces per layer: 2 forward + 2 backward (Shoeybi et al. 2019, §3)
 RECOMPUTE_TP_COLLECTIVES = 2  # a recomputed forward repeats its 2 (Korthikanti et al. 2022)
 CP_EXCHANGES = 2  # K and V passed round the context-parallel ring, forward and backward (§10)
 RECOMPUTE_CP_EXCHANGES = 1  # a recomputed forward passes them once more
-KV_TENSORS = 2  # a key and a value per KV head
 PP_SENDS = 2  # per micro-batch and virtual stage: the activation forward, its gradient backward
 CP_MIN_TOKENS = 4096  # a context-parallel rank keeps at least 4,096 tokens of the sequence (§10's grid)
 CP_CHUNKS = 2  # each rank holds two chunks of the sequence, one early and one late, to balance causal work
-
-# The same numbers as engine/memory.py and hours.py (their Method cells; not imported, as memory imports catalog)
-TRAINING_OPS = 6  # = hours.TRAINING_OPS, training_ops_per_param_token: forward 2 + backward 4 (Kaplan et al.)
-RECOMPUTE_OPS = 8  # = hours.RECOMPUTE_OPS, recompute_ops_per_param_token: one more forward, + 2
-WEIGHT_BYTES = 2  # = memory.WEIGHT_BYTES, weight_bytes_per_param: BF16 weights
-GRADIENT_BYTES = 2  # = memory.GRADIENT_BYTES, gradient_bytes_per_param: BF16 gradients
-OPTIMIZER_BYTES = 12  # = memory.OPTIMIZER_BYTES: FP32 master weights, momentum and variance, 4 + 4 + 4
-ACTIVATION_BYTES = 34  # = memory.ACTIVATION_BYTES_PER_LAYER: Korthikanti et al. Table 2, per s·b·h per layer
-CHECKPOINT_BYTES = 2  # = memory.CHECKPOINT_BYTES_PER_LAYER: a checkpointed layer keeps its BF16 input
 
 GIB = 2**30  # the headroom rule counts memory as frameworks do
 SECONDS_PER_DAY = 86400
@@ -142,8 +132,8 @@ def kv_width(q):
 
 def layer_params(q):
     """Ψ_L = L·(2hA + 2hG + (3 or 2)·h·F): attention and MLP matrices of all layers (norms left out)."""
-    mlp = 3 if q.gated else 2  # SwiGLU's gate, up and down projections, or GeLU's up and down
-    return q.layers * (2 * q.hidden * attention_width(q) + 2 * q.hidden * kv_width(q) + mlp * q.hidden * q.ffn)
+    return q.layers * (counts.gqa_attention_params(q.hidden, q.heads, q.kv_heads, q.head_dim)
+                       + counts.ffn_matrices(q.gated) * q.hidden * q.ffn)
 
 
 def embedding_params(q):
@@ -152,11 +142,12 @@ def embedding_params(q):
 
 
 def model_params(q):
-    """Ψ: the given count, else §Catalog's formula (untied: input and output embeddings; two norms per layer)."""
+    """Ψ: the given count, else the Catalog's formula (untied: input and output embeddings; two norms per layer)."""
     if q.params is not None:
         return q.params
-    embeddings = (1 if q.tied_embeddings else 2) * embedding_params(q)
-    return embeddings + layer_params(q) + q.layers * 2 * q.hidden + q.hidden
+    return counts.total_params(layers=q.layers, hidden=q.hidden, heads=q.heads, kv_heads=q.kv_heads,
+                               head_dim=q.head_dim, ffn=q.ffn, vocab=q.vocab, gated=q.gated,
+                               tied_embeddings=q.tied_embeddings)
 
 
 # The layout ------------------------------------------------------------------------------------------------
@@ -245,10 +236,7 @@ def logit_seconds(q, x):
 
 def activation_bytes_per_token(q, x):
     """act = 34·h/t with sequence parallelism or t = 1, else (10 + 24/t)·h (Korthikanti et al. 2022, Table 2)."""
-    split = ACTIVATION_BYTES * q.hidden / x.t
-    if not q.sequence_parallel:
-        split = np.where(x.t == 1, split, (UNSPLIT_ACTIVATION_BYTES + SPLIT_ACTIVATION_BYTES / x.t) * q.hidden)
-    return split
+    return state.layer_activation_bytes_per_token(q.hidden, x.t, q.sequence_parallel)
 
 
 def attention_score_bytes_per_token(q, x):
@@ -270,21 +258,21 @@ def tensor_parallel_seconds(q, x):
     """T_tp = (4 + 2·[full])·(L/p)·(2(t−1)/t·2·tok·h/NVe + 10 µs) when t > 1 (Shoeybi et al. 2019)."""
     collectives = TP_COLLECTIVES + RECOMPUTE_TP_COLLECTIVES * (x.recompute == FULL)
     ring = 2 * (x.t - 1) / x.t  # a ring all-reduce moves 2(t−1)/t of the message
-    one = ring * VALUE_BYTES * micro_batch_tokens(q, x) * q.hidden / nvlink_bytes_per_s(q) + TP_LATENCY_US * 1e-6
+    one = ring * ACTIVATION_BYTES * micro_batch_tokens(q, x) * q.hidden / nvlink_bytes_per_s(q) + TP_LATENCY_US * 1e-6
     return np.where(x.t > 1, collectives * stage_layers(q, x) * one, 0)
 
 
 def context_parallel_seconds(q, x):
     """T_cp = (2 + [full])·(L/p)·(c−1)·4·tok·G/t / link(t·c) when c > 1: K and V round the ring."""
     exchanges = CP_EXCHANGES + RECOMPUTE_CP_EXCHANGES * (x.recompute == FULL)
-    kv = KV_TENSORS * VALUE_BYTES * micro_batch_tokens(q, x) * kv_width(q) / x.t
+    kv = KV_TENSORS * ACTIVATION_BYTES * micro_batch_tokens(q, x) * kv_width(q) / x.t
     seconds = exchanges * stage_layers(q, x) * (x.c - 1) * kv / link_bytes_per_s(q, x.t * x.c)
     return np.where(x.c > 1, seconds, 0)
 
 
 def pipeline_send_seconds(q, x):
     """T_pp = 2·v·(2·tok·h/t / link(t·p) + 20 µs) when p > 1: sends per micro-batch on the slowest stage."""
-    message = VALUE_BYTES * micro_batch_tokens(q, x) * q.hidden / x.t
+    message = ACTIVATION_BYTES * micro_batch_tokens(q, x) * q.hidden / x.t
     one = message / link_bytes_per_s(q, x.t * x.p) + PP_LATENCY_US * 1e-6
     return np.where(x.p > 1, PP_SENDS * x.v * one, 0)
 
@@ -330,7 +318,7 @@ def data_parallel_comm_seconds(q, x):
     """vol/BW_dp: per micro-batch (d_z−1)/d_z·Ψ_g·(2 + 2 + grad_reduce_bytes) when ZeRO-3 regathers, else per step
     (d_z−1)/d_z·Ψ_g·(grad_reduce_bytes + 2); zero when d_z = 1."""
     dz = sharded_data_parallel(x)
-    gathers = np.where(regathers(q, x), 2 * VALUE_BYTES, VALUE_BYTES)  # forward and backward gathers, or one
+    gathers = np.where(regathers(q, x), 2 * ACTIVATION_BYTES, ACTIVATION_BYTES)  # forward and backward gathers, or one
     volume = (dz - 1) / dz * stage_params(q, x) * (gathers + q.grad_reduce_bytes)
     return volume / data_parallel_bandwidth(q, x)
 
@@ -429,12 +417,7 @@ def term_shares(q, x, terms) -> dict:
 # Memory per GPU (§10) --------------------------------------------------------------------------------------
 def state_bytes(q, x):
     """Ψ_g·CHOOSE(z+1, 16, 4 + 12/d_z, 2 + 14/d_z, 16/d_z) (ZeRO paper, Rajbhandari et al. 2020)."""
-    dz = sharded_data_parallel(x)
-    per_param = np.where(x.z == 0, WEIGHT_BYTES + GRADIENT_BYTES + OPTIMIZER_BYTES,  # DDP: 16
-                         np.where(x.z == 1, WEIGHT_BYTES + GRADIENT_BYTES + OPTIMIZER_BYTES / dz,  # 4 + 12/d_z
-                                  np.where(x.z == 2, WEIGHT_BYTES + (GRADIENT_BYTES + OPTIMIZER_BYTES) / dz,
-                                           (WEIGHT_BYTES + GRADIENT_BYTES + OPTIMIZER_BYTES) / dz)))
-    return stage_params(q, x) * per_param
+    return stage_params(q, x) * state.state_bytes_per_param(x.z, sharded_data_parallel(x))
 
 
 def layer_activation_bytes(q, x):
@@ -452,7 +435,7 @@ def micro_batches_in_flight(q, x):
 def activation_bytes(q, x):
     """In flight·CEILING(L/p)·IF(full, 2·b·(s/c)·h/t, per layer), + one layer being recomputed when full."""
     per_layer = layer_activation_bytes(q, x)
-    kept_input = CHECKPOINT_BYTES * micro_batch_tokens(q, x) * q.hidden / x.t
+    kept_input = micro_batch_tokens(q, x) * state.checkpointed_bytes_per_token(q.hidden, x.t)
     full = x.recompute == FULL
     stored = micro_batches_in_flight(q, x) * largest_stage_layers(q, x) * np.where(full, kept_input, per_layer)
     return stored + np.where(full, per_layer, 0)
@@ -1115,9 +1098,9 @@ CONSTANTS = [
                  source="QKᵀ and AV, 2 FLOPs each, × 3 for forward and backward (Narayanan et al. 2021; PaLM)"),
     Constant("recompute_attention_ops", RECOMPUTE_ATTENTION_OPS, label="… added by recomputing attention", unit="FLOP",
              source="One more forward of QKᵀ and AV (Korthikanti et al. 2022)"),
-    Constant("unsplit_activation_bytes", UNSPLIT_ACTIVATION_BYTES, label="Activation bytes per s·b·h not split by t",
+    Constant("unsplit_activation_bytes", state.UNSPLIT_ACTIVATION_BYTES, label="Activation bytes per s·b·h not split by t",
              unit="bytes", source="Without sequence parallelism: (10 + 24/t)·s·b·h (Korthikanti et al. 2022, Table 2)"),
-    Constant("split_activation_bytes", SPLIT_ACTIVATION_BYTES, label="Activation bytes per s·b·h split by t",
+    Constant("split_activation_bytes", state.SPLIT_ACTIVATION_BYTES, label="Activation bytes per s·b·h split by t",
              unit="bytes",
              source="Korthikanti et al. 2022, Table 2"),
     Constant("attention_score_bytes", ATTENTION_SCORE_BYTES, label="Attention-score bytes per token, head and position",
@@ -1127,8 +1110,6 @@ CONSTANTS = [
              unit="bytes", source="FP32 logits and their gradient through the softmax (docs/method.md §10)"),
     Constant("logit_bytes", LOGIT_BYTES, label="Logit bytes kept per token and vocabulary entry", unit="bytes",
              source="FP32 logits on the last stage (docs/method.md §10)"),
-    Constant("value_bytes", VALUE_BYTES, label="Bytes per BF16 activation or gradient value", unit="bytes",
-        source="BF16"),
     Constant("tp_collectives_per_layer", TP_COLLECTIVES, label="Tensor-parallel all-reduces per layer", unit="count",
              source="2 forward + 2 backward (Shoeybi et al. 2019, §3)"),
     Constant("recompute_tp_collectives", RECOMPUTE_TP_COLLECTIVES, label="… added by full recompute", unit="count",
@@ -1137,7 +1118,6 @@ CONSTANTS = [
              source="Forward and backward round the ring (docs/method.md §10)"),
     Constant("recompute_cp_exchanges", RECOMPUTE_CP_EXCHANGES, label="… added by full recompute", unit="count",
              source="The recomputed forward's one (docs/method.md §10)"),
-    Constant("kv_tensors", KV_TENSORS, label="Tensors per KV head", unit="count", source="A key and a value"),
     Constant("pp_sends_per_micro_batch", PP_SENDS, label="Pipeline sends per micro-batch and virtual stage",
              unit="count",
              source="The activation forward, its gradient backward (Narayanan et al. 2021)"),

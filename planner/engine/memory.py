@@ -10,24 +10,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.shipped import SHARDED_FROM_STAGE, STRATEGIES
 from planner.engine.catalog_columns import model_columns
-from planner.engine.parameters import KV_BYTES_PER_VALUE, KV_TENSORS
 from planner.engine.values import plain
 from planner.method import Constant, Method
+from planner.model import counts, state
+from planner.model.state import (FP8_WEIGHT_COPY_BYTES, GRADIENT_BYTES, OPTIMIZER_BYTES, SHARDED_FROM_STAGE,
+                                 WEIGHT_BYTES, zero_divisor)
+from planner.shipped import STRATEGIES
 
 GB = 1e9
 
-# Mixed-precision Adam (ZeRO paper, Rajbhandari et al. 2020, §3.1), bytes per parameter:
-WEIGHT_BYTES = 2  # BF16 weights used in forward and backward
-GRADIENT_BYTES = 2  # BF16 gradients
-OPTIMIZER_BYTES = 12  # FP32 master weights, momentum and variance: 4 + 4 + 4 = 12 (the paper's K)
-
-# Korthikanti et al. 2022 (arXiv 2205.05198), Table 2, with sequence parallelism and without the
-# 5·a·s/h attention-score term that FlashAttention-style kernels do not store: bytes per s·b·h per layer.
-ACTIVATION_BYTES_PER_LAYER = 34
-CHECKPOINT_BYTES_PER_LAYER = 2  # a checkpointed layer keeps only its BF16 input: 2·s·b·h bytes
-FP8_WEIGHT_COPY_BYTES = 1  # FP8 training: Transformer Engine keeps an FP8 copy of each weight beside the BF16 one
 # Activations of one MoE layer, bytes per token (llm-analysis's form, docs/method.md §7), all divided by t:
 MOE_ATTENTION_BYTES = 18  # 18·h: attention block and norms, Korthikanti's 34·h less the dense MLP's 16·h
 MOE_ROUTED_TOKEN_BYTES = 2  # 2·h per chosen expert: the permuted BF16 copy of the token sent to it
@@ -40,14 +32,9 @@ def data_parallel_degree(gpus, tensor_parallel, pipeline_parallel):
     return gpus / (tensor_parallel * pipeline_parallel)
 
 
-def zero_divisor(zero_stage, sharded_from_stage, data_parallel):
-    """d where the ZeRO stage shards this quantity (stage ≥ sharded_from_stage), else 1."""
-    return np.where(np.asarray(zero_stage) >= sharded_from_stage, data_parallel, 1)
-
-
 def layer_activations_gb(sequence_length, micro_batch, *, hidden, tensor_parallel):
     """One layer's stored activations, a = 34·s·b·h / t (Korthikanti et al. 2022, Table 2, first stage)."""
-    return ACTIVATION_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
+    return sequence_length * micro_batch * state.layer_activation_bytes_per_token(hidden, tensor_parallel) / GB
 
 
 # Training memory, dense or with expert parallelism (docs/method.md §1, §7) -----------------------------------
@@ -116,7 +103,8 @@ def moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, e
     moe = moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
                                    shared_expert_ffn, tensor_parallel)
     dense_layers = layers - moe_layers
-    kept_inputs = layers * CHECKPOINT_BYTES_PER_LAYER * sequence_length * micro_batch * hidden / tensor_parallel / GB
+    kept_inputs = (layers * sequence_length * micro_batch * state.checkpointed_bytes_per_token(hidden, tensor_parallel)
+                   / GB)
     largest = np.maximum(np.where(np.asarray(dense_layers) > 0, dense, 0), np.where(np.asarray(moe_layers) > 0, moe, 0))
     return np.where(checkpointing, kept_inputs + largest, dense_layers * dense + moe_layers * moe)
 
@@ -260,19 +248,7 @@ def compute(scenario, tables) -> MemoryTable:
 
 
 CONSTANTS = [
-    Constant("weight_bytes_per_param", WEIGHT_BYTES, label="Bytes per weight", unit="bytes",
-             source="BF16 weights used in forward and backward (ZeRO paper, §3.1)"),
-    Constant("gradient_bytes_per_param", GRADIENT_BYTES, label="Bytes per gradient", unit="bytes",
-        source="BF16 gradients (ZeRO paper)"),
-    Constant("optimizer_bytes_per_param", OPTIMIZER_BYTES, label="Bytes of Adam state per parameter", unit="bytes",
-             source="FP32 master weights, momentum and variance: 4 + 4 + 4 (ZeRO paper's K = 12)"),
-    Constant("activation_bytes_per_layer", ACTIVATION_BYTES_PER_LAYER, label="Activation bytes per s·b·h per layer",
-             unit="bytes",
-                 source="Korthikanti et al. 2022, Table 2, without the attention scores FlashAttention does not store"),
-    Constant("checkpoint_bytes_per_layer", CHECKPOINT_BYTES_PER_LAYER, label="Bytes per s·b·h per checkpointed layer",
-             unit="bytes", source="A checkpointed layer keeps only its BF16 input (Korthikanti et al. 2022)"),
-    Constant("fp8_weight_copy_bytes", FP8_WEIGHT_COPY_BYTES, label="Bytes per parameter of the FP8 weight copy",
-             unit="bytes", source="FP8 training: Transformer Engine keeps an FP8 copy beside the BF16 weights"),
+    *state.CONSTANTS,
     Constant("moe_attention_bytes", MOE_ATTENTION_BYTES, label="MoE layer: activation bytes per s·b·h outside the "
              "experts", unit="bytes", source="Korthikanti's 34·h less the dense MLP's 16·h (llm-analysis)"),
     Constant("moe_routed_token_bytes", MOE_ROUTED_TOKEN_BYTES, label="MoE layer: bytes per h per routed token",
@@ -281,10 +257,7 @@ CONSTANTS = [
              unit="bytes", source="SwiGLU's three tensors of F, 2 bytes each"),
     Constant("router_logit_bytes", ROUTER_LOGIT_BYTES, label="MoE layer: bytes per expert per token (router)",
              unit="bytes", source="The router's FP32 logits"),
-    Constant("kv_tensors_per_layer", KV_TENSORS, label="KV-cache tensors per layer", unit="tensors",
-        source="A key and a value"),
-    Constant("kv_bytes_per_value", KV_BYTES_PER_VALUE, label="Bytes per KV-cache value", unit="bytes",
-        source="BF16 keys and values"),
+    *counts.CONSTANTS,
 ]
 
 METHOD = Method(

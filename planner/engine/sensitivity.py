@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
-from planner.engine.serving import cost_per_million_tokens, replica_of
+from planner.engine.serving import replica_of
+from planner.model.passes import cost_per_million_tokens
 from planner.engine.values import plain
 from planner.method import Constant, Method
 

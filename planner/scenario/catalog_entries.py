@@ -189,7 +189,7 @@ def complete_architecture(values: dict) -> tuple[dict, str | None]:
                                        and values["v_head_dim"]):
         return values, "latent attention (kv_lora_rank) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim"
     if values.get("params") is None:
-        from planner.engine.parameters import total_params  # numpy: when a scenario is checked, not for its schema
+        from planner.model.counts import total_params  # numpy: when a scenario is checked, not for its schema
 
         values["params"] = float(total_params(**{k: values[k] for k in ARCHITECTURE + tuple(MODEL_DEFAULTS)
                                                  + ("head_dim", "moe_layers")}))

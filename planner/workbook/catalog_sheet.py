@@ -17,7 +17,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from planner import shipped
 from planner.scenario import catalog_entries as entries
 from planner.scenario.declare import Fraction
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.inputs import Allowed
 
 EMPTY_ROWS = 10  # rows per block (columns for profiles) where a new entry can be typed
@@ -69,31 +69,20 @@ def _declared(entry, optional=()) -> tuple[CatalogColumn, ...]:
 
 MOE_AND_MLA = ("experts", "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank",
                "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")  # blank: dense, grouped-query
-_G = 'IF({gated}=FALSE,2,3)'  # SwiGLU's three matrices per FFN, a GeLU MLP's two
+ROW = model.CATALOG_ROW  # a model row's own cells
 MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; mixtures of experts from their "
                "config.json; Ψ exact)", "Model id",
                _declared(entries.ModelEntry, optional=("tied_embeddings", *MOE_AND_MLA, "reported_h100_hours")) + (
-                   CatalogColumn("attention_params", "Attention per layer A", "params", formula=(
-                       "=IF({kv_lora_rank}>0,IF({q_lora_rank}>0,{hidden}*{q_lora_rank}+{q_lora_rank}+{q_lora_rank}"
-                       "*{heads}*({qk_nope_head_dim}+{qk_rope_head_dim}),{hidden}*{heads}*({qk_nope_head_dim}"
-                       "+{qk_rope_head_dim}))+{hidden}*({kv_lora_rank}+{qk_rope_head_dim})+{kv_lora_rank}"
-                       "+{kv_lora_rank}*{heads}*({qk_nope_head_dim}+{v_head_dim})+{heads}*{v_head_dim}*{hidden},"
-                       "2*{hidden}*{heads}*{head_dim}+2*{hidden}*{kv_heads}*{head_dim})")),
+                   CatalogColumn("attention_params", "Attention per layer A", "params",
+                                 formula="=" + model.attention_params(ROW)),
                    CatalogColumn("moe_layer_count", "MoE layers (used)", "count",
-                                 formula="=IF({experts}>0,IF(ISNUMBER({moe_layers}),{moe_layers},{layers}),0)"),
-                   CatalogColumn("params_from_architecture", "Ψ from architecture", "params", formula=(
-                       "={vocab}*{hidden}*IF({tied_embeddings},1,2)+{hidden}+({layers}-{moe_layer_count})"
-                       "*({attention_params}+" + _G + "*{hidden}*{ffn}+2*{hidden})+{moe_layer_count}"
-                       "*({attention_params}+{experts}*" + _G + "*{hidden}*{expert_ffn}+{hidden}*{experts}+"
-                       + _G + "*{hidden}*{shared_expert_ffn}+2*{hidden})")),
-                   CatalogColumn("active_params", "Active Ψ_active", "params", formula=(
-                       "={params}-{moe_layer_count}*({experts}-{experts_per_token})*" + _G
-                       + "*{hidden}*{expert_ffn}")),
-                   CatalogColumn("routed_params", "Routed Ψ_routed", "params",
-                                 formula="={moe_layer_count}*{experts}*" + _G + "*{hidden}*{expert_ffn}"),
-                   CatalogColumn("kv_kib_per_token", "KV cache per token (KiB, BF16)", "kib", formula=(
-                       "=IF({kv_lora_rank}>0,{layers}*({kv_lora_rank}+{qk_rope_head_dim})*kv_bytes_per_value,"
-                       "kv_tensors_per_layer*{layers}*{kv_heads}*{head_dim}*kv_bytes_per_value)/1024"))),
+                                 formula="=" + model.moe_layer_count(ROW)),
+                   CatalogColumn("params_from_architecture", "Ψ from architecture", "params",
+                                 formula="=" + model.total_params(ROW)),
+                   CatalogColumn("active_params", "Active Ψ_active", "params", formula="=" + model.active_of(ROW)),
+                   CatalogColumn("routed_params", "Routed Ψ_routed", "params", formula="=" + model.routed_params(ROW)),
+                   CatalogColumn("kv_kib_per_token", "KV cache per token (KiB, BF16)", "kib",
+                                 formula=f"={model.kv_bytes_per_token(ROW, 'kv_bytes_per_value')}/1024")),
                row_rule="AND(MOD({heads},{kv_heads})=0,OR({experts}=0,AND({experts_per_token}>=1,"
                         "{experts_per_token}<={experts},{expert_ffn}>=1)),{moe_layers}<={layers})",
                section="models")

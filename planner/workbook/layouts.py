@@ -8,7 +8,7 @@ names."""
 from __future__ import annotations
 
 from planner.engine import layouts as engine
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.kit import Check, KeyResult, Row
 
 SHEET = "Layouts"
@@ -34,8 +34,9 @@ MODEL = [
     Row("kv_width", "KV width G = KV heads · head dim", formula="=model_kv_heads*model_head_dim", kind="count",
         name="search_kv_width"),
     Row("layer_params", "Layer parameters Ψ_L = L·(2hA + 2hG + (3 or 2)·h·F)",
-        formula="=model_layers*(2*model_hidden*search_attention_width+2*model_hidden*search_kv_width"
-                "+IF(model_gated,3,2)*model_hidden*model_ffn)", kind="giga", unit="B parameters",
+        formula=f"=model_layers*({model.gqa_attention_params(model.ModelCells())}"
+                f"+{model.ffn_matrices(model.ModelCells())}*model_hidden*model_ffn)", kind="giga",
+        unit="B parameters",
         note="3 matrices per gated (SwiGLU) MLP, 2 per GeLU MLP; norms left out", name="search_layer_params"),
     Row("embedding_params", "Output layer Ψ_E = V·h", formula="=model_vocab*model_hidden", kind="giga",
         unit="B parameters", name="search_embedding_params"),
@@ -84,8 +85,7 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
     ("stage_layers", "L/p", "decimal", "=model_layers/{pipeline_parallel}"),
     ("fullest", "Layers of the fullest stage", "count", "=CEILING(model_layers/{pipeline_parallel},1)"),
     ("act", "Activation bytes per token and layer", "count",
-     "=IF(OR(search_sequence_parallel,{tensor_parallel}=1),activation_bytes_per_layer*model_hidden"
-     "/{tensor_parallel},(unsplit_activation_bytes+split_activation_bytes/{tensor_parallel})*model_hidden)"),
+     "=" + model.layer_activation_bytes_per_token("model_hidden", "{tensor_parallel}", "search_sequence_parallel")),
     ("att", "Attention-score bytes per token and layer", "count",
      f"=IF(search_flash_attention,0,attention_score_bytes*model_heads*{S}/{{tensor_parallel}})"),
     ("gemm", "GEMM per micro-batch (s)", "decimal",
@@ -101,14 +101,14 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
      "/search_hbm"),
     ("tp", "TP (s)", "decimal",
      f"=IF({{tensor_parallel}}>1,(tp_collectives_per_layer+recompute_tp_collectives*IF({FULL},1,0))"
-     "*{stage_layers}*(2*({tensor_parallel}-1)/{tensor_parallel}*value_bytes*{tokens}*model_hidden/search_nvlink"
+     "*{stage_layers}*(2*({tensor_parallel}-1)/{tensor_parallel}*serving_activation_bytes*{tokens}*model_hidden/search_nvlink"
      "+tp_collective_latency_us/1e6),0)"),
     ("cp", "CP (s)", "decimal",
      f"=IF({{context_parallel}}>1,(cp_exchanges_per_layer+recompute_cp_exchanges*IF({FULL},1,0))*{{stage_layers}}"
-     "*({context_parallel}-1)*kv_tensors*value_bytes*{tokens}*search_kv_width/{tensor_parallel}"
+     "*({context_parallel}-1)*kv_tensors_per_layer*serving_activation_bytes*{tokens}*search_kv_width/{tensor_parallel}"
      f"/{_link('{tensor_parallel}*{context_parallel}')},0)"),
     ("pp", "PP sends (s)", "decimal",
-     "=IF({pipeline_parallel}>1,pp_sends_per_micro_batch*{interleave}*(value_bytes*{tokens}*model_hidden"
+     "=IF({pipeline_parallel}>1,pp_sends_per_micro_batch*{interleave}*(serving_activation_bytes*{tokens}*model_hidden"
      f"/{{tensor_parallel}}/{_link('{tensor_parallel}*{pipeline_parallel}')}+pp_send_latency_us/1e6),0)"),
     ("micro_batch_s", "Micro-batch on a stage (s)", "decimal",
      "=IF(search_tp_overlap,MAX({gemm}+{memory},{tp}),{gemm}+{memory}+{tp})+{cp}+{pp}"),
@@ -120,7 +120,7 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
      "=search_layer_params/({tensor_parallel}*{pipeline_parallel})+search_embedding_params/{tensor_parallel}"),
     ("dp_comm", "DP traffic time (s)", "decimal",
      "=({data_parallel}*{context_parallel}-1)/({data_parallel}*{context_parallel})*{stage_params}"
-     "*(IF(AND({zero}=3,search_fsdp_regather),2,1)*value_bytes+search_grad_reduce_bytes)"
+     "*(IF(AND({zero}=3,search_fsdp_regather),2,1)*serving_activation_bytes+search_grad_reduce_bytes)"
      "/IF({gpus}<=gpu_gpus_per_node,search_nvlink,MIN(search_nvlink,MAX(1,INT(gpu_gpus_per_node/({tensor_parallel}"
      "*{context_parallel}*{pipeline_parallel})))*search_network))"),
     ("dp", "Exposed DP (s)", "decimal",
@@ -136,16 +136,13 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
      f"+attention_ops_per_token_position*model_layers*search_attention_width*{S})/({{gpus}}*{{step}}"
      "*search_peak_flops)"),
     ("states_gb", "States (GB)", "gb",
-     "={stage_params}*CHOOSE({zero}+1,weight_bytes_per_param+gradient_bytes_per_param+optimizer_bytes_per_param,"
-     "weight_bytes_per_param+gradient_bytes_per_param+optimizer_bytes_per_param/({data_parallel}*{context_parallel}),"
-     "weight_bytes_per_param+(gradient_bytes_per_param+optimizer_bytes_per_param)/({data_parallel}"
-     "*{context_parallel}),(weight_bytes_per_param+gradient_bytes_per_param+optimizer_bytes_per_param)"
-     "/({data_parallel}*{context_parallel}))/1e9"),
+     f"={{stage_params}}*{model.state_bytes_per_param('{zero}', '({data_parallel}*{context_parallel})')}/1e9"),
     ("layer_gb", "One layer's activations (GB)", "gb", f"={{tokens}}*({{act}}+IF({SELECTIVE},0,{{att}}))/1e9"),
     ("activations_gb", "Activations (GB)", "gb",
      "=MIN({pipeline_parallel},CEILING({micro_batches},1))*IF({interleave}>1,1+({pipeline_parallel}-1)"
-     f"/({{pipeline_parallel}}*{{interleave}}),1)*{{fullest}}*IF({FULL},checkpoint_bytes_per_layer*{{tokens}}"
-     f"*model_hidden/{{tensor_parallel}}/1e9,{{layer_gb}})+IF({FULL},{{layer_gb}},0)"),
+     f"/({{pipeline_parallel}}*{{interleave}}),1)*{{fullest}}*IF({FULL},{{tokens}}"
+     f"*{model.checkpointed_bytes_per_token('model_hidden', '{tensor_parallel}')}/1e9,{{layer_gb}})"
+     f"+IF({FULL},{{layer_gb}},0)"),
     ("logits_gb", "Logits (GB)", "gb",
      "=IF({pipeline_parallel}=1,logit_bytes*{tokens}*model_vocab/{tensor_parallel},0)/1e9"),
     ("memory_gb", "Memory per GPU (GB)", "gb", "={states_gb}+{activations_gb}+{logits_gb}"),

@@ -4,7 +4,7 @@ strategy in the last column, and serving memory; each table with its chart under
 from __future__ import annotations
 
 from planner.shipped import STRATEGIES
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.kit import Check, KeyResult, Row
 
 SHEET = "Memory"
@@ -48,6 +48,8 @@ LOOKUPS = [
 _MOE_LAYER = ("memory_sequence_length*memory_micro_batch*(moe_attention_bytes*model_hidden+swiglu_tensor_bytes"
               "*model_shared_expert_ffn+model_experts_per_token*(moe_routed_token_bytes*model_hidden+swiglu_tensor_bytes"
               "*model_expert_ffn)+router_logit_bytes*model_experts)/memory_tensor_parallel/1e9")
+_PER_TOKEN = model.layer_activation_bytes_per_token("model_hidden", "memory_tensor_parallel")
+_KEPT_PER_TOKEN = model.checkpointed_bytes_per_token("model_hidden", "memory_tensor_parallel")
 SHARED = [  # the same for every strategy: computed once
     Row("data_parallel", "Data-parallel degree d = N / (t·p)",
         formula="=memory_gpus/(memory_tensor_parallel*memory_pipeline_parallel)", kind="decimal", unit="replicas",
@@ -64,15 +66,15 @@ SHARED = [  # the same for every strategy: computed once
         formula="=model_routed_params/(memory_pipeline_parallel*memory_expert_parallel)", kind="params",
         unit="parameters", note="Expert parallelism splits the routed experts."),
     Row("layer_activations_gb", "One dense layer's activations a = 34·s·b·h / t",
-        formula="=activation_bytes_per_layer*memory_sequence_length*memory_micro_batch*model_hidden"
-        "/memory_tensor_parallel/1e9", kind="gb", note="Korthikanti et al. 2022, Table 2, without the attention scores "
-        "(FlashAttention); sequence parallelism divides by t."),
+        formula=f"=memory_sequence_length*memory_micro_batch*{_PER_TOKEN}/1e9", kind="gb",
+        note="Korthikanti et al. 2022, Table 2, without the attention scores (FlashAttention); sequence parallelism "
+        "divides by t."),
     Row("moe_layer_activations_gb", "One MoE layer's activations s·b·(18h + 6F_s + k·(2h + 6F_e) + 4E) / t",
         formula=f"=IF(model_experts>0,{_MOE_LAYER},0)", kind="gb",
         note="Each routed token's permuted copies, SwiGLU's three tensors, FP32 router logits (llm-analysis)"),
     Row("stage_activations_gb", "Activations on the first pipeline stage",
-        formula="=IF(memory_activation_checkpointing,model_layers*checkpoint_bytes_per_layer*memory_sequence_length"
-        "*memory_micro_batch*model_hidden/memory_tensor_parallel/1e9+MAX(IF(model_layers>model_moe_layer_count,"
+        formula="=IF(memory_activation_checkpointing,model_layers*memory_sequence_length*memory_micro_batch*"
+        f"{_KEPT_PER_TOKEN}/1e9+MAX(IF(model_layers>model_moe_layer_count,"
         "{layer_activations_gb},0),IF(model_moe_layer_count>0,{moe_layer_activations_gb},0)),"
         "(model_layers-model_moe_layer_count)*{layer_activations_gb}+model_moe_layer_count"
         "*{moe_layer_activations_gb})", kind="gb",

@@ -5,15 +5,13 @@ its bar chart. No Excel Data Tables: XlsxWriter cannot write them and LibreOffic
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from planner.engine.crossover import NEVER
 from planner.engine.sensitivity import ABOVE_B_MAX, STEPS, TORNADO
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
-from planner.workbook.serving import tokens_per_s
 
 SHEET = "Sensitivity"
 
@@ -65,7 +63,7 @@ GRIDS = [
          "count", "percent", "days", "days", "H / serving GPU-hours per day; \"never\" without traffic"),
     Grid("cost_per_million_tokens", "Serving cost per million output tokens over users B (rows) × price (columns)",
          "Users B ↓  price →", _count("serving_users", at_least_one=True), _scaled("price_per_gpu_hour"),
-         lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",{c}*1e6/(3600*{tokens_per_s(r)}))',
+         lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",{c}*1e6/(3600*{model.tokens_per_second_per_gpu(model.SERVING, r)}))',
          "count", "money", "money", "per M tokens", "price · 1e6 / (3600 · TokS(B)): the Serving table's roofline "
          "at B; more users than fit (B_max) say so"),
 ]
@@ -86,7 +84,8 @@ SERVING = "crossover_horizon_days*crossover_served_tokens_per_day/(3600*serving_
 
 def _eta_throughput(x: str) -> str:
     """TokS at the users with the bandwidth efficiency x instead of η_m."""
-    return re.sub(r"\bserving_bandwidth\b", f"(gpu_hbm_tbps*1e12*{x})", tokens_per_s("serving_users"))
+    moved = replace(model.SERVING, bandwidth=f"({model.effective_bandwidth('gpu_hbm_tbps', x)})")
+    return model.tokens_per_second_per_gpu(moved, "serving_users")
 
 
 LINES = {  # tornado input → (its value, moved by a factor, the total at a moved value x)

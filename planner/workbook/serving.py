@@ -6,71 +6,26 @@ the sheet's names."""
 
 from __future__ import annotations
 
-import re
+from dataclasses import replace
 
 from planner.engine.serving import DOES_NOT_FIT, TABLE_ROWS
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Serving"
 
-# Expressions of §6 in the sheet's names, for a batch of B sequences or a pass over n tokens (each an Excel
-# expression, parenthesised where it is used)
 T = "serving_tensor_parallel"
-
-
-def all_reduce_s(n: str) -> str:
-    """AR(n): two all-reduces per layer, a ring moving 2·(t−1)/t of the n·h activations over NVLink."""
-    return (f"IF({T}=1,0,serving_all_reduces_per_layer*model_layers*(serving_all_reduce_latency_us/1e6+2*({T}-1)/{T}"
-            f"*({n})*model_hidden*serving_activation_bytes/(gpu_nvlink_gbps*1e9)))")
-
-
-def streamed(n: str) -> str:
-    """S(n): the parameters a pass over n tokens streams: Ψ_mm for a dense model; a mixture of experts streams the
-    experts its n tokens touch, E·(1 − (1 − k/E)^n) per MoE layer, in place of the k that Ψ_active counts. The power
-    is EXP(n·LN(1 − k/E)): LibreOffice's ^ gives #NUM! where it underflows (0.875^8192), EXP gives 0; k = E
-    touches every expert."""
-    expert = "IF(model_gated,3,2)*model_hidden*model_expert_ffn"
-    untouched = f"IF(model_experts_per_token>=model_experts,0,EXP(({n})*LN(1-model_experts_per_token/model_experts)))"
-    return (f"IF(model_experts>0,serving_multiplied_params-model_moe_layer_count*model_experts_per_token*{expert}"
-            f"+model_moe_layer_count*{expert}*model_experts*(1-{untouched}),serving_multiplied_params)")
-
-
-def tpot_s(b: str) -> str:
-    memory = f"({streamed(b)}*serving_weight_bytes/{T}+({b})*serving_mean_context*serving_kv_bytes_per_token)" \
-             "/serving_bandwidth"
-    compute = (f"({b})*(serving_ops_per_param_token*serving_multiplied_params+2*model_layers*serving_mean_context"
-               f"*serving_attention_width)/({T}*serving_peak_flops*serving_compute_efficiency)")
-    return f"(MAX({memory},{compute})+{all_reduce_s(b)}+serving_overhead_ms/1000)"
-
-
-def prefill_s(b: str) -> str:
-    tokens = f"({b})*serving_prompt_tokens"
-    compute = (f"({b})*(serving_ops_per_param_token*serving_multiplied_params*serving_prompt_tokens+model_layers"
-               f"*serving_prompt_tokens*serving_prompt_tokens*serving_attention_width)/({T}*serving_peak_flops"
-               f"*serving_compute_efficiency)")
-    memory = (f"({streamed(tokens)}*serving_weight_bytes/{T}+{tokens}*serving_kv_bytes_per_token)"
-              "/serving_bandwidth")
-    return f"(MAX({compute},{memory})+{all_reduce_s(tokens)}+serving_overhead_ms/1000)"
-
-
-def cycle_s(b: str) -> str:
-    return f"({prefill_s(b)}+serving_output_tokens*{tpot_s(b)})"
-
-
-def tokens_per_s(b: str) -> str:
-    return f"(({b})*serving_output_tokens/({cycle_s(b)}*{T}))"
-
+R = model.SERVING  # the scenario's replica: the names below and on Memory
 
 AT = {  # key → (label, unit, kind, the expression at B)
-    "tpot_ms": ("Time per output token TPOT(B)", "ms", "tenths", lambda b: f"{tpot_s(b)}*1000"),
+    "tpot_ms": ("Time per output token TPOT(B)", "ms", "tenths", lambda b: f"{model.tpot_s(R, b)}*1000"),
     "itl_ms": ("Inter-token latency under load ITL = cycle / o", "ms", "tenths",
-               lambda b: f"{cycle_s(b)}/serving_output_tokens*1000"),
-    "tokens_per_s_per_gpu": ("Output tokens per second per GPU", "tokens/s", "count", tokens_per_s),
+               lambda b: f"{model.cycle_s(R, b)}/serving_output_tokens*1000"),
+    "tokens_per_s_per_gpu": ("Output tokens per second per GPU", "tokens/s", "count",
+                             lambda b: model.tokens_per_second_per_gpu(R, b)),
     "cost_per_million_tokens": ("Cost per million output tokens", "per M tokens", "money",
-                                lambda b: f"price_per_gpu_hour*1e6/(3600*{tokens_per_s(b)})"),
-    "mfu": ("Serving MFU 2·Ψ_active·TokS / BF16 peak", "of peak", "percent",
-            lambda b: f"serving_ops_per_param_token*model_active_params*{tokens_per_s(b)}/(gpu_peak_tflops*1e12)"),
+                                lambda b: model.cost_per_million_tokens(R, b)),
+    "mfu": ("Serving MFU 2·Ψ_active·TokS / BF16 peak", "of peak", "percent", lambda b: model.serving_mfu(R, b)),
 }
 
 
@@ -103,29 +58,27 @@ LOOKUPS = [
 
 PER_TOKEN = [
     Row("multiplied_params", "Multiplied parameters Ψ_mm = Ψ_active − V·h (untied)",
-        formula="=model_active_params-IF(model_tied_embeddings,0,1)*model_vocab*model_hidden", kind="params",
+        formula="=" + model.multiplied_params(R.model), kind="params",
         unit="parameters", note="The input embedding is a lookup: no FLOPs, not streamed; the lm_head stays in (a "
         "tied model's one matrix is its lm_head)", name="serving_multiplied_params"),
     Row("weights_gb", "Weights per GPU W_g = Ψ · b_w / t", formula=f"=model_params*serving_weight_bytes/{T}/1e9",
         kind="gb", note="Every parameter resident", name="serving_weights_gb"),
     Row("kv_bytes_per_token", "KV cache per token per GPU KV_g",
-        formula=f"=IF(model_kv_lora_rank>0,model_layers*(model_kv_lora_rank+model_qk_rope_head_dim)"
-                f"*serving_kv_value_bytes,kv_tensors_per_layer*model_layers*MAX(model_kv_heads/{T},1)*model_head_dim"
-                "*serving_kv_value_bytes)",
+        formula="=" + model.kv_bytes_per_token(R.model, "serving_kv_value_bytes", T),
         kind="count", unit="bytes", note="2 · L · MAX(KV heads / t, 1) · head dim · b_kv: KV heads split over t, "
         "replicated once t exceeds them; latent attention (r_kv + rope) · b_kv · L on every GPU",
         name="serving_kv_bytes_per_token"),
     Row("attention_width", "Attention widths w_qk + w_av",
-        formula="=IF(model_kv_lora_rank>0,model_heads*(model_qk_nope_head_dim+model_qk_rope_head_dim+model_v_head_dim),"
-                "2*model_heads*model_head_dim)", kind="count",
+        formula="=" + model.attention_width(R.model), kind="count",
         unit="", note="heads · head dim each: the query heads (GQA does not reduce FLOPs); latent attention "
         "heads · (nope + rope) and heads · v", name="serving_attention_width"),
     Row("peak_flops", "Effective peak P_e",
-        formula="=IF(AND(serving_fp8_gemm,gpu_fp8_tflops>0),gpu_fp8_tflops,gpu_peak_tflops)*1e12", kind="tera",
+        formula="=" + model.effective_peak_flops("gpu_peak_tflops", "gpu_fp8_tflops", "serving_fp8_gemm"), kind="tera",
         unit="TFLOP/s", note="FP8 when the weights' GEMMs are FP8 and the GPU has FP8, else BF16",
         name="serving_peak_flops"),
     Row("bandwidth", "Effective bandwidth BW_e = HBM · η_m",
-        formula="=gpu_hbm_tbps*1e12*serving_bandwidth_efficiency", kind="tera", unit="TB/s",
+        formula="=" + model.effective_bandwidth("gpu_hbm_tbps", "serving_bandwidth_efficiency"), kind="tera",
+        unit="TB/s",
         name="serving_bandwidth"),
     Row("output_tokens", "Output tokens o = sequence − prompt",
         formula="=serving_sequence_length-serving_prompt_tokens",
@@ -153,14 +106,11 @@ CAPACITY = [
 
 IDLE = [
     Row("ttft_compute_ms", "Prefill compute (2·Ψ_mm·s + L·s²·w) / (t · P_e · η_c)",
-        formula=f"=(serving_ops_per_param_token*serving_multiplied_params*serving_prompt_tokens+model_layers"
-                f"*serving_prompt_tokens*serving_prompt_tokens*serving_attention_width)/({T}*serving_peak_flops"
-                f"*serving_compute_efficiency)*1000", kind="tenths", unit="ms"),
+        formula=f"={model.compute_seconds(R, model.prefill_flops(R))}*1000", kind="tenths", unit="ms"),
     Row("ttft_memory_ms", "Prefill memory (S(s) · b_w / t + s · KV_g) / BW_e",
-        formula=f"=({streamed('serving_prompt_tokens')}*serving_weight_bytes/{T}+serving_prompt_tokens"
-                "*serving_kv_bytes_per_token)/serving_bandwidth*1000", kind="tenths", unit="ms"),
-    Row("ttft_all_reduce_ms", "All-reduces AR(s)", formula=f"={all_reduce_s('serving_prompt_tokens')}*1000",
-        kind="tenths", unit="ms"),
+        formula=f"={model.memory_seconds(R, model.prefill_bytes(R))}*1000", kind="tenths", unit="ms"),
+    Row("ttft_all_reduce_ms", "All-reduces AR(s)",
+        formula=f"={model.all_reduce_seconds(R, R.prompt_tokens)}*1000", kind="tenths", unit="ms"),
     Row("ttft_ms", "Time to first token TTFT", formula="=MAX({ttft_compute_ms},{ttft_memory_ms})"
         "+{ttft_all_reduce_ms}+serving_overhead_ms", kind="tenths", unit="ms",
         note="The longer of compute and memory, plus the all-reduces and τ", name="serving_ttft_ms", bold=True),
@@ -300,34 +250,20 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
     sheet.section("Calibration: measured benchmark runs beside the prediction at their mean concurrency")
     numbers = [row["run"] for row in runs]
 
-    def gpu(i: int, column: str) -> str:
-        return _lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
+    def cells(i: int) -> model.ReplicaCells:  # the run's benchmark GPU and its own lengths
+        fp8, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
+                                  for column in ("fp8_tflops", "peak_tflops", "hbm_tbps", "nvlink_gbps"))
+        gpu = replace(R, peak_flops=f"(IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak})*1e12)",
+                            bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency)",
+                            nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
+        return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
 
-    def with_gpu(expression, i: int) -> str:  # the run's benchmark GPU in place of the scenario's
-        peak = (f"IF(AND(serving_fp8_gemm,ISNUMBER({gpu(i, 'fp8_tflops')})),{gpu(i, 'fp8_tflops')},"
-                f"{gpu(i, 'peak_tflops')})*1e12")
-        for name, own in (("serving_peak_flops", f"({peak})"),
-                          ("serving_bandwidth", f"({gpu(i, 'hbm_tbps')}*1e12*serving_bandwidth_efficiency)"),
-                          ("gpu_nvlink_gbps", f"IF(ISNUMBER({gpu(i, 'nvlink_gbps')}),{gpu(i, 'nvlink_gbps')},0)")):
-            expression = re.sub(rf"\b{name}\b", lambda _: own, expression)
-        return expression
+    def left(c: model.ReplicaCells, measured: str, tokens: str) -> str:  # the measured time less AR and τ
+        return f"({{{measured}}}/1000-{model.all_reduce_seconds(c, tokens)}-serving_overhead_ms/1000)"
 
     block = "INDEX(requests_completed_{0},MATCH({{label}},requests_run,0)):INDEX(requests_completed_{0}," \
             "MATCH({{label}},requests_run,0)+COUNTIF(requests_run,{{label}})-1)"
     done = "COUNTIFS(requests_run,{label},requests_failed,FALSE)"
-    prompt, output = "{mean_prompt_tokens}", "{mean_output_tokens}"
-    context = f"({prompt}+{output}/2)"
-
-    def at_run(expression: str) -> str:  # the run's own lengths in place of the scenario's
-        for name, own in (("serving_mean_context", context), ("serving_prompt_tokens", prompt),
-                          ("serving_output_tokens", output)):
-            expression = re.sub(rf"\b{name}\b", lambda _: own, expression)
-        return expression
-
-    tpot_memory = (f"({streamed('{mean_concurrency}')}*serving_weight_bytes/{T}+{{mean_concurrency}}*{context}"
-                   "*serving_kv_bytes_per_token)")
-    prefill = (f"(serving_ops_per_param_token*serving_multiplied_params*{prompt}+model_layers*{prompt}*{prompt}"
-               "*serving_attention_width)")
     columns = [
         Column("mean_concurrency", "Mean concurrency (Little's law)",
                template="=SUMIFS(requests_latency_s,requests_run,{label},requests_failed,FALSE)"
@@ -341,22 +277,17 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
         Column("measured_ttft_ms", "Measured median TTFT (ms)", template=f"=PERCENTILE({block.format('ttft_ms')},0.5)",
                kind="tenths"),
         Column("predicted_ttft_ms", "Predicted TTFT (ms)", kind="tenths",
-               template=lambda i: "=" + with_gpu(at_run(
-                   f"(MAX({prefill}/({T}*serving_peak_flops*serving_compute_efficiency),({streamed(prompt)}"
-                   f"*serving_weight_bytes/{T}+{prompt}*serving_kv_bytes_per_token)/serving_bandwidth)"
-                   f"+{all_reduce_s(prompt)}+serving_overhead_ms/1000)*1000"), i)),
+               template=lambda i: f"={model.ttft_s(cells(i))}*1000"),
         Column("measured_tpot_ms", "Measured median TPOT (ms)", template=f"=PERCENTILE({block.format('tpot_ms')},0.5)",
                kind="tenths"),
         Column("predicted_tpot_ms", "Predicted TPOT (ms)", kind="tenths",
-               template=lambda i: "=" + with_gpu(at_run(f"{tpot_s('{mean_concurrency}')}*1000"), i)),
+               template=lambda i: f"={model.tpot_s(cells(i), '{mean_concurrency}')}*1000"),
         Column("implied_compute_efficiency", "Implied η_c", kind="percent",
-               template=lambda i: "=" + with_gpu(at_run(
-                   f"{prefill}/({T}*serving_peak_flops*({{measured_ttft_ms}}/1000-{all_reduce_s(prompt)}"
-                   "-serving_overhead_ms/1000))"), i)),
+               template=lambda i: f"={model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops}"
+                                  f"*{left(cells(i), 'measured_ttft_ms', '{mean_prompt_tokens}')})"),
         Column("implied_bandwidth_efficiency", "Implied η_m", kind="percent",
-               template=lambda i: "=" + with_gpu(at_run(
-                   f"{tpot_memory}/(GPU_HBM*1e12*({{measured_tpot_ms}}/1000-{all_reduce_s('{mean_concurrency}')}"
-                   "-serving_overhead_ms/1000))").replace("GPU_HBM", gpu(i, "hbm_tbps")), i)),
+               template=lambda i: f"={model.decode_bytes(cells(i), '{mean_concurrency}')}/({cells(i).hbm_tbps}"
+                                  f"*1e12*{left(cells(i), 'measured_tpot_ms', '{mean_concurrency}')})"),
     ]
     values = [{key: row[key] for key in CALIBRATION_VALUES} for row in runs]
     header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)")

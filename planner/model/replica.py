@@ -1,0 +1,268 @@
+"""One serving replica of t GPUs under steady continuous batching, as a roofline (docs/method.md §6, with §7's
+mixture-of-experts and latent-attention terms): the quantities of planner/model/counts.py and passes.py strung
+together for one model, GPU, precision pair and serving knobs. The Serving, Fleet, Sensitivity and GPUs tables all
+read a Replica; its Excel twin is planner/workbook/model.py's functions over a set of cells.
+
+Every undefined value comes out as None, never NaN or infinity. Units: bytes, FLOP, seconds (τ arrives in ms).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from planner.engine.values import plain
+from planner.model import counts, passes
+from planner.model.passes import GB
+
+POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
+TABLE_ROWS = POWERS_OF_TWO + 2
+SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "vocab", "tied_embeddings", "gated", "experts",
+         "experts_per_token", "expert_ffn", "moe_layers", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
+         "v_head_dim")  # the model fields a replica reads
+
+
+def number(value):
+    """A result as a plain Python number; NaN or infinity is refused (`plain`): undefined values are guarded before
+    they are computed and shown as None, so one that slipped through is a bug, not a blank."""
+    return plain(np.asarray(value))
+
+
+def concurrency_batches(max_batch, users, powers=POWERS_OF_TWO) -> list[tuple[str, int | None]]:
+    """The table's rows as (role, B): B = 1, 2, 4, … below B_max ("power", blank from B_max up), B_max ("max"), the
+    users ("users", blank when they equal a B shown above: a duplicate is shown once)."""
+    rows = [("power", 2 ** k if 2 ** k < max_batch else None) for k in range(powers)]
+    rows.append(("max", int(max_batch)))
+    shown = {b for _, b in rows if b is not None}
+    rows.append(("users", None if users in shown else int(users)))
+    return rows
+
+
+@dataclass(frozen=True, kw_only=True)
+class Replica:
+    """One serving replica's inputs as plain numbers: the model (§7's fields default to a dense GQA model), the
+    GPU, the weight and KV precisions and the `serving` section's knobs. Properties and methods are §6's quantities,
+    in seconds, bytes and FLOP unless their name says ms or GB."""
+
+    # the model
+    params: float  # Ψ, every parameter (the footprint)
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    active_params: float | None = None  # Ψ_active; None = Ψ less the routed experts a token skips
+    tied_embeddings: bool = False
+    gated: bool = True  # SwiGLU experts (3·h·F_e), else GeLU (2·h·F_e)
+    experts: int = 0  # E, 0 = dense
+    experts_per_token: int = 0  # k
+    expert_ffn: int = 0  # F_e
+    moe_layers: int | None = None  # L_moe; None = L when E > 0
+    kv_lora_rank: int = 0  # r_kv, 0 = GQA/MHA (not MLA)
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+    # the GPU
+    memory_gb: float
+    peak_tflops: float  # dense BF16
+    hbm_tbps: float
+    price_per_gpu_hour: float
+    fp8_tflops: float | None = None  # None = no FP8
+    nvlink_gbps: float | None = None  # needed when tensor_parallel > 1
+    # the precisions (weight_precision's bits and FP8 GEMMs; kv_precision's bytes)
+    weight_bits: float = 16
+    fp8_gemm: bool = False
+    kv_bytes: float = 2
+    # the serving section
+    users: int = 32
+    sequence_length: int = 8192
+    prompt_tokens: int | None = None  # None = a quarter of the sequence length
+    tensor_parallel: int = 1
+    compute_efficiency: float = 0.5
+    bandwidth_efficiency: float = 0.7
+    memory_reserve: float = 0.10
+    overhead_ms: float = 0
+
+    @classmethod
+    def of(cls, *, model, gpu, weight, kv, serving, price_per_gpu_hour) -> Replica:
+        """From catalog entries: a model and a GPU (missing §7 fields take their dense defaults), the weight and KV
+        precision entries, and the serving section's knobs (its precisions are the entries given)."""
+        knobs = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
+                 "bandwidth_efficiency", "memory_reserve", "overhead_ms")
+        return cls(
+            params=model.params, **{k: getattr(model, k) for k in SHAPE if getattr(model, k, None) is not None},
+            memory_gb=gpu.memory_gb, peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps,
+            price_per_gpu_hour=price_per_gpu_hour,
+            fp8_tflops=getattr(gpu, "fp8_tflops", None), nvlink_gbps=getattr(gpu, "nvlink_gbps", None),
+            weight_bits=weight.weight_bits, fp8_gemm=weight.fp8_gemm, kv_bytes=kv.kv_bytes,
+            **{k: getattr(serving, k) for k in knobs if getattr(serving, k, None) is not None},
+        )
+
+    # per token and per GPU
+    @property
+    def moe_layer_count(self) -> int:
+        return counts.moe_layer_count(self.layers, self.experts, self.moe_layers)
+
+    @property
+    def psi_active(self) -> float:
+        if self.active_params is not None:
+            return self.active_params
+        return self.params - counts.inactive_params(layers=self.layers, hidden=self.hidden, experts=self.experts,
+                                                    experts_per_token=self.experts_per_token,
+                                                    expert_ffn=self.expert_ffn, moe_layers=self.moe_layers,
+                                                    gated=self.gated)
+
+    @property
+    def psi_mm(self) -> float:
+        return counts.multiplied_params(self.psi_active, self.vocab, self.hidden, self.tied_embeddings)
+
+    @property
+    def b_w(self) -> float:
+        return passes.bytes_per_weight(self.weight_bits)
+
+    @property
+    def w_g(self) -> float:
+        return passes.weights_per_gpu(self.params, self.b_w, self.tensor_parallel)
+
+    @property
+    def kv_g(self) -> float:
+        return np.asarray(counts.kv_bytes_per_token(self.layers, self.kv_heads, self.head_dim, self.kv_lora_rank,
+                                                    self.qk_rope_head_dim, self.kv_bytes, self.tensor_parallel),
+                          dtype=float)
+
+    @property
+    def width(self) -> float:
+        """w_qk + w_av."""
+        return counts.attention_width(self.heads, self.head_dim, self.kv_lora_rank, self.qk_nope_head_dim,
+                                      self.qk_rope_head_dim, self.v_head_dim)
+
+    @property
+    def p_e(self) -> float:
+        return passes.effective_peak_flops(self.peak_tflops, self.fp8_tflops, self.fp8_gemm)
+
+    @property
+    def bw_e(self) -> float:
+        return passes.effective_bandwidth(self.hbm_tbps, self.bandwidth_efficiency)
+
+    def streamed(self, tokens):
+        """S(n)."""
+        return counts.streamed_params(self.psi_mm, tokens, self.hidden, self.experts, self.experts_per_token,
+                                      self.expert_ffn, self.moe_layer_count, self.gated)
+
+    def all_reduce(self, tokens):
+        """AR(n) in seconds."""
+        return passes.all_reduce_seconds(tokens, self.layers, self.hidden, self.tensor_parallel, self.nvlink_gbps)
+
+    # lengths and capacity
+    @property
+    def s(self) -> float:
+        return passes.default_prompt_tokens(self.sequence_length) if self.prompt_tokens is None else self.prompt_tokens
+
+    @property
+    def o(self) -> float:
+        return passes.output_tokens(self.sequence_length, self.s)
+
+    @property
+    def c_bar(self) -> float:
+        return passes.mean_context(self.s, self.o)
+
+    @property
+    def tau(self) -> float:
+        return self.overhead_ms / 1000
+
+    @property
+    def pool(self) -> float:
+        return passes.capacity_pool(self.memory_gb, self.memory_reserve, self.w_g)
+
+    @property
+    def b_max(self) -> int:
+        return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_g))
+
+    # passes, in seconds
+    def _seconds(self, flops, bytes_moved, tokens):
+        return passes.pass_seconds(flops=flops, bytes_moved=bytes_moved, tensor_parallel=self.tensor_parallel,
+                                   peak_flops=self.p_e, compute_efficiency=self.compute_efficiency,
+                                   bandwidth=self.bw_e, all_reduce=self.all_reduce(tokens), overhead_s=self.tau)
+
+    def prefill_flops(self, batch=1):
+        return passes.prefill_flops(self.psi_mm, self.s, self.layers, self.width, batch)
+
+    def prefill_bytes(self, batch=1):
+        tokens = np.multiply(batch, self.s)
+        return passes.prefill_bytes(self.streamed(tokens), self.b_w, self.tensor_parallel, self.s, self.kv_g, batch)
+
+    def decode_bytes(self, batch):
+        return passes.decode_bytes(self.streamed(batch), self.b_w, self.tensor_parallel, self.c_bar, self.kv_g,
+                                   batch)
+
+    def ttft_s(self):
+        """TTFT: one request's prefill on an idle server, S(s) streamed, AR(s)."""
+        return self._seconds(self.prefill_flops(), self.prefill_bytes(), self.s)
+
+    def tpot_s(self, batch):
+        """TPOT(B): one decode step for B sequences at the mean context, S(B) streamed, AR(B)."""
+        flops = passes.decode_flops(self.psi_mm, self.layers, self.c_bar, self.width, batch)
+        return self._seconds(flops, self.decode_bytes(batch), batch)
+
+    def prefill_s(self, batch):
+        """T_pre(B): B prompts prefilled together, S(B·s) streamed, AR(B·s)."""
+        return self._seconds(self.prefill_flops(batch), self.prefill_bytes(batch), np.multiply(batch, self.s))
+
+    def cycle_s(self, batch):
+        return passes.cycle_seconds(self.prefill_s(batch), self.o, self.tpot_s(batch))
+
+    # results as plain numbers
+    def memory_stack(self, batch) -> dict:
+        """The memory stack at B against the GPU, GB: weights, KV (final lengths), reserve and free (negative when
+        B sequences do not fit)."""
+        weights, kv = self.w_g / GB, passes.kv_cache_bytes(batch, self.s + self.o, self.kv_g) / GB
+        reserve = passes.reserve_bytes(self.memory_gb, self.memory_reserve) / GB
+        return {"weights_gb": number(weights), "kv_gb": number(kv), "reserve_gb": number(reserve),
+                "free_gb": number(self.memory_gb - weights - kv - reserve), "capacity_gb": number(self.memory_gb)}
+
+    def at(self, batch) -> dict:
+        """TPOT, ITL (ms), tokens per second per GPU, cost per million output tokens and MFU at B; every value None
+        at B ≤ 0 (B_max = 0, "does not fit") or without output tokens (o ≤ 0; the scenario refuses it, but a
+        division by o is never made)."""
+        keys = ("tpot_ms", "itl_ms", "tokens_per_s_per_gpu", "cost_per_million_tokens", "mfu")
+        if batch is None or not batch > 0 or not self.o > 0:
+            return dict.fromkeys(keys)
+        tpot, cycle = self.tpot_s(batch), self.cycle_s(batch)
+        tok_s = passes.tokens_per_second_per_gpu(batch, self.o, cycle, self.tensor_parallel)
+        values = (tpot * 1000, passes.inter_token_latency(cycle, self.o) * 1000, tok_s,
+                  passes.cost_per_million_tokens(self.price_per_gpu_hour, tok_s),
+                  passes.serving_mfu(self.psi_active, tok_s, self.peak_tflops))
+        return {k: number(v) for k, v in zip(keys, values)}
+
+    def table(self) -> list[dict]:
+        """The concurrency table: TABLE_ROWS rows (role, B, fits, the values at B, the memory stack), blank rows
+        all None but their role."""
+        b_max, rows = self.b_max, []
+        for role, batch in concurrency_batches(b_max, self.users):
+            shown = batch is not None and not (role == "max" and batch == 0)
+            row = {"role": role, "batch": batch, "fits": (batch <= b_max) if shown else None, **self.at(batch)}
+            stack = self.memory_stack(batch) if shown else dict.fromkeys(("weights_gb", "kv_gb", "reserve_gb",
+                                                                         "free_gb", "capacity_gb"))
+            rows.append(row | stack)
+        return rows
+
+    def calibration(self, *, latency_sum_s, duration_s, mean_prompt_tokens, mean_output_tokens, median_ttft_ms,
+                    median_tpot_ms) -> dict:
+        """A measured run beside the prediction at its mean concurrency (Little's law) with its mean prompt and
+        output lengths, and the η_c and η_m its median TTFT and TPOT imply (None where undefined)."""
+        b = passes.mean_concurrency(latency_sum_s, duration_s)
+        run = replace(self, prompt_tokens=mean_prompt_tokens,
+                      sequence_length=mean_prompt_tokens + mean_output_tokens)
+        ttft, tpot = median_ttft_ms / 1000, median_tpot_ms / 1000
+        predicted_tpot = None if not (b and b > 0 and run.o > 0) else number(run.tpot_s(b) * 1000)
+        eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
+            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.tau)
+        eta_c = passes.implied_compute_efficiency(flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel,
+                                                  peak_flops=run.p_e, measured_ttft_s=ttft,
+                                                  all_reduce_s=run.all_reduce(run.s), overhead_s=run.tau)
+        return {"mean_concurrency": b, "predicted_ttft_ms": number(run.ttft_s() * 1000),
+                "predicted_tpot_ms": predicted_tpot, "measured_ttft_ms": median_ttft_ms,
+                "measured_tpot_ms": median_tpot_ms, "implied_compute_efficiency": eta_c,
+                "implied_bandwidth_efficiency": eta_m}

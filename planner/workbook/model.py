@@ -1,0 +1,269 @@
+"""The Excel twins of planner/model/: each function here returns the spreadsheet expression of the numpy function of
+the same name, reading the cells it is given. A set of cells is a model, a GPU or a replica's terms: defined names
+(the scenario's own, on the Memory and Serving sheets), or a records table's {column} templates (a Fleet candidate's
+own GPU and tensor parallelism, a Catalog row, a benchmark's GPU). A second model, a second GPU pool or a benchmark's
+GPU is another set of cells, never a rewrite of formula text.
+
+Expressions come back without "=" and parenthesised where they are used inside others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class ModelCells:
+    """Where a model's fields and counts are (defaults: the scenario's model, looked up on the Memory sheet)."""
+
+    layers: str = "model_layers"
+    hidden: str = "model_hidden"
+    heads: str = "model_heads"
+    kv_heads: str = "model_kv_heads"
+    head_dim: str = "model_head_dim"
+    ffn: str = "model_ffn"
+    vocab: str = "model_vocab"
+    gated: str = "model_gated"
+    tied_embeddings: str = "model_tied_embeddings"
+    experts: str = "model_experts"
+    experts_per_token: str = "model_experts_per_token"
+    expert_ffn: str = "model_expert_ffn"
+    shared_expert_ffn: str = "model_shared_expert_ffn"
+    moe_layers: str = "model_moe_layers"
+    moe_layer_count: str = "model_moe_layer_count"
+    kv_lora_rank: str = "model_kv_lora_rank"
+    q_lora_rank: str = "model_q_lora_rank"
+    qk_nope_head_dim: str = "model_qk_nope_head_dim"
+    qk_rope_head_dim: str = "model_qk_rope_head_dim"
+    v_head_dim: str = "model_v_head_dim"
+    params: str = "model_params"
+    active_params: str = "model_active_params"
+    attention_params: str = "model_attention_params"
+
+
+# A Catalog row: the same row's cells, by column key
+CATALOG_ROW = ModelCells(**{f.name: "{" + f.name + "}" for f in fields(ModelCells)})
+
+
+@dataclass(frozen=True)
+class ReplicaCells:
+    """Where one serving replica's terms are (defaults: the scenario's, on the Serving sheet). A candidate of its own
+    (another GPU, precision or t) gives its own cells for the GPU and precision terms and keeps the model's."""
+
+    model: ModelCells = ModelCells()
+    tensor_parallel: str = "serving_tensor_parallel"
+    multiplied_params: str = "serving_multiplied_params"  # Ψ_mm
+    weight_bytes: str = "serving_weight_bytes"  # b_w
+    kv_bytes_per_token: str = "serving_kv_bytes_per_token"  # KV_g at this t and KV precision
+    attention_width: str = "serving_attention_width"  # w_qk + w_av
+    peak_flops: str = "serving_peak_flops"  # P_e
+    bandwidth: str = "serving_bandwidth"  # BW_e
+    nvlink_gbps: str = "gpu_nvlink_gbps"
+    peak_tflops: str = "gpu_peak_tflops"  # the BF16 peak the serving MFU is a share of
+    hbm_tbps: str = "gpu_hbm_tbps"
+    price: str = "price_per_gpu_hour"
+    compute_efficiency: str = "serving_compute_efficiency"
+    overhead_ms: str = "serving_overhead_ms"
+    prompt_tokens: str = "serving_prompt_tokens"  # s
+    output_tokens: str = "serving_output_tokens"  # o
+    mean_context: str = "serving_mean_context"  # c̄
+
+
+SERVING = ReplicaCells()
+
+
+# Counts (planner/model/counts.py) ----------------------------------------------------------------------------
+def ffn_matrices(m: ModelCells) -> str:
+    """3 weight matrices per FFN for SwiGLU, 2 for a GeLU MLP."""
+    return f"IF({m.gated}=FALSE,2,3)"
+
+
+def gqa_attention_params(m: ModelCells) -> str:
+    """2·h·a·hd + 2·h·kv·hd: query and output, key and value projections."""
+    return f"2*{m.hidden}*{m.heads}*{m.head_dim}+2*{m.hidden}*{m.kv_heads}*{m.head_dim}"
+
+
+def attention_params(m: ModelCells) -> str:
+    """A: latent attention's terms when r_kv > 0, else grouped-query 2·h·a·hd + 2·h·kv·hd."""
+    h, a = m.hidden, m.heads
+    return (f"IF({m.kv_lora_rank}>0,IF({m.q_lora_rank}>0,{h}*{m.q_lora_rank}+{m.q_lora_rank}+{m.q_lora_rank}*{a}"
+            f"*({m.qk_nope_head_dim}+{m.qk_rope_head_dim}),{h}*{a}*({m.qk_nope_head_dim}+{m.qk_rope_head_dim}))"
+            f"+{h}*({m.kv_lora_rank}+{m.qk_rope_head_dim})+{m.kv_lora_rank}+{m.kv_lora_rank}*{a}"
+            f"*({m.qk_nope_head_dim}+{m.v_head_dim})+{a}*{m.v_head_dim}*{h},{gqa_attention_params(m)})")
+
+
+def moe_layer_count(m: ModelCells) -> str:
+    """L_moe: the given MoE layers (every layer when blank) with experts, else 0."""
+    return f"IF({m.experts}>0,IF(ISNUMBER({m.moe_layers}),{m.moe_layers},{m.layers}),0)"
+
+
+def total_params(m: ModelCells) -> str:
+    """Ψ = V·h·(2 − tied) + h + L_d·(A + 3·h·F + 2·h) + L_moe·(A + E·3·h·F_e + h·E + 3·h·F_s + 2·h)."""
+    g, h = ffn_matrices(m), m.hidden
+    return (f"{m.vocab}*{h}*IF({m.tied_embeddings},1,2)+{h}+({m.layers}-{m.moe_layer_count})*({m.attention_params}"
+            f"+{g}*{h}*{m.ffn}+2*{h})+{m.moe_layer_count}*({m.attention_params}+{m.experts}*{g}*{h}*{m.expert_ffn}"
+            f"+{h}*{m.experts}+{g}*{h}*{m.shared_expert_ffn}+2*{h})")
+
+
+def active_of(m: ModelCells) -> str:
+    """Ψ_active of a model whose Ψ is given: Ψ − L_moe·(E − k)·3·h·F_e."""
+    return (f"{m.params}-{m.moe_layer_count}*({m.experts}-{m.experts_per_token})*{ffn_matrices(m)}*{m.hidden}"
+            f"*{m.expert_ffn}")
+
+
+def routed_params(m: ModelCells) -> str:
+    """Ψ_routed = L_moe·E·3·h·F_e."""
+    return f"{m.moe_layer_count}*{m.experts}*{ffn_matrices(m)}*{m.hidden}*{m.expert_ffn}"
+
+
+def multiplied_params(m: ModelCells) -> str:
+    """Ψ_mm = Ψ_active − (1 − tied)·V·h."""
+    return f"{m.active_params}-IF({m.tied_embeddings},0,1)*{m.vocab}*{m.hidden}"
+
+
+def kv_bytes_per_token(m: ModelCells, kv_bytes: str, tensor_parallel: str | None = None) -> str:
+    """KV_g: latent attention (r_kv + rope)·b_kv·L on every GPU, else 2·L·MAX(kv/t, 1)·hd·b_kv (t = 1: 2·L·kv·hd·b_kv)."""
+    kv = m.kv_heads if tensor_parallel is None else f"MAX({m.kv_heads}/{tensor_parallel},1)"
+    return (f"IF({m.kv_lora_rank}>0,{m.layers}*({m.kv_lora_rank}+{m.qk_rope_head_dim})*{kv_bytes},"
+            f"kv_tensors_per_layer*{m.layers}*{kv}*{m.head_dim}*{kv_bytes})")
+
+
+def attention_width(m: ModelCells) -> str:
+    """w_qk + w_av: latent attention heads·(nope + rope) + heads·v, else 2·heads·head dim."""
+    return (f"IF({m.kv_lora_rank}>0,{m.heads}*({m.qk_nope_head_dim}+{m.qk_rope_head_dim}+{m.v_head_dim}),"
+            f"2*{m.heads}*{m.head_dim})")
+
+
+def streamed_params(r: ReplicaCells, tokens: str) -> str:
+    """S(n): Ψ_mm for a dense model; a mixture of experts streams the experts its n tokens touch, E·(1 − (1 − k/E)^n)
+    per MoE layer, in place of the k that Ψ_active counts. The power is EXP(n·LN(1 − k/E)): LibreOffice's ^ gives
+    #NUM! where it underflows (0.875^8192), EXP gives 0; k = E touches every expert."""
+    m = r.model
+    expert = f"{ffn_matrices(m)}*{m.hidden}*{m.expert_ffn}"
+    untouched = f"IF({m.experts_per_token}>={m.experts},0,EXP(({tokens})*LN(1-{m.experts_per_token}/{m.experts})))"
+    return (f"IF({m.experts}>0,{r.multiplied_params}-{m.moe_layer_count}*{m.experts_per_token}*{expert}"
+            f"+{m.moe_layer_count}*{expert}*{m.experts}*(1-{untouched}),{r.multiplied_params})")
+
+
+# State (planner/model/state.py) ---------------------------------------------------------------------------------
+def state_bytes_per_param(zero_stage: str, data_parallel: str) -> str:
+    """16, 4 + 12/d, 2 + 14/d or 16/d bytes per parameter by ZeRO stage 0-3 (weights, gradients, Adam state)."""
+    w, g, o, d = "weight_bytes_per_param", "gradient_bytes_per_param", "optimizer_bytes_per_param", data_parallel
+    return f"CHOOSE({zero_stage}+1,{w}+{g}+{o},{w}+{g}+{o}/{d},{w}+({g}+{o})/{d},({w}+{g}+{o})/{d})"
+
+
+def layer_activation_bytes_per_token(hidden: str, tensor_parallel: str, sequence_parallel: str | None = None) -> str:
+    """34·h/t with sequence parallelism (or t = 1), else (10 + 24/t)·h; without a `sequence_parallel` cell, 34·h/t."""
+    split = f"activation_bytes_per_layer*{hidden}/{tensor_parallel}"
+    if sequence_parallel is None:
+        return split
+    return (f"IF(OR({sequence_parallel},{tensor_parallel}=1),{split},(unsplit_activation_bytes"
+            f"+split_activation_bytes/{tensor_parallel})*{hidden})")
+
+
+def checkpointed_bytes_per_token(hidden: str, tensor_parallel: str) -> str:
+    """A checkpointed layer's kept input per token, 2·h/t."""
+    return f"checkpoint_bytes_per_layer*{hidden}/{tensor_parallel}"
+
+
+# Passes (planner/model/passes.py) ------------------------------------------------------------------------------
+def effective_peak_flops(peak_tflops: str, fp8_tflops: str, fp8_gemm: str) -> str:
+    """P_e: the FP8 peak when the weights' GEMMs are FP8 and the GPU has FP8 (a number above 0), else BF16; FLOP/s."""
+    return f"IF(AND({fp8_gemm},{fp8_tflops}>0),{fp8_tflops},{peak_tflops})*1e12"
+
+
+def effective_bandwidth(hbm_tbps: str, bandwidth_efficiency: str) -> str:
+    """BW_e = HBM TB/s·1e12·η_m."""
+    return f"{hbm_tbps}*1e12*{bandwidth_efficiency}"
+
+
+def all_reduce_seconds(r: ReplicaCells, tokens: str) -> str:
+    """AR(n): two all-reduces per layer, a ring moving 2·(t−1)/t of the n·h activations over NVLink."""
+    t, m = r.tensor_parallel, r.model
+    return (f"IF({t}=1,0,serving_all_reduces_per_layer*{m.layers}*(serving_all_reduce_latency_us/1e6+2*({t}-1)/{t}"
+            f"*({tokens})*{m.hidden}*serving_activation_bytes/({r.nvlink_gbps}*1e9)))")
+
+
+def prefill_flops(r: ReplicaCells, batch: str | None = None) -> str:
+    """B·(2·Ψ_mm·s + L·s²·(w_qk + w_av)); one prompt when no batch is given."""
+    s = r.prompt_tokens
+    one = f"(serving_ops_per_param_token*{r.multiplied_params}*{s}+{r.model.layers}*{s}*{s}*{r.attention_width})"
+    return one if batch is None else f"({batch})*{one}"
+
+
+def prefill_tokens(r: ReplicaCells, batch: str | None = None) -> str:
+    """B·s, the tokens of a batch's prompts (s alone for one prompt)."""
+    return r.prompt_tokens if batch is None else f"({batch})*{r.prompt_tokens}"
+
+
+def prefill_bytes(r: ReplicaCells, batch: str | None = None) -> str:
+    """S(B·s)·b_w/t + B·s·KV_g."""
+    tokens = prefill_tokens(r, batch)
+    return (f"({streamed_params(r, tokens)}*{r.weight_bytes}/{r.tensor_parallel}+{tokens}*{r.kv_bytes_per_token})")
+
+
+def decode_flops(r: ReplicaCells, batch: str) -> str:
+    """B·(2·Ψ_mm + 2·L·c̄·(w_qk + w_av))."""
+    return (f"({batch})*(serving_ops_per_param_token*{r.multiplied_params}+2*{r.model.layers}*{r.mean_context}"
+            f"*{r.attention_width})")
+
+
+def decode_bytes(r: ReplicaCells, batch: str) -> str:
+    """S(B)·b_w/t + B·c̄·KV_g."""
+    return (f"({streamed_params(r, batch)}*{r.weight_bytes}/{r.tensor_parallel}+({batch})*{r.mean_context}"
+            f"*{r.kv_bytes_per_token})")
+
+
+def compute_seconds(r: ReplicaCells, flops: str) -> str:
+    """FLOPs/(t·P_e·η_c)."""
+    return f"{flops}/({r.tensor_parallel}*{r.peak_flops}*{r.compute_efficiency})"
+
+
+def memory_seconds(r: ReplicaCells, bytes_moved: str) -> str:
+    """bytes/BW_e."""
+    return f"{bytes_moved}/{r.bandwidth}"
+
+
+def ttft_s(r: ReplicaCells) -> str:
+    """TTFT = MAX(prefill compute, prefill memory) + AR(s) + τ, one request on an idle server."""
+    return (f"(MAX({compute_seconds(r, prefill_flops(r))},{memory_seconds(r, prefill_bytes(r))})"
+            f"+{all_reduce_seconds(r, r.prompt_tokens)}+{r.overhead_ms}/1000)")
+
+
+def tpot_s(r: ReplicaCells, batch: str) -> str:
+    """TPOT(B) = MAX(decode memory, decode compute) + AR(B) + τ."""
+    return (f"(MAX({memory_seconds(r, decode_bytes(r, batch))},{compute_seconds(r, decode_flops(r, batch))})"
+            f"+{all_reduce_seconds(r, batch)}+{r.overhead_ms}/1000)")
+
+
+def prefill_s(r: ReplicaCells, batch: str) -> str:
+    """T_pre(B): B prompts prefilled together."""
+    return (f"(MAX({compute_seconds(r, prefill_flops(r, batch))},{memory_seconds(r, prefill_bytes(r, batch))})"
+            f"+{all_reduce_seconds(r, prefill_tokens(r, batch))}+{r.overhead_ms}/1000)")
+
+
+def cycle_s(r: ReplicaCells, batch: str) -> str:
+    """cycle(B) = T_pre(B) + o·TPOT(B)."""
+    return f"({prefill_s(r, batch)}+{r.output_tokens}*{tpot_s(r, batch)})"
+
+
+def tokens_per_second_per_gpu(r: ReplicaCells, batch: str) -> str:
+    """TokS(B) = B·o / (cycle·t)."""
+    return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch)}*{r.tensor_parallel}))"
+
+
+def cost_per_million_tokens(r: ReplicaCells, batch: str) -> str:
+    """price·1e6 / (3600·TokS)."""
+    return f"{r.price}*1e6/(3600*{tokens_per_second_per_gpu(r, batch)})"
+
+
+def serving_mfu(r: ReplicaCells, batch: str) -> str:
+    """2·Ψ_active·TokS / BF16 peak."""
+    return (f"serving_ops_per_param_token*{r.model.active_params}*{tokens_per_second_per_gpu(r, batch)}"
+            f"/({r.peak_tflops}*1e12)")
+
+
+def at_run(r: ReplicaCells, *, prompt_tokens: str, output_tokens: str) -> ReplicaCells:
+    """The same replica at other lengths (a measured run's means): s, o and c̄ = s + o/2 from the cells given."""
+    return replace(r, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                   mean_context=f"({prompt_tokens}+{output_tokens}/2)")
