@@ -26,6 +26,7 @@ from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
 from planner import recalc, xlsx
 from planner.engine import compute
+from planner.engine.layouts import NoLayout
 from planner.roundtrip import INPUT_SHEETS, WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
 from planner.scenario.errors import cut, quoted
@@ -272,6 +273,9 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
         return report, None
     except ScenarioError as exc:
         report.error = "\n".join(exc.problems)
+        return report, None
+    except NoLayout as exc:  # the workbook's inputs leave hours.mfu: layout no layout
+        report.error = f"hours.mfu: {exc}"
         return report, None
     except (OSError, KeyError, ValueError) as exc:
         report.error = f"not a planner workbook, or a damaged one: {exc}"

@@ -25,8 +25,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from planner import globs
-from planner.engine import compute
-from planner.output import OutputError, check_targets, output_names, write_files, write_outputs
+from planner.output import OutputError, check_targets, computed, output_names, write_files, write_outputs
 from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
 from planner.scenario.errors import cut, quoted
 from planner.tables import TABLES
@@ -133,7 +132,7 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     """One scenario's outputs (in a worker process)."""
     outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed)
     try:
-        results = compute(job.scenario)
+        results = computed(job.scenario)
         write_outputs(job.scenario, out_dir, generated=date, slug=job.slug, results=results)
         outcome.headline = results.headline
     except (OutputError, ScenarioError) as exc:

@@ -183,6 +183,9 @@ def _vllm(data: dict, shown: str) -> pd.DataFrame:
                      ("ttfts", "latencies" if "latencies" in arrays else "itls"))
 
 
+LLMPERF_FIELDS = ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens")
+
+
 def _llmperf(items: list, shown: str) -> pd.DataFrame:
     """llmperf's individual_responses: one object per request, times in seconds."""
     _at_most_max(len(items), shown)
@@ -191,16 +194,14 @@ def _llmperf(items: list, shown: str) -> pd.DataFrame:
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise LogError(shown, f"[{i}]", f"expected an object per request, found {_json_type(item)}")
-    frame = pd.DataFrame.from_records(items)
-    for key in ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens"):
-        if key not in frame:
+    # only the fields the method reads, request by request: a table of every key would hold a column for each
+    # key any request has (20,000 requests with a key each of their own: 400 million cells)
+    for key in LLMPERF_FIELDS:
+        if not any(key in item for item in items):
             raise LogError(shown, key, "missing from every request: not an llmperf individual_responses file")
-    codes = frame["error_code"] if "error_code" in frame else pd.Series([None] * len(frame))
-    messages = frame["error_msg"] if "error_msg" in frame else pd.Series([None] * len(frame))
-    failed = np.array([_llmperf_failed(c, m, i, shown) for i, (c, m) in
-                       enumerate(zip(codes.tolist(), messages.tolist()))])
-    column = {key: [None if _missing(v) else v for v in frame[key].tolist()] for key in
-              ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens")}
+    failed = np.array([_llmperf_failed(item.get("error_code"), item.get("error_msg"), i, shown)
+                       for i, item in enumerate(items)], dtype=bool)
+    column = {key: [None if _missing(item.get(key)) else item.get(key) for item in items] for key in LLMPERF_FIELDS}
     return _requests(shown, _numbers(column["ttft_s"], "ttft_s", shown, failed, item=True),
                      _numbers(column["end_to_end_latency_s"], "end_to_end_latency_s", shown, failed, item=True),
                      _numbers(column["number_input_tokens"], "number_input_tokens", shown, failed, whole=True,
@@ -340,6 +341,16 @@ def expand(entry: FileEntry, folder: Path) -> list[str]:
     return files if absolute else [os.path.relpath(m, folder) for m in files]
 
 
+def _identity(path: str) -> object:
+    """A file however it is named (a symbolic or hard link, a linked folder, an absolute or relative path): its
+    device and inode; the path itself where it cannot be looked at (reading it then says why)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path
+    return (info.st_dev, info.st_ino)
+
+
 def read_benchmarks(benchmarks: list[list[FileEntry]], folder: Path) -> tuple[Logs, list[list[dict]]]:
     """Every benchmark's files read, each benchmark's runs ordered by rate; and each benchmark's file entries as
     read ({path, rate} and, for llmperf, duration_s), in that order. A LogError names the file and the field, and
@@ -350,15 +361,19 @@ def read_benchmarks(benchmarks: list[list[FileEntry]], folder: Path) -> tuple[Lo
     total = 0
     for b, files in enumerate(benchmarks, start=1):
         found: list[tuple[float, str, LogFile, int]] = []  # (rate, path, file, entry)
-        seen: dict[str, int] = {}
+        seen: dict[object, tuple[int, str]] = {}  # a file's identity → (its entry, its name there)
         for e, entry in enumerate(files, start=1):
             try:
                 for shown in expand(entry, folder):
-                    key = os.path.normpath(os.path.join(folder, shown))
+                    path = os.path.normpath(os.path.join(folder, shown))
+                    key = _identity(path)
+                    if key in seen and seen[key][0] == e:  # a glob's second name of a file (a link): one run
+                        continue
                     if key in seen:
-                        raise LogError(shown, "", f"listed twice (file entries {seen[key]} and {e})")
-                    seen[key] = e
-                    log = read_log(Path(key), shown, entry.rate, entry.duration_s)
+                        other = "" if seen[key][1] == shown else f", as {cut(seen[key][1])}"
+                        raise LogError(shown, "", f"listed twice (file entries {seen[key][0]} and {e}{other})")
+                    seen[key] = (e, shown)
+                    log = read_log(Path(path), shown, entry.rate, entry.duration_s)
                     total += len(log.requests)
                     if total > MAX_REQUESTS:
                         raise LogError(shown, "", f"brings the requests to {total:,}; a workbook holds at most "

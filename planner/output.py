@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
+from planner.engine.layouts import NoLayout
 from planner.report import render_html
 from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
@@ -86,7 +87,7 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
     inputs = scenario.input_files()
     check_targets(out_dir, [path.name for path in final.values()], inputs)
-    results = results or compute(scenario)
+    results = results or computed(scenario)
     date = generated or dt.date.today()
     try:
         write_files(out_dir, slug, {
@@ -95,21 +96,34 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
             final["json"].name: lambda file: file.write(results_json(results).encode()),
         }, inputs=inputs)
     except NameClash as clash:
-        raise ScenarioError([f"{_named_at(scenario, clash.scenario)}: scenarios.{clash.scenario}: {clash}"],
-                            [("scenarios", clash.scenario)]) from None
+        raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
+                             f"{clash}"], [("scenarios", clash.scenario)]) from None
     return final
 
 
-def _named_at(scenario: Scenario, name: str) -> str:
-    """file:line of a named scenario (read again from its file: only a message needs it), or the file alone."""
+def computed(scenario: Scenario) -> Results:
+    """The engine's results; a premise that only computing finds failed (hours.mfu: layout, and no layout fits
+    and meets the deadline) is a ScenarioError naming the key."""
+    try:
+        return compute(scenario)
+    except NoLayout as exc:
+        raise ScenarioError([f"{_at(scenario, ('hours', 'mfu'))}: hours.mfu: value 'layout' is not allowed: {exc}"],
+                            [("hours", "mfu")]) from None
+
+
+def _at(scenario: Scenario, key: tuple) -> str:
+    """file:line of a key (the file read again: only a message needs it), or the file alone; a sweep's variant is
+    named at its sweep's line."""
     from planner import yamlfile
     from planner.scenario.errors import where
 
-    try:
-        _, lines = yamlfile.read(scenario._source)
-    except Exception:  # the file changed or went since it was read: the message names the file alone
-        lines = {}
-    return where(("scenarios", name), scenario.source_name, lines)[0]
+    lines = {}
+    if scenario._source is not None and not scenario._shown_as:
+        try:
+            _, lines = yamlfile.read(scenario._source)
+        except Exception:  # the file changed or went since it was read: the message names the file alone
+            lines = {}
+    return where(key, scenario.source_name, lines)[0]
 
 
 def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]], *,

@@ -68,6 +68,7 @@ class Allowed:
     kind: str = "number"  # how the value shows (a kit.KINDS key): percent limits are said as percentages
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
+    step: float | None = None  # a whole number's allowed values are its multiples (2 or 4 bytes: a step of 2)
 
     @classmethod
     def of(cls, info: FieldInfo, *, optional: bool = False) -> "Allowed":
@@ -99,7 +100,7 @@ class Allowed:
         else:
             kind = "text"
         return cls(kind, limits.get("ge"), limits.get("le"), choices, optional, extra.get("kind", "number"),
-                   extra.get("unit", ""), tuple(extra.get("words", ())))
+                   extra.get("unit", ""), tuple(extra.get("words", ())), limits.get("multiple_of"))
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
@@ -130,7 +131,7 @@ class Allowed:
         if self.type == "text":
             return {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64,
                     "error_title": "Text", "error_message": self.words(), **common}
-        if self.type == "whole" and hi <= LARGEST_WHOLE_RULE:
+        if self.type == "whole" and hi <= LARGEST_WHOLE_RULE and not self.step:
             return {"validate": "integer", "criteria": "between", "minimum": int(lo), "maximum": int(hi),
                     "error_title": "Whole number", "error_message": self.words(), **common}
         if self.type == "whole":
@@ -160,6 +161,7 @@ class Allowed:
                     f"{ref}<={self.maximum:g}),FALSE))")
         else:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
+            whole += f",MOD({ref},{self.step:g})=0" if self.step else ""
             rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
@@ -198,6 +200,7 @@ class Allowed:
             return (f"A share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} % "
                     f"(type 40 % or 0.4){blank}.")
         what = "A whole number" if self.type == "whole" else "A number"
+        what += f", a multiple of {plain_number(self.step)}" if self.step else ""
         return f"Between {plain_number(self.minimum)} and {plain_number(self.maximum)}{unit}: {what.lower()}{blank}."
 
 
@@ -211,6 +214,8 @@ def _limits(annotation, metadata) -> dict[str, float]:
         for key in ("ge", "gt", "le", "lt"):
             if isinstance(item, getattr(annotated_types, key.capitalize())):
                 found[{"gt": "ge", "lt": "le"}.get(key, key)] = getattr(item, key)
+        if isinstance(item, annotated_types.MultipleOf):
+            found["multiple_of"] = item.multiple_of
     return found
 
 
