@@ -465,3 +465,16 @@ def test_a_batch_reports_a_scenario_whose_name_clashes_and_writes_the_others(tmp
             f"would be named hours_mfu_used") in result.output
     assert sorted(p.name for p in out.iterdir()) == sorted(  # the scenario's own file, b's, the index
         ["index.html", "summary.xlsx"] + [f"{s}.{x}" for s in ("a-used", "b") for x in ("xlsx", "html", "json")])
+
+
+# Issue 34, class 9: the word roofline where serving does not fit -------------------------------------------------------
+@pytest.mark.parametrize("serving, fit", [
+    ("{users: 5000}", "the 5,000 serving users do not fit: at most 52 sequences do (B_max)"),
+    ("{users: 1}\nmodel: llama-3.1-70b", "not one sequence fits beside the weights (B_max = 0)"),
+], ids=["users above B_max", "B_max of 0"])
+def test_the_word_roofline_where_serving_does_not_fit_is_refused_naming_the_key(tmp_path, serving, fit):
+    """Once costed at the roofline MFU of a replica that does not exist (1.4e12 over the horizon)."""
+    output, path = refused(tmp_path, f"name: x\ncrossover: {{serving_mfu: roofline}}\nserving: {serving}\n")
+    assert output == (f"error: {path}:2: crossover.serving_mfu: value 'roofline' is not allowed: the word roofline "
+                      f"takes the Serving table's MFU at its users, and {fit}: give a share (0.10 for 10 %), or fewer "
+                      f"serving.users\n")

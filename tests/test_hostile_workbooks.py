@@ -432,3 +432,22 @@ def test_verify_names_the_edited_requests_cell(with_requests, tmp_path, libreoff
     assert code == 2 and output.strip().splitlines()[-1] == (f"{path}: FAILED: Requests!D9: ttft_ms: -1 is not what a benchmark log "
                                             f"gives (a number of ms from 0 to 1,000,000,000): the Requests sheet was "
                                             f"edited")
+
+
+@pytest.mark.spreadsheet
+def test_a_roofline_crossover_whose_users_are_raised_past_b_max_reads_na(tmp_path, libreoffice):
+    """The workbook's own guard for what validation refuses: users typed past B_max on Inputs turn the roofline
+    check FALSE and every serving figure of the Crossover reads n/a (the Checks sheet says why)."""
+    from planner.scenario import parse_scenario
+    from tests.helpers import UNCOMPARED, named, recalculated
+
+    scenario = parse_scenario({"name": "roof", "crossover": {"serving_mfu": "roofline"}})
+    path = write_outputs(scenario, tmp_path / "clean")["xlsx"]
+    raised = tmp_path / "raised.xlsx"
+    set_cells(path, raised, {"serving_users": 5000})
+    book = xlsx.read(raised, cells=False)
+    [values] = recalculated(libreoffice, [raised], [UNCOMPARED])
+    assert named(values, book, "ok_crossover_roofline_fits") is False
+    for name in ("crossover_serving_mfu_used", "crossover_day_gpu_hours", "crossover_serving_cost_over_horizon"):
+        assert named(values, book, name) == "n/a: see Checks", name
+    assert isinstance(named(values, book, "crossover_day_flops"), (int, float))  # operations need no MFU
