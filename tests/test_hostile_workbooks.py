@@ -451,3 +451,15 @@ def test_a_roofline_crossover_whose_users_are_raised_past_b_max_reads_na(tmp_pat
     for name in ("crossover_serving_mfu_used", "crossover_day_gpu_hours", "crossover_serving_cost_over_horizon"):
         assert named(values, book, name) == "n/a: see Checks", name
     assert isinstance(named(values, book, "crossover_day_flops"), (int, float))  # operations need no MFU
+
+
+def test_number_literals_in_formulas_are_written_as_excel_writes_them(clean):
+    """1E+12 and 1E-09, not 1e12 and 1e-09: Python's spelling is not Excel's (issue 34)."""
+    import zipfile
+
+    with zipfile.ZipFile(clean) as archive:
+        formulas = [f for name in archive.namelist() if name.startswith("xl/worksheets/sheet")
+                    for f in re.findall(r"<f>([^<]*)</f>", archive.read(name).decode())]
+    python_spelled = [f for f in formulas if re.search(r"(?<![A-Za-z0-9_.$])[0-9.]+e[+-]?[0-9]", f)]
+    assert python_spelled == []
+    assert any("gpu_peak_tflops*1E+12" in f for f in formulas)
