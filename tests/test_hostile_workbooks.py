@@ -463,3 +463,27 @@ def test_number_literals_in_formulas_are_written_as_excel_writes_them(clean):
     python_spelled = [f for f in formulas if re.search(r"(?<![A-Za-z0-9_.$])[0-9.]+e[+-]?[0-9]", f)]
     assert python_spelled == []
     assert any("gpu_peak_tflops*1E+12" in f for f in formulas)
+
+
+def test_a_scenario_dropdown_of_ten_long_names_reads_its_list_from_the_scenarios_sheet(tmp_path):
+    """Ten names of 31 characters make a list of 324 characters, past the 255 Excel keeps in a rule: XlsxWriter
+    dropped the dropdown with a warning. It now reads the Scenarios sheet's headings (scenario_names)."""
+    import warnings
+
+    import openpyxl
+
+    from planner.scenario import parse_scenario
+
+    names = [f"s{i:02d}_" + "x" * 27 for i in range(10)]
+    assert all(len(name) == 31 for name in names)
+    scenario = parse_scenario({"name": "long", "scenarios": {name: {"hours.mfu": 0.3 + i / 100}
+                                                           for i, name in enumerate(names)}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # XlsxWriter's "list items > 255 characters" would fail the test
+        path = write_outputs(scenario, tmp_path)["xlsx"]
+    book = openpyxl.load_workbook(path)
+    sheet, ref = next(iter(book.defined_names["scenario"].destinations))
+    rules = [rule for rule in book[sheet].data_validations.dataValidation if ref.replace("$", "") in str(rule.sqref)]
+    assert [(rule.type, rule.formula1) for rule in rules] == [("list", "scenario_names")]
+    sheet, ref = next(iter(book.defined_names["scenario_names"].destinations))
+    assert [cell.value for row in book[sheet][ref.replace("$", "")] for cell in row] == ["base", *names]

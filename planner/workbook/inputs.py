@@ -20,6 +20,7 @@ from planner.method import Constant
 from planner.scenario import named as named_scenarios
 from planner.workbook import kit
 
+LIST_CHARACTERS = 255  # the most a dropdown's list written in the rule may hold, joined by commas (Excel's limit)
 LARGEST_WHOLE_RULE = 2**31 - 1  # spreadsheets' whole-number validation stops here; beyond it a custom rule
 # What each dropdown's list is, in words; the Catalog blocks whose rows have a Valid column (a chosen row must hold
 # allowed values for its input's check to pass)
@@ -116,9 +117,10 @@ class Allowed:
         if self.type == "bool":
             return {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
                     "error_message": "Choose TRUE or FALSE.", **common}
-        if self.type == "listed":
-            return {"validate": "list", "source": list(self.keywords), "error_title": "Not in the list",
-                    "error_message": self.words()[:255], **common}
+        if self.type == "listed":  # a list longer than Excel's 255 characters is read from its range on a sheet
+            long = self.choices and len(",".join(self.keywords)) > LIST_CHARACTERS
+            return {"validate": "list", "source": f"={self.choices}" if long else list(self.keywords),
+                    "error_title": "Not in the list", "error_message": self.words()[:255], **common}
         if self.type == "word_or_number":  # a dropdown of the words; a number is allowed too (Checks check it)
             return {"validate": "list", "source": list(self.keywords), "error_type": "information",
                     "error_title": "A number or a word", "error_message": self.words()[:255], **common}
@@ -338,7 +340,8 @@ class Columns:
         return Input("scenario", "Scenario shown (the Live column, which every formula reads)", "",
                      "base or a named scenario; a blank cell in its column means as base. Scenarios compares its "
                      "results with those when the workbook was generated.", "text",
-                     Allowed("listed", kind="text", keywords=("base", *self.names)), self.chosen)
+                     Allowed("listed", kind="text", keywords=("base", *self.names), choices="scenario_names"),
+                     self.chosen)
 
     def typed_names(self, item: Input) -> list[str]:
         """The typed cells' names: <name>_base, then <name>_<scenario> for each a scenario may change."""
