@@ -126,8 +126,12 @@ def _load_json(path: Path, shown: str) -> Any:
             raise LogError(shown, "", "not a regular file")
         if size > MAX_FILE_BYTES:
             raise LogError(shown, "", f"{size:,} bytes; a log file may have at most {MAX_FILE_BYTES:,}")
+        if size > STREAM_BYTES:
+            return _stream(path, shown, size)
         with open(path, encoding="utf-8") as file:
             return json.load(file, parse_constant=_not_finite)
+    except LogError:
+        raise
     except FileNotFoundError:
         raise LogError(shown, "", "no such file") from None
     except UnicodeDecodeError as exc:
@@ -140,6 +144,121 @@ def _load_json(path: Path, shown: str) -> Any:
         raise LogError(shown, "", f"not valid JSON: {exc}") from None
     except (OSError, RecursionError) as exc:
         raise LogError(shown, "", f"cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+# A large log, read as a stream ----------------------------------------------------------------------------------
+# json.load holds the whole file as text and every value in it as a Python object: 60 million inter-token gaps (a
+# 300 MB vLLM file) took 2.7 GB. Above STREAM_BYTES a log is read event by event (ijson): a vLLM file keeps only the
+# fields the method reads, its gaps summed request by request as they come; an llmperf file keeps each request's
+# fields the method reads. What it holds then is the requests' arrays (at most MAX_REQUESTS each), not the file.
+STREAM_BYTES = 16 * 1024 * 1024
+VLLM_FIELDS = ("duration", "request_rate", "completed", "request_goodput", "request_goodput:", "input_lens",
+               "output_lens", "ttfts", "latencies", "errors", "results_num_completed_requests", "results_ttft_s_mean")
+
+
+@dataclass(frozen=True)
+class Summed:
+    """One request's inter-token gaps as a stream read them: their sum, and the first that is not a number of
+    seconds from 0 to MAX_SECONDS ((its position, what it was)), if any."""
+
+    total: float
+    bad: tuple[int, Any] | None = None
+
+
+def _stream(path: Path, shown: str, size: int) -> Any:
+    import ijson
+
+    try:
+        with open(path, "rb") as file:
+            events = ijson.parse(file, use_float=True)
+            _, event, value = next(events)
+            if event == "start_map":
+                return _vllm_stream(events)
+            if event != "start_array":
+                return value
+            file.seek(0)
+            return _llmperf_stream(ijson.items(file, "item", use_float=True), shown)
+    except ijson.IncompleteJSONError as exc:
+        raise LogError(shown, "", f"not valid JSON: {exc} (the file ends early: cut short?)") from None
+    except ijson.JSONError as exc:
+        raise LogError(shown, "", f"not valid JSON: {cut(str(exc))}") from None
+    except (UnicodeDecodeError, StopIteration):
+        raise LogError(shown, "", "not UTF-8 JSON text: not a JSON log") from None
+
+
+STARTS, ENDS, SCALARS = ("start_map", "start_array"), ("end_map", "end_array"), ("number", "string", "boolean",
+                                                                                  "null")
+
+
+def _vllm_stream(events) -> dict:
+    """A vLLM result's fields the method reads, each request's "itls" as a Summed (what is not a list of gaps as
+    it was: null, a number, {} for an object), the rest of the file passed over."""
+    from ijson.common import ObjectBuilder
+
+    data: dict = {}
+    depth, key, builder, gaps, fresh = 1, None, None, None, False  # depth 1: inside the top-level object
+    in_list, total, bad, j = False, [], None, 0  # the request whose gaps are being summed
+    for _, event, value in events:
+        if in_list and depth == 3:
+            if event == "number":  # a gap: most of a large file, kept short
+                if bad is None and not 0 <= value <= MAX_SECONDS:
+                    bad = (j, value)
+                total.append(value)
+                j += 1
+                continue
+            if event == "end_array":  # summed as the whole file's reader sums them (numpy, pairwise)
+                depth, in_list = 2, False
+                gaps.append(Summed(float(np.sum(total)) if total else 0.0, bad))
+                continue
+        depth += 1 if event in STARTS else -1 if event in ENDS else 0
+        if depth == 0:
+            break
+        if depth == 1 and event == "map_key":
+            if builder is not None:
+                data[key] = builder.value
+            key, builder = value, (ObjectBuilder() if value in VLLM_FIELDS else None)
+            gaps, fresh = ([] if value == "itls" else None), value == "itls"
+            continue
+        if builder is not None:
+            builder.event(event, value)
+        elif in_list:  # what is not a number among a request's gaps: the first is named
+            if depth == 3 and event in SCALARS or depth == 4 and event in STARTS:
+                bad = bad or (j, {"start_map": {}, "start_array": [], "null": None}.get(event, value))
+                j += 1
+        elif gaps is not None:
+            gaps, fresh = _gap_event(data, gaps, fresh, depth, event, value), False
+            if gaps is not None and depth == 3 and event == "start_array":
+                in_list, total, bad, j = True, [], None, 0
+    if builder is not None:
+        data[key] = builder.value
+    return data
+
+
+def _gap_event(data: dict, gaps: list, fresh: bool, depth: int, event: str, value) -> list | None:
+    """An event of "itls" outside a request's list of gaps: the array itself starting (kept as the list of
+    requests), or a request that is not a list (null, a number, an object: kept as it is, for the message), or
+    "itls" not an array at all (kept as it is; None: nothing more to read of it)."""
+    if fresh:
+        if event == "start_array":
+            data["itls"] = gaps
+            return gaps
+        data["itls"] = {} if event == "start_map" else value
+        return None
+    if depth == 2 and event in SCALARS:
+        gaps.append(value)
+    elif depth == 3 and event == "start_map":
+        gaps.append({})
+    return gaps
+
+
+def _llmperf_stream(items, shown: str) -> list:
+    """llmperf's requests, each keeping the fields the method reads (a request that is not an object as it is)."""
+    kept = []
+    for item in items:
+        kept.append({k: item[k] for k in (*LLMPERF_FIELDS, "error_code", "error_msg") if k in item}
+                    if isinstance(item, dict) else item)
+        _at_most_max(len(kept), shown)
+    return kept
 
 
 def _not_finite(word: str):
@@ -266,9 +385,15 @@ def _numbers(values: list, name: str, shown: str, failed=None, *, whole=False, i
 
 
 def _gaps(value, i: int, shown: str, failed: bool) -> float:
-    """One request's inter-token latencies, summed."""
+    """One request's inter-token latencies, summed (a stream has summed them already: Summed)."""
     if value is None and failed:
         return 0.0
+    if isinstance(value, Summed):
+        if value.bad is not None:
+            j, found = value.bad
+            raise LogError(shown, f"itls[{i}][{j}]", f"expected a number of seconds from 0 to {MAX_SECONDS:,.0f}, "
+                                                     f"found {_shown(found)}")
+        return value.total
     if not isinstance(value, list):
         raise LogError(shown, f"itls[{i}]", f"expected a list of seconds between tokens, found {_shown(value)}")
     return float(np.sum(_numbers(value, f"itls[{i}]", shown))) if value else 0.0

@@ -147,3 +147,81 @@ def test_hours_mfu_layout_without_a_layout_in_time_exits_2_naming_the_key_when_w
                                     f"meets the deadline: no fitting layout finishes within 1 days: the fastest "
                                     f"takes ")
     assert not list((tmp_path / "out").glob("*.*"))
+
+
+# A large log read as a stream (planner.logs.STREAM_BYTES): the same requests, the same messages -----------------------
+def read_both_ways(path: Path, monkeypatch, **given) -> list:
+    """read_log's result (or its message) by json.load and as a stream."""
+    found = []
+    for limit in (logs.MAX_FILE_BYTES, 0):
+        monkeypatch.setattr(logs, "STREAM_BYTES", limit)
+        try:
+            log = logs.read_log(path, path.name, **given)
+            found.append((log.format, log.rate, log.duration_s, log.vllm_request_goodput, log.requests.to_dict("list")))
+        except logs.LogError as exc:
+            found.append(str(exc))
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "examples" / "goodput-logs").glob("*.json")))
+def test_a_log_read_as_a_stream_gives_the_same_requests(name, monkeypatch):
+    path = ROOT / "examples" / "goodput-logs" / name
+    given = {"rate": 3, "duration_s": 30.3} if "llmperf" in name else {}
+    by_json, by_stream = read_both_ways(path, monkeypatch, **given)
+    assert not isinstance(by_json, str) and by_stream == by_json
+
+
+def vllm_with_gaps(**changes) -> dict:
+    return {"request_rate": 2, "duration": 10.0, "completed": 2, "input_lens": [10, 20], "output_lens": [3, 4],
+            "ttfts": [0.1, 0.2], "itls": [[0.01, 0.02], [0.01, 0.01, 0.01]], "errors": ["", ""]} | changes
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"ttfts": [0.1, "abc"]}, 'x.json: ttfts[1]: expected a number of seconds from 0 to 1,000,000, found "abc"'),
+    ({"itls": [[0.01, -1], [0.01]]}, "x.json: itls[0][1]: expected a number of seconds from 0 to 1,000,000, found -1"),
+    ({"itls": [[0.01, [1]], [0.01]]}, "x.json: itls[0][1]: expected a number of seconds from 0 to 1,000,000, found "
+                                      "[]"),
+    ({"itls": [[0.01], 5]}, "x.json: itls[1]: expected a list of seconds between tokens, found 5"),
+    ({"itls": 5}, "x.json: itls: expected a list with one entry per request, found a number"),
+    ({"itls": [[0.01]]}, "x.json: itls: 1 entries where errors has 2"),
+    ({"itls": [None, [0.01]], "errors": ["boom", ""], "completed": 1}, None),
+], ids=["a text TTFT", "a negative gap", "a list among the gaps", "a number for a request", "itls a number",
+        "one request short", "null for a failed request"])
+def test_a_bad_log_read_as_a_stream_is_named_as_the_whole_files_reader_names_it(tmp_path, monkeypatch, changes,
+                                                                               message):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(vllm_with_gaps(**changes)))
+    by_json, by_stream = read_both_ways(path, monkeypatch)
+    if message is None:
+        assert not isinstance(by_stream, str) and by_stream == by_json
+    elif message.endswith("found []"):  # the whole file's reader shows the list found, the stream that it is one
+        assert by_stream == message and by_json == message.replace("found []", "found [1]")
+    else:
+        assert by_json == by_stream and by_json.startswith(message)
+
+
+def test_a_log_cut_short_is_said_as_a_stream_too(tmp_path, monkeypatch):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(vllm_with_gaps())[:90])
+    by_json, by_stream = read_both_ways(path, monkeypatch)
+    assert by_json.startswith("x.json: not valid JSON at line 1, column ")
+    assert by_stream.startswith("x.json: not valid JSON: ") and by_stream.endswith("(the file ends early: cut short?)")
+
+
+def test_two_million_gaps_read_as_a_stream_hold_a_few_mb(tmp_path, monkeypatch):
+    """As one file, json.load held every gap as a Python float in a list (about 64 MB for these 2 million); the
+    stream holds one request's at a time."""
+    path = tmp_path / "x.json"
+    requests, gaps = 1000, 2000
+    path.write_text(json.dumps(vllm_with_gaps(completed=requests, input_lens=[10] * requests,
+                                              output_lens=[gaps + 1] * requests, ttfts=[0.1] * requests,
+                                              itls=[[0.01] * gaps] * requests, errors=[""] * requests)))
+    monkeypatch.setattr(logs, "STREAM_BYTES", 0)
+    tracemalloc.start()
+    try:
+        found = logs.read_log(path, "x.json")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found.requests.latency_s.iloc[0] == pytest.approx(0.1 + 0.01 * gaps)  # TTFT + the gaps
+    assert peak < 16e6, peak
