@@ -4,7 +4,7 @@ planner.logs in a process of its own, several times; the medians of the wall tim
 
 - a vLLM `--save-detailed` file of 20,000 requests with 3,000 inter-token gaps each (60 million gaps, about 420 MB;
   the size cap is 512 MB), read as a stream (planner/logs.py, STREAM_BYTES);
-- the same at 2,000 requests (about 42 MB), and at 600 requests (about 13 MB, below STREAM_BYTES: json.load);
+- the same at 2,000 requests (about 42 MB), and at 180 requests (about 3.8 MB, below STREAM_BYTES: json.load);
 - an llmperf individual_responses file of 50,000 requests (the most a workbook holds), each with a key of its own;
 - a benchmark whose glob names 10,000 one-request vLLM files (read_benchmarks, as a scenario reads them).
 
@@ -95,8 +95,8 @@ def main() -> None:
                   lambda p: vllm_log(p, 20_000, 3_000)),
                  ("vLLM, 2,000 requests × 3,000 gaps", folder / "vllm-6m.json", "log",
                   lambda p: vllm_log(p, 2_000, 3_000)),
-                 ("vLLM, 600 requests × 3,000 gaps", folder / "vllm-1.8m.json", "log",
-                  lambda p: vllm_log(p, 600, 3_000)),
+                 ("vLLM, 180 requests × 3,000 gaps", folder / "vllm-540k.json", "log",
+                  lambda p: vllm_log(p, 180, 3_000)),
                  ("llmperf, 50,000 requests, a key each", folder / "llmperf-50k.json", "log",
                   lambda p: llmperf_log(p, 50_000)),
                  ("a glob of 10,000 one-request files", folder / "glob", "glob",

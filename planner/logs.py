@@ -151,7 +151,7 @@ def _load_json(path: Path, shown: str) -> Any:
 # 300 MB vLLM file) took 2.7 GB. Above STREAM_BYTES a log is read event by event (ijson): a vLLM file keeps only the
 # fields the method reads, its gaps summed request by request as they come; an llmperf file keeps each request's
 # fields the method reads. What it holds then is the requests' arrays (at most MAX_REQUESTS each), not the file.
-STREAM_BYTES = 16 * 1024 * 1024
+STREAM_BYTES = 4 * 1024 * 1024  # json.load of a file of empty objects ({},{},…) holds 21 times its size
 VLLM_FIELDS = ("duration", "request_rate", "completed", "request_goodput", "request_goodput:", "input_lens",
                "output_lens", "ttfts", "latencies", "errors", "results_num_completed_requests", "results_ttft_s_mean")
 
@@ -176,14 +176,28 @@ def _stream(path: Path, shown: str, size: int) -> Any:
                 return _vllm_stream(events)
             if event != "start_array":
                 return value
-            file.seek(0)
-            return _llmperf_stream(ijson.items(file, "item", use_float=True), shown)
+            return _llmperf_stream(events, shown)
     except ijson.IncompleteJSONError as exc:
         raise LogError(shown, "", f"not valid JSON: {exc} (the file ends early: cut short?)") from None
     except ijson.JSONError as exc:
         raise LogError(shown, "", f"not valid JSON: {cut(str(exc))}") from None
     except (UnicodeDecodeError, StopIteration):
         raise LogError(shown, "", "not UTF-8 JSON text: not a JSON log") from None
+    except StreamTooLarge as exc:
+        raise LogError(shown, exc.key, f"holds more than {exc.limit:,} values; {exc.what}: not the shape of a "
+                                       f"benchmark log") from None
+
+
+MAX_BUILT = 4 * MAX_REQUESTS  # events one field the method reads may hold (an array of one value per request)
+
+
+class StreamTooLarge(Exception):
+    """A field (or an llmperf request) of a streamed log far larger than a benchmark writes: `key` names it,
+    `limit` the values it may hold, `what` what one holds."""
+
+    def __init__(self, key: str, limit: int, what: str):
+        super().__init__(key)
+        self.key, self.limit, self.what = key, limit, what
 
 
 STARTS, ENDS, SCALARS = ("start_map", "start_array"), ("end_map", "end_array"), ("number", "string", "boolean",
@@ -196,7 +210,7 @@ def _vllm_stream(events) -> dict:
     from ijson.common import ObjectBuilder
 
     data: dict = {}
-    depth, key, builder, gaps, fresh = 1, None, None, None, False  # depth 1: inside the top-level object
+    depth, key, builder, gaps, fresh, built = 1, None, None, None, False, 0  # depth 1: in the top-level object
     in_list, total, bad, j = False, [], None, 0  # the request whose gaps are being summed
     for _, event, value in events:
         if in_list and depth == 3:
@@ -216,10 +230,13 @@ def _vllm_stream(events) -> dict:
         if depth == 1 and event == "map_key":
             if builder is not None:
                 data[key] = builder.value
-            key, builder = value, (ObjectBuilder() if value in VLLM_FIELDS else None)
+            key, builder, built = value, (ObjectBuilder() if value in VLLM_FIELDS else None), 0
             gaps, fresh = ([] if value == "itls" else None), value == "itls"
             continue
         if builder is not None:
+            built += 1
+            if built > MAX_BUILT:  # a field the method reads holds far more than one value per request
+                raise StreamTooLarge(key, MAX_BUILT, f"a log has one per request, at most {MAX_REQUESTS:,}")
             builder.event(event, value)
         elif in_list:  # what is not a number among a request's gaps: the first is named
             if depth == 3 and event in SCALARS or depth == 4 and event in STARTS:
@@ -251,14 +268,40 @@ def _gap_event(data: dict, gaps: list, fresh: bool, depth: int, event: str, valu
     return gaps
 
 
-def _llmperf_stream(items, shown: str) -> list:
-    """llmperf's requests, each keeping the fields the method reads (a request that is not an object as it is)."""
-    kept = []
-    for item in items:
-        kept.append({k: item[k] for k in (*LLMPERF_FIELDS, "error_code", "error_msg") if k in item}
-                    if isinstance(item, dict) else item)
-        _at_most_max(len(kept), shown)
+def _llmperf_stream(events, shown: str) -> list:
+    """llmperf's requests, each keeping the fields the method reads (a request that is not an object: as it is,
+    or [] for a list); a request of more than MAX_ITEM values is not one llmperf writes."""
+    from ijson.common import ObjectBuilder
+
+    wanted = (*LLMPERF_FIELDS, "error_code", "error_msg")
+    kept: list = []
+    depth, key, builder, built = 1, None, None, 0  # depth 1: inside the top-level list
+    for _, event, value in events:
+        depth += 1 if event in STARTS else -1 if event in ENDS else 0
+        if depth == 0:
+            break
+        if depth == 1 and event in SCALARS:
+            kept.append(value)
+            _at_most_max(len(kept), shown)
+            continue
+        if depth == 2 and event in STARTS:  # a request starts
+            kept.append({} if event == "start_map" else [])
+            _at_most_max(len(kept), shown)
+            builder, built = None, 0
+            continue
+        built += 1
+        if built > MAX_ITEM:
+            raise StreamTooLarge(f"[{len(kept) - 1}]", MAX_ITEM, "an llmperf request has a dozen fields")
+        if depth == 2 and event == "map_key" and isinstance(kept[-1], dict):
+            key, builder = value, (ObjectBuilder() if value in wanted else None)
+        elif builder is not None:
+            builder.event(event, value)
+            if depth == 2:  # the field's value is complete
+                kept[-1][key], builder = builder.value, None
     return kept
+
+
+MAX_ITEM = 10_000  # values in one streamed llmperf request (it writes a dozen fields)
 
 
 def _not_finite(word: str):

@@ -225,3 +225,18 @@ def test_two_million_gaps_read_as_a_stream_hold_a_few_mb(tmp_path, monkeypatch):
         tracemalloc.stop()
     assert found.requests.latency_s.iloc[0] == pytest.approx(0.1 + 0.01 * gaps)  # TTFT + the gaps
     assert peak < 16e6, peak
+
+
+@pytest.mark.parametrize("content, expected", [
+    (vllm_with_gaps(ttfts=[0.1] * 300_000), "x.json: ttfts: holds more than 200,000 values; a log has one per "
+                                            "request, at most 50,000: not the shape of a benchmark log"),
+    ([llmperf_request(0, tokens=list(range(20_000)))], "x.json: [0]: holds more than 10,000 values; an llmperf "
+                                                       "request has a dozen fields: not the shape of a benchmark log"),
+], ids=["a vLLM array of 300,000", "an llmperf request of 20,000 values"])
+def test_a_streamed_log_of_another_shape_is_refused_before_it_is_held(tmp_path, monkeypatch, content, expected):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(content))
+    monkeypatch.setattr(logs, "STREAM_BYTES", 0)
+    with pytest.raises(logs.LogError) as error:
+        logs.read_log(path, "x.json", rate=2, duration_s=10)
+    assert str(error.value).startswith(expected)
