@@ -431,6 +431,21 @@ def compare_recalculated(report: Report, expected, values: dict, app: str) -> No
             report.add("recalculated", f"{key[0]}!{key[1]}", f"{app} gives {got!r}, the engine {engine!r}")
 
 
+def _compare_all(inspected: list, recalculated: dict, app: str) -> None:
+    """Each inspected workbook's recalculated values (by its position) against its expected Book; where an input is
+    outside its limits, recalculated but not compared (the report says so)."""
+    for i, (report, expected) in enumerate(inspected):
+        found = recalculated.get(i)
+        if expected is None or found is None:
+            continue
+        if isinstance(found, Exception):
+            report.error = str(found)
+        elif report.inputs_valid:
+            compare_recalculated(report, expected, found, app)
+        else:
+            report.recalculated_in = app
+
+
 def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnumeric | None" = "libreoffice",
           progress: Callable[[Path], None] | None = None) -> list[Report]:
     """Audit each workbook on its own, its cells read once. With `app` (its name, or an application already
@@ -483,16 +498,7 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
             worker.join()
             if "raised" in recalculated:
                 raise recalculated["raised"]
-        for i, (report, expected) in enumerate(inspected):
-            found = recalculated.get(i)
-            if expected is None or found is None:
-                continue
-            if isinstance(found, Exception):
-                report.error = str(found)
-            elif report.inputs_valid:
-                compare_recalculated(report, expected, found, application.name)
-            else:  # recalculated, not compared: the report says so
-                report.recalculated_in = application.name
+        _compare_all(inspected, recalculated, application.name if application is not None else "")
     finally:
         if isinstance(app, str) and application is not None:
             application.close()
