@@ -144,7 +144,8 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
 
 # Worker processes -----------------------------------------------------------------------------------------------
 PARENT_POLL_S = 0.1  # how often a worker looks whether its parent is still there
-WORKER_GRACE_S = 0.5  # how long a stopping worker has to remove its temporary files before it is ended outright
+WORKER_GRACE_S = 0.8  # how long a stopping worker has to remove its temporary files before it is ended outright
+# (on a loaded machine it may need longer: what it leaves, the next writer into the folder removes)
 
 
 def _worker_started() -> None:

@@ -31,7 +31,8 @@ import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from planner import output
 def slow_html(*args, **kwargs):
-    print("writing", flush=True)
+    sys.stdout.write("writing\\n")  # one write: two workers' lines never interleave
+    sys.stdout.flush()
     time.sleep(60)
 output.render_html = slow_html
 from planner.cli import main
