@@ -59,6 +59,8 @@ ZERO = (0, 1, 2, 3)
 NONE, SELECTIVE, FULL = 0, 1, 2
 RECOMPUTE = ("none", "selective", "full")  # a recompute code is its index here
 TOP = 10  # cheapest layouts shown
+
+
 class NoLayout(ValueError):
     """`hours.mfu: layout` when the search finds no layout that fits and meets the deadline: no MFU to train at.
     The message says why (the search's reason); the command line names hours.mfu with it."""
