@@ -182,3 +182,10 @@ KEY_RESULTS = [
               "days of serving", kind="money0"),
     KeyResult("crossover_serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money"),
 ]
+
+CHECKS = [
+    kit.Check("crossover_roofline_fits", "Crossover: with the word roofline, the serving users fit (u ≤ B_max, "
+              "B_max > 0)", formula="OR(ISNUMBER(crossover_serving_mfu),AND(serving_users<=serving_max_concurrency,"
+              "serving_max_concurrency>0))", note="Else no replica serves them: the serving figures read n/a (give a "
+              "share instead, or fewer users)", about=("crossover_serving_mfu",)),
+]
