@@ -26,7 +26,8 @@ from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
 from planner import __version__, recalc, xlsx
 from planner.engine import compute
-from planner.roundtrip import WorkbookData, logical, workbook_data
+from planner.engine.layouts import NoLayout
+from planner.roundtrip import INPUT_SHEETS, WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
 from planner.scenario.errors import cut, quoted
 from planner.workbook.kit import NO_FILE, unguarded
@@ -124,9 +125,11 @@ class Report:
                     if len(found) > 50:
                         lines.append(f"    … and {len(found) - 50} more")
             if not self.inputs_valid:
-                lines.append("  Cached and recalculated results were not compared with the engine: an input is "
-                             "outside its allowed values (the formulas, names and sheets were checked, with its "
-                             "value when generated standing in)")
+                compared = "Cached and recalculated results were" if self.recalculated_in else \
+                    "Cached results were"
+                lines.append(f"  {compared} not compared with the engine: an input is outside its allowed values "
+                             "(the formulas, names and sheets were checked, with its value when generated standing "
+                             "in)")
         if self.changed:
             lines += [f"  Inputs changed since the workbook was generated ({len(self.changed)})"]
             lines += [f"    {line}" for line in self.changed[:50]]
@@ -251,6 +254,8 @@ def read_data(book: xlsx.Workbook) -> WorkbookData:
     recalc.canary(book)
     try:
         return workbook_data(book)
+    except ScenarioError as exc:  # what no log or scenario holds (a Requests sheet edited): the cell it names
+        raise xlsx.WorkbookError("; ".join(line.removeprefix(f"{book.path}: ") for line in exc.problems)) from None
     except (OSError, KeyError, ValueError) as exc:
         if isinstance(exc, xlsx.WorkbookError):
             raise
@@ -263,22 +268,10 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
     and the freshly generated Book (None when the file cannot be read); `book` is the file when already read, `found`
     its data (read_data)."""
     report = Report(Path(path))
-    try:
-        book = book if book is not None else xlsx.read(Path(path))
-        if is_summary(book):
-            report.skipped = SUMMARY
-            return report, None
-        found = found if found is not None else read_data(book)
-        expected = build(compute(_scenario(found, report), generated=found.generated_on), NO_FILE, like=found)
-    except xlsx.WorkbookError as exc:
-        report.error = str(exc)
+    made = _generated(report, book, found)
+    if made is None:
         return report, None
-    except ScenarioError as exc:
-        report.error = "\n".join(exc.problems)
-        return report, None
-    except (OSError, KeyError, ValueError) as exc:
-        report.error = f"not a planner workbook, or a damaged one: {exc}"
-        return report, None
+    book, found, expected = made
     texts, values, sheets = book.formulas(), book.values(), book.sheets
     report.older = made_by(values)
     if report.older:
@@ -318,6 +311,28 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
     return report, expected
 
 
+def _generated(report: Report, book: xlsx.Workbook | None, found: WorkbookData | None):
+    """The file's cells, what its inputs hold and the Book they generate; None, with the report's error (or why it
+    is skipped), when the file is not a planner workbook whose inputs make a scenario."""
+    try:
+        book = book if book is not None else xlsx.read(report.path)
+        if is_summary(book):
+            report.skipped = SUMMARY
+            return None
+        found = found if found is not None else read_data(book)
+        results = compute(_scenario(found, report), generated=found.generated_on)
+        return book, found, build(results, NO_FILE, like=found)
+    except xlsx.WorkbookError as exc:
+        report.error = str(exc)
+    except ScenarioError as exc:
+        report.error = "\n".join(exc.problems)
+    except NoLayout as exc:  # the workbook's inputs leave hours.mfu: layout no layout
+        report.error = f"hours.mfu: {exc}"
+    except (OSError, KeyError, ValueError) as exc:
+        report.error = f"not a planner workbook, or a damaged one: {exc}"
+    return None
+
+
 def made_by(values: dict) -> str:
     """The planner version on the Cover ("planner 0.1.0 on 2026-12-02") when it is not this one; "" otherwise."""
     for (sheet, _), value in values.items():
@@ -350,7 +365,6 @@ def _named_results(report: Report, book: xlsx.Workbook, values: dict, expected) 
 
 
 SUMMARY = "not a planner workbook: a batch's summary.xlsx (finished results, no formulas to check)"
-INPUT_SHEETS = ("Inputs", "Catalog")  # where the planner's input cells are: a formula there is typed over an input
 
 
 def _outline(path: Path) -> xlsx.Workbook | xlsx.WorkbookError:
@@ -509,6 +523,21 @@ def _read_each(paths: list[Path]) -> tuple[list, dict[int, WorkbookData]]:
     return books, data
 
 
+def _compare_all(inspected: list, recalculated: dict, app: str) -> None:
+    """Each inspected workbook's recalculated values (by its position) against its expected Book; where an input is
+    outside its limits, recalculated but not compared (the report says so)."""
+    for i, (report, expected) in enumerate(inspected):
+        found = recalculated.get(i)
+        if expected is None or found is None:
+            continue
+        if isinstance(found, Exception):
+            report.error = str(found)
+        elif report.inputs_valid:
+            compare_recalculated(report, expected, found, app)
+        else:
+            report.recalculated_in = app
+
+
 def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnumeric | None" = "libreoffice",
           progress: Callable[[Path], None] | None = None) -> list[Report]:
     """Audit each workbook on its own, its cells read once. With `app` (its name, or an application already
@@ -533,14 +562,7 @@ def audit(paths: Sequence[Path], *, app: "str | recalc.LibreOffice | recalc.Gnum
             worker.join()
             if "raised" in recalculated:
                 raise recalculated["raised"]
-        for i, (report, expected) in enumerate(inspected):
-            found = recalculated.get(i)
-            if expected is None or found is None:
-                continue
-            if isinstance(found, Exception):
-                report.error = str(found)
-            elif report.inputs_valid:
-                compare_recalculated(report, expected, found, application.name)
+        _compare_all(inspected, recalculated, application.name if application is not None else "")
     finally:
         if isinstance(app, str) and application is not None:
             application.close()

@@ -4,12 +4,19 @@ per scenario: its headline results and a link to its workbook).
 
 A failing scenario is reported and the others go on. Outputs are written all or nothing, as `planner run` writes
 them; with the date fixed, the same batch gives the same files.
+
+The worker processes end with their parent: Ctrl-C (which reaches the whole process group) and SIGTERM are the
+parent's to handle, and it stops its workers with SIGTERM, each removing its set's temporary files on the way out;
+a worker whose parent is gone (SIGKILL gives the parent no chance to say so) stops itself within a second.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import signal
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +25,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from planner import globs
-from planner.engine import compute
-from planner.output import OutputError, check_targets, output_names, write_files, write_outputs
+from planner.output import OutputError, check_targets, computed, output_names, write_files, write_outputs
 from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
 from planner.scenario.errors import cut, quoted
 from planner.tables import TABLES
@@ -126,7 +132,7 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     """One scenario's outputs (in a worker process)."""
     outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed)
     try:
-        results = compute(job.scenario, generated=date)
+        results = computed(job.scenario, generated=date)
         write_outputs(job.scenario, out_dir, generated=date, slug=job.slug, results=results)
         outcome.headline = results.headline
     except (OutputError, ScenarioError) as exc:
@@ -134,6 +140,77 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     except Exception as exc:  # a failure of one scenario must not stop the batch: reported with its type
         outcome.error = f"{type(exc).__name__}: {cut(str(exc))}"
     return outcome
+
+
+# Worker processes -----------------------------------------------------------------------------------------------
+PARENT_POLL_S = 0.1  # how often a worker looks whether its parent is still there
+WORKER_GRACE_S = 0.8  # how long a stopping worker has to remove its temporary files before it is ended outright
+# (on a loaded machine it may need longer: what it leaves, the next writer into the folder removes)
+
+
+def _worker_started() -> None:
+    """In each worker, first: Ctrl-C left to the parent; SIGTERM ends the worker as it ends a run (its temporary
+    files removed on the way out, exit 143); and a thread that ends the worker once its parent is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_143)
+    threading.Thread(target=_watch_parent, args=(os.getppid(),), name="watch-parent", daemon=True).start()
+
+
+def _exit_143(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int) -> None:
+    """Wait for the parent to go (the worker is then handed to another process), then stop the worker: SIGTERM,
+    and outright after WORKER_GRACE_S if it has not ended by then (the next writer repairs what it left)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(WORKER_GRACE_S)
+    os._exit(128 + signal.SIGTERM)
+
+
+def _work(job: Job, out_dir: Path, date: dt.date) -> Outcome:
+    """_write in a worker; SIGTERM ends the worker once its files are cleaned up (the executor would otherwise
+    send the SystemExit back as a result and go on to the next scenario)."""
+    try:
+        return _write(job, out_dir, date)
+    except SystemExit as stop:
+        os._exit(stop.code if isinstance(stop.code, int) else 1)
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop every worker (SIGTERM: each removes its temporary files), waiting WORKER_GRACE_S for them, then end
+    those still there; queued scenarios are cancelled."""
+    processes = list((pool._processes or {}).values())  # no public way to the workers before Python 3.14
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + WORKER_GRACE_S
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join(1.0)
+
+
+def _in_workers(todo: list[Job], out_dir: Path, date: dt.date, workers: int, bar) -> dict[str, Outcome]:
+    """Each job's outcome by slug, written by `workers` processes; a signal or failure here ends them all."""
+    done: dict[str, Outcome] = {}
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_started)
+    try:
+        futures = [pool.submit(_work, job, out_dir, date) for job in todo]
+        for future in as_completed(futures):
+            outcome = future.result()
+            done[outcome.slug] = outcome
+            bar.update()
+    except BaseException:
+        _end_workers(pool)
+        raise
+    pool.shutdown()
+    return done
 
 
 def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date: dt.date | None = None,
@@ -148,18 +225,15 @@ def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date:
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     bar = tqdm(total=len(todo), unit="scenario", disable=not progress, desc="planner batch")
     done: dict[str, Outcome] = {}
-    if workers == 1:
-        for job in todo:
-            done[job.slug] = _write(job, out_dir, date)
-            bar.update()
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_write, job, out_dir, date) for job in todo]
-            for future in as_completed(futures):
-                outcome = future.result()
-                done[outcome.slug] = outcome
+    try:
+        if workers == 1:
+            for job in todo:
+                done[job.slug] = _write(job, out_dir, date)
                 bar.update()
-    bar.close()
+        else:
+            done = _in_workers(todo, out_dir, date, workers, bar)
+    finally:
+        bar.close()
     outcomes += [done[job.slug] for job in todo]
     order = {str(p): i for i, p in enumerate(files)}
     outcomes.sort(key=lambda o: order.get(o.source, -1))  # input order; variants in sweep order (a stable sort)

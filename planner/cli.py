@@ -27,7 +27,28 @@ def _fail_input(problems: list[str]) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The commands, each ended by Ctrl-C or SIGTERM with one line and exit 130 or 143 (planner/signals.py): every
+    set of files being written is left whole or as it was, and no temporary file is left."""
+
+    def main(self, *args, **kwargs):
+        from planner import signals
+
+        signals.stop_on_signals()  # kept after the command: a signal then still ends the process as one
+        return super().main(*args, **kwargs)
+
+    def invoke(self, ctx):
+        from planner.signals import Stopped
+
+        try:
+            return super().invoke(ctx)
+        except Stopped as stop:
+            click.echo(f"planner: stopped by {stop.name}: the files written before are complete, none is "
+                       f"half-written and no temporary file is left", err=True)
+            sys.exit(stop.code)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="planner")
 def main() -> None:
     """Plan the memory, hours and cost of training and serving large language models: a scenario file becomes a
@@ -52,6 +73,8 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         written = write_outputs(loaded, out_dir)
     except OutputError as exc:
         _fail_input([str(exc)])
+    except ScenarioError as exc:  # what only the workbook finds: a scenario's name that makes a name twice
+        _fail_input(exc.problems)
     for path in written.values():
         click.echo(str(path))
     if loaded.sweep:
@@ -223,7 +246,9 @@ def import_(workbook: Path, target: Path | None, take_cached: bool) -> None:
         flag = "" if all(f.kind == "name" for f in refused) else " (or --take-cached to import it as it stands)"
         _fail_input([f"{workbook}: {f}: not imported{flag}" for f in refused])
     for finding in report.findings:
-        if finding.kind in IMPORT_REFUSES and finding.kind != "name" and take_cached:
+        if finding.kind == "sheet" and finding.message == "the sheet is missing":  # no input on it: said, not refused
+            click.echo(f"planner: {workbook}: {finding} (`planner run` on the scenario writes it again)", err=True)
+        elif finding.kind in IMPORT_REFUSES and finding.kind != "name" and take_cached:
             click.echo(f"planner: {workbook}: {finding} (--take-cached: imported as it stands)", err=True)
     if target is None:
         try:

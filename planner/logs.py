@@ -125,8 +125,12 @@ def _load_json(path: Path, shown: str) -> Any:
             raise LogError(shown, "", "not a regular file")
         if size > MAX_FILE_BYTES:
             raise LogError(shown, "", f"{size:,} bytes; a log file may have at most {MAX_FILE_BYTES:,}")
+        if size > STREAM_BYTES:
+            return _stream(path, shown, size)
         with open(path, encoding="utf-8") as file:
             return json.load(file, parse_constant=_not_finite)
+    except LogError:
+        raise
     except FileNotFoundError:
         raise LogError(shown, "", "no such file") from None
     except UnicodeDecodeError as exc:
@@ -139,6 +143,164 @@ def _load_json(path: Path, shown: str) -> Any:
         raise LogError(shown, "", f"not valid JSON: {exc}") from None
     except (OSError, RecursionError) as exc:
         raise LogError(shown, "", f"cannot be read: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+# A large log, read as a stream ----------------------------------------------------------------------------------
+# json.load holds the whole file as text and every value in it as a Python object: 60 million inter-token gaps (a
+# 300 MB vLLM file) took 2.7 GB. Above STREAM_BYTES a log is read event by event (ijson): a vLLM file keeps only the
+# fields the method reads, its gaps summed request by request as they come; an llmperf file keeps each request's
+# fields the method reads. What it holds then is the requests' arrays (at most MAX_REQUESTS each), not the file.
+STREAM_BYTES = 4 * 1024 * 1024  # json.load of a file of empty objects ({},{},…) holds 21 times its size
+VLLM_FIELDS = ("duration", "request_rate", "completed", "request_goodput", "request_goodput:", "input_lens",
+               "output_lens", "ttfts", "latencies", "errors", "results_num_completed_requests", "results_ttft_s_mean")
+
+
+@dataclass(frozen=True)
+class Summed:
+    """One request's inter-token gaps as a stream read them: their sum, and the first that is not a number of
+    seconds from 0 to MAX_SECONDS ((its position, what it was)), if any."""
+
+    total: float
+    bad: tuple[int, Any] | None = None
+
+
+def _stream(path: Path, shown: str, size: int) -> Any:
+    import ijson
+
+    try:
+        with open(path, "rb") as file:
+            events = ijson.parse(file, use_float=True)
+            _, event, value = next(events)
+            if event == "start_map":
+                return _vllm_stream(events)
+            if event != "start_array":
+                return value
+            return _llmperf_stream(events, shown)
+    except ijson.IncompleteJSONError as exc:
+        raise LogError(shown, "", f"not valid JSON: {exc} (the file ends early: cut short?)") from None
+    except ijson.JSONError as exc:
+        raise LogError(shown, "", f"not valid JSON: {cut(str(exc))}") from None
+    except (UnicodeDecodeError, StopIteration):
+        raise LogError(shown, "", "not UTF-8 JSON text: not a JSON log") from None
+    except StreamTooLarge as exc:
+        raise LogError(shown, exc.key, f"holds more than {exc.limit:,} values; {exc.what}: not the shape of a "
+                                       f"benchmark log") from None
+
+
+MAX_BUILT = 4 * MAX_REQUESTS  # events one field the method reads may hold (an array of one value per request)
+
+
+class StreamTooLarge(Exception):
+    """A field (or an llmperf request) of a streamed log far larger than a benchmark writes: `key` names it,
+    `limit` the values it may hold, `what` what one holds."""
+
+    def __init__(self, key: str, limit: int, what: str):
+        super().__init__(key)
+        self.key, self.limit, self.what = key, limit, what
+
+
+STARTS, ENDS, SCALARS = ("start_map", "start_array"), ("end_map", "end_array"), ("number", "string", "boolean",
+                                                                                  "null")
+
+
+def _vllm_stream(events) -> dict:
+    """A vLLM result's fields the method reads, each request's "itls" as a Summed (what is not a list of gaps as
+    it was: null, a number, {} for an object), the rest of the file passed over."""
+    from ijson.common import ObjectBuilder
+
+    data: dict = {}
+    depth, key, builder, gaps, fresh, built = 1, None, None, None, False, 0  # depth 1: in the top-level object
+    in_list, total, bad, j = False, [], None, 0  # the request whose gaps are being summed
+    for _, event, value in events:
+        if in_list and depth == 3:
+            if event == "number":  # a gap: most of a large file, kept short
+                if bad is None and not 0 <= value <= MAX_SECONDS:
+                    bad = (j, value)
+                total.append(value)
+                j += 1
+                continue
+            if event == "end_array":  # summed as the whole file's reader sums them (numpy, pairwise)
+                depth, in_list = 2, False
+                gaps.append(Summed(float(np.sum(total)) if total else 0.0, bad))
+                continue
+        depth += 1 if event in STARTS else -1 if event in ENDS else 0
+        if depth == 0:
+            break
+        if depth == 1 and event == "map_key":
+            if builder is not None:
+                data[key] = builder.value
+            key, builder, built = value, (ObjectBuilder() if value in VLLM_FIELDS else None), 0
+            gaps, fresh = ([] if value == "itls" else None), value == "itls"
+            continue
+        if builder is not None:
+            built += 1
+            if built > MAX_BUILT:  # a field the method reads holds far more than one value per request
+                raise StreamTooLarge(key, MAX_BUILT, f"a log has one per request, at most {MAX_REQUESTS:,}")
+            builder.event(event, value)
+        elif in_list:  # what is not a number among a request's gaps: the first is named
+            if depth == 3 and event in SCALARS or depth == 4 and event in STARTS:
+                bad = bad or (j, {"start_map": {}, "start_array": [], "null": None}.get(event, value))
+                j += 1
+        elif gaps is not None:
+            gaps, fresh = _gap_event(data, gaps, fresh, depth=depth, event=event, value=value), False
+            if gaps is not None and depth == 3 and event == "start_array":
+                in_list, total, bad, j = True, [], None, 0
+    if builder is not None:
+        data[key] = builder.value
+    return data
+
+
+def _gap_event(data: dict, gaps: list, fresh: bool, *, depth: int, event: str, value) -> list | None:
+    """An event of "itls" outside a request's list of gaps: the array itself starting (kept as the list of
+    requests), or a request that is not a list (null, a number, an object: kept as it is, for the message), or
+    "itls" not an array at all (kept as it is; None: nothing more to read of it)."""
+    if fresh:
+        if event == "start_array":
+            data["itls"] = gaps
+            return gaps
+        data["itls"] = {} if event == "start_map" else value
+        return None
+    if depth == 2 and event in SCALARS:
+        gaps.append(value)
+    elif depth == 3 and event == "start_map":
+        gaps.append({})
+    return gaps
+
+
+def _llmperf_stream(events, shown: str) -> list:
+    """llmperf's requests, each keeping the fields the method reads (a request that is not an object: as it is,
+    or [] for a list); a request of more than MAX_ITEM values is not one llmperf writes."""
+    from ijson.common import ObjectBuilder
+
+    wanted = (*LLMPERF_FIELDS, "error_code", "error_msg")
+    kept: list = []
+    depth, key, builder, built = 1, None, None, 0  # depth 1: inside the top-level list
+    for _, event, value in events:
+        depth += 1 if event in STARTS else -1 if event in ENDS else 0
+        if depth == 0:
+            break
+        if depth == 1 and event in SCALARS:
+            kept.append(value)
+            _at_most_max(len(kept), shown)
+            continue
+        if depth == 2 and event in STARTS:  # a request starts
+            kept.append({} if event == "start_map" else [])
+            _at_most_max(len(kept), shown)
+            builder, built = None, 0
+            continue
+        built += 1
+        if built > MAX_ITEM:
+            raise StreamTooLarge(f"[{len(kept) - 1}]", MAX_ITEM, "an llmperf request has a dozen fields")
+        if depth == 2 and event == "map_key" and isinstance(kept[-1], dict):
+            key, builder = value, (ObjectBuilder() if value in wanted else None)
+        elif builder is not None:
+            builder.event(event, value)
+            if depth == 2:  # the field's value is complete
+                kept[-1][key], builder = builder.value, None
+    return kept
+
+
+MAX_ITEM = 10_000  # values in one streamed llmperf request (it writes a dozen fields)
 
 
 def _not_finite(word: str):
@@ -183,6 +345,9 @@ def _vllm(data: dict, shown: str) -> pd.DataFrame:
                      names=("ttfts", "latencies" if "latencies" in arrays else "itls"))
 
 
+LLMPERF_FIELDS = ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens")
+
+
 def _llmperf(items: list, shown: str) -> pd.DataFrame:
     """llmperf's individual_responses: one object per request, times in seconds."""
     _at_most_max(len(items), shown)
@@ -191,16 +356,14 @@ def _llmperf(items: list, shown: str) -> pd.DataFrame:
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise LogError(shown, f"[{i}]", f"expected an object per request, found {_json_type(item)}")
-    frame = pd.DataFrame.from_records(items)
-    for key in ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens"):
-        if key not in frame:
+    # only the fields the method reads, request by request: a table of every key would hold a column for each
+    # key any request has (20,000 requests with a key each of their own: 400 million cells)
+    for key in LLMPERF_FIELDS:
+        if not any(key in item for item in items):
             raise LogError(shown, key, "missing from every request: not an llmperf individual_responses file")
-    codes = frame["error_code"] if "error_code" in frame else pd.Series([None] * len(frame))
-    messages = frame["error_msg"] if "error_msg" in frame else pd.Series([None] * len(frame))
-    failed = np.array([_llmperf_failed(c, m, i, shown) for i, (c, m) in
-                       enumerate(zip(codes.tolist(), messages.tolist()))])
-    column = {key: [None if _missing(v) else v for v in frame[key].tolist()] for key in
-              ("ttft_s", "end_to_end_latency_s", "number_input_tokens", "number_output_tokens")}
+    failed = np.array([_llmperf_failed(item.get("error_code"), item.get("error_msg"), i, shown)
+                       for i, item in enumerate(items)], dtype=bool)
+    column = {key: [None if _missing(item.get(key)) else item.get(key) for item in items] for key in LLMPERF_FIELDS}
     return _requests(shown, _numbers(column["ttft_s"], "ttft_s", shown, failed, item=True),
                      _numbers(column["end_to_end_latency_s"], "end_to_end_latency_s", shown, failed, item=True),
                      input_tokens=_numbers(column["number_input_tokens"], "number_input_tokens", shown, failed,
@@ -269,9 +432,15 @@ def _numbers(values: list, name: str, shown: str, failed=None, *, whole=False, i
 
 
 def _gaps(value, i: int, shown: str, failed: bool) -> float:
-    """One request's inter-token latencies, summed."""
+    """One request's inter-token latencies, summed (a stream has summed them already: Summed)."""
     if value is None and failed:
         return 0.0
+    if isinstance(value, Summed):
+        if value.bad is not None:
+            j, found = value.bad
+            raise LogError(shown, f"itls[{i}][{j}]", f"expected a number of seconds from 0 to {MAX_SECONDS:,.0f}, "
+                                                     f"found {_shown(found)}")
+        return value.total
     if not isinstance(value, list):
         raise LogError(shown, f"itls[{i}]", f"expected a list of seconds between tokens, found {_shown(value)}")
     return float(np.sum(_numbers(value, f"itls[{i}]", shown))) if value else 0.0
@@ -344,6 +513,16 @@ def expand(entry: FileEntry, folder: Path) -> list[str]:
     return files if absolute else [os.path.relpath(m, folder) for m in files]
 
 
+def _identity(path: str) -> object:
+    """A file however it is named (a symbolic or hard link, a linked folder, an absolute or relative path): its
+    device and inode; the path itself where it cannot be looked at (reading it then says why)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return path
+    return (info.st_dev, info.st_ino)
+
+
 def read_benchmarks(benchmarks: list[list[FileEntry]], folder: Path) -> tuple[Logs, list[list[dict]]]:
     """Every benchmark's files read, each benchmark's runs ordered by rate; and each benchmark's file entries as
     read ({path, rate} and, for llmperf, duration_s), in that order. A LogError names the file and the field, and
@@ -354,15 +533,19 @@ def read_benchmarks(benchmarks: list[list[FileEntry]], folder: Path) -> tuple[Lo
     total = 0
     for b, files in enumerate(benchmarks, start=1):
         found: list[tuple[float, str, LogFile, int]] = []  # (rate, path, file, entry)
-        seen: dict[str, int] = {}
+        seen: dict[object, tuple[int, str]] = {}  # a file's identity → (its entry, its name there)
         for e, entry in enumerate(files, start=1):
             try:
                 for shown in expand(entry, folder):
-                    key = os.path.normpath(os.path.join(folder, shown))
+                    path = os.path.normpath(os.path.join(folder, shown))
+                    key = _identity(path)
+                    if key in seen and seen[key][0] == e:  # a glob's second name of a file (a link): one run
+                        continue
                     if key in seen:
-                        raise LogError(shown, "", f"listed twice (file entries {seen[key]} and {e})")
-                    seen[key] = e
-                    log = read_log(Path(key), shown, entry.rate, entry.duration_s)
+                        other = "" if seen[key][1] == shown else f", as {cut(seen[key][1])}"
+                        raise LogError(shown, "", f"listed twice (file entries {seen[key][0]} and {e}{other})")
+                    seen[key] = (e, shown)
+                    log = read_log(Path(path), shown, entry.rate, entry.duration_s)
                     total += len(log.requests)
                     if total > MAX_REQUESTS:
                         raise LogError(shown, "", f"brings the requests to {total:,}; a workbook holds at most "

@@ -17,12 +17,12 @@ import json
 import math
 import os
 import re
-import stat
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from planner.files import read_bytes, utf8_text
 from planner.model import fields as declared
 from planner.model.counts import active_params, kv_bytes_per_token, routed_params, total_params
 
@@ -45,8 +45,6 @@ GATED_ACTIVATIONS = {"silu", "swiglu", "swish"}  # SwiGLU FFNs: Llama, Mistral, 
 DTYPE_BYTES = {"float32": 4, "float": 4, "float16": 2, "half": 2, "bfloat16": 2, "float8_e4m3fn": 1,
                "float8_e5m2": 1, "float64": 8}
 QUANTISED_BITS = {"fp8": 8}  # quant_method → bits per weight when the whole checkpoint is at one width
-_FILE_KINDS = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a named pipe", stat.S_ISCHR: "a character device",
-               stat.S_ISBLK: "a block device", stat.S_ISSOCK: "a socket"}
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\],:]')  # JSON's strings and punctuation; numbers are skipped
 _CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
 
@@ -93,25 +91,7 @@ def _cap(text: str) -> str:
 # Reading the file --------------------------------------------------------------------------------------------
 def _read_bytes(path: Path, source: str, limit: int, what: str) -> bytes:
     """The file's bytes: a regular file, opened without blocking so a named pipe cannot hang, at most `limit`."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise ConfigFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((kind for is_kind, kind in _FILE_KINDS.items() if is_kind(mode)), "a special file")
-            raise ConfigFileError([f"{source}: not a regular file ({kind}): {what} must be a regular file"])
-        with open(fd, "rb", closefd=False) as file:
-            data = file.read(limit + 1)
-    except OSError as exc:
-        raise ConfigFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise ConfigFileError([f"{source}: the file is larger than {limit // 2**20} MB: {what} may be at most"
-                               f" {limit // 2**20} MB ({limit:,} bytes)"])
-    return data
+    return read_bytes(path, source, limit=limit, regular=what, at_most=what, error=ConfigFileError)
 
 
 class LongNumber(float):
@@ -131,13 +111,7 @@ def _big_int(text: str) -> int | float:
 
 def _decode_json(data: bytes, source: str, what: str) -> tuple[str, Any]:
     """UTF-8 JSON (a byte-order mark is allowed); NaN, Infinity and 1e400 are kept and refused where read."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise ConfigFileError([f"{source}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}): {what} is UTF-8"
-                               " JSON"]) from None
-    text = text.removeprefix("\ufeff")
+    text = utf8_text(data, source, rule=f"{what} is UTF-8 JSON", error=ConfigFileError).removeprefix("\ufeff")
     try:
         return text, json.loads(text, parse_int=_big_int, parse_constant=float)
     except json.JSONDecodeError as exc:

@@ -28,7 +28,7 @@ marker is finished (each part still there is renamed over its final name: the ne
 undone (each backup put back, each final whose part was renamed and had no previous version removed: the old
 set). Without a complete journal nothing was replaced: its parts and backups are removed. Both repairs can be
 interrupted and run again. Between the kill and the next writer the folder may hold a mix, and the journal that
-says so.
+says so; the next writer says on stderr, in one line, which set it finished or undone.
 """
 
 from __future__ import annotations
@@ -41,15 +41,18 @@ import re
 import shutil
 import signal
 import stat
+import sys
 import threading
 import uuid
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
+from planner.engine.layouts import NoLayout
 from planner.report import render_html
-from planner.scenario import Scenario
+from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
+from planner.workbook.kit import NameClash
 
 SUFFIXES = ("xlsx", "html", "json")
 _KINDS = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a named pipe", stat.S_ISCHR: "a character device",
@@ -85,13 +88,42 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     inputs = scenario.input_files()
     check_targets(out_dir, [path.name for path in final.values()], inputs)
     date = generated or dt.date.today()
-    results = results or compute(scenario, generated=date)
-    write_files(out_dir, slug, {
-        final["xlsx"].name: lambda file: build(results, file, generated=date),
-        final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
-        final["json"].name: lambda file: file.write(results_json(results).encode()),
-    }, inputs=inputs)
+    results = results or computed(scenario, generated=date)
+    try:
+        write_files(out_dir, slug, {
+            final["xlsx"].name: lambda file: build(results, file, generated=date),
+            final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
+            final["json"].name: lambda file: file.write(results_json(results).encode()),
+        }, inputs=inputs)
+    except NameClash as clash:
+        raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
+                             f"{clash}"], [("scenarios", clash.scenario)]) from None
     return final
+
+
+def computed(scenario: Scenario, *, generated: dt.date | None = None) -> Results:
+    """The engine's results (as on the day `generated`); a premise that only computing finds failed (hours.mfu: layout, and no layout fits
+    and meets the deadline) is a ScenarioError naming the key."""
+    try:
+        return compute(scenario, generated=generated)
+    except NoLayout as exc:
+        raise ScenarioError([f"{_at(scenario, ('hours', 'mfu'))}: hours.mfu: value 'layout' is not allowed: {exc}"],
+                            [("hours", "mfu")]) from None
+
+
+def _at(scenario: Scenario, key: tuple) -> str:
+    """file:line of a key (the file read again: only a message needs it), or the file alone; a sweep's variant is
+    named at its sweep's line."""
+    from planner import yamlfile
+    from planner.scenario.errors import where
+
+    lines = {}
+    if scenario._source is not None and not scenario._shown_as:
+        try:
+            _, lines = yamlfile.read(scenario._source)
+        except Exception:  # the file changed or went since it was read: the message names the file alone
+            lines = {}
+    return where(key, scenario.source_name, lines)[0]
 
 
 def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]], *,
@@ -113,7 +145,8 @@ def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO]
                     write(file)
                 _step(f"part {name}")
             with _folder_lock(out_dir) as locked:
-                repair(out_dir, own=run, locked=locked)
+                for note in repair(out_dir, own=run, locked=locked):
+                    print(f"planner: {note}", file=sys.stderr, flush=True)
                 check_targets(out_dir, list(final), inputs)  # again, now that nothing else writes here
                 _commit(parts, final, out_dir / run)
         finally:
@@ -174,10 +207,17 @@ def _create_folder(out_dir: Path) -> None:
 
 @contextlib.contextmanager
 def _part(part: Path, final: Path):
-    """The temporary file for `final`, created new and open for writing; an OSError names the folder and file."""
+    """The temporary file for `final`, created new and open for writing; an OSError names the folder and file.
+    When the writer stops (an error, Ctrl-C, SIGTERM) the file is not closed here: a half-made archive (XlsxWriter's
+    zip) still holds it and closes itself once the exception is gone, which on a closed file would end in "seek of
+    closed file"; the two go together then (the part itself is removed by the caller)."""
     try:
-        with open(part, "xb") as file:
-            yield file
+        file = open(part, "xb")
+    except OSError as exc:
+        raise OutputError(f"{final.parent}: cannot write {final.name} there: {exc.strerror or exc}") from None
+    try:
+        yield file
+        file.close()
     except OSError as exc:
         raise OutputError(f"{final.parent}: cannot write {final.name} there: {exc.strerror or exc}") from None
 
@@ -284,17 +324,19 @@ def _step(name: str) -> None:
 
 
 # Repairing what a killed writer left ------------------------------------------------------------------------
-def repair(out_dir: Path, *, own: str = "", locked: bool = False) -> None:
+def repair(out_dir: Path, *, own: str = "", locked: bool = False) -> list[str]:
     """Finish or undo each set a writer that is gone was committing (its journal says which), then remove every
     file such writers left (parts, backups, journals, markers); the files of run `own` (this writer's) are left
     alone. Under the folder's lock (`locked`) every journal is a dead writer's, since a writer holds the lock for
-    as long as its journal exists, whatever process now has its id; otherwise the process id tells."""
+    as long as its journal exists, whatever process now has its id; otherwise the process id tells. Returns a line
+    for each set finished or undone, saying which."""
     runs: dict[str, list[Path]] = {}
     pids: dict[str, int] = {}
+    notes: list[str] = []
     try:
         names = [entry.name for entry in os.scandir(out_dir) if entry.name.startswith(".")]
     except OSError:
-        return
+        return notes
     for name in names:
         match = _LEFTOVER.fullmatch(name)
         if match:
@@ -306,19 +348,25 @@ def repair(out_dir: Path, *, own: str = "", locked: bool = False) -> None:
         if prefix == own or _running(pids[prefix]) and not (locked and journal in files):
             continue
         if journal in files:
-            _finish(out_dir, prefix, journal, undo=(out_dir / f"{prefix}.undo") in files)
+            undo = (out_dir / f"{prefix}.undo") in files
+            finals = _finish(out_dir, prefix, journal, undo=undo)
+            if finals:
+                notes.append(f"{out_dir}: a run killed while replacing {', '.join(finals)} left that write "
+                             "unfinished: " + ("undone now, the previous set is back" if undo else
+                                               "finished now, its new set is in place"))
         for path in sorted(files, key=lambda p: (p == journal, p.name.endswith(".undo"))):  # the journal last
             with contextlib.suppress(OSError):
                 path.unlink(missing_ok=True)
+    return notes
 
 
-def _finish(out_dir: Path, prefix: str, journal: Path, *, undo: bool) -> None:
+def _finish(out_dir: Path, prefix: str, journal: Path, *, undo: bool) -> list[str]:
     """A dead writer's journal carried out: forward (its parts renamed over their finals) or, with the undo
-    marker, back (the backups put back, new files without a previous version removed). An incomplete journal was
-    never the commit point: nothing to do."""
+    marker, back (the backups put back, new files without a previous version removed); returns the final names.
+    An incomplete journal was never the commit point: nothing to do."""
     entries = _read_journal(journal, prefix)
     if entries is None:
-        return
+        return []
     for entry in entries:
         part, target = out_dir / entry["part"], out_dir / entry["final"]
         backup = out_dir / entry["backup"] if entry["backup"] else None
@@ -334,6 +382,7 @@ def _finish(out_dir: Path, prefix: str, journal: Path, *, undo: bool) -> None:
         except OSError as exc:
             raise OutputError(f"{target}: cannot finish the write a killed run left ({journal.name}): "
                               f"{exc.strerror or exc}") from None
+    return [entry["final"] for entry in entries]
 
 
 def _read_journal(journal: Path, prefix: str) -> list[dict] | None:
@@ -403,8 +452,10 @@ def _folder_lock(out_dir: Path):
 def _sigterm_as_exit():
     """While writing, SIGTERM raises SystemExit (exit 143, as a shell reports it), so `finally` removes the
     temporary files as on Ctrl-C; the previous handler is restored after. Signals reach the main thread only."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    from planner import signals
+
+    if threading.current_thread() is not threading.main_thread() or signals.installed():  # the command line's own
+        yield  # handler raises Stopped, which it reports in one line
         return
 
     def terminate(signum, frame):

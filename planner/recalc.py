@@ -43,7 +43,7 @@ import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Self, Sequence
 
 from planner import xlsx
 from planner.xlsx import WorkbookError  # noqa: F401 (part of this module's interface)
@@ -129,7 +129,36 @@ def find_ssconvert() -> str | None:
     return shutil.which("ssconvert")
 
 
-def application(name: str, **options) -> "LibreOffice | Gnumeric":
+class Application:
+    """What LibreOffice and Gnumeric share: found on the machine or refused with how to install it, and used in a
+    `with` block that closes it at its end."""
+
+    name: str
+    product: str  # as a refusal names it
+    program: str  # the command it is run by
+    package: str  # what installs it on Debian or Ubuntu
+
+    def find(self) -> str | None:
+        raise NotImplementedError
+
+    def require(self) -> str:
+        found = self.find()
+        if found is None:
+            raise RecalcError(f"{self.product} is not installed ({self.program} not found); on Debian or Ubuntu: "
+                              f"apt-get install -y --no-install-recommends {self.package}")
+        return found
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing is left running (LibreOffice's own stops its instance)."""
+
+
+def application(name: str, **options) -> Application:
     """The application `planner verify --app NAME` runs: "libreoffice" or "gnumeric"."""
     if name == "libreoffice":
         return LibreOffice(**options)
@@ -280,10 +309,10 @@ def _last_line(printed: str) -> str:
 
 
 # LibreOffice ---------------------------------------------------------------------------------------------------------
-class LibreOffice:
+class LibreOffice(Application):
     """LibreOffice Calc, headless, on a user profile of its own that always recalculates."""
 
-    name = "LibreOffice"
+    name, product, program, package = "LibreOffice", "LibreOffice Calc", "soffice", "libreoffice-calc-nogui"
 
     def __init__(self, *, keep_running: bool = False, timeout: float | None = None):
         self.keep_running = keep_running
@@ -296,18 +325,8 @@ class LibreOffice:
             atexit.register(self.close)
 
     # the application's life ------------------------------------------------------------------------------------------
-    def require(self) -> str:
-        soffice = find_soffice()
-        if soffice is None:
-            raise RecalcError("LibreOffice Calc is not installed (soffice not found); on Debian or Ubuntu: "
-                              "apt-get install -y --no-install-recommends libreoffice-calc-nogui")
-        return soffice
-
-    def __enter__(self) -> "LibreOffice":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def find(self) -> str | None:
+        return find_soffice()
 
     def close(self) -> None:
         """Stop the running instance, if any, and remove the profile."""
@@ -561,31 +580,18 @@ def _origins_of(cells) -> dict[str, tuple[int, int]]:
     return origins
 
 
-class Gnumeric:
+class Gnumeric(Application):
     """Gnumeric's ssconvert: one process per workbook, several side by side."""
 
-    name = "Gnumeric"
+    name, product, program, package = "Gnumeric", "Gnumeric", "ssconvert", "gnumeric"
 
     def __init__(self, *, timeout: float = TIMEOUT, jobs: int | None = None):
         self.timeout = timeout  # s per workbook
         self.jobs = jobs or os.cpu_count() or 2
         self.flags = ["--recalc"]  # without it Gnumeric keeps the cached values (the canary would say so)
 
-    def require(self) -> str:
-        ssconvert = find_ssconvert()
-        if ssconvert is None:
-            raise RecalcError("Gnumeric is not installed (ssconvert not found); on Debian or Ubuntu: "
-                              "apt-get install -y --no-install-recommends gnumeric")
-        return ssconvert
-
-    def __enter__(self) -> "Gnumeric":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def close(self) -> None:
-        pass
+    def find(self) -> str | None:
+        return find_ssconvert()
 
     def recalculate(self, workbooks: Sequence[Path | xlsx.Workbook], *, progress: Progress | None = None,
                     copied: Callable[[], None] | None = None) -> list[dict | WorkbookError]:

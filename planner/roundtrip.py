@@ -9,6 +9,7 @@ own entry and an untouched one disappears.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from planner.workbook.inputs import TYPED_IN, same_text
 
 LOOKED_UP = ("price_per_gpu_hour",)  # inputs' names the Inputs sheet fills with a formula (the chosen GPU's price
 # from Catalog, whose cell is the input)
+INPUT_SHEETS = ("Inputs", "Catalog")  # where the input cells are
 LOGICAL = {"=TRUE()": True, "=FALSE()": False}  # how LibreOffice saves TRUE and FALSE typed into a cell
 
 
@@ -263,33 +265,34 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     """What a workbook (a file, or one already read) holds; WorkbookError when the file is not an xlsx workbook or
     is damaged, KeyError when it lacks a name the planner writes."""
     book = path if isinstance(path, xlsx.Workbook) else xlsx.read(Path(path))
+    for sheet in INPUT_SHEETS:
+        if sheet not in book.sheets:
+            raise xlsx.WorkbookError(f"the sheet {sheet} is missing: it holds the workbook's inputs, so nothing can be "
+                                     f"read back")
     source = str(book.path)
     reader = _Book(book)
-    named = [str(cell.written) for cell in reader.column("scenario_names")][1:] \
-        if reader.has("scenario_names") else []  # the named scenarios' columns on Inputs (Scenarios' heading)
-    found = _inputs(book, named)
-    data, where = found["data"], found["where"]
+    found = WorkbookData(source=source, data={}, where={}, external={}, catalog_rows={}, generated={})
+    named = _scenario_names(reader, found.problems)
+    for name in book.names:
+        _read_input(book, name, named, found)
+    data = found.data
     if named:  # in the workbook's order, a scenario whose column is blank as the base
         data["scenarios"] = {scenario: data.get("scenarios", {}).get(scenario, {}) for scenario in named}
     for name in ("scenario_name", "scenario_description"):
         if reader.has(name):
             data[name.removeprefix("scenario_")] = reader.cells(name)[0][0].written or ""
-    problems: list = []
-    data["catalog"] = _catalog(reader, where, problems)
-    external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, source) for t in TABLES
-                if t.inputs.EXTERNAL is not None}
-    rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else ""
-                        for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS}
-    snapshots = [[cell.value for cell in row] for row in reader.cells("scenario_snapshots")] \
-        if reader.has("scenario_snapshots") else None
-    held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
-            if name.endswith("_snapshot")}
-    generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
-    changed = sorted(found["changed"], key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
-    return WorkbookData(source=source, data=data, where=where, external=external, catalog_rows=rows,
-                        generated=found["generated"], problems=problems, as_generated=found["as_generated"],
-                        formulas=found["formulas"], changed=changed, snapshots=snapshots, held=held,
-                        generated_on=generated_on)
+    data["catalog"] = _catalog(reader, found.where, found.problems)
+    found.external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, source) for t in TABLES
+                      if t.inputs.EXTERNAL is not None}
+    found.catalog_rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else ""
+                                      for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS}
+    found.snapshots = [[cell.value for cell in row] for row in reader.cells("scenario_snapshots")] \
+        if reader.has("scenario_snapshots") and _on_a_sheet(book, "scenario_snapshots") else None
+    found.held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
+                  if name.endswith("_snapshot")}
+    found.generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
+    found.changed.sort(key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
+    return found
 
 
 def _day(value) -> dt.date | None:
@@ -299,50 +302,86 @@ def _day(value) -> dt.date | None:
     return None
 
 
-def _inputs(book: xlsx.Workbook, named: list[str]) -> dict:
-    """The input cells on Inputs, read: {"data": scenario data, "where": key path → cell, "generated": name → its
-    value when generated, "as_generated": key path → that value as the scenario counts it, "formulas": inputs
-    holding a formula, "changed": inputs changed since generation}, as WorkbookData holds them."""
-    found: dict = {"data": {}, "where": {}, "generated": {}, "as_generated": {}, "formulas": [], "changed": []}
+def _read_input(book: xlsx.Workbook, name: str, named: list[str], found: WorkbookData) -> None:
+    """The input a defined name names on Inputs, if it names one, into `found`: its value (a Base column's with
+    named scenarios, and each scenario's beside it), where it is, its value when generated, and whether it holds a
+    formula or changed since generation."""
+    owner, column = _column_of(name, named, book.names)
+    if column is not None:  # a scenario's typed cell: what it changes, read beside its input
+        return
+    key, scale = _typed_in(owner)
+    path_parts = key_path(key)
+    destinations = book.destinations(name)
+    if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
+        return
+    sheet, ref = live_sheet, live_ref = destinations[0]
+    if sheet != "Inputs" or ":" in ref:
+        return
+    if f"{name}_base" in book.names and book.destinations(f"{name}_base"):  # the Live cell: the typed one is the
+        sheet, ref = book.destinations(f"{name}_base")[0]  # Base column's
+        for scenario in named:
+            _scenario_cell(book, f"{name}_{scenario}", scenario, path_parts, scale=scale, found=found)
+    typed = book.cell(sheet, ref)
+    value = _typed(typed)
+    if value is FORMULA and (name in LOOKED_UP or any(f"{name}_{suffix}" in book.names
+                                                      for suffix, _, _ in TYPED_IN.values())):
+        return  # the planner's own formula: the input is read from the cell it reads
+    if value is FORMULA:  # typed over an input: its cached value stands in, and the formula is noted
+        found.formulas.append((f"{sheet}!{ref}", name, typed.formula, typed.value))
+        value = typed.value
+    column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
+    then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+    found.generated[name] = None if then is FORMULA else then
+    value, then_value = _counted(value, scale, key), _counted(found.generated[name], scale, key)
+    if then_value is not None:
+        found.as_generated[path_parts] = then_value
+    typed_value = typed.value if value is typed.value else _typed(typed)
+    if found.generated[name] is not None and not same_text(typed_value, found.generated[name]):
+        found.changed.append((f"{sheet}!{ref} ({name})", typed_value, found.generated[name]))
+    if _overflows(value):  # refused naming its cell; its value when generated stands in for what else is read
+        found.problems.append((_overflow(found.source, f"{sheet}!{ref} ({name})", path_parts, typed_value, name),
+                               path_parts))
+        value = then_value
+    _set(found.data, path_parts, value)
+    for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
+        found.where.setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
+
+
+def _scenario_names(reader: _Book, problems: list) -> list[str]:
+    """The named scenarios, in their columns' order, as Inputs' typed cells' names give them (<input>_<scenario>
+    on the row of <input>_base); the Scenarios sheet's headings (scenario_names) must say the same: each that
+    does not is a problem naming its cell (a heading blanked or retyped)."""
+    book = reader.book
+    columns: dict[str, int] = {}
+    bases = {name.removesuffix("_base"): book.destinations(name) for name in book.names if name.endswith("_base")}
     for name in book.names:
-        owner, column = _column_of(name, named, book.names)
-        if column is not None:  # a scenario's typed cell: what it changes, read below beside its input
+        owner, _, scenario = name.rpartition("_")
+        while owner and owner not in bases:
+            owner, _, rest = owner.rpartition("_")
+            scenario = f"{rest}_{scenario}"
+        found, base = book.destinations(name), bases.get(owner)
+        if not owner or scenario == "base" or len(found) != 1 or not base or found[0][0] != base[0][0] or \
+                xlsx.split(found[0][1].partition(":")[0])[1] != xlsx.split(base[0][1].partition(":")[0])[1]:
             continue
-        key, scale = _typed_in(owner)
-        path_parts = key_path(key)
-        destinations = book.destinations(name)
-        if path_parts is None or len(destinations) != 1 or path_parts[0] == "catalog":
-            continue
-        sheet, ref = live_sheet, live_ref = destinations[0]
-        if sheet != "Inputs" or ":" in ref:
-            continue
-        if f"{name}_base" in book.names and book.destinations(f"{name}_base"):  # the Live cell: the typed one is
-            # the Base column's
-            sheet, ref = book.destinations(f"{name}_base")[0]
-            for scenario in named:
-                _scenario_cell(book, f"{name}_{scenario}", scenario=scenario, path=path_parts, scale=scale,
-                               data=found["data"], where=found["where"])
-        typed = book.cell(sheet, ref)
-        value = _typed(typed)
-        if value is FORMULA and (name in LOOKED_UP or any(f"{name}_{suffix}" in book.names
-                                                          for suffix, _, _ in TYPED_IN.values())):
-            continue  # the planner's own formula: the input is read from the cell it reads
-        if value is FORMULA:  # typed over an input: its cached value stands in, and the formula is noted
-            found["formulas"].append((f"{sheet}!{ref}", name, typed.formula, typed.value))
-            value = typed.value
-        column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
-        then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
-        generated = found["generated"][name] = None if then is FORMULA else then
-        value, then_value = _counted(value, scale, key), _counted(generated, scale, key)
-        if then_value is not None:
-            found["as_generated"][path_parts] = then_value
-        typed_value = typed.value if value is typed.value else _typed(typed)
-        if generated is not None and not same_text(typed_value, generated):
-            found["changed"].append((f"{sheet}!{ref} ({name})", typed_value, generated))
-        _set(found["data"], path_parts, value)
-        for n in range(len(path_parts), 0, -1):  # a section's problem points at its first input
-            found["where"].setdefault(path_parts[:n], f"{sheet}!{ref} ({name})")
-    return found
+        column = xlsx.split(found[0][1].partition(":")[0])[0]
+        columns[scenario] = min(column, columns.get(scenario, column))
+    named = sorted(columns, key=columns.get)
+    if named and reader.has("scenario_names") and _on_a_sheet(book, "scenario_names"):
+        headings = reader.column("scenario_names")
+        for cell, expected in zip(headings, ["base", *named]):
+            if cell.written != expected:
+                shown = "blank" if cell.written in (None, "") else quoted(cell.written)
+                problems.append((f"{book.path}: {cell.address} (scenario_names): the heading of the scenario "
+                                 f"{expected}'s column is {shown}, but its cells on Inputs are named for {expected} "
+                                 f"(…_{expected}): the heading was edited; type {expected} back",
+                                 ("scenarios", expected)))
+    return named
+
+
+def _on_a_sheet(book: xlsx.Workbook, name: str) -> bool:
+    """Whether a defined name's sheet is in the workbook (a deleted sheet leaves its names pointing nowhere)."""
+    found = book.destinations(name)
+    return bool(found) and found[0][0] in book.sheets
 
 
 def _column_of(name: str, named: list[str], names) -> tuple[str, str | None]:
@@ -355,13 +394,13 @@ def _column_of(name: str, named: list[str], names) -> tuple[str, str | None]:
     return name, None
 
 
-def _scenario_cell(book: xlsx.Workbook, name: str, scenario: str, path: tuple, scale: float | None, data: dict,
-                   where: dict) -> None:
+def _scenario_cell(book: xlsx.Workbook, name: str, scenario: str, path: tuple, *, scale: float | None,
+                   found: WorkbookData) -> None:
     """What a scenario's column holds for an input: nothing when blank (as base), else a key of its scenario."""
-    found = book.destinations(name)
-    if len(found) != 1:
+    cells = book.destinations(name)
+    if len(cells) != 1:
         return
-    sheet, ref = found[0]
+    sheet, ref = cells[0]
     cell = book.cell(sheet, ref)
     value = _typed(cell)
     if value is FORMULA:
@@ -369,10 +408,24 @@ def _scenario_cell(book: xlsx.Workbook, name: str, scenario: str, path: tuple, s
     if value is None or value == "":
         return
     key = dotted(path)
-    data.setdefault("scenarios", {}).setdefault(scenario, {})[key] = _counted(value, scale, "_".join(path))
-    where.setdefault(("scenarios", scenario), f"{sheet}, column {xlsx.column_letter(xlsx.split(ref)[0])} "
-                                              f"({scenario})")
-    where[("scenarios", scenario, key)] = f"{sheet}!{ref} ({name})"
+    found.where.setdefault(("scenarios", scenario), f"{sheet}, column {xlsx.column_letter(xlsx.split(ref)[0])} "
+                                                    f"({scenario})")
+    found.where[("scenarios", scenario, key)] = f"{sheet}!{ref} ({name})"
+    if _overflows(_counted(value, scale)):  # refused naming its cell; as base for what else is read
+        found.problems.append((_overflow(found.source, f"{sheet}!{ref} ({name})", ("scenarios", scenario, key),
+                                         value, name), ("scenarios", scenario, key)))
+        return
+    found.data.setdefault("scenarios", {}).setdefault(scenario, {})[key] = _counted(value, scale, "_".join(path))
+
+
+def _overflows(value) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _overflow(source: str, cell: str, path: tuple, typed, name: str) -> str:
+    """A number typed in the unit shown (trillions) that no number can hold once counted: what to say."""
+    unit = next((suffix for suffix, _, _ in TYPED_IN.values() if f"_{suffix}" in name), "in the unit shown")
+    return f"{source}: {cell}: {dotted(path)}: {quoted(typed)} {unit} is more than any number holds: not allowed"
 
 
 def _counted(value, scale: float | None, name: str = ""):
@@ -380,7 +433,8 @@ def _counted(value, scale: float | None, name: str = ""):
     as the scenario writes a date (2027-01-01); any other as typed (a number where a date goes stays one, which the
     scenario refuses naming the cell)."""
     if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return round(value * scale)
+        counted = value * scale
+        return round(counted) if math.isfinite(counted) else counted  # past any limit: refused naming the cell
     if name in _dates() and isinstance(value, (int, float)) and not isinstance(value, bool) and value == int(value):
         day = _day(value)
         return day.isoformat() if day is not None else value

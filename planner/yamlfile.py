@@ -18,15 +18,14 @@ refuse aliases, so the same checks would be needed on top of a new dependency. b
 from __future__ import annotations
 
 import math
-import os
 import re
-import stat
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from planner.files import read_bytes, utf8_text
 from planner.scenario.errors import cut, quoted
 
 MAX_BYTES = 1024 * 1024
@@ -43,8 +42,6 @@ _LEADING_ZERO = re.compile(r"[-+]?0[0-9]+")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
 _NOT_FINITE = re.compile(r"[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)")
 _NOT_TEXT = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # YAML's
-_FILE_KINDS = {stat.S_ISDIR: "a folder", stat.S_ISFIFO: "a named pipe", stat.S_ISCHR: "a character device",
-               stat.S_ISBLK: "a block device", stat.S_ISSOCK: "a socket"}
 
 
 class YAMLFileError(Exception):
@@ -77,30 +74,9 @@ def read(path: str | Path) -> tuple[Any, dict[tuple, int]]:
 
 def _read_text(path: Path, source: str) -> str:
     """The file's text: a regular file (opened without blocking, so a named pipe cannot hang), ≤ MAX_BYTES, UTF-8."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise YAMLFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((kind for is_kind, kind in _FILE_KINDS.items() if is_kind(mode)), "a special file")
-            raise YAMLFileError([f"{source}: not a regular file ({kind}): a scenario must be a regular file"])
-        with open(fd, "rb", closefd=False) as file:
-            data = file.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise YAMLFileError([f"{source}: cannot read the file: {exc.strerror or exc}"]) from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_BYTES:
-        raise YAMLFileError([f"{source}: the file is larger than 1 MB: a scenario file may be at most 1 MB"
-                             f" ({MAX_BYTES:,} bytes)"])
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise YAMLFileError([f"{source}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}):"
-                             " a scenario file must be UTF-8"]) from None
+    data = read_bytes(path, source, limit=MAX_BYTES, regular="a scenario", at_most="a scenario file",
+                      error=YAMLFileError)
+    text = utf8_text(data, source, rule="a scenario file must be UTF-8", error=YAMLFileError)
     bad = _NOT_TEXT.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1

@@ -111,14 +111,14 @@ def lying_size(source: Path, target: Path, name: str, factor: float) -> Path:
 
 
 def corrupt_stream(source: Path, target: Path, name: str) -> Path:
-    """A copy whose part `name` has its deflate stream scrambled in the middle (headers and CRC untouched)."""
+    """A copy whose part `name` has a damaged deflate stream (headers and CRC untouched): its first block's type
+    set to the reserved one, which no inflater reads (bytes scrambled in the middle may still inflate, to other
+    text, depending on what the workbook holds)."""
     data = bytearray(source.read_bytes())
     at = _local_header(data, name)
     name_length, extra_length = struct.unpack_from("<HH", data, at + 26)
-    compressed = struct.unpack_from("<I", data, at + 18)[0]
     start = at + 30 + name_length + extra_length
-    for i in range(start, start + 64):  # the first block's header and codes: inflating it fails
-        data[i] ^= 0x5A
+    data[start] |= 0b110  # BTYPE, bits 1-2 of the block header: 11 is reserved (RFC 1951, 3.2.3)
     target.write_bytes(bytes(data))
     return target
 

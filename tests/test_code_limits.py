@@ -7,16 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES, MAX_POSITIONAL = 60, 5
-# The model core's files, being rewritten on their own branch (issue 30, items 3 and 4): held to the limits once it
-# lands; planner/model/ and planner/workbook/model.py are its own
-MODEL_CORE = {"planner/workbook/model.py", "planner/engine/serving.py", "planner/engine/memory.py", "planner/engine/parameters.py",
-              "planner/engine/layouts.py", "planner/engine/catalog_columns.py", "planner/shipped.py",
-              "planner/model_config.py", "planner/scenario/catalog_entries.py", "planner/workbook/serving.py",
-              "planner/workbook/memory.py", "planner/workbook/layouts.py", "planner/workbook/catalog_sheet.py"}
 
 
 def offenders(files: dict[str, str]) -> list[str]:
@@ -44,19 +36,6 @@ def planner_files() -> dict[str, str]:
     return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in sorted((ROOT / "planner").rglob("*.py"))}
 
 
-def in_model_core(offender: str) -> bool:
-    path = offender.split(":")[0]
-    return path in MODEL_CORE or path.startswith("planner/model/")
-
-
-def test_the_limits_hold_outside_the_model_cores_files():
-    assert [o for o in offenders(planner_files()) if not in_model_core(o)] == []
-
-
-@pytest.mark.xfail(strict=True, reason="the model core's files still break them (a function over 60 lines: "
-                   "workbook/layouts.py write; 22 calls with six or more positional arguments in engine/layouts.py, "
-                   "engine/memory.py, engine/catalog_columns.py, model/counts.py and model/replica.py); remove this "
-                   "mark when they hold")
 def test_the_limits_hold_everywhere():
     assert offenders(planner_files()) == []
 

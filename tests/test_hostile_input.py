@@ -431,3 +431,50 @@ BIG = "{layers: 10000, hidden: 1000000, heads: 1000, kv_heads: 1000, ffn: 100000
 ])
 def test_an_architecture_whose_parameters_exceed_the_limit_is_refused_naming_file_and_line(tmp_path, text, expected):
     assert_refused(tmp_path, text, [expected])
+
+
+# Issue 34, class 3: a named scenario whose name makes one of the workbook's names twice ------------------------------
+@pytest.mark.parametrize("name, typed, other", [
+    ("used", "hours_mfu_used", "hours_mfu"), ("layers", "model_layers", "model"), ("vocab", "model_vocab", "model"),
+    ("experts", "model_experts", "model"), ("head_dim", "model_head_dim", "model"),
+    ("memory_gb", "gpu_memory_gb", "gpu"), ("peak_tflops", "gpu_peak_tflops", "gpu"),
+    ("nvlink_gbps", "gpu_nvlink_gbps", "gpu")])
+def test_a_scenario_name_that_makes_a_defined_name_twice_exits_2_naming_the_clash(tmp_path, name, typed, other):
+    """hours_mfu_used is the MFU Hours uses, model_layers the chosen model's layers: a scenario `used` or `layers`
+    would name its column of hours_mfu or model the same. Refused at the scenario's line, nothing written."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"name: s\nscenarios:\n  low: {{hours.mfu: 0.3}}\n  {name}: {{hours.mfu: 0.5}}\n")
+    result = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert line.startswith(f"error: {scenario}:4: scenarios.{name}: the scenario's column for {other} would be "
+                           f"named {typed}, a name the workbook gives ")
+    assert line.endswith(": name the scenario otherwise")
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_a_batch_reports_a_scenario_whose_name_clashes_and_writes_the_others(tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\nscenarios: {used: {hours.mfu: 0.5}}\n")
+    (tmp_path / "b.yaml").write_text("name: b\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "-o", str(out),
+                                       "-q", "-j", "1"])
+    assert result.exit_code == 1
+    assert (f"FAILED {tmp_path}/a.yaml: {tmp_path}/a.yaml:2: scenarios.used: the scenario's column for hours_mfu "
+            f"would be named hours_mfu_used") in result.output
+    assert sorted(p.name for p in out.iterdir()) == sorted(  # the scenario's own file, b's, the index
+        ["index.html", "summary.xlsx"] + [f"{s}.{x}" for s in ("a-used", "b") for x in ("xlsx", "html", "json")])
+
+
+# Issue 34, class 9: the word roofline where serving does not fit -------------------------------------------------------
+@pytest.mark.parametrize("serving, fit", [
+    ("{users: 5000}", "the 5,000 serving users do not fit: at most 52 sequences do (B_max)"),
+    ("{users: 1}\nmodel: llama-3.1-70b", "not one sequence fits beside the weights (B_max = 0)"),
+], ids=["users above B_max", "B_max of 0"])
+def test_the_word_roofline_where_serving_does_not_fit_is_refused_naming_the_key(tmp_path, serving, fit):
+    """Once costed at the roofline MFU of a replica that does not exist (1.4e12 over the horizon)."""
+    output, path = refused(tmp_path, f"name: x\ncrossover: {{serving_mfu: roofline}}\nserving: {serving}\n")
+    assert output == (f"error: {path}:2: crossover.serving_mfu: value 'roofline' is not allowed: the word roofline "
+                      f"takes the Serving table's MFU at its users, and {fit}: give a share (0.10 for 10 %), or fewer "
+                      f"serving.users\n")

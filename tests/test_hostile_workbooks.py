@@ -304,3 +304,189 @@ def test_a_formula_in_a_catalog_value_is_reported_and_refused_unless_take_cached
     assert code == 2 and f"error: {path}: {message}: not imported (or --take-cached" in output
     code, output = run("import", "--take-cached", str(path))
     assert code == 0 and "    h100-sxm:\n      price_per_hour: 3.0\n" in output
+
+
+# Issue 34, class 6: scenario workbooks and Requests sheets read back ----------------------------------------------------
+@pytest.fixture(scope="session")
+def with_scenarios(tmp_path_factory) -> Path:
+    from planner.scenario import load_scenario
+
+    return write_outputs(load_scenario(ROOT / "examples" / "scenarios-1-70b-base-low-high.yaml"),
+                         tmp_path_factory.mktemp("scenarios"))["xlsx"]
+
+
+@pytest.fixture(scope="session")
+def with_requests(tmp_path_factory) -> Path:
+    from planner.scenario import load_scenario
+
+    return write_outputs(load_scenario(ROOT / "examples" / "goodput-2-benchmark-logs.yaml"),
+                         tmp_path_factory.mktemp("requests"))["xlsx"]
+
+
+def audit_and_import(path: Path, message: str, *, audit_code: int = 1) -> None:
+    """audit names `message` (a finding, exit 1; or exit 2 when the workbook cannot be read), import refuses it."""
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == audit_code, output
+    assert (f"    {message}" if audit_code == 1 else f"error: {path}: {message}") in output, output
+    code, output = run("import", str(path))
+    assert code == 2 and output.strip() == f"error: {path}: {message}", output
+
+
+@pytest.mark.parametrize("name, column", [("hours_tokens_trillions_high", "D"), ("hours_tokens_trillions_base", "B")],
+                         ids=["high", "base"])
+def test_tokens_typed_as_1e300_trillions_are_refused_naming_the_cell(with_scenarios, tmp_path, name, column):
+    """1e300 trillion tokens overflow a float: once an OverflowError traceback."""
+    sheet, ref = xlsx.read(with_scenarios).destinations(name)[0]
+    assert (sheet, ref[0]) == ("Inputs", column)
+    cell = f"{sheet}!{ref}"
+    path = tmp_path / "tokens.xlsx"
+    set_cells(with_scenarios, path, {name: 1e300})
+    key = "scenarios.high.hours.tokens" if name.endswith("high") else "hours.tokens"
+    shown = "hours_tokens_trillions" if name.endswith("base") else name
+    audit_and_import(path, f"{cell} ({shown}): {key}: 1e+300 trillions is more than any number holds: not allowed")
+
+
+@pytest.mark.parametrize("heading", [None, "used", 7], ids=["blank", "retyped", "a number"])
+def test_a_scenario_heading_edited_is_named_with_its_cell(with_scenarios, tmp_path, heading):
+    path = tmp_path / "heading.xlsx"
+    set_cells(with_scenarios, path, {("Scenarios", "D9"): heading})
+    shown = "blank" if heading is None else repr(heading)
+    audit_and_import(path, f"Scenarios!D9 (scenario_names): the heading of the scenario high's column is {shown}, "
+                           f"but its cells on Inputs are named for high (…_high): the heading was edited; type high "
+                           f"back")
+
+
+def test_a_deleted_scenario_names_name_is_named_and_the_rest_still_checked(with_scenarios, tmp_path):
+    path = damaged.rewritten(with_scenarios, tmp_path / "names.xlsx", {"xl/workbook.xml": damaged.replace(
+        r'<definedName name="scenario_names"[^>]*>[^<]*</definedName>', "")})
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and output.splitlines()[:3] == [
+        f"{path}: 1 problem (not recalculated)", "  Defined names that no longer point where the planner put them (1)",
+        "    scenario_names: the defined name is missing; the planner writes it as 'Scenarios'!$B$9:$D$9"]
+    code, output = run("import", str(path))
+    assert code == 2 and output.strip() == (f"error: {path}: scenario_names: the defined name is missing; the planner "
+                                            f"writes it as 'Scenarios'!$B$9:$D$9: not imported")
+
+
+def test_a_deleted_scenarios_sheet_is_named_and_the_scenarios_still_imported(with_scenarios, tmp_path):
+    path = damaged.rewritten(with_scenarios, tmp_path / "sheet.xlsx", {"xl/workbook.xml": damaged.replace(
+        r'<sheet name="Scenarios"[^>]*/>', "")})
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and output.splitlines()[:3] == [f"{path}: 1 problem (not recalculated)", "  Sheets (1)",
+                                                     "    Scenarios: the sheet is missing"]
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 0
+    assert "\nscenarios:\n  low:\n" in result.stdout and "\n  high:\n" in result.stdout
+    assert result.stderr == (f"planner: {path}: Scenarios: the sheet is missing (`planner run` on the scenario writes "
+                             f"it again)\n")
+
+
+def requests_cell(book_path: Path, name: str, row: int) -> tuple[str, str]:
+    """(sheet, A1) of the `row`th cell (from 0) of a Requests column's defined name."""
+    sheet, ref = xlsx.read(book_path, cells=False).destinations(name)[0]
+    column, first = xlsx.split(ref.split(":")[0])
+    return sheet, f"{xlsx.column_letter(column)}{first + row}"
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("requests_run", 99, "Requests!A9: run: 99 is not what a benchmark log gives (a whole number from 1 to 10)"),
+    ("requests_latency_s", "slow", "Requests!E9: latency_s: 'slow' is not what a benchmark log gives (a number of "
+                                   "seconds from 0 to 1,000,000)"),
+    ("requests_ttft_ms", -1, "Requests!D9: ttft_ms: -1 is not what a benchmark log gives (a number of ms from 0 to "
+                             "1,000,000,000)"),
+    ("requests_latency_s", 0.0, "Requests!E9: latency_s: 0.0 s ends before the first token (106.819 ms): not a "
+                                "request's latency;"),
+    ("runs_duration_s", 0, "Requests!R6: duration_s: 0 is not what a benchmark log gives (a number of seconds from "
+                           "0.001 to 1,000,000)"),
+], ids=["a run number", "a latency as text", "a TTFT of -1", "a latency before its first token", "a duration of 0"])
+def test_an_edited_requests_sheet_is_one_line_naming_the_cell(with_requests, tmp_path, name, value, message):
+    """Once a ScenarioError traceback from audit and verify (and a ZeroDivisionError for the duration)."""
+    path = tmp_path / "requests.xlsx"
+    set_cells(with_requests, path, {requests_cell(with_requests, name, 0 if name.startswith("runs") else 3): value})
+    for command in (["audit", "--no-recalc", str(path)], ["import", str(path), "-o", str(tmp_path / "p.yaml")]):
+        code, output = run(*command)
+        assert code == 2 and output.startswith(f"error: {path}: {message}"), output
+        assert output.strip().endswith("the Requests sheet was edited") and "\n" not in output.strip()
+    assert not (tmp_path / "p.yaml").exists()
+
+
+def test_import_refuses_a_catalog_gpu_memory_of_minus_80_at_the_catalogs_limit(clean, tmp_path):
+    path = tmp_path / "memory.xlsx"
+    set_cells(clean, path, catalog_cells(clean, [("catalog_gpu", "h200", "memory_gb", -80)]))
+    audit_and_import(path, "Catalog!B29: catalog.gpus.h200.memory_gb: value -80 is not allowed: Input should be "
+                           "greater than or equal to 0.001")
+
+
+def test_audit_without_recalculation_never_says_results_were_recalculated(clean, tmp_path):
+    path = tmp_path / "bad.xlsx"
+    set_cells(clean, path, {"hours_mfu": 2})
+    code, output = run("audit", "--no-recalc", str(path))
+    assert code == 1 and "recalculated results" not in output
+    assert output.splitlines()[0] == f"{path}: 1 problem (not recalculated)"
+    assert ("  Cached results were not compared with the engine: an input is outside its allowed values (the "
+            "formulas, names and sheets were checked, with its value when generated standing in)") in output
+
+
+@pytest.mark.spreadsheet
+def test_verify_names_the_edited_requests_cell(with_requests, tmp_path, libreoffice):
+    path = tmp_path / "requests.xlsx"
+    set_cells(with_requests, path, {requests_cell(with_requests, "requests_ttft_ms", 3): -1})
+    code, output = run("verify", str(path))
+    assert code == 2 and output.strip().splitlines()[-1] == (f"{path}: FAILED: Requests!D9: ttft_ms: -1 is not what a benchmark log "
+                                            f"gives (a number of ms from 0 to 1,000,000,000): the Requests sheet was "
+                                            f"edited")
+
+
+@pytest.mark.spreadsheet
+def test_a_roofline_crossover_whose_users_are_raised_past_b_max_reads_na(tmp_path, libreoffice):
+    """The workbook's own guard for what validation refuses: users typed past B_max on Inputs turn the roofline
+    check FALSE and every serving figure of the Crossover reads n/a (the Checks sheet says why)."""
+    from planner.scenario import parse_scenario
+    from tests.helpers import UNCOMPARED, named, recalculated
+
+    scenario = parse_scenario({"name": "roof", "crossover": {"serving_mfu": "roofline"}})
+    path = write_outputs(scenario, tmp_path / "clean")["xlsx"]
+    raised = tmp_path / "raised.xlsx"
+    set_cells(path, raised, {"serving_users": 5000})
+    book = xlsx.read(raised, cells=False)
+    [values] = recalculated(libreoffice, [raised], [UNCOMPARED])
+    assert named(values, book, "ok_crossover_roofline_fits") is False
+    for name in ("crossover_serving_mfu_used", "crossover_day_gpu_hours", "crossover_serving_cost_over_horizon"):
+        assert named(values, book, name) == "n/a: see Checks", name
+    assert isinstance(named(values, book, "crossover_day_flops"), (int, float))  # operations need no MFU
+
+
+def test_number_literals_in_formulas_are_written_as_excel_writes_them(clean):
+    """1E+12 and 1E-09, not 1e12 and 1e-09: Python's spelling is not Excel's (issue 34)."""
+    import zipfile
+
+    with zipfile.ZipFile(clean) as archive:
+        formulas = [f for name in archive.namelist() if name.startswith("xl/worksheets/sheet")
+                    for f in re.findall(r"<f>([^<]*)</f>", archive.read(name).decode())]
+    python_spelled = [f for f in formulas if re.search(r"(?<![A-Za-z0-9_.$])[0-9.]+e[+-]?[0-9]", f)]
+    assert python_spelled == []
+    assert any("gpu_peak_tflops*1E+12" in f for f in formulas)
+
+
+def test_a_scenario_dropdown_of_ten_long_names_reads_its_list_from_the_scenarios_sheet(tmp_path):
+    """Ten names of 31 characters make a list of 324 characters, past the 255 Excel keeps in a rule: XlsxWriter
+    dropped the dropdown with a warning. It now reads the Scenarios sheet's headings (scenario_names)."""
+    import warnings
+
+    import openpyxl
+
+    from planner.scenario import parse_scenario
+
+    names = [f"s{i:02d}_" + "x" * 27 for i in range(10)]
+    assert all(len(name) == 31 for name in names)
+    scenario = parse_scenario({"name": "long", "scenarios": {name: {"hours.mfu": 0.3 + i / 100}
+                                                           for i, name in enumerate(names)}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # XlsxWriter's "list items > 255 characters" would fail the test
+        path = write_outputs(scenario, tmp_path)["xlsx"]
+    book = openpyxl.load_workbook(path)
+    sheet, ref = next(iter(book.defined_names["scenario"].destinations))
+    rules = [rule for rule in book[sheet].data_validations.dataValidation if ref.replace("$", "") in str(rule.sqref)]
+    assert [(rule.type, rule.formula1) for rule in rules] == [("list", "scenario_names")]
+    sheet, ref = next(iter(book.defined_names["scenario_names"].destinations))
+    assert [cell.value for row in book[sheet][ref.replace("$", "")] for cell in row] == ["base", *names]

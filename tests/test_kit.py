@@ -101,7 +101,7 @@ def test_a_custom_validation_rule_names_the_cell_it_validates():
     book.close()
     validation = openpyxl.load_workbook(target)["Inputs"].data_validations.dataValidation[0]
     assert str(validation.sqref) == "B5"
-    assert validation.formula1 == "IF(ISNUMBER(B5),AND(B5>=1e+06,B5<=1e+18,B5=INT(B5)),FALSE)"
+    assert validation.formula1 == "IF(ISNUMBER(B5),AND(B5>=1E+06,B5<=1E+18,B5=INT(B5)),FALSE)"
 
 
 def test_one_table_of_kinds_for_the_workbook_and_the_html():

@@ -336,10 +336,12 @@ def old_set(tmp_path_factory) -> Path:
                          + [(True, k) for k in range(len(SUCCESS[:9]) + 1, len(UNDONE) + 1)],
                          ids=lambda v: str(v))
 @pytest.mark.long
-def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(old_set, tmp_path, failing, stop):
+def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(old_set, tmp_path, failing, stop,
+                                                                                    capsys):
     """SIGKILL after step `stop`: before the journal is complete the previous set stands; from the journal on the
     new one, once the next writer (of another scenario, into the same folder) has finished it; from the undo
-    marker on, the previous one again. The next writer leaves no part, backup, journal or marker behind."""
+    marker on, the previous one again. The next writer leaves no part, backup, journal or marker behind, and says
+    in one line which set it finished or undid."""
     for path in old_set.iterdir():
         shutil.copy2(path, tmp_path / path.name)
     steps = UNDONE if failing else SUCCESS
@@ -355,6 +357,14 @@ def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_
     undone = steps.index("undo marker") + 1 if failing else len(steps) + 1
     expected = "new" if journal <= stop < undone else "old"
     assert set_in(tmp_path) == {expected}, steps[stop - 1]
+    said = capsys.readouterr().err
+    if stop < journal or stop == len(SUCCESS) and not failing:  # no journal: nothing was mixed, nothing to say
+        assert said == ""
+    else:
+        assert said == (f"planner: {tmp_path}: a run killed while replacing default.xlsx, default.html, default.json "
+                        f"left that write unfinished: " + ("finished now, its new set is in place\n"
+                                                           if expected == "new" else
+                                                           "undone now, the previous set is back\n"))
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "default.html", "default.json", "default.xlsx", "other.html", "other.json", "other.xlsx"]
 

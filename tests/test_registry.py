@@ -95,14 +95,13 @@ def test_a_table_lacking_a_member_is_named(monkeypatch):
 
 
 def test_a_member_left_out_reads_as_its_default():
-    """A module holds only what its table does: Sensitivity's inputs module holds nothing, Crossover's sheet no
-    checks, Goodput's engine no constants, Layouts' report no summary columns; each reads as the protocol's
+    """A module holds only what its table does: Sensitivity's inputs module holds nothing, its sheet no checks, Goodput's engine no constants, Layouts' report no summary columns; each reads as the protocol's
     default, and a module's own member wins over it."""
     sensitivity = table("sensitivity").inputs
     assert not {"SECTIONS", "EXTERNAL", "canonical", "cross_checks"} & set(vars(sensitivity.module))
     assert (sensitivity.SECTIONS, sensitivity.EXTERNAL, sensitivity.canonical(DEFAULT),
             sensitivity.cross_checks(DEFAULT, DEFAULT.merged_catalog)) == ({}, None, [], [])
-    assert "CHECKS" not in vars(table("crossover").sheet.module) and table("crossover").sheet.CHECKS == []
+    assert "CHECKS" not in vars(table("sensitivity").sheet.module) and table("sensitivity").sheet.CHECKS == []
     assert "CONSTANTS" not in vars(table("goodput").engine.module) and table("goodput").engine.CONSTANTS == []
     assert "SUMMARY" not in vars(table("layouts").report.module) and table("layouts").report.SUMMARY == []
     assert [c.key for c in table("hours").sheet.CHECKS][0] == "hours_fp8_peak_found"

@@ -1,7 +1,8 @@
 """A fuzz test of workbooks (issue 19): a deterministic corpus made from a clean planner workbook by flipping bytes
 inside a part's stream, removing a part, cutting a part's XML short and altering zip headers; verify, audit and
 import each exit 1 or 2 on every copy, without a traceback, within 10 s, and a file they cannot read is one line
-naming it."""
+naming it. A second corpus (issue 34) edits a workbook with named scenarios where finance could: its scenario
+columns' cells, the Scenarios sheet's headings, the scenario names and the sheets."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from planner import xlsx
 from planner.cli import main
 from planner.output import write_outputs
-from planner.scenario import DEFAULT
+from planner.scenario import DEFAULT, load_scenario
 from tests import damaged
+from tests.conftest import ROOT
+from tests.helpers import set_cells
 
 CASES = 48  # copies: a quarter of each kind of damage
 LIMIT_S = 120.0  # a hang guard per copy, not a measure of speed (benchmarks/ measures that)
@@ -98,3 +102,61 @@ def test_verify_exits_1_or_2_on_every_damaged_copy(corpus):
     for path, what in corpus:
         lines = [line for line in output.splitlines() if line.startswith(f"{path}: ")]
         assert len(lines) == 1 and lines[0].startswith(f"{path}: FAILED: "), (what, lines)
+
+
+# Issue 34: a workbook with named scenarios, edited -------------------------------------------------------------------
+SCENARIO_CASES = 12  # a quarter of each kind of edit; each copy is audited and imported (about a second each)
+ODD_VALUES = [None, "", "x", "Bad Name", 7, -1, 0, 1e300, -1e300, True, "low", "base", "=1", "a" * 300, 2.5, "used"]
+SCENARIO_NAMES = ("scenario_names", "scenario_snapshots", "scenario", "hours_mfu_base", "hours_mfu_high",
+                  "model_low", "hours_tokens_trillions_high")
+
+
+def _scenario_edit(clean: Path, folder: Path, case: int) -> tuple[Path, str]:
+    """Copy number `case` of the named scenarios' workbook, edited: (its path, what was done to it)."""
+    rng = random.Random(1000 + case)
+    target = folder / f"scenarios-{case:02d}.xlsx"
+    book = xlsx.read(clean, cells=False)
+    kind = case % 4
+    value = rng.choice(ODD_VALUES)
+    if kind == 0:  # a heading of the Scenarios sheet retyped
+        sheet, ref = book.destinations("scenario_names")[0]
+        first, last = (xlsx.split(end) for end in ref.split(":"))
+        column = rng.randint(first[0], last[0])
+        set_cells(clean, target, {(sheet, f"{xlsx.column_letter(column)}{first[1]}"): value})
+        return target, f"the heading in column {column} typed as {value!r}"
+    if kind == 1:  # a scenario column's cell retyped
+        name = rng.choice([n for n in book.names if n.endswith(("_low", "_high")) and book.destinations(n)
+                           and book.destinations(n)[0][0] == "Inputs"])
+        set_cells(clean, target, {name: value})
+        return target, f"{name} typed as {value!r}"
+    if kind == 2:  # a defined name removed
+        name = rng.choice(SCENARIO_NAMES)
+        damaged.rewritten(clean, target, {"xl/workbook.xml": damaged.replace(
+            rf'<definedName name="{name}"[^>]*>[^<]*</definedName>', "")})
+        return target, f"the name {name} removed"
+    sheet = ["Scenarios", "Inputs", "Catalog", "Hours"][case // 4 % 4]  # a sheet removed from the workbook's list
+    damaged.rewritten(clean, target, {"xl/workbook.xml": damaged.replace(rf'<sheet name="{sheet}"[^>]*/>', "")})
+    return target, f"the sheet {sheet} removed"
+
+
+@pytest.fixture(scope="session")
+def scenario_corpus(tmp_path_factory) -> list[tuple[Path, str]]:
+    scenario = load_scenario(ROOT / "examples" / "scenarios-1-70b-base-low-high.yaml")
+    clean = write_outputs(scenario, tmp_path_factory.mktemp("scenarios-clean"))["xlsx"]
+    folder = tmp_path_factory.mktemp("scenarios-fuzz")
+    return [_scenario_edit(clean, folder, case) for case in range(SCENARIO_CASES)]
+
+
+@pytest.mark.long
+def test_audit_and_import_read_every_edited_scenario_workbook_without_a_traceback(scenario_corpus):
+    """Exit 0, 1 or 2 (a blank scenario cell is as base; an edit may be harmless), never a traceback; exit 2 is a
+    line per problem (at most 20, then their count), each naming the file."""
+    for path, what in scenario_corpus:
+        for command in (["audit", "--no-recalc"], ["import"]):
+            code, output, took = _run(command + [str(path)])
+            assert code in (0, 1, 2), (what, output)
+            assert "Traceback" not in output, (what, output)
+            assert took < LIMIT_S, (what, took)
+            if code == 2:
+                assert all(line.startswith((f"error: {path}: ", "error: … and ")) for line in output.splitlines()), \
+                    (what, command, output)

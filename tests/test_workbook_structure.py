@@ -31,8 +31,8 @@ PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "C
                       "TEXT",
                       "SQRT", "SUMSQ"}  # the calibration fit: Excel 2000 functions
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
-UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1e9", "1e12", "0", "100",  # METHOD.md: these may stay literal
-                    "1000", "1e6",  # seconds to milliseconds; per million tokens
+UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1E+09", "1E+12", "0", "100",  # METHOD.md: these may stay literal
+                    "1000", "1E+06",  # seconds to milliseconds; per million tokens (as Excel spells them)
                     "2", "0.5", "0.9", "0.99"}  # SMALL(…,2): the second cheapest; PERCENTILE levels p50, p90, p99
 
 
@@ -126,7 +126,7 @@ def test_inputs_are_named_styled_unlocked_and_validated_without_blanks(workbook,
     # what you type is what you see: 15.6 T tokens typed as 15.6, the named count a formula of it
     assert cell_of(book, "hours_tokens_trillions").value == 15.6
     assert cell_of(book, "hours_tokens").value == \
-        '=IF(ok_hours_tokens,ROUND(hours_tokens_trillions*1e12,0),"n/a: see Checks")'
+        '=IF(ok_hours_tokens,ROUND(hours_tokens_trillions*1E+12,0),"n/a: see Checks")'
     assert cell_of(opened(workbook, data_only=True), "hours_tokens").value == 15_600_000_000_000
     assert cell_of(book, "memory_strategy").value == "ddp"
     assert cell_of(book, "memory_activation_checkpointing").value is False

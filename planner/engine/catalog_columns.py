@@ -5,15 +5,7 @@ from __future__ import annotations
 
 from planner.engine.values import plain
 from planner.model import counts
-
-SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "gated", "tied_embeddings", "experts",
-         "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank", "q_lora_rank",
-         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
-
-
-def shape(model) -> dict:
-    """A catalog model's architecture as planner.model.counts' keywords."""
-    return {key: getattr(model, key) for key in SHAPE}
+from planner.model.entries import shape
 
 
 def active_params(model) -> float:
@@ -22,17 +14,18 @@ def active_params(model) -> float:
 
 
 def model_columns(model) -> dict:
-    fields = shape(model)
+    m = model
     return {
-        "attention_params": counts.attention_params(model.hidden, model.heads, model.kv_heads, model.head_dim,
-                                                    model.kv_lora_rank, model.q_lora_rank, model.qk_nope_head_dim,
-                                                    model.qk_rope_head_dim, model.v_head_dim),
-        "moe_layer_count": counts.moe_layer_count(model.layers, model.experts, model.moe_layers),
-        "params_from_architecture": counts.total_params(**fields),
-        "active_params": active_params(model),
-        "routed_params": counts.routed_params(**fields),
-        "kv_kib_per_token": counts.kv_bytes_per_token(model.layers, model.kv_heads, model.head_dim,
-                                                      model.kv_lora_rank, model.qk_rope_head_dim) / 1024,
+        "attention_params": counts.attention_params(m.hidden, m.heads, m.kv_heads, m.head_dim,
+                                                    kv_lora_rank=m.kv_lora_rank, q_lora_rank=m.q_lora_rank,
+                                                    qk_nope_head_dim=m.qk_nope_head_dim,
+                                                    qk_rope_head_dim=m.qk_rope_head_dim, v_head_dim=m.v_head_dim),
+        "moe_layer_count": counts.moe_layer_count(m.layers, m.experts, m.moe_layers),
+        "params_from_architecture": counts.total_params(**shape(m)),
+        "active_params": active_params(m),
+        "routed_params": counts.routed_params(**shape(m)),
+        "kv_kib_per_token": counts.kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, kv_lora_rank=m.kv_lora_rank,
+                                                      qk_rope_head_dim=m.qk_rope_head_dim) / 1024,
     }
 
 

@@ -65,7 +65,7 @@ class CrossoverTable:
 
     @property
     def checks(self) -> dict[str, bool]:
-        return {}
+        return {"crossover_roofline_fits": self.scalars["roofline_fits"]}
 
     def to_json(self) -> dict:
         return {**self.scalars, "cumulative": self.cumulative, "presets": self.presets}
@@ -81,6 +81,8 @@ def compute(scenario, tables) -> CrossoverTable:
     tokens = served_tokens_per_day(c.tokens_per_day, presets)
     per_day_flops = serving_flops_per_day(params, tokens)
     mfu = serving_mfu(scenario, tables)
+    served = tables["serving"].scalars  # the word roofline needs the users to fit (scenario validation refuses it)
+    roofline_fits = c.serving_mfu != ROOFLINE or (bool(served["fits"]) and served["max_concurrency"] > 0)
     per_day_hours = gpu_hours(per_day_flops, gpu.peak_tflops, mfu)
     break_even = flops / (FORWARD_OPS * params)
     scalars = {
@@ -89,7 +91,7 @@ def compute(scenario, tables) -> CrossoverTable:
         "training_flops": flops, "training_gpu_hours": hours, "training_cost": cost(hours, price),
         "break_even_tokens": break_even, "break_even_over_training_tokens": break_even / scenario.hours.tokens,
         "day_flops": crossing_day(flops, per_day_flops), "day_gpu_hours": crossing_day(hours, per_day_hours),
-        "horizon_days": c.horizon_days,
+        "horizon_days": c.horizon_days, "roofline_fits": roofline_fits,
     }
     # what finance asks first: serving over the horizon, training paid (Hours' cost, allocated), and per token
     serving_cost = c.horizon_days * scalars["serving_cost_per_day"]

@@ -74,7 +74,14 @@ class HoursTable:
 def mfu_used(scenario, tables) -> float:
     """The MFU given, or with `layout` the layout search's cheapest layout's predicted MFU (§10)."""
     given = scenario.hours.mfu
-    return tables["layouts"].headline["search_cheapest_mfu"] if given == LAYOUT else given
+    if given != LAYOUT:
+        return given
+    found = tables["layouts"].search
+    if not found.cheapest:
+        from planner.engine.layouts import NoLayout
+
+        raise NoLayout(f"the word layout needs a layout that fits and meets the deadline: {found.reason}")
+    return found.cheapest[0]["mfu"]
 
 
 def compute(scenario, tables) -> HoursTable:

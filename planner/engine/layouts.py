@@ -11,6 +11,7 @@ Sizes are bytes, times seconds; memory is shown in GB = 1e9 bytes but fits again
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field, fields
 
@@ -59,6 +60,13 @@ ZERO = (0, 1, 2, 3)
 NONE, SELECTIVE, FULL = 0, 1, 2
 RECOMPUTE = ("none", "selective", "full")  # a recompute code is its index here
 TOP = 10  # cheapest layouts shown
+
+
+class NoLayout(ValueError):
+    """`hours.mfu: layout` when the search finds no layout that fits and meets the deadline: no MFU to train at.
+    The message says why (the search's reason); the command line names hours.mfu with it."""
+
+
 NO_LAYOUT = "none"  # the cheapest layout's results when no layout fits and meets the deadline (the sheet shows it)
 CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever the grid
 
@@ -345,7 +353,7 @@ def step_terms(q, x) -> dict:
     gemm, logit = gemm_seconds(q, x), logit_seconds(q, x)
     memory = memory_bound_seconds(q, x)
     tp, cp, pp = tensor_parallel_seconds(q, x), context_parallel_seconds(q, x), pipeline_send_seconds(q, x)
-    micro_batch = micro_batch_seconds(q, gemm, memory, tp, cp, pp)
+    micro_batch = micro_batch_seconds(q, gemm=gemm, memory=memory, tp=tp, cp=cp, pp=pp)
     critical = critical_stage_seconds(q, x, micro_batch, logit)
     pipeline = pipeline_seconds(q, x, critical)
     data_parallel = data_parallel_seconds(q, x, critical)
@@ -588,8 +596,11 @@ def _recompute_reasons(q, recompute) -> list[str]:
     return []
 
 
-def _layout_reasons(q, t, p, c, n, b, v) -> list[str]:
-    """The rules that join fields: d whole, B a multiple of d·b, v a divisor of the fullest stage, m ≥ p."""
+def _layout_reasons(q, fixed: dict) -> list[str]:
+    """The rules that join a whole layout's fields: d whole, B a multiple of d·b, v a divisor of the fullest stage,
+    m ≥ p."""
+    t, p, c, n, b, v = (fixed[key] for key in ("tensor_parallel", "pipeline_parallel", "context_parallel", "gpus",
+                                              "micro_batch", "interleave"))
     out = []
     if n % (t * p * c):
         out.append(f"{_n(n)} GPUs is not a multiple of t·p·c = {_n(t * p * c)}")
@@ -898,7 +909,9 @@ def search(q: Problem, references=()) -> LayoutSearch:
     errors = problem_reasons(q)
     if errors:
         reason = "; ".join(errors)
-        return LayoutSearch(0, 0, 0, 0, [], [], [_reference_row(r, None, [reason]) for r in refs], reason, 0.0)
+        return LayoutSearch(valid_layouts=0, fitting_layouts=0, deadline_layouts=0, eligible_layouts=0, cheapest=[],
+                            front=[], references=[_reference_row(r, None, [reason]) for r in refs], reason=reason,
+                            usable_gb=0.0)
     q = _integral(q)
     scan = _scan(q, {})
     best = _joined(scan.best)  # each (N, t, p, c)'s fastest fitting layout: all others in its group are dominated
@@ -910,9 +923,10 @@ def search(q: Problem, references=()) -> LayoutSearch:
             eligible &= values["cost"] <= q.budget
         cheapest = _rows(q, best, values, _by_cost(values, eligible)[:TOP])
         front = _rows(q, best, values, _front(values))
-    return LayoutSearch(scan.valid, scan.fitting, scan.deadline, scan.eligible, cheapest, front,
-                        [reference_layout(q, r) for r in refs], _search_reason(q, scan, values),
-                        plain(usable_bytes(q) / 1e9))
+    return LayoutSearch(valid_layouts=scan.valid, fitting_layouts=scan.fitting, deadline_layouts=scan.deadline,
+                        eligible_layouts=scan.eligible, cheapest=cheapest, front=front,
+                        references=[reference_layout(q, r) for r in refs], reason=_search_reason(q, scan, values),
+                        usable_gb=plain(usable_bytes(q) / 1e9))
 
 
 def _reference_row(ref: Reference, row: dict | None, broken: list[str], memory: str = "") -> dict:
@@ -951,6 +965,22 @@ def fixed_join_reasons(q, fixed: dict) -> list[str]:
     return out
 
 
+def layout_of(row: dict) -> Layout:
+    """The layout of a row by its fields' names (a shown row, or a reference given in full): its integers and its
+    recompute word."""
+    return Layout(t=row["tensor_parallel"], p=row["pipeline_parallel"], c=row["context_parallel"],
+                  d=row["data_parallel"], b=row["micro_batch"], v=row["interleave"], z=row["zero"],
+                  recompute=RECOMPUTE.index(row["recompute"]))
+
+
+def _given_layout(fixed: dict) -> Layout:
+    """A reference given in full as a grid of one layout; d = N/(t·p·c), a fraction where t·p·c does not divide N
+    (its reasons say so)."""
+    t, p, c, n = (fixed[key] for key in ("tensor_parallel", "pipeline_parallel", "context_parallel", "gpus"))
+    x = layout_of({**fixed, "data_parallel": n // (t * p * c) if n % (t * p * c) == 0 else n / (t * p * c)})
+    return Layout(**{f.name: np.atleast_1d(getattr(x, f.name)) for f in fields(Layout)})
+
+
 def reference_layout(q: Problem, ref: Reference) -> dict:
     """One reference layout, evaluated even when it does not fit or breaks a rule, with the reason in words. A
     field left None is searched over the grid: the fastest layout that fits, else the fastest that does not."""
@@ -965,12 +995,8 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
     fixed = {key: (value if key == "recompute" else int(value)) for key, value in fixed.items()}
     broken = [text for key, value in fixed.items() for text in FIELD_RULES[key](q, value)]
     if len(fixed) == len(fields(Reference)):  # all given: evaluate it as it is
-        t, p, c, n = (fixed[k] for k in ("tensor_parallel", "pipeline_parallel", "context_parallel", "gpus"))
-        broken += _layout_reasons(q, t, p, c, n, fixed["micro_batch"], fixed["interleave"])
-        d = n // (t * p * c) if n % (t * p * c) == 0 else n / (t * p * c)
-        pool = Layout(*(np.atleast_1d(value) for value in (t, p, c, d, fixed["micro_batch"], fixed["interleave"],
-                                                          fixed["zero"], RECOMPUTE.index(fixed["recompute"]))))
-        any_fits = True
+        broken += _layout_reasons(q, fixed)
+        pool, any_fits = _given_layout(fixed), True
     else:
         scan = _scan(q, fixed, keep_fastest=True)
         pool, any_fits = _joined(scan.best), True
@@ -1012,7 +1038,7 @@ def problem(scenario, catalog=None) -> Problem:
 def problem_values(q: Problem) -> dict:
     """The quantities of the model, the GPU and the run that every layout shares, plain (the Layouts sheet's first
     rows)."""
-    full = Layout(1, 1, 1, 1, 1, 1, 0, FULL)  # full recompute: its added FLOPs per token and layer
+    full = Layout(t=1, p=1, c=1, d=1, b=1, v=1, z=0, recompute=FULL)  # its added FLOPs per token and layer
     values = {"ffn": q.ffn, "network_gbps": q.network_gbps, "gpus_per_node": q.gpus_per_node,
               "gemm_efficiency": q.gemm_efficiency, "attention_width": attention_width(q), "kv_width": kv_width(q),
               "layer_params": layer_params(q), "embedding_params": embedding_params(q),
@@ -1025,8 +1051,7 @@ def problem_values(q: Problem) -> dict:
 def row_values(q: Problem, row: dict) -> dict:
     """Every quantity of one shown layout (a row of the search: cheapest, front or reference), each step of the
     step time and of the memory, plain (the Layouts sheet's columns)."""
-    x = Layout(row["tensor_parallel"], row["pipeline_parallel"], row["context_parallel"], row["data_parallel"],
-               row["micro_batch"], row["interleave"], row["zero"], RECOMPUTE.index(row["recompute"]))
+    x = layout_of(row)
     v = evaluate(q, x)
     values = {
         "data_parallel": row["data_parallel"], "micro_batches": v["micro_batches"],
@@ -1075,8 +1100,15 @@ class LayoutsTable:
 
 def compute(scenario, tables) -> LayoutsTable:
     q = problem(scenario)
-    references = [{k: v for k, v in ref.model_dump().items() if v is not None} for ref in scenario.search.layouts]
-    return LayoutsTable(q, search(q, references))
+    references = tuple(tuple((k, v) for k, v in ref.model_dump().items() if v is not None)
+                       for ref in scenario.search.layouts)
+    return LayoutsTable(q, _searched(q, references))
+
+
+@functools.lru_cache(maxsize=16)
+def _searched(q: Problem, references: tuple) -> LayoutSearch:
+    """One search per problem: the plan's alternatives and tornado re-evaluate a scenario whose search is the same."""
+    return search(q, [dict(ref) for ref in references])
 
 
 CONSTANTS = [

@@ -54,36 +54,43 @@ def expert_params_per_gpu(routed, pipeline_parallel, expert_parallel):
     return routed / (pipeline_parallel * expert_parallel)
 
 
-def _state_gb(bytes_per_param, sharded_from_stage, non_expert, expert, data_parallel, expert_data_parallel,
-              zero_stage):
+@dataclass(frozen=True)
+class Held:
+    """What one GPU holds of the model and the replicas the ZeRO stages may shard it over (scalars or arrays)."""
+
+    non_expert: object  # (Ψ − Ψ_routed) / (t·p) parameters
+    expert: object  # Ψ_routed / (p·e) parameters
+    data_parallel: object  # d
+    expert_data_parallel: object  # d_e
+    zero_stage: object
+
+
+def _state_gb(bytes_per_param, sharded_from_stage, held: Held):
     """bytes·(non-expert / d + expert / d_e) in GB, each divided only where the ZeRO stage shards this quantity."""
-    return bytes_per_param * (non_expert / zero_divisor(zero_stage, sharded_from_stage, data_parallel)
-                              + expert / zero_divisor(zero_stage, sharded_from_stage, expert_data_parallel)) / GB
+    z = held.zero_stage
+    return bytes_per_param * (held.non_expert / zero_divisor(z, sharded_from_stage, held.data_parallel)
+                              + held.expert / zero_divisor(z, sharded_from_stage, held.expert_data_parallel)) / GB
 
 
-def weights_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+def weights_gb(held: Held):
     """2 bytes per BF16 weight, divided by d (non-expert) and d_e (expert) under ZeRO-3 (ZeRO paper)."""
-    return _state_gb(WEIGHT_BYTES, SHARDED_FROM_STAGE["weights"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
+    return _state_gb(WEIGHT_BYTES, SHARDED_FROM_STAGE["weights"], held)
 
 
-def fp8_weight_copy_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+def fp8_weight_copy_gb(held: Held):
     """1 byte per parameter for the FP8 copy Transformer Engine keeps, sharded as the weights are (÷ d under ZeRO-3)."""
-    return _state_gb(FP8_WEIGHT_COPY_BYTES, SHARDED_FROM_STAGE["weights"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
+    return _state_gb(FP8_WEIGHT_COPY_BYTES, SHARDED_FROM_STAGE["weights"], held)
 
 
-def gradients_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+def gradients_gb(held: Held):
     """2 bytes per BF16 gradient, divided by d and d_e under ZeRO-2 and ZeRO-3 (ZeRO paper)."""
-    return _state_gb(GRADIENT_BYTES, SHARDED_FROM_STAGE["gradients"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
+    return _state_gb(GRADIENT_BYTES, SHARDED_FROM_STAGE["gradients"], held)
 
 
-def optimizer_gb(non_expert, expert, data_parallel, expert_data_parallel, zero_stage):
+def optimizer_gb(held: Held):
     """12 bytes of Adam state per parameter (FP32 master weights, momentum, variance: 4 + 4 + 4), divided by d and
     d_e under ZeRO-1, 2 and 3 (ZeRO paper's K = 12)."""
-    return _state_gb(OPTIMIZER_BYTES, SHARDED_FROM_STAGE["optimizer"], non_expert, expert, data_parallel,
-                     expert_data_parallel, zero_stage)
+    return _state_gb(OPTIMIZER_BYTES, SHARDED_FROM_STAGE["optimizer"], held)
 
 
 def moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
@@ -100,8 +107,9 @@ def moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, e
     """First-stage activations: L_d·34·s·b·h/t + L_moe·(one MoE layer); with checkpointing L·2·s·b·h/t plus the
     largest layer being recomputed (Korthikanti et al. 2022 for the dense layers and the kept inputs)."""
     dense = layer_activations_gb(sequence_length, micro_batch, hidden=hidden, tensor_parallel=tensor_parallel)
-    moe = moe_layer_activations_gb(sequence_length, micro_batch, hidden, experts, experts_per_token, expert_ffn,
-                                   shared_expert_ffn, tensor_parallel)
+    moe = moe_layer_activations_gb(sequence_length, micro_batch, hidden=hidden, experts=experts,
+                                   experts_per_token=experts_per_token, expert_ffn=expert_ffn,
+                                   shared_expert_ffn=shared_expert_ffn, tensor_parallel=tensor_parallel)
     dense_layers = layers - moe_layers
     kept_inputs = (layers * sequence_length * micro_batch * state.checkpointed_bytes_per_token(hidden, tensor_parallel)
                    / GB)
@@ -120,12 +128,17 @@ def training_memory_gb(*, params, layers, hidden, gpus, tensor_parallel, pipelin
     d_e = expert_data_parallel_degree(gpus, pipeline_parallel, expert_parallel)
     non_expert = non_expert_params_per_gpu(params, routed, tensor_parallel, pipeline_parallel)
     expert = expert_params_per_gpu(routed, pipeline_parallel, expert_parallel)
-    weights = weights_gb(non_expert, expert, d, d_e, zero_stage)
-    fp8_copy = np.where(fp8, fp8_weight_copy_gb(non_expert, expert, d, d_e, zero_stage), 0.0)
-    gradients = gradients_gb(non_expert, expert, d, d_e, zero_stage)
-    optimizer = optimizer_gb(non_expert, expert, d, d_e, zero_stage)
-    activations = moe_activations_gb(layers, moe_layers, hidden, experts, experts_per_token, expert_ffn,
-                                     shared_expert_ffn, sequence_length, micro_batch, tensor_parallel, checkpointing)
+    held = Held(non_expert=non_expert, expert=expert, data_parallel=d, expert_data_parallel=d_e,
+                zero_stage=zero_stage)
+    weights = weights_gb(held)
+    fp8_copy = np.where(fp8, fp8_weight_copy_gb(held), 0.0)
+    gradients = gradients_gb(held)
+    optimizer = optimizer_gb(held)
+    activations = moe_activations_gb(layers, moe_layers, hidden=hidden, experts=experts,
+                                     experts_per_token=experts_per_token, expert_ffn=expert_ffn,
+                                     shared_expert_ffn=shared_expert_ffn, sequence_length=sequence_length,
+                                     micro_batch=micro_batch, tensor_parallel=tensor_parallel,
+                                     checkpointing=checkpointing)
     state = weights + fp8_copy + gradients + optimizer
     total = state + activations
     return {"data_parallel": d, "expert_data_parallel": d_e, "non_expert_params_per_gpu": non_expert,
@@ -235,8 +248,9 @@ def compute(scenario, tables) -> MemoryTable:
         "layer_activations_gb": layer_activations_gb(m.sequence_length, m.micro_batch, hidden=model.hidden,
                                                      tensor_parallel=t),
         "moe_layer_activations_gb": moe_layer_activations_gb(
-            m.sequence_length, m.micro_batch, model.hidden, model.experts, model.experts_per_token,
-            model.expert_ffn, model.shared_expert_ffn, t) if model.experts else 0.0,
+            m.sequence_length, m.micro_batch, hidden=model.hidden, experts=model.experts,
+            experts_per_token=model.experts_per_token, expert_ffn=model.expert_ffn,
+            shared_expert_ffn=model.shared_expert_ffn, tensor_parallel=t) if model.experts else 0.0,
         "stage_activations_gb": activations,
         "serving_weights_gb": s_weights, "kv_bytes_per_token": kv, "kv_kib_per_token": kv / 1024,
         "serving_kv_gb": s_kv, "serving_total_gb": s_total, "serving_capacity_gb": gpu.memory_gb,

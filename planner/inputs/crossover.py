@@ -29,9 +29,30 @@ SECTIONS = {"crossover": Crossover}
 
 
 def cross_checks(scenario, catalog) -> list:
-    """A traffic preset's id is in the merged Catalog."""
+    """A traffic preset's id is in the merged Catalog; the word roofline only where the Serving table's users fit
+    (its MFU is then a served replica's: with users > B_max, or B_max = 0, there is none to cost serving at)."""
     choice = scenario.crossover.tokens_per_day
     if isinstance(choice, str) and choice not in catalog.traffic_presets:
         return [(("crossover", "tokens_per_day"), choice, unknown("traffic preset", choice, catalog.traffic_presets)
                  + ", or a number of tokens per day")]
+    if scenario.crossover.serving_mfu == ROOFLINE:
+        b_max, users = serving_capacity(scenario, catalog), scenario.serving.users
+        if users > b_max or b_max == 0:
+            fit = "not one sequence fits beside the weights (B_max = 0)" if b_max == 0 else \
+                f"the {users:,} serving users do not fit: at most {b_max:,} sequences do (B_max)"
+            return [(("crossover", "serving_mfu"), ROOFLINE, f"the word roofline takes the Serving table's MFU at its "
+                     f"users, and {fit}: give a share (0.10 for 10 %), or fewer serving.users")]
     return []
+
+
+def serving_capacity(scenario, catalog) -> int:
+    """B_max: the sequences the scenario's serving replica holds beside its weights (docs/method.md §6)."""
+    from planner.model.replica import Replica  # numpy: when a scenario is checked, not for its schema
+
+    sv = scenario.serving
+    draft = sv.speculative.draft_model
+    return Replica.of(model=catalog.models[scenario.model], gpu=catalog.gpus[scenario.gpu],
+                      weight=catalog.precisions[sv.weight_precision], kv=catalog.precisions[sv.kv_precision],
+                      serving=sv, price_per_gpu_hour=catalog.gpus[scenario.gpu].price_per_hour,
+                      draft_model=catalog.models.get(draft) if draft else None).b_max
+

@@ -125,37 +125,28 @@ class BenchmarkLogs:
     def from_workbook(self, book, data: dict, source: str):
         """The Requests sheet's runs and requests as the logs they were read from, or None without one; each
         benchmark's file entries go into `data` ({path, rate}, and duration_s for llmperf, as the scenario had
-        them after reading)."""
+        them after reading). A cell outside what a log may hold (planner.logs' bounds) is a ScenarioError naming
+        it: the sheet is locked, so it was edited."""
         if not book.has("runs_run"):
             return None
         import pandas as pd
 
         from planner import logs
-        from planner.workbook.goodput import REQUEST_DATA, RUN_DATA
 
-        def column(prefix: str, key: str, kinds: tuple[type, ...]) -> list:
-            found = []
-            for cell in book.column(f"{prefix}_{key}"):
-                value = cell.value
-                if not isinstance(value, kinds) or (bool not in kinds and isinstance(value, bool)):
-                    raise ScenarioError([f"{source}: {cell.address}: {key}: {quoted(value)} is not the {key} the "
-                                         f"benchmark log gave: the Requests sheet was edited"])
-                found.append(value)
-            return found
-
-        numbers = (int, float)
-        runs = {key: column("runs", key, (str,) if kind == "text" else numbers) for key, _, kind in RUN_DATA
-                if key != "benchmark_name"}
-        requests = {key: column("requests", key, (bool,) if kind == "bool" else numbers)
-                    for key, _, kind in REQUEST_DATA}
         benchmarks = data.get("goodput", {}).get("benchmarks", [])
+        runs = _checked(book, source, "runs", _run_rules(len(benchmarks)))
+        requests = _checked(book, source, "requests", _request_rules(len(runs["run"])))
         found = [logs.Run(int(n), int(b), path, fmt, rate=float(rate), duration_s=float(duration))
                  for n, b, path, fmt, rate, duration
                  in zip(*(runs[key] for key in ("run", "benchmark", "file", "format", "rate", "duration_s")))]
+        present = set(requests["run"])
         for i, run in enumerate(found, start=1):
-            if run.number != i or not 1 <= run.benchmark <= len(benchmarks):
-                raise ScenarioError([f"{source}: Requests: run {i} is numbered {run.number} for benchmark "
-                                     f"{run.benchmark}: the Requests sheet was edited"])
+            if run.number != i:
+                raise ScenarioError([f"{source}: Requests: run {i} is numbered {run.number}: the Requests sheet was "
+                                     f"edited"])
+            if run.number not in present:
+                raise ScenarioError([f"{source}: Requests: run {i} has no requests on the sheet: the Requests sheet "
+                                     f"was edited"])
             entry = {"path": run.path, "rate": run.rate} | ({"duration_s": run.duration_s} if run.format == "llmperf"
                                                             else {})
             benchmarks[run.benchmark - 1].setdefault("files", []).append(entry)
@@ -187,6 +178,67 @@ class BenchmarkLogs:
             bench["files"] = [{"path": names[run.number], "rate": run.rate} for run in found.runs
                               if run.benchmark == b]
         return files
+
+
+def _run_rules(benchmarks: int) -> dict:
+    """What each column of the Requests sheet's runs may hold, as a log gives it: (is it allowed, in words)."""
+    from planner import logs
+
+    return {"run": _whole(1, 1e9), "benchmark": _whole(1, benchmarks), "file": (_text, "the log file's path"),
+            "format": (lambda v: v in ("vllm", "llmperf"), "vllm or llmperf"),
+            "rate": _number(logs.MIN_RATE, logs.MAX_RATE, "requests per second"),
+            "duration_s": _number(logs.MIN_DURATION_S, logs.MAX_SECONDS, "seconds")}
+
+
+def _request_rules(runs: int) -> dict:
+    """What each column of the Requests sheet's requests may hold, as a log gives it."""
+    from planner import logs
+
+    return {"run": _whole(1, runs), "input_tokens": _whole(0, logs.MAX_TOKENS),
+            "output_tokens": _whole(0, logs.MAX_TOKENS),
+            "ttft_ms": _number(0, logs.MAX_SECONDS * 1000, "ms"), "latency_s": _number(0, logs.MAX_SECONDS, "seconds"),
+            "failed": (lambda v: isinstance(v, bool), "TRUE or FALSE")}
+
+
+def _text(value) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+def _whole(low: float, high: float) -> tuple:
+    return (lambda v: _number_within(v, low, high) and float(v).is_integer(),
+            f"a whole number from {low:,.0f} to {high:,.0f}")
+
+
+def _number(low: float, high: float, unit: str) -> tuple:
+    def shown(x: float) -> str:
+        return f"{x:,.0f}" if x >= 1 and float(x).is_integer() else f"{x:g}"
+
+    return (lambda v: _number_within(v, low, high), f"a number of {unit} from {shown(low)} to {shown(high)}")
+
+
+def _number_within(value, low: float, high: float) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+
+
+def _checked(book, source: str, prefix: str, rules: dict) -> dict[str, list]:
+    """Each column of the Requests sheet's table `prefix`, every cell within its rule; a request's latency not
+    before its first token unless it failed (as planner.logs reads a log)."""
+    found: dict[str, list] = {}
+    cells: dict[str, list] = {}
+    for key, (allowed, words) in rules.items():
+        cells[key] = book.column(f"{prefix}_{key}")
+        for cell in cells[key]:
+            if not allowed(cell.value):
+                shown = "blank" if cell.value is None else quoted(cell.value)
+                raise ScenarioError([f"{source}: {cell.address}: {key}: {shown} is not what a benchmark "
+                                     f"log gives ({words}): the Requests sheet was edited"])
+        found[key] = [cell.value for cell in cells[key]]
+    if prefix == "requests":
+        for cell, ttft, failed in zip(cells["latency_s"], found["ttft_ms"], found["failed"]):
+            if not failed and float(f"{cell.value * 1000:.15g}") < ttft:  # to 15 digits, as a spreadsheet
+                raise ScenarioError([f"{source}: {cell.address}: latency_s: {cell.value!r} s ends before the first "
+                                     f"token ({ttft!r} ms): not a request's latency; the Requests sheet was edited"])
+    return found
 
 
 def _digits(seconds: float) -> float:

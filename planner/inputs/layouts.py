@@ -8,7 +8,6 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from planner.engine.shared import LAYOUT
 from planner.model import fields
 from planner.scenario.declare import COUNT_MAX, Section, declared, whole
 
@@ -58,8 +57,8 @@ class Search(Section):
                                 kind="bool")
     dp_overlap: bool = declared(True, "Data-parallel overlap", "", "The gradient reduce hidden behind the critical "
                                 "stage's work.", kind="bool")
-    grad_reduce_bytes: whole(2, 4) = declared(2, "Bytes per reduced gradient", "bytes", "2: BF16; 4: an FP32 "
-                                                "reduce.", kind="count")
+    grad_reduce_bytes: Annotated[whole(2, 4), Field(multiple_of=2)] = declared(
+        2, "Bytes per reduced gradient", "bytes", "2: BF16; 4: an FP32 reduce.", kind="count")
     fsdp_regather: bool = declared(True, "ZeRO-3 gathers per micro-batch", "", "ZeRO-3 gathers the weights again "
                                    "for every micro-batch.", kind="bool")
     balanced_stages: bool = declared(False, "Balanced stages", "", "The first and last stage hold one layer fewer "
@@ -102,12 +101,12 @@ def cross_checks(scenario, catalog) -> list:
                          f"one node of {gpu.gpus_per_node} {gpu.id} GPUs: every layout uses whole nodes"))
     if problems:
         return problems
-    q = engine.problem(scenario, catalog)
-    if scenario.hours.mfu == LAYOUT:
-        found = engine.search(q)  # a few hundredths of a second for the 405B search
-        if not found.cheapest:
-            problems.append((("hours", "mfu"), LAYOUT, f"the word layout needs a layout that fits and meets the "
-                             f"deadline: {found.reason}"))
+    step_tokens = search.global_batch * scenario.memory.sequence_length
+    if step_tokens > scenario.hours.tokens:  # not one optimizer step: no step time makes a training run
+        return [(("search", "global_batch"), search.global_batch, f"a global batch of {search.global_batch:,} "
+                 f"sequences of {scenario.memory.sequence_length:,} tokens is {step_tokens:,} tokens a step, more "
+                 f"than all {scenario.hours.tokens:,} training tokens (hours.tokens): fewer than one optimizer step")]
+    q = engine.problem(scenario, catalog)  # the search itself runs once per variant written (hours.mfu: layout)
     for i, ref in enumerate(search.layouts):
         at = ("search", "layouts", i)
         fixed = {key: value for key, value in ref.model_dump().items() if value is not None}

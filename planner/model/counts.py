@@ -55,8 +55,9 @@ def attention_params(hidden, heads, kv_heads, head_dim, kv_lora_rank=0, q_lora_r
                      qk_rope_head_dim=0, v_head_dim=0):
     """Attention parameters per layer A: MLA when kv_lora_rank > 0 (DeepSeek), else grouped-query attention."""
     return _where(np.asarray(kv_lora_rank) > 0,
-                  mla_attention_params(hidden, heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
-                                       v_head_dim),
+                  mla_attention_params(hidden, heads, q_lora_rank=q_lora_rank, kv_lora_rank=kv_lora_rank,
+                                       qk_nope_head_dim=qk_nope_head_dim, qk_rope_head_dim=qk_rope_head_dim,
+                                       v_head_dim=v_head_dim),
                   gqa_attention_params(hidden, heads, kv_heads, head_dim))
 
 
@@ -104,11 +105,12 @@ def embedding_params(vocab, hidden, tied_embeddings=False):
 def _params(*, layers, hidden, heads, kv_heads, head_dim, ffn, vocab, tied_embeddings=False, gated=True, experts=0,
             experts_per_token=0, expert_ffn=0, shared_expert_ffn=0, moe_layers=None, kv_lora_rank=0, q_lora_rank=0,
             qk_nope_head_dim=0, qk_rope_head_dim=0, v_head_dim=0, active=False, **_not_a_count):
-    attention = attention_params(hidden, heads, kv_heads, head_dim, kv_lora_rank, q_lora_rank, qk_nope_head_dim,
-                                 qk_rope_head_dim, v_head_dim)
+    attention = attention_params(hidden, heads, kv_heads, head_dim, kv_lora_rank=kv_lora_rank,
+                                 q_lora_rank=q_lora_rank, qk_nope_head_dim=qk_nope_head_dim,
+                                 qk_rope_head_dim=qk_rope_head_dim, v_head_dim=v_head_dim)
     n_moe = moe_layer_count(layers, experts, moe_layers)
-    moe = moe_layer_params(attention, hidden, experts, expert_ffn, shared_expert_ffn, gated,
-                           experts_per_token if active else None)
+    moe = moe_layer_params(attention, hidden, experts, expert_ffn, shared_expert_ffn=shared_expert_ffn, gated=gated,
+                           experts_counted=experts_per_token if active else None)
     return (embedding_params(vocab, hidden, tied_embeddings) + hidden
             + (layers - n_moe) * dense_layer_params(attention, hidden, ffn, gated) + n_moe * moe)
 

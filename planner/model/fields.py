@@ -7,7 +7,7 @@ Catalog rows are all derived from these declarations.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 REQUIRED, DERIVED, OPTIONAL = "required", "derived", "optional"  # what a new Catalog entry must give
@@ -24,6 +24,7 @@ class Field:
     label: str  # the Catalog column's heading (with the unit) and the lookup row's label
     type: str  # "whole", "number", "bool" or "text"
     kind: str  # how the workbook shows it (a kit.KINDS key)
+    _: KW_ONLY  # the rest by name, so the tables below say what each figure is
     ge: float | None = None
     le: float | None = None
     unit: str = ""
@@ -43,12 +44,18 @@ class Field:
 def _whole(key, label, le, *, ge=1, unit="", note="", new=OPTIONAL, default=None, config=()) -> Field:
     """A whole-number model field; one that may be 0 (a dense model's experts, grouped-query's latent ranks) may be
     blank on Catalog too."""
-    return Field(key, label, "whole", "count", ge, le, unit, note, new, default, config, sheet_blank=ge == 0)
+    return Field(key, label, "whole", "count", ge=ge, le=le, unit=unit, note=note, new=new, default=default,
+                 config=config, sheet_blank=ge == 0)
+
+
+def _text(key, label, note="") -> Field:
+    """A text field of 1 to 64 characters a Catalog row may leave blank (where a price or a power comes from)."""
+    return Field(key, label, "text", "text", ge=1, le=64, note=note, sheet_blank=True)
 
 
 MODEL: tuple[Field, ...] = (
-    Field("params", "Parameters Ψ", "number", "params", 1, 1e15, "parameters",
-          "Left out: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·FFN + 2·h) + h.", DERIVED,
+    Field("params", "Parameters Ψ", "number", "params", ge=1, le=1e15, unit="parameters",
+          note="Left out: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + 3·h·FFN + 2·h) + h.", new=DERIVED,
           config=NOT_IN_CONFIG),
     _whole("layers", "Layers L", 10_000, unit="layers", new=REQUIRED, note="L.",
            config=("num_hidden_layers", "n_layer", "n_layers")),
@@ -87,58 +94,55 @@ MODEL: tuple[Field, ...] = (
     _whole("qk_nope_head_dim", "MLA QK head dim (no RoPE)", 10**5, ge=0, default=0, config=("qk_nope_head_dim",)),
     _whole("qk_rope_head_dim", "MLA QK head dim (RoPE)", 10**5, ge=0, default=0, config=("qk_rope_head_dim",)),
     _whole("v_head_dim", "MLA V head dim", 10**5, ge=0, default=0, config=("v_head_dim",)),
-    Field("reported_h100_hours", "Reported H100-hours", "number", "hours", 0, 1e12, "GPU-hours",
-          "Published training hours, where known.", config=NOT_IN_CONFIG, sheet_blank=True),
+    Field("reported_h100_hours", "Reported H100-hours", "number", "hours", ge=0, le=1e12, unit="GPU-hours",
+          note="Published training hours, where known.", config=NOT_IN_CONFIG, sheet_blank=True),
 )
 
 GPU: tuple[Field, ...] = (
-    Field("memory_gb", "Memory", "number", "gb", 0.001, 1e6, "GB", new=REQUIRED),
-    Field("peak_tflops", "Dense BF16 peak", "number", "number", 0.001, 1e6, "TFLOPS", "Without sparsity.", REQUIRED),
-    Field("hbm_tbps", "HBM bandwidth", "number", "decimal", 0.001, 1e4, "TB/s", new=REQUIRED),
-    Field("price_per_hour", "Price", "number", "money", 0, 1e6, "per GPU-hour", "Illustrative list price.",
-          default=2.00),
-    Field("fp8_tflops", "Dense FP8 peak", "number", "number", 0.001, 1e6, "TFLOPS",
-          "Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", sheet_blank=True),
-    Field("nvlink_gbps", "NVLink", "number", "number", 0.001, 1e5, "GB/s",
-          "Per direction, as listed: serving's tensor-parallel all-reduces.", needed_by=(SERVING_TP, SEARCH),
+    Field("memory_gb", "Memory", "number", "gb", ge=0.001, le=1e6, unit="GB", new=REQUIRED),
+    Field("peak_tflops", "Dense BF16 peak", "number", "number", ge=0.001, le=1e6, unit="TFLOPS",
+          note="Without sparsity.", new=REQUIRED),
+    Field("hbm_tbps", "HBM bandwidth", "number", "decimal", ge=0.001, le=1e4, unit="TB/s", new=REQUIRED),
+    Field("price_per_hour", "Price", "number", "money", ge=0, le=1e6, unit="per GPU-hour",
+          note="Illustrative list price.", default=2.00),
+    Field("fp8_tflops", "Dense FP8 peak", "number", "number", ge=0.001, le=1e6, unit="TFLOPS",
+          note="Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", sheet_blank=True),
+    Field("nvlink_gbps", "NVLink", "number", "number", ge=0.001, le=1e5, unit="GB/s",
+          note="Per direction, as listed: serving's tensor-parallel all-reduces.", needed_by=(SERVING_TP, SEARCH),
           sheet_blank=True),
-    Field("network_gbps", "Network per GPU", "number", "number", 0.001, 1e5, "GB/s", "The scale-out network "
-          "(InfiniBand, RoCE) per GPU: the layout search's data-parallel traffic.", needed_by=(SEARCH,),
+    Field("network_gbps", "Network per GPU", "number", "number", ge=0.001, le=1e5, unit="GB/s",
+          note="The scale-out network (InfiniBand, RoCE) per GPU: the layout search's data-parallel traffic.",
+          needed_by=(SEARCH,), sheet_blank=True),
+    Field("gpus_per_node", "GPUs per node", "whole", "count", ge=1, le=1024, unit="GPUs",
+          note="One NVLink domain. Left out: 8.", default=8, needed_by=(SEARCH,), sheet_blank=True),
+    Field("gemm_efficiency", "GEMM efficiency η", "number", "percent", ge=0.001, le=1, unit="of peak",
+          note="The sustained share of peak of a large GEMM (the layout search).", needed_by=(SEARCH,),
           sheet_blank=True),
-    Field("gpus_per_node", "GPUs per node", "whole", "count", 1, 1024, "GPUs", "One NVLink domain. Left out: 8.",
-          default=8, needed_by=(SEARCH,), sheet_blank=True),
-    Field("gemm_efficiency", "GEMM efficiency η", "number", "percent", 0.001, 1, "of peak",
-          "The sustained share of peak of a large GEMM (the layout search).", needed_by=(SEARCH,),
-          sheet_blank=True),
-    Field("price_source", "Price source", "text", "text", 1, 64, "",
-          "Where the price comes from: a quote, a contract, a list price.", sheet_blank=True),
-    Field("price_as_of", "Price as of", "text", "text", 1, 64, "", "When the price was quoted, as text (2026-11-30, "
-          "Q4 2026).", sheet_blank=True),
+    _text("price_source", "Price source", note="Where the price comes from: a quote, a contract, a list price."),
+    _text("price_as_of", "Price as of", note="When the price was quoted, as text (2026-11-30, Q4 2026)."),
     # Committed, spot and owning (docs/method.md §13): a blank tier price is the scenario's ratio × on-demand
     *(field for tier, label, ratio in (("price_committed_1y", "1-year committed price", "committed_1y_ratio"),
                                        ("price_committed_3y", "3-year committed price", "committed_3y_ratio"),
                                        ("price_spot", "Spot price", "spot_ratio"))
-      for field in (Field(tier, label, "number", "money", 0, 1e6, "per GPU-hour", f"A quote; blank: "
-                          f"pricing.{ratio} × the on-demand price.", sheet_blank=True),
-                    Field(f"{tier}_source", f"{label.split(' price')[0]} price source", "text", "text", 1, 64,
-                          sheet_blank=True),
-                    Field(f"{tier}_as_of", f"{label.split(' price')[0]} price as of", "text", "text", 1, 64,
-                          sheet_blank=True))),
-    Field("server_price", "Server price per GPU", "number", "money", 0, 1e7, "USD", "The GPU's share of the server, "
-          "networking and storage: what owning buys. Blank: the owned path cannot be priced.", needed_by=(OWNED,),
-          sheet_blank=True),
-    Field("server_price_source", "Server price source", "text", "text", 1, 64, sheet_blank=True),
-    Field("server_price_as_of", "Server price as of", "text", "text", 1, 64, sheet_blank=True),
-    Field("server_kw", "Server power per GPU", "number", "decimal", 0.001, 100, "kW", "All-in at the server: the "
-          "system's maximum ÷ its GPUs.", needed_by=(OWNED,), sheet_blank=True),
-    Field("server_kw_source", "Server power source", "text", "text", 1, 64, sheet_blank=True),
+      for field in (Field(tier, label, "number", "money", ge=0, le=1e6, unit="per GPU-hour",
+                          note=f"A quote; blank: pricing.{ratio} × the on-demand price.", sheet_blank=True),
+                    _text(f"{tier}_source", f"{label.split(' price')[0]} price source"),
+                    _text(f"{tier}_as_of", f"{label.split(' price')[0]} price as of"))),
+    Field("server_price", "Server price per GPU", "number", "money", ge=0, le=1e7, unit="USD",
+          note="The GPU's share of the server, networking and storage: what owning buys. Blank: the owned path "
+          "cannot be priced.", needed_by=(OWNED,), sheet_blank=True),
+    _text("server_price_source", "Server price source"),
+    _text("server_price_as_of", "Server price as of"),
+    Field("server_kw", "Server power per GPU", "number", "decimal", ge=0.001, le=100, unit="kW",
+          note="All-in at the server: the system's maximum ÷ its GPUs.", needed_by=(OWNED,), sheet_blank=True),
+    _text("server_kw_source", "Server power source"),
 )
 
 PRECISION: tuple[Field, ...] = (
-    Field("weight_bits", "Bits per weight", "number", "decimal", 0.5, 64, "bits",
-          "Including quantisation scales (int4 with a 16-bit scale per 128: 4.125).", REQUIRED),
-    Field("kv_bytes", "Bytes per KV value", "number", "decimal", 0.125, 8, "bytes",
-          "What kv_precision reads: fp8 keeps 1 byte per key or value.", REQUIRED),
+    Field("weight_bits", "Bits per weight", "number", "decimal", ge=0.5, le=64, unit="bits",
+          note="Including quantisation scales (int4 with a 16-bit scale per 128: 4.125).", new=REQUIRED),
+    Field("kv_bytes", "Bytes per KV value", "number", "decimal", ge=0.125, le=8, unit="bytes",
+          note="What kv_precision reads: fp8 keeps 1 byte per key or value.", new=REQUIRED),
     Field("fp8_gemm", "GEMMs in FP8", "bool", "bool", note="TRUE: matrix multiplies at the GPU's FP8 peak.",
           new=REQUIRED),
 )

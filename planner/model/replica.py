@@ -14,14 +14,12 @@ import numpy as np
 
 from planner.engine.values import plain
 from planner.model import counts, passes
+from planner.model.entries import shape
 from planner.model.fields import DRAFT_DEFAULTS
 from planner.model.passes import GB
 
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
-SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "tied_embeddings", "gated", "experts",
-         "experts_per_token", "expert_ffn", "shared_expert_ffn", "moe_layers", "kv_lora_rank", "q_lora_rank",
-         "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")  # the model fields a replica reads
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,8 +41,9 @@ class Terms:
 
     def streamed(self, tokens):
         """S(n): the parameters a pass over n tokens reads."""
-        return counts.streamed_params(self.multiplied, tokens, self.hidden, self.experts, self.experts_per_token,
-                                      self.expert_ffn, self.moe_layers, self.gated)
+        return counts.streamed_params(self.multiplied, tokens, hidden=self.hidden, experts=self.experts,
+                                      experts_per_token=self.experts_per_token, expert_ffn=self.expert_ffn,
+                                      moe_layers=self.moe_layers, gated=self.gated)
 
 
 def number(value):
@@ -132,7 +131,7 @@ class Replica:
             "speculative": spec.method, "draft_tokens": spec.tokens, "acceptance": spec.acceptance,
             "accept_length": spec.accept_length, "draft_layers": spec.draft_layers, "draft_model": draft_model}
         return cls(**speculation,
-            params=model.params, **{k: getattr(model, k) for k in SHAPE if getattr(model, k, None) is not None},
+            params=model.params, **{k: v for k, v in shape(model).items() if v is not None},
             memory_gb=gpu.memory_gb, peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps,
             price_per_gpu_hour=price_per_gpu_hour,
             fp8_tflops=getattr(gpu, "fp8_tflops", None), nvlink_gbps=getattr(gpu, "nvlink_gbps", None),
@@ -170,15 +169,17 @@ class Replica:
 
     @property
     def kv_g(self) -> float:
-        return np.asarray(counts.kv_bytes_per_token(self.layers, self.kv_heads, self.head_dim, self.kv_lora_rank,
-                                                    self.qk_rope_head_dim, self.kv_bytes, self.tensor_parallel),
-                          dtype=float)
+        return np.asarray(counts.kv_bytes_per_token(self.layers, self.kv_heads, self.head_dim,
+                                                    kv_lora_rank=self.kv_lora_rank,
+                                                    qk_rope_head_dim=self.qk_rope_head_dim, kv_bytes=self.kv_bytes,
+                                                    tensor_parallel=self.tensor_parallel), dtype=float)
 
     @property
     def width(self) -> float:
         """w_qk + w_av."""
-        return counts.attention_width(self.heads, self.head_dim, self.kv_lora_rank, self.qk_nope_head_dim,
-                                      self.qk_rope_head_dim, self.v_head_dim)
+        return counts.attention_width(self.heads, self.head_dim, kv_lora_rank=self.kv_lora_rank,
+                                      qk_nope_head_dim=self.qk_nope_head_dim, qk_rope_head_dim=self.qk_rope_head_dim,
+                                      v_head_dim=self.v_head_dim)
 
     @property
     def p_e(self) -> float:
@@ -209,11 +210,13 @@ class Replica:
 
     def _self_draft(self) -> Terms:
         attention = counts.attention_params(self.hidden, self.heads, self.kv_heads, self.head_dim,
-                                            self.kv_lora_rank, self.q_lora_rank, self.qk_nope_head_dim,
-                                            self.qk_rope_head_dim, self.v_head_dim)
+                                            kv_lora_rank=self.kv_lora_rank, q_lora_rank=self.q_lora_rank,
+                                            qk_nope_head_dim=self.qk_nope_head_dim,
+                                            qk_rope_head_dim=self.qk_rope_head_dim, v_head_dim=self.v_head_dim)
         moe = self.moe_layer_count > 0  # the last layer is a mixture of experts (DeepSeek: the first k are dense)
         layer, active = ((counts.moe_layer_params(attention, self.hidden, self.experts, self.expert_ffn,
-                                                  self.shared_expert_ffn, self.gated, experts_counted=k)
+                                                  shared_expert_ffn=self.shared_expert_ffn, gated=self.gated,
+                                                  experts_counted=k)
                           for k in (None, self.experts_per_token)) if moe else
                          (counts.dense_layer_params(attention, self.hidden, self.ffn, self.gated),) * 2)
         projection = 2 * self.hidden ** 2  # the module's 2h×h input projection
@@ -225,16 +228,17 @@ class Replica:
 
     def _draft_model(self) -> Terms:
         m = self.draft_model
-        shape = {f: getattr(m, f) for f in SHAPE}
-        active = counts.active_of(m.params, **shape)
+        active = counts.active_of(m.params, **shape(m))
         moe_layers = counts.moe_layer_count(m.layers, m.experts, m.moe_layers)
-        kv = counts.kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, m.kv_lora_rank, m.qk_rope_head_dim,
-                                       self.kv_bytes, self.tensor_parallel)
+        kv = counts.kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, kv_lora_rank=m.kv_lora_rank,
+                                       qk_rope_head_dim=m.qk_rope_head_dim, kv_bytes=self.kv_bytes,
+                                       tensor_parallel=self.tensor_parallel)
         return Terms(params=m.params, multiplied=counts.multiplied_params(active, m.vocab, m.hidden,
                                                                           m.tied_embeddings),
                      layers=m.layers, hidden=m.hidden,
-                     width=counts.attention_width(m.heads, m.head_dim, m.kv_lora_rank, m.qk_nope_head_dim,
-                                                  m.qk_rope_head_dim, m.v_head_dim),
+                     width=counts.attention_width(m.heads, m.head_dim, kv_lora_rank=m.kv_lora_rank,
+                                                  qk_nope_head_dim=m.qk_nope_head_dim,
+                                                  qk_rope_head_dim=m.qk_rope_head_dim, v_head_dim=m.v_head_dim),
                      kv_per_token=np.asarray(kv, dtype=float), experts=m.experts,
                      experts_per_token=m.experts_per_token, expert_ffn=m.expert_ffn, moe_layers=moe_layers,
                      gated=m.gated)
@@ -308,14 +312,15 @@ class Replica:
     def prefill_flops(self, batch=1, terms: Terms | None = None):
         """B prompts' FLOPs: the new tokens' GEMMs and their attention over the whole prompt (§6, §12.3)."""
         terms = terms or self.target
-        return passes.prefill_flops(terms.multiplied, self.s, terms.layers, terms.width, batch, self.cached_tokens)
+        return passes.prefill_flops(terms.multiplied, self.s, terms.layers, terms.width, batch=batch,
+                                    cached_tokens=self.cached_tokens)
 
     def prefill_bytes(self, batch=1, terms: Terms | None = None):
         """The weights the new tokens touch, once, and the KV cache of every prompt token."""
         terms = terms or self.target
         tokens = np.multiply(batch, self.s - self.cached_tokens)
         return passes.prefill_bytes(terms.streamed(tokens), self.b_w, self.tensor_parallel, self.s,
-                                    terms.kv_per_token, batch)
+                                    terms.kv_per_token, batch=batch)
 
     def _prefill(self, batch, terms: Terms):
         tokens = np.multiply(batch, self.s - self.cached_tokens)
@@ -325,12 +330,12 @@ class Replica:
         """The weights a step's tokens touch, once, and every sequence's KV cache."""
         terms = terms or self.target
         return passes.decode_bytes(terms.streamed(np.multiply(batch, tokens_per_sequence)), self.b_w,
-                                   self.tensor_parallel, self.c_bar, terms.kv_per_token, batch)
+                                   self.tensor_parallel, self.c_bar, terms.kv_per_token, batch=batch)
 
     def _decode(self, batch, terms: Terms, tokens_per_sequence=1):
         """One pass for B sequences of `tokens_per_sequence` tokens each (a verify pass: k + 1)."""
-        flops = passes.decode_flops(terms.multiplied, terms.layers, self.c_bar, terms.width, batch,
-                                    tokens_per_sequence)
+        flops = passes.decode_flops(terms.multiplied, terms.layers, self.c_bar, terms.width, batch=batch,
+                                    tokens_per_sequence=tokens_per_sequence)
         tokens = np.multiply(batch, tokens_per_sequence)
         return self._seconds(flops, self.decode_bytes(batch, terms, tokens_per_sequence), tokens, terms)
 

@@ -4,6 +4,7 @@ a shipped id may give only what changes. The Catalog sheet's columns and their c
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -139,23 +140,50 @@ def config_id(config: str, folder: Path) -> str | None:
     return model_id(folder / config)
 
 
+READ_ONCE_MAX = 256  # config.json files kept read, by identity (device, inode, size, time of change)
+_read_once: dict = {}  # a file many entries name (or many variants of a sweep) is read once
+
+
 def read_configs(own: CatalogSection, folder: Path) -> list[Problem]:
     """Every model given as `config: path/config.json` (relative to `folder`) filled in with the file's fields;
     fields given beside it win. A file that cannot be read is a problem naming it, its line and its field."""
-    from planner.model_config import ConfigFileError, read_config
+    from planner.model_config import ConfigFileError
 
     problems: list[Problem] = []
     for key, entry in own.models.items():
         if not entry.config:
             continue
         try:
-            found = read_config(folder / entry.config)
+            found = _config_once(folder / entry.config)
         except ConfigFileError as exc:
             problems += [(("catalog", "models", key, "config"), None, line) for line in exc.problems]
             continue
         given = entry.model_dump(exclude_none=True)
         own.models[key] = type(entry)(**{**found.fields, **given})
     return problems
+
+
+def _config_once(path: Path):
+    """read_config, once per file however many entries name it (by its identity, so a link or another spelling of
+    the path is the same file); a file that cannot be read raises its ConfigFileError each time it is named."""
+    from planner.model_config import ConfigFileError, read_config
+
+    try:
+        info = os.stat(path)
+        identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    except OSError:
+        return read_config(path)  # which says what is wrong with the path
+    if identity not in _read_once:
+        try:
+            _read_once[identity] = read_config(path)
+        except ConfigFileError as exc:
+            _read_once[identity] = exc
+        while len(_read_once) > READ_ONCE_MAX:
+            _read_once.pop(next(iter(_read_once)))
+    found = _read_once[identity]
+    if isinstance(found, ConfigFileError):
+        raise found
+    return found
 
 
 def without_shipped(entry, shipped_entry):

@@ -136,18 +136,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "costs 2·Ψ operations. Training's operations and GPU-hours are read from Hours.")
     sheet.header(repeat=True)  # the cumulative table's columns: every value below sits under its own heading
 
-    sheet.section("Serving, every day after launch")
-    sheet.rows(SERVING, table.scalars)
-    sheet.skip()
-    sheet.section("Training, paid once (from Hours)")
-    sheet.rows(TRAINING, table.scalars)
-    sheet.skip()
-    sheet.section("When serving overtakes training")
-    sheet.rows(CROSSING, table.scalars)
-    sheet.skip()
-    sheet.section("Totals over the horizon, at the serving MFU")
-    sheet.rows(TOTALS, table.scalars)
-    sheet.skip()
+    sheet.blocks((("Serving, every day after launch", SERVING), ("Training, paid once (from Hours)", TRAINING),
+                  ("When serving overtakes training", CROSSING),
+                  ("Totals over the horizon, at the serving MFU", TOTALS)), table.scalars)
 
     sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
                   "added there appears here)")
@@ -188,4 +179,11 @@ KEY_RESULTS = [
     KeyResult("crossover_serving_cost_per_million_tokens", "… at the assumed {crossover_serving_mfu_used|percent} "
               "serving MFU, per million served tokens: a comparison of compute, not a cost of the plan",
               kind="money"),
+]
+
+CHECKS = [
+    kit.Check("crossover_roofline_fits", "Crossover: with the word roofline, the serving users fit (u ≤ B_max, "
+              "B_max > 0)", formula="OR(ISNUMBER(crossover_serving_mfu),AND(serving_users<=serving_max_concurrency,"
+              "serving_max_concurrency>0))", note="Else no replica serves them: the serving figures read n/a (give a "
+              "share instead, or fewer users)", about=("crossover_serving_mfu",)),
 ]

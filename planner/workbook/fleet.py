@@ -466,7 +466,10 @@ def write(book: kit.Book, results) -> kit.Sheet:
     if table.pareto:
         tables.append(configuration_table(sheet, table.pareto, [f"Front {r['position']}" for r in table.pareto],
                                           ROW_COLUMNS))
-        _pareto_chart(book, sheet)
+        sheet.front_chart(name="Pareto front", x="tokens_per_s_per_user", y="tokens_per_s_per_gpu",
+                          title="Output tokens/s per GPU against per user: the Pareto front",
+                          x_axis={"name": "Tokens/s per user", "num_format": "#,##0"},
+                          y_axis={"name": "Tokens/s per GPU", "num_format": "#,##0"})
     else:
         sheet.text("No configuration meets the SLO: no front.", style=book.styles.note)
     sheet.skip()
@@ -480,18 +483,6 @@ def write(book: kit.Book, results) -> kit.Sheet:
         raise RuntimeError("the Fleet sheet's answer outgrew its rows")
     sheet.row_index = end
     return sheet
-
-
-def _pareto_chart(book: kit.Book, sheet: kit.Sheet) -> None:
-    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series({"name": "Pareto front", "categories": sheet.series("tokens_per_s_per_user"),
-                      "values": sheet.series("tokens_per_s_per_gpu"), "line": {"color": "#4472C4", "width": 1.5},
-                      "marker": {"type": "circle", "size": 6}})
-    chart.set_title({"name": "Output tokens/s per GPU against per user: the Pareto front"})
-    chart.set_x_axis({"name": "Tokens/s per user", "num_format": "#,##0", "major_gridlines": {"visible": True}})
-    chart.set_y_axis({"name": "Tokens/s per GPU", "num_format": "#,##0", "major_gridlines": {"visible": True}})
-    chart.set_legend({"none": True})
-    sheet.chart(chart, height=320)
 
 
 # Over the day: the cheapest configuration (the Candidates table's first row) hour by hour -----------------------------

@@ -22,6 +22,7 @@ from planner.method import Constant
 from planner.scenario import named as named_scenarios
 from planner.workbook import kit
 
+LIST_CHARACTERS = 255  # the most a dropdown's list written in the rule may hold, joined by commas (Excel's limit)
 LARGEST_WHOLE_RULE = 2**31 - 1  # spreadsheets' whole-number validation stops here; beyond it a custom rule
 # What each dropdown's list is, in words; the Catalog blocks whose rows have a Valid column (a chosen row must hold
 # allowed values for its input's check to pass)
@@ -71,6 +72,7 @@ class Allowed:
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
     above: bool = False  # the minimum itself is not allowed (gt, not ge: an FX rate above 0)
+    step: float | None = None  # a whole number's allowed values are its multiples (2 or 4 bytes: a step of 2)
 
     @classmethod
     def of(cls, info: FieldInfo, *, optional: bool = False) -> "Allowed":
@@ -104,8 +106,9 @@ class Allowed:
             kind = "decimal"
         else:
             kind = "text"
-        return cls(kind, limits.get("ge"), limits.get("le"), choices, optional, extra.get("kind", "number"),
-                   extra.get("unit", ""), tuple(extra.get("words", ())), above=bool(limits.get("above")))
+        return cls(kind, limits.get("ge"), limits.get("le"), choices=choices, optional=optional,
+                   kind=extra.get("kind", "number"), unit=extra.get("unit", ""), keywords=tuple(extra.get("words", ())),
+                   above=bool(limits.get("above")), step=limits.get("multiple_of"))
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
@@ -122,9 +125,10 @@ class Allowed:
         if self.type == "bool":
             return {"validate": "list", "source": ["TRUE", "FALSE"], "error_title": "TRUE or FALSE",
                     "error_message": "Choose TRUE or FALSE.", **common}
-        if self.type == "listed":
-            return {"validate": "list", "source": list(self.keywords), "error_title": "Not in the list",
-                    "error_message": self.words()[:255], **common}
+        if self.type == "listed":  # a list longer than Excel's 255 characters is read from its range on a sheet
+            long = self.choices and len(",".join(self.keywords)) > LIST_CHARACTERS
+            return {"validate": "list", "source": f"={self.choices}" if long else list(self.keywords),
+                    "error_title": "Not in the list", "error_message": self.words()[:255], **common}
         if self.type == "word_or_number":  # a dropdown of the words; a number is allowed too (Checks check it)
             return {"validate": "list", "source": list(self.keywords), "error_type": "information",
                     "error_title": "A number or a word", "error_message": self.words()[:255], **common}
@@ -140,7 +144,7 @@ class Allowed:
         if self.type == "text":
             return {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64,
                     "error_title": "Text", "error_message": self.words(), **common}
-        if self.type == "whole" and hi <= LARGEST_WHOLE_RULE:
+        if self.type == "whole" and hi <= LARGEST_WHOLE_RULE and not self.step:
             return {"validate": "integer", "criteria": "between", "minimum": int(lo), "maximum": int(hi),
                     "error_title": "Whole number", "error_message": self.words(), **common}
         if self.type == "whole":
@@ -176,6 +180,7 @@ class Allowed:
         else:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
             least = ">" if self.above else ">="
+            whole += f",MOD({ref},{self.step:g})=0" if self.step else ""
             rule = f"IF(ISNUMBER({ref}),AND({ref}{least}{self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
@@ -216,6 +221,7 @@ class Allowed:
             return (f"A share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} % "
                     f"(type 40 % or 0.4){blank}.")
         what = "A whole number" if self.type == "whole" else "A number"
+        what += f", a multiple of {plain_number(self.step)}" if self.step else ""
         if self.above:
             return f"{what} above {plain_number(self.minimum)}, up to {plain_number(self.maximum)}{unit}{blank}."
         return f"Between {plain_number(self.minimum)} and {plain_number(self.maximum)}{unit}: {what.lower()}{blank}."
@@ -233,6 +239,8 @@ def _limits(annotation, metadata) -> dict[str, float]:
                 found[{"gt": "ge", "lt": "le"}.get(key, key)] = getattr(item, key)
                 if key == "gt":
                     found["above"] = True
+        if isinstance(item, annotated_types.MultipleOf):
+            found["multiple_of"] = item.multiple_of
     return found
 
 
@@ -363,7 +371,8 @@ class Columns:
         return Input("scenario", "Scenario shown (the Live column, which every formula reads)", "",
                      "base or a named scenario; a blank cell in its column means as base. Scenarios compares its "
                      "results with those when the workbook was generated.", kind="text",
-                     allowed=Allowed("listed", kind="text", keywords=("base", *self.names)), value=self.chosen)
+                     allowed=Allowed("listed", kind="text", keywords=("base", *self.names), choices="scenario_names"),
+                     value=self.chosen)
 
     def typed_names(self, item: Input) -> list[str]:
         """The typed cells' names: <name>_base, then <name>_<scenario> for each a scenario may change."""
@@ -512,7 +521,7 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
     for col, scenario in enumerate(columns.names, start=2):
         own = columns.prices.get(scenario)
         sheet.value_cell(r, col, own, book.styles.value(item.kind, input=True), validation)
-        book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own)
+        book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own, scenario=(scenario, name))
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
     formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
     live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
@@ -536,7 +545,8 @@ def _write_columns(sheet: kit.Sheet, item: Input, columns: Columns, kind: str, v
             sheet.ws.write_string(r, col, "as base", book.styles.value("text", constant=True))
     for col, (name, value) in enumerate(zip(columns.typed_names(item), values), start=1):
         sheet.value_cell(r, col, value, style, validation if col == 1 else {**validation, "ignore_blank": True})
-        book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value)
+        book.define(name, sheet.name, kit.xl_rowcol_to_cell(r, col), value,
+                    scenario=None if col == 1 else (name.removeprefix(f"{item.typed_name}_"), item.typed_name))
         book.needs[name] = frozenset({kit.ok_name(item.name)})
     live = sheet.own_col
     cell = sheet.formula(r, live, columns.live(item), "" if item.typed_value is None else item.typed_value,

@@ -264,6 +264,16 @@ class _NoFile:
 NO_FILE = _NoFile()  # a Book's target when only the Book is wanted (what verify compares with): no file is written
 
 
+class NameClash(ValueError):
+    """A named scenario's typed cell whose name (<input>_<scenario>) the workbook also gives another cell: the
+    scenario `used` makes hours_mfu_used, the MFU Hours uses. `other` is that cell (Sheet!A1)."""
+
+    def __init__(self, name: str, scenario: str, input_name: str, other: str):
+        self.name, self.scenario, self.input_name, self.other = name, scenario, input_name, other
+        super().__init__(f"the scenario's column for {input_name} would be named {name}, a name the workbook gives "
+                         f"{other}: name the scenario otherwise")
+
+
 @dataclass
 class Book:
     """An XlsxWriter workbook that records every formula's cached value, every defined name and the value of every
@@ -302,6 +312,7 @@ class Book:
     range_needs: dict = field(default_factory=dict)  # (sheet, first, last) → what a range's cells need
     names_needs: dict = field(default_factory=dict)  # a formula's text without its cells → what its names need
     sheet_needs: dict = field(default_factory=dict)  # a sheet → what its guarded cells need, for its banner
+    scenario_cells: dict = field(default_factory=dict)  # a named scenario's typed cell's name → (scenario, input)
 
     def __post_init__(self):
         options = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
@@ -451,8 +462,16 @@ class Book:
         if validation.get("validate") == "list" and str(validation.get("source", "")).startswith("=catalog_"):
             self.choices[name] = validation["source"][1:]
 
-    def define(self, name: str, sheet: str, ref: str, value: Any = None) -> None:
+    def define(self, name: str, sheet: str, ref: str, value: Any = None, *,
+               scenario: tuple[str, str] | None = None) -> None:
+        """A workbook-level name for a cell or range; `scenario` (a named scenario, the input's name) when it names
+        that scenario's typed cell of the input, whose name the scenario's name ends (NameClash)."""
+        if scenario is not None:
+            self.scenario_cells[name] = scenario
         if name in self.names:
+            if name in self.scenario_cells:
+                other = self.names[name] if scenario is not None else (sheet, ref.replace("$", ""))
+                raise NameClash(name, *self.scenario_cells[name], f"{other[0]}!{other[1]}")
             raise ValueError(f"defined name {name} written twice")
         self.wb.define_name(name, f"='{sheet}'!{_absolute(ref)}")
         self.names[name] = (sheet, ref.replace("$", ""))
@@ -820,6 +839,13 @@ class Sheet:
         for spec in specs:
             self.row(spec, values[spec.key])
 
+    def blocks(self, blocks: Sequence[tuple[str, Sequence[Row]]], values: dict) -> None:
+        """Sections of rows, each under its title and followed by a blank row."""
+        for title, specs in blocks:
+            self.section(title)
+            self.rows(specs, values)
+            self.skip()
+
     def warn(self, warn: str | None, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
         """Red where the value is FALSE ("false"), TRUE ("true": a warning that holds), below zero ("negative"), or
         while a check fails ("failed")."""
@@ -882,6 +908,18 @@ class Sheet:
         place = self.places[key]
         last_col = place.last_col if columns is None else place.col + columns - 1
         return [self.name, place.row, place.col, place.last_row, last_col]
+
+    def front_chart(self, *, name: str, x: str, y: str, title: str, x_axis: dict, y_axis: dict) -> None:
+        """A front (each point better on one axis than every point before it on the other) as a scatter of column
+        `y` against column `x`: one line with markers, gridlines on both axes, no legend."""
+        chart = self.book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
+        chart.add_series({"name": name, "categories": self.series(x), "values": self.series(y),
+                          "line": {"color": "#4472C4", "width": 1.5}, "marker": {"type": "circle", "size": 6}})
+        chart.set_title({"name": title})
+        chart.set_x_axis({**x_axis, "major_gridlines": {"visible": True}})
+        chart.set_y_axis({**y_axis, "major_gridlines": {"visible": True}})
+        chart.set_legend({"none": True})
+        self.chart(chart, height=320)
 
     def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
         """A chart right under the rows written so far: it prints on the same page as its table."""
@@ -1010,8 +1048,29 @@ def _formula_as_written(formula: str, expand_future_functions: bool = False) -> 
     """What XlsxWriter stores for a formula, without its search for functions newer than Excel 2007 (about 30
     regular expressions per formula, adding _xlfn. prefixes): the planner writes none of them (the workbook
     structure tests ban them), and on a large Requests sheet that search took most of the build
-    (benchmarks/README.md)."""
-    return formula[1:] if formula.startswith("=") else formula
+    (benchmarks/README.md). Every formula passes here on its way to the file: a number in exponent form is spelled
+    as Excel writes it."""
+    formula = formula[1:] if formula.startswith("=") else formula
+    return as_excel_numbers(formula) if _EXPONENT_HINT.search(formula) else formula
+
+
+_EXPONENT_HINT = re.compile(r"[0-9.][eE][+-]?[0-9]")
+_EXPONENT = re.compile(r"(?<![A-Za-z0-9_.$])([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE]([+-]?)([0-9]+)(?![A-Za-z0-9_.(])")
+
+
+def as_excel_numbers(formula: str) -> str:
+    """Number literals in exponent form as Excel writes them, outside text in quotes: 1e12 → 1E+12, 1e-09 →
+    1E-09, 2.5e6 → 2.5E+06."""
+    def excel(match: re.Match) -> str:
+        mantissa, sign, exponent = match.groups()
+        return f"{mantissa}E{sign or '+'}{int(exponent):02d}"
+
+    if '"' not in formula:
+        return _EXPONENT.sub(excel, formula)
+    pieces = _STRINGS.split(formula)
+    quoted = _STRINGS.findall(formula)
+    return "".join(_EXPONENT.sub(excel, piece) + (quoted[i] if i < len(quoted) else "")
+                   for i, piece in enumerate(pieces))
 
 
 def _absolute(ref: str) -> str:

@@ -205,20 +205,33 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.layouts
-    found = table.search
     width = len(INTEGERS) + len(COLUMNS)
     sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
     sheet.scalar_col = 1
     sheet.title("Layout search: the layouts that finish by the deadline at least cost", "docs/method.md §10: a step "
                 "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
                 "search runs in the engine, the rows below are live formulas of their integers.")
+    _problem(sheet, table)
+    _counts(sheet, table.search)
+    shown_tables = _cheapest(sheet, table)  # each table of layouts' (header, first, last row), in sheet order
+    shown_tables += _front(sheet, table)
+    shown_tables += _references(sheet, table)
+    _rows_valid(sheet, shown_tables)
+    return sheet
+
+
+def _problem(sheet: kit.Sheet, table) -> None:
+    """What every layout shares: the model, the GPU and the run, and how a layout fits."""
     sheet.section("The model, the GPU and the run")
     sheet.rows(MODEL, table.problem_values())
     sheet.text("A layout fits when its memory per GPU is at most the usable memory above: the GPU's GB counted as "
                "GiB (2^30 bytes) times the headroom, as frameworks count memory. The Memory sheet counts decimal GB "
-               "(1e9 bytes): the two differ on purpose.", style=book.styles.note, height=30)
+               "(1e9 bytes): the two differ on purpose.", style=sheet.book.styles.note, height=30)
     sheet.skip()
 
+
+def _counts(sheet: kit.Sheet, found) -> None:
+    """The engine's counts of the grid's layouts, and why there is no cheapest layout when there is none."""
     sheet.section("What the search found (the engine's counts; the search itself is not a formula)")
     for name, label, value in (
             ("search_valid_layouts", "Valid layouts (the grid's rules)", found.valid_layouts),
@@ -226,14 +239,18 @@ def write(book: kit.Book, results) -> kit.Sheet:
             ("search_deadline_layouts", "… and meet the deadline", found.deadline_layouts)):
         sheet.constant(name, label, value, kind="count", unit="layouts", note="")
     if found.reason:
-        sheet.text(f"No cheapest layout: {found.reason}.", style=book.styles.note)
+        sheet.text(f"No cheapest layout: {found.reason}.", style=sheet.book.styles.note)
     sheet.skip()
 
-    shown_tables = []  # (header, first, last row) of each table of layouts
+
+def _cheapest(sheet: kit.Sheet, table) -> list[tuple[int, int, int]]:
+    """The ten cheapest layouts, the first carrying the headline names (constants saying "none" when no layout fits
+    and meets the deadline); returns the table's (header, first, last row), if any."""
+    found, shown = table.search, []
     sheet.section("The ten cheapest layouts that fit and meet the deadline, one per (N, t, p, c)")
     if found.cheapest:
-        shown_tables.append(_layouts(sheet, table, found.cheapest,
-                                     [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True))
+        shown.append(_layouts(sheet, table, found.cheapest,
+                              [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True))
     else:
         for key in ("gpus", "days", "cost", "mfu"):
             sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", engine.NO_LAYOUT, kind="text", unit="",
@@ -241,25 +258,43 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.constant(HEADLINE["meets_deadline"], "Cheapest layout meets the deadline", False, kind="bool",
                        unit="", note="none")
     sheet.skip()
+    return shown
 
+
+def _front(sheet: kit.Sheet, table) -> list[tuple[int, int, int]]:
+    """The front of days against cost and its chart; returns the table's (header, first, last row), if any."""
+    found, shown = table.search, []
     sheet.section("The front: each layout cheaper than every faster one (days against cost)")
     if found.front:
-        shown_tables.append(_layouts(sheet, table, found.front,
-                                     [f"Front {i}" for i in range(1, len(found.front) + 1)]))
-        _front_chart(book, sheet)
+        shown.append(_layouts(sheet, table, found.front, [f"Front {i}" for i in range(1, len(found.front) + 1)]))
+        sheet.front_chart(name="Front: days against cost", x="days", y="cost",
+                          title="Days against cost: the front of the layout search",
+                          x_axis={"name": "Days (log scale)", "num_format": "#,##0", "log_base": 10},
+                          y_axis={"name": f"Cost ({sheet.book.currency_symbol} millions)",
+                                  "num_format": '#,##0.0,,"M"'})
     sheet.skip()
+    return shown
 
+
+def _references(sheet: kit.Sheet, table) -> list[tuple[int, int, int]]:
+    """The reference layouts that could be evaluated as a table, the others as a line of why; returns the table's
+    (header, first, last row), if any."""
+    found, tables = table.search, []
     shown = [(i, ref) for i, ref in enumerate(found.references, start=1) if ref["step_time_s"] is not None]
     if found.references:
         sheet.section("Reference layouts (search.layouts; blank fields searched: the fastest that fits)")
         if shown:
-            shown_tables.append(_layouts(sheet, table, [ref for _, ref in shown],
-                                         [f"Reference {i}" for i, _ in shown],
-                                         extra=("Why it does not fit (as generated)", "reason")))
+            tables.append(_layouts(sheet, table, [ref for _, ref in shown], [f"Reference {i}" for i, _ in shown],
+                                   extra=("Why it does not fit (as generated)", "reason")))
         for i, ref in enumerate(found.references, start=1):
             if ref["step_time_s"] is None:
-                sheet.text(f"Reference {i}: {ref['reason']}", style=book.styles.note)
+                sheet.text(f"Reference {i}: {ref['reason']}", style=sheet.book.styles.note)
     sheet.skip()
+    return tables
+
+
+def _rows_valid(sheet: kit.Sheet, shown_tables: list[tuple[int, int, int]]) -> None:
+    """search_rows_valid: no shown table's "Integers valid" column reads FALSE."""
     valid = 1 + len(INTEGERS)  # each shown table's "Integers valid" column
     every = ",".join(f"COUNTIF({kit.xl_rowcol_to_cell(first, valid, True, True)}:"
                      f"{kit.xl_rowcol_to_cell(last, valid, True, True)},FALSE)=0"
@@ -267,22 +302,6 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.row(Row("rows_valid", "Every shown layout's integers are valid", formula=f"=AND({every})", kind="bool",
                   unit="", name="search_rows_valid", note="A blank, text, 0 or a t·p·c that does not divide N "
                   "makes its row n/a and this FALSE"), True)
-    return sheet
-
-
-def _front_chart(book: kit.Book, sheet: kit.Sheet) -> None:
-    """The front as a scatter of days against cost: each point a layout, each cheaper than every faster one."""
-    chart = book.wb.add_chart({"type": "scatter", "subtype": "straight_with_markers"})
-    chart.add_series({"name": "Front: days against cost", "categories": sheet.series("days"),
-                      "values": sheet.series("cost"), "line": {"color": "#4472C4", "width": 1.5},
-                      "marker": {"type": "circle", "size": 6}})
-    chart.set_title({"name": "Days against cost: the front of the layout search"})
-    chart.set_x_axis({"name": "Days (log scale)", "num_format": "#,##0", "log_base": 10,
-                      "major_gridlines": {"visible": True}})
-    chart.set_y_axis({"name": f"Cost ({book.currency_symbol} millions)", "num_format": '#,##0.0,,"M"',
-                      "major_gridlines": {"visible": True}})
-    chart.set_legend({"none": True})
-    sheet.chart(chart, height=320)
 
 
 KEY_RESULTS = [

@@ -94,13 +94,16 @@ class TermsCells:
 def target(r: "ReplicaCells") -> TermsCells:
     """The served model's terms: the model's cells and the replica's own."""
     m = r.model
-    return TermsCells(r.multiplied_params, m.layers, m.hidden, r.attention_width, r.kv_bytes_per_token, m.experts,
-                      m.experts_per_token, m.expert_ffn, m.moe_layer_count, m.gated)
+    return TermsCells(multiplied=r.multiplied_params, layers=m.layers, hidden=m.hidden, width=r.attention_width,
+                      kv_per_token=r.kv_bytes_per_token, experts=m.experts, experts_per_token=m.experts_per_token,
+                      expert_ffn=m.expert_ffn, moe_layer_count=m.moe_layer_count, gated=m.gated)
 
 
-DRAFT = TermsCells(*(f"serving_draft_{key}" for key in ("multiplied_params", "layers", "hidden", "attention_width",
-                                                         "kv_bytes_per_token", "experts", "experts_per_token",
-                                                         "expert_ffn", "moe_layer_count", "gated")))
+DRAFT = TermsCells(multiplied="serving_draft_multiplied_params", layers="serving_draft_layers",
+                   hidden="serving_draft_hidden", width="serving_draft_attention_width",
+                   kv_per_token="serving_draft_kv_bytes_per_token", experts="serving_draft_experts",
+                   experts_per_token="serving_draft_experts_per_token", expert_ffn="serving_draft_expert_ffn",
+                   moe_layer_count="serving_draft_moe_layer_count", gated="serving_draft_gated")
 SERVING = ReplicaCells(draft=DRAFT, draft_on="serving_draft_on", draft_tokens="serving_draft_tokens_used",
                        tokens_per_step="serving_tokens_per_step", cached_tokens="serving_cached_tokens")
 PLAIN = ReplicaCells()  # the scenario's replica without speculative decoding or a cached prefix

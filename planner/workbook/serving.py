@@ -280,19 +280,16 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.title("Serving: capacity, latency, throughput and cost", "docs/method.md §6: one replica of t GPUs as a "
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
-    for title, rows in (("The precisions and the GPU, looked up in Catalog", LOOKUPS),
-                        ("Efficiencies in force: the inputs, or fitted from benchmark logs", in_force_rows(
-                            results.scenario.goodput.benchmarks if table.calibration else [])),
-                        ("Per token and per GPU", PER_TOKEN),
-                        ("Speculative decoding and prefix caching (0: none)", SPECULATION),
-                        ("Capacity: how many sequences fit", CAPACITY),
-                        ("One request on an idle server", IDLE),
-                        ("At the users (shown even when they do not fit)", AT_USERS),
-                        ("At one sequence (B = 1)", AT_ONE),
-                        ("At B_max (the most that fit)", AT_MAX)):
-        sheet.section(title)
-        sheet.rows(rows, s)
-        sheet.skip()
+    sheet.blocks((("The precisions and the GPU, looked up in Catalog", LOOKUPS),
+                  ("Efficiencies in force: the inputs, or fitted from benchmark logs", in_force_rows(
+                      results.scenario.goodput.benchmarks if table.calibration else [])),
+                  ("Per token and per GPU", PER_TOKEN),
+                  ("Speculative decoding and prefix caching (0: none)", SPECULATION),
+                  ("Capacity: how many sequences fit", CAPACITY),
+                  ("One request on an idle server", IDLE),
+                  ("At the users (shown even when they do not fit)", AT_USERS),
+                  ("At one sequence (B = 1)", AT_ONE),
+                  ("At B_max (the most that fit)", AT_MAX)), s)
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
     values = [{key: row[source] for key, source in TABLE_VALUES.items()} for row in table.rows]
