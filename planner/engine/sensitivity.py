@@ -176,10 +176,14 @@ class WhatIf:
         return cost_of(replace(self.plan, **changes), rows=False).headline["plan_total_cost"]
 
     def at_price(self, factor: float) -> float | str:
-        p = self.plan.prices
-        quotes = {key: None if getattr(p, key) is None else getattr(p, key) * factor
-                  for key in ("committed_1y", "committed_3y", "spot")}
-        return self.of_plan(prices=replace(p, on_demand=p.on_demand * factor, **quotes))
+        """Every GPU-hour price × factor, each tier with it (the serving GPU's and, when another, the training
+        GPU's)."""
+        def moved(p):
+            quotes = {key: None if getattr(p, key) is None else getattr(p, key) * factor
+                      for key in ("committed_1y", "committed_3y", "spot")}
+            return replace(p, on_demand=p.on_demand * factor, **quotes)
+
+        return self.of_plan(prices=moved(self.plan.prices), training_prices=moved(self.plan.training_prices))
 
     def alternatives(self) -> dict:
         """The Cover's bridge: serving at Crossover's assumed MFU instead of the roofline (its GPU-hours a day for
