@@ -86,3 +86,14 @@ def test_the_plan_with_a_fleet_recalculates_to_the_engine(spreadsheet, tmp_path)
     growing, owned = recalculated(spreadsheet, paths)
     assert named(growing, xlsx.read(paths[0]), "fleet_plan_gpu_hours_a_day") == 337
     assert named(owned, xlsx.read(paths[1]), "price_on_demand") == 2.50
+
+
+def test_the_covers_assumed_mfu_alternative_replaces_the_fleets_sizing():
+    """The bridge's 'serving at the assumed MFU': Crossover's GPU-hours a day for the fleet's demand at 10 % MFU
+    (2·Ψ·D / (989 TFLOP/s · 0.1 · 3600 s)), over 730 days at $2.00, in place of the fleet's $492,020."""
+    results = compute(load_scenario(OFFICE_DAY))
+    per_day = results.crossover.scalars["serving_gpu_hours_per_day"]
+    assert per_day == pytest.approx(results.crossover.scalars["serving_flops_per_day"] / (989e12 * 0.10 * 3600),
+                                    rel=1e-12)
+    assert results.headline["plan_assumed_mfu_difference"] == pytest.approx(730 * per_day * 2.00 - 492_020,
+                                                                             rel=1e-9)

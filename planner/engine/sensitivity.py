@@ -186,13 +186,15 @@ class WhatIf:
         return self.of_plan(prices=moved(self.plan.prices), training_prices=moved(self.plan.training_prices))
 
     def alternatives(self) -> dict:
-        """The Cover's bridge: serving at Crossover's assumed MFU instead of the roofline (its GPU-hours a day for
-        the traffic, whether or not the users fit), standby the other way round, and no growth."""
+        """The Cover's bridge: serving at Crossover's assumed MFU instead of the roofline or the fleet (its GPU-hours
+        a day for the traffic, whether or not the users fit), standby the other way round, and no growth."""
         crossover = self.tables["crossover"].scalars
         hours_a_day = crossover["serving_gpu_hours_per_day"]
         assumed = (crossover["tokens_per_day"] / (3600 * hours_a_day) if hours_a_day
                    else self.plan.tokens_per_s_per_gpu)
-        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True),
+        # with a fleet, serving at the assumed MFU replaces the fleet's sizing (on the same GPU's prices)
+        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True, fleet=None,
+                                            fleet_section=False),
                 "standby": self.of_plan(include_standby=not self.plan.include_standby),
                 "growth": self.total(budget={"monthly_growth": 0.0})}
 
