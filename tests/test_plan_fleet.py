@@ -97,3 +97,16 @@ def test_the_covers_assumed_mfu_alternative_replaces_the_fleets_sizing():
                                     rel=1e-12)
     assert results.headline["plan_assumed_mfu_difference"] == pytest.approx(730 * per_day * 2.00 - 492_020,
                                                                              rel=1e-9)
+
+
+def test_the_tornados_demand_resizes_the_launch_fleet_by_the_month_rule():
+    """Tokens a day ×1.2 on example 4: each hour's replicas n_h → MAX(n_h, CEIL9(1.2·n_h)), then 10 % spares, from
+    §11's table: 2 → 3 → 4 GPUs (hours 0-4, 23), 3 → 4 → 5 (5, 21, 22), 5 → 6 → 7 (6, 20), 10 → 12 → 14 (7),
+    19 → 23 → 26 (8), 26 → 32 → 36 (9, 13, 15), 27 → 33 → 37 (10, 11, 14), 24 → 29 → 32 (12), 22 → 27 → 30 (16),
+    15 → 18 → 20 (17), 9 → 11 → 13 (18), 6 → 8 → 9 (19): 416 GPU-hours a day against 337, over 730 days at $2.00.
+    ×0.8 keeps the launch fleet (never below it)."""
+    results = compute(load_scenario(OFFICE_DAY))
+    base = results.headline["plan_total_cost"]
+    [line] = [line for line in results.sensitivity.tornado if line["id"] == "tokens_per_day"]
+    assert line["total_high"] == pytest.approx(base + 730 * (416 - 337) * 2.00, rel=1e-12)
+    assert line["total_low"] == pytest.approx(base, rel=1e-12)

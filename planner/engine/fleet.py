@@ -841,6 +841,14 @@ class PlanFleet:
             return [self.gpus(self.peak, rate_ratio)] * HOURS
         return [self.gpus(replicas, rate_ratio) for replicas in self.hourly]
 
+    def scaled(self, rate_ratio: float) -> "PlanFleet":
+        """The launch fleet at another demand, by the month rule (never below the launch's replicas)."""
+        def each(replicas):
+            return tuple(month_replicas(n, rate_ratio) for n in replicas)
+
+        return replace(self, peak=each(self.peak),
+                       hourly=tuple(map(each, self.hourly)) if self.hourly is not None else None)
+
     @classmethod
     def of(cls, table: "FleetTable", spare: float) -> "PlanFleet | None":
         """From a Fleet table: its overall cheapest configuration (None when none meets the SLO)."""

@@ -168,6 +168,10 @@ class WhatIf:
             plan_keys = {"tokens_per_day": "tokens_per_day", "horizon_days": "horizon_days",
                          "monthly_growth": "monthly_growth"}
             return self.of_plan(**{plan_keys[key]: value for key, value in changes.items()})
+        if set(sections) == {"crossover"} and set(sections["crossover"]) == {"tokens_per_day"}:
+            tokens = sections["crossover"]["tokens_per_day"]  # the demand: the launch fleet re-sized by §11's rule
+            ratio = tokens / self.plan.tokens_per_day
+            return self.of_plan(tokens_per_day=tokens, fleet=self.plan.fleet.scaled(ratio))
         return Tables(moved, self.tables.generated)["cost"].headline["plan_total_cost"]
 
     def of_plan(self, **changes) -> float | str:
