@@ -156,16 +156,24 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 
 
-def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_titles(workbook):
+def test_every_sheet_is_protected_and_prints_landscape_at_a_readable_size_with_live_titles(workbook):
+    """One page wide where that prints at 60 % or more; else at 60 % or more in blocks of columns, column A (the
+    row labels) repeated on each."""
     book = opened(workbook)
+    blocks = []
     for ws in book.worksheets:
         assert ws.protection.sheet, ws.title
         assert ws.page_setup.orientation == "landscape"
-        assert ws.sheet_properties.pageSetUpPr.fitToPage
-        assert (ws.page_setup.fitToWidth or 1) == 1 and ws.page_setup.fitToHeight == 0  # 1 is the default
+        if ws.sheet_properties.pageSetUpPr.fitToPage:
+            assert (ws.page_setup.fitToWidth or 1) == 1 and ws.page_setup.fitToHeight == 0  # 1 is the default
+        else:
+            assert ws.page_setup.scale >= 60, ws.title
+            assert ws.print_title_cols == "$A:$A", ws.title
+            blocks.append(ws.title)
         assert "default" in ws.oddHeader.left.text
         assert ws.print_title_rows.startswith("$1:")  # the title and the scenario line repeat on every page
         assert ws["A2"].data_type == "f"
+    assert "Serving" in blocks and "Inputs" not in blocks  # twelve columns of a table; a key-value sheet
 
 
 def test_headline_names_point_at_formulas(workbook, results):
@@ -279,14 +287,18 @@ def test_long_tables_repeat_their_headings_on_every_printed_page(workbook):
 def test_page_breaks_keep_a_table_that_fits_on_one_page():
     """A section that does not fit on the rest of a page starts the next one; one longer than a page flows, and
     does not start in a page's last quarter; a chart never splits."""
-    from planner.workbook.kit import _page_breaks, page_capacity
+    from planner.workbook.pages import page_breaks, page_capacity
 
-    widths = [40, 20, 12, 40]
-    rows = int(page_capacity(widths, 39) // 15)
-    assert _page_breaks([2, 2 + rows - 5], [], {}, 2 + rows + 10, widths) == [2 + rows - 5]  # kept whole
-    assert _page_breaks([2, 8], [], {}, 8 + rows - 2, widths) == []  # the page it would leave is under a third
-    assert _page_breaks([2, 2 + rows - 3], [], {}, 2 + 3 * rows, widths) == [2 + rows - 3]  # long: not at the end
-    assert _page_breaks([2], [(2 + rows - 5, 20)], {}, 2 + rows + 20, widths) == [2 + rows - 5]  # a chart whole
+    capacity = page_capacity(0.8, 39)
+    rows = int(capacity // 15)
+    assert page_breaks([2, 2 + rows - 5], [], {}, 2 + rows + 10, capacity=capacity) == [2 + rows - 5]  # kept whole
+    assert page_breaks([2, 8], [], {}, 8 + rows - 2, capacity=capacity) == [2 + rows]  # it would leave a page under
+    # a third full: it flows on from its page
+    start = 2 + rows - 3  # a long section does not start at a page's end; it flows, a break closing each page
+    assert page_breaks([2, start], [], {}, 2 + 3 * rows, capacity=capacity) == [start, start + rows, start + 2 * rows]
+    assert page_breaks([2], [(2 + rows - 5, 20)], {}, 2 + rows + 20, capacity=capacity) == [2 + rows - 5]  # a chart
+    hidden = {r: 0 for r in range(3, 3 + rows)}  # rows grouped out of sight take no room
+    assert page_breaks([2, 3 + rows], [], hidden, 3 + rows + 10, capacity=capacity) == []
 
 
 def test_whole_things_show_no_decimals_and_operations_no_e_notation(workbook):
