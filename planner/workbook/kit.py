@@ -307,6 +307,7 @@ class Book:
     gates: dict[str, set] = field(default_factory=dict)  # an input's check → checks of rules about that input
     headline: set = field(default_factory=set)  # the named results the rules' checks gate too
     alike: list = field(default_factory=list)  # cells of one formula copied across: guarded alike
+    guarded_rows: dict[str, set] = field(default_factory=dict)  # a guard's condition → (sheet, row) it guards
     range_needs: dict = field(default_factory=dict)  # (sheet, first, last) → what a range's cells need
     names_needs: dict = field(default_factory=dict)  # a formula's text without its cells → what its names need
     sheet_needs: dict = field(default_factory=dict)  # a sheet → what its guarded cells need, for its banner
@@ -423,6 +424,7 @@ class Book:
             if needs:
                 condition = conditions.get(needs) or conditions.setdefault(needs, self.group(needs))
                 formula = f'=IF({condition},{formula[1:]},"{waiting.fallback}")'
+                self.guarded_rows.setdefault(condition, set()).add((sheet, waiting.row))
             self.texts[(sheet, cell)] = formula
             self.sheets[sheet].write_formula(waiting.row, waiting.col, formula, waiting.style,
                                              self.formulas[(sheet, cell)])
@@ -448,9 +450,25 @@ class Book:
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
         for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
-            label = f"Set {name.removeprefix('ok_group_')} ({name}): {len(needs)} checks (its formula names them)"
+            checks = sorted(check.removeprefix("ok_") for check in needs)
+            named = ", ".join(checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
+            label = f"Set {name.removeprefix('ok_group_')} ({name}): {named}"
             sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
-                          name=name, warn="false"), passes)
+                          name=name, warn="false", note=self.guarded_results(name)), passes)
+
+    def guarded_results(self, condition: str) -> str:
+        """What a set of checks guards, in words: on each sheet, the rows (by their labels) it blanks."""
+        rows: dict[str, list[int]] = {}
+        for sheet, row in sorted(self.guarded_rows.get(condition, ())):
+            rows.setdefault(sheet, []).append(row)
+        parts = []
+        for sheet, numbers in rows.items():
+            labels = [label for label in dict.fromkeys(self.sheets[sheet].long_labels.get(r) for r in numbers)
+                      if label]
+            shown = "; ".join(labels[:2]) + (f" and {len(labels) - 2} more" if len(labels) > 2 else "")
+            parts.append(f"{sheet}: {shown}" if shown else f"{sheet}: {len(numbers)} rows")
+        return "Guards " + ". ".join(parts) if parts else ""
+
 
     def reads_input(self, name: str, needs: frozenset, validation: dict) -> None:
         """What a formula reading the input `name` needs (its checks), and the Catalog ids its dropdown lists."""
@@ -789,7 +807,7 @@ class Sheet:
         """The rows below the printed titles, not hidden, with a value, text or formula in these columns."""
         return sorted(r for r, cells in self.ws.table.items()
                       if r >= self.title_rows and r not in self.hidden
-                      and any(first_col <= c <= last_col and type(cell) is not _BLANK for c, cell in cells.items()))
+                      and any(first_col <= c <= last_col and _shows(cell) for c, cell in cells.items()))
 
     def _label(self, row: int, text: str | int, style=None) -> None:
         """A row label; a whole number (a records table keyed by number, such as Goodput's runs) stays a number, so
@@ -1148,6 +1166,13 @@ def readable(chart) -> None:
                     title.font = sized(title.font, bold=True)
     if chart.legend:
         chart.legend["font"] = sized(chart.legend.get("font"))
+
+
+def _shows(cell) -> bool:
+    """Whether a cell as written shows anything: not a blank, nor a formula whose value is empty text."""
+    if type(cell) is _BLANK:
+        return False
+    return type(cell) is not CellFormulaTuple or cell.value not in ("", None)
 
 
 def text_lines(text: str, width: float) -> int:
