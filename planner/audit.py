@@ -320,7 +320,8 @@ def _generated(report: Report, book: xlsx.Workbook | None, found: WorkbookData |
             report.skipped = SUMMARY
             return None
         found = found if found is not None else read_data(book)
-        return book, found, build(compute(_scenario(found, report)), NO_FILE, like=found)
+        results = compute(_scenario(found, report), generated=found.generated_on)
+        return book, found, build(results, NO_FILE, like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)
     except ScenarioError as exc:

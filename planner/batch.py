@@ -132,7 +132,7 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
     """One scenario's outputs (in a worker process)."""
     outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed)
     try:
-        results = computed(job.scenario)
+        results = computed(job.scenario, generated=date)
         write_outputs(job.scenario, out_dir, generated=date, slug=job.slug, results=results)
         outcome.headline = results.headline
     except (OutputError, ScenarioError) as exc:

@@ -87,8 +87,8 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
     inputs = scenario.input_files()
     check_targets(out_dir, [path.name for path in final.values()], inputs)
-    results = results or computed(scenario)
     date = generated or dt.date.today()
+    results = results or computed(scenario, generated=date)
     try:
         write_files(out_dir, slug, {
             final["xlsx"].name: lambda file: build(results, file, generated=date),
@@ -101,11 +101,11 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     return final
 
 
-def computed(scenario: Scenario) -> Results:
-    """The engine's results; a premise that only computing finds failed (hours.mfu: layout, and no layout fits
+def computed(scenario: Scenario, *, generated: dt.date | None = None) -> Results:
+    """The engine's results (as on the day `generated`); a premise that only computing finds failed (hours.mfu: layout, and no layout fits
     and meets the deadline) is a ScenarioError naming the key."""
     try:
-        return compute(scenario)
+        return compute(scenario, generated=generated)
     except NoLayout as exc:
         raise ScenarioError([f"{_at(scenario, ('hours', 'mfu'))}: hours.mfu: value 'layout' is not allowed: {exc}"],
                             [("hours", "mfu")]) from None

@@ -187,6 +187,9 @@ _NOT_VALUES = {
               re.compile(rb"<dataValidations\b(?:[^>]*/>|.*?</dataValidations>)", re.S),
               re.compile(rb"<conditionalFormatting\b(?:[^>]*/>|.*?</conditionalFormatting>)", re.S)],
 }
+# A date's number format (yyyy-mm-dd, mmm yyyy, hh:mm) as General in the copy: LibreOffice's CSV writes a date cell as
+# shown even with raw values asked for, and the serial day is the value
+_DATE_FORMAT = re.compile(rb'(<numFmt\b[^>]*\bformatCode=")[^"]*(?:yy|dd|mmm|hh)[^"]*(")')
 
 
 def _poisoned_copy(book: xlsx.Workbook, target: Path) -> None:
@@ -202,6 +205,8 @@ def _poisoned_copy(book: xlsx.Workbook, target: Path) -> None:
             kind = "workbook" if item.filename == "xl/workbook.xml" else "sheet" if item.filename in sheets else None
             for pattern in _NOT_VALUES.get(kind, ()):
                 data = pattern.sub(b"", data)
+            if item.filename == "xl/styles.xml":
+                data = _DATE_FORMAT.sub(rb"\g<1>General\g<2>", data)
             if item.filename == part:
                 # the canary's <f …>…</f> (LibreOffice adds attributes) then <v>…</v>, <v/> or no value
                 pattern = re.compile(

@@ -8,6 +8,7 @@ own entry and an untouched one disappears.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import types
 import typing
@@ -19,6 +20,7 @@ import yaml
 from pydantic import BaseModel
 
 from planner import xlsx
+from planner.engine.calendar import date_of
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
 from planner.scenario.errors import cut, dotted, quoted, section_class
@@ -243,6 +245,8 @@ class WorkbookData:
     changed: list = field(default_factory=list)  # (Sheet!A1 (name), value, value when generated) of each input
     # changed since generation, in sheet order
     snapshots: list | None = None  # the Scenarios sheet's snapshot values as held (rows of key results), if any
+    held: dict = field(default_factory=dict)  # every other snapshot (a name ending _snapshot) → its rows of values
+    generated_on: Any = None  # the day it was generated (the Cost sheet's generated_on), which a blank start follows
 
     def scenario(self) -> Scenario:
         """The scenario; ScenarioError names the cells (the workbook's own problems first)."""
@@ -284,8 +288,18 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
                                       for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS}
     found.snapshots = [[cell.value for cell in row] for row in reader.cells("scenario_snapshots")] \
         if reader.has("scenario_snapshots") and _on_a_sheet(book, "scenario_snapshots") else None
+    found.held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
+                  if name.endswith("_snapshot")}
+    found.generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
     found.changed.sort(key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
     return found
+
+
+def _day(value) -> dt.date | None:
+    """A serial day as a date; None for anything else."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 1 <= value < 2_958_466:
+        return date_of(value)
+    return None
 
 
 def _read_input(book: xlsx.Workbook, name: str, named: list[str], found: WorkbookData) -> None:
@@ -318,7 +332,7 @@ def _read_input(book: xlsx.Workbook, name: str, named: list[str], found: Workboo
     column, row = xlsx.split(live_ref)  # "When generated" is right of the cell the input's name names
     then = _typed(book.cell(live_sheet, f"{xlsx.column_letter(column + 1)}{row}"))
     found.generated[name] = None if then is FORMULA else then
-    value, then_value = _counted(value, scale), _counted(found.generated[name], scale)
+    value, then_value = _counted(value, scale, key), _counted(found.generated[name], scale, key)
     if then_value is not None:
         found.as_generated[path_parts] = then_value
     typed_value = typed.value if value is typed.value else _typed(typed)
@@ -401,7 +415,7 @@ def _scenario_cell(book: xlsx.Workbook, name: str, scenario: str, path: tuple, *
         found.problems.append((_overflow(found.source, f"{sheet}!{ref} ({name})", ("scenarios", scenario, key),
                                          value, name), ("scenarios", scenario, key)))
         return
-    found.data.setdefault("scenarios", {}).setdefault(scenario, {})[key] = _counted(value, scale)
+    found.data.setdefault("scenarios", {}).setdefault(scenario, {})[key] = _counted(value, scale, "_".join(path))
 
 
 def _overflows(value) -> bool:
@@ -414,12 +428,31 @@ def _overflow(source: str, cell: str, path: tuple, typed, name: str) -> str:
     return f"{source}: {cell}: {dotted(path)}: {quoted(typed)} {unit} is more than any number holds: not allowed"
 
 
-def _counted(value, scale: float | None):
-    """A value typed in the unit shown (trillions of tokens) as the scenario counts it; any other as typed."""
+def _counted(value, scale: float | None, name: str = ""):
+    """A value typed in the unit shown (trillions of tokens) as the scenario counts it; a date input's serial day
+    as the scenario writes a date (2027-01-01); any other as typed (a number where a date goes stays one, which the
+    scenario refuses naming the cell)."""
     if scale and isinstance(value, (int, float)) and not isinstance(value, bool):
         counted = value * scale
         return round(counted) if math.isfinite(counted) else counted  # past any limit: refused naming the cell
+    if name in _dates() and isinstance(value, (int, float)) and not isinstance(value, bool) and value == int(value):
+        day = _day(value)
+        return day.isoformat() if day is not None else value
     return value
+
+
+def _dates() -> frozenset:
+    """The names of the inputs typed as dates."""
+    global _DATES
+    if _DATES is None:
+        from planner.scenario import DEFAULT
+        from planner.workbook.inputs import scenario_inputs
+
+        _DATES = frozenset(i.name for i in scenario_inputs(DEFAULT) if i.kind == "date")
+    return _DATES
+
+
+_DATES: frozenset | None = None
 
 
 def _typed_in(name: str) -> tuple[str, float | None]:

@@ -175,6 +175,8 @@ TABLES = [
     Table("fleet"),
     Table("sensitivity"),
     Table("budget"),
+    Table("cost"),
+    Table("gpus"),
     Table("layouts"),
 ]
 

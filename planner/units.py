@@ -6,6 +6,7 @@ the HTML (planner/report/format.py) both read the kind here.
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Callable
 
@@ -61,6 +62,11 @@ def days(value) -> str:
     return f"{value:,.1f}"
 
 
+def serial_date(value) -> dt.date:
+    """The day a spreadsheet serial number falls on (1900 date system: serial 1 is 1900-01-01 from March 1900 on)."""
+    return dt.date(1899, 12, 30) + dt.timedelta(days=int(value))
+
+
 Reading = Callable[[object, str], str]  # (value, currency symbol) → the value as the HTML reads it, without its unit
 
 
@@ -113,6 +119,9 @@ KINDS = {
     "hours": Kind("#,##0", "GPU-hours", _read(millions)),
     "days": Kind("#,##0.0", "days", _read(days)),
     "ratio": Kind("0.00", reads=_fixed(".2f")),
+    "date": Kind("yyyy-mm-dd", reads=_read(lambda v: f"{serial_date(v):%Y-%m-%d}")),  # a spreadsheet serial day
+    "datetime": Kind("yyyy-mm-dd hh:mm", reads=_read(lambda v: f"{serial_date(v):%Y-%m-%d}")),  # and its time
+    "month": Kind("mmm yyyy", reads=_read(lambda v: f"{serial_date(v):%b %Y}")),  # a month's first day
     "bool": Kind('"TRUE";"TRUE";"FALSE"', reads=_read(yes_no)),  # Excel shows TRUE/FALSE anyway; LibreOffice
     # needs the format
     "params": Kind("#,##0", reads=_fixed(",.0f")),

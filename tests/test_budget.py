@@ -33,9 +33,12 @@ def tokens_per_second_per_gpu(users: int = 32) -> float:
     return users * o / (prefill + o * tpot)
 
 
-def standby_gpu_hours_per_day() -> float:
-    """§4, separate pools: pool = CEIL(600 · 1 · 1.1) = 660 GPUs; idle = Σ_h (660 − 600·f_h)."""
-    return sum(660 - 600 * f for f in OFFICE)
+def standby(tokens_per_day: float, days: float, tok_s: float) -> float:
+    """§9: the month's GPU-hours U = D·days/(3600·TokS); the fleet for its peak hour G = CEIL9(U/(days·Σf)·max f)
+    (office assistant: Σf = 10.52, max f = 1); standby = (24·days·G − U) · price."""
+    used = tokens_per_day * days / (3600 * tok_s)
+    gpus = math.ceil(round(used / (days * sum(OFFICE)) * max(OFFICE), 9))
+    return (24 * days * gpus - used) * PRICE
 
 
 def test_a_run_ending_mid_month_then_growing_serving_months_by_hand():
@@ -59,13 +62,13 @@ def test_a_run_ending_mid_month_then_growing_serving_months_by_hand():
     serving = sum(D * 1.05 ** (m - 1) * min(MONTH, HORIZON - (m - 1) * MONTH) for m in range(1, 25)) \
         / (3600 * tok_s) * PRICE
     assert h["budget_serving_cost"] == pytest.approx(serving)
-    assert h["budget_total_cost"] == pytest.approx(cost + serving) and rows[26]["cumulative"] == pytest.approx(
-        cost + serving)
+    assert h["budget_average_month_total_cost"] == pytest.approx(cost + serving) and rows[26]["cumulative"] == \
+        pytest.approx(cost + serving)
     # year 1: the three training months and serving months 1 … 9
     year = cost + sum(D * 1.05 ** (m - 1) * MONTH for m in range(1, 10)) / (3600 * tok_s) * PRICE
     assert results.budget.years[0]["total"] == pytest.approx(year)
     # standby in its own row, not in the total
-    assert first["standby"] == pytest.approx(standby_gpu_hours_per_day() * PRICE * MONTH)
+    assert first["standby"] == pytest.approx(standby(D, MONTH, tok_s))
     assert first["total"] == pytest.approx(first["serving"])
 
 
@@ -76,18 +79,23 @@ def test_without_growth_the_budget_equals_the_totals_and_standby_joins_when_aske
     serving = HORIZON * D / (3600 * tok_s) * PRICE
     assert h["budget_horizon_serving_cost"] == pytest.approx(serving) == h["budget_serving_cost"]
     assert h["budget_serving_cost_per_million_tokens"] == pytest.approx(PRICE * 1e6 / (3600 * tok_s))
-    standby = standby_gpu_hours_per_day() * PRICE * HORIZON
-    assert h["budget_standby_cost"] == pytest.approx(standby)
-    assert h["budget_total_cost"] == pytest.approx(h["hours_cost"] + serving + standby)
+    # every month at D: 1e11 / (3600 · TokS) = 13,796.75 GPU-hours a day, ĝ = 1,311.48, G = 1,312 GPUs, so 24 · 1,312
+    # − 13,796.75 = 17,691.25 idle GPU-hours a day, $25,829,228 over 730 days
+    idle = standby(D, HORIZON, tok_s)
+    assert idle == pytest.approx((24 * 1312 - D / (3600 * tok_s)) * HORIZON * PRICE) == pytest.approx(25_829_228, abs=1)
+    assert h["budget_standby_cost"] == pytest.approx(idle)
+    assert h["budget_average_month_total_cost"] == pytest.approx(h["hours_cost"] + serving + idle)
     assert h["budget_horizon_total_cost"] == pytest.approx(h["hours_cost"] + serving)
 
 
 def test_users_that_do_not_fit_leave_serving_figures_not_available():
     results = compute(scenario_with(**{"serving.users": 100}))
     h = results.headline
-    assert h["budget_horizon_serving_cost"] == h["budget_serving_cost"] == h["budget_total_cost"] == "n/a"
+    na = "n/a: the users do not fit"
+    assert h["budget_horizon_serving_cost"] == h["budget_serving_cost"] == h["budget_total_cost"] == \
+        h["budget_average_month_total_cost"] == h["budget_standby_cost"] == h["plan_total_cost"] == na
     months = [r for r in results.budget.rows if r["phase"]]
-    assert months[0]["total"] == h["hours_cost"] and months[1]["serving"] == months[1]["cumulative"] == "n/a"
+    assert months[0]["total"] == h["hours_cost"] and months[1]["serving"] == months[1]["cumulative"] == na
 
 
 @pytest.mark.spreadsheet
@@ -127,4 +135,4 @@ def test_the_example_as_its_comment_works_it():
     assert last["days"] == pytest.approx(1095 - 35 * MONTH) and last["serving_month"] == 36
     tok_s = tokens_per_second_per_gpu()
     assert last["serving"] == pytest.approx(1e10 * 1.05 ** 35 * last["days"] / (3600 * tok_s) * PRICE)
-    assert last["total"] == pytest.approx(last["serving"] + standby_gpu_hours_per_day() * PRICE * last["days"])
+    assert last["total"] == pytest.approx(last["serving"] + standby(1e10 * 1.05 ** 35, last["days"], tok_s))

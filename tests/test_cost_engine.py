@@ -62,7 +62,7 @@ def test_the_plan_starts_on_the_date_given_or_the_first_of_the_month_after_gener
     p = cost.plan_for(scenario, compute(scenario).tables, GENERATED)
     assert p.start == S + 31 + 28 + 14 and p.fx == 0.92 and p.currency == "EUR"
     assert p.average_month.training_cost == pytest.approx(0.92 * figures["default"].average_month.training_cost)
-    t = cost.compute(p)
+    t = cost.cost_of(p)
     assert t.rows[0]["month_start"] == S + 31 + 28 and t.scalars["price_on_demand"] == pytest.approx(1.84)
 
 
@@ -76,7 +76,7 @@ def npv_of(table, column):
 
 # Example 1: §9's budget on the calendar ---------------------------------------------------------------------------
 def test_example_1_the_budget_on_calendar_months(figures):
-    t = cost.compute(plan(figures))
+    t = cost.cost_of(plan(figures))
     s, months = t.scalars, in_plan(t)
     printed(s["training_days"], "21.4751")
     assert cal.date_of(s["launch_date"]).isoformat() == "2027-01-22" and s["months"] == len(months) == 25
@@ -106,7 +106,7 @@ def test_example_1_the_budget_on_calendar_months(figures):
 
 
 def test_rows_outside_the_plan_keep_days_and_demand_and_blank_money(figures):
-    t = cost.compute(plan(figures))
+    t = cost.cost_of(plan(figures))
     assert len(t.rows) == cost.row_count(120, 3653) == 3 * 120 + 122 + 36 + 1
     after = t.rows[25]
     assert not after["in_plan"] and after["fiscal_year"] == "" and after["on_demand_total"] == ""
@@ -115,7 +115,7 @@ def test_rows_outside_the_plan_keep_days_and_demand_and_blank_money(figures):
 
 # Example 2: rent against own --------------------------------------------------------------------------------------
 def test_example_2_the_owned_cost_per_gpu_hour(figures):
-    s = cost.compute(plan(figures, "three_years", horizon_days=1095)).scalars
+    s = cost.cost_of(plan(figures, "three_years", horizon_days=1095)).scalars
     printed(s["own_depreciation_per_day"], "27.720739")
     printed(s["own_depreciation_per_day"] * 365.25, "10,125")
     printed(s["own_facility_per_day"], "7.710111")
@@ -136,7 +136,7 @@ def test_example_2_the_owned_cost_per_gpu_hour(figures):
 
 
 def test_example_2_office_assistant_owning_loses_to_renting(figures):
-    t = cost.compute(plan(figures, "three_years", horizon_days=1095))
+    t = cost.cost_of(plan(figures, "three_years", horizon_days=1095))
     s, h, months = t.scalars, t.headline, in_plan(t)
     assert len(months) == 37 and cal.date_of(s["serving_end"]).isoformat() == "2030-01-21"
     printed(sum(r["on_demand_serving"] for r in months), "30,214,878")
@@ -164,7 +164,7 @@ def test_example_2_office_assistant_owning_loses_to_renting(figures):
 
 
 def test_example_2_office_assistant_committed_baseline(figures):
-    t = cost.compute(plan(figures, "three_years", horizon_days=1095))
+    t = cost.cost_of(plan(figures, "three_years", horizon_days=1095))
     s = t.scalars
     printed(s["price_baseline_effective"], "1.60146")
     assert s["serving_commitment_end"] - s["launch_date"] == pytest.approx(1096)
@@ -175,7 +175,7 @@ def test_example_2_office_assistant_committed_baseline(figures):
 
 
 def test_example_2_global_app_committed_is_cheapest_and_owning_loses_once_money_costs(figures):
-    t = cost.compute(plan(figures, "three_years", horizon_days=1095, profile=GLOBAL))
+    t = cost.cost_of(plan(figures, "three_years", horizon_days=1095, profile=GLOBAL))
     s, h, months = t.scalars, t.headline, in_plan(t)
     assert sum(GLOBAL) == pytest.approx(21.10)
     printed(s["launch_scale"], "653.874")
@@ -197,7 +197,7 @@ def test_example_2_global_app_committed_is_cheapest_and_owning_loses_once_money_
 
 # Example 3: a 70B serving plan, committed baseline plus on-demand burst --------------------------------------------
 def example_3(figures, **changes):
-    return cost.compute(plan(figures, "70b", allocated_gpu_hours=0, training_days=0, tokens_per_day=1e10,
+    return cost.cost_of(plan(figures, "70b", allocated_gpu_hours=0, training_days=0, tokens_per_day=1e10,
                              horizon_days=365, profile=GLOBAL, path="committed", **changes))
 
 
@@ -254,7 +254,7 @@ def test_example_3_a_three_year_term_for_a_one_year_plan(figures):
 def example_4(figures):
     average = figures["three_years"].average_month
     in_eur = cost.AverageMonth(training_cost=average.training_cost * 0.92, serving_cost=average.serving_cost * 0.92)
-    return cost.compute(plan(figures, "three_years", horizon_days=1095, currency="EUR", fx=0.92,
+    return cost.cost_of(plan(figures, "three_years", horizon_days=1095, currency="EUR", fx=0.92,
                              first_fiscal_month=7, contingency=0.10, escalation=0.03, average_month=in_eur))
 
 
@@ -294,11 +294,11 @@ def test_example_4_totals_npv_and_the_bridge_in_eur(figures):
     printed((1_055_545 + 30_214_878) * 0.92, "28,768,789")
     for key in ("standby", "training_tier", "other", "path"):
         assert lines[key] == 0, key
-    assert abs(lines["calendar_months"]) < 1e-9 * lines["average_month_total"]
+    assert lines["calendar_months"] == 0  # to the cent
     printed(lines["escalation"], "891,229")
     printed(lines["contingency"], "2,966,002")
     printed(lines["total"], "32,626,020")
-    assert lines["total"] == pytest.approx(h["tco_total_cost"], rel=1e-12)
+    assert lines["total"] == pytest.approx(h["tco_total_cost"], abs=0.05)  # eight lines, each to the cent
     assert all(t.checks.values())
 
 
@@ -367,7 +367,7 @@ def test_a_gpu_row_that_does_not_fit_or_has_no_server_price_says_so(figures):
 
 # Example 6: unit economics -------------------------------------------------------------------------------------------
 def test_example_6_unit_economics(figures):
-    t = cost.compute(plan(figures, active_users=1_000_000, price_input_per_million=0.10,
+    t = cost.cost_of(plan(figures, active_users=1_000_000, price_input_per_million=0.10,
                           price_output_per_million=0.40))
     u, h = t.unit, t.headline
     printed(1e11 / 6144, "16,276,041.7")
@@ -386,24 +386,24 @@ def test_example_6_unit_economics(figures):
 
 
 def test_unit_economics_are_blank_without_prices_and_users(figures):
-    t = cost.compute(plan(figures))
+    t = cost.cost_of(plan(figures))
     assert t.headline["unit_cost_per_user_per_month"] is None and t.headline["unit_revenue"] is None
     assert t.headline["unit_break_even_price_output"] is None
-    zero_users = cost.compute(plan(figures, active_users=0)).headline["unit_cost_per_user_per_month"]
+    zero_users = cost.cost_of(plan(figures, active_users=0)).headline["unit_cost_per_user_per_month"]
     assert zero_users == cost.NO_USERS
 
 
 # Example 7: the training run on each tier --------------------------------------------------------------------------
 def test_example_7_training_on_each_tier(figures):
-    on_demand = cost.compute(plan(figures)).scalars
+    on_demand = cost.cost_of(plan(figures)).scalars
     printed(on_demand["training_tier_cost"], "1,055,545")
     printed(on_demand["training_days"], "21.4751")
-    spot = cost.compute(plan(figures, training_tier="spot")).scalars
+    spot = cost.cost_of(plan(figures, training_tier="spot")).scalars
     printed(figures["default"].allocated_gpu_hours * 1.10, "580,549.7")
     assert spot["price_training"] == 1.0
     printed(spot["training_tier_cost"], "580,550")
     printed(spot["training_days"], "23.6226")
-    one = cost.compute(plan(figures, training_tier="committed_1y"))
+    one = cost.cost_of(plan(figures, training_tier="committed_1y"))
     printed(one.scalars["training_tier_cost"], "14,352,384")
     assert one.scalars["training_commitment_end"] == cal.serial(dt.date(2028, 1, 1))
     printed(one.scalars["training_used_cost"], "844,436")
@@ -411,13 +411,13 @@ def test_example_7_training_on_each_tier(figures):
     printed(one.scalars["training_unused_cost"] / one.scalars["training_tier_cost"], "0.941")
     assert sum(r["training"] for r in in_plan(one)) == pytest.approx(14_352_384, abs=0.5)
     assert one.warnings["tco_warn_training_commitment_unused"] and all(one.checks.values())
-    three = cost.compute(plan(figures, training_tier="committed_3y")).scalars
+    three = cost.cost_of(plan(figures, training_tier="committed_3y")).scalars
     printed(three["training_tier_cost"], "35,015,885")
     printed(three["training_unused_cost"] / three["training_tier_cost"], "0.980")
 
 
 def test_the_plan_end_covers_a_training_commitment_and_the_months_bill_it(figures):
-    t = cost.compute(plan(figures, training_tier="committed_1y"))
+    t = cost.cost_of(plan(figures, training_tier="committed_1y"))
     months = in_plan(t)
     s = t.scalars  # the plan ends with the serving baseline's two 1-year terms, after training's one
     assert s["training_commitment_end"] < s["serving_end"] < s["plan_end"] == s["serving_commitment_end"]
@@ -434,10 +434,10 @@ def test_with_growth_the_calendar_months_line_is_small_and_ignores_everything_bu
     lines = {}
     for fx, extra in ((1.0, {}), (1.1, {"currency": "EUR", "escalation": 0.03, "contingency": 0.1})):
         average = cost.AverageMonth(training_cost=hours["cost"] * fx, serving_cost=budget["serving_cost"] * fx)
-        t = cost.compute(plan(figures, horizon_days=500, monthly_growth=0.05, profile=shipped.PROFILES[
+        t = cost.cost_of(plan(figures, horizon_days=500, monthly_growth=0.05, profile=shipped.PROFILES[
             "consumer-evening"], training_tier="spot", fx=fx, average_month=average, **extra))
         lines[fx] = {line["line"]: line["amount"] for line in t.bridge}
-        assert lines[fx]["total"] == pytest.approx(t.headline["tco_total_cost"], rel=1e-12)
+        assert lines[fx]["total"] == pytest.approx(t.headline["tco_total_cost"], abs=0.05)  # lines to the cent
     printed(lines[1.0]["calendar_months"], "26,206")
     printed(lines[1.0]["average_month_total"] / 1e6, "21.71")
     printed(lines[1.0]["calendar_months"] / lines[1.0]["average_month_total"], "0.00121")
@@ -456,13 +456,13 @@ def test_a_quote_overrides_its_ratio_and_fx_applies_once(figures):
 
 
 def test_a_quote_of_zero_commits_to_the_peak_hour(figures):
-    t = cost.compute(plan(figures, prices=dataclasses.replace(figures["default"].prices, committed_1y=0.0)))
+    t = cost.cost_of(plan(figures, prices=dataclasses.replace(figures["default"].prices, committed_1y=0.0)))
     assert t.scalars["baseline_hours"] == 1
     assert t.scalars["serving_baseline_gpus_suggested"] == 1311  # INT(1,311.478 × LARGE(f, 1) = 1)
 
 
 def test_an_on_demand_price_of_zero(figures):
-    t = cost.compute(plan(figures, prices=dataclasses.replace(figures["default"].prices, on_demand=0.0)))
+    t = cost.cost_of(plan(figures, prices=dataclasses.replace(figures["default"].prices, on_demand=0.0)))
     assert t.scalars["baseline_hours"] == cost.PRICE_ZERO and t.scalars["serving_baseline_gpus_suggested"] == 0
     assert t.headline["own_break_even_utilisation"] == cost.PRICE_ZERO
     assert t.headline["tco_on_demand_total_cost"] == 0
@@ -470,7 +470,7 @@ def test_an_on_demand_price_of_zero(figures):
 
 def test_a_training_only_plan(figures):
     training_only = cost.AverageMonth(training_cost=figures["default"].average_month.training_cost, serving_cost=0)
-    t = cost.compute(plan(figures, horizon_days=0, average_month=training_only))
+    t = cost.cost_of(plan(figures, horizon_days=0, average_month=training_only))
     s, h = t.scalars, t.headline
     assert s["price_baseline_effective"] == s["baseline_hours"] == cost.NO_SERVING
     assert s["serving_baseline_gpus_suggested"] == 0 and s["plan_end"] == s["launch_date"] and s["months"] == 1
@@ -481,13 +481,13 @@ def test_a_training_only_plan(figures):
 
 
 def test_no_training_commits_nothing_for_training(figures):
-    t = cost.compute(plan(figures, allocated_gpu_hours=0, training_days=0, training_tier="committed_3y"))
+    t = cost.cost_of(plan(figures, allocated_gpu_hours=0, training_days=0, training_tier="committed_3y"))
     assert t.scalars["training_term_months"] == 0 and t.scalars["launch_date"] == S
     assert t.headline["tco_training_cost"] == 0
 
 
 def test_serving_that_does_not_fit_reads_na_and_training_stays(figures):
-    t = cost.compute(plan(figures, serving_fits=False))
+    t = cost.cost_of(plan(figures, serving_fits=False))
     h = t.headline
     assert h["tco_total_cost"] == h["tco_serving_cost"] == h["tco_npv"] == cost.NOT_SERVED
     printed(h["tco_training_cost"], "1,055,545")
@@ -499,7 +499,7 @@ def test_serving_that_does_not_fit_reads_na_and_training_stays(figures):
 
 
 def test_a_plan_longer_than_the_rows_fails_its_check_and_reads_na(figures):
-    t = cost.compute(plan(figures, rows=24))
+    t = cost.cost_of(plan(figures, rows=24))
     assert not t.checks["tco_months_within_rows"] and t.scalars["months"] == 25
     assert t.headline["tco_total_cost"] == t.headline["tco_training_cost"] == cost.TOO_LONG
 
@@ -516,7 +516,7 @@ def test_a_plan_longer_than_the_rows_fails_its_check_and_reads_na(figures):
 def test_each_failure_names_its_input(figures, changes, failing):
     if "owning" in changes:
         changes = {**changes, "owning": owning(figures, **changes["owning"])}
-    t = cost.compute(plan(figures, **changes))
+    t = cost.cost_of(plan(figures, **changes))
     assert [key for key, ok in t.checks.items() if not ok] == [failing]
 
 
@@ -529,13 +529,13 @@ def test_each_failure_names_its_input(figures, changes, failing):
 def test_each_warning_holds_only_when_asked(figures, changes, warning):
     if "owning" in changes:
         changes = {**changes, "owning": owning(figures, **changes["owning"])}
-    t = cost.compute(plan(figures, "three_years" if changes.get("horizon_days") else "default", **changes))
+    t = cost.cost_of(plan(figures, "three_years" if changes.get("horizon_days") else "default", **changes))
     assert [key for key, raised in t.warnings.items() if raised] == [warning]
     assert all(t.checks.values())
 
 
 def test_owning_outlived_stops_depreciating_at_the_end_of_its_life(figures):
-    t = cost.compute(plan(figures, "three_years", owning=owning(figures, useful_life_years=2)))
+    t = cost.cost_of(plan(figures, "three_years", owning=owning(figures, useful_life_years=2)))
     s = t.scalars
     depreciated = sum(r["depreciation"] for r in in_plan(t))
     assert depreciated == pytest.approx(1312 * 45_000 * 0.9)  # to the residual, two years in
@@ -543,7 +543,7 @@ def test_owning_outlived_stops_depreciating_at_the_end_of_its_life(figures):
 
 
 def test_owned_training_buys_at_the_start_and_drops_the_training_rental(figures):
-    t = cost.compute(plan(figures, owning=owning(figures, training=True)))
+    t = cost.cost_of(plan(figures, owning=owning(figures, training=True)))
     first = in_plan(t)[0]
     assert t.headline["own_gpus"] == 1312 and t.scalars["own_start"] == S  # the larger of 1,312 and N_run 1,024
     assert t.totals["owned_training"] == 0 and first["on_demand_total"] > first["training"] > 0
@@ -560,23 +560,25 @@ def test_a_fleets_columns_replace_the_roofline_demand(figures):
     days = cal.months(S, p.rows, first_fiscal_month=1, escalation=0, discount_rate=0).overlap(S, S + 365)
     fleet = cost.Fleet(gpu_hours=tuple(240 * days), gpus=(12,) * p.rows,
                        hourly_gpus=tuple((10.0,) * 24 for _ in range(p.rows)))
-    t = cost.compute(dataclasses.replace(p, fleet=fleet))
+    t = cost.cost_of(dataclasses.replace(p, fleet=fleet))
     assert t.headline["tco_on_demand_total_cost"] == pytest.approx(240 * 365 * 2.0)
     assert t.headline["own_gpus"] == 12
     burst = sum(r["burst_committed"] for r in in_plan(t))
     assert burst == pytest.approx(2 * 24 * 365 * 2.0)
     assert in_plan(t)[0]["committed_gpus"] == 12
-    suggested = cost.compute(dataclasses.replace(p, fleet=fleet, baseline_gpus=None)).scalars
+    suggested = cost.cost_of(dataclasses.replace(p, fleet=fleet, baseline_gpus=None)).scalars
     assert suggested["launch_scale"] == pytest.approx(10) and suggested["serving_baseline_gpus_suggested"] == 10
 
 
 def test_the_month_columns_add_up_to_the_plan(figures):
-    t = cost.compute(plan(figures, monthly_growth=0.03, training_tier="spot", escalation=0.05, contingency=0.2,
+    t = cost.cost_of(plan(figures, monthly_growth=0.03, training_tier="spot", escalation=0.05, contingency=0.2,
                           other_monthly_cost=10_000, path="owned"))
     months = in_plan(t)
-    assert sum(r["training_days"] for r in months) == pytest.approx(t.scalars["training_days"], rel=1e-12)
-    assert sum(r["serving_days"] for r in months) == pytest.approx(730, rel=1e-12)
-    assert sum(r["plan_days"] for r in months) == pytest.approx(730 + t.scalars["training_days"], rel=1e-12)
+    # each month's days to a billionth of a day (ROUND(x, 9)): the months' days add up within that, month by month
+    assert sum(r["training_days"] for r in months) == pytest.approx(t.scalars["training_days"], abs=1e-9)
+    assert sum(r["serving_days"] for r in months) == pytest.approx(730, abs=len(months) * 1e-9)
+    assert sum(r["plan_days"] for r in months) == pytest.approx(730 + t.scalars["training_days"],
+                                                               abs=len(months) * 1e-9)
     assert sum(fy["owned_total"] for fy in t.fiscal_years) == pytest.approx(t.headline["tco_total_cost"])
     other = sum(r["other"] / r["escalation"] for r in months)
     assert other == pytest.approx(10_000 * sum(r["plan_days"] / r["days"] for r in months))
@@ -585,7 +587,7 @@ def test_the_month_columns_add_up_to_the_plan(figures):
 
 
 def test_without_a_server_price_the_owned_path_reads_na(figures):
-    t = cost.compute(plan(figures, owning=owning(figures, server_price=None)))
+    t = cost.cost_of(plan(figures, owning=owning(figures, server_price=None)))
     h, first = t.headline, in_plan(t)[0]
     assert h["tco_owned_total_cost"] == h["tco_owned_npv"] == h["own_cost_per_gpu_hour"] == cost.NO_SERVER
     assert first["owned_total"] == first["depreciation"] == cost.NO_SERVER
@@ -594,7 +596,7 @@ def test_without_a_server_price_the_owned_path_reads_na(figures):
 
 
 def test_the_json_months_are_the_plans_with_iso_dates(figures):
-    found = cost.compute(plan(figures)).to_json()
+    found = cost.cost_of(plan(figures)).to_json()
     months = found["calendar"]["months"]
     assert len(months) == 25 and months[0]["month_start"] == "2027-01-01" and months[1]["days"] == 28
     assert months[0]["fiscal_year"] == "FY2027" and round(months[0]["discount_factor"], 6) == 0.993607
@@ -605,15 +607,15 @@ def test_standby_joins_the_on_demand_path_only_when_asked(figures):
     """Standby_k = (24·v_k·G_k − U_k)·p_od·e_k: the idle hours of a fleet sized for each month's peak hour, 1,312
     GPUs all plan long on the office profile; the committed and owned paths pay for their own capacity."""
     nine = dataclasses.replace(figures["default"].average_month, standby_cost=1_000_000.0)  # §9's, in its total
-    t = cost.compute(plan(figures, include_standby=True, average_month=nine))
+    t = cost.cost_of(plan(figures, include_standby=True, average_month=nine))
     per_day = 1e11 / (3600 * figures["default"].tokens_per_s_per_gpu)
     standby = 730 * (24 * 1312 - per_day) * 2.0
     assert sum(r["standby"] for r in in_plan(t)) == pytest.approx(standby, rel=1e-12)
-    plain = cost.compute(plan(figures))
+    plain = cost.cost_of(plan(figures))
     h, without = t.headline, plain.headline
     assert h["tco_on_demand_total_cost"] == pytest.approx(without["tco_on_demand_total_cost"] + standby)
     assert h["tco_committed_total_cost"] == without["tco_committed_total_cost"]
     assert h["tco_owned_total_cost"] == without["tco_owned_total_cost"]
     lines = {line["line"]: line["amount"] for line in t.bridge}
     assert lines["standby"] == pytest.approx(standby - 1_000_000)
-    assert lines["total"] == pytest.approx(h["tco_total_cost"], rel=1e-12) and all(t.checks.values())
+    assert lines["total"] == pytest.approx(h["tco_total_cost"], abs=0.05) and all(t.checks.values())

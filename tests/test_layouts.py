@@ -119,11 +119,11 @@ def test_the_html_shows_the_front_and_the_reasons(worked):
 
 
 # The Layouts sheet ----------------------------------------------------------------------------------------------------
-def test_the_sheet_comes_after_budget_and_before_catalog(tmp_path, worked):
+def test_the_sheet_comes_after_gpus_and_before_catalog(tmp_path, worked):
     path = tmp_path / "layouts.xlsx"
     build(worked, str(path))
     names = openpyxl.load_workbook(path, read_only=True).sheetnames
-    assert names.index("Layouts") == names.index("Budget") + 1 and names[names.index("Layouts") + 1] == "Catalog"
+    assert names.index("Layouts") == names.index("GPUs") + 1 and names[names.index("Layouts") + 1] == "Catalog"
 
 
 def shown_rows(path) -> dict[int, tuple]:

@@ -4,6 +4,8 @@ re-centre and each middle cell equals its headline."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from planner.engine import compute
@@ -55,10 +57,25 @@ def test_tornado_bars_by_hand():
     assert bars["Served tokens per day D"]["change_high"] == pytest.approx(0.2 * serving)
     assert bars["Productive share q"]["change_high"] == 0 and bars["Productive share q"]["change_low"] == \
         pytest.approx(0.25 * training)
-    # swings: price 0.4·base, D 0.4·serving, MFU (1/0.8 − 1/1.2)·training, T 0.4·training, q 0.25·training
+    # the horizon at ×0.8 and ×1.2 is 584 and 876 days of serving at D: the same swing as D's (line order keeps D
+    # first)
+    assert bars["Serving horizon"]["change_low"] == pytest.approx(-0.2 * serving)
+    assert bars["Serving horizon"]["change_high"] == pytest.approx(0.2 * serving)
+    # growth of 0 moves by +0.01 a month: the m-th month from launch (from one monthly anniversary of L,
+    # 2027-01-22 11:24, to the next) serves D·1.01^m a day; 730 days end at 2029-01-21 11:24
+    launch = dt.datetime(2027, 1, 1) + dt.timedelta(days=C / (PEAK * 0.40 * 3600) / 1024 / 24)
+    end = launch + dt.timedelta(days=HORIZON)
+    steps = [launch.replace(year=launch.year + (launch.month - 1 + m) // 12, month=(launch.month - 1 + m) % 12 + 1)
+             for m in range(26)]
+    days = [(min(b, end) - a).total_seconds() / 86400 for a, b in zip(steps, steps[1:]) if a < end]
+    grown = sum(1.01 ** m * d for m, d in enumerate(days)) / HORIZON * serving
+    assert bars["Monthly traffic growth g"]["change_high"] == pytest.approx(grown - serving, rel=1e-9)
+    # swings: price 0.4·base, D and the horizon 0.4·serving, growth, MFU (1/0.8 − 1/1.2)·training, T 0.4·training,
+    # q 0.25·training
     order = [line["input"] for line in t.sorted]
     assert [name for name in order if name != "Bandwidth efficiency η_m"] == [
-        "Price per GPU-hour", "Served tokens per day D", "Training MFU", "Training tokens T", "Productive share q"]
+        "Price per GPU-hour", "Served tokens per day D", "Serving horizon", "Monthly traffic growth g",
+        "Training MFU", "Training tokens T", "Productive share q"]
 
 
 @pytest.mark.spreadsheet

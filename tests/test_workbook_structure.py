@@ -24,11 +24,12 @@ from tests.helpers import address, cell_of, scenario_with
 
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
 PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "COUNTIFS", "EXACT", "EXP", "HYPERLINK",
+                      "EOMONTH", "EDATE", "YEAR", "MONTH", "SUMIF",  # Excel 2007's own (the Analysis ToolPak's before)
                       "IF", "IFERROR", "INDEX", "INT", "ISBLANK", "ISERROR", "ISLOGICAL", "ISNUMBER", "ISTEXT", "LARGE",
                       "LEN", "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT",
-                      "SQRT", "SUMIF", "SUMSQ"}  # the calibration fit: Excel 2000 functions
+                      "SQRT", "SUMSQ"}  # the calibration fit: Excel 2000 functions
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
 UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1E+09", "1E+12", "0", "100",  # METHOD.md: these may stay literal
                     "1000", "1E+06",  # seconds to milliseconds; per million tokens (as Excel spells them)
@@ -98,7 +99,9 @@ def test_sheets_in_order(workbook, results):
 
 
 MAY_BE_BLANK = {"serving_speculative_tokens", "serving_speculative_acceptance", "serving_speculative_accept_length",
-                "serving_speculative_draft_model"}  # declared blank=True: their method's own value, or none
+                "serving_speculative_draft_model", "budget_start_date", "pricing_serving_baseline_gpus",
+                "ownership_gpus", "unit_active_users", "unit_price_input_per_million",
+                "unit_price_output_per_million"}  # declared blank=True: their method's own value, or none
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
 
 

@@ -4,6 +4,7 @@ reads Hours), computed once when first asked for."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 from planner.tables import present, table
@@ -18,6 +19,7 @@ class Results:
     tables: dict  # table key → its result, in table order
     file: object = None  # the scenario as the file gives it: the base, its named scenarios and the one shown
     named: dict = field(default_factory=dict)  # with named scenarios: "base" and each name → its Results
+    generated: dt.date = None  # the day the outputs were generated: a blank start date is the first of the next month
 
     def __getattr__(self, key: str):
         tables = self.__dict__.get("tables", {})
@@ -39,19 +41,28 @@ class Results:
         return all(self.checks.values())
 
     def to_json(self) -> dict:
-        found = {"scenario": (self.file or self.scenario).normalised(), "headline": self.headline,
-                 "tables": {key: table.to_json() for key, table in self.tables.items()}}
+        tables = {}
+        for key, table in self.tables.items():  # a table may give several (the cost table: calendar and cost)
+            tables |= table.json_tables() if hasattr(table, "json_tables") else {key: table.to_json()}
+        found = {"scenario": (self.file or self.scenario).normalised(), "headline": self.headline, "tables": tables}
         if self.named:  # each named scenario's headline, as the workbook's Scenarios sheet snapshots it
             found["scenarios"] = {name: named.headline for name, named in self.named.items()}
         return found
 
 
+# The generation date when none is given: the worked examples' (docs/method.md §13), so a library call or a test
+# without a date gives the same numbers on any day. `planner run` and `planner batch` give today's (or --date).
+EXAMPLES_GENERATED = dt.date(2026, 12, 2)
+
+
 class Tables:
     """The tables of one scenario, each computed when first asked for; a table that asks for itself, directly or
-    through others, is a bug in the registry and says which."""
+    through others, is a bug in the registry and says which. `generated`: the day the outputs are generated, which
+    a blank start date of the plan follows (the first of the next month)."""
 
-    def __init__(self, scenario):
+    def __init__(self, scenario, generated: dt.date = EXAMPLES_GENERATED):
         self.scenario = scenario
+        self.generated = generated
         self.done: dict = {}
         self.asking: list[str] = []
 
@@ -67,21 +78,23 @@ class Tables:
         return self.done[key]
 
 
-def compute(scenario) -> Results:
-    """Every table of the scenario shown (Scenario.shown); with named scenarios, each of them too."""
+def compute(scenario, *, generated: dt.date | None = None) -> Results:
+    """Every table of the scenario shown (Scenario.shown); with named scenarios, each of them too. `generated`: the
+    day the outputs are generated (None: EXAMPLES_GENERATED); the engine reads no clock."""
+    generated = generated or EXAMPLES_GENERATED
     shown = scenario.shown()
-    results = _compute(shown)
+    results = _compute(shown, generated)
     results.file = scenario
     if scenario.named_scenarios():
-        results.named = {name: results if name == scenario.scenario else _compute(named)
+        results.named = {name: results if name == scenario.scenario else _compute(named, generated)
                          for name, named in [("base", scenario), *((name, scenario.in_workbook(name))
                                                                    for name, _ in scenario.named_scenarios())]}
     return results
 
 
-def _compute(scenario) -> Results:
+def _compute(scenario, generated: dt.date) -> Results:
     from planner.engine.catalog_columns import catalog_columns  # numpy: not for what imports engine/shared.py
 
-    tables = Tables(scenario)
+    tables = Tables(scenario, generated)
     return Results(scenario, catalog_columns(scenario.merged_catalog),
-                   {t.key: tables[t.key] for t in present(scenario)})
+                   {t.key: tables[t.key] for t in present(scenario)}, generated=generated)

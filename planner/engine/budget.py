@@ -1,10 +1,13 @@
-"""Budget: the totals over the horizon and the plan month by month (docs/method.md §9).
+"""Budget over average months (docs/method.md §9): the totals over the horizon and the plan month by month in
+months of 30.4375 days, the second block of the Budget sheet, beside the calendar (§13, planner/engine/cost.py),
+whose total is the plan's. Its total starts the calendar's bridge.
 
 Training is spent evenly over Hours' wall-clock days, in months of 30.4375 days (a year of 365.25 days over 12), the
 last one prorated. Serving follows from launch over Crossover's horizon: month m serves D·(1 + g)^(m − 1) tokens a
 day at the Serving table's tokens per second per GPU at its users (the roofline, §6), so serving GPU-hours are
-tokens / (3600·TokS). Standby capacity, the serving pool's idle GPU-hours under separate pools (Cluster, §4), has a
-row of its own and joins the total only when asked. Nothing is computed here that another table computes.
+tokens / (3600·TokS). Standby is the idle GPU-hours of a fleet sized for each month's peak hour, from that
+traffic and the demand profile: U_m/(days·Σf) GPUs at a fraction of 1, CEIL9 of its peak, less what the traffic
+uses; it has a row of its own and joins the total only when asked. Money is in the reporting currency (× fx).
 """
 
 from __future__ import annotations
@@ -12,19 +15,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
+from planner.engine.cost import NOT_SERVED  # a serving figure when the users do not fit (B > B_max)
 from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
 DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month
-NOT_SERVED = "n/a"  # a serving figure when the users do not fit (B > B_max): no roofline throughput to price
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
 TRAINING_ROWS = 120  # training months the sheet has rows for: ten years; a longer run fails budget_run_within_rows
 SERVING_ROWS = int(ceil9(HORIZON_MAX_DAYS / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
 ROWS = TRAINING_ROWS + SERVING_ROWS  # the sheet's fixed month rows, the unused ones blank
 YEARS = -(-ROWS // 12)
 COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
-           "serving_gpu_hours", "serving", "standby", "total", "cumulative")
+           "serving_gpu_hours", "scale", "committed_gpus", "serving", "standby", "total", "cumulative")
 YEAR_COLUMNS = ("training", "serving", "standby", "total")
 
 
@@ -48,6 +51,19 @@ def serving_gpu_hours(tokens, tokens_per_second_per_gpu) -> float:
     return tokens / (3600 * tokens_per_second_per_gpu)
 
 
+def peak_sized(gpu_hours, days, profile) -> tuple[float, int]:
+    """ĝ_m = U_m/(days·Σf), the GPUs in use at a profile fraction of 1, and G_m = CEIL9(ĝ_m·MAX(f)), the fleet sized
+    for the month's peak hour (§9, as §13's ĝ_k and G_k); 0 without days or demand."""
+    total = sum(profile)
+    scale = gpu_hours / (days * total) if days > 0 and total > 0 else 0.0
+    return scale, int(ceil9(scale * max(profile)))
+
+
+def standby_gpu_hours(gpu_hours, days, profile) -> float:
+    """24·days·G_m − U_m: the hours a fleet sized for the month's peak hour keeps but the traffic does not use."""
+    return 24 * days * peak_sized(gpu_hours, days, profile)[1] - gpu_hours
+
+
 @dataclass
 class BudgetTable:
     """docs/method.md §9's totals and budget for one scenario: the scalars, every month row of the sheet (the unused
@@ -60,7 +76,7 @@ class BudgetTable:
     @property
     def headline(self) -> dict:
         s = self.scalars
-        return {"budget_serving_cost": s["serving_cost"], "budget_total_cost": s["total_cost"],
+        return {"budget_serving_cost": s["serving_cost"], "budget_average_month_total_cost": s["total_cost"],
                 "budget_months": s["serving_months"], "budget_training_months": s["training_months"],
                 "budget_standby_cost": s["standby_cost"],
                 "budget_horizon_serving_cost": s["horizon_serving_cost"],
@@ -77,10 +93,54 @@ class BudgetTable:
                 "years": [y for y in self.years if y["training"] != ""]}
 
 
-def _month_rows(s: dict, price: float, fits: bool) -> list[dict]:
-    """The sheet's ROWS month rows from the totals' scalars `s`: the training months, then the serving months from
-    launch, each with its total and the running total; the rest blank."""
-    n_training, n_serving, tok_s = s["training_months"], s["serving_months"], s["tokens_per_s_per_gpu"]
+def compute(scenario, tables) -> BudgetTable:
+    hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
+    serving = tables["serving"].headline
+    fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
+    fx, growth, standby_in = scenario.fx_rate, scenario.budget.monthly_growth, scenario.budget.include_standby
+    price = scenario.gpu_price * fx  # the on-demand price in the reporting currency (§13: converted where it enters)
+    horizon, tokens = scenario.crossover.horizon_days, crossover["tokens_per_day"]
+    profile = tuple(scenario.merged_catalog.profiles[scenario.cluster.profile])
+    training_cost, training_days = hours["cost"] * fx, hours["days"]
+    n_training, n_serving = months(training_days), months(horizon)
+
+    # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours at the price
+    per_day_hours = serving_gpu_hours(tokens, tok_s)
+    per_day = per_day_hours * price if fits else NOT_SERVED
+    horizon_serving = horizon * per_day if fits else NOT_SERVED
+    scalars = {
+        "days_per_month": DAYS_PER_MONTH, "price": price, "training_cost": training_cost,
+        "training_days": training_days, "training_months": n_training, "serving_months": n_serving,
+        "horizon_days": horizon, "tokens_per_day": tokens, "tokens_per_s_per_gpu": tok_s,
+        "serving_gpu_hours_per_day": per_day_hours,
+        "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else NOT_SERVED,
+        "horizon_serving_cost": horizon_serving,
+        "mfu_serving_cost": crossover["serving_cost_over_horizon"] * fx,
+        "horizon_total_cost": training_cost + horizon_serving if fits else NOT_SERVED,
+        "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0 else
+        horizon_serving / (horizon * tokens) * 1e6 if fits else NOT_SERVED,
+        "monthly_growth": growth, "include_standby": standby_in,
+    }
+    rows = month_rows(scenario, scalars, fits=fits, profile=profile)
+    years = year_rows(rows, fits)
+    used = [r for r in rows if r["phase"]]
+    served = [r for r in used if r["phase"] == "serving"]
+    serving_cost = sum(r["serving"] for r in served) if fits else NOT_SERVED
+    standby_cost = sum(r["standby"] for r in served) if fits else NOT_SERVED
+    scalars |= {
+        "months_training_cost": sum(r["training"] for r in used if r["phase"] == "training"),
+        "served_tokens": sum(r["served_tokens"] for r in served), "serving_cost": serving_cost,
+        "standby_cost": standby_cost,
+        "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else NOT_SERVED,
+    }
+    return BudgetTable({k: plain(v) for k, v in scalars.items()},
+                       [{k: plain(v) for k, v in r.items()} for r in rows], years)
+
+
+def month_rows(scenario, s: dict, *, fits: bool, profile: tuple) -> list[dict]:
+    """Every month row of the sheet: training months, then serving months, then blank ones; each with its total
+    (standby in it only when included) and the cumulative, "n/a" from the first month whose serving does not fit."""
+    n_training, n_serving, price = s["training_months"], s["serving_months"], s["price"]
     rows, cumulative = [], 0.0
     for i in range(1, ROWS + 1):
         row = dict.fromkeys(COLUMNS, "")
@@ -92,11 +152,13 @@ def _month_rows(s: dict, price: float, fits: bool) -> list[dict]:
             m = i - n_training
             days = days_in_month(m, s["horizon_days"])
             d_m = tokens_per_day_in_month(s["tokens_per_day"], s["monthly_growth"], m)
-            hours_m = serving_gpu_hours(d_m * days, tok_s)
-            standby = s["standby_gpu_hours_per_day"] * price * days
+            hours_m = serving_gpu_hours(d_m * days, s["tokens_per_s_per_gpu"])
+            scale, gpus = peak_sized(hours_m, days, profile)
+            standby = standby_gpu_hours(hours_m, days, profile) * price
             row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
-                    "served_tokens": d_m * days, "serving_gpu_hours": hours_m,
-                    "serving": hours_m * price if fits else NOT_SERVED, "standby": standby}
+                    "served_tokens": d_m * days, "serving_gpu_hours": hours_m, "scale": scale,
+                    "committed_gpus": gpus, "serving": hours_m * price if fits else NOT_SERVED,
+                    "standby": standby if fits else NOT_SERVED}
             total = hours_m * price + (standby if s["include_standby"] else 0) if fits else NOT_SERVED
         else:
             rows.append(row)
@@ -108,8 +170,9 @@ def _month_rows(s: dict, price: float, fits: bool) -> list[dict]:
     return rows
 
 
-def _year_rows(rows: list[dict], fits: bool) -> list[dict]:
-    """The sheet's YEARS year rows: each year's sums of the month rows, blank after the plan."""
+def year_rows(rows: list[dict], fits: bool) -> list[dict]:
+    """Each year of twelve months from the first training month: its sums, "n/a" where it serves and the users do
+    not fit, blank beyond the plan."""
     years = []
     for year in range(1, YEARS + 1):
         inside = [r for r in rows if r["year"] == year]
@@ -117,51 +180,9 @@ def _year_rows(rows: list[dict], fits: bool) -> list[dict]:
             years.append(dict.fromkeys(YEAR_COLUMNS, ""))
             continue
         served = any(r["phase"] == "serving" for r in inside)
-        years.append({key: NOT_SERVED if key in ("serving", "total") and served and not fits else
+        years.append({key: NOT_SERVED if key != "training" and served and not fits else
                       sum(r[key] for r in inside if isinstance(r[key], float)) for key in YEAR_COLUMNS})
     return years
-
-
-def compute(scenario, tables) -> BudgetTable:
-    hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
-    serving = tables["serving"].headline
-    fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
-    price, growth, standby_in = scenario.gpu_price, scenario.budget.monthly_growth, scenario.budget.include_standby
-    horizon, tokens = scenario.crossover.horizon_days, crossover["tokens_per_day"]
-    idle_per_day = tables["cluster"].headline["cluster_idle_gpu_hours_separate"]
-    training_cost, training_days = hours["cost"], hours["days"]
-    n_training, n_serving = months(training_days), months(horizon)
-
-    # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours at the price
-    per_day_hours = serving_gpu_hours(tokens, tok_s)
-    per_day = per_day_hours * price if fits else NOT_SERVED
-    horizon_serving = horizon * per_day if fits else NOT_SERVED
-    scalars = {
-        "days_per_month": DAYS_PER_MONTH, "training_cost": training_cost, "training_days": training_days,
-        "training_months": n_training, "serving_months": n_serving, "horizon_days": horizon,
-        "tokens_per_day": tokens, "tokens_per_s_per_gpu": tok_s, "serving_gpu_hours_per_day": per_day_hours,
-        "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else NOT_SERVED,
-        "horizon_serving_cost": horizon_serving,
-        "mfu_serving_cost": crossover["serving_cost_over_horizon"],
-        "horizon_total_cost": training_cost + horizon_serving if fits else NOT_SERVED,
-        "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0 else
-        horizon_serving / (horizon * tokens) * 1e6 if fits else NOT_SERVED,
-        "standby_gpu_hours_per_day": idle_per_day, "monthly_growth": growth, "include_standby": standby_in,
-    }
-
-    rows = _month_rows(scalars, price, fits)
-    years = _year_rows(rows, fits)
-    used = [r for r in rows if r["phase"]]
-    served_tokens = sum(r["served_tokens"] for r in used if r["phase"] == "serving")
-    serving_cost = sum(r["serving"] for r in used if r["phase"] == "serving") if fits else NOT_SERVED
-    standby_cost = sum(r["standby"] for r in used if r["phase"] == "serving")
-    scalars |= {
-        "months_training_cost": sum(r["training"] for r in used if r["phase"] == "training"),
-        "served_tokens": served_tokens, "serving_cost": serving_cost, "standby_cost": standby_cost,
-        "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else NOT_SERVED,
-    }
-    return BudgetTable({k: plain(v) for k, v in scalars.items()},
-                       [{k: plain(v) for k, v in r.items()} for r in rows], years)
 
 
 CONSTANTS = [
@@ -170,31 +191,33 @@ CONSTANTS = [
 ]
 
 METHOD = Method(
-    title="Budget: totals and the plan by month",
+    title="Budget: the plan's total by month, and the average months",
     formulas=[
-        "Serving cost over the horizon, at launch traffic: horizon days × D / (3600·TokS) × price, with TokS the "
-        "Serving table's output tokens per second per GPU at its users (the roofline); \"n/a\" when the users do "
-        "not fit (B > B_max). Crossover's figure at the serving MFU stands beside it.",
-        "Total = Hours' training cost + serving over the horizon; serving cost per million served tokens = serving "
-        "cost / (horizon × D) × 1e6.",
-        "Months of 30.4375 days (365.25 / 12). Training months first: CEIL9(wall-clock days / 30.4375) of them, "
-        "each spending training cost / wall-clock days per day, the last one prorated.",
+        "The plan's total is the budget's path on calendar months (the cost of ownership, §13): the Budget shows "
+        "it, its chosen path stacked by month, the fiscal years and every calendar month; the Cover shows it once.",
+        "Average months, where the bridge to it starts: months of 30.4375 days (365.25 / 12). Training months first: "
+        "CEIL9(wall-clock days / 30.4375) of them, each spending training cost / wall-clock days per day, the last "
+        "one prorated.",
         "Then launch: CEIL9(horizon / 30.4375) serving months, the last prorated so the months add up to the "
-        "horizon. Month m serves D_m = D·(1 + g)^(m − 1) tokens a day (g the monthly growth); its serving spend "
-        "= D_m · days / (3600·TokS) × price.",
-        "Standby capacity: Cluster's idle GPU-hours a day under separate pools × price × days, each serving month, "
-        "in its own row; it joins the total only when include_standby is TRUE.",
-        "Total and cumulative by month; subtotals per year of twelve months from the first training month.",
-        "The sheet has a fixed 1,320 month rows (ten years of training, then the longest horizon the inputs "
-        "allow); rows beyond the plan are blank.",
+        "horizon. Month m serves D_m = D·(1 + g)^(m − 1) tokens a day (g the monthly growth): U_m = D_m · days / "
+        "(3600·TokS) GPU-hours, U_m × the on-demand price, with TokS the Serving table's output tokens per second "
+        "per GPU at its users (the roofline); \"n/a\" when the users do not fit (B > B_max).",
+        "Standby: the idle hours of a fleet sized for the month's peak hour, from that traffic and the demand "
+        "profile f: G_m = CEIL9(U_m / (days · Σf) · MAX(f)), standby = (24 · days · G_m − U_m) × price, in its own "
+        "column; it joins the total only when include_standby is TRUE.",
+        "Over the horizon at launch traffic: horizon days × D / (3600·TokS) × price, beside Crossover's figure at "
+        "its assumed serving MFU (a comparison of compute, not a cost of the plan); serving cost per million "
+        "served tokens = serving cost / (horizon × D) × 1e6.",
+        "Total and cumulative by month; subtotals per year of twelve months from the first training month. The "
+        "sheet has a fixed 241 average-month rows (ten years of training, then the longest horizon the inputs "
+        "allow); rows beyond the plan are blank and grouped out of sight.",
     ],
     sources=[
-        "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and "
-        "Cluster's separate pools (§4).",
+        "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and the "
+        "demand profile (§4).",
     ],
     caveats=[
-        "A budget at list rental prices: no discounts, reservations, storage, networking or staff.",
-        "Serving runs at the roofline's throughput at the given users all month; real traffic peaks and troughs "
-        "(Cluster's profile) change how many GPUs stand idle.",
+        "Serving runs at the roofline's throughput at the given users all month; standby prices the hours a fleet "
+        "sized for each month's peak leaves idle.",
     ],
 )

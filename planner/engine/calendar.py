@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.engine.cluster import ROUNDING_DECIMALS
+from planner.engine.cluster import ROUNDING_DECIMALS  # noqa: F401 (the Cost table's day_rounding_decimals)
 
 EPOCH = dt.date(1899, 12, 30)  # serial day 0 of Excel's 1900 date system (1900-03-01 onwards), LibreOffice, Gnumeric
 _EPOCH_ORDINAL = EPOCH.toordinal()
@@ -131,8 +131,11 @@ def fiscal_label(fy: int) -> str:
 
 # The month rows ----------------------------------------------------------------------------------------------------
 def overlap(starts, ends, x, y):
-    """ov_k(x, y) = MAX(0, MIN(M_{k+1}, y) − MAX(M_k, x)): the days of [x, y) in each month."""
-    return np.maximum(0.0, np.minimum(ends, y) - np.maximum(starts, x))
+    """ov_k(x, y) = ROUND(MAX(0, MIN(M_{k+1}, y) − MAX(M_k, x)), 9): the days of [x, y) in each month, to a
+    billionth of a day. A serial date near 50,000 holds its time of day to about 1e-11 days, and spreadsheet
+    applications compute a date's last bits differently (Gnumeric in extended precision), so a sliver of a month
+    (the second a short run takes) would differ between them by more than a billionth of itself unrounded."""
+    return round9(np.maximum(0.0, np.minimum(ends, y) - np.maximum(starts, x)))
 
 
 @dataclass(frozen=True)
@@ -167,9 +170,15 @@ def months(start: float, rows: int, *, first_fiscal_month: int, escalation: floa
 
 def anniversaries(rows: int, launch: float, launch_month: int) -> np.ndarray:
     """Ann_k = EDATE(INT(L), k − k_L) + MOD(L, 1) in the months from the launch on, else 0: the day the month's
-    growth step falls on (a launch on 31 January steps on 28 February, then on 31 March)."""
-    return np.array([edate_keeping_time(launch, k - launch_month) if k >= launch_month else 0.0
-                     for k in range(1, rows + 1)])
+    growth step falls on (a launch on 31 January steps on 28 February, then on 31 March). EDATE over the rows at
+    once: the launch day's month n months on, its day clamped to that month's last."""
+    day = date_of(launch)
+    steps = np.arange(1, rows + 1) - launch_month
+    months = np.datetime64(f"{day.year:04d}-{day.month:02d}", "M") + steps
+    first = months.astype("datetime64[D]")
+    length = ((months + 1).astype("datetime64[D]") - first).astype(int)
+    found = (first - np.datetime64(EPOCH, "D")).astype(int) + np.minimum(day.day, length) - 1
+    return np.where(steps >= 0, found + time_of_day(launch), 0.0)
 
 
 def served_tokens(m: Months, ann, *, launch: float, end: float, launch_month: int, tokens_per_day: float,
@@ -177,8 +186,8 @@ def served_tokens(m: Months, ann, *, launch: float, end: float, launch_month: in
     """T_k = D·[(1 + g)^(k − k_L − 1)·ov_k(L, MIN(E, Ann_k)) + (1 + g)^(k − k_L)·ov_k(MAX(L, Ann_k), E)]: the days
     before the month's anniversary `ann` at the old level, the days from it at the new one; 0 without serving
     days."""
-    before = np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch))
-    after = np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann))
+    before = round9(np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch)))
+    after = round9(np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann)))
     step = (m.k - launch_month).astype(float)
     tokens = tokens_per_day * ((1 + growth) ** (step - 1) * before + (1 + growth) ** step * after)
     return np.where(m.overlap(launch, end) > 0, tokens, 0.0)

@@ -14,10 +14,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
 from planner.engine import calendar as cal
+from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
 AVERAGE_MONTH_DAYS = DAYS_PER_YEAR / 12  # §9's month, 30.4375 days: "per month" rates (cost per user per month)
@@ -28,14 +30,19 @@ TIERS = ("on_demand", "committed_1y", "committed_3y", "spot")
 PATHS = ("on_demand", "committed", "owned")
 FIRST_START, LAST_START = cal.serial(dt.date(2000, 1, 1)), cal.serial(dt.date(2100, 12, 31))  # S's range
 RELATIVE = 1e-9  # the reconciliations' tolerance, as the recalculation tests compare
-NO_SERVING = "n/a (no serving)"
-PRICE_ZERO = "n/a (price 0)"
+NO_SERVING = "n/a: no serving"
+PRICE_ZERO = "n/a: price 0"
 NEVER = "owning never beats this price"
-NOT_SERVED = "n/a (the users do not fit)"  # B > B_max: no roofline throughput to price (§9)
-NO_SERVER = "n/a (no server price or kW)"  # the GPU's Catalog row leaves owning unpriced
-TOO_LONG = "n/a (the plan is longer than the sheet's months)"
-NO_USERS = "n/a (no users)"
-NO_DEMAND = "n/a (a demand profile of zeros)"
+NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
+NO_SERVER = "n/a: no server price or kW"  # the GPU's Catalog row leaves owning unpriced
+TOO_LONG = "n/a: the plan is longer than the sheet's months"
+NO_USERS = "n/a: no users"
+NO_DEMAND = "n/a: a demand profile of zeros"
+NO_REVENUE = "n/a: no revenue"
+STANDBY_NOTES = {  # where standby (the idle hours of a peak-sized fleet) is paid, by budget.include_standby and path
+    "on_demand": "In the total: the idle hours of a fleet sized for each month's peak, at the on-demand price",
+    "other": "In the on-demand path's total only: the committed and owned paths pay for their own capacity",
+    "none": "Not in the total: budget.include_standby is FALSE (Inputs)"}
 
 
 # Inputs as plain values (their defaults and limits are the scenario's declarations: planner/inputs/cost.py) -------
@@ -142,7 +149,7 @@ class Plan:
 def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -> Plan:
     """The plain values a scenario gives §13, with its Hours, Crossover, Serving and Budget results: the start date
     (blank: the first of the month after `generated`), the chosen GPU's Catalog prices and server, and §9's
-    average-month figures for the bridge, converted here (× fx) while §9 prices in USD."""
+    average-month figures for the bridge (already in the reporting currency)."""
     from planner.engine.budget import TRAINING_ROWS  # the Budget sheet's rows
     from planner.engine.shared import HORIZON_MAX_DAYS
 
@@ -171,10 +178,27 @@ def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -
         owning=Owning(server_price=gpu.server_price, server_kw=gpu.server_kw, **own.model_dump()),
         active_users=unit.active_users, price_input_per_million=unit.price_input_per_million,
         price_output_per_million=unit.price_output_per_million,
-        average_month=AverageMonth(training_cost=hours["cost"] * fx, serving_cost=budget["serving_cost"] * fx,
-                                   standby_cost=budget["standby_cost"] * fx if b.include_standby else 0.0)
+        average_month=AverageMonth(training_cost=budget["training_cost"], serving_cost=budget["serving_cost"],
+                                   standby_cost=budget["standby_cost"] if b.include_standby else 0.0)
         if fits else None, include_standby=b.include_standby,
         fleet=fleet)
+
+
+def fleet_columns(scenario, tables) -> Fleet | None:
+    """Where the Fleet's monthly columns come into the plan (§13.9, §13.15): with a `fleet` section, its G_k (the
+    GPUs committed each month, peak-sized with spares) and U_k (the GPU-hours used), sized month by month from the
+    calendar's demand; without one, None, and the calendar sizes serving from the Serving roofline at the users.
+    The Fleet table is not in this build, so every plan is sized from the roofline."""
+    return None
+
+
+def compute(scenario, tables) -> "CostTable":
+    """The cost table of a scenario (the table registry's entry): its plan, on the day the outputs are generated
+    (`tables.generated`), priced month by month."""
+    generated = getattr(tables, "generated", None)
+    if generated is None:
+        raise ValueError("the cost of ownership needs the day the outputs are generated (Tables.generated)")
+    return cost_of(plan_for(scenario, tables, generated, fleet=fleet_columns(scenario, tables)))
 
 
 def row_count(training_months: int, horizon_days_max: float, days_per_month: float = 30.4375) -> int:
@@ -211,9 +235,14 @@ def tier_prices(prices: Prices, fx: float) -> TierPrices:
 
 
 # Training at its tier -------------------------------------------------------------------------------------------------
+TRAINING_DAYS_MAX = 36_525  # a century: a longer run is past the Budget's month rows anyway, and its dates stay
+# within what a spreadsheet's date functions take (to 9999-12-31)
+
+
 def training_days(days: float, tier: str, spot_overhead: float) -> float:
-    """D_tr: §2's wall-clock days, × (1 + ω) on spot."""
-    return days * (1 + spot_overhead) if tier == "spot" else days
+    """D_tr: §2's wall-clock days, × (1 + ω) on spot; at most TRAINING_DAYS_MAX (the plan is then longer than the
+    sheet's months, its money n/a)."""
+    return min(days * (1 + spot_overhead) if tier == "spot" else days, TRAINING_DAYS_MAX)
 
 
 def training_term_months(tier: str, days: float) -> int:
@@ -465,7 +494,7 @@ def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownershi
     depreciation = gpus * rates.depreciation * m.overlap(start, min(t.end, life_end))
     opex = gpus * rates.running * m.escalation * m.overlap(start, t.end)
     capex = gpus * o.server_price * p.fx
-    book_value = capex - float(depreciation.sum())
+    book_value = capex - gpus * rates.depreciation * max(0.0, min(t.end, life_end) - start)  # Σ depreciation
     columns = {"depreciation": depreciation, "opex": opex,
                "capex": np.where((m.start <= start) & (start < m.next), capex, 0.0),
                "book_value": np.where((m.start < t.end) & (t.end <= m.next), book_value, 0.0)}
@@ -548,8 +577,16 @@ def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dic
                                                                         + other)),
              ("path", "Path", sums[f"{path}_subtotal"] - sums["on_demand_subtotal"]),
              ("contingency", "Contingency", sums[f"{path}_contingency"])]
+    lines = [(key, label, to_the_cent_of(amount)) for key, label, amount in lines]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [
         {"line": "total", "label": "Total", "amount": sum(amount for _, _, amount in lines)}]
+
+
+def to_the_cent_of(amount: float) -> float:
+    """ROUND(x, 2) as a spreadsheet rounds (the 15-digit decimal, halves away from zero): a bridge line that is 0 by
+    the method (calendar months without growth, escalation at 0) is a difference of two large sums, whose last
+    digits no two applications compute alike (1e-4 on a plan of billions); to the cent they agree."""
+    return float(Decimal(f"{amount:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 # Unit economics -------------------------------------------------------------------------------------------------------
@@ -572,7 +609,7 @@ def unit_economics(p: Plan, c: dict, sums: dict) -> dict:
         return found
     revenue = float(np.sum(c["revenue"]))
     found |= {"revenue": revenue, "margin": revenue - serving,
-              "margin_share": (revenue - serving) / revenue if revenue > 0 else "n/a (no revenue)",
+              "margin_share": (revenue - serving) / revenue if revenue > 0 else NO_REVENUE,
               "plan_margin": revenue - sums[f"{p.path}_total"],
               "break_even_price_output": ((serving - inputs * p.price_input_per_million * p.fx / 1e6)
                                           / (outputs / 1e6) if outputs > 0 else NO_SERVING)}
@@ -613,10 +650,14 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_horizon_not_negative": p.horizon_days >= 0,
         "tco_owned_training_gpus": not p.owning.training or isinstance(own.gpus, str) or own.gpus >= p.run_gpus,
         "tco_months_within_rows": extra["months"] <= p.rows,
-        "tco_training_days_add_up": close(sums["training_days"], t.training_days),
-        "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days),
+        # days to a billionth of a day (a serial date near 50,000 holds a time to about 1e-11 days, so a run of a
+        # few seconds ends where the next whole second of the calendar allows), money to a billionth of a day's
+        "tco_training_days_add_up": close(sums["training_days"], t.training_days,
+                                          scale_of=max(t.training_days, 1.0)),
+        "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days, scale_of=max(p.horizon_days, 1.0)),
         "tco_training_cost_adds_up": close(sums["training"] if committed else sums["training_at_e1"],
-                                           t.training_tier_cost),
+                                           t.training_tier_cost, scale_of=t.training_tier_cost
+                                           / min(t.training_days, 1.0) if t.training_days else None),
         "tco_calendar_months_without_growth": not flat or average is None or close(
             at_od_serving, 0.0, scale_of=average.serving_cost),
         "tco_average_month_reconciles": not (flat and p.escalation == 0 and p.training_tier == "on_demand")
@@ -649,7 +690,7 @@ def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict
 MONEY = ("training", "other", "on_demand_serving", "standby", "baseline", "burst_committed", "burst_owned",
          "depreciation", "opex", "capex", "book_value", "revenue") + tuple(
     f"{path}_{key}" for path in PATHS for key in ("serving", "subtotal", "contingency", "total", "cash"))
-SERVED = ("serving_gpu_hours", "scale", "committed_gpus", "on_demand_serving", "burst_committed", "burst_owned")
+SERVED = ("serving_gpu_hours", "scale", "committed_gpus", "burst_committed_gpu_hours", "burst_owned_gpu_hours")
 
 
 @dataclass
@@ -665,11 +706,15 @@ class CostTable:
     checks: dict[str, bool]
     warnings: dict[str, bool]
     totals: dict = field(default_factory=dict)  # per path: subtotal, contingency, total, npv, cash (or "n/a …")
+    plan: Plan | None = None  # what it was computed from: the Sensitivity's what-ifs start there
 
     @property
     def headline(self) -> dict:
         s, path, totals, u = self.scalars, self.scalars["path"], self.totals, self.unit
-        found = {"tco_total_cost": totals[f"{path}_total"], "tco_npv": totals[f"{path}_npv"],
+        standby = ("none" if not self.plan.include_standby else "on_demand" if path == "on_demand" else "other")
+        found = {"plan_total_cost": totals[f"{path}_total"], "budget_total_cost": totals[f"{path}_total"],
+                 "plan_standby_note": STANDBY_NOTES[standby],
+                 "tco_total_cost": totals[f"{path}_total"], "tco_npv": totals[f"{path}_npv"],
                  "tco_subtotal": totals[f"{path}_subtotal"], "tco_contingency_cost": totals[f"{path}_contingency"],
                  "tco_training_cost": totals[f"{path}_training"], "tco_serving_cost": totals[f"{path}_serving"],
                  "tco_other_cost": totals["other"], "tco_months": s["months"], "tco_start_date": s["start_date"],
@@ -694,7 +739,12 @@ class CostTable:
         months = [{named.get(key, key): (cal.date_of(r[key]).isoformat() if key == "month_start" else r[key])
                    for key in keep if key in r} for r in self.rows if r["in_plan"]]
         return {"calendar": {"months": months, "fiscal_years": self.fiscal_years},
-                "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit}}
+                "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit,
+                         "warnings": self.warnings}}
+
+    def json_tables(self) -> dict:
+        """The JSON's tables.calendar (the months in the plan, the fiscal years) and tables.cost."""
+        return self.to_json()
 
 
 def path_totals(p: Plan, c: dict, sums: dict, m: cal.Months, in_plan) -> dict:
@@ -761,9 +811,9 @@ def owned_cells(p: Plan, own: Ownership, tiers: TierPrices, sums: dict) -> dict:
                                 else NOT_SERVED)}
 
 
-def compute(p: Plan) -> CostTable:
+def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     """§13 for one plan: the timeline, the month columns, the three paths, the totals, fiscal years, the bridge,
-    unit economics, checks and warnings."""
+    unit economics, checks and warnings; without the month rows when only the totals are wanted (`rows`)."""
     tiers = tier_prices(p.prices, p.fx)
     t = timeline(p, tiers)
     m = cal.months(p.start, p.rows, first_fiscal_month=p.first_fiscal_month, escalation=p.escalation,
@@ -786,15 +836,19 @@ def compute(p: Plan) -> CostTable:
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),
              "bridge": {line["line"]: line["amount"] for line in lines} or {"calendar_months": 0.0}}
     scalars = named_cells(p, sums, t=t, b=b, own=own, tiers=tiers) | {"plan_end": end, "months": extra["months"]}
-    table = CostTable(scalars=scalars, rows=month_rows(m, c, in_plan), fiscal_years=years, bridge=lines,
+    table = CostTable(scalars=scalars, rows=month_rows(m, c, in_plan) if rows else [], fiscal_years=years,
+                      bridge=lines,
                       unit=unit_economics(p, c, sums), checks=checks(p, t, own, sums, extra),
-                      warnings=warnings(p, t, b, own, c), totals=totals)
-    return _marked(table, p, own)
+                      warnings=warnings(p, t, b, own, c), totals=totals, plan=p)
+    table = _marked(table, p, own)
+    if rows:
+        chosen_columns(table, p)
+    return table
 
 
 CALENDAR = ("days", "plan_days", "training_days", "serving_days", "escalation", "discount", "anniversary",
             "served_tokens", "tokens_per_day", "serving_gpu_hours", "scale", "committed_gpus", "requests",
-            "input_tokens")
+            "input_tokens", "burst_committed_gpu_hours", "burst_owned_gpu_hours")
 
 
 def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
@@ -806,7 +860,7 @@ def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
     rows = []
     for i, inside in enumerate(in_plan.tolist()):
         row = {"month": i + 1, "month_start": starts[i], "next_month_start": nexts[i], "in_plan": inside,
-               "fiscal_year": cal.fiscal_label(years[i]) if inside else ""}
+               "fiscal_year_number": years[i], "fiscal_year": cal.fiscal_label(years[i]) if inside else ""}
         row |= {key: values[i] for key, values in calendar.items()}
         row |= {key: values[i] if inside else "" for key, values in money.items()}
         rows.append(row)
@@ -845,14 +899,16 @@ def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
     table.totals = {key: value if key in kept else reason for key, value in table.totals.items()}
     table.unit = {key: reason if isinstance(value, float) else value for key, value in table.unit.items()}
     table.bridge = [{**line, "amount": reason} for line in table.bridge]
-    table.fiscal_years = [{key: reason if isinstance(value, float) else value for key, value in fy.items()}
+    table.fiscal_years = [{key: value if key in ("fiscal_year", "months") else reason for key, value in fy.items()}
                           for fy in table.fiscal_years]
     stay = ("training", "other") if reason == NOT_SERVED else ()
     for row in table.rows:
         if row["in_plan"]:
             row |= {key: reason for key in MONEY if key in row and key not in stay}
-            if reason == NOT_SERVED:
-                row |= dict.fromkeys(SERVED[:3], reason)
+            if not p.serving_fits:
+                row |= dict.fromkeys(SERVED, NOT_SERVED)
+    if p.serving_fits:  # the baseline and the owned fleet read the plan's end: a plan too long leaves them be
+        return table
     s = table.scalars
     s |= {"serving_baseline_gpus_suggested": reason, "launch_scale": reason, "own_utilisation": reason,
           "own_cost_per_million_tokens_at_plan": reason}
@@ -861,3 +917,81 @@ def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
     if p.owning.gpus is None:
         s |= {"own_gpus": reason, "own_capex": reason, "own_book_value": reason}
     return table
+
+
+def chosen_columns(table: CostTable, p: Plan) -> None:
+    """The chosen path's training, serving, contingency and total on each plan row, its cumulative, and the month
+    the Budget's chart places each row at: its own in the plan, the plan's last month after it (so a date axis
+    spans the plan's months, however many rows follow)."""
+    path, cumulative = p.path, None
+    last = next((r["month_start"] for r in reversed(table.rows) if r["in_plan"]), table.rows[0]["month_start"])
+    for row in table.rows:
+        row["chart_month"] = row["month_start"] if row["in_plan"] else last
+        if not row["in_plan"]:
+            row |= dict.fromkeys(("chosen_training", "chosen_serving", "chosen_contingency", "total", "cumulative"),
+                                 "")
+            continue
+        own_training = path == "owned" and p.owning.training
+        total = row[f"{path}_total"]
+        row |= {"chosen_training": 0.0 if own_training else row["training"],
+                "chosen_serving": row[f"{path}_serving"], "chosen_contingency": row[f"{path}_contingency"],
+                "total": total}
+        if cumulative is None:
+            cumulative = total
+        elif isinstance(total, str) or isinstance(cumulative, str):
+            cumulative = total if isinstance(total, str) else cumulative
+        else:
+            cumulative += total
+        row["cumulative"] = cumulative
+
+
+CONSTANTS = [
+    Constant("days_per_year", DAYS_PER_YEAR, label="Days per year (Julian)", unit="days",
+             source="365.25: depreciation and staff by day, and whole years of a useful life"),
+    Constant("training_days_max", TRAINING_DAYS_MAX, label="The longest run the calendar places", unit="days",
+             source="A century: a longer run is past the Budget's month rows (its money n/a), and its dates stay "
+             "within what a spreadsheet's date functions take"),
+    Constant("day_rounding_decimals", cal.ROUNDING_DECIMALS, label="Decimals a month's days are rounded to",
+             unit="decimals", source="A billionth of a day: a serial date holds its time of day to about 1e-11 days, "
+             "which spreadsheet applications compute alike only once rounded"),
+]
+
+METHOD = Method(
+    title="Cost of ownership on the calendar: three paths, the plan's total",
+    formulas=[
+        "The calendar: the plan starts on the start date S (blank: the first of the month after the workbook was "
+        "generated); month k runs from M_k = EOMONTH(S, k − 2) + 1 to the next month's start, 28 to 31 days. "
+        "Training takes D_tr = §2's days (× (1 + ω) on spot) from S; launch L = S + D_tr; serving ends E = L + "
+        "horizon. A month's training, serving and plan days are the overlaps of those spans with it.",
+        "Served tokens step up by the growth g on each monthly anniversary of the launch (EDATE), the days before "
+        "it at the old level; U_k = T_k/(3600·TokS) GPU-hours; ĝ_k = U_k/(v_k·Σf) GPUs at a profile fraction of 1; "
+        "G_k = CEIL9(ĝ_k·MAX(f)), the month's peak hour.",
+        "Prices per GPU-hour, each × fx where it enters: on demand p_od (the scenario's price or the Catalog's), "
+        "committed 1- and 3-year and spot from the Catalog's quotes, else the scenario's ratios × p_od. Training "
+        "at its tier: on demand and spot by the day (× e_k), committed as whole terms of N_run GPUs.",
+        "On demand: U_k·p_od·e_k, plus the standby (24·v_k·G_k − U_k)·p_od·e_k when it is included. Committed: a "
+        "baseline B_c (blank: the suggested B*, the newsvendor rule at the launch month's demand) paid for every "
+        "hour of whole terms from L, plus the burst above it on demand. Owned: N_own GPUs (blank: the largest "
+        "G_k) bought at L (or S when they train), depreciated straight-line by day to the residual over the "
+        "useful life, with facility, staff and energy by day; the burst above N_own on demand.",
+        "Each path's subtotal = training + other costs + serving; contingency = κ × subtotal; total = subtotal + "
+        "contingency; escalation e_k = (1 + esc)^INT((k − 1)/12) on on-demand and spot prices, owned running "
+        "costs and other costs, not on commitments or purchases. Cash = total on the rented paths; on the owned "
+        "path, capex when bought and the book value back when serving ends. NPV = SUMPRODUCT(cash, (1 + r)^(−k/12)).",
+        "The plan's total is the chosen path's total: the Budget's total, the Sensitivity's and the Cover's. The "
+        "bridge from the average-month budget: its standby, the training tier, calendar months, other costs, "
+        "escalation, the path and contingency, each a difference of computed totals.",
+    ],
+    sources=[
+        "The Hours (§2), Crossover (§3), Serving (§6) and Budget (§9) tables' GPU-hours, placed on calendar months.",
+        "Prices, server prices and kW per GPU are illustrative Catalog values (docs/method.md §13 names sources).",
+        "EOMONTH and EDATE as Excel, LibreOffice and Gnumeric compute them (EDATE clamps to a month's last day).",
+    ],
+    caveats=[
+        "Not modelled: taxes and the tax effect of depreciation; leases and financing other than through the "
+        "discount rate; prepayments; replacing owned GPUs after their useful life; spot capacity that is not "
+        "there when wanted; price changes inside a commitment's term.",
+        "Commitments renew at the same rate and do not escalate; with escalation the paths compare an escalating "
+        "on-demand price against a flat committed one.",
+    ],
+)

@@ -10,10 +10,12 @@ the run's GPUs, the users, the demand and its profile, the ownership inputs. The
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from planner.engine import cost
 from planner.engine.calendar import round9
+from planner.engine.values import plain
+from planner.method import Method
 
 DOES_NOT_FIT = "does not fit"  # B_max = 0: not one sequence fits beside the weights
 
@@ -108,3 +110,92 @@ def side_by_side(rows: list[GPURow], s: Shared) -> list[dict]:
         for r in found:
             r[mark] = bool(numbers) and r[key] == min(numbers)
     return found
+
+
+@dataclass
+class GPUsTable:
+    """Every Catalog GPU with a price side by side, in Catalog order: `rows` as side_by_side gives them, each with
+    its Catalog row (1-based) under "catalog_row"."""
+
+    rows: list[dict]
+
+    @property
+    def headline(self) -> dict:
+        rent = next((r["gpu"] for r in self.rows if r["cheapest_rent"]), NONE_PRICED)
+        own = next((r["gpu"] for r in self.rows if r["cheapest_own"]), NONE_PRICED)
+        return {"gpus_cheapest_rent": rent, "gpus_cheapest_own": own}
+
+    @property
+    def checks(self) -> dict[str, bool]:
+        return {}
+
+    def to_json(self) -> dict:
+        return {"rows": self.rows}
+
+    def json_tables(self) -> dict:
+        """The JSON's tables.gpus: one object per GPU."""
+        return {"gpus": self.rows}
+
+
+NONE_PRICED = "n/a: no GPU with a price"
+
+
+def compute(scenario, tables) -> GPUsTable:
+    """The GPUs table of a scenario: each Catalog GPU with a price, at the scenario's training run (§2), serving
+    set-up (§6's roofline on that GPU, the Serving table's replica with the GPU swapped) and demand."""
+    from planner.engine.serving import in_force, replica_of
+
+    hours, s = tables["hours"].scalars, scenario
+    catalog = s.merged_catalog
+    shared = Shared(training_flops=hours["training_flops"], mfu=hours["mfu_used"],
+                    productive_share=s.hours.productive_share, run_gpus=s.hours.gpus,
+                    fp8=s.training_precision == "fp8", users=s.serving.users,
+                    tokens_per_day=tables["crossover"].scalars["tokens_per_day"],
+                    profile=tuple(catalog.profiles[s.cluster.profile]), fx=s.fx_rate,
+                    owning=cost.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
+    rows, positions, replicas = [], [], []
+    for position, (gpu_id, gpu) in enumerate(catalog.gpus.items(), start=1):
+        if gpu.price_per_hour is None:
+            continue
+        replica = replica_of(s, gpu)
+        if gpu_id == s.gpu:  # the scenario's GPU: the efficiencies in force (a calibration's fit), as Serving's
+            replica = replace(replica, **in_force(s, tables["serving"].fit))
+        b_max = replica.b_max
+        at = replica.at(min(s.serving.users, b_max))["tokens_per_s_per_gpu"] if b_max > 0 else None
+        at_max = replica.at(b_max)["tokens_per_s_per_gpu"] if b_max > 0 else None
+        rows.append(GPURow(gpu=gpu_id, peak_tflops=gpu.peak_tflops, fp8_tflops=gpu.fp8_tflops,
+                           price_per_hour=gpu.price_per_hour, server_price=gpu.server_price,
+                           server_kw=gpu.server_kw, max_users=b_max, tokens_per_s_per_gpu=at,
+                           tokens_per_s_per_gpu_at_max=at_max))
+        positions.append(position)
+        replicas.append(replica)
+    found = side_by_side(rows, shared)
+    for row, position, replica in zip(found, positions, replicas):
+        row |= {"catalog_row": position, "price": replica.price_per_gpu_hour * s.fx_rate, "peak_flops": replica.p_e,
+                "bandwidth": replica.bw_e, "nvlink_gbps": replica.nvlink_gbps or 0.0}
+    return GPUsTable([{key: plain(value) for key, value in row.items()} for row in found])
+
+
+CONSTANTS: list = []
+METHOD = Method(
+    title="GPUs side by side",
+    formulas=[
+        "One row per Catalog GPU with an on-demand price, each value read from its Catalog row; everything else "
+        "(model, training operations C, MFU, productive share q, the run's GPUs N_run, users, prompt and output "
+        "tokens, efficiencies, demand D, its profile and the ownership inputs) is the scenario's.",
+        "Training at the scenario's MFU on every GPU: peak = the FP8 peak when training in FP8 and the GPU has "
+        "one, else BF16; GPU-hours C/(peak·1e12·MFU·3600); cost = GPU-hours/q × price × fx; days = GPU-hours/q/"
+        "N_run/24.",
+        "Serving: §6's roofline on the row's GPU (its memory, peak, bandwidth, NVLink) with the scenario's model, "
+        "precisions and t; B_max; B = MIN(users, B_max), said as \"users\" or \"B_max\"; cost per million output "
+        "tokens at B and at B_max; output tokens per second per MW = TokS·1000/(kW·PUE); \"does not fit\" when "
+        "B_max = 0.",
+        "Rent against own per average month (30.4375 days) at launch traffic: GPU-hours a day = D/(3600·TokS); "
+        "rent = GPU-hours a day × 30.4375 × price; the owned fleet = CEIL9(GPU-hours a day/Σf·MAX(f)) (the peak "
+        "hour in use); own = fleet × c_own × 24 × 30.4375 with c_own from the row's server price and kW; u* = "
+        "c_own/price; the fleet's utilisation = GPU-hours a day/(24·fleet). Marks on the cheapest rent and own.",
+    ],
+    sources=["The Hours (§2) and Serving (§6) formulas on each Catalog GPU; owning as the Cost sheet (§13.4)."],
+    caveats=["The same MFU on every GPU is a simplification: measured GEMM shares differ by GPU (Layouts).",
+             "Server prices and kW are illustrative Catalog values: replace them with your quotes."],
+)

@@ -11,6 +11,7 @@ Sizes are bytes, times seconds; memory is shown in GB = 1e9 bytes but fits again
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field, fields
 
@@ -1099,8 +1100,15 @@ class LayoutsTable:
 
 def compute(scenario, tables) -> LayoutsTable:
     q = problem(scenario)
-    references = [{k: v for k, v in ref.model_dump().items() if v is not None} for ref in scenario.search.layouts]
-    return LayoutsTable(q, search(q, references))
+    references = tuple(tuple((k, v) for k, v in ref.model_dump().items() if v is not None)
+                       for ref in scenario.search.layouts)
+    return LayoutsTable(q, _searched(q, references))
+
+
+@functools.lru_cache(maxsize=16)
+def _searched(q: Problem, references: tuple) -> LayoutSearch:
+    """One search per problem: the plan's alternatives and tornado re-evaluate a scenario whose search is the same."""
+    return search(q, [dict(ref) for ref in references])
 
 
 CONSTANTS = [

@@ -9,14 +9,14 @@ the total cost (training plus serving over the horizon at the roofline's through
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
+from planner.model.passes import cost_per_million_tokens
 from planner.engine.values import plain
 from planner.method import Constant, Method
-from planner.model.passes import cost_per_million_tokens
 
 STEPS = (0.5, 0.75, 1, 1.25, 1.5)  # a grid's multipliers, the scenario's value in the middle
 TORNADO_LOW, TORNADO_HIGH = 0.8, 1.2
@@ -43,48 +43,58 @@ def training_cost(flops, peak_tflops, mfu, productive_share, price):
     return flops / (peak_tflops * 1e12 * mfu * 3600) / productive_share * price
 
 
-def serving_over_horizon(horizon_days, tokens_per_day, tokens_per_s_per_gpu, price):
-    """§9: horizon · D / (3600 · TokS) × price."""
-    return horizon_days * tokens_per_day / (3600 * tokens_per_s_per_gpu) * price
-
-
 GRIDS = ("training_cost", "days", "crossing_day", "cost_per_million_tokens")
 TORNADO = {"mfu": "Training MFU", "price": "Price per GPU-hour", "training_tokens": "Training tokens T",
            "tokens_per_day": "Served tokens per day D", "bandwidth_efficiency": "Bandwidth efficiency η_m",
-           "productive_share": "Productive share q"}  # the tornado's inputs, as the sheet names them
+           "productive_share": "Productive share q", "monthly_growth": "Monthly traffic growth g",
+           "horizon": "Serving horizon"}  # the tornado's inputs, as the sheet names them
+GROWTH_STEP = 0.01  # growth of 0 moves by ±0.01 a month (×0.8 and ×1.2 of 0 would not move it)
+ALTERNATIVES = ("assumed_mfu", "standby", "growth")  # the Cover's bridge: the plan's total against each
+STANDBY_WORDS = {True: "without standby (the idle hours of a fleet sized for each month's peak)",
+                 False: "with standby (the idle hours of a fleet sized for each month's peak), not in the total"}
 
 
 @dataclass
 class SensitivityTable:
     """The grids ({key: {"rows": 5 values, "columns": 5 values, "cells": 5 × 5}}), the tornado's lines in input
-    order and the same lines sorted by swing."""
+    order and the same lines sorted by swing, and the plan's total against its alternatives. The tornado and the
+    alternatives are the whole plan re-evaluated by the engine: a snapshot, as generated."""
 
     scalars: dict
     grids: dict
     tornado: list[dict]
     sorted: list[dict]
+    alternatives: list[dict] = field(default_factory=list)
 
     @property
     def headline(self) -> dict:
-        return {"sensitivity_total_cost": self.scalars["total_cost"],
-                "sensitivity_largest_swing": self.sorted[0]["input"]}
+        found = {"sensitivity_total_cost": self.scalars["total_cost"],
+                 "sensitivity_largest_swing": self.sorted[0]["input"],
+                 "plan_standby_alternative": STANDBY_WORDS[self.scalars["include_standby"]]}
+        return found | {f"plan_{line['key']}_difference": line["difference"] for line in self.alternatives}
 
     @property
     def checks(self) -> dict[str, bool]:
         return {}
 
     def to_json(self) -> dict:
-        return {**self.scalars, "grids": self.grids, "tornado": self.tornado, "sorted": self.sorted}
+        return {**self.scalars, "grids": self.grids, "tornado": self.tornado, "sorted": self.sorted,
+                "alternatives": self.alternatives}
 
 
 def compute(scenario, tables) -> SensitivityTable:
-    lines, serving_cost, base = _tornado(scenario, tables)
-    ordered = _by_swing(lines, base)
-    scalars = {"serving_cost": serving_cost, "total_cost": base, "tornado_low": TORNADO_LOW,
-               "tornado_high": TORNADO_HIGH}
+    plan_table = tables["cost"]
+    base = plan_table.headline["plan_total_cost"]
+    what_if = WhatIf(scenario, tables, plan_table.plan)
+    lines, ordered = tornado(what_if, base)
+    alternatives = [{"key": key, "total": total, "difference": difference(total, base)}
+                    for key, total in what_if.alternatives().items()]
+    scalars = {"total_cost": base, "tornado_low": TORNADO_LOW, "tornado_high": TORNADO_HIGH,
+               "growth_step": GROWTH_STEP, "include_standby": scenario.budget.include_standby}
     return SensitivityTable({k: plain(v) for k, v in scalars.items()}, _grids(scenario, tables),
                             [{k: plain(v) for k, v in line.items()} for line in lines],
-                            [{k: plain(v) for k, v in line.items()} for line in ordered])
+                            [{k: plain(v) for k, v in line.items()} for line in ordered],
+                            [{k: plain(v) for k, v in line.items()} for line in alternatives])
 
 
 def _grids(scenario, tables) -> dict:
@@ -122,47 +132,123 @@ def _grids(scenario, tables) -> dict:
             for key, (rows, columns, f) in axes.items()}
 
 
-def _tornado(scenario, tables) -> tuple[list[dict], float, float]:
-    """The tornado's lines in input order (each input at ×0.8 and ×1.2, the total cost at each and the swing), the
-    serving cost over the horizon and the total cost."""
-    hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
-    flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
-    mfu, price, tokens = hours["mfu_used"], scenario.gpu_price, crossover["tokens_per_day"]
-    horizon, users, tok_s = scenario.crossover.horizon_days, scenario.serving.users, serving["tokens_per_s_per_gpu"]
-    replica = served(scenario, tables)
-    bandwidth = replica.bandwidth_efficiency  # in force: the input, or fitted from benchmark logs
-    serving_cost = serving_over_horizon(horizon, tokens, tok_s, price)
+def difference(total, base):
+    """total − base, or the reason one of them has none ("n/a: …")."""
+    for value in (total, base):
+        if isinstance(value, str):
+            return value
+    return total - base
 
-    def eta_total(eta):
-        moved = replace(replica, bandwidth_efficiency=eta).at(users)["tokens_per_s_per_gpu"]
-        return hours["cost"] + serving_over_horizon(horizon, tokens, moved, price)
 
-    moves = {  # input → (its value, moved by a factor, the total at a moved value)
-        "mfu": (mfu, lambda f: share(mfu * f), lambda x: training_cost(flops, peak, x, q, price) + serving_cost),
-        "price": (price, lambda f: price * f, lambda x: hours["allocated_gpu_hours"] * x
-                  + serving_over_horizon(horizon, tokens, tok_s, x)),
+class WhatIf:
+    """The plan's total with one input moved: the whole plan re-evaluated (Hours, Crossover, Serving, the Budget and
+    the calendar, and the Fleet's monthly sizing where the scenario has one), on the same generation day. The price
+    moves the plan's prices directly (every tier with it): it enters nowhere else the total reads."""
+
+    def __init__(self, scenario, tables, plan):
+        self.scenario, self.tables, self.plan = scenario, tables, plan
+
+    def total(self, **sections) -> float | str:
+        """The total with sections replaced: {"hours": {"mfu": 0.32}}. Without a fleet, an input the plan reads
+        directly moves the plan; one that moves the run (Hours) or the throughput (Serving) recomputes that first."""
+        from planner.engine import Tables
+
+        s = self.scenario
+        moved = s.model_copy(update={key: getattr(s, key).model_copy(update=changes)
+                                     for key, changes in sections.items()})
+        if self.plan.fleet is None:
+            [(section, changes)] = sections.items()
+            if section == "hours":
+                hours = Tables(moved, self.tables.generated)["hours"].scalars
+                return self.of_plan(allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"])
+            if section == "serving":  # the replica in force (a calibration's fit included), at the moved η_m
+                eta = changes["bandwidth_efficiency"]
+                throughput = replace(served(s, self.tables), bandwidth_efficiency=eta).at(s.serving.users)
+                return self.of_plan(tokens_per_s_per_gpu=throughput["tokens_per_s_per_gpu"])
+            plan_keys = {"tokens_per_day": "tokens_per_day", "horizon_days": "horizon_days",
+                         "monthly_growth": "monthly_growth"}
+            return self.of_plan(**{plan_keys[key]: value for key, value in changes.items()})
+        return Tables(moved, self.tables.generated)["cost"].headline["plan_total_cost"]
+
+    def of_plan(self, **changes) -> float | str:
+        from planner.engine.cost import cost_of
+
+        return cost_of(replace(self.plan, **changes), rows=False).headline["plan_total_cost"]
+
+    def at_price(self, factor: float) -> float | str:
+        p = self.plan.prices
+        quotes = {key: None if getattr(p, key) is None else getattr(p, key) * factor
+                  for key in ("committed_1y", "committed_3y", "spot")}
+        return self.of_plan(prices=replace(p, on_demand=p.on_demand * factor, **quotes))
+
+    def alternatives(self) -> dict:
+        """The Cover's bridge: serving at Crossover's assumed MFU instead of the roofline (its GPU-hours a day for
+        the traffic, whether or not the users fit), standby the other way round, and no growth."""
+        crossover = self.tables["crossover"].scalars
+        hours_a_day = crossover["serving_gpu_hours_per_day"]
+        assumed = (crossover["tokens_per_day"] / (3600 * hours_a_day) if hours_a_day
+                   else self.plan.tokens_per_s_per_gpu)
+        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True),
+                "standby": self.of_plan(include_standby=not self.plan.include_standby),
+                "growth": self.total(budget={"monthly_growth": 0.0})}
+
+
+def moves(scenario, tables) -> dict:
+    """Each tornado input → (its value, moved by a factor, the sections it changes at a moved value; None: the
+    price, moved on the plan)."""
+    hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
+    mfu, q, tokens = hours["mfu_used"], scenario.hours.productive_share, crossover["tokens_per_day"]
+    bandwidth = served(scenario, tables).bandwidth_efficiency  # in force: the input, or fitted from benchmark logs
+    growth = scenario.budget.monthly_growth
+    horizon = scenario.crossover.horizon_days
+    low, high = limits(scenario.crossover, "horizon_days")
+    least, most = limits(scenario.budget, "monthly_growth")
+
+    def grow(f):  # ±0.01 a month from 0; else ×f, within growth's limits
+        moved = growth * f if growth else GROWTH_STEP * (1 if f > 1 else -1)
+        return min(most, max(least, moved))
+
+    return {
+        "mfu": (mfu, lambda f: share(mfu * f), lambda x: {"hours": {"mfu": x}}),
+        "price": (scenario.gpu_price, lambda f: scenario.gpu_price * f, None),
         "training_tokens": (scenario.hours.tokens, lambda f: excel_round(scenario.hours.tokens * f),
-                            lambda x: training_cost(hours["ops_per_param_token"] * _active(scenario) * x, peak, mfu,
-                                                    q, price) + serving_cost),
+                            lambda x: {"hours": {"tokens": x}}),
         "tokens_per_day": (tokens, lambda f: excel_round(tokens * f),
-                           lambda x: hours["cost"] + serving_over_horizon(horizon, x, tok_s, price)),
-        "bandwidth_efficiency": (bandwidth, lambda f: share(bandwidth * f), eta_total),
-        "productive_share": (q, lambda f: share(q * f), lambda x: hours["gpu_hours"] / x * price + serving_cost),
+                           lambda x: {"crossover": {"tokens_per_day": x}}),
+        "bandwidth_efficiency": (bandwidth, lambda f: share(bandwidth * f),
+                                 lambda x: {"serving": {"bandwidth_efficiency": x}}),
+        "productive_share": (q, lambda f: share(q * f), lambda x: {"hours": {"productive_share": x}}),
+        "monthly_growth": (growth, grow, lambda x: {"budget": {"monthly_growth": x}}),
+        "horizon": (horizon, lambda f: min(high, max(low, excel_round(horizon * f))),
+                    lambda x: {"crossover": {"horizon_days": x}}),
     }
+
+
+def limits(section, key: str) -> tuple[float, float]:
+    """The allowed range an input's declaration gives (its ge and le): a moved value stays within it."""
+    found = {}
+    for item in type(section).model_fields[key].metadata:
+        for bound in ("ge", "le"):
+            if hasattr(item, bound):
+                found[bound] = getattr(item, bound)
+    return found["ge"], found["le"]
+
+
+def tornado(what_if: WhatIf, base) -> tuple[list[dict], list[dict]]:
+    """Each input at ×0.8 and ×1.2 (the plan re-evaluated), its swing, and the lines sorted by it: larger swings
+    first, equal ones (to the cent) in line order; a line without a total ("n/a: …") last."""
     lines = []
-    for key, (value, moved, total) in moves.items():
+    for key, (value, moved, sections) in moves(what_if.scenario, what_if.tables).items():
         low, high = moved(TORNADO_LOW), moved(TORNADO_HIGH)
-        total_low, total_high = total(low), total(high)
-        swing = abs(total_high - total_low)
+        if sections is None:
+            total_low, total_high = what_if.at_price(TORNADO_LOW), what_if.at_price(TORNADO_HIGH)
+        else:
+            total_low, total_high = what_if.total(**sections(low)), what_if.total(**sections(high))
+        swing = difference(total_high, total_low)
+        swing = abs(swing) if not isinstance(swing, str) else swing
         lines.append({"id": key, "input": TORNADO[key], "value": value, "low": low, "high": high,
                       "total_low": total_low, "total_high": total_high, "swing": swing,
-                      "cents": to_the_cent(swing)})
-    return lines, serving_cost, hours["cost"] + serving_cost
-
-
-def _by_swing(lines: list[dict], base: float) -> list[dict]:
-    """Each line's rank (set on it: larger swings first, equal ones to the cent in line order), and the lines in
-    rank order with their changes from the total cost `base`."""
+                      "cents": to_the_cent(swing) if not isinstance(swing, str) else -1.0})
     for i, line in enumerate(lines):
         line["rank"] = sum(other["cents"] > line["cents"] for other in lines) + \
             sum(other["cents"] == line["cents"] for other in lines[:i + 1])
@@ -172,8 +258,9 @@ def _by_swing(lines: list[dict], base: float) -> list[dict]:
         line = lines[position - 1]
         ordered.append({"rank": rank, "position": position, "input": line["input"],
                         "total_low": line["total_low"], "total_high": line["total_high"],
-                        "change_low": line["total_low"] - base, "change_high": line["total_high"] - base})
-    return ordered
+                        "change_low": difference(line["total_low"], base),
+                        "change_high": difference(line["total_high"], base)})
+    return lines, ordered
 
 
 def _active(scenario):
@@ -203,13 +290,21 @@ METHOD = Method(
         "3600)); \"never\" without traffic.",
         "Serving cost per million output tokens over users B × price: price · 1e6 / (3600 · TokS(B)), the Serving "
         "table's roofline at B; a cell whose B exceeds B_max says so.",
-        "Tornado: the total cost, training + horizon · D / (3600 · TokS at the users) × price, with each of MFU, "
-        "price, training tokens, tokens per day, bandwidth efficiency η_m and productive share at ×0.8 and ×1.2 "
-        "(shares capped at 1), the others as they are; sorted by swing = |total at ×1.2 − total at ×0.8|: each "
-        "line's rank is the lines with a larger swing to the cent plus the equal ones up to it (so equal swings, "
-        "as MFU's and the productive share's, keep line order), then INDEX/MATCH.",
+        "Tornado: the plan's total (the budget's path on the calendar, §13) with each of MFU, price (every tier "
+        "with it), training tokens, tokens per day, bandwidth efficiency η_m, productive share, monthly growth "
+        "(±0.01 a month from 0) and the horizon at ×0.8 and ×1.2 (shares capped at 1), the others as they are: the "
+        "whole plan re-evaluated by the engine each time, held on the sheet as a snapshot of values with a check "
+        "that turns FALSE once an input changes; sorted by swing = |total at ×1.2 − total at ×0.8| to the cent: "
+        "each line's rank is the lines with a larger swing plus the equal ones up to it (so equal swings keep line "
+        "order), then INDEX/MATCH.",
+        "The plan's total against its alternatives, each the plan re-evaluated: serving at Crossover's assumed "
+        "serving MFU instead of the roofline, standby the other way round, no growth; the Cover shows each as a "
+        "difference from the total while the snapshot is current.",
     ],
-    sources=["The Hours (§2), Crossover (§3) and Serving (§6) tables' formulas, moved one or two inputs at a time."],
+    sources=["The Hours (§2), Crossover (§3), Serving (§6) and cost of ownership (§13) tables, moved one or two "
+             "inputs at a time."],
     caveats=["One or two inputs move at a time; inputs that move together in practice (MFU with the run's GPUs) "
-             "are not linked. The tornado takes the users' throughput even where they exceed B_max."],
+             "are not linked.",
+             "The tornado and the alternatives are values as generated: after an edit they say so, and the planner "
+             "computes them afresh when run again."],
 )

@@ -11,7 +11,6 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
-from planner.inputs import cost
 from planner.scenario.declare import Section, declared, whole
 
 FIRST_DATE, LAST_DATE = dt.date(2000, 1, 1), dt.date(2100, 12, 31)  # the start dates a plan may take
@@ -50,44 +49,43 @@ class Budget(Section):
         0.0, "Monthly traffic growth g", "per month", "Served tokens per day grow by this share each month after "
         "launch, compounding: month m serves D·(1 + g)^(m − 1). 0: flat, and the budget's serving total equals "
         "the serving cost over the horizon.", kind="percent")
-    include_standby: bool = declared(False, "Standby capacity in the total", "", "TRUE adds the serving pool's idle "
-                                     "GPU-hours (Cluster, separate pools) to each serving month's total; FALSE "
-                                     "shows them in their own row only.", kind="bool")
+    include_standby: bool = declared(False, "Standby capacity in the total", "", "TRUE adds to each month of the "
+                                     "on-demand path the idle hours of a fleet sized for that month's peak hour "
+                                     "(from the traffic and the demand profile), at the on-demand price; FALSE shows "
+                                     "them in their own column only.", kind="bool")
     start_date: Date | None = declared(
-        None, "Start date", "YYYY-MM-DD", "The first GPU-hour bought; the calendar starts on the first of its "
+        None, "Start date", "date", "The first GPU-hour bought; the calendar starts on the first of its "
         "month. Blank: the first of the month after the workbook was generated, which moves when it is generated "
-        "again.", kind="text", blank=True, sheet=cost.ON_SHEET)
+        "again.", kind="date", blank=True, between=(FIRST_DATE, LAST_DATE))
     first_fiscal_month: whole(1, 12) = declared(
         1, "First month of the fiscal year", "month 1-12", "1: calendar years. A fiscal year is named by the "
-        "calendar year it ends in (7: FY2027 = July 2026 to June 2027).", kind="count", sheet=cost.ON_SHEET)
+        "calendar year it ends in (7: FY2027 = July 2026 to June 2027).", kind="count")
     escalation: Annotated[float, Field(ge=-0.5, le=1)] = declared(
         0.0, "Price escalation", "per year", "On-demand and spot prices, owned running costs and other costs grow "
-        "by this share at the start of each plan year; commitments and purchases do not.", kind="percent",
-        sheet=cost.ON_SHEET)
+        "by this share at the start of each plan year; commitments and purchases do not.", kind="percent")
     contingency: Annotated[float, Field(ge=0, le=2)] = declared(
         0.0, "Contingency κ", "of the subtotal", "A line of its own on every month: total = subtotal × (1 + κ). "
-        "Reported training hours ran 16 % to 177 % above the calculation for Llama 3.1.", kind="percent",
-        sheet=cost.ON_SHEET)
+        "Reported training hours ran 16 % to 177 % above the calculation for Llama 3.1.", kind="percent")
     discount_rate: Annotated[float, Field(ge=0, le=1)] = declared(
         0.08, "Discount rate", "per year", "The cost of capital the NPV discounts at. 8 % is illustrative: use your "
-        "company's own rate.", kind="percent", sheet=cost.ON_SHEET)
+        "company's own rate.", kind="percent")
     other_monthly_cost: Annotated[float, Field(ge=0, le=1e9)] = declared(
         0.0, "Other monthly costs", "USD per month", "Storage, egress and networking the GPU-hour price leaves out, "
-        "prorated over the plan's days.", kind="number", sheet=cost.ON_SHEET)
+        "prorated over the plan's days.", kind="number")
     path: Literal[PATHS] = declared(
         "on_demand", "Budget path", "", "Which path is the budget: on_demand (rent by the hour), committed (a "
         "committed baseline plus on-demand burst) or owned (buy the GPUs). The other two stand beside it.",
-        kind="text", sheet=cost.ON_SHEET)
+        kind="text")
 
 
-SECTIONS = {"budget": Budget}  # pricing, ownership and unit (planner/inputs/cost.py) are checked with it
+SECTIONS = {"budget": Budget}
 
 
 def cross_checks(scenario, catalog) -> list:
-    """A rate other than 1 needs a currency other than USD; the owned path's and owned training's needs."""
+    """A rate other than 1 needs a currency other than USD."""
     problems = []
     if scenario.currency == "USD" and scenario.fx_rate != 1:
         problems.append((("fx_rate",), scenario.fx_rate, "money inputs are in USD, so a USD report takes a rate of "
                          "1: set currency to the reporting currency's code (EUR), or the rate to 1"))
-    return problems + cost.cross_checks(scenario, catalog)
+    return problems
 

@@ -14,9 +14,6 @@ from pydantic import ConfigDict, Field
 from planner.scenario.declare import COUNT_MAX, Section, Share, declared, whole
 from planner.scenario.errors import quoted
 
-# The sheets that read these inputs (the Budget's calendar rows, Cost and GPUs) are not written yet: until they are,
-# the Inputs sheet leaves the inputs out, since an input no formula reads would only mislead.
-ON_SHEET = False
 TRAINING_TIERS = ("on_demand", "committed_1y", "committed_3y", "spot")
 BASELINE_TIERS = ("committed_1y", "committed_3y")
 
@@ -31,26 +28,26 @@ class Pricing(Section):
     training_tier: Literal[TRAINING_TIERS] = declared(
         "on_demand", "Training price tier", "", "The price training's GPU-hours are bought at: on_demand, "
         "committed_1y, committed_3y (the run's GPUs paid for whole terms) or spot (with its preemption overhead).",
-        kind="text", sheet=ON_SHEET)
+        kind="text")
     serving_baseline_tier: Literal[BASELINE_TIERS] = declared(
         "committed_1y", "Serving baseline tier", "", "The term of the committed serving baseline; demand above it "
-        "is rented on demand.", kind="text", sheet=ON_SHEET)
+        "is rented on demand.", kind="text")
     serving_baseline_gpus: _range(0, COUNT_MAX) | None = declared(
         None, "Serving baseline B_c", "GPUs", "The size of a quote you hold. Blank: the suggested baseline, from "
-        "the demand profile and the prices.", kind="count", blank=True, sheet=ON_SHEET)
+        "the demand profile and the prices.", kind="count", blank=True)
     committed_1y_ratio: Share = declared(
         0.80, "1-year committed price", "of on-demand", "Used where the Catalog has no 1-year quote. Illustrative: "
-        "between on-demand and the 3-year rate.", kind="percent", sheet=ON_SHEET)
+        "between on-demand and the 3-year rate.", kind="percent")
     committed_3y_ratio: Share = declared(
         0.65, "3-year committed price", "of on-demand", "Used where the Catalog has no 3-year quote. Illustrative: "
         "published 3-year neocloud contracts are 0.64-0.65 of the Catalog's H100, H200 and B200 prices.",
-        kind="percent", sheet=ON_SHEET)
+        kind="percent")
     spot_ratio: Share = declared(
         0.50, "Spot price", "of on-demand", "Used where the Catalog has no spot quote. Illustrative: providers "
-        "publish discounts of up to 91 %, but GPU spot capacity is scarce.", kind="percent", sheet=ON_SHEET)
+        "publish discounts of up to 91 %, but GPU spot capacity is scarce.", kind="percent")
     spot_overhead: _range(0, 2) = declared(
         0.10, "Spot overhead ω", "of GPU-hours", "GPU-hours lost to preemptions on spot: ten a day, each losing 0.25 "
-        "GPU-hours per GPU, is 10 × 0.25 / 24 = 0.104.", kind="percent", sheet=ON_SHEET)
+        "GPU-hours per GPU, is 10 × 0.25 / 24 = 0.104.", kind="percent")
 
 
 class Ownership(Section):
@@ -58,35 +55,34 @@ class Ownership(Section):
 
     gpus: whole(1) | None = declared(
         None, "Owned GPUs N_own", "GPUs", "A purchase you already plan. Blank: the plan's largest month of committed "
-        "GPUs (and at least the run's GPUs when training is owned).", kind="count", blank=True, sheet=ON_SHEET)
+        "GPUs (and at least the run's GPUs when training is owned).", kind="count", blank=True)
     training: bool = declared(
         False, "Train on owned GPUs", "", "TRUE: the owned path buys its GPUs at the start date and trains on them; "
-        "the rented paths still rent training at its tier.", kind="bool", sheet=ON_SHEET)
+        "the rented paths still rent training at its tier.", kind="bool")
     useful_life_years: _range(0.5, 10) = declared(
         4, "Useful life Y", "years", "Straight-line depreciation to the residual value, by day. 4 years is a common "
-        "economic life for GPUs; hyperscalers' accounting lives for servers are 5 to 6 years.", kind="decimal",
-        sheet=ON_SHEET)
+        "economic life for GPUs; hyperscalers' accounting lives for servers are 5 to 6 years.", kind="decimal")
     residual_value: _range(0, 0.9) = declared(
         0.10, "Residual value R", "of the price", "What a server is worth at the end of its useful life. "
-        "Illustrative.", kind="percent", sheet=ON_SHEET)
+        "Illustrative.", kind="percent")
     pue: _range(1, 3) = declared(
         1.3, "Power usage effectiveness", "", "Facility power ÷ IT power: an industry average of about 1.56; new "
-        "large facilities reach 1.3 or better.", kind="decimal", sheet=ON_SHEET)
+        "large facilities reach 1.3 or better.", kind="decimal")
     price_per_kwh: _range(0, 1) = declared(
         0.08, "Energy price", "USD per kWh", "US industrial electricity averaged 6.6 to 8.9 cents per kWh in 2023 "
-        "in the large data-centre states.", kind="decimal", sheet=ON_SHEET)
+        "in the large data-centre states.", kind="decimal")
     power_share: Share = declared(
         1.0, "Power drawn", "of server kW", "Energy drawn as a share of the server's kW: 1 is the provisioned, "
-        "nameplate basis; enter your measured average ÷ maximum.", kind="percent", sheet=ON_SHEET)
+        "nameplate basis; enter your measured average ÷ maximum.", kind="percent")
     datacenter_per_kw_month: _range(0, 2000) = declared(
         184.06, "Data-centre cost", "USD per kW-month", "Space, cooling and facility per kW of IT capacity; energy "
         "is billed separately. 184.06: the average asking rate for 250-500 kW in North America's primary markets, "
-        "H2 2024.", kind="number", sheet=ON_SHEET)
+        "H2 2024.", kind="number")
     staff_per_1000_gpus: _range(0, 100) = declared(
-        2, "Operations staff", "FTE per 1,000 GPUs", "Illustrative.", kind="decimal", sheet=ON_SHEET)
+        2, "Operations staff", "FTE per 1,000 GPUs", "Illustrative.", kind="decimal")
     staff_cost_per_year: _range(0, 1e7) = declared(
         250_000, "Staff cost", "USD per FTE-year", "Loaded cost of one full-time operator. Illustrative.",
-        kind="number", sheet=ON_SHEET)
+        kind="number")
 
 
 class Unit(Section):
@@ -94,16 +90,21 @@ class Unit(Section):
 
     active_users: _range(0, 1e12) | None = declared(
         None, "Active users", "users per month", "Users served each month, for the cost per user. Blank: no cost "
-        "per user.", kind="count", blank=True, sheet=ON_SHEET)
+        "per user.", kind="count", blank=True)
     price_input_per_million: _range(0, 1e6) | None = declared(
         None, "Price charged, input", "USD per million tokens", "What a million prompt tokens are sold for. Blank "
-        "with the output price: no revenue or margin.", kind="number", blank=True, sheet=ON_SHEET)
+        "with the output price: no revenue or margin.", kind="number", blank=True)
     price_output_per_million: _range(0, 1e6) | None = declared(
         None, "Price charged, output", "USD per million tokens", "What a million output tokens are sold for.",
-        kind="number", blank=True, sheet=ON_SHEET)
+        kind="number", blank=True)
 
 
 SECTIONS = {"pricing": Pricing, "ownership": Ownership, "unit": Unit}
+EXTERNAL = None
+
+
+def canonical(scenario) -> list:
+    return []
 
 
 def cross_checks(scenario, catalog) -> list:

@@ -1,50 +1,54 @@
-"""The Budget section of the HTML summary (docs/method.md §9): sentences and the stacked chart by month."""
+"""The Budget section of the HTML summary (docs/method.md §9 and §13): the plan by calendar month (its chosen path
+stacked by month, the fiscal years) and the average-month budget the bridge starts from."""
 
 from __future__ import annotations
 
 from markupsafe import Markup
 
 from planner.engine.budget import NOT_SERVED
+from planner.engine.calendar import date_of
 from planner.report import plot
 from planner.report.format import money, number, percent
 
 SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
-    ("budget_horizon_total_cost", "Training plus serving over the horizon (roofline)", "money0"),
-    ("budget_total_cost", "Budget total (with growth)", "money0"),
+    ("budget_average_month_total_cost", "Average-month budget", "money0"),
 ]
 
 
 def findings(results) -> list[str]:
-    scenario, s = results.scenario, results.budget.scalars
+    scenario, s, cost = results.scenario, results.budget.scalars, results.cost
     symbol, b = scenario.currency_symbol, scenario.budget
-    plan = (f"The plan takes {number(s['training_months'])} training month{'s' if s['training_months'] != 1 else ''} "
-            f"({s['training_days']:,.1f} days on {number(scenario.hours.gpus)} GPUs, "
-            f"{money(s['training_cost'], symbol)}), then {number(s['serving_months'])} serving months over the "
-            f"{number(s['horizon_days'])}-day horizon.")
+    start, end = date_of(cost.scalars["start_date"]), date_of(cost.scalars["plan_end"])
+    years = [fy for fy in cost.fiscal_years]
+    path = cost.scalars["path"]
+    plan = (f"The plan runs {number(cost.scalars['months'])} calendar months from {start:%-d %B %Y} to "
+            f"{end:%-d %B %Y}, over {len(years)} fiscal year{'s' if len(years) != 1 else ''}"
+            + (f" (the first, {years[0]['fiscal_year']}, {money(years[0][f'{path}_total'], symbol)})"
+               if years and not isinstance(years[0][f"{path}_total"], str) else "") + ".")
     if s["horizon_serving_cost"] == NOT_SERVED:
-        return [plan, f"The {number(scenario.serving.users)} users do not fit one serving replica, so the serving "
-                      "cost over the horizon is n/a: see the Serving sheet."]
-    growth = "" if b.monthly_growth == 0 else (
-        f" Growing {percent(b.monthly_growth)} a month, the budget's serving comes to "
-        f"{money(s['serving_cost'], symbol)} and its total to {money(s['total_cost'], symbol)}.")
-    standby = (f" Standby capacity (the serving pool's idle GPUs) adds {money(s['standby_cost'], symbol)} "
-               f"{'and is in the total' if b.include_standby else 'in its own row, not in the total'}.")
-    per_million = s["serving_cost_per_million_tokens"]  # a word without traffic
-    per_million = f"{money(per_million, symbol, 3)} per million served tokens" if isinstance(
-        per_million, (int, float)) else "no traffic to price per token"
-    return [plan,
-            f"At the roofline's {s['tokens_per_s_per_gpu']:,.0f} output tokens per second per GPU, serving costs "
-            f"{money(s['serving_cost_per_day'], symbol)} a day, {money(s['horizon_serving_cost'], symbol)} over "
-            f"{number(s['horizon_days'])} days ({per_million}; at Crossover's serving MFU it would be "
-            f"{money(s['mfu_serving_cost'], symbol)}); "
-            f"with training, {money(s['horizon_total_cost'], symbol)}." + growth + standby]
+        return [plan, f"The {number(scenario.serving.users)} users do not fit one serving replica, so serving money "
+                      "is n/a: see the Serving sheet."]
+    growth = "" if b.monthly_growth == 0 else f", growing {percent(b.monthly_growth)} a month"
+    average = (f"In average months of 30.4375 days{growth}, the budget is {money(s['total_cost'], symbol)}: "
+               f"training {money(s['training_cost'], symbol)}, serving {money(s['serving_cost'], symbol)} at the "
+               f"roofline's {s['tokens_per_s_per_gpu']:,.0f} output tokens per second per GPU; standby, the idle "
+               f"hours of a fleet sized for each month's peak, {money(s['standby_cost'], symbol)}, "
+               f"{'in' if b.include_standby else 'not in'} the total. At Crossover's assumed serving MFU serving "
+               f"would be {money(s['mfu_serving_cost'], symbol)} over the horizon: a comparison of compute, not a "
+               "cost of the plan.")
+    return [plan, average]
 
 
 def charts(results) -> dict[str, Markup]:
-    rows = [r for r in results.budget.rows if r["phase"]]
-    chart = plot.Chart("Spend by month", x_label="Month", y_label="Spend").columns(
-        [r_i + 1 for r_i in range(len(rows))],
-        [(name, [r[key] if isinstance(r[key], float) else 0.0 for r in rows], colour)
-         for key, name, colour in (("training", "Training", plot.BLUE), ("serving", "Serving", plot.ORANGE),
-                                   ("standby", "Standby", plot.GREY))], stacked=True)
+    """The budget's path stacked by calendar month over the plan's months."""
+    rows = [r for r in results.cost.rows if r["in_plan"]]
+
+    def values(key):
+        return [r[key] if isinstance(r[key], float) else 0.0 for r in rows]
+
+    chart = plot.Chart("The budget's path by month", x_label="Month", y_label="Spend").columns(
+        [f"{date_of(r['month_start']):%b %y}" for r in rows],
+        [("Training", values("chosen_training"), plot.BLUE), ("Other costs", values("other"), plot.GREY),
+         ("Serving", values("chosen_serving"), plot.ORANGE),
+         ("Contingency", values("chosen_contingency"), plot.YELLOW)], stacked=True)
     return {"months": chart.svg()}

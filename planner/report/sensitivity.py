@@ -15,10 +15,13 @@ SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's c
 def findings(results) -> list[str]:
     t, symbol = results.sensitivity, results.scenario.currency_symbol
     first, second = t.sorted[0], t.sorted[1]
-    return [f"Of six inputs moved by ±20 % one at a time, the total cost ({money(t.scalars['total_cost'], symbol)}) "
-            f"moves most with {first['input']}: from {money(first['total_low'], symbol)} to "
-            f"{money(first['total_high'], symbol)}; then with {second['input']}, from "
-            f"{money(second['total_low'], symbol)} to {money(second['total_high'], symbol)}."]
+    if any(isinstance(line[key], str) for line in (first, second) for key in ("total_low", "total_high")) or \
+            isinstance(t.scalars["total_cost"], str):
+        return [f"The plan's total is {t.scalars['total_cost']}, so the tornado has no swings to rank."]
+    return [f"Of {len(t.sorted)} inputs moved by ±20 % one at a time (the whole plan re-evaluated each time), the "
+            f"plan's total ({money(t.scalars['total_cost'], symbol)}) moves most with {first['input']}: from "
+            f"{money(first['total_low'], symbol)} to {money(first['total_high'], symbol)}; then with "
+            f"{second['input']}, from {money(second['total_low'], symbol)} to {money(second['total_high'], symbol)}."]
 
 
 def charts(results) -> dict[str, Markup]:
@@ -28,12 +31,14 @@ def charts(results) -> dict[str, Markup]:
 def tornado(lines: list[dict], symbol: str, width: int = 640, bar: int = 26) -> Markup:
     """Horizontal bars either side of the scenario's total, the largest swing on top: ×0.8 blue, ×1.2 orange."""
     left, right, top = 190, 20, 30
+    lines = [{**line, **{key: line[key] if isinstance(line[key], (int, float)) else 0.0
+                         for key in ("change_low", "change_high")}} for line in lines]
     span = max(max(abs(line["change_low"]), abs(line["change_high"])) for line in lines) or 1.0
     middle, half = left + (width - left - right) / 2, (width - left - right) / 2
     height = top + bar * len(lines) + 40
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} '
              f'{height}" font-family="sans-serif" font-size="11">',
-             f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">Tornado: the total cost at ×0.8 '
+             f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">Tornado: the plan\'s total at ×0.8 '
              f'and ×1.2 of each input</text>']
     for i, line in enumerate(lines):
         y = top + i * bar

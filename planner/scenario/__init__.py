@@ -44,7 +44,7 @@ class General(Section):
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "USD"
     fx_rate: Annotated[float, Field(gt=0, le=1e6)] = declared(
         1.0, "FX rate", "reporting units per USD", "Money inputs are in USD; every money result is in `currency`, "
-        "converted at this rate once. Your treasury's budget rate.", kind="decimal", sheet=False)
+        "converted at this rate once. Your treasury's budget rate.", kind="decimal")
     training_precision: Literal["bf16", "fp8"] = declared(
         "bf16", "Training precision", "", "fp8: GEMMs at the GPU's FP8 peak (Hours) and an FP8 copy of the weights "
         "(Memory); a GPU without FP8 keeps its BF16 peak.", kind="text")
@@ -181,13 +181,10 @@ def _scenario_model() -> type[General]:
     """The Scenario model, assembled from the registry when first asked for (as `planner.scenario.Scenario`):
     the tables' inputs modules that it reads import this package's declarations, so it cannot be assembled while
     the package itself is being imported."""
-    from planner.inputs import cost as cost_inputs  # read by no table's sheet yet: they join with the Cost table
-
     return create_model(
         "Scenario", __base__=General, __doc__="A validated scenario: the general inputs, each table's sections, "
         "the catalog and the sweep.",
         **{key: ((cls | None, None) if optional(cls) else (cls, cls())) for key, (_, cls) in sections().items()},
-        **{key: (cls, cls()) for key, cls in cost_inputs.SECTIONS.items()},
         **{key: (info.annotation, info) for key, info in _Tail.model_fields.items()},
         __validators__={"_sweep_keys_exist": field_validator("sweep")(classmethod(_sweep_keys_exist))},
         __module__=__name__)

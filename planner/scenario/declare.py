@@ -30,13 +30,14 @@ Fraction = Annotated[float, Field(ge=0, le=1)]
 
 def declared(default: Any = ..., label: str = "", unit: str = "", note: str = "", *, kind: str = "number",
              choices: str | None = None, words: tuple[str, ...] = (), blank: bool = False, sheet: bool = True,
-             **limits) -> Any:
+             between: tuple | None = None, **limits) -> Any:
     """An input's default, allowed range and words, read by validation, the Inputs sheet and the Checks sheet.
 
     `kind` is how the workbook shows it (a planner.units.KINDS key); `choices` a workbook name whose values a dropdown
     offers (catalog_model_ids, …); `words` the words a number's cell may hold instead (roofline); `blank` that
     its cell may be left blank (None: no deadline); `sheet=False` that no sheet reads it yet, so the Inputs sheet
-    leaves it out (its label, unit and kind wait under "pending" until its sheets are written)."""
+    leaves it out (its label, unit and kind wait under "pending" until its sheets are written); `between` the
+    first and last dates a date input takes (ISO text)."""
     extra = {"label": label, "unit": unit, "kind": kind}
     if choices:
         extra["choices"] = choices
@@ -44,6 +45,8 @@ def declared(default: Any = ..., label: str = "", unit: str = "", note: str = ""
         extra["words"] = list(words)
     if blank:
         extra["blank"] = True
+    if between:
+        extra["between"] = [str(day) for day in between]
     if not sheet:
         extra = {"pending": extra}
     return Field(default, description=note or None, json_schema_extra=extra, **limits)

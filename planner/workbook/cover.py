@@ -87,19 +87,18 @@ def _about(book: kit.Book, sheet: kit.Sheet, scenario) -> None:
 
 
 def _key_results(book: kit.Book, sheet: kit.Sheet, results, key_results: list[KeyResult]) -> None:
-    """Each key result: a label that follows the inputs, and the named result (NOT_AVAILABLE when it is not)."""
+    """The plan's total, its NPV and what it would be otherwise first, in a section of their own (then where standby
+    is paid), then every other key result: a label that follows the inputs, and the named result."""
+    first = sorted((result for result in key_results if result.first), key=lambda r: (r.kind == "text", r.snapshot))
+    if first:
+        sheet.section("The plan's total, and what it would be otherwise (differences from it)")
+        for result in first:
+            _key_result(book, sheet, result, results)
+        sheet.skip()
     sheet.section("Key results")
     for result in key_results:
-        r = sheet.row_index
-        label = kit.text_formula(result.label, book.values)
-        sheet.formula(r, 0, label.formula, label.value, book.styles.label)
-        sheet.label_chars = max(sheet.label_chars, len(label.value))
-        sheet.formula(r, sheet.last_col, f'=IFERROR({result.name},"{NOT_AVAILABLE}")', results.headline[result.name],
-                      book.styles.value(result.kind, unit=result.unit))
-        if result.kind == "bool":
-            sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
-        sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)
-        sheet.row_index += 1
+        if not result.first:
+            _key_result(book, sheet, result, results)
     sheet.skip()
 
 
@@ -117,6 +116,24 @@ def _legend(book: kit.Book, sheet: kit.Sheet) -> None:
         sheet.ws.write_string(sheet.row_index, sheet.last_col, text, style)
         sheet.row_index += 1
     sheet.skip()
+
+
+def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) -> None:
+    """A key result: its label (a formula of the inputs) and its value, read by name; a snapshot's value is the
+    named cell's own, filled in once that cell is written."""
+    styles, r = book.styles, sheet.row_index
+    label = kit.text_formula(result.label, book.values)
+    sheet.formula(r, 0, label.formula, label.value, styles.label)
+    sheet.label_chars = max(sheet.label_chars, len(label.value))
+    formula, style = f'=IFERROR({result.name},"{NOT_AVAILABLE}")', styles.value(result.kind, unit=result.unit)
+    if result.snapshot:
+        book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
+    else:
+        sheet.formula(r, sheet.last_col, formula, results.headline[result.name], style)
+    if result.kind == "bool":
+        sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
+    sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)
+    sheet.row_index += 1
 
 
 def contents(book: kit.Book) -> None:

@@ -176,11 +176,9 @@ KEY_RESULTS = [
     KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu_used|percent} MFU",
               kind="days",
               unit="days"),
-    KeyResult("crossover_serving_cost_over_horizon", "Serving cost over {crossover_horizon_days|count} days at "
-              "{crossover_serving_mfu_used|percent} serving MFU", kind="money0"),
-    KeyResult("crossover_total_cost_over_horizon", "Total cost: training once plus {crossover_horizon_days|count} "
-              "days of serving", kind="money0"),
-    KeyResult("crossover_serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money"),
+    KeyResult("crossover_serving_cost_per_million_tokens", "… at the assumed {crossover_serving_mfu_used|percent} "
+              "serving MFU, per million served tokens: a comparison of compute, not a cost of the plan",
+              kind="money"),
 ]
 
 CHECKS = [

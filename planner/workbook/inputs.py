@@ -7,6 +7,7 @@ words that say what is allowed, so validation, the workbook's dropdowns and rang
 
 from __future__ import annotations
 
+import datetime as dt
 import types
 import typing
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import annotated_types
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from planner.engine.calendar import date_of, serial
 from planner.method import Constant
 from planner.scenario import named as named_scenarios
 from planner.workbook import kit
@@ -69,6 +71,7 @@ class Allowed:
     kind: str = "number"  # how the value shows (a planner.units.KINDS key): percent limits are said as percentages
     unit: str = ""
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
+    above: bool = False  # the minimum itself is not allowed (gt, not ge: an FX rate above 0)
     step: float | None = None  # a whole number's allowed values are its multiples (2 or 4 bytes: a step of 2)
 
     @classmethod
@@ -81,6 +84,9 @@ class Allowed:
         choices = extra.get("choices")
         kinds = _base_types(info.annotation)
         options = _literal_options(info.annotation)
+        if extra.get("kind") == "date":  # ISO text in the scenario, a serial day in the cell
+            first, last = (serial(dt.date.fromisoformat(day)) for day in extra["between"])
+            return cls("date", first, last, None, optional, "date", extra.get("unit", ""))
         if bool in kinds:
             kind = "bool"
         elif extra.get("words"):
@@ -100,8 +106,9 @@ class Allowed:
             kind = "decimal"
         else:
             kind = "text"
-        return cls(kind, limits.get("ge"), limits.get("le"), choices, optional, extra.get("kind", "number"),
-                   extra.get("unit", ""), tuple(extra.get("words", ())), limits.get("multiple_of"))
+        return cls(kind, limits.get("ge"), limits.get("le"), choices=choices, optional=optional,
+                   kind=extra.get("kind", "number"), unit=extra.get("unit", ""), keywords=tuple(extra.get("words", ())),
+                   above=bool(limits.get("above")), step=limits.get("multiple_of"))
 
     def scaled(self, scale: float, unit: str) -> "Allowed":
         """The same limits in a unit `scale` times larger (tokens typed in trillions), as decimals."""
@@ -131,6 +138,9 @@ class Allowed:
             if self.type != "choice":
                 rule["error_type"] = "information"  # a number is allowed too: the Checks sheet checks it
             return rule
+        if self.type == "date":
+            return {"validate": "date", "criteria": "between", "minimum": date_of(lo), "maximum": date_of(hi),
+                    "error_title": "A date", "error_message": self.words(), **common}
         if self.type == "text":
             return {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64,
                     "error_title": "Text", "error_message": self.words(), **common}
@@ -139,6 +149,9 @@ class Allowed:
                     "error_title": "Whole number", "error_message": self.words(), **common}
         if self.type == "whole":
             return {"validate": "custom", "value": "=" + self.check("{cell}"), "error_title": "Whole number",
+                    "error_message": self.words(), **common}
+        if self.above:  # above the minimum, not at it: a rule of its own
+            return {"validate": "custom", "value": "=" + self.check("{cell}"), "error_title": "Number out of range",
                     "error_message": self.words(), **common}
         return {"validate": "decimal", "criteria": "between", "minimum": lo, "maximum": hi,
                 "error_title": "Number out of range", "error_message": self.words(), **common}
@@ -154,6 +167,8 @@ class Allowed:
             whole = f",{ref}=INT({ref})" if self.type == "choice_or_whole" else ""
             rule = (f"OR({self._listed(ref)},"
                     f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE))")
+        elif self.type == "date":  # a whole day: a serial number from the first to the last date allowed
+            rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g},{ref}=INT({ref})),FALSE)"
         elif self.type == "text":
             rule = f"AND(ISTEXT({ref}),LEN({ref})>=1,LEN({ref})<=64)"
         elif self.type == "listed":
@@ -164,8 +179,9 @@ class Allowed:
                     f"{ref}<={self.maximum:g}),FALSE))")
         else:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
+            least = ">" if self.above else ">="
             whole += f",MOD({ref},{self.step:g})=0" if self.step else ""
-            rule = f"IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
+            rule = f"IF(ISNUMBER({ref}),AND({ref}{least}{self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
     def _listed(self, ref: str) -> str:
@@ -190,6 +206,8 @@ class Allowed:
             what = "a whole number" if self.type == "choice_or_whole" else "a number"
             return (f"{CHOICE_WORDS.get(self.choices, self.choices).capitalize()}, or {what}{unit} from "
                     f"{plain_number(self.minimum)} to {plain_number(self.maximum)}.")
+        if self.type == "date":
+            return f"A date from {date_of(self.minimum)} to {date_of(self.maximum)} (type 2027-01-01){blank}."
         if self.type == "text":
             return "Text of 1 to 64 characters."
         if self.type == "listed":
@@ -204,11 +222,13 @@ class Allowed:
                     f"(type 40 % or 0.4){blank}.")
         what = "A whole number" if self.type == "whole" else "A number"
         what += f", a multiple of {plain_number(self.step)}" if self.step else ""
+        if self.above:
+            return f"{what} above {plain_number(self.minimum)}, up to {plain_number(self.maximum)}{unit}{blank}."
         return f"Between {plain_number(self.minimum)} and {plain_number(self.maximum)}{unit}: {what.lower()}{blank}."
 
 
 def _limits(annotation, metadata) -> dict[str, float]:
-    """ge and le from a field's constraints, looking inside Optional[...] and Union[...]; gt becomes ge."""
+    """ge and le from a field's constraints, looking inside Optional[...] and Union[...]; gt becomes ge with "above"."""
     found: dict[str, float] = {}
     for item in list(metadata) + _nested_metadata(annotation):
         if isinstance(item, FieldInfo):
@@ -217,6 +237,8 @@ def _limits(annotation, metadata) -> dict[str, float]:
         for key in ("ge", "gt", "le", "lt"):
             if isinstance(item, getattr(annotated_types, key.capitalize())):
                 found[{"gt": "ge", "lt": "le"}.get(key, key)] = getattr(item, key)
+                if key == "gt":
+                    found["above"] = True
         if isinstance(item, annotated_types.MultipleOf):
             found["multiple_of"] = item.multiple_of
     return found
@@ -279,6 +301,8 @@ class Input:
 
     @property
     def typed_value(self) -> Any:
+        if self.kind == "date":  # ISO text as the serial day the cell holds
+            return serial(dt.date.fromisoformat(self.value)) if self.value else None
         return self.value / TYPED_IN[self.kind][1] if self.kind in TYPED_IN else self.value
 
     @property
@@ -412,7 +436,7 @@ def scenario_inputs(scenario) -> list[Input]:
     return general_declared(scenario) + [i for _, items in input_sections(scenario) for i in items]
 
 
-GENERAL = ("model", "gpu", "training_precision")  # the general inputs typed on Inputs
+GENERAL = ("model", "gpu", "training_precision", "fx_rate")  # the general inputs typed on Inputs
 
 
 def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Constant, Any]],
@@ -444,6 +468,8 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
         for spec in inputs:
             _write(sheet, spec, spec.value, columns)
         sheet.skip()
+    cells = [cell for name, cell in book.changed_cells if name == sheet.name]
+    book.define("inputs_changed", sheet.name, f"{cells[0]}:{cells[-1]}")  # whether any input changed since generation
     return sheet
 
 
@@ -465,8 +491,9 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
         then = sheet.book.as_generated.get(item.typed_name, then_value)
         sheet.value_cell(r, generated_col, then, styles.value(kind, constant=True), None)
         typed_cell, generated = kit.xl_rowcol_to_cell(r, typed_col), kit.xl_rowcol_to_cell(r, generated_col)
-        sheet.formula(r, generated_col + 1, f"=NOT(EXACT({typed_cell},{generated}))",
-                      not same_text(then_value, then), styles.value("bool"))
+        changed = sheet.formula(r, generated_col + 1, f"=NOT(EXACT({typed_cell},{generated}))",
+                                not same_text(then_value, then), styles.value("bool"))
+        sheet.book.changed_cells.append((sheet.name, changed))
         sheet.warn("changed", r, generated_col + 1, r, generated_col + 1)
         if item.kind in TYPED_IN:  # the scenario's value, converted from the unit shown
             _, scale, written = TYPED_IN[item.kind]

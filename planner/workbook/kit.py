@@ -126,6 +126,7 @@ class Column:
     template: str | Callable[[int], str]
     kind: str = "number"
     warn: str | None = None
+    snapshot: bool = False  # a value as the engine computed it when generated (grey, locked), not a formula
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,8 @@ class KeyResult:
     _: KW_ONLY
     kind: str
     unit: str | None = None
+    first: bool = False  # shown first on the Cover, under the plan's total, apart from the other key results
+    snapshot: bool = False  # a value as the engine computed it when generated: not compared across scenarios
 
 
 @dataclass(frozen=True)
@@ -295,6 +298,11 @@ class Book:
     catalog_rows: dict[str, list] = field(default_factory=dict)  # Catalog ids name → the ids an edited workbook had
     as_generated: dict[str, Any] = field(default_factory=dict)  # an input's name → its value when an edited workbook
     # was generated (Inputs' "When generated" column); otherwise the value written
+    held: dict[str, list] = field(default_factory=dict)  # a snapshot's name (…_snapshot) → the rows of values an
+    # edited workbook holds, which a workbook compared with it keeps
+    changed_cells: list = field(default_factory=list)  # (sheet, A1) of Inputs' Changed cells
+    late: list = field(default_factory=list)  # cells that show a named cell written later: (sheet, row, col,
+    # formula, style, name), their cached value the named cell's, once the book is closed
     sheets: dict[str, "Sheet"] = field(default_factory=dict)
     # Guards (see NOT_AVAILABLE), resolved when the book is closed, once every cell is known (a sheet may read a
     # later sheet's names): what inputs and constants need, the guarded cells waiting to be written, what each
@@ -402,7 +410,10 @@ class Book:
         if waiting is None:
             return _NOTHING
         self.cell_needs[key] = _NOTHING  # a circular reference is refused by the spreadsheet anyway
-        needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
+        if isinstance(waiting.needs, tuple):  # as another cell of its column needs (Sheet.records, `alike`)
+            needs = self.needs_of_cell(*waiting.needs)
+        else:
+            needs = waiting.needs if waiting.needs is not None else self.needs_of(sheet, waiting.formula)
         if waiting.gated:
             needs = needs | {gate for need in needs for gate in self.gates.get(need, ())}
         self.cell_needs[key] = needs
@@ -495,6 +506,9 @@ class Book:
     def close(self) -> None:
         """Every guard and banner written; then the file, unless the target is NO_FILE (XlsxWriter's assembling
         and zipping of the sheets is two fifths of a build)."""
+        for sheet, row, col, formula, style, name in self.late:
+            value = self.formulas.get(self.names[name]) if name in self.names else None
+            self.sheets[sheet].formula(row, col, formula, value, style)
         self.write_guarded()
         self.write_groups()
         for sheet in self.sheets.values():
@@ -527,7 +541,8 @@ class Pending(NamedTuple):  # a tuple: made for every formula cell, faster than 
     col: int
     formula: str
     style: Any
-    needs: frozenset | None  # given by the writer, or None: read from the formula
+    needs: frozenset | tuple | None  # given by the writer, (sheet, A1) of a cell that needs the same, or None: read
+    # from the formula
     fallback: str
     gated: bool
 
@@ -997,14 +1012,16 @@ class Sheet:
             self.skip()
 
     def warn(self, warn: str | None, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
-        """Red where the value is FALSE ("false"), below zero ("negative"), or while a check fails ("failed")."""
+        """Red where the value is FALSE ("false"), TRUE ("true": a warning that holds), below zero ("negative"), or
+        while a check fails ("failed")."""
         if warn is None:
             return
         corner = xl_rowcol_to_cell(first_row, first_col)
         rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
                 "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
                 "failed": "=NOT(IFERROR(checks_all_pass,FALSE))",
-                "changed": f"=AND(ISLOGICAL({corner}),{corner})"}[warn]
+                "changed": f"=AND(ISLOGICAL({corner}),{corner})",
+                "true": f"=AND(ISLOGICAL({corner}),{corner})"}[warn]
         style = self.book.styles.changed if warn == "changed" else self.book.styles.warning
         self.ws.conditional_format(first_row, first_col, last_row, last_col,
                                    {"type": "formula", "criteria": rule, "format": style})
@@ -1023,11 +1040,12 @@ class Sheet:
         return row
 
     def records(self, labels: Sequence[str | int], columns: Sequence[Column], values: Sequence[dict], *,
-                label_header: str = "", repeat: bool = False) -> tuple[int, int, int]:
+                label_header: str = "", repeat: bool = False, alike: bool = False) -> tuple[int, int, int]:
         """A table with one row per item (labels in column A) and one formula column per Column, registered under
         the columns' keys. `values` holds one dict per row, keyed by column. A whole-number label (a step, a
-        position) is written as a number, so formulas can read it as {label}. Returns (header row, first row,
-        last row), 0-based."""
+        position) is written as a number, so formulas can read it as {label}. `alike`: every row's formulas are the
+        same but for their row (a calendar's months), so the third row on needs what the second does (its guard
+        reckoned once per column). Returns (header row, first row, last row), 0-based."""
         header = self.heading_row([label_header] + [column.header for column in columns], repeat=repeat)
         first, last = header + 1, header + len(labels)
         for col, column in enumerate(columns, start=1):
@@ -1037,9 +1055,14 @@ class Sheet:
             self._label(r, label if isinstance(label, int) else str(label))
             extra = {"label": _a1(r, 0, False, True), "i": str(i + 1)}
             for col, column in enumerate(columns, start=1):
+                if column.snapshot:
+                    self.value_cell(r, col, values[i][column.key], self.book.styles.value(column.kind,
+                                                                                          constant=True), None)
+                    continue
                 template = column.template(i) if callable(column.template) else column.template
+                needs = (self.name, _a1(first + 1, col)) if alike and i >= 2 else None
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
-                             self.book.styles.value(column.kind))
+                             self.book.styles.value(column.kind), needs=needs)
         for col, column in enumerate(columns, start=1):
             self.warn(column.warn, first, col, last, col)
         self.row_index = last + 1

@@ -5,11 +5,12 @@ its bar chart. No Excel Data Tables: XlsxWriter cannot write them and LibreOffic
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 from planner.engine.crossover import NEVER
-from planner.engine.sensitivity import ABOVE_B_MAX, STEPS, TORNADO
+from planner.engine.cost import to_the_cent_of
+from planner.engine.sensitivity import ABOVE_B_MAX, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
 from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
 
@@ -76,75 +77,83 @@ GRIDS = [
 STEP_NAMES = [f"sensitivity_step_{i}" for i in range(1, len(STEPS) + 1)]
 
 BASE = [
-    Row("serving_cost", "Serving over the horizon at the users' throughput", kind="money0", unit="over the horizon",
-        formula="=crossover_horizon_days*crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)"
-                "*price_per_gpu_hour", note="horizon · D / (3600 · TokS at the users) × price, even when they do "
-        "not fit", name="sensitivity_serving_cost"),
-    Row("total_cost", "Total cost: training plus serving over the horizon", kind="money0", unit="over the horizon",
-        formula="=hours_cost+sensitivity_serving_cost", note="What the tornado moves", name="sensitivity_total_cost",
+    Row("total_cost", "The plan's total (Budget, Cost)", kind="money0", unit="over the plan",
+        formula="=plan_total_cost",
+        note="The budget's path on the calendar, with escalation and contingency", name="sensitivity_total_cost",
         bold=True),
 ]
+STALE = "n/a: an input changed since the planner ran; run it again"
+LIVE = {  # tornado input → its value now, as the sheet names it
+    "mfu": "hours_mfu_used", "price": "price_per_gpu_hour", "training_tokens": "hours_tokens",
+    "tokens_per_day": "crossover_served_tokens_per_day", "bandwidth_efficiency": "serving_bandwidth_efficiency_used",
+    "productive_share": "hours_productive_share", "monthly_growth": "budget_monthly_growth",
+    "horizon": "crossover_horizon_days"}
+assert list(LIVE) == list(TORNADO)
+IDS = list(LIVE)
 
-SERVING = "crossover_horizon_days*crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)"
-
-
-def _eta_throughput(x: str) -> str:
-    """TokS at the users with the bandwidth efficiency x instead of η_m."""
-    moved = replace(model.SERVING, bandwidth=f"({model.effective_bandwidth('gpu_hbm_tbps', x)})")
-    return model.tokens_per_second_per_gpu(moved, "serving_users")
-
-
-LINES = {  # tornado input → (its value, moved by a factor, the total at a moved value x)
-    "mfu": ("hours_mfu_used", _share("hours_mfu_used"),
-            lambda x: f"hours_training_flops/(hours_peak_tflops*1e12*{x}*3600)/hours_productive_share"
-                      "*price_per_gpu_hour+sensitivity_serving_cost"),
-    "price": ("price_per_gpu_hour", _scaled("price_per_gpu_hour"),
-              lambda x: f"hours_allocated_gpu_hours*{x}+{SERVING}*{x}"),
-    "training_tokens": ("hours_tokens", _count("hours_tokens"),
-                        lambda x: f"hours_ops_per_param_token*model_active_params*{x}/(hours_peak_tflops*1e12"
-                                  "*hours_mfu_used*3600)/hours_productive_share*price_per_gpu_hour"
-                                  "+sensitivity_serving_cost"),
-    "tokens_per_day": ("crossover_served_tokens_per_day", _count("crossover_served_tokens_per_day"),
-                       lambda x: f"hours_cost+crossover_horizon_days*{x}/(3600*serving_tokens_per_s_per_gpu)"
-                                 "*price_per_gpu_hour"),
-    "bandwidth_efficiency": ("serving_bandwidth_efficiency_used", _share("serving_bandwidth_efficiency_used"),
-                             lambda x: "hours_cost+crossover_horizon_days*crossover_served_tokens_per_day/"
-                                       f"(3600*{_eta_throughput(x)})*price_per_gpu_hour"),
-    "productive_share": ("hours_productive_share", _share("hours_productive_share"),
-                         lambda x: f"hours_gpu_hours/{x}*price_per_gpu_hour+sensitivity_serving_cost"),
-}
-assert list(LINES) == list(TORNADO)
-IDS = list(LINES)
-
-TORNADO_LINES = [
-    Column("input", "Input", kind="text", template=lambda i: f'="{TORNADO[IDS[i]]}"'),
-    Column("value", "Scenario's value", kind="scaled", template=lambda i: "=" + LINES[IDS[i]][0]),
-    Column("low", "At ×0.8", kind="scaled", template=lambda i: "=" + LINES[IDS[i]][1]("sensitivity_tornado_low")),
-    Column("high", "At ×1.2", kind="scaled", template=lambda i: "=" + LINES[IDS[i]][1]("sensitivity_tornado_high")),
-    Column("total_low", "Total over the horizon at ×0.8", kind="money0",
-           template=lambda i: "=" + LINES[IDS[i]][2]("{low}")),
-    Column("total_high", "Total over the horizon at ×1.2", kind="money0",
-           template=lambda i: "=" + LINES[IDS[i]][2]("{high}")),
-    Column("swing", "Swing over the horizon", kind="money0", template="=ABS({total_high}-{total_low})"),
-    Column("cents", "Swing over the horizon, to the cent", kind="money0", template="=ROUND({swing},2)"),
+TORNADO_LINES = [  # the snapshot first (one block, named sensitivity_tornado_snapshot), then what reads it
+    Column("input", "Input", kind="text", template="", snapshot=True),
+    Column("value", "Its value when generated", kind="scaled", template="", snapshot=True),
+    Column("low", "At ×0.8", kind="scaled", template="", snapshot=True),
+    Column("high", "At ×1.2", kind="scaled", template="", snapshot=True),
+    Column("total_low", "The plan's total over the plan at ×0.8", kind="money0", template="", snapshot=True),
+    Column("total_high", "The plan's total over the plan at ×1.2", kind="money0", template="", snapshot=True),
+    Column("now", "Its value now", kind="scaled", template=lambda i: "=" + LIVE[IDS[i]]),
+    Column("same", "Unchanged", kind="bool", warn="false",
+           template="=IFERROR(ABS({now}-{value})<=1e-9*MAX(ABS({now}),ABS({value})),FALSE)"),
+    Column("swing", "Swing over the plan", kind="money0",
+           template='=IF(AND(ISNUMBER({total_low}),ISNUMBER({total_high})),ROUND(ABS({total_high}-{total_low}),2),'
+                    '"n/a")'),
+    Column("cents", "Swing over the plan, to the cent", kind="money0",
+           template="=IF(ISNUMBER({swing}),ROUND({swing},2),-1)"),
     Column("rank", "Rank (equal swings in line order)", kind="count",
            template='=COUNTIF({cents:range},">"&{cents})+COUNTIF({cents:through},{cents})'),
 ]
+SNAPSHOT_COLUMNS = [c.key for c in TORNADO_LINES if c.snapshot]
+
+
+def _change(key: str) -> str:
+    return (f'=IF(AND(ISNUMBER({{{key}}}),ISNUMBER(sensitivity_total_snapshot)),ROUND({{{key}}}-'
+            f'sensitivity_total_snapshot,2),"n/a")')
+
+
 SORTED = [  # the lines by swing, largest first
     Column("position", "Line", kind="count", template="=MATCH({label},{rank:range},0)"),
     Column("sorted_input", "Input", kind="text", template="=INDEX({input:range},{position})"),
-    Column("sorted_total_low", "Total over the horizon at ×0.8", kind="money0",
+    Column("sorted_total_low", "The plan's total over the plan at ×0.8", kind="money0",
            template="=INDEX({total_low:range},{position})"),
-    Column("sorted_total_high", "Total over the horizon at ×1.2", kind="money0",
+    Column("sorted_total_high", "The plan's total over the plan at ×1.2", kind="money0",
            template="=INDEX({total_high:range},{position})"),
-    Column("change_low", "Change over the horizon at ×0.8", kind="money0",
-           template="={sorted_total_low}-sensitivity_total_cost"),
-    Column("change_high", "Change over the horizon at ×1.2", kind="money0",
-           template="={sorted_total_high}-sensitivity_total_cost"),
+    Column("change_low", "Change over the plan at ×0.8", kind="money0", template=_change("sorted_total_low")),
+    Column("change_high", "Change over the plan at ×1.2", kind="money0", template=_change("sorted_total_high")),
 ]
 SORTED_VALUES = {"position": "position", "sorted_input": "input",
                  "sorted_total_low": "total_low", "sorted_total_high": "total_high", "change_low": "change_low",
                  "change_high": "change_high"}
+
+ALTERNATIVES = [  # the Cover's bridge: the plan's total against each alternative
+    Column("label", "The plan with", kind="text", template="", snapshot=True),
+    Column("total", "Its total over the plan when generated", kind="money0", template="", snapshot=True),
+    Column("difference", "Difference over the plan from its total", kind="money0", template="", snapshot=True),
+    Column("shown", "Difference over the plan, while current", kind="money0",
+           template=f'=IF(sensitivity_snapshot_current,{{difference}},"{STALE}")'),
+]
+STANDBY_ALTERNATIVE = Row("standby_alternative", "Standby, the other way round", kind="text", unit="",
+                          formula=f'=IF(budget_include_standby,"{STANDBY_WORDS[True]}","{STANDBY_WORDS[False]}")',
+                          name="plan_standby_alternative")
+ALTERNATIVE_LABELS = {
+    "assumed_mfu": "serving at Crossover's assumed serving MFU instead of the roofline (an assumption, not a cost)",
+    "standby": "standby the other way round (in the total on the on-demand path, or not)",
+    "growth": "no monthly growth",
+}
+
+
+def held(book: kit.Book, name: str, rows: list[list]) -> list[list]:
+    """A snapshot's rows: as an edited workbook holds them (when its shape is this one's), else the engine's."""
+    found = book.held.get(name)
+    if found and len(found) == len(rows) and all(len(a) == len(b) for a, b in zip(found, rows)):
+        return found
+    return rows
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -158,18 +167,108 @@ def write(book: kit.Book, results) -> kit.Sheet:
         _grid(book, sheet, grid, table.grids[grid.key])
         sheet.skip()
 
-    sheet.section("Tornado: the total cost with one input at ×0.8 and ×1.2 (shares capped at 1)")
+    _snapshot(book, sheet, table)
+    return sheet
+
+
+def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
+    """The plan re-evaluated by the engine with one input moved (the tornado) and against its alternatives (the
+    Cover's bridge): values as generated, with the check that they are still the plan's."""
+    sheet.section("The plan's total re-evaluated by the engine: a snapshot of values as generated (no closed form "
+                  "on the calendar)")
     sheet.rows(BASE, table.scalars)
+    [[total]] = held(book, "sensitivity_total_snapshot", [[table.scalars["total_cost"]]])
+    sheet.constant("sensitivity_total_snapshot", "The plan's total when generated", total, kind="money0", unit="",
+                   note="What the lines below were computed against")
+    lines = [dict(line) for line in table.tornado]
+    kept = held(book, "sensitivity_tornado_snapshot", [[line[key] for key in SNAPSHOT_COLUMNS] for line in lines])
+    for line, values in zip(lines, kept):
+        line |= dict(zip(SNAPSHOT_COLUMNS, values)) | {"now": line["value"]}
+        line["same"] = True
+    current = _current(book, table, total, lines)
+    sorted_rows = _sorted(lines, total)  # the swings and ranks of the values held
     sheet.skip()
-    sheet.records(list(range(1, len(IDS) + 1)), TORNADO_LINES, table.tornado, label_header="Line")
+    sheet.section("Tornado: the plan's total with one input at ×0.8 and ×1.2 (shares capped at 1; growth of 0 moves "
+                  "by ±0.01 a month)")
+    _, first, last = sheet.records(list(range(1, len(IDS) + 1)), TORNADO_LINES, lines, label_header="Line")
+    _name_block(book, sheet, "sensitivity_tornado_snapshot", rows=(first, last), keys=SNAPSHOT_COLUMNS)
+    sheet.row(Row("current", "The snapshot is the plan's (its inputs and total unchanged)", kind="bool", unit="",
+                  formula="=AND(IFERROR(ABS(plan_total_cost-sensitivity_total_snapshot)<=1e-9*ABS("
+                          "sensitivity_total_snapshot),FALSE),COUNTIF({same:range},FALSE)=0,"
+                          "COUNTIF(inputs_changed,TRUE)=0)", warn="false", name="sensitivity_snapshot_current",
+                  note="FALSE once an input is edited: run the planner again for a fresh snapshot"), current)
     sheet.skip()
     sheet.section("Sorted by swing, largest first (each line's rank, then INDEX/MATCH)")
-    sorted_rows = [{key: line[source] for key, source in SORTED_VALUES.items()} for line in table.sorted]
     _, first, _ = sheet.records(list(range(1, len(IDS) + 1)), SORTED, sorted_rows, label_header="Rank")
     book.define("sensitivity_largest_swing", sheet.name,
-                kit.xl_rowcol_to_cell(first, sheet.places["sorted_input"].col), table.sorted[0]["input"])
+                kit.xl_rowcol_to_cell(first, sheet.places["sorted_input"].col), sorted_rows[0]["sorted_input"])
     _tornado_chart(book, sheet)
-    return sheet
+    sheet.skip()
+    sheet.section("The plan against its alternatives (shown on the Cover as differences)")
+    sheet.row(STANDBY_ALTERNATIVE, table.headline["plan_standby_alternative"])
+    alternatives = [{"label": ALTERNATIVE_LABELS[a["key"]], "total": a["total"], "difference": a["difference"]}
+                    for a in table.alternatives]
+    kept = held(book, "sensitivity_alternatives_snapshot", [[a[key] for key in ("label", "total", "difference")]
+                                                           for a in alternatives])
+    for a, values in zip(alternatives, kept):
+        a |= dict(zip(("label", "total", "difference"), values))
+        a["shown"] = a["difference"] if current else STALE
+    _, first, last = sheet.records([a["key"] for a in table.alternatives], ALTERNATIVES, alternatives,
+                                   label_header="Alternative")
+    _name_block(book, sheet, "sensitivity_alternatives_snapshot", rows=(first, last),
+                keys=["label", "total", "difference"])
+    col = sheet.places["shown"].col
+    for i, a in enumerate(table.alternatives):
+        book.define(f"plan_{a['key']}_difference", sheet.name, kit.xl_rowcol_to_cell(first + i, col),
+                    alternatives[i]["shown"])
+
+
+def _current(book: kit.Book, table, total, lines: list[dict]) -> bool:
+    """Whether the snapshot is still the plan's: its total the plan's, its inputs as they were, no input changed
+    since generation (Inputs' Changed column, as written)."""
+    changed = any(book.formulas.get(cell) is True for cell in book.changed_cells)
+    live = table.scalars["total_cost"]
+    same_total = isinstance(live, (int, float)) and isinstance(total, (int, float)) and \
+        abs(live - total) <= 1e-9 * abs(total)
+    same_inputs = all(isinstance(line["value"], (int, float)) and abs(line["now"] - line["value"])
+                      <= 1e-9 * max(abs(line["now"]), abs(line["value"])) for line in lines)
+    for line in lines:
+        line["same"] = isinstance(line["value"], (int, float)) and abs(line["now"] - line["value"]) <= \
+            1e-9 * max(abs(line["now"]), abs(line["value"]))
+    return same_total and same_inputs and not changed
+
+
+def _sorted(lines: list[dict], total) -> list[dict]:
+    """The lines by swing as the sheet sorts them (rank, then INDEX/MATCH), from the values it holds; a swing and a
+    change to the cent, as the sheet rounds them (two totals that differ in their last digits differ by noise
+    that no two applications compute alike)."""
+    for line in lines:
+        numbers = all(isinstance(line[key], (int, float)) for key in ("total_low", "total_high"))
+        line["swing"] = to_the_cent_of(abs(line["total_high"] - line["total_low"])) if numbers else "n/a"
+        line["cents"] = to_the_cent(line["swing"]) if numbers else -1
+    for i, line in enumerate(lines):
+        line["rank"] = sum(other["cents"] > line["cents"] for other in lines) + \
+            sum(other["cents"] == line["cents"] for other in lines[:i + 1])
+    found = []
+    for rank in range(1, len(lines) + 1):
+        position = next(i for i, line in enumerate(lines, start=1) if line["rank"] == rank)
+        line = lines[position - 1]
+
+        def change(value):
+            numbers = isinstance(value, (int, float)) and isinstance(total, (int, float))
+            return to_the_cent_of(value - total) if numbers else "n/a"
+
+        found.append({"position": position, "sorted_input": line["input"], "sorted_total_low": line["total_low"],
+                      "sorted_total_high": line["total_high"], "change_low": change(line["total_low"]),
+                      "change_high": change(line["total_high"])})
+    return found
+
+
+def _name_block(book: kit.Book, sheet: kit.Sheet, name: str, *, rows: tuple[int, int], keys: list[str]) -> None:
+    """A defined name over a snapshot's columns (adjacent), so an edited workbook's values can be read back."""
+    first, last = rows
+    cols = [sheet.places[key].col for key in keys]
+    book.define(name, sheet.name, f"{kit.xl_rowcol_to_cell(first, min(cols))}:{kit.xl_rowcol_to_cell(last, max(cols))}")
 
 
 def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict) -> None:
@@ -207,7 +306,7 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
         values = sheet.series(key)
         chart.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": names, "values": values,
                           "fill": {"color": colour}, "overlap": 100, "gap": 40})
-    chart.set_title({"name": "Tornado: the total cost's change with each input at ×0.8 and ×1.2"})
+    chart.set_title({"name": "Tornado: the plan's total with each input at ×0.8 and ×1.2"})
     chart.set_y_axis({"reverse": True, "label_position": "low"})
     symbol = book.currency_symbol.replace('"', "")  # millions: "$-60M", not "-$60,000,000"
     millions = f'"{symbol}"#,##0,,"M"' if len(symbol) == 1 else f'#,##0,,"M {symbol}"'
@@ -217,5 +316,13 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("sensitivity_largest_swing", "The input that moves the total cost most (±20 %)", kind="text"),
+    KeyResult("plan_assumed_mfu_difference", "… serving at the assumed {crossover_serving_mfu_used|percent} MFU "
+              "(Crossover's; an assumption, not a cost), over the plan", kind="money0", unit="",
+              first=True, snapshot=True),
+    KeyResult("plan_standby_difference", "… {plan_standby_alternative}, over the plan", kind="money0", unit="",
+              first=True, snapshot=True),
+    KeyResult("plan_growth_difference", "… without growth ({budget_monthly_growth|percent} a month), over the plan",
+              kind="money0", unit="", first=True, snapshot=True),
+    KeyResult("sensitivity_largest_swing", "The input that moves the plan's total most (±20 %)", kind="text",
+              snapshot=True),
 ]

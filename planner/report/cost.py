@@ -1,0 +1,55 @@
+"""The Cost section of the HTML summary (docs/method.md §13): the plan's total and its path, the three paths side
+by side, prices and owning in sentences, the bridge from the average-month budget and unit economics."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from planner.report import plot
+from planner.report.format import money, percent
+
+SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's columns
+    ("plan_total_cost", "The plan's total", "money0"),
+    ("tco_npv", "Its NPV", "money0"),
+    ("tco_on_demand_total_cost", "On demand", "money0"),
+    ("tco_committed_total_cost", "Committed", "money0"),
+    ("tco_owned_total_cost", "Owned", "money0"),
+    ("own_break_even_utilisation", "Owning breaks even at", "percent"),
+]
+PATH_WORDS = {"on_demand": "renting on demand", "committed": "a committed baseline with on-demand burst",
+              "owned": "owning the GPUs"}
+
+
+def findings(results) -> list[str]:
+    t, symbol = results.cost, results.scenario.currency_symbol
+    s, h = t.scalars, t.headline
+    total = h["plan_total_cost"]
+    if isinstance(total, str):
+        return [f"The plan's total is {total}: see the Cost sheet's premises."]
+    found = [f"The plan's total, {PATH_WORDS[s['path']]} over {s['months']} calendar months with escalation and "
+             f"contingency, is {money(total, symbol)} (NPV {money(h['tco_npv'], symbol)} at "
+             f"{percent(results.scenario.budget.discount_rate)} a year)."]
+    others = [(path, t.totals[f"{path}_total"]) for path in PATH_WORDS if path != s["path"]]
+    said = [f"{PATH_WORDS[path]} {money(value, symbol) if not isinstance(value, str) else value}"
+            for path, value in others]
+    found.append("Beside it: " + "; ".join(said) + ".")
+    u = s["own_break_even_utilisation"]
+    plan_use = s["own_utilisation"]
+    if not isinstance(u, str) and not isinstance(plan_use, str):
+        verdict = "so owning costs more than renting on demand" if plan_use < u else \
+            "so owning costs less than renting on demand before the cost of capital"
+        found.append(f"An owned GPU costs {money(s['own_cost_per_gpu_hour'], symbol, 4)} per GPU-hour at full use: it "
+                     f"breaks even with on-demand rent when busy {percent(u)} of the hours; the plan keeps its own "
+                     f"fleet busy {percent(plan_use)}, {verdict}.")
+    return found
+
+
+def charts(results) -> dict[str, Markup]:
+    """The three paths' totals by calendar month over the plan."""
+    rows = [r for r in results.cost.rows if r["in_plan"]]
+    chart = plot.Chart("The three paths by month", x_label="Month", y_label="Spend")
+    chart.categories = [f"{r['month']}" for r in rows]
+    for path, name, colour in (("on_demand", "On demand", plot.BLUE), ("committed", "Committed", plot.ORANGE),
+                               ("owned", "Owned", plot.GREY)):
+        chart.line(name, [r[f"{path}_total"] if isinstance(r[f"{path}_total"], float) else 0.0 for r in rows], colour)
+    return {"paths": chart.svg()}

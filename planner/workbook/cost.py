@@ -1,0 +1,630 @@
+"""The Cost sheet (docs/method.md §13): the calendar's dates, the prices per GPU-hour at each tier with their
+sources, the training tier and the serving baseline, owning (its daily rates, full-use cost, break-even against
+each rented price), cost per million output tokens and tokens per second per MW, the plan's demand profile, the
+three paths' totals and NPVs, the bridge from the average-month budget to the plan's total, unit economics, and
+the warnings. Every money cell is in the reporting currency: each money input × fx_rate where it enters.
+
+The month rows these totals sum are on the Budget sheet (planner/workbook/budget.py), named calendar_<column>."""
+
+from __future__ import annotations
+
+from planner.engine import cost as engine
+from planner.engine.budget import TRAINING_ROWS
+from planner.engine.shared import HORIZON_MAX_DAYS
+from planner.engine.calendar import serial
+from planner.workbook import kit
+from planner.workbook.catalog_sheet import GPUS, laid_out
+from planner.workbook.kit import Check, Column, KeyResult, Row
+
+SHEET = "Cost"
+PATHS = engine.PATHS
+PATH_LABELS = {"on_demand": "On demand", "committed": "Committed baseline + burst", "owned": "Owned GPUs"}
+MONTH_ROWS = engine.row_count(TRAINING_ROWS, HORIZON_MAX_DAYS)  # the Budget's calendar rows
+
+
+def text(value: str) -> str:
+    """A reason as a formula's string."""
+    return f'"{value}"'
+
+
+NOT_SERVED, NO_SERVER, NO_SERVING = text(engine.NOT_SERVED), text(engine.NO_SERVER), text(engine.NO_SERVING)
+PRICE_ZERO, NEVER, TOO_LONG = text(engine.PRICE_ZERO), text(engine.NEVER), text(engine.TOO_LONG)
+NO_USERS, NO_REVENUE = text(engine.NO_USERS), text(engine.NO_REVENUE)
+
+
+def catalog(key: str) -> str:
+    """The chosen GPU's Catalog value of `key`."""
+    return f"INDEX(catalog_gpu_{key},gpu_row)"
+
+
+def tier_price(tier: str) -> str:
+    """p_tier = IF(quote blank, ratio × p_od, quote × fx): "blank" is tested on the Catalog cell itself."""
+    return f'=IF({catalog(f"price_{tier}")}="",pricing_{tier}_ratio*price_on_demand,{catalog(f"price_{tier}")}*fx_rate)'
+
+
+def months_to_cover(x: str, y: str) -> str:
+    """mo(x, y) = m0 + IF(y > EDATE(INT(x), m0) + MOD(x, 1), 1, 0), m0 = 12·(YEAR(y) − YEAR(x)) + MONTH(y) −
+    MONTH(x): the fewest whole months m with EDATE(x, m) ≥ y."""
+    m0 = f"(12*(YEAR({y})-YEAR({x}))+MONTH({y})-MONTH({x}))"
+    return f"={m0}+IF({y}>EDATE(INT({x}),{m0})+MOD({x},1),1,0)"
+
+
+def commitment_end(x: str, months: str, term: str) -> str:
+    """C = EDATE(INT(x), m_T·MAX(1, CEILING(mo/m_T, 1))) + MOD(x, 1): the end of the whole terms covering [x, y)."""
+    return f"EDATE(INT({x}),{term}*MAX(1,CEILING({months}/{term},1)))+MOD({x},1)"
+
+
+def per_million(price: str) -> str:
+    """price·1e6/(3600·TokS) at the users, while they fit."""
+    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),{price}*1e6/(3600*"
+            f"serving_tokens_per_s_per_gpu),{NOT_SERVED})")
+
+
+def break_even(price: str) -> str:
+    """u* = c_own/p; above 1, owning never beats the price; at p = 0, n/a."""
+    return (f"=IF(NOT(own_priced),{NO_SERVER},IF({price}=0,{PRICE_ZERO},IF(own_cost_per_gpu_hour/{price}>1,{NEVER},"
+            f"own_cost_per_gpu_hour/{price})))")
+
+
+def dated(key: str, label: str, formula: str, note: str = "", *, kind: str = "datetime", name: str | None = None,
+          bold: bool = False) -> Row:
+    return Row(key, label, formula=formula, kind=kind, unit="", note=note, name=name or key, bold=bold)
+
+
+CALENDAR = [
+    dated("start_date", "Start date S", '=IF(budget_start_date="",EOMONTH(generated_on,0)+1,budget_start_date)',
+          "The start date on Inputs; blank: the first of the month after the workbook was generated",
+          kind="date", name="tco_start_date", bold=True),
+    Row("training_days", "Training days D_tr", formula='=MIN(hours_days*IF(pricing_training_tier="spot",'
+        "1+pricing_spot_overhead,1),training_days_max)", kind="days", note="Hours' wall-clock days, × (1 + ω) on "
+        "spot; at most a century (a longer run is past the month rows)", name="training_days"),
+    dated("launch_date", "Launch L = S + D_tr", "=tco_start_date+training_days", "Serving starts at the time of "
+          "day training ends"),
+    dated("serving_end", "Serving ends E = L + horizon", "=launch_date+crossover_horizon_days"),
+    Row("launch_month", "Launch month k_L", formula="=12*(YEAR(launch_date)-YEAR(tco_start_date))+MONTH(launch_date)"
+        "-MONTH(tco_start_date)+1", kind="count", unit="month", note="The month row that holds L",
+        name="launch_month"),
+    dated("plan_end", "The plan ends", "=MAX(serving_end,IF(training_term_months>0,training_commitment_end,0),"
+          "IF(AND(ISNUMBER(serving_baseline_gpus_used),serving_baseline_gpus_used>0),serving_commitment_end,0))",
+          "The latest of E and the end of any commitment in use, whatever the path"),
+    Row("months", "Months in the plan", formula="=12*(YEAR(plan_end)-YEAR(tco_start_date))+MONTH(plan_end)"
+        "-MONTH(tco_start_date)+1-IF(plan_end=EOMONTH(plan_end,-1)+1,1,0)", kind="count", unit="months",
+        note="The calendar months that start before the plan ends (past the Budget's rows too)", name="tco_months",
+        bold=True),
+]
+
+PRICES = [
+    Row("gpu_row", "The GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)", kind="count", unit="",
+        name="gpu_row"),
+    Row("price_on_demand", "On demand p_od", formula="=price_per_gpu_hour*fx_rate", kind="money", unit="per GPU-hour",
+        note="The price per GPU-hour (Catalog, or the scenario's) × fx", name="price_on_demand", bold=True),
+    Row("price_committed_1y", "Committed 1 year p_1y", formula=tier_price("committed_1y"), kind="money",
+        unit="per GPU-hour", note="The Catalog's quote × fx; blank: the 1-year ratio × p_od",
+        name="price_committed_1y"),
+    Row("price_committed_3y", "Committed 3 years p_3y", formula=tier_price("committed_3y"), kind="money",
+        unit="per GPU-hour", note="The Catalog's quote × fx; blank: the 3-year ratio × p_od",
+        name="price_committed_3y"),
+    Row("price_spot", "Spot p_sp", formula=tier_price("spot"), kind="money", unit="per GPU-hour",
+        note="The Catalog's quote × fx; blank: the spot ratio × p_od", name="price_spot"),
+]
+SOURCES = {"committed_1y": "1-year", "committed_3y": "3-year", "spot": "spot"}
+
+
+def source_row(tier: str) -> Row:
+    """Where a tier's price comes from: the Catalog's source and date for a quote, else the ratio."""
+    quote = catalog(f"price_{tier}")
+    return Row(f"{tier}_source", f"… the {SOURCES[tier]} price's source", kind="text", unit="",
+               formula=f'=IF({quote}="","Ratio "&TEXT(pricing_{tier}_ratio,"0%")&" of on demand (no quote)",'
+                       f'{catalog(f"price_{tier}_source")}&" "&{catalog(f"price_{tier}_as_of")})')
+
+
+TRAINING = [
+    Row("price_training", "Training's price p_T", formula='=IF(pricing_training_tier="spot",price_spot,'
+        'IF(pricing_training_tier="committed_1y",price_committed_1y,IF(pricing_training_tier="committed_3y",'
+        "price_committed_3y,price_on_demand)))", kind="money", unit="per GPU-hour", note="At the training tier",
+        name="price_training"),
+    Row("training_term_months", "Training's term", formula='=IF(training_days>0,IF(pricing_training_tier='
+        '"committed_1y",12,IF(pricing_training_tier="committed_3y",36,0)),0)', kind="count", unit="months",
+        note="0: by the hour (on demand, spot), or no training", name="training_term_months"),
+    Row("training_commitment_months", "Months from S to L", formula=months_to_cover("tco_start_date", "launch_date"),
+        kind="count", unit="months", note="The fewest whole months that cover training",
+        name="training_commitment_months"),
+    dated("training_commitment_end", "Training's commitment ends",
+          "=IF(training_term_months=0,launch_date," + commitment_end("tco_start_date", "training_commitment_months",
+                                                                   "training_term_months") + ")",
+          "Whole terms of N_run GPUs from S, paid for every hour, used or not"),
+    Row("training_tier_cost", "Training at its tier", formula="=IF(training_term_months>0,hours_gpus*24*("
+        "training_commitment_end-tco_start_date)*price_training,hours_allocated_gpu_hours*IF(pricing_training_tier="
+        '"spot",1+pricing_spot_overhead,1)*price_training)', kind="money0", unit="paid once",
+        note="Committed: N_run · 24 · the terms' days · p_T; else allocated GPU-hours (× (1 + ω) on spot) · p_T",
+        name="training_tier_cost", bold=True),
+    Row("training_used_cost", "… of which training uses", formula="=IF(training_term_months>0,"
+        "hours_allocated_gpu_hours*price_training,0)", kind="money0", unit="paid once",
+        note="On a committed tier: A · p_T",
+        name="training_used_cost"),
+    Row("training_unused_cost", "… committed, unused", formula="=IF(training_term_months>0,training_tier_cost-"
+        "training_used_cost,0)", kind="money0", unit="paid once",
+        note="Pays only if the GPUs serve or train something else",
+        name="training_unused_cost"),
+]
+
+BASELINE = [
+    Row("serving_term_months", "Baseline's term", formula='=IF(pricing_serving_baseline_tier="committed_3y",36,12)',
+        kind="count", unit="months", name="serving_term_months"),
+    Row("serving_commitment_months", "Months from L to E", formula=months_to_cover("launch_date", "serving_end"),
+        kind="count", unit="months", name="serving_commitment_months"),
+    dated("serving_commitment_end", "Baseline's commitment ends",
+          "=" + commitment_end("launch_date", "serving_commitment_months", "serving_term_months"),
+          "Whole terms from L that cover [L, E)"),
+    Row("price_baseline", "Baseline's price p_c", formula='=IF(pricing_serving_baseline_tier="committed_3y",'
+        "price_committed_3y,price_committed_1y)", kind="money", unit="per GPU-hour", name="price_baseline"),
+    Row("price_baseline_effective", "… per served day p_eff", formula="=IF(crossover_horizon_days>0,price_baseline*"
+        f"(serving_commitment_end-launch_date)/crossover_horizon_days,{NO_SERVING})", kind="money",
+        unit="per GPU-hour", note="p_c · (C_s − L) / horizon: a longer term than the plan costs more per served day",
+        name="price_baseline_effective"),
+    Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ", formula="=IF(plan_serving_fits,IF("
+        "AND(SUM(plan_profile)>0,serving_tokens_per_s_per_gpu>0),crossover_served_tokens_per_day/(3600*"
+        f"serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),{NOT_SERVED})", kind="number", unit="GPUs, a fraction",
+        note="D / (3600 · TokS · Σf)", name="launch_scale"),
+    Row("baseline_hours", "Hours a day a committed GPU must be busy h*", formula=f"=IF(crossover_horizon_days=0,"
+        f"{NO_SERVING},IF(price_on_demand=0,{PRICE_ZERO},MIN(24,MAX(1,CEILING(ROUND(24*price_baseline_effective/"
+        "price_on_demand,gpu_rounding_decimals),1)))))", kind="count", unit="hours",
+        note="CEILING(24 · p_eff / p_od): below it, on demand is cheaper", name="baseline_hours"),
+    Row("serving_baseline_gpus_suggested", "Suggested baseline B*", formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},"
+        "IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(launch_scale*"
+        "LARGE(plan_profile,baseline_hours),gpu_rounding_decimals)))))", kind="count", unit="GPUs",
+        note="ĝ · the profile's h*-th largest fraction: the GPUs busy at least h* hours a day",
+        name="serving_baseline_gpus_suggested"),
+    Row("serving_baseline_gpus_used", "Baseline B_c", formula='=IF(pricing_serving_baseline_gpus="",'
+        "serving_baseline_gpus_suggested,pricing_serving_baseline_gpus)", kind="count", unit="GPUs",
+        note="The baseline on Inputs; blank: B*", name="serving_baseline_gpus_used", bold=True),
+]
+
+OWNING = [
+    Row("own_priced", "The GPU's server price and kW are given", formula=f"=AND(ISNUMBER({catalog('server_price')}),"
+        f"ISNUMBER({catalog('server_kw')}))", kind="bool", unit="", note="Catalog; without them owning is n/a",
+        name="own_priced"),
+    Row("own_depreciation_per_day", "Depreciation δ per GPU", formula=f"=IF(own_priced,{catalog('server_price')}"
+        "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*days_per_year),"
+        f"{NO_SERVER})", kind="money", unit="per GPU-day", note="P · (1 − R) / (Y · 365.25), straight line by day",
+        name="own_depreciation_per_day"),
+    Row("own_facility_per_day", "Facility φ per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}"
+        f"*ownership_datacenter_per_kw_month*fx_rate*12/days_per_year,{NO_SERVER})", kind="money",
+        unit="per GPU-day", note="kW · data-centre cost per kW-month · 12 / 365.25", name="own_facility_per_day"),
+    Row("own_staff_per_day", "Staff σ per GPU", formula="=IF(own_priced,ownership_staff_per_1000_gpus/1000*"
+        f"ownership_staff_cost_per_year*fx_rate/days_per_year,{NO_SERVER})", kind="money", unit="per GPU-day",
+        note="FTE per 1,000 GPUs / 1,000 · cost per FTE-year / 365.25", name="own_staff_per_day"),
+    Row("own_energy_per_day", "Energy ε per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}*ownership_power_share"
+        f"*ownership_pue*ownership_price_per_kwh*fx_rate*24,{NO_SERVER})", kind="money", unit="per GPU-day",
+        note="24 · kW · power drawn · PUE · price per kWh", name="own_energy_per_day"),
+    Row("own_cost_per_gpu_hour", "Owned cost per GPU-hour at full use c_own", formula="=IF(own_priced,("
+        f"own_depreciation_per_day+own_facility_per_day+own_staff_per_day+own_energy_per_day)/24,{NO_SERVER})",
+        kind="money", unit="per GPU-hour", note="(δ + φ + σ + ε) / 24", name="own_cost_per_gpu_hour", bold=True),
+    Row("own_break_even_utilisation", "Break-even utilisation against on demand u*",
+        formula=break_even("price_on_demand"), kind="percent", unit="of hours",
+        note="c_own / p_od: owning costs less when the GPUs are busy more of the time",
+        name="own_break_even_utilisation"),
+    Row("own_break_even_utilisation_1y", "… against the 1-year price", formula=break_even("price_committed_1y"),
+        kind="percent", unit="of hours", name="own_break_even_utilisation_1y"),
+    Row("own_break_even_utilisation_3y", "… against the 3-year price", formula=break_even("price_committed_3y"),
+        kind="percent", unit="of hours", name="own_break_even_utilisation_3y"),
+    Row("own_gpus", "Owned GPUs N_own", formula=f'=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
+        f"calendar_committed_gpus),IF(ownership_training,hours_gpus,0)),{NOT_SERVED}),ownership_gpus)", kind="count",
+        unit="GPUs", note="The owned GPUs on Inputs; blank: the plan's largest month (and N_run when they train)",
+        name="own_gpus", bold=True),
+    dated("own_start", "Bought on", "=IF(ownership_training,tco_start_date,launch_date)", "S when they train, else L"),
+    dated("own_life_end", "Useful life ends", "=own_start+ownership_useful_life_years*days_per_year"),
+    Row("own_capex", "Capex", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus=""),{NOT_SERVED},IF(own_priced,'
+        f"own_gpus*{catalog('server_price')}*fx_rate,{NO_SERVER}))", kind="money0", unit="once, when bought",
+        note="N_own · server price per GPU · fx", name="own_capex"),
+    Row("own_book_value", "Book value when serving ends", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus='
+        f'""),{NOT_SERVED},IF(own_priced,own_capex-own_gpus*own_depreciation_per_day*MAX(0,MIN(serving_end,'
+        f"own_life_end)-own_start),{NO_SERVER}))", kind="money0", unit="once, at E",
+        note="Capex − the depreciation to E: credited back in the owned path's cash", name="own_book_value"),
+    Row("own_utilisation", "The plan's own utilisation u_plan", formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},"
+        f"IF(NOT(own_priced),{NO_SERVER},IF(AND(crossover_horizon_days>0,own_gpus>0),(SUM(calendar_serving_gpu_hours)"
+        f"-SUM(calendar_burst_owned_gpu_hours))/(own_gpus*24*crossover_horizon_days),{NO_SERVING})))",
+        kind="percent", unit="of hours", note="(Σ U − the burst above N_own) / (N_own · 24 · horizon)",
+        name="own_utilisation"),
+]
+
+PER_MILLION = [
+    Row("cost_per_million_on_demand", "Per million output tokens, on demand", formula=per_million("price_on_demand"),
+        kind="money", unit="per M tokens", note="p · 1e6 / (3600 · TokS) at the users",
+        name="cost_per_million_on_demand"),
+    Row("cost_per_million_committed_1y", "… committed 1 year", formula=per_million("price_committed_1y"),
+        kind="money", unit="per M tokens", name="cost_per_million_committed_1y"),
+    Row("cost_per_million_committed_3y", "… committed 3 years", formula=per_million("price_committed_3y"),
+        kind="money", unit="per M tokens", name="cost_per_million_committed_3y"),
+    Row("cost_per_million_spot", "… spot", formula=per_million("price_spot"), kind="money", unit="per M tokens",
+        name="cost_per_million_spot"),
+    Row("own_cost_per_million_tokens", "… owned at full use", formula=f"=IF(NOT(own_priced),{NO_SERVER},IF(AND("
+        "plan_serving_fits,serving_tokens_per_s_per_gpu>0),own_cost_per_gpu_hour*1e6/(3600*"
+        f"serving_tokens_per_s_per_gpu),{NOT_SERVED}))", kind="money", unit="per M tokens",
+        name="own_cost_per_million_tokens"),
+    Row("own_cost_per_million_tokens_at_plan", "… owned at the plan's utilisation",
+        formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},IF(NOT(own_priced),{NO_SERVER},IF(AND(ISNUMBER("
+        "own_utilisation),own_utilisation>0,serving_tokens_per_s_per_gpu>0),own_cost_per_million_tokens/"
+        f"own_utilisation,{NO_SERVING})))", kind="money", unit="per M tokens",
+        name="own_cost_per_million_tokens_at_plan"),
+    Row("tokens_per_s_per_mw", "Output tokens per second per MW", formula=f"=IF(NOT(own_priced),{NO_SERVER},IF(AND("
+        f"plan_serving_fits,serving_tokens_per_s_per_gpu>0),serving_tokens_per_s_per_gpu*1000/({catalog('server_kw')}"
+        f"*ownership_pue),{NOT_SERVED}))", kind="count", unit="tokens/s per MW",
+        note="TokS · 1000 / (kW · PUE): all-in provisioned facility power", name="tokens_per_s_per_mw"),
+]
+
+PREMISES = [
+    Row("plan_serving_fits", "The serving set-up fits (the roofline at the users)", formula="=serving_fits",
+        kind="bool", unit="", note="Serving: users ≤ B_max. Where serving is sized by a Fleet, its SLO instead",
+        name="plan_serving_fits"),
+    Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(tco_months>"
+        f"{MONTH_ROWS},{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
+        "month rows than the Budget has", name="plan_rows_na"),
+    Row("plan_money_na", "… and serving that does not fit", formula=f'=IF(plan_rows_na<>"",plan_rows_na,IF(NOT('
+        f'plan_serving_fits),{NOT_SERVED},""))', kind="text", unit="", note="Serving money, the totals and NPVs: "
+        "n/a with the reason (training and other costs stay)", name="plan_money_na"),
+]
+
+
+def path_total(key: str, *, rows_only: bool = False):
+    """A path's total of a Budget column, or the reason it has none: "n/a" for a plan too long for the rows (and,
+    unless `rows_only`, for serving that does not fit); the owned path without a server price or kW."""
+    def template(i: int) -> str:
+        path = PATHS[i]
+        na = "plan_rows_na" if rows_only else "plan_money_na"
+        if key == "training":
+            found = "SUM(calendar_training)" if path != "owned" else "IF(ownership_training,0,SUM(calendar_training))"
+        elif key == "npv":
+            found = f"SUMPRODUCT(calendar_{path}_cash,calendar_discount)"
+        else:
+            found = f"SUM(calendar_{path}_{key})"
+        if path == "owned":
+            found = f"IF(own_priced,{found},{NO_SERVER})"
+        return f'=IF({na}<>"",{na},{found})'
+    return template
+
+
+TOTALS = [  # one row per path
+    Column("training", "Training over the plan", template=path_total("training", rows_only=True), kind="money0"),
+    Column("serving", "Serving over the plan", template=path_total("serving"), kind="money0"),
+    Column("subtotal", "Subtotal over the plan (with other costs)", template=path_total("subtotal"), kind="money0"),
+    Column("contingency", "Contingency over the plan", template=path_total("contingency"), kind="money0"),
+    Column("total", "Total over the plan", template=path_total("total"), kind="money0"),
+    Column("cash", "Cash over the plan (undiscounted)", template=path_total("cash"), kind="money0"),
+    Column("npv", "NPV over the plan at the discount rate", template=path_total("npv"), kind="money0"),
+]
+TOTAL_NAMES = {"training": "tco_{path}_training", "serving": "tco_{path}_serving", "subtotal": "tco_{path}_subtotal",
+               "contingency": "tco_{path}_contingency", "total": "tco_{path}_total_cost", "cash": "tco_{path}_cash",
+               "npv": "tco_{path}_npv"}
+
+
+def chosen(key: str) -> str:
+    """The chosen path's cell of a totals column."""
+    name = TOTAL_NAMES[key]
+    return (f'=IF(budget_path="committed",{name.format(path="committed")},IF(budget_path="owned",'
+            f'{name.format(path="owned")},{name.format(path="on_demand")}))')
+
+
+CHOSEN = [
+    Row("other", "Other monthly costs over the plan", formula='=IF(plan_rows_na<>"",plan_rows_na,'
+        "SUM(calendar_other))", kind="money0", unit="over the plan", note="Every path pays them",
+        name="tco_other_cost"),
+    Row("training", "The budget's path: training", formula=chosen("training"), kind="money0", unit="over the plan",
+        name="tco_training_cost"),
+    Row("serving", "… serving", formula=chosen("serving"), kind="money0", unit="over the plan",
+        name="tco_serving_cost"),
+    Row("subtotal", "… subtotal", formula=chosen("subtotal"), kind="money0", unit="over the plan",
+        name="tco_subtotal"),
+    Row("contingency", "… contingency", formula=chosen("contingency"), kind="money0", unit="over the plan",
+        name="tco_contingency_cost"),
+    Row("total", "… total: the plan's total", formula=chosen("total"), kind="money0", unit="over the plan",
+        note="The path chosen on Inputs (budget_path); the Budget's, the Sensitivity's and the Cover's total",
+        name="tco_total_cost", bold=True),
+    Row("npv", "… its NPV", formula=chosen("npv"), kind="money0", unit="over the plan, as at its first month",
+        note="Each month's cash at its end, discounted at (1 + r)^(−k/12)", name="tco_npv", bold=True),
+]
+
+
+def bridge_line(formula: str) -> str:
+    """A bridge line to the cent (engine.to_the_cent_of), or the reason the plan's total has none."""
+    return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),{NO_SERVER},'
+            f"ROUND({formula},2)))")
+
+
+STANDBY_AT_E1 = ("IF(budget_include_standby,price_on_demand*(24*SUMPRODUCT(calendar_serving_days,"
+                 "calendar_committed_gpus)-SUM(calendar_serving_gpu_hours)),0)")
+OTHER_AT_E1 = "budget_other_monthly_cost*fx_rate*SUMPRODUCT(calendar_plan_days/calendar_days)"
+AT_OD = "SUM(calendar_serving_gpu_hours)*price_on_demand"
+BRIDGE = [
+    Row("average_month_total", "The average-month budget (Budget, average months)",
+        formula=bridge_line("budget_average_month_total_cost"), kind="money0", unit="over the plan",
+        note="Training, then serving in months of 30.4375 days", name="tco_bridge_average_month_total"),
+    Row("standby", "Standby by calendar month, in place of the average months'",
+        formula=bridge_line(f"{STANDBY_AT_E1}-IF(budget_include_standby,budget_standby_cost,0)"), kind="money0",
+        unit="over the plan", note="Only when standby is in the total", name="tco_bridge_standby"),
+    Row("training_tier", "Training at its tier", formula=bridge_line("training_tier_cost-budget_training_cost"),
+        kind="money0", unit="over the plan", note="The tier's cost − Hours' cost at the on-demand price",
+        name="tco_bridge_training_tier"),
+    Row("calendar_months", "Calendar months", formula=bridge_line(f"{AT_OD}-budget_serving_cost"), kind="money0",
+        unit="over the plan", note="Growth steps on each monthly anniversary, not every 30.4375 days: 0 without growth",
+        name="tco_bridge_calendar_months"),
+    Row("other", "Other monthly costs", formula=bridge_line(OTHER_AT_E1), kind="money0", unit="over the plan",
+        note="At the first year's prices", name="tco_bridge_other"),
+    Row("escalation", "Escalation", formula=bridge_line(f"tco_on_demand_subtotal-(training_tier_cost+{AT_OD}+"
+        f"{STANDBY_AT_E1}+{OTHER_AT_E1})"), kind="money0", unit="over the plan",
+        note="Prices after the first plan year",
+        name="tco_bridge_escalation"),
+    Row("path", "The path", formula=bridge_line("tco_subtotal-tco_on_demand_subtotal"), kind="money0",
+        unit="over the plan",
+        note="The chosen path's subtotal − on demand's", name="tco_bridge_path"),
+    Row("contingency", "Contingency", formula=bridge_line("tco_contingency_cost"), kind="money0", unit="over the plan",
+        name="tco_bridge_contingency"),
+]
+BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="over the plan", bold=True, name="tco_bridge_total",
+                   formula=f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),'
+                           f'{NO_SERVER},SUM(tco_bridge_average_month_total,tco_bridge_standby,'
+                           "tco_bridge_training_tier,tco_bridge_calendar_months,tco_bridge_other,"
+                           "tco_bridge_escalation,tco_bridge_path,tco_bridge_contingency)))",
+                   note="The lines add up to the plan's total")
+
+
+UNPRICED = 'AND(budget_path="owned",NOT(own_priced))'  # the budget's path is owned, without a server price or kW
+PRICED = f'IF(plan_money_na<>"",plan_money_na,IF({UNPRICED},{NO_SERVER},'  # … then the figure, and "))"
+
+
+def unit(formula: str, *, blank_without: str | None = None) -> str:
+    """A unit-economics figure: n/a with the plan's reason; blank without the inputs it needs."""
+    found = f"{PRICED}{formula}))"
+    return f'=IF({blank_without},"",{found})' if blank_without else f"={found}"
+
+
+PRICES_GIVEN = 'OR(unit_price_input_per_million="",unit_price_output_per_million="")'
+UNIT = [
+    Row("serving_cost", "Serving on the budget's path, with its contingency",
+        formula=unit("tco_serving_cost*(1+budget_contingency)"), kind="money0", unit="over the plan",
+        name="unit_serving_cost"),
+    Row("requests", "Requests (first attempts)", formula=unit("SUM(calendar_requests)"), kind="count",
+        unit="requests", note="Served tokens / output tokens per request", name="unit_requests"),
+    Row("input_tokens", "Prompt tokens", formula=unit("SUM(calendar_input_tokens)"), kind="tera", unit="T tokens",
+        name="unit_input_tokens"),
+    Row("output_tokens", "Output tokens", formula=unit("SUM(calendar_served_tokens)"), kind="tera",
+        unit="T tokens", name="unit_output_tokens"),
+    Row("cost_per_request", "Cost per request", kind="money5", unit="per request",
+        formula=f"=IF(NOT(AND(crossover_horizon_days>0,SUM(calendar_requests)>0)),{NO_SERVING},"
+                f'{PRICED}unit_serving_cost/SUM(calendar_requests))))',
+        name="unit_cost_per_request"),
+    Row("cost_per_user_per_month", "Cost per active user per month", kind="money", unit="per user-month",
+        formula=f'=IF(unit_active_users="","",IF(crossover_horizon_days=0,{NO_SERVING},IF(unit_active_users=0,'
+                f'{NO_USERS},{PRICED}unit_serving_cost/(crossover_horizon_days/'
+                "budget_days_per_month)/unit_active_users)))))", note="Blank without active users on Inputs",
+        name="unit_cost_per_user_per_month"),
+    Row("revenue", "Revenue at the prices charged", kind="money0", unit="over the plan",
+        formula=unit("SUM(calendar_revenue)", blank_without=PRICES_GIVEN),
+        note="(prompt tokens · input price + output tokens · output price) / 1e6 · fx; blank without both prices",
+        name="unit_revenue"),
+    Row("margin", "Contribution margin", kind="money0", unit="over the plan",
+        formula=unit("unit_revenue-unit_serving_cost", blank_without=PRICES_GIVEN), name="unit_margin"),
+    Row("margin_share", "… as a share of revenue", kind="percent", unit="of revenue",
+        formula=f'=IF({PRICES_GIVEN},"",{PRICED}IF(unit_revenue>0,unit_margin/'
+                f"unit_revenue,{NO_REVENUE}))))", name="unit_margin_share"),
+    Row("plan_margin", "Margin after training, other costs and contingency", kind="money0", unit="over the plan",
+        formula=unit("unit_revenue-tco_total_cost", blank_without=PRICES_GIVEN), name="unit_plan_margin"),
+    Row("break_even_price_output", "Break-even price per million output tokens", kind="money",
+        unit="per M tokens", formula=f'=IF({PRICES_GIVEN},"",IF(unit_output_tokens=0,{NO_SERVING},{PRICED}'
+        '(unit_serving_cost-unit_input_tokens*unit_price_input_per_million*fx_rate/1e6)/'
+        "(unit_output_tokens/1e6)))))", note="At the input price charged", name="unit_break_even_price_output"),
+]
+
+WARNINGS = [
+    Row("tco_warn_rate_one_outside_usd", "A currency other than USD at a rate of 1", kind="bool", unit="",
+        formula='=AND(currency<>"USD",fx_rate=1)', note="Right for currencies pegged at 1 (PAB, BSD, BMD)",
+        warn="true", name="tco_warn_rate_one_outside_usd"),
+    Row("tco_warn_plan_outlives_owned_gpus", "The plan outlives the owned GPUs' useful life", kind="bool", unit="",
+        formula="=AND(own_priced,serving_end>own_life_end)", note="Replacing them is not modelled", warn="true",
+        name="tco_warn_plan_outlives_owned_gpus"),
+    Row("tco_warn_baseline_above_demand", "The baseline exceeds every month's GPUs", kind="bool", unit="",
+        formula="=AND(ISNUMBER(serving_baseline_gpus_used),serving_baseline_gpus_used>0,"
+                "serving_baseline_gpus_used>MAX(calendar_committed_gpus))", note="Committed GPUs never all needed",
+        warn="true", name="tco_warn_baseline_above_demand"),
+    Row("tco_warn_training_commitment_unused", "A committed training tier leaves over half its commitment unused",
+        kind="bool", unit="", formula="=AND(training_term_months>0,training_unused_cost>0.5*training_tier_cost)",
+        warn="true", name="tco_warn_training_commitment_unused"),
+    Row("tco_warn_commitment_longer_than_serving", "The baseline's term is longer than the serving it covers",
+        kind="bool", unit="", formula="=AND(ISNUMBER(serving_baseline_gpus_used),serving_baseline_gpus_used>0,"
+        "serving_commitment_months<serving_term_months)", note="Paid to the end of the term", warn="true",
+        name="tco_warn_commitment_longer_than_serving"),
+    Row("tco_warn_serving_does_not_fit", "Serving does not fit", kind="bool", unit="",
+        formula="=NOT(plan_serving_fits)", note="Serving money is n/a (Serving: users > B_max)", warn="true",
+        name="tco_warn_serving_does_not_fit"),
+]
+PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
+                  template=lambda i: f"=INDEX(catalog_profile_fractions,{i + 1},MATCH(cluster_profile,"
+                                     "catalog_profile_ids,0))")]
+
+
+
+def _values(book: kit.Book, results) -> dict:
+    """Each row's engine value, by row key."""
+    table, scenario = results.cost, results.scenario
+    s, totals, u = table.scalars, table.totals, table.unit
+    gpu = scenario.chosen_gpu
+    found = dict(s)
+    found |= {"start_date": s["start_date"], "months": s["months"], "plan_serving_fits": table.plan.serving_fits,
+              "gpu_row": 1 + [key for key, _ in laid_out(book, GPUS, scenario.merged_catalog.gpus)].index(gpu.id),
+              "own_priced": gpu.server_price is not None and gpu.server_kw is not None,
+              "generated_on": serial(results.generated)}
+    reason = "" if table.checks["tco_months_within_rows"] else engine.TOO_LONG
+    found |= {"plan_rows_na": reason,
+              "plan_money_na": reason or ("" if table.plan.serving_fits else engine.NOT_SERVED)}
+    for tier in SOURCES:
+        quote = getattr(gpu, f"price_{tier}")
+        ratio = getattr(scenario.pricing, f"{tier}_ratio")
+        found[f"{tier}_source"] = (f"Ratio {kit.excel_fixed(ratio * 100, 0)}% of on demand (no quote)" if quote is None
+                                   else f"{getattr(gpu, f'price_{tier}_source') or ''} "
+                                        f"{getattr(gpu, f'price_{tier}_as_of') or ''}")
+    found |= {key: totals[f"{results.cost.scalars['path']}_{key}"] for key in ("training", "serving", "subtotal",
+                                                                                "contingency", "total", "npv")}
+    found |= {"other": totals["other"], "contingency": totals[f"{s['path']}_contingency"]}
+    bridge = {line["line"]: line["amount"] for line in table.bridge}
+    reason = found["plan_money_na"]
+    found |= {f"bridge_{row.key}": bridge.get(row.key, reason) for row in BRIDGE + [BRIDGE_TOTAL]}
+    found |= {f"unit_{key}": ("" if value is None else value) for key, value in u.items()}
+    found |= table.warnings
+    return found
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table = results.cost
+    values = _values(book, results)
+    sheet = book.sheet(SHEET, [(PATH_LABELS[path], 15) for path in PATHS], label_width=44, unit_width=17,
+                       note_width=48)
+    sheet.scalar_col = 1  # a named cell in the first column; the three paths side by side in the totals
+    sheet.title("Cost of ownership: prices, owning, the three paths and the plan's total", "docs/method.md §13: "
+                "each money input × the FX rate where it enters; the month rows are on Budget.")
+    sheet.section("The calendar")
+    sheet.constant("generated_on", "Generated on", values["generated_on"], kind="date", unit="",
+                   note="The day the planner wrote this workbook: a blank start date follows it")
+    sheet.rows(CALENDAR, values)
+    sheet.skip()
+    sheet.section("Whether the plan's money can be priced")
+    sheet.rows(PREMISES, values)
+    sheet.skip()
+    sheet.section("Prices per GPU-hour, each tier with its source")
+    for row in PRICES:
+        sheet.row(row, values[row.key])
+        tier = row.key.removeprefix("price_")
+        if tier in SOURCES:
+            sheet.row(source_row(tier), values[f"{tier}_source"])
+    sheet.skip()
+    for title, rows in (("Training at its tier", TRAINING),
+                        ("The serving baseline of the committed path (the newsvendor rule)", BASELINE),
+                        ("Owning GPUs", OWNING), ("Per million output tokens and per megawatt, at the users",
+                                                  PER_MILLION)):
+        sheet.section(title)
+        sheet.rows(rows, values)
+        sheet.skip()
+    _profile(book, sheet, table.plan.profile)
+    sheet.section("The three paths over the plan (the Budget's month rows summed)")
+    _path_totals(book, sheet, table)
+    sheet.skip()
+    sheet.section("The budget's path (budget.path on Inputs)")
+    sheet.rows(CHOSEN, {row.key: values[row.key] for row in CHOSEN})
+    sheet.skip()
+    sheet.section("From the average-month budget to the plan's total")
+    for row in BRIDGE + [BRIDGE_TOTAL]:
+        sheet.row(row, values[f"bridge_{row.key}"])
+    sheet.skip()
+    sheet.section("Unit economics, on the budget's path")
+    sheet.rows(UNIT, {row.key: values[f"unit_{row.key}"] for row in UNIT})
+    sheet.skip()
+    sheet.row(STANDBY_NOTE, table.headline["plan_standby_note"])
+    sheet.skip()
+    sheet.section("Warnings (TRUE: it holds; the plan is still priced)")
+    sheet.rows(WARNINGS, values)
+    for alias, name in ALIASES.items():  # the headline's names for cells the formulas read by their own
+        book.define(alias, SHEET, book.names[name][1], values[name])
+    return sheet
+
+
+ALIASES = {"tco_launch_date": "launch_date", "tco_end_date": "serving_end",
+           "pricing_committed_1y_price": "price_committed_1y", "pricing_committed_3y_price": "price_committed_3y",
+           "pricing_spot_price": "price_spot"}
+
+
+def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
+    """Each path's totals over the plan, a column each, named tco_<path>_…: "n/a: see Checks" while an input fails."""
+    heading = sheet.heading_row(["Over the plan"] + [PATH_LABELS[path] for path in PATHS])
+    rows = {}
+    for column in TOTALS:
+        r = rows[column.key] = sheet.row_index
+        sheet._label(r, column.header)
+        for i, path in enumerate(PATHS):
+            name, value = TOTAL_NAMES[column.key].format(path=path), table.totals[f"{path}_{column.key}"]
+            cell = sheet.formula(r, 1 + i, column.template(i), value, book.styles.value(column.kind),
+                                 fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
+            book.define(name, SHEET, cell, value)
+        sheet.row_index += 1
+    chart = book.wb.add_chart({"type": "column"})
+    for key, name, colour in (("total", "Total over the plan", "#4472C4"), ("npv", "NPV", "#ED7D31")):
+        chart.add_series({"name": name, "categories": [SHEET, heading, 1, heading, len(PATHS)],
+                          "values": [SHEET, rows[key], 1, rows[key], len(PATHS)], "fill": {"color": colour}})
+    chart.set_title({"name": "The three paths: total and NPV over the plan"})
+    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    sheet.chart(chart, height=300, width=620)
+
+
+def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple) -> None:
+    """The plan's demand profile: 24 fractions of the peak, named plan_profile (the chosen Cluster profile)."""
+    sheet.section("The plan's demand profile (Cluster's profile on Inputs)")
+    _, first, last = sheet.records(list(range(24)), PROFILE, [{"fraction": f} for f in profile], label_header="Hour")
+    col = sheet.places["fraction"].col
+    book.define("plan_profile", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
+    sheet.skip()
+
+
+def _check(key: str, label: str, formula: str, note: str = "", about: tuple = ()) -> Check:
+    return Check(key, label, formula=formula, note=note, about=about)
+
+
+def close(a: str, b: str) -> str:
+    """Equal to a relative 1e-9, as the engine's reconciliations."""
+    return f"ABS(({a})-({b}))<=1e-9*MAX(ABS({a}),ABS({b}))"
+
+
+CHECKS = [
+    _check("tco_start_date_in_range", "Cost: the start date is a date from 2000 to 2100",
+           f"AND(tco_start_date>={engine.FIRST_START},tco_start_date<{engine.LAST_START + 1})",
+           "budget.start_date on Inputs"),
+    _check("tco_first_fiscal_month_valid", "Cost: the fiscal year's first month is 1 to 12",
+           "AND(budget_first_fiscal_month>=1,budget_first_fiscal_month<=12,"
+           "budget_first_fiscal_month=INT(budget_first_fiscal_month))", "budget.first_fiscal_month"),
+    _check("tco_fx_rate_positive", "Cost: the FX rate is above 0", "fx_rate>0", "fx_rate on Inputs"),
+    _check("tco_fx_rate_one_for_usd", "Cost: a USD report takes a rate of 1", 'OR(currency<>"USD",fx_rate=1)',
+           "fx_rate, or the currency"),
+    _check("tco_profile_has_demand", "Cost: the demand profile has an hour above 0", "SUM(plan_profile)>0",
+           "cluster.profile (its Catalog fractions)"),
+    _check("tco_horizon_not_negative", "Cost: the horizon is 0 days or more", "crossover_horizon_days>=0",
+           "crossover.horizon_days"),
+    _check("tco_owned_training_gpus", "Cost: owned training has at least the run's GPUs",
+           "OR(NOT(ownership_training),ISTEXT(own_gpus),own_gpus>=hours_gpus)", "ownership.gpus"),
+    _check("tco_months_within_rows", f"Cost: the plan fits the Budget's {MONTH_ROWS} month rows",
+           f"tco_months<={MONTH_ROWS}", "A shorter run or horizon; money reads n/a otherwise"),
+    _check("tco_training_days_add_up", "Cost: the months' training days add up to D_tr",
+           "ABS(SUM(calendar_training_days)-training_days)<=1e-9*MAX(training_days,1)",
+           "To a billionth of a day"),
+    _check("tco_serving_days_add_up", "Cost: the months' serving days add up to the horizon",
+           "ABS(SUM(calendar_serving_days)-crossover_horizon_days)<=1e-9*MAX(crossover_horizon_days,1)",
+           "To a billionth of a day"),
+    _check("tco_training_cost_adds_up", "Cost: the months' training adds up to the tier's cost",
+           "IF(training_term_months>0," + close("SUM(calendar_training)", "training_tier_cost") + ","
+           "OR(NOT(ISNUMBER(tco_training_cost)),training_days=0,ABS(training_tier_cost/training_days*SUM("
+           "calendar_training_days)-training_tier_cost)<=1e-9*training_tier_cost/MIN(training_days,1)))",
+           "To a billionth of a day's training spend"),
+    _check("tco_calendar_months_without_growth", "Cost: without growth, calendar months change nothing",
+           "OR(budget_monthly_growth<>0,NOT(ISNUMBER(tco_bridge_calendar_months)),"
+           "ABS(tco_bridge_calendar_months)<=1e-9*ABS(budget_serving_cost))"),
+    _check("tco_average_month_reconciles", "Cost: at the defaults, on demand equals the average-month budget",
+           'OR(budget_monthly_growth<>0,budget_escalation<>0,pricing_training_tier<>"on_demand",'
+           "NOT(ISNUMBER(budget_average_month_total_cost)),NOT(ISNUMBER(tco_on_demand_subtotal)),"
+           + close("tco_on_demand_subtotal-tco_other_cost-IF(budget_include_standby,SUM(calendar_standby),0)",
+                   "budget_training_cost+budget_serving_cost") + ")"),
+    _check("tco_fiscal_years_add_up", "Cost: the fiscal years add up to the plan's total",
+           "OR(NOT(ISNUMBER(tco_total_cost))," + close("fiscal_years_total", "tco_total_cost") + ")"),
+    _check("tco_owned_cash_equals_accrual", "Cost: the owned path's cash adds up to its accrual",
+           "OR(NOT(ISNUMBER(tco_owned_total_cost)),"
+           + close("SUM(calendar_owned_cash)", "SUM(calendar_owned_total)") + ")"),
+]
+
+STANDBY_NOTE = Row("plan_standby_note", "Standby", kind="text", unit="", name="plan_standby_note",
+                   formula=f'=IF(budget_include_standby,IF(budget_path="on_demand",'
+                           f'"{engine.STANDBY_NOTES["on_demand"]}",'
+                           f'"{engine.STANDBY_NOTES["other"]}"),"{engine.STANDBY_NOTES["none"]}")')
+
+KEY_RESULTS = [
+    KeyResult("plan_total_cost", "The plan's total: the {budget_path} path over {tco_months|count} calendar months, "
+              "with escalation and contingency", kind="money0", unit="", first=True),
+    KeyResult("tco_npv", "… its NPV over the plan at {budget_discount_rate|percent} a year", kind="money0", unit="",
+              first=True),
+    KeyResult("plan_standby_note", "Standby", kind="text", unit="", first=True),
+]

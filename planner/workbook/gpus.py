@@ -1,0 +1,172 @@
+"""The GPUs sheet (docs/method.md §13.7): one row per row of the Catalog's GPU block, each GPU with a price set
+beside the others at the scenario's training run, serving set-up and demand. Every value of the GPU is read from
+its Catalog row by INDEX (the row's number is its label); the model's terms, the precisions, t, the users and the
+efficiencies are the Serving sheet's named cells (the model core's twins on the row's GPU cells); no value is typed
+here. Marks on the cheapest rent and the cheapest own."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from planner.engine.gpus import DOES_NOT_FIT, NONE_PRICED
+from planner.workbook import kit, model
+from planner.workbook.catalog_sheet import GPUS, laid_out
+from planner.workbook.cost import NEVER, NO_SERVER, NO_SERVING, PRICE_ZERO, text
+from planner.workbook.kit import Column, KeyResult, Row
+
+SHEET = "GPUs"
+DNF = text(DOES_NOT_FIT)
+NO_DEMAND = text("n/a: a demand profile of zeros")
+
+
+def catalog(key: str) -> str:
+    return f"INDEX(catalog_gpu_{key},{{label}})"
+
+
+def number(key: str) -> str:
+    """A Catalog value that may be blank, as 0."""
+    return f"IF(ISNUMBER({catalog(key)}),{catalog(key)},0)"
+
+
+def listed(formula: str) -> str:
+    """Blank on a Catalog row without a GPU or a price."""
+    return f'=IF({{gpu}}="","",{formula})'
+
+
+def served(formula: str) -> str:
+    """A serving figure on the row's GPU: "does not fit" when not one sequence fits beside the weights."""
+    return listed(f"IF({{max_users}}=0,{DNF},{formula})")
+
+
+def by_the_month(formula: str) -> str:
+    """Rent against own at launch traffic: n/a without serving on this GPU or without demand in the profile."""
+    return listed(f"IF(SUM(plan_profile)=0,{NO_DEMAND},IF({{max_users}}=0,{DNF},{formula}))")
+
+
+def owned(formula: str) -> str:
+    """Owning on the row's GPU: n/a without its server price or kW."""
+    return f"IF(AND(ISNUMBER({catalog('server_price')}),ISNUMBER({catalog('server_kw')})),{formula},{NO_SERVER})"
+
+
+def in_force(name: str) -> str:
+    """An efficiency on the row's GPU: on the scenario's GPU the one in force (a calibration's fit, as Serving's),
+    on another the input."""
+    return f"IF({{gpu}}=gpu,{name}_used,{name})"
+
+
+ROW_GPU = replace(model.SERVING, peak_flops="{peak_flops}", bandwidth="{bandwidth}", nvlink_gbps="{nvlink_gbps}",
+                  peak_tflops=catalog("peak_tflops"), hbm_tbps=catalog("hbm_tbps"), price="{price}",
+                  compute_efficiency=in_force("serving_compute_efficiency"),
+                  overhead_ms=in_force("serving_overhead_ms"))
+OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*"
+            "days_per_year)+" + catalog("server_kw") + "*ownership_datacenter_per_kw_month*fx_rate*12/days_per_year+"
+            "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year+24*"
+            + catalog("server_kw") + "*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate)/24")
+
+COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are computed from, on screen
+    Column("gpu", "GPU", kind="text", template=f'=IF(AND({catalog("ids")}<>"",ISNUMBER({catalog("price_per_hour")})),'
+           f'{catalog("ids")},"")'),
+    Column("training_cost", "Training cost, paid once", kind="money0",
+           template=listed("{training_gpu_hours}/hours_productive_share*{price}")),
+    Column("training_days", "Training days", kind="days",
+           template=listed("{training_gpu_hours}/hours_productive_share/hours_gpus/24")),
+    Column("max_users", "Sequences that fit B_max", kind="count",
+           template=listed(f"IF({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb<=0,0,INT(ROUND("
+                           f"({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb)/"
+                           "serving_sequence_gb,gpu_rounding_decimals)))")),
+    Column("cost_per_million", "Cost per M tokens at B", kind="money",
+           template=served("{price}*1e6/(3600*{tokens_per_s_per_gpu})")),
+    Column("tokens_per_s_per_mw", "Tokens/s per MW", kind="count",
+           template=served(f"IF(AND(ISNUMBER({catalog('server_kw')}),{number('server_kw')}>0),"
+                           f"{{tokens_per_s_per_gpu}}*1000/({catalog('server_kw')}*ownership_pue),{NO_SERVER})")),
+    Column("rent_per_month", "Rent per average month", kind="money0",
+           template=by_the_month("{serving_gpu_hours_per_day}*budget_days_per_month*{price}")),
+    Column("owned_fleet", "Owned fleet (peak hour)", kind="count",
+           template=by_the_month("CEILING(ROUND({serving_gpu_hours_per_day}/SUM(plan_profile)*MAX(plan_profile),"
+                                 "gpu_rounding_decimals),1)")),
+    Column("own_per_month", "Own per average month", kind="money0",
+           template=by_the_month(owned("{owned_fleet}*{own_cost_per_gpu_hour}*24*budget_days_per_month"))),
+    Column("break_even_utilisation", "Break-even utilisation u*", kind="percent",
+           template=by_the_month(owned(f"IF({{price}}=0,{PRICE_ZERO},IF({{own_cost_per_gpu_hour}}/{{price}}>1,"
+                                       f"{NEVER},{{own_cost_per_gpu_hour}}/{{price}}))"))),
+    Column("cheapest_rent", "Cheapest to rent", kind="bool",
+           template=listed("IF(ISNUMBER({rent_per_month}),{rent_per_month}=MIN({rent_per_month:range}),FALSE)")),
+    Column("cheapest_own", "Cheapest to own", kind="bool",
+           template=listed("IF(ISNUMBER({own_per_month}),{own_per_month}=MIN({own_per_month:range}),FALSE)")),
+    Column("price", "On-demand price per GPU-hour", kind="money",
+           template=listed(f"{catalog('price_per_hour')}*fx_rate")),
+    Column("training_peak_tflops", "Training peak (TFLOPS)", kind="count",
+           template=listed(f'IF(AND(training_precision="fp8",{number("fp8_tflops")}>0),{catalog("fp8_tflops")},'
+                           f'{catalog("peak_tflops")})')),
+    Column("training_gpu_hours", "Training GPU-hours", kind="count",
+           template=listed("hours_training_flops/({training_peak_tflops}*1e12*hours_mfu_used*3600)")),
+    Column("peak_flops", "Serving peak P_e (TFLOP/s)", kind="tera",
+           template=listed(model.effective_peak_flops(catalog("peak_tflops"), number("fp8_tflops"),
+                                                       "serving_fp8_gemm"))),
+    Column("bandwidth", "Bandwidth BW_e (TB/s)", kind="tera",
+           template=listed(model.effective_bandwidth(catalog("hbm_tbps"), in_force("serving_bandwidth_efficiency")))),
+    Column("nvlink_gbps", "NVLink (GB/s)", kind="count", template=listed(number("nvlink_gbps"))),
+    Column("batch", "At B", kind="count", template=served("MIN(serving_users,{max_users})")),
+    Column("batch_is", "B is", kind="text", template=served('IF(serving_users<={max_users},"users","B_max")')),
+    Column("tokens_per_s_per_gpu", "Tokens/s per GPU at B", kind="tenths",
+           template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}"))),
+    Column("cost_per_million_at_max", "Cost per M tokens at B_max", kind="money",
+           template=served(f"{{price}}*1e6/(3600*{model.tokens_per_second_per_gpu(ROW_GPU, '{max_users}')})")),
+    Column("serving_gpu_hours_per_day", "GPU-hours a day at launch", kind="count",
+           template=by_the_month("crossover_served_tokens_per_day/(3600*{tokens_per_s_per_gpu})")),
+    Column("fleet_utilisation", "Its utilisation", kind="percent",
+           template=by_the_month(f"IF({{owned_fleet}}>0,{{serving_gpu_hours_per_day}}/(24*{{owned_fleet}}),"
+                                 f"{NO_SERVING})")),
+    Column("own_cost_per_gpu_hour", "Owned cost per GPU-hour", kind="money",
+           template=by_the_month(owned(OWN_COST))),
+]
+PRINTED = 12
+WIDTHS = {"gpu": 12, "batch_is": 8, "nvlink_gbps": 9, "batch": 7, "cheapest_rent": 9, "cheapest_own": 9}
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    merged = results.scenario.merged_catalog
+    rows = {row["gpu"]: row for row in results.gpus.rows}
+    order = [key for key, _ in laid_out(book, GPUS, merged.gpus)]
+    values = [rows.get(key, dict.fromkeys((c.key for c in COLUMNS), "")) for key in order]
+    sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 11)) for c in COLUMNS], label_width=8, unit_width=2,
+                       note_width=2)
+    sheet.scalar_col = 2  # the cheapest GPUs' names under the training cost, their labels across the cells before
+    sheet.title("GPUs side by side", "docs/method.md §13.7: each Catalog GPU with a price at this scenario's model, "
+                "training run, serving set-up and launch traffic; every value read from its Catalog row.")
+    sheet.section("Training at the scenario's MFU, serving on each GPU's roofline, rent against own per average "
+                  "month (30.4375 days) at launch traffic")
+    _, first, last = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row")
+    sheet.ws.print_area(0, 0, last, PRINTED)
+    _chart(book, sheet)
+    sheet.rows(CHEAPEST, results.gpus.headline)
+    empty = [first + i for i, key in enumerate(order) if key not in rows]  # a Catalog row without a GPU or price
+    for r in empty:  # grouped out of sight, not printed; a GPU typed into its Catalog row fills it (+ shows it)
+        sheet.ws.set_row(r, None, None, {"level": 1, "hidden": True})
+        sheet.heights[r] = 0
+    return sheet
+
+
+def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
+    """Renting against owning each GPU's fleet for an average month at launch traffic."""
+    chart = book.wb.add_chart({"type": "column"})
+    for key, name, colour in (("rent_per_month", "Rent on demand per average month", "#4472C4"),
+                              ("own_per_month", "Own the peak-hour fleet per average month", "#ED7D31")):
+        chart.add_series({"name": name, "categories": sheet.series("gpu"), "values": sheet.series(key),
+                          "fill": {"color": colour}})
+    chart.set_title({"name": "Rent against own, per average month at launch traffic"})
+    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
+    chart.set_legend({"position": "bottom"})
+    sheet.skip()
+    sheet.chart(chart, height=300, width=720)
+
+
+NONE = f'"{NONE_PRICED}"'
+CHEAPEST = [
+    Row("gpus_cheapest_rent", "Cheapest to rent", kind="text", unit="", name="gpus_cheapest_rent",
+        formula=f"=IFERROR(INDEX({{gpu:range}},MATCH(TRUE,{{cheapest_rent:range}},0)),{NONE})"),
+    Row("gpus_cheapest_own", "Cheapest to own", kind="text", unit="", name="gpus_cheapest_own",
+        formula=f"=IFERROR(INDEX({{gpu:range}},MATCH(TRUE,{{cheapest_own:range}},0)),{NONE})"),
+]
+KEY_RESULTS: list[KeyResult] = []
+CHECKS: list = []
