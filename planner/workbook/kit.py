@@ -599,6 +599,7 @@ class Sheet:
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     printed_cols: int | None = None  # the last column that prints (None: the last written)
+    printed_rows: int | None = None  # the last row that prints (None: the last written)
     numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
     # written, whether one was negative]: how wide the column must be (never "###")
     beside: bool = False  # scalar rows in column B, their unit in C and their note from D (Book.sheet)
@@ -781,7 +782,7 @@ class Sheet:
         page (pages.page_breaks), so a table and the chart under it print on one page where they fit on one."""
         widths = [self.width_of(c) for c in range(self._last_printed() + 1)]
         breaks = pages.column_blocks(widths, self.block_starts)
-        last_row = max(self.row_index - 1, 0)
+        last_row = max(self.row_index - 1, 0) if self.printed_rows is None else self.printed_rows
         if breaks:
             scale = pages.block_scale(widths, breaks)
             self.ws.set_print_scale(round(scale * 100))
@@ -790,16 +791,17 @@ class Sheet:
             edges = [1, *breaks, len(widths)]
             areas = [(0, 0, last_row, edges[1] - 1)]
             for first, stop in zip(edges[1:], edges[2:]):
-                rows = self._rows_holding(first, stop - 1)
+                rows = [r for r in self._rows_holding(first, stop - 1) if r <= last_row]
                 areas += [(top, first, bottom, stop - 1) for top, bottom in pages.runs(rows, self.sections, self.hidden)]
             self.ws.print_area_range = ",".join(self.ws._convert_name_area(*area) for area in areas)
         else:
             scale = pages.fitted_scale(widths)
-            if self.printed_cols is not None:
-                self.ws.print_area(0, 0, last_row, self.printed_cols)
+            if self.printed_cols is not None or self.printed_rows is not None:
+                self.ws.print_area(0, 0, last_row, self._last_printed())
         titles = sum(self.heights.get(r, DEFAULT_ROW) for r in range(self.title_rows))
         heights = {**self.heights, **{r: 0 for r in self.hidden}}
-        self.ws.set_h_pagebreaks(pages.page_breaks(self.sections, self.charts, heights, self.row_index,
+        self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if r <= last_row], self.charts,
+                                                   heights, last_row + 1,
                                                    capacity=pages.page_capacity(scale, titles),
                                                    first=self.title_rows))
 
