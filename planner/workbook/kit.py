@@ -598,6 +598,7 @@ class Sheet:
     hidden: set[int] = field(default_factory=set)  # rows grouped out of sight: empty as generated, not printed
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
+    prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
     printed_cols: int | None = None  # the last column that prints (None: the last written)
     printed_rows: int | None = None  # the last row that prints (None: the last written)
     numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
@@ -767,6 +768,9 @@ class Sheet:
                 self.grow(row, DEFAULT_ROW * text_lines(text, label_width))
         for row, note in self.notes.items():
             self.grow(row, DEFAULT_ROW * text_lines(note, note_width))
+        across = sum(self.width_of(c) for c in range(self.note_end + 1))
+        for row, line in self.prose.items():
+            self.grow(row, DEFAULT_ROW * text_lines(str(line), across))
 
     def _hide_rows(self) -> None:
         for r in sorted(self.hidden):
@@ -905,6 +909,8 @@ class Sheet:
             self.ws.write_string(self.row_index, 0, text, style)
         if height:
             self.set_height(self.row_index, height)
+        else:  # as tall as it wraps to, once the columns' widths are known (_wrap)
+            self.prose[self.row_index] = text.value if isinstance(text, Formula) else text
         self.row_index += 1
 
     # Cells ------------------------------------------------------------------------------------------------
