@@ -19,7 +19,8 @@ from tests.conftest import CI, ROOT
 
 PRINTED = ("default", "scenarios-1-70b-base-low-high", "serving-4-405b-fp8-eight-h200",
            "budget-1-8b-growing-traffic-with-standby", "layouts-1-405b-search", "moe-2-deepseek-v3-fp8",
-           "fleet-1-8b-five-gpus", "fleet-5-8b-calibrated-h100", "goodput-2-benchmark-logs")
+           "fleet-1-8b-five-gpus", "fleet-5-8b-calibrated-h100", "goodput-2-benchmark-logs",
+           "tco-2-8b-rent-against-own")
 SMALLEST = 8.0  # points: the median height of a page's words
 WORD = re.compile(r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
 PAGE = re.compile(r'<page width="[\d.]+" height="([\d.]+)">(.*?)</page>', re.S)

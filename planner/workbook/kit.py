@@ -796,7 +796,8 @@ class Sheet:
             areas = [(0, 0, last_row, edges[1] - 1)]
             for first, stop in zip(edges[1:], edges[2:]):
                 rows = [r for r in self._rows_holding(first, stop - 1) if r <= last_row]
-                areas += [(top, first, bottom, stop - 1) for top, bottom in pages.runs(rows, self.sections, self.hidden)]
+                runs = pages.runs(rows, self.sections, self.hidden)
+                areas += [(top, first, bottom, stop - 1) for top, bottom in runs]
             self.ws.print_area_range = ",".join(self.ws._convert_name_area(*area) for area in areas)
         else:
             scale = pages.fitted_scale(widths)
