@@ -115,3 +115,45 @@ def test_no_printed_page_is_blank_or_only_numbered_empty_rows(printed):
         if all(NUMBERED.match(line) for line in body):
             empty.append(f"{page.where()}: {body[:5]}")
     assert not empty, empty
+
+
+def _words(printed: list[Page], workbook: str, sheet: str) -> list[str]:
+    return [w[4] for page in printed if (page.workbook, page.sheet) == (workbook, sheet) for line in page.lines
+            for w in line]
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_method_constants_print_at_their_precision(printed):
+    """docs/method.md's constants as they are: 365.25 / 12 = 30.4375 days a month, the grids' ×0.5 … ×1.5, the
+    tornado's ×0.8 and ×1.2, a Julian year's 365.25 days, the calibration's 1e-6 (printed "1" … "2", "30" before)."""
+    words = _words(printed, "default", "Method")
+    for shown in ("30.4375", "365.25", "0.5", "0.75", "1.25", "1.5", "0.8", "1.2", "1.0E-6"):
+        assert shown in words, shown
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_long_counts_print_scaled(printed):
+    """The default's 100 billion served tokens a day print as "100.0 B" on Crossover, and the crossing-day grid's
+    rows at ×0.5 … ×1.5 as 50.0 B … 150.0 B, not as 15-digit counts."""
+    crossover = " ".join(_words(printed, "default", "Crossover"))
+    assert "100.0 B" in crossover and "100,000,000,000" not in crossover
+    sensitivity = " ".join(_words(printed, "default", "Sensitivity"))
+    for shown in ("50.0 B", "75.0 B", "100.0 B", "125.0 B", "150.0 B"):
+        assert shown in sensitivity, shown
+    assert "50,000,000,000" not in sensitivity
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_budget_prints_the_plans_months_and_the_cover_whole_labels(printed):
+    """The default's plan runs 25 calendar months, January 2027 to January 2029 (training starts on 2027-01-01, runs
+    21.5 days, then 730 days of serving end on 2029-01-21): its Budget prints those months and no other, on few
+    pages, not the 519 month rows nor the average months; the Cover's label of the plan's total prints whole."""
+    pages = [page for page in printed if (page.workbook, page.sheet) == ("default", "Budget")]
+    text = " ".join(w[4] for page in pages for line in page.lines for w in line)
+    assert "Jan 2027" in text and "Jan 2029" in text and "Feb 2029" not in text
+    assert len(pages) <= 4, len(pages)
+    cover = _words(printed, "default", "Cover")
+    assert "contingency" in cover  # "… over 25 calendar months, with escalation and contingency", clipped before

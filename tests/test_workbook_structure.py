@@ -415,3 +415,13 @@ def test_the_currency_sets_the_money_formats_and_the_html(tmp_path):
     assert cell_of(book, "currency").value == "EUR"
     # 8B on the H100: 527,772 GPU-hours at 2.00
     assert "they cost €1,055,545 at €2.00 per GPU-hour" in render_html(results, generated="2026-01-01")
+
+
+def test_token_counts_read_in_trillions_and_billions():
+    """units.scaled_count, as the token_count format shows a count: 15.6e12 training tokens as 15.6 T, 100e9 a day as
+    100.0 B; below a billion whole, with thousands separators."""
+    from planner.units import scaled_count
+
+    assert scaled_count(15.6e12) == "15.6 T"
+    assert scaled_count(100e9) == "100.0 B"
+    assert scaled_count(999_999_999) == "999,999,999"

@@ -128,7 +128,11 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     if lines > 1:
         sheet.grow(r, kit.DEFAULT_ROW * lines)
     sheet.label_chars = max(sheet.label_chars, len(label.value))
-    formula, style = f'=IFERROR({result.name},"{NOT_AVAILABLE}")', styles.value(result.kind, unit=result.unit)
+    formula = f'=IFERROR({result.name},"{NOT_AVAILABLE}")'
+    style = styles.value(result.kind, unit=result.unit, right=True)  # text results aligned with the numbers
+    shown = results.headline.get(result.name)
+    if isinstance(shown, str):  # a long text wraps in the value column: its row as tall as it
+        sheet.grow(r, kit.DEFAULT_ROW * kit.text_lines(shown, sheet.width_of(sheet.last_col) - 2))
     if result.snapshot:
         book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
     else:

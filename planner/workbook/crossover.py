@@ -23,7 +23,7 @@ SERVING = [
         at="serving_gpu_hours"),
     Row("tokens_per_day", "Served tokens per day D",
         formula="=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
-        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="count", unit="tokens a day",
+        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="token_count", unit="tokens a day",
         note="The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
         name="crossover_served_tokens_per_day", at="served_tokens"),
     Row("serving_flops_per_day", "Serving operations per day 2·Ψ·D",
@@ -95,7 +95,7 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            "INDEX(catalog_traffic_preset_ids,{label}))", kind="text"),
     Column("tokens_per_day", "Tokens a day",
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
-           kind="count"),
+           kind="token_count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
         "serving_ops_per_param_token*model_active_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
         kind="hours"),

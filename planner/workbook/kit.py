@@ -67,10 +67,11 @@ class Styles:
         self.changed = wb.add_format({"font_color": "#C65911", "bold": True})  # an input edited since generation
 
     def value(self, kind: str = "number", *, input: bool = False, constant: bool = False, bold: bool = False,
-              unit: str | None = "", sample: bool = False):
+              unit: str | None = "", sample: bool = False, right: bool = False):
         """A value cell's format; `unit` is written into the number format (for cells without a Unit column).
-        `sample`: an input's colours on a locked cell (the Cover's colour legend), so it cannot pass for one."""
-        key = (kind, input, constant, bold, unit, sample)
+        `sample`: an input's colours on a locked cell (the Cover's colour legend), so it cannot pass for one.
+        `right`: text and TRUE/FALSE right-aligned like the numbers above and below them, a long text wrapped."""
+        key = (kind, input, constant, bold, unit, sample, right)
         if key not in self._cache:
             props: dict[str, Any] = {"valign": "top"}
             number_format = self._book.number_format(kind, unit)
@@ -80,6 +81,8 @@ class Styles:
                 props["align"] = "center"  # TRUE/FALSE clear of the text beside them
             if kind == "words":
                 props.update(text_wrap=True, indent=1)
+            if right:
+                props.update(align="right", text_wrap=kind == "text")
             if input or sample:
                 props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=not input, border=1,
                              border_color="#BFBFBF")

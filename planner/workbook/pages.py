@@ -182,7 +182,22 @@ def shown_length(magnitude: float, number_format: str | None, negative: bool = F
         digits = int(math.floor(math.log10(magnitude))) + 1
         return (min(max(digits, 1), 11) + (4 if magnitude % 1 else 0)) + negative
     sections = number_format.split(";")
+    if _CONDITION.match(sections[0]):
+        return _section_length(_applying(sections, magnitude), magnitude)
     return max(_section_length(s, magnitude) for s in sections[:2]) + (negative and len(sections) < 2)
+
+
+_CONDITION = re.compile(r"\[(<=|>=|<|>|=)([0-9.eE+-]+)\]")
+_COMPARE = {"<": float.__lt__, "<=": float.__le__, ">": float.__gt__, ">=": float.__ge__, "=": float.__eq__}
+
+
+def _applying(sections: list[str], magnitude: float) -> str:
+    """The section of a conditional number format ("[>=1e9]…;…") that shows a number of this size."""
+    for section in sections:
+        condition = _CONDITION.match(section)
+        if condition is None or _COMPARE[condition[1]](float(magnitude), float(condition[2])):
+            return section
+    return sections[-1]
 
 
 def fitting_width(length: int, *, bold: bool = False) -> float:

@@ -63,7 +63,7 @@ GRIDS = [
          column_heading=_share("crossover_serving_mfu_used"),
          cell=lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/(serving_ops_per_param_token*model_active_params*{r}'
                            f"/(gpu_peak_tflops*1e12*{c}*3600)))",
-         row_kind="count", column_kind="percent", kind="days", unit="days",
+         row_kind="token_count", column_kind="percent", kind="days", unit="days",
          note="H / serving GPU-hours per day; \"never\" without traffic"),
     Grid("cost_per_million_tokens", "Serving cost per million output tokens over users B (rows) × price (columns)",
          corner="Users B ↓  price →", row_heading=_count("serving_users", at_least_one=True),
@@ -132,7 +132,7 @@ SORTED_VALUES = {"position": "position", "sorted_input": "input",
                  "change_high": "change_high"}
 
 ALTERNATIVES = [  # the Cover's bridge: the plan's total against each alternative
-    Column("label", "The plan with", kind="text", template="", snapshot=True),
+    Column("label", "The plan with", kind="words", template="", snapshot=True),  # wrapped in its column
     Column("total", "Its total over the plan when generated", kind="money0", template="", snapshot=True),
     Column("difference", "Difference over the plan from its total", kind="money0", template="", snapshot=True),
     Column("shown", "Difference over the plan, while current", kind="money0",
@@ -216,6 +216,9 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
                                    label_header="Alternative")
     _name_block(book, sheet, "sensitivity_alternatives_snapshot", rows=(first, last),
                 keys=["label", "total", "difference"])
+    width = sheet.width_of(sheet.places["label"].col)
+    for i, a in enumerate(alternatives):
+        sheet.grow(first + i, kit.DEFAULT_ROW * kit.text_lines(a["label"], width - 2))
     col = sheet.places["shown"].col
     for i, a in enumerate(table.alternatives):
         book.define(f"plan_{a['key']}_difference", sheet.name, kit.xl_rowcol_to_cell(first + i, col),
