@@ -41,8 +41,9 @@ def millions(value, digits: int = 2) -> str:
 
 
 def percent(share) -> str:
-    """A share as "40 %"."""
-    return f"{share * 100:.4g} %"
+    """A share to a tenth of a percent, as the workbook shows it: "3.3 %", "0.2 %"; a whole one as "40 %"."""
+    shown = f"{share * 100:.1f}"
+    return f"{shown.removesuffix('.0')} %"
 
 
 def zflop(value) -> str:

@@ -425,3 +425,12 @@ def test_token_counts_read_in_trillions_and_billions():
     assert scaled_count(15.6e12) == "15.6 T"
     assert scaled_count(100e9) == "100.0 B"
     assert scaled_count(999_999_999) == "999,999,999"
+
+
+def test_html_shares_at_one_precision():
+    """Shares to a tenth of a percent, as the workbook's 0.0% shows them (the review found "0.2425 %" beside
+    "3.27 %"); a whole percent without its ".0"."""
+    from planner.units import percent
+
+    assert (percent(0.002425), percent(0.0327), percent(0.833333), percent(0.4)) == ("0.2 %", "3.3 %", "83.3 %",
+                                                                                    "40 %")
