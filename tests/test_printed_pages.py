@@ -157,3 +157,18 @@ def test_budget_prints_the_plans_months_and_the_cover_whole_labels(printed):
     assert len(pages) <= 4, len(pages)
     cover = _words(printed, "default", "Cover")
     assert "contingency" in cover  # "… over 25 calendar months, with escalation and contingency", clipped before
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_a_table_that_runs_onto_another_page_repeats_its_headings(printed):
+    """budget-1's plan runs 39 calendar months (2027-01-01 to 2030-03-27: 85.9 days of training on 256 GPUs, then
+    1,095 days of serving): its month table runs onto another page, which starts with the table's headings, not
+    with the sheet's titles."""
+    pages = [page for page in printed
+             if (page.workbook, page.sheet) == ("budget-1-8b-growing-traffic-standby-counted", "Budget")]
+    starts = [" ".join(w[4] for w in page.lines[0]) for page in pages]
+    first = next(i for i, page in enumerate(pages)
+                 if any(" ".join(w[4] for w in line).startswith("Month k Month") for line in page.lines))
+    assert first < len(pages) - 1, starts  # the table runs onto another page
+    assert all(start.startswith("Month k Month") for start in starts[first + 1:]), starts

@@ -608,6 +608,7 @@ class Sheet:
     # written, whether one was negative]: how wide the column must be (never "###")
     beside: bool = False  # scalar rows in column B, their unit in C and their note from D (Book.sheet)
     title_text: str = ""
+    headings: list[int] = field(default_factory=list)  # the rows of column headings (heading_row)
 
     def __post_init__(self):
         for i, (_, width) in enumerate(self.columns, start=1):
@@ -808,10 +809,28 @@ class Sheet:
                 self.ws.print_area(0, 0, last_row, self._last_printed())
         titles = sum(self.heights.get(r, DEFAULT_ROW) for r in range(self.title_rows))
         heights = {**self.heights, **{r: 0 for r in self.hidden}}
+        capacity = pages.page_capacity(scale, titles)
+        heading = self._long_table_heading(heights, last_row, capacity)
+        if heading is not None:  # its headings on every page it runs onto, in place of the titles
+            self.ws.repeat_rows(heading)
+            capacity = pages.page_capacity(scale, heights.get(heading, DEFAULT_ROW))
         self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if r <= last_row], self.charts,
-                                                   heights, last_row + 1,
-                                                   capacity=pages.page_capacity(scale, titles),
+                                                   heights, last_row + 1, capacity=capacity,
                                                    first=self.title_rows))
+
+    def _long_table_heading(self, heights: dict[int, float], last_row: int, capacity: float) -> int | None:
+        """The heading row of the table that ends the printed rows, where that table runs longer than a page and no
+        heading repeats under the titles already: printed at the top of every page after the one it starts on
+        (one range of rows repeats per sheet, on every page after it, so only the last table's headings can; the
+        page header still names the sheet and the scenario)."""
+        last_section = max((r for r in self.sections if r <= last_row), default=0)
+        found = [h for h in self.headings if last_section < h <= last_row]
+        if self.title_rows > 2 or not found:
+            return None
+        heading = found[-1]
+        charted = {r for first, rows in self.charts for r in range(first, first + rows)}  # a chart under it: no
+        height = sum(heights.get(r, DEFAULT_ROW) for r in range(heading + 1, last_row + 1) if r not in charted)
+        return heading if height > capacity else None
 
     def _wrap_titles(self) -> None:
         """The title and the scenario line wrapped within column A, which every block of columns repeats (their
@@ -900,6 +919,7 @@ class Sheet:
             self.ws.freeze_panes(row + 1, 1)
         if repeat:
             self.repeat_through(row)
+        self.headings.append(row)
         self.row_index += 1
         return row
 
@@ -1048,6 +1068,7 @@ class Sheet:
         self.set_height(row, height or self.heading_height(dict(enumerate(labels, start=first_col))))
         if repeat:
             self.repeat_through(row)
+        self.headings.append(row)
         self.row_index += 1
         return row
 
