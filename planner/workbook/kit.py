@@ -59,7 +59,8 @@ class Styles:
         self.label = wb.add_format({"valign": "top"})
         self.long_label = wb.add_format({"valign": "top", "text_wrap": True})  # longer than column A is wide
         self.number_label = wb.add_format({"valign": "top", "align": "left"})
-        self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040"})
+        self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040",
+                                   "text_wrap": True})  # a long unit wraps in its column (Sheet._wrap)
         self.note = wb.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
         self.text = wb.add_format({"text_wrap": True, "valign": "top"})
         self.link = wb.add_format({"font_color": "#0563C1", "underline": 1})
@@ -602,6 +603,7 @@ class Sheet:
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
+    units: dict[int, str] = field(default_factory=dict)  # row → its unit in the Unit column
     printed_cols: int | None = None  # the last column that prints (None: the last written)
     printed_rows: int | None = None  # the last row that prints (None: the last written)
     numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
@@ -772,6 +774,8 @@ class Sheet:
                 self.grow(row, DEFAULT_ROW * text_lines(text, label_width))
         for row, note in self.notes.items():
             self.grow(row, DEFAULT_ROW * text_lines(note, note_width))
+        for row, unit in self.units.items():
+            self.grow(row, DEFAULT_ROW * text_lines(unit, self.width_of(self.unit_col) - 1))
         across = sum(self.width_of(c) for c in range(self.note_end + 1))
         for row, line in self.prose.items():
             self.grow(row, DEFAULT_ROW * text_lines(str(line), across))
@@ -1131,6 +1135,7 @@ class Sheet:
     def _unit_and_note(self, row: int, unit: str, note: str) -> None:
         if unit:
             self.ws.write_string(row, self.unit_col, unit, self.book.styles.unit)
+            self.units[row] = unit
         if note:
             if self.note_end > self.note_col:
                 self.ws.merge_range(row, self.note_col, row, self.note_end, "", self.book.styles.note)
