@@ -20,6 +20,7 @@ from planner.scenario import parse_scenario
 from planner.scenario import General
 from planner.tables import present
 from planner.workbook import build
+from tests.conftest import ROOT
 from tests.helpers import address, cell_of, scenario_with
 
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
@@ -434,3 +435,15 @@ def test_html_shares_at_one_precision():
 
     assert (percent(0.002425), percent(0.0327), percent(0.833333), percent(0.4)) == ("0.2 %", "3.3 %", "83.3 %",
                                                                                     "40 %")
+
+
+def test_checks_sets_say_what_they_guard(example_files):
+    """docs/method.md §1: d = N / (t·p) reads the GPUs, t and p, so the set of those three checks guards the Memory
+    sheet's data-parallel degree: its row names the three checks and says so (it said "3 checks" before)."""
+    book = openpyxl.load_workbook(example_files(ROOT / "examples" / "default.yaml")["xlsx"])
+    rows = [[cell.value for cell in row if cell.value is not None] for row in book["Checks"].iter_rows()]
+    sets = [row for row in rows if row and str(row[0]).startswith("Set ")]
+    assert sets and not any("its formula names them" in row[0] for row in sets)
+    [found] = [row for row in sets
+               if row[0].endswith(": memory_gpus, memory_pipeline_parallel, memory_tensor_parallel")]
+    assert found[-1].startswith("Guards Memory: Data-parallel degree d = N / (t·p)")
