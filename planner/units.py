@@ -41,8 +41,9 @@ def millions(value, digits: int = 2) -> str:
 
 
 def percent(share) -> str:
-    """A share as "40 %"."""
-    return f"{share * 100:.4g} %"
+    """A share to a tenth of a percent, as the workbook shows it: "3.3 %", "0.2 %"; a whole one as "40 %"."""
+    shown = f"{share * 100:.1f}"
+    return f"{shown.removesuffix('.0')} %"
 
 
 def zflop(value) -> str:
@@ -56,6 +57,16 @@ def money(value, symbol: str = "$", digits: int = 0) -> str:
     amount = f"{abs(value):,.{digits}f}"
     sign = "-" if value < 0 else ""
     return f"{sign}{symbol}{amount}" if len(symbol) == 1 else f"{sign}{amount} {symbol}"
+
+
+def scaled_count(value) -> str:
+    """A count in trillions (T) from 1e12, in billions (B) from 1e9, else whole, as the token_count format shows it."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return number(value)
+    for scale, letter in ((1e12, "T"), (1e9, "B")):
+        if value >= scale:
+            return f"{value / scale:,.1f} {letter}"
+    return f"{value:,.0f}"
 
 
 def days(value) -> str:
@@ -110,6 +121,9 @@ KINDS = {
     "gpus": Kind("#,##0", "GPUs", _fixed(",.0f")),
     "number": Kind("#,##0.00", reads=_fixed(",.2f")),
     "decimal": Kind("0.0###", reads=_fixed(",.4g")),
+    "small": Kind("0.0##E+0", reads=_fixed(".3g")),  # a share of a millionth (a method constant)
+    "token_count": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0',
+                        reads=_read(scaled_count)),  # tokens: 100 billion as "100.0 B"
     "tenths": Kind("#,##0.0", reads=_fixed(",.1f")),  # seconds
     "ms": Kind("#,##0", "ms", _fixed(",.0f")),
     "gb": Kind("#,##0.0", "GB", _read(gb)),

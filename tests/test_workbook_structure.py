@@ -20,6 +20,7 @@ from planner.scenario import parse_scenario
 from planner.scenario import General
 from planner.tables import present
 from planner.workbook import build
+from tests.conftest import ROOT
 from tests.helpers import address, cell_of, scenario_with
 
 # Functions that Excel 2007 and LibreOffice Calc both know, without the _xlfn. prefix.
@@ -159,16 +160,24 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 
 
-def test_every_sheet_is_protected_and_prints_landscape_one_page_wide_with_live_titles(workbook):
+def test_every_sheet_is_protected_and_prints_landscape_at_a_readable_size_with_live_titles(workbook):
+    """One page wide where that prints at 60 % or more; else at 60 % or more in blocks of columns, column A (the
+    row labels) repeated on each."""
     book = opened(workbook)
+    blocks = []
     for ws in book.worksheets:
         assert ws.protection.sheet, ws.title
         assert ws.page_setup.orientation == "landscape"
-        assert ws.sheet_properties.pageSetUpPr.fitToPage
-        assert (ws.page_setup.fitToWidth or 1) == 1 and ws.page_setup.fitToHeight == 0  # 1 is the default
+        if ws.sheet_properties.pageSetUpPr.fitToPage:
+            assert (ws.page_setup.fitToWidth or 1) == 1 and ws.page_setup.fitToHeight == 0  # 1 is the default
+        else:
+            assert ws.page_setup.scale >= 60, ws.title
+            assert ws.print_title_cols == "$A:$A", ws.title
+            blocks.append(ws.title)
         assert "default" in ws.oddHeader.left.text
         assert ws.print_title_rows.startswith("$1:")  # the title and the scenario line repeat on every page
         assert ws["A2"].data_type == "f"
+    assert "Serving" in blocks and "Inputs" not in blocks  # twelve columns of a table; a key-value sheet
 
 
 def test_headline_names_point_at_formulas(workbook, results):
@@ -282,14 +291,18 @@ def test_long_tables_repeat_their_headings_on_every_printed_page(workbook):
 def test_page_breaks_keep_a_table_that_fits_on_one_page():
     """A section that does not fit on the rest of a page starts the next one; one longer than a page flows, and
     does not start in a page's last quarter; a chart never splits."""
-    from planner.workbook.kit import _page_breaks, page_capacity
+    from planner.workbook.pages import page_breaks, page_capacity
 
-    widths = [40, 20, 12, 40]
-    rows = int(page_capacity(widths, 39) // 15)
-    assert _page_breaks([2, 2 + rows - 5], [], {}, 2 + rows + 10, widths) == [2 + rows - 5]  # kept whole
-    assert _page_breaks([2, 8], [], {}, 8 + rows - 2, widths) == []  # the page it would leave is under a third
-    assert _page_breaks([2, 2 + rows - 3], [], {}, 2 + 3 * rows, widths) == [2 + rows - 3]  # long: not at the end
-    assert _page_breaks([2], [(2 + rows - 5, 20)], {}, 2 + rows + 20, widths) == [2 + rows - 5]  # a chart whole
+    capacity = page_capacity(0.8, 39)
+    rows = int(capacity // 15)
+    assert page_breaks([2, 2 + rows - 5], [], {}, 2 + rows + 10, capacity=capacity) == [2 + rows - 5]  # kept whole
+    assert page_breaks([2, 8], [], {}, 8 + rows - 2, capacity=capacity) == [2 + rows]  # it would leave a page under
+    # a third full: it flows on from its page
+    start = 2 + rows - 3  # a long section does not start at a page's end; it flows, a break closing each page
+    assert page_breaks([2, start], [], {}, 2 + 3 * rows, capacity=capacity) == [start, start + rows, start + 2 * rows]
+    assert page_breaks([2], [(2 + rows - 5, 20)], {}, 2 + rows + 20, capacity=capacity) == [2 + rows - 5]  # a chart
+    hidden = {r: 0 for r in range(3, 3 + rows)}  # rows grouped out of sight take no room
+    assert page_breaks([2, 3 + rows], [], hidden, 3 + rows + 10, capacity=capacity) == []
 
 
 def test_whole_things_show_no_decimals_and_operations_no_e_notation(workbook):
@@ -403,3 +416,34 @@ def test_the_currency_sets_the_money_formats_and_the_html(tmp_path):
     assert cell_of(book, "currency").value == "EUR"
     # 8B on the H100: 527,772 GPU-hours at 2.00
     assert "they cost €1,055,545 at €2.00 per GPU-hour" in render_html(results, generated="2026-01-01")
+
+
+def test_token_counts_read_in_trillions_and_billions():
+    """units.scaled_count, as the token_count format shows a count: 15.6e12 training tokens as 15.6 T, 100e9 a day as
+    100.0 B; below a billion whole, with thousands separators."""
+    from planner.units import scaled_count
+
+    assert scaled_count(15.6e12) == "15.6 T"
+    assert scaled_count(100e9) == "100.0 B"
+    assert scaled_count(999_999_999) == "999,999,999"
+
+
+def test_html_shares_at_one_precision():
+    """Shares to a tenth of a percent, as the workbook's 0.0% shows them (the review found "0.2425 %" beside
+    "3.27 %"); a whole percent without its ".0"."""
+    from planner.units import percent
+
+    assert (percent(0.002425), percent(0.0327), percent(0.833333), percent(0.4)) == ("0.2 %", "3.3 %", "83.3 %",
+                                                                                    "40 %")
+
+
+def test_checks_sets_say_what_they_guard(example_files):
+    """docs/method.md §1: d = N / (t·p) reads the GPUs, t and p, so the set of those three checks guards the Memory
+    sheet's data-parallel degree: its row names the three checks and says so (it said "3 checks" before)."""
+    book = openpyxl.load_workbook(example_files(ROOT / "examples" / "default.yaml")["xlsx"])
+    rows = [[cell.value for cell in row if cell.value is not None] for row in book["Checks"].iter_rows()]
+    sets = [row for row in rows if row and str(row[0]).startswith("Set ")]
+    assert sets and not any("its formula names them" in row[0] for row in sets)
+    [found] = [row for row in sets
+               if row[0].endswith(": memory_gpus, memory_pipeline_parallel, memory_tensor_parallel")]
+    assert found[-1].startswith("Guards Memory: Data-parallel degree d = N / (t·p)")

@@ -405,8 +405,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _average_months(book, sheet, average, fleet)
     # printed: the plan's total, its chart, the fiscal years and the budget's path month by month (the first
     # columns); the three paths' and the calendar's columns beside them, and the average months, on screen
-    sheet.ws.print_area(0, 0, last, PRINTED)
+    sheet.printed_cols, sheet.printed_rows = PRINTED, last
     sheet.label_chars = 0  # column A as wide as the month numbers: the labels run across the empty cells beside
+    sheet.long_labels.clear()  # … unwrapped
     return sheet
 
 

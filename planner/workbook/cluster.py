@@ -95,7 +95,7 @@ STACKS = {
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.cluster
-    sheet = book.sheet(SHEET, [(column.header, 13) for column in HOURS], note_width=36,
+    sheet = book.sheet(SHEET, [(column.header, 10) for column in HOURS], note_width=36, unit_width=10,
                        keys=[column.key for column in HOURS])
     sheet.title("Cluster over 24 hours", "docs/method.md §4: separate pools (a serving pool sized for the peak) "
                 "against a shared cluster where training fills what inference does not use and is preempted as it "

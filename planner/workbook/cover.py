@@ -123,9 +123,16 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     named cell's own, filled in once that cell is written."""
     styles, r = book.styles, sheet.row_index
     label = kit.text_formula(result.label, book.values)
-    sheet.formula(r, 0, label.formula, label.value, styles.label)
+    lines = kit.text_lines(label.value, kit.LABEL_WIDTH - 2)  # column A is LABEL_WIDTH wide: a longer label wraps
+    sheet.formula(r, 0, label.formula, label.value, styles.long_label if lines > 1 else styles.label)
+    if lines > 1:
+        sheet.grow(r, kit.DEFAULT_ROW * lines)
     sheet.label_chars = max(sheet.label_chars, len(label.value))
-    formula, style = f'=IFERROR({result.name},"{NOT_AVAILABLE}")', styles.value(result.kind, unit=result.unit)
+    formula = f'=IFERROR({result.name},"{NOT_AVAILABLE}")'
+    style = styles.value(result.kind, unit=result.unit, right=True)  # text results aligned with the numbers
+    shown = results.headline.get(result.name)
+    if isinstance(shown, str):  # a long text wraps in the value column: its row as tall as it
+        sheet.grow(r, kit.DEFAULT_ROW * kit.text_lines(shown, sheet.width_of(sheet.last_col) - 2))
     if result.snapshot:
         book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
     else:

@@ -23,7 +23,7 @@ SERVING = [
         at="serving_gpu_hours"),
     Row("tokens_per_day", "Served tokens per day D",
         formula="=IF(ISNUMBER(crossover_tokens_per_day),crossover_tokens_per_day,INDEX(catalog_traffic_preset_tokens_per_day,"
-        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="count", unit="tokens a day",
+        "MATCH(crossover_tokens_per_day,catalog_traffic_preset_ids,0)))", kind="token_count", unit="tokens a day",
         note="The number typed in Inputs, or the chosen preset's tokens per day from Catalog",
         name="crossover_served_tokens_per_day", at="served_tokens"),
     Row("serving_flops_per_day", "Serving operations per day 2·Ψ·D",
@@ -100,7 +100,7 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            "INDEX(catalog_traffic_preset_ids,{label}))", kind="text"),
     Column("tokens_per_day", "Tokens a day",
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
-           kind="count"),
+           kind="token_count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
         "serving_ops_per_param_token*model_active_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
         kind="hours"),
@@ -128,7 +128,7 @@ CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising; eve
            kind="money0"),
     Column("total_cost", "Total cost to the day", template="={training_cost}+{serving_cost}", kind="money0"),
 ]
-WIDTHS = {"day": 10, "served_tokens": 17, "training_flops": 12, "serving_flops": 12, "total_flops": 12,
+WIDTHS = {"day": 15, "served_tokens": 17, "training_flops": 12, "serving_flops": 12, "total_flops": 12,
           "training_gpu_hours": 13, "serving_gpu_hours": 14, "total_gpu_hours": 14, "training_cost": 14,
           "serving_cost": 15, "total_cost": 15}  # room for a 405B model's billions over a two-year horizon
 
@@ -148,10 +148,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
                   ("Totals over the horizon, at the serving MFU", TOTALS)), table.scalars)
 
     sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
-                  "added there appears here)")
+                  "added there fills a row grouped out of sight here: the + shows it)")
     empty = {column.key: "" for column in PRESETS}
     rows = [row or empty for _, row in laid_out(book, TRAFFIC_PRESETS, {r["preset"]: r for r in table.presets})]
-    sheet.records(list(range(1, len(rows) + 1)), PRESETS, rows, label_header="Catalog row")
+    _, first, _ = sheet.records(list(range(1, len(rows) + 1)), PRESETS, rows, label_header="Catalog row")
+    sheet.hide([first + i for i, row in enumerate(rows) if row["preset"] == ""])  # Catalog's empty rows
     sheet.skip()
 
     sheet.section("Cumulative from launch to the horizon: training flat, serving rising")

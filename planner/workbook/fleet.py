@@ -444,8 +444,7 @@ def calibrated_rows(benchmarks: bool) -> list[Row]:
 def write(book: kit.Book, results) -> kit.Sheet:
     table, scenario = results.fleet, results.scenario
     width = len(ROW_COLUMNS) + len(HELPERS) + 1
-    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
-    sheet.scalar_col = 1
+    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=44, beside=True)
     sheet.title("Fleet: the cheapest serving fleet that meets the SLO", "docs/method.md §11: the search runs in the "
                 "engine; each row's integers are input cells and every other column a live formula of them, Inputs "
                 "and Catalog.")

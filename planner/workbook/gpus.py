@@ -136,8 +136,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "training run, serving set-up and launch traffic; every value read from its Catalog row.")
     sheet.section("Training at the scenario's MFU, serving on each GPU's roofline, rent against own per average "
                   "month (30.4375 days) at launch traffic")
-    _, first, last = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row")
-    sheet.ws.print_area(0, 0, last, PRINTED)
+    _, first, _ = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row")
+    sheet.printed_cols = PRINTED  # the key columns, a page wide; the chart and the cheapest GPUs under them
     _chart(book, sheet)
     sheet.rows(CHEAPEST, results.gpus.headline)
     empty = [first + i for i, key in enumerate(order) if key not in rows]  # a Catalog row without a GPU or price

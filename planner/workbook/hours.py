@@ -78,7 +78,7 @@ REFERENCE = [
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.hours
-    sheet = book.sheet(SHEET, [("", 15)] * len(ALLOCATIONS))
+    sheet = book.sheet(SHEET, [("", 12)] * len(ALLOCATIONS))
     sheet.title("Training hours and cost", "docs/method.md §2: operations 6·Ψ·T (8·Ψ·T with recomputation) at the "
                 "GPU's dense BF16 peak times MFU.")
 

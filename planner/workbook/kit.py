@@ -28,9 +28,10 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (re-exported)
-from xlsxwriter.worksheet import CellFormulaTuple
+from xlsxwriter.worksheet import CellBlankTuple as _BLANK, CellFormulaTuple
 
 from planner.engine.values import plain
+from planner.workbook import pages
 from planner.units import KINDS, MONEY_DECIMALS, money_format
 
 INPUT_BLUE = "#0000FF"
@@ -49,11 +50,17 @@ class Styles:
         wb = book.wb
         self.title = wb.add_format({"bold": True, "font_size": 16})
         self.subtitle = wb.add_format({"italic": True, "font_color": "#595959"})
+        # the same, wrapped within column A: on a sheet printed in blocks of columns, where only column A repeats
+        self.title_wrapped = wb.add_format({"bold": True, "font_size": 16, "text_wrap": True, "valign": "top"})
+        self.subtitle_wrapped = wb.add_format({"italic": True, "font_color": "#595959", "text_wrap": True,
+                                               "valign": "top"})
         self.section = wb.add_format({"bold": True, "bg_color": SECTION_FILL, "bottom": 1})
         self.header = wb.add_format({"bold": True, "bottom": 1, "text_wrap": True, "valign": "top"})
         self.label = wb.add_format({"valign": "top"})
+        self.long_label = wb.add_format({"valign": "top", "text_wrap": True})  # longer than column A is wide
         self.number_label = wb.add_format({"valign": "top", "align": "left"})
-        self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040"})
+        self.unit = wb.add_format({"valign": "top", "align": "left", "indent": 1, "font_color": "#404040",
+                                   "text_wrap": True})  # a long unit wraps in its column (Sheet._wrap)
         self.note = wb.add_format({"text_wrap": True, "valign": "top", "font_color": "#595959"})
         self.text = wb.add_format({"text_wrap": True, "valign": "top"})
         self.link = wb.add_format({"font_color": "#0563C1", "underline": 1})
@@ -61,10 +68,11 @@ class Styles:
         self.changed = wb.add_format({"font_color": "#C65911", "bold": True})  # an input edited since generation
 
     def value(self, kind: str = "number", *, input: bool = False, constant: bool = False, bold: bool = False,
-              unit: str | None = "", sample: bool = False):
+              unit: str | None = "", sample: bool = False, right: bool = False):
         """A value cell's format; `unit` is written into the number format (for cells without a Unit column).
-        `sample`: an input's colours on a locked cell (the Cover's colour legend), so it cannot pass for one."""
-        key = (kind, input, constant, bold, unit, sample)
+        `sample`: an input's colours on a locked cell (the Cover's colour legend), so it cannot pass for one.
+        `right`: text and TRUE/FALSE right-aligned like the numbers above and below them, a long text wrapped."""
+        key = (kind, input, constant, bold, unit, sample, right)
         if key not in self._cache:
             props: dict[str, Any] = {"valign": "top"}
             number_format = self._book.number_format(kind, unit)
@@ -74,6 +82,8 @@ class Styles:
                 props["align"] = "center"  # TRUE/FALSE clear of the text beside them
             if kind == "words":
                 props.update(text_wrap=True, indent=1)
+            if right:
+                props.update(align="right", text_wrap=kind == "text")
             if input or sample:
                 props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=not input, border=1,
                              border_color="#BFBFBF")
@@ -309,6 +319,7 @@ class Book:
     gates: dict[str, set] = field(default_factory=dict)  # an input's check → checks of rules about that input
     headline: set = field(default_factory=set)  # the named results the rules' checks gate too
     alike: list = field(default_factory=list)  # cells of one formula copied across: guarded alike
+    guarded_rows: dict[str, set] = field(default_factory=dict)  # a guard's condition → (sheet, row) it guards
     range_needs: dict = field(default_factory=dict)  # (sheet, first, last) → what a range's cells need
     names_needs: dict = field(default_factory=dict)  # a formula's text without its cells → what its names need
     sheet_needs: dict = field(default_factory=dict)  # a sheet → what its guarded cells need, for its banner
@@ -329,13 +340,14 @@ class Book:
         return KINDS[kind].with_unit(unit) if unit != "" else KINDS[kind].format
 
     def sheet(self, name: str, columns: Sequence[tuple[str, float]] = (("Value", 16),), *, label_width=44,
-              note_width=60, unit_width=12, keys: Sequence[str] = ()) -> "Sheet":
+              note_width=40, unit_width=12, keys: Sequence[str] = (), beside: bool = False) -> "Sheet":
         """A sheet in the common layout; `keys` name its value columns, so a scalar row can sit under the heading
-        it belongs to (Row.at)."""
+        it belongs to (Row.at). `beside`: scalar rows hold their value in column B with the unit and the note
+        beside it (a sheet whose tables run wider than a page), not past the last value column."""
         ws = self.wb.add_worksheet(name)
         ws._prepare_formula = _formula_as_written
         self.sheets[name] = Sheet(self, ws, name, list(columns), label_width=label_width, note_width=note_width,
-                                  unit_width=unit_width, keys=list(keys))
+                                  unit_width=unit_width, keys=list(keys), beside=beside)
         return self.sheets[name]
 
     def needs_of(self, sheet: str, formula: str) -> frozenset:
@@ -427,6 +439,7 @@ class Book:
             if needs:
                 condition = conditions.get(needs) or conditions.setdefault(needs, self.group(needs))
                 formula = f'=IF({condition},{formula[1:]},"{waiting.fallback}")'
+                self.guarded_rows.setdefault(condition, set()).add((sheet, waiting.row))
             self.texts[(sheet, cell)] = formula
             self.sheets[sheet].write_formula(waiting.row, waiting.col, formula, waiting.style,
                                              self.formulas[(sheet, cell)])
@@ -452,9 +465,25 @@ class Book:
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
         for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
-            label = f"Set {name.removeprefix('ok_group_')} ({name}): {len(needs)} checks (its formula names them)"
+            checks = sorted(check.removeprefix("ok_") for check in needs)
+            named = ", ".join(checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
+            label = f"Set {name.removeprefix('ok_group_')} ({name}): {named}"
             sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
-                          name=name, warn="false"), passes)
+                          name=name, warn="false", note=self.guarded_results(name)), passes)
+
+    def guarded_results(self, condition: str) -> str:
+        """What a set of checks guards, in words: on each sheet, the rows (by their labels) it blanks."""
+        rows: dict[str, list[int]] = {}
+        for sheet, row in sorted(self.guarded_rows.get(condition, ())):
+            rows.setdefault(sheet, []).append(row)
+        parts = []
+        for sheet, numbers in rows.items():
+            labels = [label for label in dict.fromkeys(self.sheets[sheet].long_labels.get(r) for r in numbers)
+                      if label]
+            shown = "; ".join(labels[:2]) + (f" and {len(labels) - 2} more" if len(labels) > 2 else "")
+            parts.append(f"{sheet}: {shown}" if shown else f"{sheet}: {len(numbers)} rows")
+        return "Guards " + ". ".join(parts) if parts else ""
+
 
     def reads_input(self, name: str, needs: frozenset, validation: dict) -> None:
         """What a formula reading the input `name` needs (its checks), and the Catalog ids its dropdown lists."""
@@ -569,12 +598,28 @@ class Sheet:
     widths: dict[int, float] = field(default_factory=dict)  # each column's width, in characters
     charts: list[tuple[int, int]] = field(default_factory=list)  # (first row, rows) of each chart: never split
     title_rows: int = 2  # the rows printed at the top of every page: the titles, and a heading row under them
+    block_starts: list[int] = field(default_factory=list)  # columns a printed block of columns best starts at
+    hidden: set[int] = field(default_factory=set)  # rows grouped out of sight: empty as generated, not printed
+    long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
+    notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
+    prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
+    units: dict[int, str] = field(default_factory=dict)  # row → its unit in the Unit column
+    printed_cols: int | None = None  # the last column that prints (None: the last written)
+    printed_rows: int | None = None  # the last row that prints (None: the last written)
+    numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
+    # written, whether one was negative]: how wide the column must be (never "###")
+    beside: bool = False  # scalar rows in column B, their unit in C and their note from D (Book.sheet)
+    title_text: str = ""
+    headings: list[int] = field(default_factory=list)  # the rows of column headings (heading_row)
 
     def __post_init__(self):
         for i, (_, width) in enumerate(self.columns, start=1):
             self.set_width(i, width)
-        self.set_width(self.unit_col, self.unit_width)
-        self.set_width(self.note_col, self.note_width)
+        if self.beside:
+            self.scalar_col = 1
+        else:
+            self.set_width(self.unit_col, self.unit_width)
+            self.set_width(self.note_col, self.note_width)
         self.ws.set_landscape()
         self.ws.set_paper(9)  # A4
         self.ws.fit_to_pages(1, 0)
@@ -603,11 +648,27 @@ class Sheet:
 
     @property
     def unit_col(self) -> int:
-        return self.last_col + 1
+        return 2 if self.beside else self.last_col + 1
 
     @property
     def note_col(self) -> int:
-        return self.last_col + 2
+        return 3 if self.beside else self.last_col + 2
+
+    @property
+    def note_end(self) -> int:
+        """The Notes' last column: beside the values, the columns a note is merged over (note_width wide)."""
+        if not self.beside:
+            return self.note_col
+        end, width = self.note_col, self.width_of(self.note_col)
+        while width < self.note_width and end < self.last_col:
+            end += 1
+            width += self.width_of(end)
+        return end
+
+    @property
+    def edge(self) -> int:
+        """The sheet's last column: its value columns' or its Notes'."""
+        return max(self.last_col, self.note_end)
 
     def row_of(self, key: str) -> int:
         return self.places[key].row
@@ -621,7 +682,7 @@ class Sheet:
         self.widths[col] = width
 
     def width_of(self, col: int) -> float:
-        return self.label_width if col == 0 else self.widths.get(col, 8.43)
+        return self.widths.get(col, self.label_width if col == 0 else pages.DEFAULT_WIDTH)
 
     def repeat_through(self, row: int) -> None:
         """Print rows 1 … row (0-based) at the top of every page: the titles and the column headings under them,
@@ -643,10 +704,30 @@ class Sheet:
         self.ws.set_row(row, points)
         self.heights[row] = points
 
+    def grow(self, row: int, points: float) -> None:
+        """A row at least `points` tall (wrapped text in it)."""
+        if points > self.heights.get(row, DEFAULT_ROW):
+            self.set_height(row, points)
+
+    def measure(self, col: int, value: float, style) -> None:
+        """Note a number written in a column in a format, so the column is made wide enough to show it."""
+        seen = self.numbers.get((col, style))
+        if seen is None:
+            self.numbers[(col, style)] = [abs(value), value < 0]
+        else:
+            if abs(value) > seen[0]:
+                seen[0] = abs(value)
+            if value < 0:
+                seen[1] = True
+
+    def hide(self, rows: Sequence[int]) -> None:
+        """Rows empty as generated (a table's rows beyond what the inputs fill): grouped and hidden, so they
+        neither print nor read as empty rows; the + beside them shows them (an edit that fills them)."""
+        self.hidden.update(rows)
+
     def finish(self) -> None:
-        """The banner, saying so while an input this sheet needs fails its check; column A fitted to its labels;
-        printed pages broken before sections that would not fit on the rest of a page (_page_breaks), so a table
-        and the chart under it print on one page where they fit on one."""
+        """The banner, saying so while an input this sheet needs fails its check; column A fitted to its labels,
+        every column wide enough for its numbers; the print set-up (_print_setup)."""
         if self.guarded and self.banner_row is not None:
             needs = self.book.sheet_needs.get(self.name)
             if needs:
@@ -657,12 +738,124 @@ class Sheet:
                 cell = xl_rowcol_to_cell(self.banner_row, 0)
                 self.book.formulas[(self.name, cell)] = ""
                 self.book.texts[(self.name, cell)] = banner
-        label_width = min(max(self.label_width, self.label_chars * 1.05 + 2), 90)
-        self.ws.set_column(0, 0, label_width)
-        widths = [label_width] + [self.widths.get(c, 8.43) for c in range(1, max(self.widths, default=0) + 1)]
-        titles = 24 + sum(self.heights.get(r, DEFAULT_ROW) for r in range(1, self.title_rows))
-        self.ws.set_h_pagebreaks(_page_breaks(self.sections, self.charts, self.heights, self.row_index, widths,
-                                              titles=titles, first=self.title_rows))
+        self._fit_widths()
+        self._wrap()
+        self._hide_rows()
+        self._print_setup()
+
+    def _fit_widths(self) -> None:
+        """Every column wide enough for its numbers (never "###"); column A as wide as its longest label, at most
+        LABEL_WIDTH; then, where that makes the sheet fit across a page at pages.PRINT_SCALE, column A and the
+        Notes narrowed (their text wraps), down to pages.NARROW_LABEL and pages.NARROW_NOTE."""
+        for (col, style), (largest, negative) in self.numbers.items():
+            length = pages.shown_length(largest, style.num_format or None, negative)
+            needed = pages.fitting_width(length, bold=bool(style.bold))
+            if needed > self.width_of(col):
+                self.set_width(col, needed)
+        self.set_width(0, min(max(self.label_width, self.label_chars * 1.05 + 2), LABEL_WIDTH))
+        widths = [self.width_of(c) for c in range(self._last_printed() + 1)]
+        if self.beside or self.printed_cols not in (None, self.note_col):
+            self.set_width(0, pages.narrowed(widths, None)[0])
+        else:
+            label, note = pages.narrowed(widths, self.note_col)
+            self.set_width(0, label)
+            self.set_width(self.note_col, note)
+
+    def _last_printed(self) -> int:
+        return self.printed_cols if self.printed_cols is not None else max(self.ws.dim_colmax or 0, self.edge)
+
+    def _wrap(self) -> None:
+        """Labels longer than column A is wide wrap; rows as tall as their wrapped labels and notes."""
+        label_width = self.width_of(0)
+        note_width = sum(self.width_of(c) for c in range(self.note_col, self.note_end + 1))
+        for row, text in self.long_labels.items():
+            if len(text) * 1.05 + 2 > label_width:
+                self.ws.write_string(row, 0, text, self.book.styles.long_label)
+                self.grow(row, DEFAULT_ROW * text_lines(text, label_width))
+        for row, note in self.notes.items():
+            self.grow(row, DEFAULT_ROW * text_lines(note, note_width))
+        for row, unit in self.units.items():
+            self.grow(row, DEFAULT_ROW * text_lines(unit, self.width_of(self.unit_col) - 1))
+        across = sum(self.width_of(c) for c in range(self.note_end + 1))
+        for row, line in self.prose.items():
+            self.grow(row, DEFAULT_ROW * text_lines(str(line), across))
+
+    def _hide_rows(self) -> None:
+        for r in sorted(self.hidden):
+            self.ws.set_row(r, self.heights.get(r), None, {"level": 1, "hidden": True})
+            if r + 1 not in self.hidden:  # the row under a group holds its + button
+                self.ws.set_row(r + 1, self.heights.get(r + 1), None, {"collapsed": True})
+
+    def _print_setup(self) -> None:
+        """Fitted to one page wide where that prints at pages.PRINT_SCALE or more. Else at a fixed scale in blocks
+        of columns (pages.column_blocks), column A repeated on each: the first block prints every row, a later
+        block only the rows that hold something in its columns (a wide table's rows, not the rows above it), each
+        run of them a print area of its own. Pages break before sections that would not fit on the rest of a
+        page (pages.page_breaks), so a table and the chart under it print on one page where they fit on one."""
+        widths = [self.width_of(c) for c in range(self._last_printed() + 1)]
+        breaks = pages.column_blocks(widths, self.block_starts)
+        last_row = max(self.row_index - 1, 0) if self.printed_rows is None else self.printed_rows
+        if breaks:
+            scale = pages.block_scale(widths, breaks)
+            self.ws.set_print_scale(round(scale * 100))
+            self.ws.repeat_columns(0)
+            self._wrap_titles()
+            edges = [1, *breaks, len(widths)]
+            areas = [(0, 0, last_row, edges[1] - 1)]
+            for first, stop in zip(edges[1:], edges[2:]):
+                rows = [r for r in self._rows_holding(first, stop - 1) if r <= last_row]
+                runs = pages.runs(rows, self.sections, self.hidden)
+                areas += [(top, first, bottom, stop - 1) for top, bottom in runs]
+            self.ws.print_area_range = ",".join(self.ws._convert_name_area(*area) for area in areas)
+        else:
+            scale = pages.fitted_scale(widths)
+            if self.printed_cols is not None or self.printed_rows is not None:
+                self.ws.print_area(0, 0, last_row, self._last_printed())
+        titles = sum(self.heights.get(r, DEFAULT_ROW) for r in range(self.title_rows))
+        heights = {**self.heights, **{r: 0 for r in self.hidden}}
+        capacity = pages.page_capacity(scale, titles)
+        heading = self._long_table_heading(heights, last_row, capacity)
+        if heading is not None:  # its headings on every page it runs onto, in place of the titles
+            self.ws.repeat_rows(heading)
+            capacity = pages.page_capacity(scale, heights.get(heading, DEFAULT_ROW))
+        self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if r <= last_row], self.charts,
+                                                   heights, last_row + 1, capacity=capacity,
+                                                   first=self.title_rows))
+
+    def _long_table_heading(self, heights: dict[int, float], last_row: int, capacity: float) -> int | None:
+        """The heading row of the table that ends the printed rows, where that table runs longer than a page and no
+        heading repeats under the titles already: printed at the top of every page after the one it starts on
+        (one range of rows repeats per sheet, on every page after it, so only the last table's headings can; the
+        page header still names the sheet and the scenario)."""
+        last_section = max((r for r in self.sections if r <= last_row), default=0)
+        found = [h for h in self.headings if last_section < h <= last_row]
+        if self.title_rows > 2 or not found:
+            return None
+        heading = found[-1]
+        charted = {r for first, rows in self.charts for r in range(first, first + rows)}  # a chart under it: no
+        height = sum(heights.get(r, DEFAULT_ROW) for r in range(heading + 1, last_row + 1) if r not in charted)
+        return heading if height > capacity else None
+
+    def _wrap_titles(self) -> None:
+        """The title and the scenario line wrapped within column A, which every block of columns repeats (their
+        text would otherwise run into columns that only the first block prints)."""
+        width = self.width_of(0)
+        for row, style, points, narrow in ((0, self.book.styles.title_wrapped, 21, 1.6),
+                                           (1, self.book.styles.subtitle_wrapped, DEFAULT_ROW, 1.0)):
+            cell = self.ws.table.get(row, {}).get(0)
+            if cell is None:
+                continue
+            text = self.title_text if row == 0 else str(cell.value)
+            lines = text_lines(text, width / narrow)
+            if lines > 1:
+                self.ws.table[row][0] = cell._replace(format=style)
+                self.set_height(row, max(points * lines + 3 * (row == 0), self.heights.get(row, DEFAULT_ROW)))
+
+    def _rows_holding(self, first_col: int, last_col: int) -> list[int]:
+        """The rows below the printed titles, not hidden, with a value, text or formula in these columns."""
+        return sorted(r for r, cells in self.ws.table.items()
+                      if r >= self.title_rows and r not in self.hidden
+                      and any(first_col <= c <= last_col and _shows(cell) for c, cell in cells.items()))
 
     def _label(self, row: int, text: str | int, style=None) -> None:
         """A row label; a whole number (a records table keyed by number, such as Goodput's runs) stays a number, so
@@ -670,6 +863,8 @@ class Sheet:
         if isinstance(text, int):
             self.ws.write_number(row, 0, text, style or self.book.styles.number_label)
         else:
+            if style is None:
+                self.long_labels[row] = text  # wrapped if longer than column A turns out wide (_wrap)
             self.ws.write_string(row, 0, text, style or self.book.styles.label)
         self.label_chars = max(self.label_chars, len(str(text)))
 
@@ -678,7 +873,8 @@ class Sheet:
         repeat at the top of every printed page, so a printout always says what its numbers are for."""
         styles = self.book.styles
         self.ws.write_string(0, 0, text, styles.title)
-        self.ws.set_row(0, 24)
+        self.title_text = text
+        self.set_height(0, 24)
         line = self.book.scenario_line
         if line is not None:
             if "scenario_title" in self.book.names:
@@ -697,7 +893,7 @@ class Sheet:
 
     def section(self, text: str) -> None:
         self.sections.append(self.row_index)
-        for col in range(0, self.note_col + 1):
+        for col in range(0, self.edge + 1):
             self.ws.write_blank(self.row_index, col, None, self.book.styles.section)
         self.ws.write_string(self.row_index, 0, text, self.book.styles.section)
         self.row_index += 1
@@ -727,19 +923,22 @@ class Sheet:
             self.ws.freeze_panes(row + 1, 1)
         if repeat:
             self.repeat_through(row)
+        self.headings.append(row)
         self.row_index += 1
         return row
 
     def text(self, text: str | Formula, *, style=None, height: float | None = None) -> None:
         """A line of prose across the sheet."""
         style = style or self.book.styles.text
-        self.ws.merge_range(self.row_index, 0, self.row_index, self.note_col, "", style)
+        self.ws.merge_range(self.row_index, 0, self.row_index, self.note_end, "", style)
         if isinstance(text, Formula):
             self.formula(self.row_index, 0, text.formula, text.value, style)
         else:
             self.ws.write_string(self.row_index, 0, text, style)
         if height:
             self.set_height(self.row_index, height)
+        else:  # as tall as it wraps to, once the columns' widths are known (_wrap)
+            self.prose[self.row_index] = text.value if isinstance(text, Formula) else text
         self.row_index += 1
 
     # Cells ------------------------------------------------------------------------------------------------
@@ -759,6 +958,8 @@ class Sheet:
         value = plain(value)
         if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
+        if type(value) in (int, float):
+            self.measure(col, value, style)
         cell = _a1(row, col)
         if self.guarded:
             self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs=needs, fallback=fallback,
@@ -871,6 +1072,7 @@ class Sheet:
         self.set_height(row, height or self.heading_height(dict(enumerate(labels, start=first_col))))
         if repeat:
             self.repeat_through(row)
+        self.headings.append(row)
         self.row_index += 1
         return row
 
@@ -924,6 +1126,7 @@ class Sheet:
     def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
         """A chart right under the rows written so far: it prints on the same page as its table."""
         chart.set_size({"width": width, "height": height})
+        readable(chart)
         self.ws.insert_chart(self.row_index + 1, 0, chart, {"object_position": 1})
         rows = 2 + -(-height // 20)  # rows of the default 20 px (15 points)
         self.charts.append((self.row_index, rows))
@@ -932,11 +1135,12 @@ class Sheet:
     def _unit_and_note(self, row: int, unit: str, note: str) -> None:
         if unit:
             self.ws.write_string(row, self.unit_col, unit, self.book.styles.unit)
+            self.units[row] = unit
         if note:
+            if self.note_end > self.note_col:
+                self.ws.merge_range(row, self.note_col, row, self.note_end, "", self.book.styles.note)
             self.ws.write_string(row, self.note_col, note, self.book.styles.note)
-            lines = 1 + int(len(note) / (self.note_width * 1.15))  # wrapped notes need taller rows
-            if lines > 1:
-                self.set_height(row, 15 * lines)
+            self.notes[row] = note  # wrapped: its row made tall enough once the column's width is known (_wrap)
 
     def input(self, name: str, label: str, value: Any, *, kind: str, unit: str, note: str, validation: dict,
               check: str | None = None) -> str:
@@ -979,6 +1183,7 @@ class Sheet:
             self.ws.write_string(row, col, value, style)
         else:
             self.ws.write_number(row, col, value, style)
+            self.measure(col, value, style)
         if validation:
             if validation.get("validate") == "custom":  # the rule's "{cell}" is the cell it validates
                 validation = {**validation, "value": validation["value"].replace("{cell}",
@@ -986,54 +1191,9 @@ class Sheet:
             self.ws.data_validation(row, col, row, col, validation)
 
 
-# Printed pages: A4 landscape, fit to one page wide, the title rows (and a heading row under them) repeated on every
-# page. Measured in LibreOffice: at 100 % a page holds 474 points of rows (29 rows of 15 points under the two title
-# rows) and about 92 characters of column width; a wider sheet is scaled down to fit, so a page then holds
-# proportionally more rows. A tenth is kept in hand for rows that wrap taller than estimated.
-PAGE_WIDTH_CHARS, PAGE_POINTS, IN_HAND = 92, 29 * 15 + 39, 0.9
-DEFAULT_ROW = 15
-
-
-def page_capacity(widths: list[float], titles: float) -> float:
-    """The points of rows a printed page holds under its repeated title rows (`titles` points tall)."""
-    scale = min(1.0, PAGE_WIDTH_CHARS / sum(w + 0.7 for w in widths))
-    return (PAGE_POINTS / scale - titles) * IN_HAND
-
-
-def _page_breaks(sections: list[int], charts: list[tuple[int, int]], heights: dict[int, float], end: int,
-                 widths: list[float], *, titles: float = 39, first: int = 2) -> list[int]:
-    """Rows to start new pages at. A section (its table, and its charts) that does not fit on the rest of the
-    page starts a new one, when it fits on a page and the page it leaves is at least a third full; otherwise it
-    flows across pages, its charts whole (a chart that would not fit starts a page). A long section does not start
-    in the last quarter of a page."""
-    capacity = page_capacity(widths, titles)
-    chart_rows = dict(charts)
-    row = lambda r: heights.get(r, DEFAULT_ROW)  # noqa: E731
-    starts = sorted(set(sections))
-    breaks: list[int] = []
-    used = sum(row(r) for r in range(first, starts[0] if starts else end))
-    for start, stop in zip(starts, starts[1:] + [end]):
-        height = sum(row(r) for r in range(start, stop))
-        if used + height <= capacity:
-            used += height
-            continue
-        if used and (height <= capacity and used >= capacity / 3 or height > capacity and used > capacity * 3 / 4):
-            breaks.append(start)
-            used = 0
-            if height <= capacity:
-                used = height
-                continue
-        r = start
-        while r < stop:  # row by row, each chart whole
-            step = chart_rows.get(r, 1)
-            h = sum(row(x) for x in range(r, r + step))
-            if used + h > capacity:
-                if step > 1 and used:
-                    breaks.append(r)
-                used = 0
-            used += h
-            r += step
-    return breaks
+# Printed pages (planner/workbook/pages.py): the sections' page breaks, the print scale and the blocks of columns
+DEFAULT_ROW = pages.DEFAULT_ROW
+LABEL_WIDTH = 60  # column A at its widest, in characters: a longer label wraps
 
 
 def wrapped_lines(text: str, width: float) -> int:
@@ -1042,6 +1202,46 @@ def wrapped_lines(text: str, width: float) -> int:
     import textwrap
 
     return len(textwrap.wrap(str(text), max(1, int(width / 1.2)))) or 1
+
+
+CHART_POINTS = 11  # chart text as large as the cells' type (charts default to 10 points)
+
+
+def readable(chart) -> None:
+    """A chart's axis numbers, axis titles and legend at CHART_POINTS where the chart sets no size of its own, so a
+    page of charts prints as large as a page of cells. XlsxWriter keeps the fonts it was given on the chart (made by
+    its _convert_font_args) and has no call that sets them once the axes are set."""
+    def sized(font: dict | None, **extra) -> dict:
+        if font and font.get("size"):
+            return font
+        if font:
+            return {**font, "size": CHART_POINTS * 100}
+        return chart._convert_font_args({"size": CHART_POINTS, **extra})
+
+    for part in (chart, getattr(chart, "combined", None)):
+        for axis in (part.x_axis, part.y_axis, part.x2_axis, part.y2_axis) if part is not None else ():
+            if axis:
+                axis["num_font"] = sized(axis.get("num_font"))
+                title = axis.get("title")
+                if title is not None and title.name:
+                    title.font = sized(title.font, bold=True)
+    if chart.legend:
+        chart.legend["font"] = sized(chart.legend.get("font"))
+
+
+def _shows(cell) -> bool:
+    """Whether a cell as written shows anything: not a blank, nor a formula whose value is empty text."""
+    if type(cell) is _BLANK:
+        return False
+    return type(cell) is not CellFormulaTuple or cell.value not in ("", None)
+
+
+def text_lines(text: str, width: float) -> int:
+    """The lines plain text wraps to in a column `width` characters wide (letters run narrower than the digits
+    the width counts)."""
+    import textwrap
+
+    return len(textwrap.wrap(str(text), max(1, int(width * 1.25)))) or 1
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:

@@ -206,8 +206,7 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.layouts
     width = len(INTEGERS) + len(COLUMNS)
-    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=60)
-    sheet.scalar_col = 1
+    sheet = book.sheet(SHEET, [("", 13)] + [("", 11)] * (width - 1), note_width=44, beside=True)
     sheet.title("Layout search: the layouts that finish by the deadline at least cost", "docs/method.md §10: a step "
                 "time per layout from its GEMMs, memory-bound work, collectives, pipeline bubble and optimizer; the "
                 "search runs in the engine, the rows below are live formulas of their integers.")

@@ -17,8 +17,8 @@ def write(book: kit.Book, tables) -> kit.Sheet:
     sheet.header(["Value"])
     for table in tables:
         for constant in table.engine.CONSTANTS:
-            kind = "text" if isinstance(constant.value, str) else "count"
-            sheet.constant(constant.name, f"{constant.label} ({constant.name})", constant.value, kind=kind,
+            sheet.constant(constant.name, f"{constant.label} ({constant.name})", constant.value,
+                           kind=_kind(constant.value),
                            unit=constant.unit, note=constant.source)
     sheet.skip()
     for table in tables:
@@ -30,6 +30,15 @@ def write(book: kit.Book, tables) -> kit.Sheet:
                 sheet.text(line, height=_height(line))
         sheet.skip()
     return sheet
+
+
+def _kind(value) -> str:
+    """A constant printed at its precision: 0.5, 30.4375 and 1e-06 as they are, a whole number without decimals."""
+    if isinstance(value, str):
+        return "text"
+    if value == int(value):
+        return "count"
+    return "decimal" if abs(value) >= 1e-3 else "small"
 
 
 def _height(text: str) -> float:

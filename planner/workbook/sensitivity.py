@@ -63,7 +63,7 @@ GRIDS = [
          column_heading=_share("crossover_serving_mfu_used"),
          cell=lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/(serving_ops_per_param_token*model_active_params*{r}'
                            f"/(gpu_peak_tflops*1e12*{c}*3600)))",
-         row_kind="count", column_kind="percent", kind="days", unit="days",
+         row_kind="token_count", column_kind="percent", kind="days", unit="days",
          note="H / serving GPU-hours per day; \"never\" without traffic"),
     Grid("cost_per_million_tokens", "Serving cost per million output tokens over users B (rows) × price (columns)",
          corner="Users B ↓  price →", row_heading=_count("serving_users", at_least_one=True),
@@ -132,7 +132,7 @@ SORTED_VALUES = {"position": "position", "sorted_input": "input",
                  "change_high": "change_high"}
 
 ALTERNATIVES = [  # the Cover's bridge: the plan's total against each alternative
-    Column("label", "The plan with", kind="text", template="", snapshot=True),
+    Column("label", "The plan with", kind="words", template="", snapshot=True),  # wrapped in its column
     Column("total", "Its total over the plan when generated", kind="money0", template="", snapshot=True),
     Column("difference", "Difference over the plan from its total", kind="money0", template="", snapshot=True),
     Column("shown", "Difference over the plan, while current", kind="money0",
@@ -160,12 +160,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
     table = results.sensitivity
     widths = [16] * len(TORNADO_LINES)
     widths[[c.key for c in TORNADO_LINES].index("input")] = widths[[c.key for c in SORTED].index("sorted_input")] = 24
-    sheet = book.sheet(SHEET, [("", w) for w in widths], label_width=30, unit_width=14, note_width=44)
+    sheet = book.sheet(SHEET, [("", w) for w in widths], label_width=30, unit_width=14, note_width=44, beside=True)
     sheet.title("Sensitivity: four grids and a tornado", "docs/method.md §9: each grid moves two inputs to ×0.5 … "
                 "×1.5 of the scenario's values; the middle cell is the scenario's own result.")
     for grid in GRIDS:
         _grid(book, sheet, grid, table.grids[grid.key])
-        sheet.skip()
 
     _snapshot(book, sheet, table)
     return sheet
@@ -217,6 +216,9 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
                                    label_header="Alternative")
     _name_block(book, sheet, "sensitivity_alternatives_snapshot", rows=(first, last),
                 keys=["label", "total", "difference"])
+    width = sheet.width_of(sheet.places["label"].col)
+    for i, a in enumerate(alternatives):
+        sheet.grow(first + i, kit.DEFAULT_ROW * kit.text_lines(a["label"], width - 2))
     col = sheet.places["shown"].col
     for i, a in enumerate(table.alternatives):
         book.define(f"plan_{a['key']}_difference", sheet.name, kit.xl_rowcol_to_cell(first + i, col),
@@ -279,8 +281,8 @@ def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict) -> None:
     for j, step in enumerate(STEP_NAMES):
         sheet.formula(top, 1 + j, "=" + grid.column_heading(step), values["columns"][j],
                       styles.value(grid.column_kind, bold=True))
-    sheet.ws.write_string(top, sheet.unit_col, "Unit", styles.header)
-    sheet.ws.write_string(top, sheet.note_col, "Notes", styles.header)
+    unit_col = 1 + len(STEP_NAMES)  # the Unit right of the grid, its note in the row under it: both on the page
+    sheet.ws.write_string(top, unit_col, "Unit", styles.header)
     for i, step in enumerate(STEP_NAMES):
         r = top + 1 + i
         sheet.formula(r, 0, "=" + grid.row_heading(step), values["rows"][i], styles.value(grid.row_kind, bold=True))
@@ -289,13 +291,15 @@ def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict) -> None:
             column_ref = kit.xl_rowcol_to_cell(top, 1 + j, row_abs=True)
             sheet.formula(r, 1 + j, "=" + grid.cell(row_ref, column_ref), values["cells"][i][j],
                           styles.value(grid.kind, bold=(i == j == 2)))
-        sheet.ws.write_string(r, sheet.unit_col, grid.unit, styles.unit)
-    sheet.ws.write_string(top + 1, sheet.note_col, grid.note, styles.note)
+        sheet.ws.write_string(r, unit_col, grid.unit, styles.unit)
+    under = top + 1 + len(STEP_NAMES)
+    sheet.ws.merge_range(under, 0, under, unit_col, grid.note, styles.note)
+    sheet.grow(under, kit.DEFAULT_ROW * kit.text_lines(grid.note, sum(sheet.width_of(c) for c in range(unit_col + 1))))
     middle = kit.xl_rowcol_to_cell(top + 3, 3)
     book.define(f"sensitivity_{grid.key}_middle", sheet.name, middle, values["cells"][2][2])
     sheet.ws.conditional_format(top + 1, 1, top + 5, 5, {"type": "3_color_scale", "min_color": "#63BE7B",
                                                          "mid_color": "#FFEB84", "max_color": "#F8696B"})
-    sheet.row_index = top + 6
+    sheet.row_index = under + 1
 
 
 def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:

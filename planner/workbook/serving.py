@@ -268,6 +268,7 @@ TABLE = [
            kind="gb", warn="negative"),
     Column("capacity_gb", "GPU memory (GB)", template=_when_shown("gpu_memory_gb"), kind="gb"),
 ]
+TABLE_LABELS = ["A power of two below B_max"] * (TABLE_ROWS - 2) + ["B_max", "The users, if neither"]
 # the engine's table keys for the memory stack
 TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms": "itl_ms",
                 "tokens_per_s_per_gpu": "tokens_per_s_per_gpu", "cost_per_million_tokens": "cost_per_million_tokens",
@@ -277,7 +278,7 @@ TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms"
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.serving
-    sheet = book.sheet(SHEET, [("", 13)] * len(TABLE), note_width=44)
+    sheet = book.sheet(SHEET, [("", 11)] * len(TABLE), note_width=44, beside=True)
     sheet.title("Serving: capacity, latency, throughput and cost", "docs/method.md §6: one replica of t GPUs as a "
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
@@ -294,8 +295,10 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
     values = [{key: row[source] for key, source in TABLE_VALUES.items()} for row in table.rows]
-    header, _, _ = sheet.records([f"Row {i + 1}" for i in range(len(values))], TABLE, values, label_header="")
+    header, first, _ = sheet.records(TABLE_LABELS, TABLE, values, label_header="B is")
     sheet.set_height(header, 45)
+    sheet.hide([first + i for i, row in enumerate(values) if row["batch"] == ""])  # powers of two from B_max on
+    sheet.block_starts.append(sheet.places["weights_gb"].col)  # the memory columns print as a block of their own
     _curve_chart(book, sheet)
     _stack_chart(book, sheet)
     if table.calibration:

@@ -10,6 +10,7 @@ import xlsxwriter
 
 from planner.scenario import CURRENCY_SYMBOLS
 from planner.units import KINDS, MONEY_DECIMALS, money_format
+from planner.workbook import pages
 
 
 def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, generated: dt.date) -> None:
@@ -52,13 +53,30 @@ def write_summary(table, columns: list[tuple[str, str, str]], target: Any, *, ge
                 sheet.write_string(r, c, value, text)
             elif value is not None and value == value:  # not a failed scenario's blank (NaN in the table)
                 sheet.write_number(r, c, float(value), number_format(kind, row["currency"]))
-    sheet.set_column(0, 0, 48)
-    sheet.set_column(1, 1, 36)
-    sheet.set_column(2, 2, 40)
-    sheet.set_column(3, 3, 9)
-    sheet.set_column(4, 3 + len(columns), 16)
+    longest = max((len(str(name)) for name in table["name"]), default=0) if len(table) else 0
+    widths = [min(48, max(12, longest * 1.1 + 2)), 36, 40, 9] + [16] * len(columns)
+    for c, width in enumerate(widths):
+        sheet.set_column(c, c, width)
     sheet.freeze_panes(1, 1)
     sheet.autofilter(0, 0, max(len(table), 1), 3 + len(columns))
-    sheet.set_landscape()
-    sheet.fit_to_pages(1, 0)
+    _print_setup(sheet, widths, rows=max(len(table), 1), generated=generated)
     book.close()
+
+
+def _print_setup(sheet, widths: list[float], *, rows: int, generated: dt.date) -> None:
+    """A4 landscape in blocks of at most ten columns (pages.column_blocks), the scenario's name (column A) and the
+    headings repeated on every page, page after page down one block before the next."""
+    sheet.set_landscape()
+    sheet.set_paper(9)  # A4
+    sheet.set_header(f"&LPlanner batch summary · {generated.isoformat()}&R&A")
+    sheet.set_footer("&CPage &P of &N")
+    sheet.repeat_rows(0)
+    breaks = pages.column_blocks(widths)
+    if not breaks:
+        sheet.fit_to_pages(1, 0)
+        return
+    sheet.set_print_scale(round(pages.block_scale(widths, breaks) * 100))
+    sheet.repeat_columns(0)
+    edges = [0, *breaks, len(widths)]
+    areas = [(0, first, rows, stop - 1) for first, stop in zip(edges, edges[1:])]
+    sheet.print_area_range = ",".join(sheet._convert_name_area(*area) for area in areas)
