@@ -85,7 +85,7 @@ CALENDAR = [
         "-MONTH(tco_start_date)+1", kind="count", unit="month", note="The month row that holds L",
         name="launch_month"),
     dated("plan_end", "The plan ends", "=MAX(serving_end,IF(training_term_months>0,training_commitment_end,0),"
-          "IF(AND(ISNUMBER(serving_baseline_gpus_used),serving_baseline_gpus_used>0),serving_commitment_end,0))",
+          "IF(ISNUMBER(serving_baseline_gpus_used),IF(serving_baseline_gpus_used>0,serving_commitment_end,0),0))",
           "The latest of E and the end of any commitment in use, whatever the path"),
     Row("months", "Months in the plan", formula="=12*(YEAR(plan_end)-YEAR(tco_start_date))+MONTH(plan_end)"
         "-MONTH(tco_start_date)+1-IF(plan_end=EOMONTH(plan_end,-1)+1,1,0)", kind="count", unit="months",
@@ -653,7 +653,8 @@ CHECKS = [
     _check("tco_owned_training_gpus", "Cost: owned training has at least the run's GPUs",
            "OR(NOT(ownership_training),ISTEXT(own_gpus),own_gpus>=hours_gpus)", "ownership.gpus"),
     _check("tco_months_within_rows", f"Cost: the plan fits the Budget's {MONTH_ROWS} month rows",
-           f"tco_months<={MONTH_ROWS}", "A shorter run or horizon; money reads n/a otherwise"),
+           unless("NOT(ISNUMBER(tco_months))", f"tco_months<={MONTH_ROWS}"),
+           "A shorter run or horizon; money reads n/a otherwise (an input that fails its own check leaves it n/a)"),
     _check("tco_training_days_add_up", "Cost: the months' training days add up to D_tr",
            "ABS(SUM(calendar_training_days)-training_days)<=1e-9*MAX(training_days,1)",
            "To a billionth of a day"),
