@@ -325,10 +325,14 @@ CHOSEN = [
 ]
 
 
+# the average months' reason, where they have no total to start the bridge from (a run longer than their rows)
+AVERAGE_NA = "IF(NOT(ISNUMBER(budget_average_month_total_cost)),budget_average_month_total_cost,"
+
+
 def bridge_line(formula: str) -> str:
     """A bridge line to the cent (engine.to_the_cent_of), or the reason the plan's total has none."""
     return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),{NO_SERVER},'
-            f"ROUND({formula},2)))")
+            f"{AVERAGE_NA}ROUND({formula},2))))")
 
 
 STANDBY_AT_E1 = ("IF(budget_include_standby,price_on_demand*(24*SUMPRODUCT(calendar_serving_days,"
@@ -362,9 +366,9 @@ BRIDGE = [
 ]
 BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="over the plan", bold=True, name="tco_bridge_total",
                    formula=f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),'
-                           f'{NO_SERVER},SUM(tco_bridge_average_month_total,tco_bridge_standby,'
+                           f'{NO_SERVER},{AVERAGE_NA}SUM(tco_bridge_average_month_total,tco_bridge_standby,'
                            "tco_bridge_training_tier,tco_bridge_calendar_months,tco_bridge_other,"
-                           "tco_bridge_escalation,tco_bridge_path,tco_bridge_contingency)))",
+                           "tco_bridge_escalation,tco_bridge_path,tco_bridge_contingency))))",
                    note="The lines add up to the plan's total")
 
 
@@ -602,17 +606,17 @@ CHECKS = [
            "calendar_training_days)-training_tier_cost)<=1e-9*training_tier_cost/MIN(training_days,1)))",
            "To a billionth of a day's training spend"),
     _check("tco_calendar_months_without_growth", "Cost: without growth, calendar months change nothing",
-           "OR(budget_monthly_growth<>0,NOT(ISNUMBER(tco_bridge_calendar_months)),"
+           "IF(OR(budget_monthly_growth<>0,NOT(ISNUMBER(tco_bridge_calendar_months))),TRUE,"
            "ABS(tco_bridge_calendar_months)<=1e-9*ABS(budget_serving_cost))"),
     _check("tco_average_month_reconciles", "Cost: at the defaults, on demand equals the average-month budget",
-           'OR(budget_monthly_growth<>0,budget_escalation<>0,pricing_training_tier<>"on_demand",'
-           "NOT(ISNUMBER(budget_average_month_total_cost)),NOT(ISNUMBER(tco_on_demand_subtotal)),"
+           'IF(OR(budget_monthly_growth<>0,budget_escalation<>0,pricing_training_tier<>"on_demand",'
+           "NOT(ISNUMBER(budget_average_month_total_cost)),NOT(ISNUMBER(tco_on_demand_subtotal))),TRUE,"
            + close("tco_on_demand_subtotal-tco_other_cost-IF(budget_include_standby,SUM(calendar_standby),0)",
                    "budget_training_cost+budget_serving_cost") + ")"),
     _check("tco_fiscal_years_add_up", "Cost: the fiscal years add up to the plan's total",
-           "OR(NOT(ISNUMBER(tco_total_cost))," + close("fiscal_years_total", "tco_total_cost") + ")"),
+           "IF(NOT(ISNUMBER(tco_total_cost)),TRUE," + close("fiscal_years_total", "tco_total_cost") + ")"),
     _check("tco_owned_cash_equals_accrual", "Cost: the owned path's cash adds up to its accrual",
-           "OR(NOT(ISNUMBER(tco_owned_total_cost)),"
+           "IF(NOT(ISNUMBER(tco_owned_total_cost)),TRUE,"
            + close("SUM(calendar_owned_cash)", "SUM(calendar_owned_total)") + ")"),
 ]
 
