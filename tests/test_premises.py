@@ -83,3 +83,69 @@ def test_a_copy_typed_longer_reads_na_and_unknown_days_do_not_fail_the_rows_chec
     assert named(typed, book, "ok_budget_run_within_rows") in (False, 0)
     assert named(blank, book, "ok_hours_mfu") in (False, 0)
     assert named(blank, book, "ok_budget_run_within_rows") in (True, 1)
+
+
+# Serving that does not fit: money n/a at the users, in the engine, the HTML and the JSON ---------------------------
+def test_the_cost_per_million_at_users_who_do_not_fit_is_na_and_null_in_json():
+    """100 users where 52 fit (B_max of the default's H100 at 8,192 tokens): before, $0.23 per million was priced
+    at a batch that cannot run."""
+    results = compute(scenario_with(**{"serving.users": 100}))
+    assert results.headline["serving_max_concurrency"] == 52
+    assert results.headline["serving_cost_per_million_tokens"] == engine.NOT_SERVED
+    data = results.to_json()
+    assert data["headline"]["serving_cost_per_million_tokens"] is None
+    assert data["not_available"]["serving_cost_per_million_tokens"] == "the users do not fit"
+    assert data["headline"]["plan_total_cost"] is None
+    assert data["not_available"]["plan_total_cost"] == "the users do not fit"
+    assert isinstance(data["headline"]["hours_cost"], float) and "hours_cost" not in data["not_available"]
+    html = render_html(results, generated="2026-12-02")
+    assert "no cost per million (n/a: the users do not fit)" in html
+
+
+def test_a_count_label_shows_a_fraction_as_typed_and_a_blank_as_a_question_mark():
+    from planner.workbook.kit import count_text, text_formula
+    assert count_text(1.5) == "1.5" and count_text(32) == "32" and count_text(1024.0) == "1,024"
+    assert count_text(2.125) == "2.125"
+    formula = text_formula("at {serving_users|count} users", {"serving_users": 1.5})
+    assert formula.value == "at 1.5 users"
+    assert 'IF(ISNUMBER(serving_users),IF(serving_users=INT(serving_users)' in formula.formula
+
+
+@pytest.mark.spreadsheet
+def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_path):
+    """Copies of a workbook whose Crossover takes the roofline's MFU: 100 users (52 fit) typed in, the users
+    emptied, 1.5 users. The labels never read "n/a" nor "0 users" nor "2 users"; with 100 users the cost per million
+    and the plan's alternatives say why they have no number (the users do not fit), not "run it again"."""
+    scenario = scenario_with(**{"crossover.serving_mfu": "roofline"})
+    original = tmp_path / "roofline.xlsx"
+    build(compute(scenario), str(original))
+    from tests.helpers import UNCOMPARED, build_in_memory
+    from planner.workbook.kit import xl_rowcol_to_cell
+    book = build_in_memory(scenario)
+    cover = book.sheets["Cover"]
+    copies = {}
+    for label, users in (("too-many", 100), ("blank", None), ("fraction", 1.5)):
+        copies[label] = tmp_path / f"{label}.xlsx"
+        set_cells(original, copies[label], {"serving_users": users})
+    outputs = dict(zip(copies, recalculated(spreadsheet, list(copies.values()), [UNCOMPARED] * len(copies))))
+
+    def label_and_value(values, name):
+        place = cover.places[f"key_{name}"]
+        return (values.get(("Cover", xl_rowcol_to_cell(place.row, 0))),
+                values.get(("Cover", xl_rowcol_to_cell(place.row, place.last_col))))
+
+    for label, values in outputs.items():
+        labels = [v for (sheet, a1), v in values.items() if sheet == "Cover" and a1.startswith("A")
+                  and isinstance(v, str)]
+        assert not [text for text in labels if "n/a" in text], label
+        assert not [text for text in labels if text.endswith((" 0 users", " 2 users")) or " 0 users " in text
+                    or " 2 users " in text], label
+    too_many = outputs["too-many"]
+    assert label_and_value(too_many, "serving_cost_per_million_tokens") == (
+        "Cost per million output tokens at 100 users", engine.NOT_SERVED)
+    for name in ("plan_total_cost", "plan_assumed_mfu_difference", "plan_growth_difference"):
+        assert label_and_value(too_many, name)[1] == engine.NOT_SERVED, name
+    assert label_and_value(outputs["fraction"], "serving_cost_per_million_tokens")[0] == \
+        "Cost per million output tokens at 1.5 users"
+    assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == \
+        "Cost per million output tokens at ? users"

@@ -44,10 +44,20 @@ class Results:
         tables = {}
         for key, table in self.tables.items():  # a table may give several (the cost table: calendar and cost)
             tables |= table.json_tables() if hasattr(table, "json_tables") else {key: table.to_json()}
-        found = {"scenario": (self.file or self.scenario).normalised(), "headline": self.headline, "tables": tables}
+        found = {"scenario": (self.file or self.scenario).normalised(), **json_headline(self.headline),
+                 "tables": tables}
         if self.named:  # each named scenario's headline, as the workbook's Scenarios sheet snapshots it
-            found["scenarios"] = {name: named.headline for name, named in self.named.items()}
+            found["scenarios"] = {name: json_headline(named.headline) for name, named in self.named.items()}
         return found
+
+
+def json_headline(headline: dict) -> dict:
+    """The headline as JSON gives it: a result whose premise fails ("n/a: <reason>") is null, its reason in
+    `not_available` under the same name, so a reader that wants numbers never parses a reason as one."""
+    missing = {name: value.removeprefix("n/a: ") for name, value in headline.items()
+               if isinstance(value, str) and value.startswith("n/a")}
+    return {"headline": {name: None if name in missing else value for name, value in headline.items()},
+            "not_available": missing}
 
 
 # The generation date when none is given: the worked examples' (docs/method.md §13), so a library call or a test

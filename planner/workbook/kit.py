@@ -176,6 +176,17 @@ def excel_fixed(value: float, decimals: int) -> str:
     return f"{exact:,.{decimals}f}"
 
 
+FRACTION = "#,##0.0########"  # a count that is not whole, to nine decimals (TEXT's own rounding)
+
+
+def count_text(value: float) -> str:
+    """A count as a label shows it: a whole number with separators; a fraction with its decimals (to nine)."""
+    if value == int(value):
+        return excel_fixed(value, 0)
+    shown = excel_fixed(value, 9).rstrip("0")
+    return shown + "0" if shown.endswith(".") else shown
+
+
 def text_formula(template: str, values: dict[str, Any]) -> Formula:
     """A text template ("{model} on {gpu}, {memory_gpus|count} GPUs") as a formula joining literal text and
     named cells, with the text it gives for `values` as its cached value."""
@@ -192,10 +203,14 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
         elif kind == "choice":  # an id from a dropdown as itself, or the number typed instead with separators
             parts.append(f'IFERROR(IF(ISNUMBER({name}),TEXT({name},"#,##0"),{name}),"?")')
             texts.append(str(values[name]) if isinstance(values[name], str) else excel_fixed(values[name], 0))
-        else:
+        elif kind == "count":  # a whole number as one; a fraction typed in (1.5 users) as itself, never rounded
+            parts.append(f'IF(ISNUMBER({name}),IF({name}=INT({name}),TEXT({name},"#,##0"),TEXT({name},'
+                         f'"{FRACTION}")),"?")')
+            texts.append(count_text(values[name]))
+        else:  # a blank, text or an "n/a" where a number belongs shows "?": a label never reads 0 or "n/a"
             excel_format, divisor, decimals = TEXT_FORMATS[kind]
             number = f"{name}/{divisor:g}" if divisor else name
-            parts.append(f'IFERROR(TEXT({number},"{excel_format}"),"?")')  # a blank or text input shows "?"
+            parts.append(f'IF(ISNUMBER({name}),TEXT({number},"{excel_format}"),"?")')
             value = values[name] / (divisor or 1)
             texts.append(excel_fixed(value * 100, decimals) + "%" if kind == "percent"
                          else excel_fixed(value, decimals))
