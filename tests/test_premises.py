@@ -149,3 +149,28 @@ def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_pa
         "Cost per million output tokens at 1.5 users"
     assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == \
         "Cost per million output tokens at ? users"
+
+
+# Finding 8: the tokens note's advice works -----------------------------------------------------------------------
+@pytest.mark.spreadsheet
+def test_typing_what_the_tokens_note_says_passes_its_check(spreadsheet, tmp_path):
+    """The note on Inputs says to type 15.6 for 15.6 T (the cell is in trillions): a copy with 15.6 typed passes the
+    tokens check and trains on 15.6e12 tokens; the whole count (what the note advised before) fails it."""
+    original = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(original))
+    from planner import xlsx
+    book = xlsx.read(original)
+    sheet, ref = book.destinations("hours_tokens_trillions")[0]
+    column, row = xlsx.split(ref)
+    notes = [cell.value for (name, a1), cell in book.cells.items()
+             if name == sheet and xlsx.split(a1)[1] == row and isinstance(cell.value, str)]
+    assert any("on Inputs in trillions: type 15.6 for 15.6 T" in note for note in notes), notes
+    assert not any("15600000000000" in note for note in notes)
+    advised, whole = tmp_path / "advised.xlsx", tmp_path / "whole.xlsx"
+    set_cells(original, advised, {"hours_tokens_trillions": 15.6})
+    set_cells(original, whole, {"hours_tokens_trillions": 15600000000000})
+    from tests.helpers import UNCOMPARED
+    typed, counted = recalculated(spreadsheet, [advised, whole], [UNCOMPARED, UNCOMPARED])
+    assert named(typed, book, "ok_hours_tokens") in (True, 1)
+    assert named(typed, book, "hours_tokens") == 15.6e12
+    assert named(counted, book, "ok_hours_tokens") in (False, 0)
