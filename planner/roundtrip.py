@@ -291,8 +291,27 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     found.held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
                   if name.endswith("_snapshot")}
     found.generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
+    _read_price(book, found)
     found.changed.sort(key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
     return found
+
+
+def _read_price(book: xlsx.Workbook, found: WorkbookData) -> None:
+    """The chosen GPU's Catalog price, shown on Inputs beside its value when generated: changed since, when the
+    Catalog row now holds another (a Catalog value the results read, edited on Catalog)."""
+    name = LOOKED_UP[0]
+    if name in found.generated or len(book.destinations(name)) != 1:
+        return
+    sheet, ref = book.destinations(name)[0]
+    column, row = xlsx.split(ref)
+    then = _typed(book.cell(sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+    if sheet != "Inputs" or then is FORMULA or then is None or f"{name}_base" in book.names:
+        return
+    found.generated[name] = then
+    entry = found.data.get("catalog", {}).get("gpus", {}).get(str(found.data.get("gpu")), {})
+    now = entry.get("price_per_hour") if isinstance(entry, dict) else None
+    if now is not None and not same_text(now, then):
+        found.changed.append((f"{sheet}!{ref} ({name}, the GPU's Catalog price)", now, then))
 
 
 def _day(value) -> dt.date | None:

@@ -174,3 +174,28 @@ def test_typing_what_the_tokens_note_says_passes_its_check(spreadsheet, tmp_path
     assert named(typed, book, "ok_hours_tokens") in (True, 1)
     assert named(typed, book, "hours_tokens") == 15.6e12
     assert named(counted, book, "ok_hours_tokens") in (False, 0)
+
+
+# Finding 10: a Catalog price edit raises its Changed flag, and audit lists it -------------------------------------
+@pytest.mark.spreadsheet
+def test_a_catalog_price_edit_raises_the_changed_flag_and_audit_lists_it(spreadsheet, tmp_path):
+    """The H100's price typed from $2 to $3 on Catalog: Inputs' price row (the GPU's, from Catalog) shows $2 when
+    generated and Changed TRUE, every formula cell equals the engine of the edited scenario, and the workbook's
+    reading lists the change (as `planner audit` prints it)."""
+    from planner.roundtrip import workbook_data
+    from tests.helpers import build_in_memory, catalog_cells
+    original = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(original))
+    copy = tmp_path / "price.xlsx"
+    set_cells(original, copy, catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", 3.0)]))
+    expected = build_in_memory(scenario_with(**{"catalog.gpus.h100-sxm.price_per_hour": 3.0}), like=copy)
+    [values] = recalculated(spreadsheet, [copy], [expected])
+    sheet, ref = expected.names["price_per_gpu_hour"]
+    from planner import xlsx
+    column, row = xlsx.split(ref)
+    assert values[(sheet, ref)] == 3
+    assert values[(sheet, f"{xlsx.column_letter(column + 1)}{row}")] == 2
+    assert values[(sheet, f"{xlsx.column_letter(column + 2)}{row}")] in (True, 1)
+    assert named(values, expected, "sensitivity_snapshot_current") in (False, 0)  # the tornado's total read it
+    changed = workbook_data(copy).changed
+    assert [(where.split(" ")[0], now, then) for where, now, then in changed] == [(f"Inputs!{ref}", 3.0, 2)]

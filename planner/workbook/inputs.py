@@ -505,8 +505,24 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
                        unit=item.unit, note=item.source)
     elif columns and item.name == named_scenarios.PRICE:
         _write_price(sheet, item, value, columns)
+    elif item.name == named_scenarios.PRICE:  # a Catalog value the results read: flagged when edited there too
+        r = sheet.row_index
+        sheet.row(item, value)
+        _flag_changed(sheet, r, sheet.own_col, then=sheet.book.as_generated.get(item.name, value), now=value,
+                      kind=item.kind)
     else:
         sheet.row(item, value)
+
+
+def _flag_changed(sheet: kit.Sheet, r: int, col: int, *, then, now, kind: str) -> None:
+    """Beside a cell that shows a Catalog value: its value when generated and whether it has changed since."""
+    styles, generated_col = sheet.book.styles, sheet.own_col + 1
+    sheet.value_cell(r, generated_col, then, styles.value(kind, constant=True), None)
+    shown, generated = kit.xl_rowcol_to_cell(r, col), kit.xl_rowcol_to_cell(r, generated_col)
+    changed = sheet.formula(r, generated_col + 1, f"=NOT(EXACT({shown},{generated}))", not same_text(now, then),
+                            styles.value("bool"))
+    sheet.book.changed_cells.append((sheet.name, changed))
+    sheet.warn("changed", r, generated_col + 1, r, generated_col + 1)
 
 
 def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns) -> None:
