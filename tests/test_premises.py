@@ -199,3 +199,47 @@ def test_a_catalog_price_edit_raises_the_changed_flag_and_audit_lists_it(spreads
     assert named(values, expected, "sensitivity_snapshot_current") in (False, 0)  # the tornado's total read it
     changed = workbook_data(copy).changed
     assert [(where.split(" ")[0], now, then) for where, now, then in changed] == [(f"Inputs!{ref}", 3.0, 2)]
+
+
+# Item 5 of issue 32: Scenarios ------------------------------------------------------------------------------------
+@pytest.mark.spreadsheet
+def test_scenarios_fixed_base_price_column_flags_differences_and_labels(spreadsheet, tmp_path):
+    """scenarios-1 (base: H100 at $2.00, 40 % MFU, 15 T; low: 30 %, $1.80; high: H200 at $2.50, 45 %, 20 T).
+    Recalculated as generated, every cell equals the engine. High shown: the Base price stays the H100's $2.00
+    (before: the H200's $2.50). The low MFU edited to 35 % while base is shown: low's column flag turns FALSE, the
+    others stay TRUE. The training cost's high − base and high vs base are §2's costs worked by hand; the labels
+    below the snapshot say each column's GPU."""
+    from pathlib import Path
+
+    from planner import xlsx
+    from planner.scenario import load_scenario
+    from tests.helpers import UNCOMPARED
+    from tests.test_scenarios import cost_by_hand
+    source = Path(__file__).parents[1] / "examples" / "scenarios-1-70b-base-low-high.yaml"
+    original = tmp_path / "scenarios.xlsx"
+    build(compute(load_scenario(source)), str(original))
+    high, low = tmp_path / "high.xlsx", tmp_path / "low.xlsx"
+    set_cells(original, high, {"scenario": "high"})
+    set_cells(original, low, {"hours_mfu_low": 0.35})
+    generated, shown_high, edited_low = recalculated(spreadsheet, [original, high, low],
+                                                     [None, UNCOMPARED, UNCOMPARED])
+    book = xlsx.read(original)
+    assert named(shown_high, book, "price_per_gpu_hour_base") == 2.0
+    assert named(shown_high, book, "price_per_gpu_hour") == 2.5
+    flags = book.destinations("scenarios_columns_current")[0][1].split(":")
+    row = xlsx.split(flags[0])[1]
+    columns = [f"{xlsx.column_letter(c)}{row}" for c in range(xlsx.split(flags[0])[0], xlsx.split(flags[1])[0] + 1)]
+    assert [generated[("Scenarios", a1)] in (True, 1) for a1 in columns] == [True, True, True]
+    assert [edited_low[("Scenarios", a1)] in (True, 1) for a1 in columns] == [True, False, True]
+    cells = {a1: generated[("Scenarios", a1)] for (sheet, a1) in generated if sheet == "Scenarios"}
+    heads = {value: a1 for a1, value in cells.items() if isinstance(value, str)}
+    [cost_row] = [xlsx.split(a1)[1] for a1, value in sorted(cells.items(), key=lambda c: xlsx.split(c[0])[1])
+                  if value == "Training cost, paid once, at the …'s price"][:1]
+    base, high_cost = cost_by_hand(15e12, 0.40, 2.00), cost_by_hand(20e12, 0.45, 2.50)
+    difference = xlsx.split(heads["high − base"])[0]
+    share = xlsx.split(heads["high vs base"])[0]
+    assert cells[f"{xlsx.column_letter(difference)}{cost_row}"] == pytest.approx(high_cost - base, rel=1e-9)
+    assert cells[f"{xlsx.column_letter(share)}{cost_row}"] == pytest.approx(high_cost / base - 1, rel=1e-9)
+    labels = [value for value in cells.values() if isinstance(value, str) and value.startswith("Training cost")]
+    assert "Training cost, paid once, at the h100-sxm's price" in labels
+    assert "Training cost, paid once, at the h200's price" in labels

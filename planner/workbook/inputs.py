@@ -345,7 +345,8 @@ class Columns:
     names: tuple[str, ...]  # the named scenarios, in the file's order
     chosen: str  # "base" or one of names: the scenario the workbook shows
     base: dict[str, Any]  # input path → its typed value in the base
-    catalog_price: float  # the shown GPU's Catalog price: what the price's Base column looks up
+    catalog_price: float  # the shown GPU's Catalog price: what a blank price column reads
+    base_price: float  # the base GPU's Catalog price: what the price's Base column looks up
     own: dict[str, dict[str, Any]]  # scenario → input path → its typed value where it differs from the base
     fixed: frozenset[str]  # the paths a scenario cannot change (list items: allocations, servers, benchmarks)
     prices: dict[str, float]  # scenario → the price per GPU-hour it sets (its Inputs column; else the GPU's)
@@ -359,6 +360,7 @@ class Columns:
                  for name, named in results.named.items()}
         base = typed.pop("base")
         return cls(tuple(typed), results.file.scenario, base, results.scenario.chosen_gpu.price_per_hour,
+                   results.named["base"].scenario.chosen_gpu.price_per_hour,
                    {name: {path: value for path, value in values.items() if not same_value(value, base[path])}
                     for name, values in typed.items()},
                    frozenset(path for path in base if not named_scenarios.changes(type(results.file), path)),
@@ -531,15 +533,17 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
     book, r, name = sheet.book, sheet.row_index, item.name
     sheet._label(r, item.label)
     style = book.styles.value(item.kind)
-    base = sheet.formula(r, 1, item.formula, columns.catalog_price, style, fallback=kit.NOT_AVAILABLE)
-    book.define(f"{name}_base", sheet.name, base, columns.catalog_price)
+    # the Base column: the base GPU's own price, whichever scenario is shown (the Live one looks up the shown GPU's)
+    base = sheet.formula(r, 1, item.formula.replace("MATCH(gpu,", "MATCH(gpu_base,"), columns.base_price, style,
+                         fallback=kit.NOT_AVAILABLE)
+    book.define(f"{name}_base", sheet.name, base, columns.base_price)
     validation = columns.price_allowed.validation("Price per GPU-hour")
     for col, scenario in enumerate(columns.names, start=2):
         own = columns.prices.get(scenario)
         sheet.value_cell(r, col, own, book.styles.value(item.kind, input=True), validation)
         book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own, scenario=(scenario, name))
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
-    formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
+    formula = columns.choose(item.formula.removeprefix("="), [f"{name}_{scenario}" for scenario in columns.names])
     live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
     sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name=name)
     book.define(name, sheet.name, live, value)
