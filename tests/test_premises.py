@@ -243,3 +243,31 @@ def test_scenarios_fixed_base_price_column_flags_differences_and_labels(spreadsh
     labels = [value for value in cells.values() if isinstance(value, str) and value.startswith("Training cost")]
     assert "Training cost, paid once, at the h100-sxm's price" in labels
     assert "Training cost, paid once, at the h200's price" in labels
+
+
+# Finding 9: failed checks attributed to their real input; a Cover result never an empty cell -------------------------
+@pytest.mark.spreadsheet
+def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a_not_blanks(spreadsheet, tmp_path):
+    """The H100's Catalog price typed as −1: the first failing check is the Catalog's, naming the entry and its row
+    (before: "GPU (gpu)"); every Cover key result shows a value or "n/a: see Checks", none an empty cell (before: the
+    plan's alternatives were blank)."""
+    from tests.helpers import UNCOMPARED, build_in_memory, catalog_cells
+    original = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(original))
+    copy = tmp_path / "bad-price.xlsx"
+    edits = catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", -1)])
+    set_cells(original, copy, edits)
+    [values] = recalculated(spreadsheet, [copy], [UNCOMPARED])
+    [(sheet, a1)] = edits
+    from planner import xlsx
+    row = xlsx.split(a1)[1]
+    book = build_in_memory(scenario_with())
+    assert named(values, book, "checks_first_failed") == \
+        f"GPUs: every entry valid (Catalog's Valid column): h100-sxm's row fails ('Catalog'!A{row})"
+    cover = book.sheets["Cover"]
+    from planner.workbook.kit import xl_rowcol_to_cell
+    shown = {key: values.get(("Cover", xl_rowcol_to_cell(place.row, place.last_col)))
+             for key, place in cover.places.items() if key.startswith("key_")}
+    assert [key for key, value in shown.items() if value in (None, "")] == []
+    assert shown["key_plan_total_cost"] == "n/a: see Checks"
+    assert shown["key_plan_growth_difference"] == "n/a: see Checks"

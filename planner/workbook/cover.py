@@ -125,7 +125,7 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     label = kit.text_formula(result.label, book.values)
     sheet.formula(r, 0, label.formula, label.value, styles.label)
     sheet.label_chars = max(sheet.label_chars, len(label.value))
-    formula, style = f'=IFERROR({result.name},"{NOT_AVAILABLE}")', styles.value(result.kind, unit=result.unit)
+    formula, style = kit.shown(result.name), styles.value(result.kind, unit=result.unit)
     if result.snapshot:
         book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
     else:

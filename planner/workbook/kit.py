@@ -229,6 +229,12 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
 # fails the cell is blank (a named result says NOT_AVAILABLE), never an error value or a plausible number, and the
 # sheet's banner says why. (Spelled out in every cell, the ANDs were half the workbook's formula text.)
 NOT_AVAILABLE = "n/a: see Checks"
+
+
+def shown(name: str) -> str:
+    """A named result where a sheet shows it again (Cover, Scenarios): what it holds, and NOT_AVAILABLE where it is
+    blank (a guarded cell whose inputs fail) or an error, never an empty cell."""
+    return f'=IFERROR(IF({name}="","{NOT_AVAILABLE}",{name}),"{NOT_AVAILABLE}")'
 BANNER = "An input fails its check: see Checks"
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
 _NAME = re.compile(r"(?<![A-Za-z0-9_.$!'])([a-z_][a-z0-9_]*)(?![A-Za-z0-9_(!])")

@@ -101,7 +101,7 @@ def _result_row(book: kit.Book, sheet: kit.Sheet, r: int, result: KeyResult, *, 
     span = f"$B${header + 1}:${kit.xl_col_to_name(len(names))}${header + 1}"
     live, held = kit.xl_rowcol_to_cell(r, live_col), \
         f"INDEX($B{r + 1}:${kit.xl_col_to_name(len(names))}{r + 1},1,MATCH(scenario,{span},0))"
-    sheet.formula(r, live_col, f'=IFERROR({result.name},"{kit.NOT_AVAILABLE}")', results.headline[result.name],
+    sheet.formula(r, live_col, kit.shown(result.name), results.headline[result.name],
                   styles.value(result.kind, unit=result.unit))
     sheet.formula(r, live_col + 1, f"=IFERROR(IF(AND(ISNUMBER({live}),ISNUMBER({held})),ABS({live}-{held})"
                   f"<={TOLERANCE:g}*MAX(ABS({live}),ABS({held})),IF(ISLOGICAL({live}),AND(ISLOGICAL("
