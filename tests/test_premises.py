@@ -197,8 +197,40 @@ def test_a_catalog_price_edit_raises_the_changed_flag_and_audit_lists_it(spreads
     assert values[(sheet, f"{xlsx.column_letter(column + 1)}{row}")] == 2
     assert values[(sheet, f"{xlsx.column_letter(column + 2)}{row}")] in (True, 1)
     assert named(values, expected, "sensitivity_snapshot_current") in (False, 0)  # the tornado's total read it
+    [(catalog, price_cell)] = catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", 3.0)])
     changed = workbook_data(copy).changed
-    assert [(where.split(" ")[0], now, then) for where, now, then in changed] == [(f"Inputs!{ref}", 3.0, 2)]
+    assert sorted((where.split(" ")[0], now, then) for where, now, then in changed) == [
+        (f"Catalog!{price_cell}", 3.0, 2), (f"Inputs!{ref}", 3.0, 2)]
+    flags = expected.names["catalog_gpu_changed"][1].split(":")
+    h100 = xlsx.split(price_cell)[1] - xlsx.split(flags[0])[1]
+    column = xlsx.column_letter(xlsx.split(flags[0])[0])
+    rows = range(xlsx.split(flags[0])[1], xlsx.split(flags[1])[1] + 1)
+    assert [values[("Catalog", f"{column}{r}")] in (True, 1) for r in rows].index(True) == h100
+    assert sum(values[("Catalog", f"{column}{r}")] in (True, 1) for r in rows) == 1  # only the H100's row
+
+
+@pytest.mark.spreadsheet
+def test_a_model_value_edited_on_catalog_flags_its_row_and_is_listed(spreadsheet, tmp_path):
+    """The 8B model's layers typed from 32 to 40 on Catalog: its row's Changed flag turns TRUE (no other row's),
+    and the workbook's reading lists the cell with its value when generated."""
+    from planner import xlsx
+    from planner.roundtrip import workbook_data
+    from tests.helpers import UNCOMPARED, build_in_memory, catalog_cells
+    original = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(original))
+    copy = tmp_path / "layers.xlsx"
+    edits = catalog_cells(original, [("catalog_model", "llama-3.1-8b", "layers", 40)])
+    set_cells(original, copy, edits)
+    [values] = recalculated(spreadsheet, [copy], [UNCOMPARED])
+    book = build_in_memory(scenario_with())
+    first, last = book.names["catalog_model_changed"][1].split(":")
+    column = xlsx.column_letter(xlsx.split(first)[0])
+    [(_, cell)] = edits
+    flagged = [r for r in range(xlsx.split(first)[1], xlsx.split(last)[1] + 1)
+               if values[("Catalog", f"{column}{r}")] in (True, 1)]
+    assert flagged == [xlsx.split(cell)[1]]
+    assert [(where.split(" ")[0], now, then) for where, now, then in workbook_data(copy).changed] == [
+        (f"Catalog!{cell}", 40, 32)]
 
 
 # Item 5 of issue 32: Scenarios ------------------------------------------------------------------------------------
