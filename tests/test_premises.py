@@ -303,3 +303,40 @@ def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a
     assert [key for key, value in shown.items() if value in (None, "")] == []
     assert shown["key_plan_total_cost"] == "n/a: see Checks"
     assert shown["key_plan_growth_difference"] == "n/a: see Checks"
+
+
+# Finding 4: the word layout offered only where the workbook has a layout search ----------------------------------------
+def test_the_mfu_dropdown_offers_layout_only_with_a_layout_search():
+    from pathlib import Path
+
+    from planner.scenario import load_scenario
+    from planner.workbook.inputs import input_sections
+
+    def mfu(scenario):
+        return next(i for _, items in input_sections(scenario) for i in items if i.path == "hours.mfu")
+
+    plain = mfu(scenario_with())
+    assert plain.allowed.keywords == () and plain.allowed.validation("MFU")["validate"] == "decimal"
+    assert "the word layout needs a layout search" in plain.note
+    searched = mfu(load_scenario(Path(__file__).parents[1] / "examples" / "layouts-1-405b-search.yaml"))
+    assert searched.allowed.keywords == ("layout",)
+    assert searched.allowed.validation("MFU")["source"] == ["layout"]
+
+
+@pytest.mark.spreadsheet
+def test_layout_typed_without_a_search_fails_the_mfu_check_and_nothing_errs(spreadsheet, tmp_path):
+    """"layout" typed as the MFU of a workbook without a layout search: its check FALSE, named first on the Cover;
+    no error value anywhere (the results that read it say n/a)."""
+    import re
+
+    from tests.helpers import UNCOMPARED, build_in_memory
+    original = tmp_path / "default.xlsx"
+    build(compute(scenario_with()), str(original))
+    copy = tmp_path / "layout.xlsx"
+    set_cells(original, copy, {"hours_mfu": "layout"})
+    [values] = recalculated(spreadsheet, [copy], [UNCOMPARED])
+    book = build_in_memory(scenario_with())
+    assert named(values, book, "ok_hours_mfu") in (False, 0)
+    assert named(values, book, "checks_first_failed") == "Model FLOPs utilisation (MFU) (hours_mfu)"
+    assert [k for k, v in values.items() if isinstance(v, str) and re.match(r"^(#|Err:)", v)] == []
+    assert named(values, book, "hours_cost") in ("", "n/a: see Checks")

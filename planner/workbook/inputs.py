@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import annotated_types
@@ -429,8 +429,20 @@ def input_sections(scenario) -> list[tuple[str, list[Input]]]:
     """Each table's scenario sections, with their declared inputs, in registry order."""
     from planner.tables import present
 
-    return [(type(getattr(scenario, key)).model_config.get("title", key), declared_inputs(getattr(scenario, key), key))
+    return [(type(getattr(scenario, key)).model_config.get("title", key),
+             [offered(item, scenario) for item in declared_inputs(getattr(scenario, key), key)])
             for table in present(scenario) for key in table.inputs.SECTIONS]
+
+
+def offered(item: Input, scenario) -> Input:
+    """An input as this workbook offers it: the word layout for the MFU only where the workbook has a layout search
+    (without one it has no layout to read: the dropdown does not list it and the MFU's check is FALSE on it)."""
+    if item.path == "hours.mfu" and getattr(scenario, "search", None) is None and item.allowed.keywords:
+        words = "A share of the dense BF16 peak achieved (the word layout needs a layout search: `search:` in the " \
+                "scenario file)."
+        return replace(item, allowed=replace(item.allowed, type="decimal", keywords=()),
+                       note=words + item.note.split("the layout search's cheapest layout's predicted MFU.")[-1])
+    return item
 
 
 def scenario_inputs(scenario) -> list[Input]:
