@@ -340,3 +340,30 @@ def test_layout_typed_without_a_search_fails_the_mfu_check_and_nothing_errs(spre
     assert named(values, book, "checks_first_failed") == "Model FLOPs utilisation (MFU) (hours_mfu)"
     assert [k for k, v in values.items() if isinstance(v, str) and re.match(r"^(#|Err:)", v)] == []
     assert named(values, book, "hours_cost") in ("", "n/a: see Checks")
+
+
+# Finding 9: "n/a" follows the inputs a result reads ------------------------------------------------------------------
+@pytest.mark.spreadsheet
+def test_a_blank_users_leaves_the_crossover_at_a_typed_mfu_and_blanks_it_with_roofline(spreadsheet, tmp_path):
+    """The users emptied: at the default's typed 10 % serving MFU the Crossover keeps its numbers (before: n/a,
+    though it reads no users): 2·Ψ·D/(peak·0.10·3600) GPU-hours a day and $0.0902 per million served tokens as
+    generated; with the word roofline, which reads the Serving table at the users, it reads n/a, and nothing errs."""
+    import re
+
+    from tests.helpers import UNCOMPARED, build_in_memory
+    paths = []
+    for label, keys in (("typed", {}), ("roofline", {"crossover.serving_mfu": "roofline"})):
+        original = tmp_path / f"{label}.xlsx"
+        build(compute(scenario_with(**keys)), str(original))
+        paths.append(tmp_path / f"{label}-blank.xlsx")
+        set_cells(original, paths[-1], {"serving_users": None})
+    typed, roofline = recalculated(spreadsheet, paths, [UNCOMPARED, UNCOMPARED])
+    book = build_in_memory(scenario_with())
+    generated = compute(scenario_with()).headline
+    assert named(typed, book, "crossover_serving_cost_per_million_tokens") == pytest.approx(
+        generated["crossover_serving_cost_per_million_tokens"], rel=1e-9)
+    assert generated["crossover_serving_cost_per_million_tokens"] == pytest.approx(0.0902175, rel=1e-6)
+    assert named(typed, book, "ok_serving_users") in (False, 0)
+    assert named(roofline, book, "crossover_serving_cost_per_million_tokens") == "n/a: see Checks"
+    for values in (typed, roofline):
+        assert [k for k, v in values.items() if isinstance(v, str) and re.match(r"^(#|Err:)", v)] == []
