@@ -47,7 +47,11 @@ class Results:
         found = {"scenario": (self.file or self.scenario).normalised(), **json_headline(self.headline),
                  "tables": tables}
         if self.named:  # each named scenario's headline, as the workbook's Scenarios sheet snapshots it
-            found["scenarios"] = {name: json_headline(named.headline) for name, named in self.named.items()}
+            shown = {name: json_headline(named.headline) for name, named in self.named.items()}
+            found["scenarios"] = {name: one["headline"] for name, one in shown.items()}
+            missing = {name: one["not_available"] for name, one in shown.items() if one["not_available"]}
+            if missing:  # why a named scenario's result is null, as for the headline's
+                found["scenarios_not_available"] = missing
         return found
 
 
