@@ -367,3 +367,32 @@ def test_a_blank_users_leaves_the_crossover_at_a_typed_mfu_and_blanks_it_with_ro
     assert named(roofline, book, "crossover_serving_cost_per_million_tokens") == "n/a: see Checks"
     for values in (typed, roofline):
         assert [k for k, v in values.items() if isinstance(v, str) and re.match(r"^(#|Err:)", v)] == []
+
+
+# Finding 5: the Layouts sheet's layouts are a snapshot of the search, labelled so -----------------------------------
+@pytest.mark.spreadsheet
+def test_layouts_are_a_snapshot_flagged_when_the_gpu_or_deadline_no_longer_match(spreadsheet, tmp_path):
+    """layouts-1: the shown layouts' integers are locked snapshot cells (before: 240 yellow input cells on a
+    calculation sheet); the GPU switched to the H200, or a 30-day deadline typed, turns the check that the search
+    was for these FALSE, and the Cover names a Layout search check first (before: the cheapest stood)."""
+    from pathlib import Path
+
+    import openpyxl
+
+    from planner.scenario import load_scenario
+    from tests.helpers import UNCOMPARED, build_in_memory
+    source = Path(__file__).parents[1] / "examples" / "layouts-1-405b-search.yaml"
+    original = tmp_path / "layouts.xlsx"
+    build(compute(load_scenario(source)), str(original))
+    book = build_in_memory(load_scenario(source))
+    sheet, cell = book.names["search_cheapest_gpus"]
+    assert openpyxl.load_workbook(original)[sheet][cell].protection.locked
+    copies = []
+    for label, cells in (("h200", {"gpu": "h200"}), ("deadline", {"search_deadline_days": 30})):
+        copies.append(tmp_path / f"{label}.xlsx")
+        set_cells(original, copies[-1], cells)
+    outputs = recalculated(spreadsheet, [original, *copies], [None, UNCOMPARED, UNCOMPARED])
+    assert named(outputs[0], book, "ok_search_as_searched") in (True, 1)
+    for values in outputs[1:]:
+        assert named(values, book, "ok_search_as_searched") in (False, 0)
+        assert named(values, book, "checks_first_failed").startswith("Layout search: ")
