@@ -111,8 +111,9 @@ class Report:
             compared = (f"cached and recalculated in {self.recalculated_in}, equal to the engine"
                         if self.recalculated_in else "their cached results equal to the engine (not recalculated)")
             what = "named result" if self.older else "formula cell"
-            lines = [f"{self.path}: no problems: {plural(self.checked, what)} {'compared' if self.older else 'unchanged'}"
-                     f", {compared}; every input within its allowed values"]
+            how = "compared" if self.older else "unchanged"
+            lines = [f"{self.path}: no problems: {plural(self.checked, what)} {how}, {compared}; every input within "
+                     "its allowed values"]
         else:
             lines = [f"{self.path}: {plural(len(self.findings), 'problem')}"]
             if not self.recalculated_in:

@@ -102,8 +102,8 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
 
 
 def computed(scenario: Scenario, *, generated: dt.date | None = None) -> Results:
-    """The engine's results (as on the day `generated`); a premise that only computing finds failed (hours.mfu: layout, and no layout fits
-    and meets the deadline) is a ScenarioError naming the key."""
+    """The engine's results (as on the day `generated`); a premise that only computing finds failed (hours.mfu:
+    layout, and no layout fits and meets the deadline) is a ScenarioError naming the key."""
     try:
         return compute(scenario, generated=generated)
     except NoLayout as exc:

@@ -15,6 +15,7 @@ import pytest
 
 from planner import shipped
 from planner.engine import calendar as cal
+from planner.engine.fleet import PlanFleet
 from planner.engine import compute
 from planner.engine import cost
 from planner.engine import gpus as side
@@ -462,7 +463,8 @@ def test_a_quote_of_zero_commits_to_the_peak_hour(figures):
 
 
 def test_an_on_demand_price_of_zero(figures):
-    t = cost.cost_of(plan(figures, prices=dataclasses.replace(figures["default"].prices, on_demand=0.0)))
+    zero = dataclasses.replace(figures["default"].prices, on_demand=0.0)
+    t = cost.cost_of(plan(figures, prices=zero, training_prices=zero))
     assert t.scalars["baseline_hours"] == cost.PRICE_ZERO and t.scalars["serving_baseline_gpus_suggested"] == 0
     assert t.headline["own_break_even_utilisation"] == cost.PRICE_ZERO
     assert t.headline["tco_on_demand_total_cost"] == 0
@@ -557,16 +559,15 @@ def test_a_fleets_columns_replace_the_roofline_demand(figures):
     12 GPUs, and a baseline of 8 bursts 2 GPUs every hour."""
     p = plan(figures, horizon_days=365, allocated_gpu_hours=0, training_days=0, profile=(1.0,) * 24,
              baseline_gpus=8)
-    days = cal.months(S, p.rows, first_fiscal_month=1, escalation=0, discount_rate=0).overlap(S, S + 365)
-    fleet = cost.Fleet(gpu_hours=tuple(240 * days), gpus=(12,) * p.rows,
-                       hourly_gpus=tuple((10.0,) * 24 for _ in range(p.rows)))
-    t = cost.cost_of(dataclasses.replace(p, fleet=fleet))
+    fleet = PlanFleet(parallel=(1,), peak=(12,), hourly=((10,),) * 24, spare=0.0)
+    p = dataclasses.replace(p, fleet=fleet, fleet_section=True, average_months=12)
+    t = cost.cost_of(p)
     assert t.headline["tco_on_demand_total_cost"] == pytest.approx(240 * 365 * 2.0)
     assert t.headline["own_gpus"] == 12
     burst = sum(r["burst_committed"] for r in in_plan(t))
     assert burst == pytest.approx(2 * 24 * 365 * 2.0)
     assert in_plan(t)[0]["committed_gpus"] == 12
-    suggested = cost.cost_of(dataclasses.replace(p, fleet=fleet, baseline_gpus=None)).scalars
+    suggested = cost.cost_of(dataclasses.replace(p, baseline_gpus=None)).scalars
     assert suggested["launch_scale"] == pytest.approx(10) and suggested["serving_baseline_gpus_suggested"] == 10
 
 

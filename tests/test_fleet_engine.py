@@ -423,15 +423,13 @@ def test_an_hour_without_demand_has_no_fleet():
 # The fleet in the plan: month by month --------------------------------------------------------------------------------
 def test_month_replicas_follow_growth_and_never_fall_below_launch():
     assert F.month_replicas(27, 1.1) == 30 and F.month_replicas(27, 0.5) == 27 and F.month_replicas(0, 2.0) == 0
-    month = F.month_fleet((1,), (27,), None, rate_ratio=1.1, days=30.4375, spare=0.1)
-    assert month["gpus"] == 33  # CEIL9(30·1.1) = 33 GPUs at t 1
-    assert month["gpu_hours"] == pytest.approx(30.4375 * 24 * 33)
-    hours = [(2,)] * 12 + [(27,)] * 12
-    following = F.month_fleet((1,), (27,), hours, rate_ratio=1.1, days=30, spare=0.1)
-    # n_{h,k} = MAX(2, CEIL9(2.2)) = 3 → 4 GPUs; 30 → 33 GPUs
-    assert following["gpu_hours"] == pytest.approx(30 * (12 * 4 + 12 * 33))
-    pair = F.month_fleet((1, 2), (2, 7), None, rate_ratio=2.0, days=1, spare=0.1)
-    assert pair["gpus"] == 5 * 1 + 16 * 2  # x 4 → CEIL9(4.4) = 5; y 14 → CEIL9(15.4) = 16 replicas of 2 GPUs
+    peak_sized = F.PlanFleet(parallel=(1,), peak=(27,), hourly=None, spare=0.1)
+    assert peak_sized.hours(1.1) == [33] * 24  # CEIL9(30·1.1) = 33 GPUs at t 1, every hour without a profile
+    following = F.PlanFleet(parallel=(1,), peak=(27,), hourly=((2,),) * 12 + ((27,),) * 12, spare=0.1)
+    # n_{h,k} = MAX(2, CEIL9(2.2)) = 3 → CEIL9(3.3) = 4 GPUs; 30 → 33 GPUs
+    assert following.hours(1.1) == [4] * 12 + [33] * 12
+    pair = F.PlanFleet(parallel=(1, 2), peak=(2, 7), hourly=None, spare=0.1)
+    assert pair.gpus(pair.peak, 2.0) == 5 * 1 + 16 * 2  # x 4 → CEIL9(4.4) = 5; y 14 → CEIL9(15.4) = 16 replicas of 2
 
 
 # Why a configuration has no row ---------------------------------------------------------------------------------------

@@ -42,8 +42,8 @@ class Results:
 
     def to_json(self) -> dict:
         tables = {}
-        for key, table in self.tables.items():  # a table may give several (the cost table: calendar and cost)
-            tables |= table.json_tables() if hasattr(table, "json_tables") else {key: table.to_json()}
+        for key, result in self.tables.items():  # a table may give several (the cost table: calendar and cost)
+            tables |= result.json_tables() if hasattr(result, "json_tables") else {key: result.to_json()}
         found = {"scenario": (self.file or self.scenario).normalised(), **json_headline(self.headline),
                  "tables": tables}
         if self.named:  # each named scenario's headline, as the workbook's Scenarios sheet snapshots it

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
 from planner.engine.cost import NOT_SERVED  # a serving figure when the users do not fit (B > B_max)
+from planner.engine.cost import fleet_columns, plan_profile, prices_of, serving_gpu
 from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -60,11 +61,6 @@ def peak_sized(gpu_hours, days, profile) -> tuple[float, int]:
     return scale, int(ceil9(scale * max(profile)))
 
 
-def standby_gpu_hours(gpu_hours, days, profile) -> float:
-    """24·days·G_m − U_m: the hours a fleet sized for the month's peak hour keeps but the traffic does not use."""
-    return 24 * days * peak_sized(gpu_hours, days, profile)[1] - gpu_hours
-
-
 @dataclass
 class BudgetTable:
     """docs/method.md §9's totals and budget for one scenario: the scalars, every month row of the sheet (the unused
@@ -98,15 +94,19 @@ def compute(scenario, tables) -> BudgetTable:
     hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
     serving = tables["serving"].headline
     fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
+    fleet = fleet_columns(scenario, tables)  # with a fleet, its sizing month by month (§11) and its SLO, not the users
+    fits = fits if scenario.fleet is None else fleet is not None
     fx, growth, standby_in = scenario.fx_rate, scenario.budget.monthly_growth, scenario.budget.include_standby
-    price = scenario.gpu_price * fx  # the on-demand price in the reporting currency (§13: converted where it enters)
+    # the serving GPU's on-demand price in the reporting currency (§13: converted where it enters)
+    price = prices_of(scenario, serving_gpu(scenario, tables)).on_demand * fx
     horizon, tokens = scenario.crossover.horizon_days, crossover["tokens_per_day"]
-    profile = tuple(scenario.merged_catalog.profiles[scenario.cluster.profile])
+    profile = plan_profile(scenario)
     training_cost, training_days = hours["cost"] * fx, hours["days"]
     n_training, n_serving = months(training_days), months(horizon)
 
-    # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours at the price
-    per_day_hours = serving_gpu_hours(tokens, tok_s)
+    # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours (the fleet's) at the price
+    per_day_hours = serving_gpu_hours(tokens, tok_s) if scenario.fleet is None else \
+        float(sum(fleet.hours(1.0))) if fleet else 0.0
     per_day = per_day_hours * price if fits else NOT_SERVED
     horizon_serving = horizon * per_day if fits else NOT_SERVED
     scalars = {
@@ -122,7 +122,7 @@ def compute(scenario, tables) -> BudgetTable:
         horizon_serving / (horizon * tokens) * 1e6 if fits else NOT_SERVED,
         "monthly_growth": growth, "include_standby": standby_in,
     }
-    rows = month_rows(scenario, scalars, fits=fits, profile=profile)
+    rows = month_rows(scenario, scalars, fits=fits, profile=profile, fleet=fleet)
     years = year_rows(rows, fits)
     used = [r for r in rows if r["phase"]]
     served = [r for r in used if r["phase"] == "serving"]
@@ -142,9 +142,11 @@ def compute(scenario, tables) -> BudgetTable:
                        [{k: plain(v) for k, v in r.items()} for r in rows], years)
 
 
-def month_rows(scenario, s: dict, *, fits: bool, profile: tuple) -> list[dict]:
+def month_rows(scenario, s: dict, *, fits: bool, profile: tuple, fleet=None) -> list[dict]:
     """Every month row of the sheet: training months, then serving months, then blank ones; each with its total
-    (standby in it only when included) and the cumulative, "n/a" from the first month whose serving does not fit."""
+    (standby in it only when included) and the cumulative, "n/a" from the first month whose serving does not fit.
+    With a fleet, month m's GPU-hours are days_m × the following fleet's GPU-hours a day at (1 + g)^(m − 1) times
+    the launch rate, and its peak-sized GPUs the launch replicas scaled alike (§11)."""
     n_training, n_serving, price = s["training_months"], s["serving_months"], s["price"]
     rows, cumulative = [], 0.0
     for i in range(1, ROWS + 1):
@@ -157,9 +159,16 @@ def month_rows(scenario, s: dict, *, fits: bool, profile: tuple) -> list[dict]:
             m = i - n_training
             days = days_in_month(m, s["horizon_days"])
             d_m = tokens_per_day_in_month(s["tokens_per_day"], s["monthly_growth"], m)
-            hours_m = serving_gpu_hours(d_m * days, s["tokens_per_s_per_gpu"])
-            scale, gpus = peak_sized(hours_m, days, profile)
-            standby = standby_gpu_hours(hours_m, days, profile) * price
+            if scenario.fleet is None:
+                hours_m = serving_gpu_hours(d_m * days, s["tokens_per_s_per_gpu"])
+                scale, gpus = peak_sized(hours_m, days, profile)
+            elif fleet is None:  # no configuration meets the SLO: serving n/a
+                hours_m, scale, gpus = 0.0, 0.0, 0
+            else:
+                ratio = (1 + s["monthly_growth"]) ** (m - 1)
+                hours_m, gpus = days * sum(fleet.hours(ratio)), fleet.gpus(fleet.peak, ratio)
+                scale = peak_sized(hours_m, days, profile)[0]
+            standby = (24 * gpus * days - hours_m) * price
             row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
                     "served_tokens": d_m * days, "serving_gpu_hours": hours_m, "scale": scale,
                     "committed_gpus": gpus, "serving": hours_m * price if fits else NOT_SERVED,

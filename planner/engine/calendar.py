@@ -186,11 +186,17 @@ def served_tokens(m: Months, ann, *, launch: float, end: float, launch_month: in
     """T_k = D·[(1 + g)^(k − k_L − 1)·ov_k(L, MIN(E, Ann_k)) + (1 + g)^(k − k_L)·ov_k(MAX(L, Ann_k), E)]: the days
     before the month's anniversary `ann` at the old level, the days from it at the new one; 0 without serving
     days."""
-    before = round9(np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch)))
-    after = round9(np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann)))
-    step = (m.k - launch_month).astype(float)
+    before, after, step = growth_parts(m, ann, launch=launch, end=end, launch_month=launch_month)
     tokens = tokens_per_day * ((1 + growth) ** (step - 1) * before + (1 + growth) ** step * after)
     return np.where(m.overlap(launch, end) > 0, tokens, 0.0)
+
+
+def growth_parts(m: Months, ann, *, launch: float, end: float, launch_month: int):
+    """Each month's serving days before its growth anniversary and from it, ov_k(L, MIN(E, Ann_k)) and
+    ov_k(MAX(L, Ann_k), E), and the growth steps k − k_L of the days from it."""
+    before = round9(np.maximum(0.0, np.minimum(np.minimum(m.next, end), ann) - np.maximum(m.start, launch)))
+    after = round9(np.maximum(0.0, np.minimum(m.next, end) - np.maximum(np.maximum(m.start, launch), ann)))
+    return before, after, (m.k - launch_month).astype(float)
 
 
 def round9(x):

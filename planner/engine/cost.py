@@ -19,6 +19,8 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 
 from planner.engine import calendar as cal
+from planner.engine.fleet import PlanFleet
+from planner.engine.shared import NOT_SERVED  # B > B_max: no roofline throughput to price (§9)
 from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
@@ -33,7 +35,6 @@ RELATIVE = 1e-9  # the reconciliations' tolerance, as the recalculation tests co
 NO_SERVING = "n/a: no serving"
 PRICE_ZERO = "n/a: price 0"
 NEVER = "owning never beats this price"
-NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_SERVER = "n/a: no server price or kW"  # the GPU's Catalog row leaves owning unpriced
 TOO_LONG = "n/a: the plan is longer than the sheet's months"
 NO_USERS = "n/a: no users"
@@ -93,17 +94,6 @@ class AverageMonth:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Fleet:
-    """A fleet's columns over the month rows (§11), when the scenario has one: the GPUs committed (G_k) and the
-    GPU-hours used (U_k) each month, and optionally the GPUs in each hour (G_{h,k}, rows × 24) that the burst and
-    the suggested baseline then read instead of ĝ_k·f_h."""
-
-    gpu_hours: tuple  # U_k, k = 1 … rows
-    gpus: tuple  # G_k
-    hourly_gpus: tuple | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
 class Plan:
     """Everything §13 reads, as plain values. Dates are serial days; money in USD unless named otherwise."""
 
@@ -131,7 +121,8 @@ class Plan:
     prompt_tokens: float  # s
     output_tokens: float  # o
     # pricing
-    prices: Prices
+    prices: Prices  # the serving GPU's (the fleet's cheapest with a fleet)
+    training_prices: Prices  # the training GPU's (`gpu`)
     training_tier: str
     baseline_tier: str
     baseline_gpus: float | None  # B_c typed; None: the suggested B*
@@ -144,22 +135,26 @@ class Plan:
     average_month: AverageMonth | None  # None: no bridge
     average_month_na: str = ""  # why the average months have no total (their lines read it), if they have none
     include_standby: bool  # the on-demand path pays for the idle hours of a fleet sized for each month's peak
-    fleet: Fleet | None = None
+    fleet: PlanFleet | None = None  # §11's configuration chosen at launch, when the scenario has a fleet
+    fleet_section: bool = False  # the scenario has a fleet (whether or not a configuration meets its SLO)
+    average_months: int = 0  # §9's serving months, CEIL9(H_d/30.4375): the fleet's rows reach k_L + this
 
 
-def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -> Plan:
+def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = None) -> Plan:
     """The plain values a scenario gives §13, with its Hours, Crossover, Serving and Budget results: the start date
     (blank: the first of the month after `generated`), the chosen GPU's Catalog prices and server, and §9's
     average-month figures for the bridge (already in the reporting currency)."""
     from planner.engine.budget import TRAINING_ROWS  # the Budget sheet's rows
     from planner.engine.shared import HORIZON_MAX_DAYS
 
-    b, pricing, own, unit, gpu = scenario.budget, scenario.pricing, scenario.ownership, scenario.unit, \
-        scenario.chosen_gpu
+    b, pricing, own, unit = scenario.budget, scenario.pricing, scenario.ownership, scenario.unit
+    served_gpu = serving_gpu(scenario, tables)  # one serving GPU: the fleet's when it has one
+    gpu = scenario.merged_catalog.gpus[served_gpu]
     hours, budget = tables["hours"].scalars, tables["budget"].scalars
     serving = tables["serving"].headline
     start = dt.date.fromisoformat(b.start_date) if b.start_date else cal.first_of_next_month(generated)
-    fx, fits = scenario.fx_rate, bool(serving["serving_fits"])
+    fx = scenario.fx_rate
+    fits = bool(serving["serving_fits"]) if scenario.fleet is None else fleet is not None  # with a fleet: its SLO
     sv = scenario.serving
     return Plan(
         start=cal.serial(start), rows=row_count(TRAINING_ROWS, HORIZON_MAX_DAYS), currency=scenario.currency, fx=fx,
@@ -168,12 +163,9 @@ def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -
         allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"], run_gpus=scenario.hours.gpus,
         tokens_per_day=tables["crossover"].scalars["tokens_per_day"], horizon_days=scenario.crossover.horizon_days,
         monthly_growth=b.monthly_growth, tokens_per_s_per_gpu=serving["serving_tokens_per_s_per_gpu"] or 0.0,
-        serving_fits=fits, profile=tuple(scenario.merged_catalog.profiles[scenario.cluster.profile]),
+        serving_fits=fits, profile=plan_profile(scenario),
         prompt_tokens=sv.prompt_tokens, output_tokens=sv.sequence_length - sv.prompt_tokens,
-        prices=Prices(on_demand=scenario.gpu_price, committed_1y=gpu.price_committed_1y,
-                      committed_3y=gpu.price_committed_3y, spot=gpu.price_spot,
-                      committed_1y_ratio=pricing.committed_1y_ratio, committed_3y_ratio=pricing.committed_3y_ratio,
-                      spot_ratio=pricing.spot_ratio),
+        prices=prices_of(scenario, served_gpu), training_prices=prices_of(scenario, scenario.gpu),
         training_tier=pricing.training_tier, baseline_tier=pricing.serving_baseline_tier,
         baseline_gpus=pricing.serving_baseline_gpus, spot_overhead=pricing.spot_overhead,
         owning=Owning(server_price=gpu.server_price, server_kw=gpu.server_kw, **own.model_dump()),
@@ -183,15 +175,43 @@ def plan_for(scenario, tables, generated: dt.date, fleet: Fleet | None = None) -
                                    standby_cost=budget["standby_cost"] if b.include_standby else 0.0)
         if not isinstance(budget["total_cost"], str) else None, include_standby=b.include_standby,
         average_month_na=budget["total_cost"] if isinstance(budget["total_cost"], str) else "",
-        fleet=fleet)
+        fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"])
 
 
-def fleet_columns(scenario, tables) -> Fleet | None:
-    """Where the Fleet's monthly columns come into the plan (§13.9, §13.15): with a `fleet` section, its G_k (the
-    GPUs committed each month, peak-sized with spares) and U_k (the GPU-hours used), sized month by month from the
-    calendar's demand; without one, None, and the calendar sizes serving from the Serving roofline at the users.
-    The Fleet table is not in this build, so every plan is sized from the roofline."""
-    return None
+def fleet_columns(scenario, tables) -> PlanFleet | None:
+    """Where the Fleet comes into the plan (§13.9, §13.15): with a `fleet` section, the configuration it chose at
+    launch, which sizes G_k and U_k month by month from the calendar's demand (None when no configuration meets the
+    SLO: serving money is then n/a); without one, None, and the calendar sizes serving from the Serving roofline at
+    the users."""
+    if scenario.fleet is None:
+        return None
+    return PlanFleet.of(tables["fleet"], scenario.fleet.spare)
+
+
+def serving_gpu(scenario, tables) -> str:
+    """The GPU that serves: the fleet's overall cheapest when it has one that meets the SLO, else `gpu`."""
+    if scenario.fleet is not None and tables["fleet"].cheapest is not None:
+        return tables["fleet"].cheapest["gpu"]
+    return scenario.gpu
+
+
+def prices_of(scenario, gpu_id: str) -> Prices:
+    """A GPU's prices: on demand (the scenario's price for `gpu`, else its Catalog row's), its tier quotes and the
+    tiers' ratios."""
+    gpu, pricing = scenario.merged_catalog.gpus[gpu_id], scenario.pricing
+    return Prices(on_demand=scenario.gpu_price if gpu_id == scenario.gpu else gpu.price_per_hour,
+                  committed_1y=gpu.price_committed_1y, committed_3y=gpu.price_committed_3y, spot=gpu.price_spot,
+                  committed_1y_ratio=pricing.committed_1y_ratio, committed_3y_ratio=pricing.committed_3y_ratio,
+                  spot_ratio=pricing.spot_ratio)
+
+
+def plan_profile(scenario) -> tuple:
+    """The plan's demand profile: the fleet's (flat, 1 in every hour, for none) with a fleet, else the Cluster's."""
+    profiles = scenario.merged_catalog.profiles
+    if scenario.fleet is None:
+        return tuple(profiles[scenario.cluster.profile])
+    chosen = scenario.fleet.day_profile(scenario.cluster.profile)
+    return tuple(profiles[chosen]) if chosen else (1.0,) * HOURS_PER_DAY
 
 
 def compute(scenario, tables) -> "CostTable":
@@ -340,16 +360,13 @@ def baseline(p: Plan, tiers: TierPrices, launch: float, end: float, launch_month
 
 def _launch_demand(p: Plan, launch: float, end: float, launch_month: int):
     """ĝ_{k_L}, read directly, not from the month rows (their flag reads the plan's end, which reads B*): without a
-    fleet D/(3600·TokS·Σf); with one its U at k_L ÷ (v_{k_L}·Σf), and its hourly GPUs at k_L when given."""
+    fleet D/(3600·TokS·Σf); with one its GPU-hours a day at launch ÷ Σf, and its GPUs hour by hour at launch."""
     profile_sum = sum(p.profile)
     if p.fleet is None:
         ok = p.serving_fits and profile_sum > 0 and p.tokens_per_s_per_gpu > 0
         return (p.tokens_per_day / (SECONDS_PER_HOUR * p.tokens_per_s_per_gpu * profile_sum) if ok else 0.0), None
-    days = min(cal.eomonth(launch, 0) + 1, end) - launch
-    used = p.fleet.gpu_hours[launch_month - 1]
-    found = used / (days * profile_sum) if days > 0 and profile_sum > 0 else 0.0
-    hourly = p.fleet.hourly_gpus[launch_month - 1] if p.fleet.hourly_gpus is not None else None
-    return found, hourly
+    hourly = p.fleet.hours(1.0)
+    return (sum(hourly) / profile_sum if profile_sum > 0 else 0.0), hourly
 
 
 # Owning ---------------------------------------------------------------------------------------------------------------
@@ -428,7 +445,7 @@ def timeline(p: Plan, tiers: TierPrices) -> Timeline:
     term = training_term_months(p.training_tier, days)
     months = cal.months_to_cover(p.start, launch)
     commitment_end = cal.commitment_end(p.start, launch, term) if term else launch
-    price = tiers.of(p.training_tier)
+    price = tier_prices(p.training_prices, p.fx).of(p.training_tier)  # the training GPU's tier
     return Timeline(training_days=days, launch=launch, end=end, launch_month=cal.month_of(p.start, launch),
                     training_term_months=term, training_commitment_months=months,
                     training_commitment_end=commitment_end, training_price=price,
@@ -438,23 +455,47 @@ def timeline(p: Plan, tiers: TierPrices) -> Timeline:
 # The month columns ----------------------------------------------------------------------------------------------------
 def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]:
     """Days and demand on every row: training and serving days, the plan's days, served tokens, tokens a day, used
-    GPU-hours U_k (§11's when given), ĝ_k and the committed GPUs G_k (§11's when given)."""
+    GPU-hours U_k, ĝ_k and the committed GPUs G_k (§11's with a fleet, and its GPUs hour by hour)."""
     serving_days = m.overlap(t.launch, t.end)
     ann = cal.anniversaries(p.rows, t.launch, t.launch_month)
     tokens = cal.served_tokens(m, ann, launch=t.launch, end=t.end, launch_month=t.launch_month,
                                tokens_per_day=p.tokens_per_day, growth=p.monthly_growth)
-    if p.fleet is not None:
-        used = np.asarray(p.fleet.gpu_hours[:p.rows], dtype=float)
+    found = {"training_days": m.overlap(p.start, t.launch), "serving_days": serving_days,
+             "plan_days": m.overlap(p.start, t.end), "anniversary": ann, "served_tokens": tokens,
+             "tokens_per_day": np.where(serving_days > 0, tokens / np.where(serving_days > 0, serving_days, 1), 0.0),
+             "hourly_gpus": None}
+    if p.fleet_section:
+        found |= fleet_month_columns(p, m, t, ann)
+        used = found["serving_gpu_hours"]
     elif p.serving_fits and p.tokens_per_s_per_gpu > 0:
         used = tokens / (SECONDS_PER_HOUR * p.tokens_per_s_per_gpu)
     else:
         used = np.zeros(p.rows)
     scales = scale(used, serving_days, sum(p.profile))
-    gpus = np.asarray(p.fleet.gpus[:p.rows], dtype=float) if p.fleet is not None else peak_gpus(scales, p.profile)
-    return {"training_days": m.overlap(p.start, t.launch), "serving_days": serving_days,
-            "plan_days": m.overlap(p.start, t.end), "anniversary": ann, "served_tokens": tokens,
-            "tokens_per_day": np.where(serving_days > 0, tokens / np.where(serving_days > 0, serving_days, 1), 0.0),
-            "serving_gpu_hours": used, "scale": scales, "committed_gpus": gpus}
+    if not p.fleet_section:
+        found["committed_gpus"] = peak_gpus(scales, p.profile)
+    return found | {"serving_gpu_hours": used, "scale": scales}
+
+
+def fleet_month_columns(p: Plan, m: cal.Months, t: Timeline, ann) -> dict[str, np.ndarray]:
+    """§11 month by month: on the rows from launch to k_L + §9's serving months, the launch configuration's replicas
+    scaled to the rate λ·(1 + g)^(k − k_L) (never below the launch's): the following fleet's GPUs in each hour
+    G_{h,k}, their GPU-hours a day and the peak-sized GPUs. In the months that serve, U_k = the days before the
+    growth anniversary × the previous row's GPU-hours a day (the rate before it) + the days from it × this row's;
+    G_k = the peak-sized GPUs; else 0. All 0 when no configuration meets the SLO."""
+    before, after, step = cal.growth_parts(m, ann, launch=t.launch, end=t.end, launch_month=t.launch_month)
+    hourly, peak = np.zeros((p.rows, HOURS_PER_DAY)), np.zeros(p.rows)
+    if p.fleet is not None:  # on the rows serving can touch: the calendar's and the average months' k_L + m − 1
+        for k in range(t.launch_month - 1, min(p.rows, t.launch_month + p.average_months)):
+            ratio = (1 + p.monthly_growth) ** step[k]
+            hourly[k], peak[k] = p.fleet.hours(ratio), p.fleet.gpus(p.fleet.peak, ratio)
+    per_day = hourly.sum(axis=1)
+    served = m.overlap(t.launch, t.end) > 0
+    used = before * np.concatenate(([0.0], per_day[:-1])) + after * per_day
+    return {**{f"fleet_gpus_hour_{h}": hourly[:, h] for h in range(HOURS_PER_DAY)},
+            "fleet_gpu_hours_a_day": per_day, "fleet_peak_gpus": peak,
+            "serving_gpu_hours": np.where(served, used, 0.0), "committed_gpus": np.where(served, peak, 0.0),
+            "hourly_gpus": np.where(served[:, None], hourly, 0.0)}
 
 
 def training_column(p: Plan, m: cal.Months, t: Timeline, training_days_k) -> np.ndarray:
@@ -511,9 +552,11 @@ def path_columns(p: Plan, m: cal.Months, c: dict, *, t: Timeline, b: Baseline, o
     the accrual plus the burst above N_own."""
     tiers = tier_prices(p.prices, p.fx)
     od = tiers.on_demand * m.escalation
-    hourly = np.asarray(p.fleet.hourly_gpus[:p.rows], dtype=float) if p.fleet and p.fleet.hourly_gpus else None
+    hourly = c.pop("hourly_gpus")
     c["other"] = p.other_monthly_cost * p.fx * m.escalation * c["plan_days"] / m.days
-    c["standby"] = (HOURS_PER_DAY * c["serving_days"] * c["committed_gpus"] - c["serving_gpu_hours"]) * od
+    # to a billionth of a GPU-hour: U's two parts (either side of the growth step) leave a last-bit remainder where
+    # the fleet idles no hour, which applications keep or snap to 0 differently
+    c["standby"] = cal.round9(HOURS_PER_DAY * c["committed_gpus"] * c["serving_days"] - c["serving_gpu_hours"]) * od
     c["on_demand_serving"] = c["serving_gpu_hours"] * od + (c["standby"] if p.include_standby else 0.0)
     c["baseline"] = b.used * HOURS_PER_DAY * m.overlap(t.launch, b.end) * b.price
     c["burst_committed_gpu_hours"] = burst_gpu_hours(c["scale"], c["serving_days"], p.profile, b.used, hourly)
@@ -855,12 +898,15 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
 CALENDAR = ("days", "plan_days", "training_days", "serving_days", "escalation", "discount", "anniversary",
             "served_tokens", "tokens_per_day", "serving_gpu_hours", "scale", "committed_gpus", "requests",
             "input_tokens", "burst_committed_gpu_hours", "burst_owned_gpu_hours")
+FLEET_CALENDAR = tuple(f"fleet_gpus_hour_{h}" for h in range(HOURS_PER_DAY)) + ("fleet_gpu_hours_a_day",
+                                                                               "fleet_peak_gpus")
 
 
 def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
     """Every row of the sheet: the calendar and demand columns on every row, labels and money only in the plan."""
     columns = {"days": m.days, "escalation": m.escalation, "discount": m.discount, **c}
-    calendar = {key: np.asarray(columns[key], dtype=float).tolist() for key in CALENDAR}
+    calendar = {key: np.asarray(columns[key], dtype=float).tolist() for key in CALENDAR + FLEET_CALENDAR
+                if key in columns}
     money = {key: np.asarray(columns[key], dtype=float).tolist() for key in MONEY if key in columns}
     starts, nexts, years = m.start.tolist(), m.next.tolist(), m.fiscal_year.tolist()
     rows = []

@@ -78,7 +78,8 @@ def compute(scenario, tables) -> CrossoverTable:
     flops, hours = training["training_flops"], training["gpu_hours"]
     presets = scenario.merged_catalog.traffic_presets
 
-    tokens = served_tokens_per_day(c.tokens_per_day, presets)
+    tokens = (tables["fleet"].scalars["tokens_per_day"] if scenario.fleet is not None  # one demand: the fleet's
+              else served_tokens_per_day(c.tokens_per_day, presets))
     per_day_flops = serving_flops_per_day(params, tokens)
     mfu = serving_mfu(scenario, tables)
     served = tables["serving"].scalars  # the word roofline needs the users to fit (scenario validation refuses it)

@@ -806,23 +806,61 @@ def _replica_keys(config: Configuration) -> tuple[str, ...]:
 
 
 # The fleet in the plan: month by month -------------------------------------------------------------------------------
+def tokens_per_day(first_attempt_rate: float, outputs: int, fractions) -> float:
+    """The plan's demand with a fleet: D = 3600·o·λ_u·Σ_h f̂_h (f̂ = f/MAX(f)), 86,400·o·λ_u without a profile;
+    first attempts only (retries are cost, not served tokens)."""
+    peak_hours = HOURS if fractions is None else sum(fractions) / max(fractions)
+    return SECONDS_PER_HOUR * outputs * first_attempt_rate * peak_hours
+
+
 def month_replicas(replicas: int, rate_ratio: float) -> int:
     """n_k = MAX(n, CEIL9(n·λ_k/λ)): replicas scaled with the load keep the launch month's utilisation (and its SLO,
     as a larger pool at the same utilisation waits less), never below the launch fleet. Also x_k, y_k and n_{h,k}."""
     return max(replicas, ceil9_int(replicas * rate_ratio))
 
 
-def month_fleet(parallel: tuple[int, ...], peak: tuple[int, ...], hours: list[tuple[int, ...]] | None,
-                rate_ratio: float, days: float, spare: float) -> dict:
-    """Month k's fleet for the configuration chosen at launch (`parallel`: (t,) or (t_p, t_d)): G_k, the GPUs with
-    spares at n_k (the fleet committed for the month), and U_k = days·(the GPU-hours a day of the fleet that
-    follows demand at n_{h,k}), or days·24·G_k without a profile (`hours` None)."""
-    def gpus(replicas):
-        return sum(pool_cost(month_replicas(n, rate_ratio), t, spare) for n, t in zip(replicas, parallel))
+@dataclass(frozen=True, kw_only=True)
+class PlanFleet:
+    """The configuration chosen at launch, as the plan's months read it (§11, "The fleet in the plan"): its pools'
+    tensor-parallel sizes (t,) or (t_p, t_d), its replicas at the peak rate, the following fleet's replicas in each
+    hour of the day (None without a profile) and the spare share."""
 
-    committed = gpus(peak)
-    per_day = HOURS * committed if hours is None else sum(gpus(replicas) for replicas in hours)
-    return {"gpus": committed, "gpu_hours": days * per_day}
+    parallel: tuple[int, ...]
+    peak: tuple[int, ...]
+    hourly: tuple[tuple[int, ...], ...] | None
+    spare: float
+
+    def gpus(self, replicas: tuple[int, ...], rate_ratio: float) -> int:
+        """The GPUs with spares of these replicas scaled to a month's rate: Σ_pools CEIL9(n_k·(1 + r_f))·t."""
+        return sum(pool_cost(month_replicas(n, rate_ratio), t, self.spare) for n, t in zip(replicas, self.parallel))
+
+    def hours(self, rate_ratio: float) -> list[int]:
+        """G_{h,k}: the following fleet's GPUs in each hour at a month's rate (the peak-sized fleet every hour
+        without a profile)."""
+        if self.hourly is None:
+            return [self.gpus(self.peak, rate_ratio)] * HOURS
+        return [self.gpus(replicas, rate_ratio) for replicas in self.hourly]
+
+    def scaled(self, rate_ratio: float) -> "PlanFleet":
+        """The launch fleet at another demand, by the month rule (never below the launch's replicas)."""
+        def each(replicas):
+            return tuple(month_replicas(n, rate_ratio) for n in replicas)
+
+        return replace(self, peak=each(self.peak),
+                       hourly=tuple(map(each, self.hourly)) if self.hourly is not None else None)
+
+    @classmethod
+    def of(cls, table: "FleetTable", spare: float) -> "PlanFleet | None":
+        """From a Fleet table: its overall cheapest configuration (None when none meets the SLO)."""
+        best = table.cheapest
+        if best is None:
+            return None
+        aggregated = best["mode"] == AGGREGATED
+        keys = ("replicas",) if aggregated else ("prefill_replicas", "decode_replicas")
+        parallel = (best["tensor_parallel"],) if aggregated else (best["prefill_tensor_parallel"],
+                                                                   best["tensor_parallel"])
+        hourly = tuple(tuple(int(h[key] or 0) for key in keys) for h in table.day) if table.day else None
+        return cls(parallel=parallel, peak=tuple(int(best[key]) for key in keys), hourly=hourly, spare=spare)
 
 
 # The table for one scenario ---------------------------------------------------------------------------------------
@@ -921,7 +959,10 @@ def compute(scenario, tables) -> FleetTable:
               for i in thinned(len(front))]
     profile = fleet.day_profile(scenario.cluster.profile)
     best = found.cheapest()
+    fractions = merged.profiles[profile] if profile else None
     scalars = {"first_attempt_rate": fleet.peak_rate, "rate": rate, "miss_budget": slo.budget,
+               "tokens_per_day": tokens_per_day(fleet.peak_rate, knobs.sequence_length - knobs.prompt_tokens,
+                                                fractions),
                "outputs": knobs.sequence_length - knobs.prompt_tokens, "configurations": len(configs),
                "feasible": sum(1 for c in found.candidates if c.rows), "sized_rows": len(found.rows),
                "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol,

@@ -151,7 +151,7 @@ def compute(scenario, tables) -> GPUsTable:
                     productive_share=s.hours.productive_share, run_gpus=s.hours.gpus,
                     fp8=s.training_precision == "fp8", users=s.serving.users,
                     tokens_per_day=tables["crossover"].scalars["tokens_per_day"],
-                    profile=tuple(catalog.profiles[s.cluster.profile]), fx=s.fx_rate,
+                    profile=cost.plan_profile(s), fx=s.fx_rate,
                     owning=cost.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
     rows, positions, replicas = [], [], []
     for position, (gpu_id, gpu) in enumerate(catalog.gpus.items(), start=1):

@@ -168,6 +168,10 @@ class WhatIf:
             plan_keys = {"tokens_per_day": "tokens_per_day", "horizon_days": "horizon_days",
                          "monthly_growth": "monthly_growth"}
             return self.of_plan(**{plan_keys[key]: value for key, value in changes.items()})
+        if set(sections) == {"crossover"} and set(sections["crossover"]) == {"tokens_per_day"}:
+            tokens = sections["crossover"]["tokens_per_day"]  # the demand: the launch fleet re-sized by §11's rule
+            ratio = tokens / self.plan.tokens_per_day
+            return self.of_plan(tokens_per_day=tokens, fleet=self.plan.fleet.scaled(ratio))
         return Tables(moved, self.tables.generated)["cost"].headline["plan_total_cost"]
 
     def of_plan(self, **changes) -> float | str:
@@ -176,19 +180,25 @@ class WhatIf:
         return cost_of(replace(self.plan, **changes), rows=False).headline["plan_total_cost"]
 
     def at_price(self, factor: float) -> float | str:
-        p = self.plan.prices
-        quotes = {key: None if getattr(p, key) is None else getattr(p, key) * factor
-                  for key in ("committed_1y", "committed_3y", "spot")}
-        return self.of_plan(prices=replace(p, on_demand=p.on_demand * factor, **quotes))
+        """Every GPU-hour price × factor, each tier with it (the serving GPU's and, when another, the training
+        GPU's)."""
+        def moved(p):
+            quotes = {key: None if getattr(p, key) is None else getattr(p, key) * factor
+                      for key in ("committed_1y", "committed_3y", "spot")}
+            return replace(p, on_demand=p.on_demand * factor, **quotes)
+
+        return self.of_plan(prices=moved(self.plan.prices), training_prices=moved(self.plan.training_prices))
 
     def alternatives(self) -> dict:
-        """The Cover's bridge: serving at Crossover's assumed MFU instead of the roofline (its GPU-hours a day for
-        the traffic, whether or not the users fit), standby the other way round, and no growth."""
+        """The Cover's bridge: serving at Crossover's assumed MFU instead of the roofline or the fleet (its GPU-hours
+        a day for the traffic, whether or not the users fit), standby the other way round, and no growth."""
         crossover = self.tables["crossover"].scalars
         hours_a_day = crossover["serving_gpu_hours_per_day"]
         assumed = (crossover["tokens_per_day"] / (3600 * hours_a_day) if hours_a_day
                    else self.plan.tokens_per_s_per_gpu)
-        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True),
+        # with a fleet, serving at the assumed MFU replaces the fleet's sizing (on the same GPU's prices)
+        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True, fleet=None,
+                                            fleet_section=False),
                 "standby": self.of_plan(include_standby=not self.plan.include_standby),
                 "growth": self.total(budget={"monthly_growth": 0.0})}
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.engine import calibration
-from planner.engine.cost import NOT_SERVED  # money at the users when they do not fit (B > B_max)
-from planner.engine.values import plain
-from planner.method import Constant, Method
+from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
+from planner.method import Method
 from planner.model import counts, passes
 from planner.model.passes import GB
-from planner.model.replica import TABLE_ROWS, Replica, number
+from planner.model.replica import Replica, number
 
 CONSTANTS = passes.ALL_REDUCE_CONSTANTS + calibration.CONSTANTS
 METHOD = Method(
@@ -221,7 +220,8 @@ def _fit_scalars(scenario, fit: dict | None, r: Replica) -> dict:
     """The efficiencies in force and, with a calibration, the fit's figures (None where they are undefined)."""
     found = {"compute_efficiency_used": r.compute_efficiency, "bandwidth_efficiency_used": r.bandwidth_efficiency,
              "overhead_ms_used": r.overhead_ms, "calibration_gpu": fit["gpu"] or "" if fit else "",
-             "calibration_on_this_gpu": scenario.serving.calibration == "none" or (fit or {}).get("gpu") == scenario.gpu}
+             "calibration_on_this_gpu": scenario.serving.calibration == "none"
+             or (fit or {}).get("gpu") == scenario.gpu}
     if fit is None:
         return found | {"fit_status": "none", "fit_bandwidth_efficiency": None, "fit_overhead_ms": None,
                         "fit_compute_efficiency": None, "fit_error_before": None, "fit_error_after": None}

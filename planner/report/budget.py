@@ -26,16 +26,19 @@ def findings(results) -> list[str]:
             + (f" (the first, {years[0]['fiscal_year']}, {money(years[0][f'{path}_total'], symbol)})"
                if years and not isinstance(years[0][f"{path}_total"], str) else "") + ".")
     if s["horizon_serving_cost"] == NOT_SERVED:
-        return [plan, f"The {number(scenario.serving.users)} users do not fit one serving replica, so serving money "
-                      "is n/a: see the Serving sheet."]
+        return [plan, "No Fleet configuration meets the SLO, so serving money is n/a: see the Fleet sheet."
+                if scenario.fleet is not None else f"The {number(scenario.serving.users)} users do not fit one serving "
+                "replica, so serving money is n/a: see the Serving sheet."]
     if s["run_na"]:
         return [plan, f"The training run takes {number(s['training_months'])} average months, more than the "
                       f"{TRAINING_ROWS} the Budget sheet has rows for, so the average-month budget (where the "
                       "bridge starts) is n/a; the plan's total on calendar months stands."]
     growth = "" if b.monthly_growth == 0 else f", growing {percent(b.monthly_growth)} a month"
     average = (f"In average months of 30.4375 days{growth}, the budget is {money(s['total_cost'], symbol)}: "
-               f"training {money(s['training_cost'], symbol)}, serving {money(s['serving_cost'], symbol)} at the "
-               f"roofline's {s['tokens_per_s_per_gpu']:,.0f} output tokens per second per GPU; standby, the idle "
+               f"training {money(s['training_cost'], symbol)}, serving {money(s['serving_cost'], symbol)} "
+               + ("by the Fleet's cheapest configuration, its replicas grown with the traffic" if scenario.fleet
+                  is not None else f"at the roofline's {s['tokens_per_s_per_gpu']:,.0f} output tokens per second "
+                  "per GPU") + "; standby, the idle "
                f"hours of a fleet sized for each month's peak, {money(s['standby_cost'], symbol)}, "
                f"{'in' if b.include_standby else 'not in'} the total. At Crossover's assumed serving MFU serving "
                f"would be {money(s['mfu_serving_cost'], symbol)} over the horizon: a comparison of compute, not a "

@@ -25,7 +25,8 @@ def findings(results) -> list[str]:
     c, symbol, mfu, training_mfu = scenario.crossover, scenario.currency_symbol, s["serving_mfu_used"], \
         results.hours.scalars["mfu_used"]
     daily = tokens(s["tokens_per_day"])
-    traffic = f"the {c.tokens_per_day} preset's {daily} tokens a day" if isinstance(c.tokens_per_day, str) \
+    traffic = f"the Fleet's {daily} tokens a day" if scenario.fleet is not None \
+        else f"the {c.tokens_per_day} preset's {daily} tokens a day" if isinstance(c.tokens_per_day, str) \
         else f"{daily} tokens a day"
     matches = (f"Serving matches training's {sci(s['training_flops'])} operations after "
                f"{s['break_even_over_training_tokens']:.4g} times the training tokens: "

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from planner.engine.budget import (COLUMNS, NO_TRAFFIC, NOT_SERVED, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
                                    YEARS)
-from planner.workbook import kit
+from planner.workbook import kit, plan_fleet
 from planner.workbook.cost import MONTH_ROWS, NO_SERVER, text
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
@@ -132,7 +132,8 @@ CALENDAR = [
         "IF(AND({month_start}<serving_end,serving_end<={next_month_start}),own_book_value,0)", owned=True)),
     *path_columns("owned", "Owned"),
     Column("standby", "Standby per month", kind="money0",
-           template=money("(24*{serving_days}*{committed_gpus}-{serving_gpu_hours})*price_on_demand*{escalation}")),
+           template=money("ROUND(24*{committed_gpus}*{serving_days}-{serving_gpu_hours},gpu_rounding_decimals)"
+                          "*price_on_demand*{escalation}")),
     Column("training", "Training per month (rented)", kind="money0", template=money(
         f"IF(training_term_months>0,hours_gpus*24*{ov('tco_start_date', 'training_commitment_end')}*price_training,"
         "IF(training_days>0,training_tier_cost/training_days*{training_days}*{escalation},0))", rows_only=True)),
@@ -172,6 +173,23 @@ CALENDAR = [
     Column("chart_month", "Chart: month", kind="month",
            template="=IF({in_plan},{month_start},EOMONTH(tco_start_date,MAX(1,tco_months)-2)+1)"),
 ]
+BEFORE, AFTER = ov("launch_date", "serving_end", ends=",{anniversary}"), ov("launch_date,{anniversary}", "serving_end")
+FLEET_TEMPLATES = {  # with a fleet (§11): its GPUs hour by hour at the month's rate, not the roofline at the users
+    "serving_gpu_hours": plan_fleet.used_gpu_hours(served, BEFORE, AFTER),
+    "committed_gpus": served("IF({serving_days}>0,{fleet_peak_gpus},0)"),
+    "burst_committed_gpu_hours": plan_fleet.burst(served, "serving_baseline_gpus_used"),
+    "burst_owned_gpu_hours": plan_fleet.burst(served, "IF(own_priced,own_gpus,0)"),
+}
+
+
+def calendar(fleet: bool) -> list[Column]:
+    """The month rows' columns; with a fleet its sizing in place of the roofline's, and its hours after them."""
+    if not fleet:
+        return CALENDAR
+    return [replace(c, template=FLEET_TEMPLATES.get(c.key, c.template)) for c in CALENDAR] + \
+        plan_fleet.calendar_columns()
+
+
 NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_training", "chosen_serving",
                                                                  "chosen_contingency", "chart_month")]
 
@@ -220,23 +238,26 @@ TOTALS = [
         formula="=crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)", kind="count",
         unit="GPU-hours a day", note="D / (3600 · TokS)", name="budget_serving_gpu_hours_per_day"),
     Row("serving_cost_per_day", "Serving cost per day", kind="money0", unit="per day",
-        formula=f"=IF(serving_fits,budget_serving_gpu_hours_per_day*price_on_demand,{NA})",
+        formula=f"=IF(plan_serving_fits,budget_serving_gpu_hours_per_day*price_on_demand,{NA})",
         note="At the on-demand price; n/a when the users do not fit (B > B_max)", name="budget_serving_cost_per_day"),
     Row("serving_cost_per_month", "Serving cost per average month", kind="money0", unit="per month",
-        formula=f"=IF(serving_fits,budget_serving_cost_per_day*budget_days_per_month,{NA})",
+        formula=f"=IF(plan_serving_fits,budget_serving_cost_per_day*budget_days_per_month,{NA})",
         note="A month of 30.4375 days"),
     Row("horizon_serving_cost", "Serving cost over the horizon at launch traffic", kind="money0",
-        unit="over the horizon", formula=f"=IF(serving_fits,crossover_horizon_days*budget_serving_cost_per_day,{NA})",
+        unit="over the horizon",
+        formula=f"=IF(plan_serving_fits,crossover_horizon_days*budget_serving_cost_per_day,{NA})",
         note="Horizon days × serving cost per day, no growth", name="budget_horizon_serving_cost"),
     Row("mfu_serving_cost", "… at Crossover's assumed serving MFU: a comparison of compute, not a cost of the plan",
         kind="money0", formula="=crossover_serving_cost_over_horizon*fx_rate", unit="over the horizon",
         note="Crossover: 2·Ψ·D at the serving MFU it assumes"),
     Row("horizon_total_cost", "Training plus serving over the horizon at launch traffic", kind="money0",
-        unit="over the horizon", formula=f"=IF(serving_fits,budget_training_cost+budget_horizon_serving_cost,{NA})",
+        unit="over the horizon",
+        formula=f"=IF(plan_serving_fits,budget_training_cost+budget_horizon_serving_cost,{NA})",
         note="No growth, no standby, average months", name="budget_horizon_total_cost"),
     Row("serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money",
         unit="per M tokens", note="Serving cost / (horizon · D) × 1e6", name="budget_serving_cost_per_million_tokens",
-        formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",IF(serving_fits,budget_horizon_serving_cost/'
+        formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",IF(plan_serving_fits,'
+                f'budget_horizon_serving_cost/'
                 f"(crossover_horizon_days*crossover_served_tokens_per_day)*1e6,{NA}))"),
 ]
 
@@ -263,14 +284,14 @@ SUMS = [
         kind="money0", unit="", note="Adds up to the training cost"),
     Row("served_tokens", "Served tokens over the horizon", formula=_run("SUM({served_tokens:range})"), kind="tera",
         unit="T tokens", note="Σ D_m · days of month m"),
-    Row("serving_cost", "Serving spend over the horizon", formula=_run(f"IF(serving_fits,SUM({{serving:range}}),{NA})"),
+    Row("serving_cost", "Serving spend over the horizon", formula=_run(f"IF(plan_serving_fits,SUM({{serving:range}}),{NA})"),
         kind="money0", unit="over the horizon", note="With the monthly growth; n/a when the users do not fit",
         name="budget_serving_cost"),
     Row("standby_cost", "Standby: idle hours of a fleet sized for each month's peak", kind="money0",
-        formula=_run(f"IF(serving_fits,SUM({{standby:range}}),{NA})"), unit="over the horizon",
+        formula=_run(f"IF(plan_serving_fits,SUM({{standby:range}}),{NA})"), unit="over the horizon",
         note="In the total only when include_standby is TRUE (Inputs)", name="budget_standby_cost"),
     Row("total_cost", "Average-month total: training plus serving", kind="money0", unit="over the plan",
-        formula=_run(f"IF(serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby,"
+        formula=_run(f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby,"
                      f"budget_standby_cost,0),{NA})"), note="Where the bridge to the plan's total starts (Cost)",
         name="budget_average_month_total_cost", bold=True),
 ]
@@ -309,20 +330,33 @@ MONTHS = [  # one row per average month of the plan, {label} its number from the
     Column("committed_gpus", "Peak-sized GPUs", kind="count",
            template=_is("serving", "CEILING(ROUND({scale}*MAX(plan_profile),gpu_rounding_decimals),1)")),
     Column("serving", "Serving per month", kind="money0",
-           template=_is("serving", f"IF(serving_fits,{{serving_gpu_hours}}*price_on_demand,{NA})")),
+           template=_is("serving", f"IF(plan_serving_fits,{{serving_gpu_hours}}*price_on_demand,{NA})")),
     Column("standby", "Standby per month", kind="money0",
-           template=_is("serving", f"IF(serving_fits,(24*{{days}}*{{committed_gpus}}-{{serving_gpu_hours}})"
+           template=_is("serving", f"IF(plan_serving_fits,(24*{{committed_gpus}}*{{days}}-{{serving_gpu_hours}})"
                                    f"*price_on_demand,{NA})")),
     Column("total", "Total per month", kind="money0", template='=IF({phase}="","",IF({phase}="training",{training},'
-           f'IF(serving_fits,{{serving}}+IF(budget_include_standby,{{standby}},0),{NA})))'),
+           f'IF(plan_serving_fits,{{serving}}+IF(budget_include_standby,{{standby}},0),{NA})))'),
     Column("cumulative", "Cumulative over the plan", kind="money0", template=_average_cumulative),
 ]
+
+
+AVERAGE_FLEET = {  # with a fleet, average month m reads the calendar row at the same rate, k_L + m − 1 (§11)
+    "serving_gpu_hours": _is("serving", "{days}*INDEX(calendar_fleet_gpu_hours_a_day,launch_month+{serving_month}-1)"),
+    "committed_gpus": _is("serving", "INDEX(calendar_fleet_peak_gpus,launch_month+{serving_month}-1)"),
+}
+TOTALS_FLEET = {"serving_gpu_hours_per_day": "=fleet_plan_gpu_hours_a_day"}
+
+
+def with_fleet(items: list, templates: dict, fleet: bool, field: str = "template") -> list:
+    """Columns or rows with a fleet's formulas in place of the roofline's."""
+    return [replace(item, **{field: templates[item.key]}) if fleet and item.key in templates else item
+            for item in items]
 
 
 def _yearly(column: str, served: bool = False) -> str:
     total = f"SUMIFS({{{column}:range}},{{year:range}},{{label}})"
     if served:
-        total = f'IF(AND(NOT(serving_fits),COUNTIFS({{year:range}},{{label}},{{phase:range}},"serving")>0),{NA},' \
+        total = f'IF(AND(NOT(plan_serving_fits),COUNTIFS({{year:range}},{{label}},{{phase:range}},"serving")>0),{NA},' \
                 f"{total})"
     return f'=IF(COUNTIF({{year:range}},{{label}})=0,"",{total})'
 
@@ -338,7 +372,9 @@ CHART_HEIGHT = 380
 
 def write(book: kit.Book, results) -> kit.Sheet:
     cost, average = results.cost, results.budget
-    sheet = book.sheet(SHEET, [(column.header, 12 if i < PRINTED else 13) for i, column in enumerate(CALENDAR)],
+    fleet = results.scenario.fleet is not None
+    columns = calendar(fleet)
+    sheet = book.sheet(SHEET, [(column.header, 12 if i < PRINTED else 13) for i, column in enumerate(columns)],
                        label_width=10, unit_width=4, note_width=4)
     # the plan's total and the average months' rows hold their value under the cumulative column, their labels
     # running across the empty cells to its left, so column A stays as narrow as the month numbers
@@ -355,9 +391,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section(f"Every calendar month: rows for up to {MONTH_ROWS} months, those beyond the plan grouped out of "
                   "sight (the + at the left shows them)")
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
-    _, first, last = sheet.records(list(range(1, MONTH_ROWS + 1)), CALENDAR, rows, label_header="Month k",
+    _, first, last = sheet.records(list(range(1, MONTH_ROWS + 1)), columns, rows, label_header="Month k",
                                    alike=True)
-    for key in NAMED:
+    for key in NAMED + ([c.key for c in plan_fleet.calendar_columns()] if fleet else []):
         col = sheet.places[key].col
         book.define(f"calendar_{key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
     _hide(sheet, [first + i for i, row in enumerate(cost.rows) if not row["in_plan"]])
@@ -375,7 +411,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _fiscal_years(book, sheet, cost)
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end + 1
-    _average_months(book, sheet, average)
+    _average_months(book, sheet, average, fleet)
     # printed: the plan's total, its chart, the fiscal years and the budget's path month by month (the first
     # columns); the three paths' and the calendar's columns beside them, and the average months, on screen
     sheet.ws.print_area(0, 0, last, PRINTED)
@@ -406,10 +442,10 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
     sheet.skip()
 
 
-def _average_months(book: kit.Book, sheet: kit.Sheet, table) -> None:
+def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool) -> None:
     """§9's budget over months of 30.4375 days: its totals, sums, years and months."""
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
-    sheet.rows(_bare(TOTALS), table.scalars)
+    sheet.rows(_bare(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula")), table.scalars)
     sheet.rows(_bare(PLAN), table.scalars)
     sheet.skip()
     top = sheet.row_index
@@ -418,7 +454,8 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table) -> None:
     sheet.section(f"Every average month: training, then launch and {table.scalars['serving_months']} serving months "
                   f"(rows for up to {TRAINING_ROWS} training months and the longest horizon; the rest grouped out of "
                   "sight)")
-    _, first, _ = sheet.records(list(range(1, ROWS + 1)), MONTHS, table.rows, label_header="Month", alike=True)
+    _, first, _ = sheet.records(list(range(1, ROWS + 1)), with_fleet(MONTHS, AVERAGE_FLEET, fleet), table.rows,
+                                label_header="Month", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(table.rows) if not row["phase"]])
     end = sheet.row_index
     sheet.row_index = top

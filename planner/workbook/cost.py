@@ -12,7 +12,7 @@ from planner.engine import cost as engine
 from planner.engine.budget import TRAINING_ROWS
 from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.calendar import serial
-from planner.workbook import kit
+from planner.workbook import kit, plan_fleet
 from planner.workbook.catalog_sheet import GPUS, laid_out
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
@@ -444,6 +444,55 @@ WARNINGS = [
 PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
                   template=lambda i: f"=INDEX(catalog_profile_fractions,{i + 1},MATCH(cluster_profile,"
                                      "catalog_profile_ids,0))")]
+FLEET_PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
+                        template=lambda i: f'=IF(fleet_profile="none",1,INDEX(catalog_profile_fractions,{i + 1},'
+                                           'MATCH(IF(fleet_profile="cluster",cluster_profile,fleet_profile),'
+                                           "catalog_profile_ids,0)))")]
+
+
+def training_tier_price(tier: str) -> str:
+    """The training GPU's price at a tier (its Catalog quote × fx, else the ratio × its on-demand price)."""
+    quote = f"INDEX(catalog_gpu_price_{tier},training_gpu_row)"
+    return f'IF({quote}="",pricing_{tier}_ratio*price_per_gpu_hour*fx_rate,{quote}*fx_rate)'
+
+
+# With a fleet (§13.15, "One serving GPU"; §11): serving on the Fleet's cheapest GPU, sized by its configuration
+FLEET_ROWS = {
+    "gpu_row": Row("gpu_row", "The serving GPU's Catalog row (the Fleet's cheapest)",
+                   formula="=IF(ISNUMBER(MATCH(fleet_cheapest_gpu,catalog_gpu_ids,0)),MATCH(fleet_cheapest_gpu,"
+                           "catalog_gpu_ids,0),MATCH(gpu,catalog_gpu_ids,0))", kind="count", unit="",
+                   note="Training keeps the GPU on Inputs (its row below)", name="gpu_row"),
+    "price_on_demand": Row("price_on_demand", "On demand p_od (the serving GPU)",
+                           formula="=IF(INDEX(catalog_gpu_ids,gpu_row)=gpu,price_per_gpu_hour,"
+                                   "INDEX(catalog_gpu_price_per_hour,gpu_row))*fx_rate", kind="money",
+                           unit="per GPU-hour", note="The serving GPU's price per GPU-hour × fx",
+                           name="price_on_demand", bold=True),
+    "price_training": Row("price_training", "Training's price p_T (the training GPU)", formula='=IF('
+                          f'pricing_training_tier="spot",{training_tier_price("spot")},IF(pricing_training_tier='
+                          f'"committed_1y",{training_tier_price("committed_1y")},IF(pricing_training_tier='
+                          f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour*fx_rate)))',
+                          kind="money", unit="per GPU-hour", note="At the training tier, on the GPU on Inputs",
+                          name="price_training"),
+    "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO",
+                             formula="=ISNUMBER(fleet_cheapest_cost_per_hour)", kind="bool", unit="",
+                             note="Serving is sized by the Fleet: its SLO, not the users", name="plan_serving_fits"),
+    "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
+                        formula=f"=IF(plan_serving_fits,IF(SUM(plan_profile)>0,fleet_plan_gpu_hours_a_day/"
+                                f"SUM(plan_profile),0),{NOT_SERVED})", kind="number", unit="GPUs, a fraction",
+                        note="The Fleet's GPU-hours a day at launch / Σf", name="launch_scale"),
+    "serving_baseline_gpus_suggested": Row(
+        "serving_baseline_gpus_suggested", "Suggested baseline B*", formula=f"=IF(NOT(plan_serving_fits),"
+        f"{NOT_SERVED},IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(LARGE("
+        "fleet_plan_launch_gpus,baseline_hours),gpu_rounding_decimals)))))", kind="count", unit="GPUs",
+        note="The h*-th largest of the Fleet's GPUs over the launch day: those busy at least h* hours a day",
+        name="serving_baseline_gpus_suggested"),
+}
+TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)",
+                       kind="count", unit="", name="training_gpu_row")
+
+
+def fleet_rows(rows: list[Row], fleet: bool) -> list[Row]:
+    return [FLEET_ROWS.get(row.key, row) if fleet else row for row in rows]
 
 
 
@@ -451,10 +500,11 @@ def _values(book: kit.Book, results) -> dict:
     """Each row's engine value, by row key."""
     table, scenario = results.cost, results.scenario
     s, totals, u = table.scalars, table.totals, table.unit
-    gpu = scenario.chosen_gpu
+    gpu = scenario.merged_catalog.gpus[engine.serving_gpu(scenario, results.tables)]
+    rows = [key for key, _ in laid_out(book, GPUS, scenario.merged_catalog.gpus)]
     found = dict(s)
     found |= {"start_date": s["start_date"], "months": s["months"], "plan_serving_fits": table.plan.serving_fits,
-              "gpu_row": 1 + [key for key, _ in laid_out(book, GPUS, scenario.merged_catalog.gpus)].index(gpu.id),
+              "gpu_row": 1 + rows.index(gpu.id), "training_gpu_row": 1 + rows.index(scenario.gpu),
               "own_priced": gpu.server_price is not None and gpu.server_kw is not None,
               "generated_on": serial(results.generated)}
     reason = "" if table.checks["tco_months_within_rows"] else engine.TOO_LONG
@@ -490,12 +540,17 @@ def write(book: kit.Book, results) -> kit.Sheet:
                    note="The day the planner wrote this workbook: a blank start date follows it")
     sheet.rows(CALENDAR, values)
     sheet.skip()
+    fleet = results.scenario.fleet is not None
     sheet.section("Whether the plan's money can be priced")
-    sheet.rows(PREMISES, values)
+    sheet.rows(fleet_rows(PREMISES, fleet), values)
     sheet.skip()
+    if fleet:
+        plan_fleet.cost_section(book, sheet, results)
     sheet.section("Prices per GPU-hour, each tier with its source")
-    for row in PRICES:
+    for row in fleet_rows(PRICES, fleet):
         sheet.row(row, values[row.key])
+        if fleet and row.key == "gpu_row":
+            sheet.row(TRAINING_GPU_ROW, values["training_gpu_row"])
         tier = row.key.removeprefix("price_")
         if tier in SOURCES:
             sheet.row(source_row(tier), values[f"{tier}_source"])
@@ -505,9 +560,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
                         ("Owning GPUs", OWNING), ("Per million output tokens and per megawatt, at the users",
                                                   PER_MILLION)):
         sheet.section(title)
-        sheet.rows(rows, values)
+        sheet.rows(fleet_rows(rows, fleet), values)
         sheet.skip()
-    _profile(book, sheet, table.plan.profile)
+    _profile(book, sheet, table.plan.profile, fleet)
     sheet.section("The three paths over the plan (the Budget's month rows summed)")
     _path_totals(book, sheet, table)
     sheet.skip()
@@ -558,10 +613,13 @@ def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
     sheet.chart(chart, height=300, width=620)
 
 
-def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple) -> None:
-    """The plan's demand profile: 24 fractions of the peak, named plan_profile (the chosen Cluster profile)."""
-    sheet.section("The plan's demand profile (Cluster's profile on Inputs)")
-    _, first, last = sheet.records(list(range(24)), PROFILE, [{"fraction": f} for f in profile], label_header="Hour")
+def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple, fleet: bool) -> None:
+    """The plan's demand profile: 24 fractions of the peak, named plan_profile (the Fleet's with a fleet, else the
+    chosen Cluster profile)."""
+    sheet.section("The plan's demand profile (" + ("the Fleet's profile on Inputs; none: 1 every hour)" if fleet
+                                                   else "Cluster's profile on Inputs)"))
+    _, first, last = sheet.records(list(range(24)), FLEET_PROFILE if fleet else PROFILE,
+                                   [{"fraction": f} for f in profile], label_header="Hour")
     col = sheet.places["fraction"].col
     book.define("plan_profile", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
     sheet.skip()
@@ -569,6 +627,12 @@ def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple) -> None:
 
 def _check(key: str, label: str, formula: str, note: str = "", about: tuple = ()) -> Check:
     return Check(key, label, formula=formula, note=note, about=about)
+
+
+def unless(conditions: str, test: str) -> str:
+    """TRUE when any of the conditions holds, else the test: IF, not OR, so a test of text ("n/a …") is never
+    evaluated (OR evaluates every argument, and ABS of text is an error)."""
+    return f"IF(OR({conditions}),TRUE,{test})"
 
 
 def close(a: str, b: str) -> str:
@@ -606,18 +670,18 @@ CHECKS = [
            "calendar_training_days)-training_tier_cost)<=1e-9*training_tier_cost/MIN(training_days,1)))",
            "To a billionth of a day's training spend"),
     _check("tco_calendar_months_without_growth", "Cost: without growth, calendar months change nothing",
-           "IF(OR(budget_monthly_growth<>0,NOT(ISNUMBER(tco_bridge_calendar_months))),TRUE,"
-           "ABS(tco_bridge_calendar_months)<=1e-9*ABS(budget_serving_cost))"),
+           unless("budget_monthly_growth<>0,NOT(ISNUMBER(tco_bridge_calendar_months))",
+                  "ABS(tco_bridge_calendar_months)<=1e-9*ABS(budget_serving_cost)")),
     _check("tco_average_month_reconciles", "Cost: at the defaults, on demand equals the average-month budget",
-           'IF(OR(budget_monthly_growth<>0,budget_escalation<>0,pricing_training_tier<>"on_demand",'
-           "NOT(ISNUMBER(budget_average_month_total_cost)),NOT(ISNUMBER(tco_on_demand_subtotal))),TRUE,"
-           + close("tco_on_demand_subtotal-tco_other_cost-IF(budget_include_standby,SUM(calendar_standby),0)",
-                   "budget_training_cost+budget_serving_cost") + ")"),
+           unless('budget_monthly_growth<>0,budget_escalation<>0,pricing_training_tier<>"on_demand",'
+                  "NOT(ISNUMBER(budget_average_month_total_cost)),NOT(ISNUMBER(tco_on_demand_subtotal))",
+                  close("tco_on_demand_subtotal-tco_other_cost-IF(budget_include_standby,SUM(calendar_standby),0)",
+                        "budget_training_cost+budget_serving_cost"))),
     _check("tco_fiscal_years_add_up", "Cost: the fiscal years add up to the plan's total",
-           "IF(NOT(ISNUMBER(tco_total_cost)),TRUE," + close("fiscal_years_total", "tco_total_cost") + ")"),
+           unless("NOT(ISNUMBER(tco_total_cost))", close("fiscal_years_total", "tco_total_cost"))),
     _check("tco_owned_cash_equals_accrual", "Cost: the owned path's cash adds up to its accrual",
-           "IF(NOT(ISNUMBER(tco_owned_total_cost)),TRUE,"
-           + close("SUM(calendar_owned_cash)", "SUM(calendar_owned_total)") + ")"),
+           unless("NOT(ISNUMBER(tco_owned_total_cost))",
+                  close("SUM(calendar_owned_cash)", "SUM(calendar_owned_total)"))),
 ]
 
 STANDBY_NOTE = Row("plan_standby_note", "Standby", kind="text", unit="", name="plan_standby_note",

@@ -38,6 +38,11 @@ SERVING = [
         formula="=crossover_serving_gpu_hours_per_day*price_per_gpu_hour",
         kind="money0", unit="per day", note="At the GPU's price per GPU-hour (Catalog)", at="serving_cost"),
 ]
+FLEET_DEMAND = Row("tokens_per_day", "Served tokens per day D, from the Fleet",
+                   formula="=3600*serving_output_tokens*fleet_peak_rate*SUM(plan_profile)/MAX(plan_profile)",
+                   kind="count", unit="tokens a day", note="3600 · o · λ_u · Σ_h f_h / MAX(f): the Fleet's first "
+                   "attempts over its day (the plan's profile, Cost: 24 hours at the peak without one)",
+                   name="crossover_served_tokens_per_day", at="served_tokens")
 
 TRAINING = [
     Row("training_flops", "Training operations C", formula="=hours_training_flops", kind="flops",
@@ -136,7 +141,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "costs 2·Ψ operations. Training's operations and GPU-hours are read from Hours.")
     sheet.header(repeat=True)  # the cumulative table's columns: every value below sits under its own heading
 
-    sheet.blocks((("Serving, every day after launch", SERVING), ("Training, paid once (from Hours)", TRAINING),
+    serving = [FLEET_DEMAND if results.scenario.fleet is not None and row.key == "tokens_per_day" else row
+               for row in SERVING]
+    sheet.blocks((("Serving, every day after launch", serving), ("Training, paid once (from Hours)", TRAINING),
                   ("When serving overtakes training", CROSSING),
                   ("Totals over the horizon, at the serving MFU", TOTALS)), table.scalars)
     # the MFU used reads the Serving table only with the word roofline: it needs the MFU's check and the rule that

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, NO_FLEET
-from planner.workbook import kit, model
+from planner.workbook import kit, plan_fleet, model
 from planner.workbook.serving import draft_kv_bytes_per_token
 from planner.workbook.kit import Check, KeyResult, Row
 
@@ -460,6 +460,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     candidates = configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
                                      ROW_COLUMNS + HELPERS, reason=True)
     candidate_places = {key: place for key, place in sheet.places.items()}
+    for key in plan_fleet.CHOSEN:  # the cheapest configuration, which the plan's months read (§11)
+        place = candidate_places[key]
+        book.define(f"fleet_chosen_{key}", SHEET, kit.xl_rowcol_to_cell(place.row, place.col, True, True))
     sheet.skip()
     tables = [candidates]
     sheet.section("The Pareto front: tokens/s per GPU against tokens/s per user, every sized batch row")
@@ -602,6 +605,9 @@ def _hours(sheet: kit.Sheet, hours: list[dict]) -> tuple[int, int]:
     first, last = header + 1, header + len(hours)
     for col, column in enumerate(DAY_COLUMNS, start=1):
         sheet.places[column.key] = kit.Place("column", first, col, last, col)
+        if column.key in plan_fleet.HOURLY:
+            sheet.book.define(f"fleet_hour_{column.key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
+                                                                f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     for i, hour in enumerate(hours):
         r = first + i
         sheet._label(r, hour["hour"])

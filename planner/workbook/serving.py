@@ -11,7 +11,8 @@ from dataclasses import replace
 from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
-from planner.engine.serving import DOES_NOT_FIT, NOT_SERVED, TABLE_ROWS
+from planner.engine.serving import DOES_NOT_FIT, NOT_SERVED
+from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
