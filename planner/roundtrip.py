@@ -291,8 +291,50 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     found.held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
                   if name.endswith("_snapshot")}
     found.generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
+    _read_price(book, found)
+    _catalog_changes(reader, found)
     found.changed.sort(key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
     return found
+
+
+def _catalog_changes(reader: _Book, found: WorkbookData) -> None:
+    """Each Catalog value typed since generation, against the block's snapshot (its hidden columns): where, what
+    it is now and what it was; a workbook without the snapshot (an older planner's) has nothing to compare."""
+    for block in BLOCKS:
+        name = f"{block.prefix}_snapshot"
+        if block.shape != "fields" or not reader.has(name) or not reader.has(block.ids):
+            continue
+        snapshot = reader.cells(name)
+        columns = [(0, block.ids)] + [(i, block.name(c)) for i, c in enumerate(block.columns, start=1)
+                                      if c.allowed is not None and reader.has(block.name(c))]
+        cells = {i: reader.column(cell_name) for i, cell_name in columns}
+        for r, row in enumerate(snapshot):
+            entry = cells[0][r].value if r < len(cells[0]) else None
+            for i, cell_name in columns:
+                if r >= len(cells[i]) or i >= len(row) or cells[i][r].value is FORMULA:
+                    continue
+                now, then = cells[i][r].value, row[i].value
+                if not same_text("" if now is None else now, "" if then is None else then):
+                    what = f"{cell_name}, {entry or then or 'a new row'}"
+                    found.changed.append((f"{cells[i][r].address} ({what})", now, then))
+
+
+def _read_price(book: xlsx.Workbook, found: WorkbookData) -> None:
+    """The chosen GPU's Catalog price, shown on Inputs beside its value when generated: changed since, when the
+    Catalog row now holds another (a Catalog value the results read, edited on Catalog)."""
+    name = LOOKED_UP[0]
+    if name in found.generated or len(book.destinations(name)) != 1:
+        return
+    sheet, ref = book.destinations(name)[0]
+    column, row = xlsx.split(ref)
+    then = _typed(book.cell(sheet, f"{xlsx.column_letter(column + 1)}{row}"))
+    if sheet != "Inputs" or then is FORMULA or then is None or f"{name}_base" in book.names:
+        return
+    found.generated[name] = then
+    entry = found.data.get("catalog", {}).get("gpus", {}).get(str(found.data.get("gpu")), {})
+    now = entry.get("price_per_hour") if isinstance(entry, dict) else None
+    if now is not None and not same_text(now, then):
+        found.changed.append((f"{sheet}!{ref} ({name}, the GPU's Catalog price)", now, then))
 
 
 def _day(value) -> dt.date | None:

@@ -349,9 +349,9 @@ def test_tokens_typed_as_1e300_trillions_are_refused_naming_the_cell(with_scenar
 @pytest.mark.parametrize("heading", [None, "used", 7], ids=["blank", "retyped", "a number"])
 def test_a_scenario_heading_edited_is_named_with_its_cell(with_scenarios, tmp_path, heading):
     path = tmp_path / "heading.xlsx"
-    set_cells(with_scenarios, path, {("Scenarios", "D9"): heading})
+    set_cells(with_scenarios, path, {("Scenarios", "D10"): heading})
     shown = "blank" if heading is None else repr(heading)
-    audit_and_import(path, f"Scenarios!D9 (scenario_names): the heading of the scenario high's column is {shown}, "
+    audit_and_import(path, f"Scenarios!D10 (scenario_names): the heading of the scenario high's column is {shown}, "
                            f"but its cells on Inputs are named for high (…_high): the heading was edited; type high "
                            f"back")
 
@@ -362,10 +362,10 @@ def test_a_deleted_scenario_names_name_is_named_and_the_rest_still_checked(with_
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1 and output.splitlines()[:3] == [
         f"{path}: 1 problem (not recalculated)", "  Defined names that no longer point where the planner put them (1)",
-        "    scenario_names: the defined name is missing; the planner writes it as 'Scenarios'!$B$9:$D$9"]
+        "    scenario_names: the defined name is missing; the planner writes it as 'Scenarios'!$B$10:$D$10"]
     code, output = run("import", str(path))
     assert code == 2 and output.strip() == (f"error: {path}: scenario_names: the defined name is missing; the planner "
-                                            f"writes it as 'Scenarios'!$B$9:$D$9: not imported")
+                                            f"writes it as 'Scenarios'!$B$10:$D$10: not imported")
 
 
 def test_a_deleted_scenarios_sheet_is_named_and_the_scenarios_still_imported(with_scenarios, tmp_path):

@@ -68,8 +68,8 @@ def test_text_rounds_halves_away_from_zero_at_15_digits(value, decimals, shown):
 def test_text_formula_joins_text_and_named_cells():
     formula = kit.text_formula('{model} at {hours_mfu|percent} on {hours_tokens|tera} T "tokens"',
                                {"model": "llama-3.1-8b", "hours_mfu": 0.405, "hours_tokens": 15.6e12})
-    assert formula.formula == ('=model&" at "&IFERROR(TEXT(hours_mfu,"0%"),"?")&" on "&'
-                               'IFERROR(TEXT(hours_tokens/1e+12,"#,##0.0"),"?")&" T ""tokens"""')
+    assert formula.formula == ('=model&" at "&IF(ISNUMBER(hours_mfu),TEXT(hours_mfu,"0%"),"?")&" on "&'
+                               'IF(ISNUMBER(hours_tokens),TEXT(hours_tokens/1e+12,"#,##0.0"),"?")&" T ""tokens"""')
     assert formula.value == 'llama-3.1-8b at 41% on 15.6 T "tokens"'
 
 

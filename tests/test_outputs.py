@@ -38,7 +38,7 @@ def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):
 def test_json_holds_the_normalised_scenario_headline_and_tables(tmp_path):
     paths = output.write_outputs(DEFAULT, tmp_path)
     data = json.loads(paths["json"].read_text())
-    assert set(data) == {"scenario", "headline", "tables"}
+    assert set(data) == {"scenario", "headline", "not_available", "tables"}
     assert data["scenario"]["memory"]["strategy"] == "zero3"
     assert data["scenario"]["serving"]["sequence_length"] == 8192  # the default filled in
     assert data["headline"]["memory_training_total_gb"] == pytest.approx(52.567744512)  # 16Ψ/8 + 34·s·h·L bytes

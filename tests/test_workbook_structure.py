@@ -140,9 +140,9 @@ def test_limits_are_the_scenario_models(workbook):
     gpus = rules[cell_of(book, "memory_gpus").coordinate]
     assert (gpus.type, gpus.formula1, gpus.formula2) == ("whole", "1", "1000000000")
     mfu = rules[cell_of(book, "hours_mfu").coordinate]
-    # a share or the word layout (docs/method.md §10): the dropdown offers the word, a number is allowed too and the
-    # Checks sheet checks its range
-    assert (mfu.type, mfu.formula1, mfu.errorStyle) == ("list", '"layout"', "information")
+    # a share; the word layout (docs/method.md §10) only where the workbook has a layout search (this one has none,
+    # issue 32 finding 4): a range, not a dropdown of a word that breaks it
+    assert (mfu.type, mfu.formula1, mfu.formula2) == ("decimal", "0.001", "1")
 
 
 def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):

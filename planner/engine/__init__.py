@@ -44,10 +44,24 @@ class Results:
         tables = {}
         for key, result in self.tables.items():  # a table may give several (the cost table: calendar and cost)
             tables |= result.json_tables() if hasattr(result, "json_tables") else {key: result.to_json()}
-        found = {"scenario": (self.file or self.scenario).normalised(), "headline": self.headline, "tables": tables}
+        found = {"scenario": (self.file or self.scenario).normalised(), **json_headline(self.headline),
+                 "tables": tables}
         if self.named:  # each named scenario's headline, as the workbook's Scenarios sheet snapshots it
-            found["scenarios"] = {name: named.headline for name, named in self.named.items()}
+            shown = {name: json_headline(named.headline) for name, named in self.named.items()}
+            found["scenarios"] = {name: one["headline"] for name, one in shown.items()}
+            missing = {name: one["not_available"] for name, one in shown.items() if one["not_available"]}
+            if missing:  # why a named scenario's result is null, as for the headline's
+                found["scenarios_not_available"] = missing
         return found
+
+
+def json_headline(headline: dict) -> dict:
+    """The headline as JSON gives it: a result whose premise fails ("n/a: <reason>") is null, its reason in
+    `not_available` under the same name, so a reader that wants numbers never parses a reason as one."""
+    missing = {name: value.removeprefix("n/a: ") for name, value in headline.items()
+               if isinstance(value, str) and value.startswith("n/a")}
+    return {"headline": {name: None if name in missing else value for name, value in headline.items()},
+            "not_available": missing}
 
 
 # The generation date when none is given: the worked examples' (docs/method.md §13), so a library call or a test

@@ -23,6 +23,7 @@ from planner.method import Constant, Method
 
 DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
+RUN_TOO_LONG = "n/a: the run is longer than the sheet's months"  # more training months than TRAINING_ROWS (§13.15)
 TRAINING_ROWS = 120  # training months the sheet has rows for: ten years; a longer run fails budget_run_within_rows
 SERVING_ROWS = int(ceil9(HORIZON_MAX_DAYS / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
 ROWS = TRAINING_ROWS + SERVING_ROWS  # the sheet's fixed month rows, the unused ones blank
@@ -133,6 +134,10 @@ def compute(scenario, tables) -> BudgetTable:
         "standby_cost": standby_cost,
         "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else NOT_SERVED,
     }
+    scalars["run_na"] = RUN_TOO_LONG if n_training > TRAINING_ROWS else ""
+    if scalars["run_na"]:  # the rows hold part of the run and none of its serving: no sums to show
+        scalars |= dict.fromkeys(("months_training_cost", "served_tokens", "serving_cost", "standby_cost",
+                                  "total_cost"), RUN_TOO_LONG)
     return BudgetTable({k: plain(v) for k, v in scalars.items()},
                        [{k: plain(v) for k, v in r.items()} for r in rows], years)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
+from planner.engine.shared import NOT_SERVED  # B > B_max: no roofline throughput to price (§9)
 from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
@@ -34,7 +35,6 @@ RELATIVE = 1e-9  # the reconciliations' tolerance, as the recalculation tests co
 NO_SERVING = "n/a: no serving"
 PRICE_ZERO = "n/a: price 0"
 NEVER = "owning never beats this price"
-NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_SERVER = "n/a: no server price or kW"  # the GPU's Catalog row leaves owning unpriced
 TOO_LONG = "n/a: the plan is longer than the sheet's months"
 NO_USERS = "n/a: no users"
@@ -133,6 +133,7 @@ class Plan:
     price_input_per_million: float | None
     price_output_per_million: float | None
     average_month: AverageMonth | None  # None: no bridge
+    average_month_na: str = ""  # why the average months have no total (their lines read it), if they have none
     include_standby: bool  # the on-demand path pays for the idle hours of a fleet sized for each month's peak
     fleet: PlanFleet | None = None  # §11's configuration chosen at launch, when the scenario has a fleet
     fleet_section: bool = False  # the scenario has a fleet (whether or not a configuration meets its SLO)
@@ -172,7 +173,8 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
         price_output_per_million=unit.price_output_per_million,
         average_month=AverageMonth(training_cost=budget["training_cost"], serving_cost=budget["serving_cost"],
                                    standby_cost=budget["standby_cost"] if b.include_standby else 0.0)
-        if fits else None, include_standby=b.include_standby,
+        if not isinstance(budget["total_cost"], str) else None, include_standby=b.include_standby,
+        average_month_na=budget["total_cost"] if isinstance(budget["total_cost"], str) else "",
         fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"])
 
 
@@ -601,26 +603,30 @@ def fiscal_years(m: cal.Months, in_plan, c: dict) -> list[dict]:
     return rows
 
 
+BRIDGE_LINES = [("average_month_total", "Average-month budget (§9)"),
+                ("standby", "Standby by calendar month, less §9's"), ("training_tier", "Training at its tier"),
+                ("calendar_months", "Calendar months"), ("other", "Other monthly costs"), ("escalation", "Escalation"),
+                ("path", "Path"), ("contingency", "Contingency")]
+
+
 def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dict]:
     """From §9's average-month total to this plan's: standby (the calendar's in place of §9's), the training tier,
     calendar months, other costs at e = 1, escalation, the path and contingency; each line a difference of computed
     totals, so it adds up."""
     avg = p.average_month
+    if avg is None:  # no average-month total to start from: each line says why
+        return [{"line": key, "label": label, "amount": p.average_month_na} for key, label in BRIDGE_LINES
+                + [("total", "Total")]] if p.average_month_na else []
     p_od = tier_prices(p.prices, p.fx).on_demand
     at_od = float(np.sum(c["serving_gpu_hours"] * p_od))
     standby = float(np.sum(c["standby"] / m.escalation)) if p.include_standby else 0.0
     other = p.other_monthly_cost * p.fx * float(np.sum(c["plan_days"] / m.days))
     path = p.path
-    lines = [("average_month_total", "Average-month budget (§9)", avg.total_cost),
-             ("standby", "Standby by calendar month, less §9's", standby - avg.standby_cost),
-             ("training_tier", "Training at its tier", t.training_tier_cost - avg.training_cost),
-             ("calendar_months", "Calendar months", at_od - avg.serving_cost),
-             ("other", "Other monthly costs", other),
-             ("escalation", "Escalation", sums["on_demand_subtotal"] - (t.training_tier_cost + at_od + standby
-                                                                        + other)),
-             ("path", "Path", sums[f"{path}_subtotal"] - sums["on_demand_subtotal"]),
-             ("contingency", "Contingency", sums[f"{path}_contingency"])]
-    lines = [(key, label, to_the_cent_of(amount)) for key, label, amount in lines]
+    amounts = [avg.total_cost, standby - avg.standby_cost, t.training_tier_cost - avg.training_cost,
+               at_od - avg.serving_cost, other,
+               sums["on_demand_subtotal"] - (t.training_tier_cost + at_od + standby + other),
+               sums[f"{path}_subtotal"] - sums["on_demand_subtotal"], sums[f"{path}_contingency"]]
+    lines = [(key, label, to_the_cent_of(amount)) for (key, label), amount in zip(BRIDGE_LINES, amounts)]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [
         {"line": "total", "label": "Total", "amount": sum(amount for _, _, amount in lines)}]
 
@@ -698,7 +704,7 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_training_days_add_up": close(sums["training_days"], t.training_days,
                                           scale_of=max(t.training_days, 1.0)),
         "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days, scale_of=max(p.horizon_days, 1.0)),
-        "tco_training_cost_adds_up": close(sums["training"] if committed else sums["training_at_e1"],
+        "tco_training_cost_adds_up": (not committed and extra["months"] > p.rows) or close(sums["training"] if committed else sums["training_at_e1"],
                                            t.training_tier_cost, scale_of=t.training_tier_cost
                                            / min(t.training_days, 1.0) if t.training_days else None),
         "tco_calendar_months_without_growth": not flat or average is None or close(
@@ -874,7 +880,7 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     sums["training_at_e1"] = float(np.sum(np.where(in_plan, c["training"] / m.escalation, 0.0)))
     totals = path_totals(p, c, sums, m, in_plan)
     years = fiscal_years(m, in_plan, c)
-    lines = bridge(p, t, m, c, sums) if p.average_month is not None else []
+    lines = bridge(p, t, m, c, sums)
     extra = {"months": cal.plan_months(p.start, end),
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),
              "bridge": {line["line"]: line["amount"] for line in lines} or {"calendar_months": 0.0}}

@@ -1091,6 +1091,7 @@ class LayoutsTable:
     @property
     def checks(self) -> dict[str, bool]:
         return {"search_layout_found": bool(self.search.cheapest), "search_rows_valid": True,  # rows as generated
+                "search_as_searched": True,  # the GPU, deadline and GPU budget as generated are those searched
                 "search_gpu_known": True}  # a scenario's search without them is refused
 
     def to_json(self) -> dict:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.engine import calibration
+from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
 from planner.method import Method
 from planner.model import counts, passes
 from planner.model.passes import GB
@@ -173,7 +174,8 @@ def compute(scenario, tables) -> ServingTable:
         "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
         "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
         "tpot_ms": users["tpot_ms"], "itl_ms": users["itl_ms"], "tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
-        "cost_per_million_tokens": users["cost_per_million_tokens"], "mfu": users["mfu"],
+        "cost_per_million_tokens": users["cost_per_million_tokens"] if sv.users <= r.b_max else NOT_SERVED,
+        "mfu": users["mfu"],
         "tpot_ms_single": single["tpot_ms"],
         "tpot_ms_at_max": blank_if_none_fit(at_max["tpot_ms"]), "itl_ms_at_max": blank_if_none_fit(at_max["itl_ms"]),
         "tokens_per_s_per_gpu_at_max": blank_if_none_fit(at_max["tokens_per_s_per_gpu"]),

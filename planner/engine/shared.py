@@ -6,3 +6,5 @@ not import numpy."""
 LAYOUT = "layout"  # hours.mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
 HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each month a row of the Budget sheet
+
+NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)

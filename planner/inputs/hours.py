@@ -22,9 +22,9 @@ class Allocation(Section):
 class Hours(Section):
     model_config = ConfigDict(title="Training hours and cost")
 
-    tokens: whole(10**6, 1e18) = declared(15_600_000_000_000, "Training tokens T", "T tokens", "Shown in "
-                                          "trillions: type the whole count (15.6 T = 15600000000000). Llama 3.1: "
-                                          "about 15.6 T.", kind="tera")
+    tokens: whole(10**6, 1e18) = declared(15_600_000_000_000, "Training tokens T", "T tokens", "In the "
+                                          "scenario file the whole count (15.6e12); on Inputs in trillions: type "
+                                          "15.6 for 15.6 T. Llama 3.1: about 15.6 T.", kind="tera")
     mfu: word_or_number((LAYOUT,), Share) = declared(
         0.40, "Model FLOPs utilisation (MFU)", "of peak", "Share of the dense BF16 peak achieved, or the word layout: "
         "the layout search's cheapest layout's predicted MFU. Meta reports 38-43 % for Llama 3.1 405B.",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from planner.engine.budget import NOT_SERVED
+from planner.engine.budget import NOT_SERVED, TRAINING_ROWS
 from planner.engine.calendar import date_of
 from planner.report import plot
 from planner.report.format import money, number, percent
@@ -29,6 +29,10 @@ def findings(results) -> list[str]:
         return [plan, "No Fleet configuration meets the SLO, so serving money is n/a: see the Fleet sheet."
                 if scenario.fleet is not None else f"The {number(scenario.serving.users)} users do not fit one serving "
                 "replica, so serving money is n/a: see the Serving sheet."]
+    if s["run_na"]:
+        return [plan, f"The training run takes {number(s['training_months'])} average months, more than the "
+                      f"{TRAINING_ROWS} the Budget sheet has rows for, so the average-month budget (where the "
+                      "bridge starts) is n/a; the plan's total on calendar months stands."]
     growth = "" if b.monthly_growth == 0 else f", growing {percent(b.monthly_growth)} a month"
     average = (f"In average months of 30.4375 days{growth}, the budget is {money(s['total_cost'], symbol)}: "
                f"training {money(s['training_cost'], symbol)}, serving {money(s['serving_cost'], symbol)} "

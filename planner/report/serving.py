@@ -32,10 +32,11 @@ def findings(results) -> list[str]:
     sentences = [fit,
                  f"A {number(sv.prompt_tokens)}-token prompt on an idle server gets its first token in "
                  f"{s['ttft_ms']:,.1f} ms; one sequence alone decodes a token every {s['tpot_ms_single']:,.2f} ms."]
+    per_million = (f"{money(s['cost_per_million_tokens'], symbol, 3)} per million" if s["fits"] else
+                   "no cost per million (n/a: the users do not fit)")
     sentences.append(f"At {number(sv.users)} users each token takes {s['tpot_ms']:,.2f} ms ({s['itl_ms']:,.2f} ms "
                      f"between tokens under load, prefill included): {s['tokens_per_s_per_gpu']:,.0f} output "
-                     f"tokens per second per GPU, {money(s['cost_per_million_tokens'], symbol, 3)} per million, at a "
-                     f"serving MFU of {percent(s['mfu'])}.")
+                     f"tokens per second per GPU, {per_million}, at a serving MFU of {percent(s['mfu'])}.")
     spec = sv.speculative
     if spec.method != "none":
         draft = "a draft head of the model's own" if spec.method == "mtp" else f"{spec.draft_model} as the draft"

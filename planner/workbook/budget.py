@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.engine.budget import COLUMNS, NO_TRAFFIC, NOT_SERVED, ROWS, TRAINING_ROWS, YEAR_COLUMNS, YEARS
+from planner.engine.budget import (COLUMNS, NO_TRAFFIC, NOT_SERVED, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
+                                   YEARS)
 from planner.workbook import kit, plan_fleet
 from planner.workbook.cost import MONTH_ROWS, NO_SERVER, text
 from planner.workbook.kit import Check, Column, KeyResult, Row
@@ -213,7 +214,7 @@ def fy_sum(path: str, key: str) -> str:
 
 YEARLY = [
     Column("fiscal_year", "Fiscal year", kind="text", template='=IF({fy_number}<=INDEX(calendar_fiscal_year_number,'
-           'MAX(1,tco_months)),"FY"&{fy_number},"")'),
+           f'MAX(1,MIN(tco_months,{MONTH_ROWS}))),"FY"&{{fy_number}},"")'),
     Column("months", "Months in the plan", kind="count", template='=IF({fiscal_year}="","",COUNTIFS('
            "calendar_fiscal_year_number,{fy_number},calendar_in_plan,TRUE))"),
     Column("fy_total", "Budget's path: total per fiscal year", kind="money0",
@@ -268,22 +269,30 @@ PLAN = [
         unit="days", note="Crossover's horizon"),
     Row("serving_months", "Serving months", formula="=ROUNDUP(ROUND(crossover_horizon_days/budget_days_per_month,9),0)",
         kind="count", unit="months", note="CEIL9(horizon / 30.4375): the last one prorated", name="budget_months"),
+    Row("run_na", "The sums below, when the run is longer than the training rows", kind="text",
+        formula=f'=IF(AND(ISNUMBER(budget_training_months),budget_training_months>{TRAINING_ROWS}),{text(RUN_TOO_LONG)},'
+                '"")', note="Blank while the rows hold the run", name="budget_run_na"),
 ]
 
+def _run(formula: str) -> str:
+    """A sum over the month rows, or why it has none: a run longer than the training rows."""
+    return f'=IF(budget_run_na<>"",budget_run_na,{formula})'
+
+
 SUMS = [
-    Row("months_training_cost", "Training spend over its months", formula="=SUM({training:range})", kind="money0",
-        unit="", note="Adds up to the training cost"),
-    Row("served_tokens", "Served tokens over the horizon", formula="=SUM({served_tokens:range})", kind="tera",
+    Row("months_training_cost", "Training spend over its months", formula=_run("SUM({training:range})"),
+        kind="money0", unit="", note="Adds up to the training cost"),
+    Row("served_tokens", "Served tokens over the horizon", formula=_run("SUM({served_tokens:range})"), kind="tera",
         unit="T tokens", note="Σ D_m · days of month m"),
-    Row("serving_cost", "Serving spend over the horizon", formula=f"=IF(plan_serving_fits,SUM({{serving:range}}),{NA})",
+    Row("serving_cost", "Serving spend over the horizon", formula=_run(f"IF(plan_serving_fits,SUM({{serving:range}}),{NA})"),
         kind="money0", unit="over the horizon", note="With the monthly growth; n/a when the users do not fit",
         name="budget_serving_cost"),
     Row("standby_cost", "Standby: idle hours of a fleet sized for each month's peak", kind="money0",
-        formula=f"=IF(plan_serving_fits,SUM({{standby:range}}),{NA})", unit="over the horizon",
+        formula=_run(f"IF(plan_serving_fits,SUM({{standby:range}}),{NA})"), unit="over the horizon",
         note="In the total only when include_standby is TRUE (Inputs)", name="budget_standby_cost"),
     Row("total_cost", "Average-month total: training plus serving", kind="money0", unit="over the plan",
-        formula=f"=IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby,"
-                f"budget_standby_cost,0),{NA})", note="Where the bridge to the plan's total starts (Cost)",
+        formula=_run(f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby,"
+                     f"budget_standby_cost,0),{NA})"), note="Where the bridge to the plan's total starts (Cost)",
         name="budget_average_month_total_cost", bold=True),
 ]
 
@@ -503,8 +512,9 @@ KEY_RESULTS: list[KeyResult] = []  # the plan's total is the Cost table's (the C
 
 CHECKS = [
     Check("budget_run_within_rows", f"Budget: the training run fits the average months' {TRAINING_ROWS} training "
-          "months", formula=f"budget_training_months<={TRAINING_ROWS}",
-          note="A longer run is left out of the average-month table."),
+          "months", formula=f"OR(NOT(ISNUMBER(budget_training_months)),budget_training_months<={TRAINING_ROWS})",
+          note="A longer run leaves the average-month sums n/a (the plan's total is on calendar months); unknown "
+               "days fail Hours' checks, not this one."),
 ]
 
 assert set(COLUMNS) == {c.key for c in MONTHS}

@@ -21,6 +21,8 @@ from planner.scenario.declare import Fraction
 from planner.workbook import kit, model
 from planner.workbook.inputs import Allowed
 
+SNAPSHOT_COL = 40  # the first of the hidden columns that hold each block's values as generated (right of the widest
+# block, its Valid and Changed columns)
 EMPTY_ROWS = 10  # rows per block (columns for profiles) where a new entry can be typed
 ID_RULE = {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64, "ignore_blank": True,
            "error_title": "Id", "error_message": "An id of 1 to 64 characters, without * ? or ~."}
@@ -150,9 +152,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     peaks = {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()}
     _profiles(book, sheet, merged.profiles, peaks)
+    width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS)) + 1
+    assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
+    sheet.ws.set_column(SNAPSHOT_COL, SNAPSHOT_COL + width, None, None, {"hidden": True})
     return sheet
 
 
+CHANGED = "Changed"  # beside Valid: TRUE once a row's typed values differ from those when generated
 VALID = "Valid"  # the last column of each block (the last row of the profiles): TRUE when the row's values are allowed
 
 
@@ -172,12 +178,14 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
     """A block of entries and its empty rows, with each row's Valid column; every column named over the whole
     block."""
     sheet.section(block.title)
-    sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID], height=45)
+    sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID, CHANGED], height=45)
     first = sheet.row_index
+    written: list[list] = []  # each row's id and values as written: the snapshot its Changed flag compares with
     for _, values in laid_out(book, block, {row["id"]: row for row in rows}):
         values = values or {}
         r = sheet.row_index
         sheet.input_cell(r, 0, values.get("id", ""), "text", ID_RULE)
+        written.append([values.get("id", "")])
         cells = {column.key: xl_rowcol_to_cell(r, col) for col, column in enumerate(block.columns, start=1)}
         valid_col = len(block.columns) + 1
         valid = xl_rowcol_to_cell(r, valid_col, False, True)
@@ -187,6 +195,7 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
             if column.key in BLANK_WHEN_DEFAULT and not value and \
                     not getattr(shipped.MODELS.get(values.get("id")), column.key, None):
                 value = None  # a dense, grouped-query, untied model leaves them blank (0 overrides a shipped MoE)
+            written[-1].append(value)
             if column.formula:  # blank while the row is not valid: never an error value
                 template = f'=IF({valid}=TRUE,{column.formula.lstrip("=")},"")'
                 sheet.formula(r, col, kit.TEMPLATE.sub(lambda m: cells[m.group(1)], template),
@@ -199,6 +208,7 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
                       True if values.get("id") else "", book.styles.value("bool"))
         sheet.row_index += 1
     last = sheet.row_index - 1
+    _changed(book, sheet, block, first=first, written=written)
     book.define(block.ids, sheet.name, f"{xl_rowcol_to_cell(first, 0)}:{xl_rowcol_to_cell(last, 0)}")
     for col, column in enumerate(block.columns, start=1):
         book.define(block.name(column), sheet.name, f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(last, col)}")
@@ -206,6 +216,38 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
     book.define(f"{block.prefix}_valid", sheet.name,
                 f"{xl_rowcol_to_cell(first, valid_col)}:{xl_rowcol_to_cell(last, valid_col)}")
     sheet.warn("false", first, valid_col, last, valid_col)
+
+
+def _changed(book: kit.Book, sheet: kit.Sheet, block: Block, *, first: int, written: list[list]) -> None:
+    """Each row's id and typed values as generated, in hidden columns (a snapshot an edited workbook keeps,
+    <block>_snapshot), and its Changed flag beside Valid: TRUE once a value a result reads was edited since."""
+    from planner.workbook.sensitivity import held
+
+    kept = held(book, f"{block.prefix}_snapshot", [["" if v is None else v for v in row] for row in written])
+    typed = [0] + [col for col, column in enumerate(block.columns, start=1) if column.allowed is not None]
+    changed_col = len(block.columns) + 2
+    for i, (now, then) in enumerate(zip(written, kept)):
+        r = first + i
+        for col, value in enumerate(then):
+            sheet.value_cell(r, SNAPSHOT_COL + col, None if value == "" else value,
+                             book.styles.value("text", constant=True), None)
+        pairs = ",".join(f"EXACT({xl_rowcol_to_cell(r, col)},{xl_rowcol_to_cell(r, SNAPSHOT_COL + col)})"
+                         for col in typed)
+        edited = not all(_same(now[col], then[col]) for col in typed)
+        sheet.formula(r, changed_col, f"=NOT(AND({pairs}))", edited, book.styles.value("bool"))
+    last = first + len(written) - 1
+    book.define(f"{block.prefix}_snapshot", sheet.name, f"{xl_rowcol_to_cell(first, SNAPSHOT_COL)}:"
+                f"{xl_rowcol_to_cell(last, SNAPSHOT_COL + len(block.columns))}")
+    book.define(f"{block.prefix}_changed", sheet.name,
+                f"{xl_rowcol_to_cell(first, changed_col)}:{xl_rowcol_to_cell(last, changed_col)}")
+    sheet.warn("changed", first, changed_col, last, changed_col)
+
+
+def _same(now, then) -> bool:
+    """EXACT of a cell as written and its snapshot: a blank as "" (an empty cell reads as "")."""
+    from planner.workbook.inputs import same_text
+
+    return same_text("" if now is None else now, "" if then is None else then)
 
 
 def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peaks: dict[str, float]) -> None:

@@ -34,14 +34,11 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     sheet.skip()
     first = sheet.row_index
 
-    _input_checks(sheet, inputs, columns)
+    # Catalog first: an input that chooses an entry fails with it, and the first failure names the Catalog row
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
-        title = block.title.split(" (")[0]
-        _check(sheet, Check(f"{block.prefix}_rows_valid", f"{title}: every entry valid (Catalog's {VALID} "
-                            f"column)", formula=f"COUNTIF({block.prefix}_valid,FALSE)=0",
-                            note="Its id appears once and every value is within its column's limits."), True,
-               kit.ok_name(block.prefix))
+        _catalog_check(book, sheet, block)
+    _input_checks(sheet, inputs, columns)
     sheet.section("Tables")
     labels = {}
     for check in table_checks:
@@ -53,6 +50,20 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     _master(sheet, results, labels=labels, first=first, end=end)
     sheet.row_index = end
     return sheet
+
+
+def _catalog_check(book: kit.Book, sheet: kit.Sheet, block) -> None:
+    """A Catalog block's entries within their limits; its label names the first entry that fails and its row."""
+    title = block.title.split(" (")[0]
+    label = f"{title}: every entry valid (Catalog's {VALID} column)"
+    _check(sheet, Check(f"{block.prefix}_rows_valid", label, formula=f"COUNTIF({block.prefix}_valid,FALSE)=0",
+                        note="Its id appears once and every value is within its column's limits."), True,
+           kit.ok_name(block.prefix))
+    catalog, ref = book.names[f"{block.prefix}_valid"]
+    first_row = int("".join(c for c in ref.split(":")[0] if c.isdigit()))
+    found = f"MATCH(FALSE,{block.prefix}_valid,0)"
+    sheet.formula(sheet.row_index - 1, 0, f'="{label}"&IFERROR(": "&INDEX({block.prefix}_ids,{found})&"\'s row '
+                  f'fails (\'{catalog}\'!A"&({first_row - 1}+{found})&")","")', label, book.styles.label)
 
 
 def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None) -> None:

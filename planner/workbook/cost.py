@@ -325,10 +325,14 @@ CHOSEN = [
 ]
 
 
+# the average months' reason, where they have no total to start the bridge from (a run longer than their rows)
+AVERAGE_NA = "IF(NOT(ISNUMBER(budget_average_month_total_cost)),budget_average_month_total_cost,"
+
+
 def bridge_line(formula: str) -> str:
     """A bridge line to the cent (engine.to_the_cent_of), or the reason the plan's total has none."""
     return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),{NO_SERVER},'
-            f"ROUND({formula},2)))")
+            f"{AVERAGE_NA}ROUND({formula},2))))")
 
 
 STANDBY_AT_E1 = ("IF(budget_include_standby,price_on_demand*(24*SUMPRODUCT(calendar_serving_days,"
@@ -362,9 +366,9 @@ BRIDGE = [
 ]
 BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="over the plan", bold=True, name="tco_bridge_total",
                    formula=f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),'
-                           f'{NO_SERVER},SUM(tco_bridge_average_month_total,tco_bridge_standby,'
+                           f'{NO_SERVER},{AVERAGE_NA}SUM(tco_bridge_average_month_total,tco_bridge_standby,'
                            "tco_bridge_training_tier,tco_bridge_calendar_months,tco_bridge_other,"
-                           "tco_bridge_escalation,tco_bridge_path,tco_bridge_contingency)))",
+                           "tco_bridge_escalation,tco_bridge_path,tco_bridge_contingency))))",
                    note="The lines add up to the plan's total")
 
 

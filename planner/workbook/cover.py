@@ -128,7 +128,7 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     if lines > 1:
         sheet.grow(r, kit.DEFAULT_ROW * lines)
     sheet.label_chars = max(sheet.label_chars, len(label.value))
-    formula = f'=IFERROR({result.name},"{NOT_AVAILABLE}")'
+    formula = kit.shown(result.name)
     style = styles.value(result.kind, unit=result.unit, right=True)  # text results aligned with the numbers
     shown = results.headline.get(result.name)
     if isinstance(shown, str):  # a long text wraps in the value column: its row as tall as it

@@ -146,6 +146,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.blocks((("Serving, every day after launch", serving), ("Training, paid once (from Hours)", TRAINING),
                   ("When serving overtakes training", CROSSING),
                   ("Totals over the horizon, at the serving MFU", TOTALS)), table.scalars)
+    # the MFU used reads the Serving table only with the word roofline: it needs the MFU's check and the rule that
+    # the roofline's MFU is there, not Serving's inputs (a blank users must not blank a comparison at a typed share)
+    key = book.names["crossover_serving_mfu_used"]
+    book.pending[key] = book.pending[key]._replace(
+        needs=book.needs["crossover_serving_mfu"] | {kit.ok_name("crossover_roofline_fits")})
 
     sheet.section("Each traffic preset in Catalog: serving GPU-hours a day and the two crossing days (a preset "
                   "added there fills a row grouped out of sight here: the + shows it)")
@@ -191,7 +196,7 @@ KEY_RESULTS = [
 
 CHECKS = [
     kit.Check("crossover_roofline_fits", "Crossover: with the word roofline, the serving users fit (u ≤ B_max, "
-              "B_max > 0)", formula="OR(ISNUMBER(crossover_serving_mfu),AND(serving_users<=serving_max_concurrency,"
-              "serving_max_concurrency>0))", note="Else no replica serves them: the serving figures read n/a (give a "
+              "B_max > 0) and the Serving table's MFU is there", formula="OR(ISNUMBER(crossover_serving_mfu),AND("
+              "ISNUMBER(serving_mfu),serving_users<=serving_max_concurrency,serving_max_concurrency>0))", note="Else no replica serves them: the serving figures read n/a (give a "
               "share instead, or fewer users)", about=("crossover_serving_mfu",)),
 ]

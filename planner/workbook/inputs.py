@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import annotated_types
@@ -345,7 +345,8 @@ class Columns:
     names: tuple[str, ...]  # the named scenarios, in the file's order
     chosen: str  # "base" or one of names: the scenario the workbook shows
     base: dict[str, Any]  # input path → its typed value in the base
-    catalog_price: float  # the shown GPU's Catalog price: what the price's Base column looks up
+    catalog_price: float  # the shown GPU's Catalog price: what a blank price column reads
+    base_price: float  # the base GPU's Catalog price: what the price's Base column looks up
     own: dict[str, dict[str, Any]]  # scenario → input path → its typed value where it differs from the base
     fixed: frozenset[str]  # the paths a scenario cannot change (list items: allocations, servers, benchmarks)
     prices: dict[str, float]  # scenario → the price per GPU-hour it sets (its Inputs column; else the GPU's)
@@ -359,6 +360,7 @@ class Columns:
                  for name, named in results.named.items()}
         base = typed.pop("base")
         return cls(tuple(typed), results.file.scenario, base, results.scenario.chosen_gpu.price_per_hour,
+                   results.named["base"].scenario.chosen_gpu.price_per_hour,
                    {name: {path: value for path, value in values.items() if not same_value(value, base[path])}
                     for name, values in typed.items()},
                    frozenset(path for path in base if not named_scenarios.changes(type(results.file), path)),
@@ -427,8 +429,20 @@ def input_sections(scenario) -> list[tuple[str, list[Input]]]:
     """Each table's scenario sections, with their declared inputs, in registry order."""
     from planner.tables import present
 
-    return [(type(getattr(scenario, key)).model_config.get("title", key), declared_inputs(getattr(scenario, key), key))
+    return [(type(getattr(scenario, key)).model_config.get("title", key),
+             [offered(item, scenario) for item in declared_inputs(getattr(scenario, key), key)])
             for table in present(scenario) for key in table.inputs.SECTIONS]
+
+
+def offered(item: Input, scenario) -> Input:
+    """An input as this workbook offers it: the word layout for the MFU only where the workbook has a layout search
+    (without one it has no layout to read: the dropdown does not list it and the MFU's check is FALSE on it)."""
+    if item.path == "hours.mfu" and getattr(scenario, "search", None) is None and item.allowed.keywords:
+        words = "A share of the dense BF16 peak achieved (the word layout needs a layout search: `search:` in the " \
+                "scenario file)."
+        return replace(item, allowed=replace(item.allowed, type="decimal", keywords=()),
+                       note=words + item.note.split("the layout search's cheapest layout's predicted MFU.")[-1])
+    return item
 
 
 def scenario_inputs(scenario) -> list[Input]:
@@ -505,8 +519,24 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
                        unit=item.unit, note=item.source)
     elif columns and item.name == named_scenarios.PRICE:
         _write_price(sheet, item, value, columns)
+    elif item.name == named_scenarios.PRICE:  # a Catalog value the results read: flagged when edited there too
+        r = sheet.row_index
+        sheet.row(item, value)
+        _flag_changed(sheet, r, sheet.own_col, then=sheet.book.as_generated.get(item.name, value), now=value,
+                      kind=item.kind)
     else:
         sheet.row(item, value)
+
+
+def _flag_changed(sheet: kit.Sheet, r: int, col: int, *, then, now, kind: str) -> None:
+    """Beside a cell that shows a Catalog value: its value when generated and whether it has changed since."""
+    styles, generated_col = sheet.book.styles, sheet.own_col + 1
+    sheet.value_cell(r, generated_col, then, styles.value(kind, constant=True), None)
+    shown, generated = kit.xl_rowcol_to_cell(r, col), kit.xl_rowcol_to_cell(r, generated_col)
+    changed = sheet.formula(r, generated_col + 1, f"=NOT(EXACT({shown},{generated}))", not same_text(now, then),
+                            styles.value("bool"))
+    sheet.book.changed_cells.append((sheet.name, changed))
+    sheet.warn("changed", r, generated_col + 1, r, generated_col + 1)
 
 
 def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns) -> None:
@@ -515,15 +545,17 @@ def _write_price(sheet: kit.Sheet, item: kit.Row, value: float, columns: Columns
     book, r, name = sheet.book, sheet.row_index, item.name
     sheet._label(r, item.label)
     style = book.styles.value(item.kind)
-    base = sheet.formula(r, 1, item.formula, columns.catalog_price, style, fallback=kit.NOT_AVAILABLE)
-    book.define(f"{name}_base", sheet.name, base, columns.catalog_price)
+    # the Base column: the base GPU's own price, whichever scenario is shown (the Live one looks up the shown GPU's)
+    base = sheet.formula(r, 1, item.formula.replace("MATCH(gpu,", "MATCH(gpu_base,"), columns.base_price, style,
+                         fallback=kit.NOT_AVAILABLE)
+    book.define(f"{name}_base", sheet.name, base, columns.base_price)
     validation = columns.price_allowed.validation("Price per GPU-hour")
     for col, scenario in enumerate(columns.names, start=2):
         own = columns.prices.get(scenario)
         sheet.value_cell(r, col, own, book.styles.value(item.kind, input=True), validation)
         book.define(f"{name}_{scenario}", sheet.name, kit.xl_rowcol_to_cell(r, col), own, scenario=(scenario, name))
         book.needs[f"{name}_{scenario}"] = frozenset({kit.ok_name(name)})
-    formula = columns.choose(f"{name}_base", [f"{name}_{scenario}" for scenario in columns.names])
+    formula = columns.choose(item.formula.removeprefix("="), [f"{name}_{scenario}" for scenario in columns.names])
     live = sheet.formula(r, sheet.own_col, formula, value, style, fallback=kit.NOT_AVAILABLE)
     sheet.places[item.key] = kit.Place("cell", r, sheet.own_col, r, sheet.own_col, name=name)
     book.define(name, sheet.name, live, value)

@@ -186,6 +186,17 @@ def excel_fixed(value: float, decimals: int) -> str:
     return f"{exact:,.{decimals}f}"
 
 
+FRACTION = "#,##0.0########"  # a count that is not whole, to nine decimals (TEXT's own rounding)
+
+
+def count_text(value: float) -> str:
+    """A count as a label shows it: a whole number with separators; a fraction with its decimals (to nine)."""
+    if value == int(value):
+        return excel_fixed(value, 0)
+    shown = excel_fixed(value, 9).rstrip("0")
+    return shown + "0" if shown.endswith(".") else shown
+
+
 def text_formula(template: str, values: dict[str, Any]) -> Formula:
     """A text template ("{model} on {gpu}, {memory_gpus|count} GPUs") as a formula joining literal text and
     named cells, with the text it gives for `values` as its cached value."""
@@ -202,10 +213,14 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
         elif kind == "choice":  # an id from a dropdown as itself, or the number typed instead with separators
             parts.append(f'IFERROR(IF(ISNUMBER({name}),TEXT({name},"#,##0"),{name}),"?")')
             texts.append(str(values[name]) if isinstance(values[name], str) else excel_fixed(values[name], 0))
-        else:
+        elif kind == "count":  # a whole number as one; a fraction typed in (1.5 users) as itself, never rounded
+            parts.append(f'IF(ISNUMBER({name}),IF({name}=INT({name}),TEXT({name},"#,##0"),TEXT({name},'
+                         f'"{FRACTION}")),"?")')
+            texts.append(count_text(values[name]))
+        else:  # a blank, text or an "n/a" where a number belongs shows "?": a label never reads 0 or "n/a"
             excel_format, divisor, decimals = TEXT_FORMATS[kind]
             number = f"{name}/{divisor:g}" if divisor else name
-            parts.append(f'IFERROR(TEXT({number},"{excel_format}"),"?")')  # a blank or text input shows "?"
+            parts.append(f'IF(ISNUMBER({name}),TEXT({number},"{excel_format}"),"?")')
             value = values[name] / (divisor or 1)
             texts.append(excel_fixed(value * 100, decimals) + "%" if kind == "percent"
                          else excel_fixed(value, decimals))
@@ -224,6 +239,12 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
 # fails the cell is blank (a named result says NOT_AVAILABLE), never an error value or a plausible number, and the
 # sheet's banner says why. (Spelled out in every cell, the ANDs were half the workbook's formula text.)
 NOT_AVAILABLE = "n/a: see Checks"
+
+
+def shown(name: str) -> str:
+    """A named result where a sheet shows it again (Cover, Scenarios): what it holds, and NOT_AVAILABLE where it is
+    blank (a guarded cell whose inputs fail) or an error, never an empty cell."""
+    return f'=IFERROR(IF({name}="","{NOT_AVAILABLE}",{name}),"{NOT_AVAILABLE}")'
 BANNER = "An input fails its check: see Checks"
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
 _NAME = re.compile(r"(?<![A-Za-z0-9_.$!'])([a-z_][a-z0-9_]*)(?![A-Za-z0-9_(!])")

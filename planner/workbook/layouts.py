@@ -1,8 +1,8 @@
 """The Layouts sheet (docs/method.md §10): the step-time model of each shown layout as live formulas. The search
 itself stays in the engine; the sheet shows its counts, the ten cheapest layouts that meet the deadline, the front
 of days against cost and the reference layouts. Each shown layout's integers (N, t, p, c, b, v, ZeRO, recompute)
-are input cells, and every term beside them is a formula of them, of Inputs and of Catalog (η, NET, the price), so
-an edit moves the whole row. Every formula is the engine's expression (planner/engine/layouts.py) in the sheet's
+are the engine's snapshot as searched (grey, locked), and every term beside them is a formula of them, of Inputs
+and of Catalog (η, NET, the price); a check says when the GPU, deadline or GPU budget no longer are those searched. Every formula is the engine's expression (planner/engine/layouts.py) in the sheet's
 names."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from planner.engine import layouts as engine
 from planner.model import fields
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, KeyResult, Row
+from planner.workbook.sensitivity import held
 
 SHEET = "Layouts"
 
@@ -184,8 +185,9 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
         r = first + i
         sheet._label(r, label)
         values = {**{key: row[key] for key, _ in INTEGERS}, "valid": True, **table.row_values(row)}
-        for col, (key, _) in enumerate(INTEGERS, start=1):
-            sheet.input_cell(r, col, values[key], "words" if key == "recompute" else "count", _validation(key))
+        for col, (key, _) in enumerate(INTEGERS, start=1):  # the engine's snapshot as searched: grey, locked
+            sheet.value_cell(r, col, values[key], styles.value("text" if key == "recompute" else "count",
+                                                               constant=True), None)
         for col, (key, _, kind, template) in enumerate(COLUMNS, start=1 + len(INTEGERS)):
             if key != "valid":
                 template = f'=IF({{valid}},{template[1:]},"n/a")'
@@ -231,7 +233,9 @@ def _problem(sheet: kit.Sheet, table) -> None:
 
 def _counts(sheet: kit.Sheet, found) -> None:
     """The engine's counts of the grid's layouts, and why there is no cheapest layout when there is none."""
-    sheet.section("What the search found (the engine's counts; the search itself is not a formula)")
+    sheet.section("What the search found, as searched when generated (the engine's counts and layouts: a snapshot; "
+                  "the search itself is not a formula)")
+    _searched(sheet)
     for name, label, value in (
             ("search_valid_layouts", "Valid layouts (the grid's rules)", found.valid_layouts),
             ("search_fitting_layouts", "… that fit in memory", found.fitting_layouts),
@@ -240,6 +244,24 @@ def _counts(sheet: kit.Sheet, found) -> None:
     if found.reason:
         sheet.text(f"No cheapest layout: {found.reason}.", style=sheet.book.styles.note)
     sheet.skip()
+
+
+SEARCHED = ("gpu", "search_deadline_days", "search_gpus_max")  # what the shown layouts were searched for
+
+
+def _searched(sheet: kit.Sheet) -> None:
+    """The GPU, deadline and GPU budget the search ran for (a snapshot an edited workbook keeps), which the check
+    search_as_searched compares with Inputs: the shown layouts are the search's only while they stand."""
+    book, r = sheet.book, sheet.row_index
+    rows = [[book.values.get(name, "")] for name in SEARCHED]
+    kept = held(book, "search_problem_snapshot", [["" if v is None else v] for [v] in rows])
+    for i, (name, [value]) in enumerate(zip(SEARCHED, kept)):
+        sheet._label(r + i, f"Searched for: {name} (as generated)")
+        sheet.value_cell(r + i, sheet.own_col, None if value == "" else value, book.styles.value("text", constant=True),
+                         None)
+    book.define("search_problem_snapshot", sheet.name, f"{kit.xl_rowcol_to_cell(r, sheet.own_col)}:"
+                f"{kit.xl_rowcol_to_cell(r + len(SEARCHED) - 1, sheet.own_col)}")
+    sheet.row_index = r + len(SEARCHED)
 
 
 def _cheapest(sheet: kit.Sheet, table) -> list[tuple[int, int, int]]:
@@ -317,6 +339,10 @@ CHECKS = [
     Check("search_gpu_known", "Layout search: the GPU's NVLink, network, GPUs per node and GEMM efficiency are given "
           "(Catalog, the GPU's row)", formula="AND(" + ",".join(f"ISNUMBER({_lookup(key)})" for key in NEEDED) + ")",
           note="Blank on Catalog: only the layout search needs them", about=("search_",)),
+    Check("search_as_searched", "Layout search: the GPU, the deadline and the GPU budget are those searched (else "
+          "run the planner again)", formula="AND(" + ",".join(f"EXACT({name},INDEX(search_problem_snapshot,{i},1))"
+                                                             for i, name in enumerate(SEARCHED, start=1)) + ")",
+          note="The shown layouts, their counts and the cheapest are a snapshot of the search for those"),
     Check("search_rows_valid", "Layout search: every shown layout's integers are whole numbers in range",
           formula="search_rows_valid", note="Layouts: a blank, text or 0, or t·p·c not dividing N"),
 ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from planner.engine.crossover import NEVER
-from planner.engine.cost import to_the_cent_of
+from planner.engine.cost import NOT_SERVED, TOO_LONG, to_the_cent_of
 from planner.engine.sensitivity import ABOVE_B_MAX, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
 from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
@@ -136,7 +136,8 @@ ALTERNATIVES = [  # the Cover's bridge: the plan's total against each alternativ
     Column("total", "Its total over the plan when generated", kind="money0", template="", snapshot=True),
     Column("difference", "Difference over the plan from its total", kind="money0", template="", snapshot=True),
     Column("shown", "Difference over the plan, while current", kind="money0",
-           template=f'=IF(sensitivity_snapshot_current,{{difference}},"{STALE}")'),
+           template=f'=IF(plan_money_na<>"",plan_money_na,IF(sensitivity_snapshot_current,{{difference}},'
+                    f'"{STALE}"))'),  # the plan's own reason first: running it again would not help
 ]
 STANDBY_ALTERNATIVE = Row("standby_alternative", "Standby, the other way round", kind="text", unit="",
                           formula=f'=IF(budget_include_standby,"{STANDBY_WORDS[True]}","{STANDBY_WORDS[False]}")',
@@ -166,11 +167,18 @@ def write(book: kit.Book, results) -> kit.Sheet:
     for grid in GRIDS:
         _grid(book, sheet, grid, table.grids[grid.key])
 
-    _snapshot(book, sheet, table)
+    _snapshot(book, sheet, table, premise=plan_money_na(results.cost))
     return sheet
 
 
-def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
+def plan_money_na(cost) -> str:
+    """Why the plan's money is n/a, as the Cost sheet's plan_money_na says it ("" while it holds)."""
+    if not cost.checks["tco_months_within_rows"]:
+        return TOO_LONG
+    return "" if cost.plan.serving_fits else NOT_SERVED
+
+
+def _snapshot(book: kit.Book, sheet: kit.Sheet, table, *, premise: str) -> None:
     """The plan re-evaluated by the engine with one input moved (the tornado) and against its alternatives (the
     Cover's bridge): values as generated, with the check that they are still the plan's."""
     sheet.section("The plan's total re-evaluated by the engine: a snapshot of values as generated (no closed form "
@@ -211,7 +219,7 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table) -> None:
                                                            for a in alternatives])
     for a, values in zip(alternatives, kept):
         a |= dict(zip(("label", "total", "difference"), values))
-        a["shown"] = a["difference"] if current else STALE
+        a["shown"] = premise or (a["difference"] if current else STALE)
     _, first, last = sheet.records([a["key"] for a in table.alternatives], ALTERNATIVES, alternatives,
                                    label_header="Alternative")
     _name_block(book, sheet, "sensitivity_alternatives_snapshot", rows=(first, last),

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
-from planner.engine.serving import DOES_NOT_FIT
+from planner.engine.serving import DOES_NOT_FIT, NOT_SERVED
 from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
@@ -227,6 +227,8 @@ AT_USERS = _at("", "serving_users", {"tpot_ms": "serving_tpot_ms", "itl_ms": "se
                                           "tokens_per_s_per_gpu": "serving_tokens_per_s_per_gpu",
                                           "cost_per_million_tokens": "serving_cost_per_million_tokens",
                                           "mfu": "serving_mfu"})
+AT_USERS = [replace(row, formula=f'=IF(serving_fits,{row.formula[1:]},"{NOT_SERVED}")')
+            if row.key == "cost_per_million_tokens" else row for row in AT_USERS]  # money only where the users fit
 AT_USERS += [
     Row("tpot_ms_plain", "TPOT without speculative decoding", formula=f"={model.step_s(model.PLAIN, 'serving_users')}"
         "*1000", kind="tenths", unit="ms", name="serving_tpot_ms_plain"),
