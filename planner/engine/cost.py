@@ -408,8 +408,7 @@ def break_even_utilisation(cost_per_gpu_hour: float, price: float) -> float | st
     """u* = c_own/p: owning costs less when the owned GPUs are busy more than u* of all hours; above 1, never."""
     if price == 0:
         return PRICE_ZERO
-    found = cost_per_gpu_hour / price
-    return NEVER if found > 1 else found
+    return NEVER if cost_per_gpu_hour > price else cost_per_gpu_hour / price  # compared, as the sheet
 
 
 def cost_per_million_tokens(price_per_gpu_hour: float, tokens_per_s_per_gpu: float) -> float:
@@ -961,13 +960,13 @@ def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
                 row |= dict.fromkeys(SERVED, NOT_SERVED)
     if p.serving_fits:  # the baseline and the owned fleet read the plan's end: a plan too long leaves them be
         return table
-    s = table.scalars
-    s |= {"serving_baseline_gpus_suggested": reason, "launch_scale": reason, "own_utilisation": reason,
-          "own_cost_per_million_tokens_at_plan": reason}
+    s = table.scalars  # read the serving, not the plan's length: its reason, whatever else fails
+    s |= {"serving_baseline_gpus_suggested": NOT_SERVED, "launch_scale": NOT_SERVED, "own_utilisation": NOT_SERVED,
+          "own_cost_per_million_tokens_at_plan": NOT_SERVED}
     if p.baseline_gpus is None:
-        s["serving_baseline_gpus_used"] = reason
+        s["serving_baseline_gpus_used"] = NOT_SERVED
     if p.owning.gpus is None:
-        s |= {"own_gpus": reason, "own_capex": reason, "own_book_value": reason}
+        s |= {"own_gpus": NOT_SERVED, "own_capex": NOT_SERVED, "own_book_value": NOT_SERVED}
     return table
 
 

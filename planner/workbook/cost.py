@@ -62,8 +62,8 @@ def per_million(price: str) -> str:
 
 def break_even(price: str) -> str:
     """u* = c_own/p; above 1, owning never beats the price; at p = 0, n/a."""
-    return (f"=IF(NOT(own_priced),{NO_SERVER},IF({price}=0,{PRICE_ZERO},IF(own_cost_per_gpu_hour/{price}>1,{NEVER},"
-            f"own_cost_per_gpu_hour/{price})))")
+    return (f"=IF(NOT(own_priced),{NO_SERVER},IF({price}=0,{PRICE_ZERO},IF(own_cost_per_gpu_hour>{price},{NEVER},"
+            f"own_cost_per_gpu_hour/{price})))")  # compared, not divided: a ratio past any number is no error
 
 
 def dated(key: str, label: str, formula: str, note: str = "", *, kind: str = "datetime", name: str | None = None,

@@ -981,6 +981,8 @@ class Sheet:
             value = int(value)  # the XML then holds 8, not 8.0, as Excel writes it
         if type(value) in (int, float):
             self.measure(col, value, style)
+        if col == 0:  # a label written as a formula over a text one: _wrap must not write the text back
+            self.long_labels.pop(row, None)
         cell = _a1(row, col)
         if self.guarded:
             self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs=needs, fallback=fallback,
