@@ -154,11 +154,12 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _profiles(book, sheet, merged.profiles, peaks)
     width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS)) + 1
     assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
-    sheet.ws.set_column(SNAPSHOT_COL, SNAPSHOT_COL + width, None, None, {"hidden": True})
+    sheet.hide_columns(SNAPSHOT_COL, SNAPSHOT_COL + width)
     return sheet
 
 
 CHANGED = "Changed"  # beside Valid: TRUE once a row's typed values differ from those when generated
+CHANGED_WIDTH = 8  # characters: FALSE and the heading
 VALID = "Valid"  # the last column of each block (the last row of the profiles): TRUE when the row's values are allowed
 
 
@@ -241,6 +242,8 @@ def _changed(book: kit.Book, sheet: kit.Sheet, block: Block, *, first: int, writ
     book.define(f"{block.prefix}_changed", sheet.name,
                 f"{xl_rowcol_to_cell(first, changed_col)}:{xl_rowcol_to_cell(last, changed_col)}")
     sheet.warn("changed", first, changed_col, last, changed_col)
+    if sheet.width_of(changed_col) < CHANGED_WIDTH:  # TRUE and FALSE, not ###, whichever block's column it is
+        sheet.set_width(changed_col, CHANGED_WIDTH)
 
 
 def _same(now, then) -> bool:

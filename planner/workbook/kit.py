@@ -621,6 +621,7 @@ class Sheet:
     title_rows: int = 2  # the rows printed at the top of every page: the titles, and a heading row under them
     block_starts: list[int] = field(default_factory=list)  # columns a printed block of columns best starts at
     hidden: set[int] = field(default_factory=set)  # rows grouped out of sight: empty as generated, not printed
+    hidden_cols: set[int] = field(default_factory=set)  # columns out of sight (Catalog's snapshots): never printed
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
@@ -699,8 +700,13 @@ class Sheet:
         return 1 + self.keys.index(key)
 
     def set_width(self, col: int, width: float) -> None:
-        self.ws.set_column(col, col, width)
+        self.ws.set_column(col, col, width, None, {"hidden": True} if col in self.hidden_cols else None)
         self.widths[col] = width
+
+    def hide_columns(self, first: int, last: int) -> None:
+        """Columns kept out of sight and off the printed pages (a snapshot an edited workbook keeps)."""
+        self.hidden_cols.update(range(first, last + 1))
+        self.ws.set_column(first, last, None, None, {"hidden": True})
 
     def width_of(self, col: int) -> float:
         return self.widths.get(col, self.label_width if col == 0 else pages.DEFAULT_WIDTH)
@@ -783,7 +789,12 @@ class Sheet:
             self.set_width(self.note_col, note)
 
     def _last_printed(self) -> int:
-        return self.printed_cols if self.printed_cols is not None else max(self.ws.dim_colmax or 0, self.edge)
+        if self.printed_cols is not None:
+            return self.printed_cols
+        last = max(self.ws.dim_colmax or 0, self.edge)
+        while last in self.hidden_cols:
+            last -= 1
+        return last
 
     def _wrap(self) -> None:
         """Labels longer than column A is wide wrap; rows as tall as their wrapped labels and notes."""
