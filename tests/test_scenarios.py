@@ -172,8 +172,9 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
     """Copies of the example switched to low and to high recalculate, every formula cell, to the engine run on
     that scenario (what `planner verify` compares), the training cost as worked by hand, the snapshot check TRUE;
     a blank in the chosen column reads as base (the price: the GPU's Catalog price); an edit after generation
-    turns the snapshot check FALSE (and not the master check); text in a scenario's column fails the input's check
-    and its results say n/a."""
+    turns the snapshot check FALSE (and not the master check); text in the high column, or an unknown GPU there,
+    fails that input's every-column check and the master check, and blanks only high: with base shown its results
+    are base's, with high shown they say n/a."""
     from tests.helpers import UNCOMPARED, build_in_memory, named, recalculated, set_cells
 
     spreadsheet = request.getfixturevalue(app)
@@ -181,7 +182,8 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
     copies = {"low": {"scenario": "low"}, "high": {"scenario": "high"},
               "blank": {"scenario": "low", "hours_mfu_low": None, "price_per_gpu_hour_low": None},
               "edited": {"scenario": "high", "hours_mfu_high": 0.50},
-              "text": {"hours_mfu_high": "fast"}}
+              "text": {"hours_mfu_high": "fast"}, "text shown": {"scenario": "high", "hours_mfu_high": "fast"},
+              "gpu": {"gpu_high": "no-such-gpu"}, "gpu shown": {"scenario": "high", "gpu_high": "no-such-gpu"}}
     paths = []
     for label, changes in copies.items():
         paths.append(tmp_path / f"{label}.xlsx")
@@ -190,9 +192,10 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
                  for changes, copy in zip([{"scenario": "low"}, {"scenario": "high"},
                                            {"scenario": "low", "low": {"hours.mfu": None,
                                                                        "price_per_gpu_hour": None}},
-                                           {"scenario": "high", "high": {"hours.mfu": 0.50}}, None], paths)]
-    expected[-1] = UNCOMPARED
-    low, high, blank, edited, text = recalculated(spreadsheet, paths, expected)
+                                           {"scenario": "high", "high": {"hours.mfu": 0.50}}, None, None, None,
+                                           None], paths)]
+    expected[-4:] = [UNCOMPARED] * 4
+    low, high, blank, edited, text, text_shown, gpu, gpu_shown = recalculated(spreadsheet, paths, expected)
     assert named(low, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.30, 1.80), rel=1e-9)
     assert named(high, book, "hours_cost") == pytest.approx(cost_by_hand(20e12, 0.45, 2.50), rel=1e-9)
     assert named(blank, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.40, 2.00), rel=1e-9)
@@ -203,9 +206,15 @@ def test_switching_the_scenario_dropdown_follows_the_engine(app, request, cases,
     for values in (blank, edited):  # an edit since generation: the snapshot no longer matches
         assert named(values, book, "scenarios_match_snapshot") is False
     assert named(edited, book, "checks_all_pass") is True
-    assert named(text, book, "ok_hours_mfu") is False and named(text, book, "checks_all_pass") is False
-    assert named(text, book, "hours_cost") == "n/a: see Checks"
-    assert [v for v in text.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []
+    for values, column in ((text, "ok_hours_mfu_columns"), (gpu, "ok_gpu_columns")):  # base shown: base's results
+        assert named(values, book, column) is False and named(values, book, "checks_all_pass") is False
+        assert named(values, book, "ok_hours_mfu") is True and named(values, book, "ok_gpu") is True
+        assert named(values, book, "hours_cost") == pytest.approx(cost_by_hand(15e12, 0.40, 2.00), rel=1e-9)
+    assert named(text_shown, book, "ok_hours_mfu") is False and named(gpu_shown, book, "ok_gpu") is False
+    for values in (text_shown, gpu_shown):
+        assert named(values, book, "hours_cost") == "n/a: see Checks"
+    for values in (text, text_shown, gpu, gpu_shown):
+        assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []
 
 
 @pytest.mark.spreadsheet

@@ -19,8 +19,8 @@ CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove
 def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check],
           columns: Columns | None = None) -> kit.Sheet:
     """Each check's cell is named ok_<input>, ok_<Catalog block> or ok_<check key>: formulas that need what it
-    checks are guarded by it (kit.NOT_AVAILABLE). With named scenarios (`columns`) an input's check covers its Base
-    and scenario columns."""
+    checks are guarded by it (kit.NOT_AVAILABLE). With named scenarios (`columns`) an input's check reads the scenario
+    shown (what its results read) and a second check every column: one scenario's error blanks only its results."""
     sheet = book.sheet("Checks", [("Result", 12)], label_width=62, unit_width=6)
     sheet.guarded = False
     sheet.title("Checks", "TRUE everywhere means the model is intact. Pasting into a cell skips its validation; "
@@ -69,17 +69,26 @@ def _catalog_check(book: kit.Book, sheet: kit.Sheet, block) -> None:
 def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None) -> None:
     """Each input within its allowed values (with named scenarios, in its Base and scenario columns), and each
     scenario's own price."""
-    sheet.section("Inputs within their allowed values")
+    sheet.section("Inputs within their allowed values" + (": in the scenario shown (what its results read), "
+                                                          "then in every column" if columns else ""))
     for spec in inputs:
         across = columns is not None and spec.path != "scenario"
-        formula = columns.check(spec) if across else spec.typed_allowed.check(spec.typed_name)
-        note = spec.typed_allowed.words() + (" In the Base column; a scenario's, blank or the same." if across else "")
-        _check(sheet, Check(f"input_{spec.name}", f"{spec.label} ({spec.typed_name})", formula=formula, note=note),
-               True, kit.ok_name(spec.name))
+        formula = columns.check_shown(spec) if across else spec.typed_allowed.check(spec.typed_name)
+        shown = " in the scenario shown" if across else ""
+        _check(sheet, Check(f"input_{spec.name}", f"{spec.label}{shown} ({spec.typed_name})", formula=formula,
+                            note=spec.typed_allowed.words()), True, kit.ok_name(spec.name))
+        if across and len(columns.typed_names(spec)) > 1:  # a column not shown fails here, and not its results
+            _check(sheet, Check(f"input_{spec.name}_columns", f"{spec.label} in every scenario's column "
+                                f"({spec.typed_name}_<scenario>)", formula=columns.check(spec),
+                                note=spec.typed_allowed.words() + " In the Base column; a scenario's, blank or the "
+                                     "same."), True, kit.ok_name(f"{spec.name}_columns"))
     if columns:  # a scenario's own price per GPU-hour
-        _check(sheet, Check("input_price_per_gpu_hour", "Price per GPU-hour in each scenario's column "
-                            "(price_per_gpu_hour_<scenario>)", formula=columns.price_check(),
+        _check(sheet, Check("input_price_per_gpu_hour", "Price per GPU-hour in the scenario shown "
+                            "(price_per_gpu_hour_<scenario>)", formula=columns.price_check_shown(),
                             note=columns.price_allowed.words()), True, kit.ok_name("price_per_gpu_hour"))
+        _check(sheet, Check("input_price_per_gpu_hour_columns", "Price per GPU-hour in every scenario's column "
+                            "(price_per_gpu_hour_<scenario>)", formula=columns.price_check(),
+                            note=columns.price_allowed.words()), True, kit.ok_name("price_per_gpu_hour_columns"))
 
 
 def _master(sheet: kit.Sheet, results, *, labels: dict, first: int, end: int) -> None:

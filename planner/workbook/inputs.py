@@ -403,9 +403,16 @@ class Columns:
         return Allowed.of(Scenario.model_fields[named_scenarios.PRICE], optional=True)
 
     def price_check(self) -> str:
-        """Every scenario's price cell blank or a price (ok_price_per_gpu_hour)."""
+        """Every scenario's price cell blank or a price."""
         name = named_scenarios.PRICE
         return "AND(" + ",".join(self.price_allowed.check(f"{name}_{scenario}") for scenario in self.names) + ")"
+
+    def price_check_shown(self) -> str:
+        """The shown scenario's price cell blank or a price (ok_price_per_gpu_hour; the base's is the Catalog's)."""
+        name, formula = named_scenarios.PRICE, "TRUE"
+        for scenario in reversed(self.names):
+            formula = f'IF(scenario="{scenario}",{self.price_allowed.check(f"{name}_{scenario}")},{formula})'
+        return formula
 
     def check(self, item: Input) -> str:
         """The input's check across its columns: the base allowed, each scenario's blank or allowed."""
@@ -413,6 +420,16 @@ class Columns:
         base, *own = self.typed_names(item)
         return "AND(" + ",".join([allowed.check(base)] + [f"OR(ISBLANK({cell}),{allowed.check(cell)})"
                                                           for cell in own]) + ")"
+
+    def check_shown(self, item: Input) -> str:
+        """The input's check in the scenario shown, what its results read (ok_<input>): the chosen column's value,
+        the base's where that is blank, as `live` chooses; another column's error blanks only its own scenario."""
+        allowed = item.typed_allowed
+        base, *own = self.typed_names(item)
+        formula = shown = allowed.check(base)
+        for name, cell in reversed(list(zip(self.names, own))):
+            formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{shown},{allowed.check(cell)}),{formula})'
+        return formula
 
 
 def same_value(a, b) -> bool:
