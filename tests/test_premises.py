@@ -4,6 +4,8 @@ never embed "n/a"; what a label shows is what the cell holds."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from planner.engine import budget as average
@@ -374,7 +376,9 @@ def test_a_blank_users_leaves_the_crossover_at_a_typed_mfu_and_blanks_it_with_ro
 def test_layouts_are_a_snapshot_flagged_when_the_gpu_or_deadline_no_longer_match(spreadsheet, tmp_path):
     """layouts-1: the shown layouts' integers are locked snapshot cells (before: 240 yellow input cells on a
     calculation sheet); the GPU switched to the H200, or a 30-day deadline typed, turns the check that the search
-    was for these FALSE, and the Cover names a Layout search check first (before: the cheapest stood)."""
+    was for these FALSE, the cheapest layout's cost, days, GPUs, MFU and deadline read "n/a" with the reason
+    (before: the cheapest stood, meeting a deadline it had not been searched for), and so does what reads them: the
+    word layout for the training MFU fails its check, the training cost reads n/a; no error value anywhere."""
     from pathlib import Path
 
     import openpyxl
@@ -393,6 +397,13 @@ def test_layouts_are_a_snapshot_flagged_when_the_gpu_or_deadline_no_longer_match
         set_cells(original, copies[-1], cells)
     outputs = recalculated(spreadsheet, [original, *copies], [None, UNCOMPARED, UNCOMPARED])
     assert named(outputs[0], book, "ok_search_as_searched") in (True, 1)
+    snapshot = re.search(r"ok_search_as_searched,(\$?[A-Z]+\$?\d+),", book.texts[book.names["search_cheapest_gpus"]])
+    assert named(outputs[0], book, "search_cheapest_gpus") == outputs[0][("Layouts", snapshot[1].replace("$", ""))]
+    stale = "n/a: the GPU, deadline or GPU budget changed since the search; run the planner again"
     for values in outputs[1:]:
         assert named(values, book, "ok_search_as_searched") in (False, 0)
-        assert named(values, book, "checks_first_failed").startswith("Layout search: ")
+        for key in ("cost", "days", "gpus", "mfu", "meets_deadline"):
+            assert named(values, book, f"search_cheapest_{key}") == stale, key
+        assert named(values, book, "ok_hours_mfu") in (False, 0)  # mfu: layout reads the search
+        assert named(values, book, "hours_cost") == "n/a: see Checks"
+        assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []

@@ -73,6 +73,8 @@ class Allowed:
     keywords: tuple[str, ...] = ()  # the words a number's cell may hold instead ("word_or_number")
     above: bool = False  # the minimum itself is not allowed (gt, not ge: an FX rate above 0)
     step: float | None = None  # a whole number's allowed values are its multiples (2 or 4 bytes: a step of 2)
+    word_reads: tuple[str, str] | None = None  # the cell a word stands for, and in words when it holds a number:
+    # the word passes only then
 
     @classmethod
     def of(cls, info: FieldInfo, *, optional: bool = False) -> "Allowed":
@@ -175,6 +177,8 @@ class Allowed:
             rule = f"IF(ISTEXT({ref}),OR(" + ",".join(f'EXACT({ref},"{word}")' for word in self.keywords) + "),FALSE)"
         elif self.type == "word_or_number":
             listed = "OR(" + ",".join(f'{ref}="{word}"' for word in self.keywords) + ")"
+            if self.word_reads:
+                listed = f"AND({listed},ISNUMBER({self.word_reads[0]}))"
             rule = (f"IF(ISTEXT({ref}),{listed},IF(ISNUMBER({ref}),AND({ref}>={self.minimum:g},"
                     f"{ref}<={self.maximum:g}),FALSE))")
         else:
@@ -216,7 +220,8 @@ class Allowed:
             share = (f"a share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} %"
                      if self.kind == "percent" else f"a number from {plain_number(self.minimum)} to "
                      f"{plain_number(self.maximum)}")
-            return f"The word {' or '.join(self.keywords)}, or {share}."
+            when = f" ({self.word_reads[1]})" if self.word_reads else ""
+            return f"The word {' or '.join(self.keywords)}{when}, or {share}."
         if self.kind == "percent":
             return (f"A share from {plain_number(self.minimum * 100)} % to {plain_number(self.maximum * 100)} % "
                     f"(type 40 % or 0.4){blank}.")
@@ -454,12 +459,15 @@ def input_sections(scenario) -> list[tuple[str, list[Input]]]:
 def offered(item: Input, scenario) -> Input:
     """An input as this workbook offers it: the word layout for the MFU only where the workbook has a layout search
     (without one it has no layout to read: the dropdown does not list it and the MFU's check is FALSE on it)."""
-    if item.path == "hours.mfu" and getattr(scenario, "search", None) is None and item.allowed.keywords:
+    if item.path != "hours.mfu" or not item.allowed.keywords:
+        return item
+    if getattr(scenario, "search", None) is None:
         words = "A share of the dense BF16 peak achieved (the word layout needs a layout search: `search:` in the " \
                 "scenario file)."
         return replace(item, allowed=replace(item.allowed, type="decimal", keywords=()),
                        note=words + item.note.split("the layout search's cheapest layout's predicted MFU.")[-1])
-    return item
+    return replace(item, allowed=replace(item.allowed, word_reads=(  # the search is a snapshot of the engine's
+        "search_cheapest_mfu", "while the GPU, deadline and GPU budget are those searched, else run the planner again")))
 
 
 def scenario_inputs(scenario) -> list[Input]:

@@ -191,11 +191,11 @@ def _layouts(sheet: kit.Sheet, table, rows: list[dict], labels: list[str], *, na
         for col, (key, _, kind, template) in enumerate(COLUMNS, start=1 + len(INTEGERS)):
             if key != "valid":
                 template = f'=IF({{valid}},{template[1:]},"n/a")'
+            if named and i == 0 and key in HEADLINE:  # the cheapest only while the search's problem stands
+                template = f'=IF(ok_search_as_searched,{template[1:]},"{STALE}")'
             cell = sheet.formula(r, col, sheet.expand(template, r, col), values[key], styles.value(kind))
             if named and i == 0 and key in HEADLINE:
                 sheet.book.define(HEADLINE[key], sheet.name, cell, values[key])
-        if named and i == 0:
-            sheet.book.define(HEADLINE["gpus"], sheet.name, kit.xl_rowcol_to_cell(r, 1), values["gpus"])
         if extra:
             sheet.ws.write_string(r, len(keys) + 1, row.get(extra[1]) or "", styles.note)
     for col, key in enumerate(keys, start=1):
@@ -247,6 +247,7 @@ def _counts(sheet: kit.Sheet, found) -> None:
 
 
 SEARCHED = ("gpu", "search_deadline_days", "search_gpus_max")  # what the shown layouts were searched for
+STALE = "n/a: the GPU, deadline or GPU budget changed since the search; run the planner again"
 
 
 def _searched(sheet: kit.Sheet) -> None:
@@ -268,10 +269,15 @@ def _cheapest(sheet: kit.Sheet, table) -> list[tuple[int, int, int]]:
     """The ten cheapest layouts, the first carrying the headline names (constants saying "none" when no layout fits
     and meets the deadline); returns the table's (header, first, last row), if any."""
     found, shown = table.search, []
-    sheet.section("The ten cheapest layouts that fit and meet the deadline, one per (N, t, p, c)")
+    sheet.section("The ten cheapest layouts that fit and meet the deadline, one per (N, t, p, c), as searched when "
+                  "generated")
     if found.cheapest:
         shown.append(_layouts(sheet, table, found.cheapest,
                               [f"Cheapest {i}" for i in range(1, len(found.cheapest) + 1)], named=True))
+        sheet.row(Row("cheapest_gpus", "Cheapest layout's GPUs N, while the search stands", kind="count",
+                      unit="GPUs", formula=f'=IF(ok_search_as_searched,{kit.xl_rowcol_to_cell(shown[-1][1], 1)},'
+                      f'"{STALE}")', name=HEADLINE["gpus"], note="As searched when generated"),
+                  found.cheapest[0]["gpus"])
     else:
         for key in ("gpus", "days", "cost", "mfu"):
             sheet.constant(HEADLINE[key], f"Cheapest layout: {key}", engine.NO_LAYOUT, kind="text", unit="",
