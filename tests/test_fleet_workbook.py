@@ -98,6 +98,30 @@ def test_a_doubled_rate_says_run_the_planner_again(libreoffice, written, tmp_pat
     assert status == "An input changed since the planner ran: run the planner again"
 
 
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_a_lower_rate_leaves_the_fleet_standing_but_the_plan_money_n_a_until_the_planner_runs_again(
+        app, request, written, tmp_path):
+    """At 8 requests per second example 4's rows still meet the SLO but are no longer the fewest: the Fleet still
+    shows its cheapest ($60 an hour, 30 H100s at $2.00), but the plan's money, sized by rows the search would not
+    pick, reads n/a with the reason (before: a total from the stale rows); the training cost stays a number."""
+    from planner.workbook.cost import FLEET_STALE
+
+    spreadsheet = request.getfixturevalue(app)
+    original = written[EXAMPLE_4.stem]
+    lower = tmp_path / "lower.xlsx"
+    set_cells(original, lower, {"fleet_peak_rate": 8})
+    before, values = recalculated(spreadsheet, [original, lower], [None, UNCOMPARED])
+    book = xlsx.read(original)
+    assert same(False, named(values, book, "fleet_rows_hold"))
+    assert named(values, book, "fleet_cheapest_cost_per_hour") == pytest.approx(30 * 2.00, rel=1e-12)
+    assert isinstance(named(before, book, "plan_total_cost"), float)
+    for name in ("plan_total_cost", "budget_serving_cost"):
+        assert named(values, book, name) == FLEET_STALE, name
+    assert named(values, book, "budget_training_cost") == pytest.approx(named(before, book, "budget_training_cost"),
+                                                                       rel=1e-12)
+
+
 EDGES = {  # a scenario each: what it exercises on the sheet
     "nothing meets: every row a reason, the answer and the day blank":
         {"fleet.gpus": ["h100-sxm"], "fleet.profile": "office-assistant", "goodput.slo.ttft_ms": 10},

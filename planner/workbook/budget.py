@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.engine.budget import (COLUMNS, NO_TRAFFIC, NOT_SERVED, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
+from planner.engine.budget import (COLUMNS, NO_TRAFFIC, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
                                    YEARS)
 from planner.workbook import kit, plan_fleet
 from planner.workbook.cost import MONTH_ROWS, NO_SERVER, text
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
-NA = text(NOT_SERVED)
+NA = "plan_serving_reason"  # the users do not fit, or a Fleet searched for other inputs (Cost)
 FISCAL_YEARS = -(-MONTH_ROWS // 12) + 1  # the most fiscal years the month rows can touch
 
 
@@ -284,7 +284,8 @@ SUMS = [
         kind="money0", unit="", note="Adds up to the training cost"),
     Row("served_tokens", "Served tokens over the horizon", formula=_run("SUM({served_tokens:range})"), kind="tera",
         unit="T tokens", note="Σ D_m · days of month m"),
-    Row("serving_cost", "Serving spend over the horizon", formula=_run(f"IF(plan_serving_fits,SUM({{serving:range}}),{NA})"),
+    Row("serving_cost", "Serving spend over the horizon",
+        formula=_run(f"IF(plan_serving_fits,SUM({{serving:range}}),{NA})"),
         kind="money0", unit="over the horizon", note="With the monthly growth; n/a when the users do not fit",
         name="budget_serving_cost"),
     Row("standby_cost", "Standby: idle hours of a fleet sized for each month's peak", kind="money0",

@@ -57,7 +57,7 @@ def commitment_end(x: str, months: str, term: str) -> str:
 def per_million(price: str) -> str:
     """price·1e6/(3600·TokS) at the users, while they fit."""
     return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),{price}*1e6/(3600*"
-            f"serving_tokens_per_s_per_gpu),{NOT_SERVED})")
+            f"serving_tokens_per_s_per_gpu),plan_serving_reason)")
 
 
 def break_even(price: str) -> str:
@@ -164,13 +164,15 @@ BASELINE = [
         name="price_baseline_effective"),
     Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ", formula="=IF(plan_serving_fits,IF("
         "AND(SUM(plan_profile)>0,serving_tokens_per_s_per_gpu>0),crossover_served_tokens_per_day/(3600*"
-        f"serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),{NOT_SERVED})", kind="number", unit="GPUs, a fraction",
+        "serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),plan_serving_reason)", kind="number",
+        unit="GPUs, a fraction",
         note="D / (3600 · TokS · Σf)", name="launch_scale"),
     Row("baseline_hours", "Hours a day a committed GPU must be busy h*", formula=f"=IF(crossover_horizon_days=0,"
         f"{NO_SERVING},IF(price_on_demand=0,{PRICE_ZERO},MIN(24,MAX(1,CEILING(ROUND(24*price_baseline_effective/"
         "price_on_demand,gpu_rounding_decimals),1)))))", kind="count", unit="hours",
         note="CEILING(24 · p_eff / p_od): below it, on demand is cheaper", name="baseline_hours"),
-    Row("serving_baseline_gpus_suggested", "Suggested baseline B*", formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},"
+    Row("serving_baseline_gpus_suggested", "Suggested baseline B*",
+        formula="=IF(NOT(plan_serving_fits),plan_serving_reason,"
         "IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(launch_scale*"
         "LARGE(plan_profile,baseline_hours),gpu_rounding_decimals)))))", kind="count", unit="GPUs",
         note="ĝ · the profile's h*-th largest fraction: the GPUs busy at least h* hours a day",
@@ -208,20 +210,23 @@ OWNING = [
         kind="percent", unit="of hours", name="own_break_even_utilisation_1y"),
     Row("own_break_even_utilisation_3y", "… against the 3-year price", formula=break_even("price_committed_3y"),
         kind="percent", unit="of hours", name="own_break_even_utilisation_3y"),
-    Row("own_gpus", "Owned GPUs N_own", formula=f'=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
-        f"calendar_committed_gpus),IF(ownership_training,hours_gpus,0)),{NOT_SERVED}),ownership_gpus)", kind="count",
+    Row("own_gpus", "Owned GPUs N_own", formula='=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
+        "calendar_committed_gpus),IF(ownership_training,hours_gpus,0)),plan_serving_reason),ownership_gpus)",
+        kind="count",
         unit="GPUs", note="The owned GPUs on Inputs; blank: the plan's largest month (and N_run when they train)",
         name="own_gpus", bold=True),
     dated("own_start", "Bought on", "=IF(ownership_training,tco_start_date,launch_date)", "S when they train, else L"),
     dated("own_life_end", "Useful life ends", "=own_start+ownership_useful_life_years*days_per_year"),
-    Row("own_capex", "Capex", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus=""),{NOT_SERVED},IF(own_priced,'
+    Row("own_capex", "Capex", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus=""),plan_serving_reason,'
+        f'IF(own_priced,'
         f"own_gpus*{catalog('server_price')}*fx_rate,{NO_SERVER}))", kind="money0", unit="once, when bought",
         note="N_own · server price per GPU · fx", name="own_capex"),
     Row("own_book_value", "Book value when serving ends", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus='
-        f'""),{NOT_SERVED},IF(own_priced,own_capex-own_gpus*own_depreciation_per_day*MAX(0,MIN(serving_end,'
+        f'""),plan_serving_reason,IF(own_priced,own_capex-own_gpus*own_depreciation_per_day*MAX(0,MIN(serving_end,'
         f"own_life_end)-own_start),{NO_SERVER}))", kind="money0", unit="once, at E",
         note="Capex − the depreciation to E: credited back in the owned path's cash", name="own_book_value"),
-    Row("own_utilisation", "The plan's own utilisation u_plan", formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},"
+    Row("own_utilisation", "The plan's own utilisation u_plan",
+        formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,"
         f"IF(NOT(own_priced),{NO_SERVER},IF(AND(crossover_horizon_days>0,own_gpus>0),(SUM(calendar_serving_gpu_hours)"
         f"-SUM(calendar_burst_owned_gpu_hours))/(own_gpus*24*crossover_horizon_days),{NO_SERVING})))",
         kind="percent", unit="of hours", note="(Σ U − the burst above N_own) / (N_own · 24 · horizon)",
@@ -240,16 +245,16 @@ PER_MILLION = [
         name="cost_per_million_spot"),
     Row("own_cost_per_million_tokens", "… owned at full use", formula=f"=IF(NOT(own_priced),{NO_SERVER},IF(AND("
         "plan_serving_fits,serving_tokens_per_s_per_gpu>0),own_cost_per_gpu_hour*1e6/(3600*"
-        f"serving_tokens_per_s_per_gpu),{NOT_SERVED}))", kind="money", unit="per M tokens",
+        f"serving_tokens_per_s_per_gpu),plan_serving_reason))", kind="money", unit="per M tokens",
         name="own_cost_per_million_tokens"),
     Row("own_cost_per_million_tokens_at_plan", "… owned at the plan's utilisation",
-        formula=f"=IF(NOT(plan_serving_fits),{NOT_SERVED},IF(NOT(own_priced),{NO_SERVER},IF(AND(ISNUMBER("
+        formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,IF(NOT(own_priced),{NO_SERVER},IF(AND(ISNUMBER("
         "own_utilisation),own_utilisation>0,serving_tokens_per_s_per_gpu>0),own_cost_per_million_tokens/"
         f"own_utilisation,{NO_SERVING})))", kind="money", unit="per M tokens",
         name="own_cost_per_million_tokens_at_plan"),
     Row("tokens_per_s_per_mw", "Output tokens per second per MW", formula=f"=IF(NOT(own_priced),{NO_SERVER},IF(AND("
         f"plan_serving_fits,serving_tokens_per_s_per_gpu>0),serving_tokens_per_s_per_gpu*1000/({catalog('server_kw')}"
-        f"*ownership_pue),{NOT_SERVED}))", kind="count", unit="tokens/s per MW",
+        f"*ownership_pue),plan_serving_reason))", kind="count", unit="tokens/s per MW",
         note="TokS · 1000 / (kW · PUE): all-in provisioned facility power", name="tokens_per_s_per_mw"),
 ]
 
@@ -257,11 +262,13 @@ PREMISES = [
     Row("plan_serving_fits", "The serving set-up fits (the roofline at the users)", formula="=serving_fits",
         kind="bool", unit="", note="Serving: users ≤ B_max. Where serving is sized by a Fleet, its SLO instead",
         name="plan_serving_fits"),
+    Row("plan_serving_reason", "Why serving money reads n/a when it does", formula=f"={NOT_SERVED}", kind="text",
+        unit="", note="Serving: users > B_max", name="plan_serving_reason"),
     Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(tco_months>"
         f"{MONTH_ROWS},{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
         "month rows than the Budget has", name="plan_rows_na"),
-    Row("plan_money_na", "… and serving that does not fit", formula=f'=IF(plan_rows_na<>"",plan_rows_na,IF(NOT('
-        f'plan_serving_fits),{NOT_SERVED},""))', kind="text", unit="", note="Serving money, the totals and NPVs: "
+    Row("plan_money_na", "… and serving that does not fit", formula='=IF(plan_rows_na<>"",plan_rows_na,IF(NOT('
+        'plan_serving_fits),plan_serving_reason,""))', kind="text", unit="", note="Serving money, the totals and NPVs: "
         "n/a with the reason (training and other costs stay)", name="plan_money_na"),
 ]
 
@@ -457,6 +464,8 @@ def training_tier_price(tier: str) -> str:
 
 
 # With a fleet (§13.15, "One serving GPU"; §11): serving on the Fleet's cheapest GPU, sized by its configuration
+FLEET_STALE = "n/a: the Fleet's inputs changed since the planner ran (its batches and replicas no longer hold); run " \
+              "the planner again"
 FLEET_ROWS = {
     "gpu_row": Row("gpu_row", "The serving GPU's Catalog row (the Fleet's cheapest)",
                    formula="=IF(ISNUMBER(MATCH(fleet_cheapest_gpu,catalog_gpu_ids,0)),MATCH(fleet_cheapest_gpu,"
@@ -473,16 +482,22 @@ FLEET_ROWS = {
                           f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour*fx_rate)))',
                           kind="money", unit="per GPU-hour", note="At the training tier, on the GPU on Inputs",
                           name="price_training"),
-    "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO",
-                             formula="=ISNUMBER(fleet_cheapest_cost_per_hour)", kind="bool", unit="",
-                             note="Serving is sized by the Fleet: its SLO, not the users", name="plan_serving_fits"),
+    "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO, as searched",
+                             formula="=AND(ISNUMBER(fleet_cheapest_cost_per_hour),fleet_rows_hold)", kind="bool",
+                             unit="", name="plan_serving_fits", note="Serving is sized by the Fleet: its SLO, not the "
+                             "users; its rows hold at the Fleet's inputs (else run the planner again)"),
+    "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a when it does",
+                               formula=f"=IF(AND(ISNUMBER(fleet_cheapest_cost_per_hour),NOT(fleet_rows_hold)),"
+                                       f"{text(FLEET_STALE)},{NOT_SERVED})", kind="text", unit="",
+                               note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
+                               name="plan_serving_reason"),
     "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
-                        formula=f"=IF(plan_serving_fits,IF(SUM(plan_profile)>0,fleet_plan_gpu_hours_a_day/"
-                                f"SUM(plan_profile),0),{NOT_SERVED})", kind="number", unit="GPUs, a fraction",
+                        formula="=IF(plan_serving_fits,IF(SUM(plan_profile)>0,fleet_plan_gpu_hours_a_day/"
+                                "SUM(plan_profile),0),plan_serving_reason)", kind="number", unit="GPUs, a fraction",
                         note="The Fleet's GPU-hours a day at launch / Σf", name="launch_scale"),
     "serving_baseline_gpus_suggested": Row(
-        "serving_baseline_gpus_suggested", "Suggested baseline B*", formula=f"=IF(NOT(plan_serving_fits),"
-        f"{NOT_SERVED},IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(LARGE("
+        "serving_baseline_gpus_suggested", "Suggested baseline B*", formula="=IF(NOT(plan_serving_fits),"
+        "plan_serving_reason,IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(LARGE("
         "fleet_plan_launch_gpus,baseline_hours),gpu_rounding_decimals)))))", kind="count", unit="GPUs",
         note="The h*-th largest of the Fleet's GPUs over the launch day: those busy at least h* hours a day",
         name="serving_baseline_gpus_suggested"),
@@ -509,7 +524,8 @@ def _values(book: kit.Book, results) -> dict:
               "generated_on": serial(results.generated)}
     reason = "" if table.checks["tco_months_within_rows"] else engine.TOO_LONG
     found |= {"plan_rows_na": reason,
-              "plan_money_na": reason or ("" if table.plan.serving_fits else engine.NOT_SERVED)}
+              "plan_money_na": reason or ("" if table.plan.serving_fits else engine.NOT_SERVED),
+              "plan_serving_reason": engine.NOT_SERVED}
     for tier in SOURCES:
         quote = getattr(gpu, f"price_{tier}")
         ratio = getattr(scenario.pricing, f"{tier}_ratio")
