@@ -67,9 +67,12 @@ def test_serving_is_priced_on_the_fleets_gpu_and_training_on_the_scenarios():
 
 
 def test_no_configuration_meeting_the_slo_leaves_serving_money_na():
+    """§13.15: with a fleet the reason is its SLO, not the users (before: "the users do not fit")."""
     results = compute(scenario_with(OFFICE_DAY, **{"goodput.slo.ttft_ms": 10}))
     assert results.fleet.cheapest is None
-    assert results.headline["plan_total_cost"] == "n/a: the users do not fit"
+    for name in ("plan_total_cost", "tco_npv", "budget_serving_cost"):
+        assert results.headline[name] == "n/a: no fleet configuration meets the SLO", name
+    assert results.cost.totals["on_demand_training"] > 0  # training stays
 
 
 @pytest.mark.spreadsheet

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
-from planner.engine.cost import NOT_SERVED  # a serving figure when the users do not fit (B > B_max)
+from planner.engine.cost import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.engine.cost import fleet_columns, plan_profile, prices_of, serving_gpu
 from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.values import plain
@@ -96,6 +96,7 @@ def compute(scenario, tables) -> BudgetTable:
     fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
     fleet = fleet_columns(scenario, tables)  # with a fleet, its sizing month by month (§11) and its SLO, not the users
     fits = fits if scenario.fleet is None else fleet is not None
+    na = NOT_SERVED if scenario.fleet is None else NO_FLEET_SERVES  # the reason serving money reads n/a, if it does
     fx, growth, standby_in = scenario.fx_rate, scenario.budget.monthly_growth, scenario.budget.include_standby
     # the serving GPU's on-demand price in the reporting currency (§13: converted where it enters)
     price = prices_of(scenario, serving_gpu(scenario, tables)).on_demand * fx
@@ -107,32 +108,32 @@ def compute(scenario, tables) -> BudgetTable:
     # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours (the fleet's) at the price
     per_day_hours = serving_gpu_hours(tokens, tok_s) if scenario.fleet is None else \
         float(sum(fleet.hours(1.0))) if fleet else 0.0
-    per_day = per_day_hours * price if fits else NOT_SERVED
-    horizon_serving = horizon * per_day if fits else NOT_SERVED
+    per_day = per_day_hours * price if fits else na
+    horizon_serving = horizon * per_day if fits else na
     scalars = {
         "days_per_month": DAYS_PER_MONTH, "price": price, "training_cost": training_cost,
         "training_days": training_days, "training_months": n_training, "serving_months": n_serving,
         "horizon_days": horizon, "tokens_per_day": tokens, "tokens_per_s_per_gpu": tok_s,
         "serving_gpu_hours_per_day": per_day_hours,
-        "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else NOT_SERVED,
+        "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else na,
         "horizon_serving_cost": horizon_serving,
         "mfu_serving_cost": crossover["serving_cost_over_horizon"] * fx,
-        "horizon_total_cost": training_cost + horizon_serving if fits else NOT_SERVED,
+        "horizon_total_cost": training_cost + horizon_serving if fits else na,
         "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0 else
-        horizon_serving / (horizon * tokens) * 1e6 if fits else NOT_SERVED,
+        horizon_serving / (horizon * tokens) * 1e6 if fits else na,
         "monthly_growth": growth, "include_standby": standby_in,
     }
-    rows = month_rows(scenario, scalars, fits=fits, profile=profile, fleet=fleet)
-    years = year_rows(rows, fits)
+    rows = month_rows(scenario, scalars, fits=fits, profile=profile, fleet=fleet, na=na)
+    years = year_rows(rows, fits, na)
     used = [r for r in rows if r["phase"]]
     served = [r for r in used if r["phase"] == "serving"]
-    serving_cost = sum(r["serving"] for r in served) if fits else NOT_SERVED
-    standby_cost = sum(r["standby"] for r in served) if fits else NOT_SERVED
+    serving_cost = sum(r["serving"] for r in served) if fits else na
+    standby_cost = sum(r["standby"] for r in served) if fits else na
     scalars |= {
         "months_training_cost": sum(r["training"] for r in used if r["phase"] == "training"),
         "served_tokens": sum(r["served_tokens"] for r in served), "serving_cost": serving_cost,
         "standby_cost": standby_cost,
-        "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else NOT_SERVED,
+        "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else na,
     }
     scalars["run_na"] = RUN_TOO_LONG if n_training > TRAINING_ROWS else ""
     if scalars["run_na"]:  # the rows hold part of the run and none of its serving: no sums to show
@@ -142,7 +143,7 @@ def compute(scenario, tables) -> BudgetTable:
                        [{k: plain(v) for k, v in r.items()} for r in rows], years)
 
 
-def month_rows(scenario, s: dict, *, fits: bool, profile: tuple, fleet=None) -> list[dict]:
+def month_rows(scenario, s: dict, *, fits: bool, profile: tuple, fleet=None, na: str = NOT_SERVED) -> list[dict]:
     """Every month row of the sheet: training months, then serving months, then blank ones; each with its total
     (standby in it only when included) and the cumulative, "n/a" from the first month whose serving does not fit.
     With a fleet, month m's GPU-hours are days_m × the following fleet's GPU-hours a day at (1 + g)^(m − 1) times
@@ -171,20 +172,20 @@ def month_rows(scenario, s: dict, *, fits: bool, profile: tuple, fleet=None) -> 
             standby = (24 * gpus * days - hours_m) * price
             row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
                     "served_tokens": d_m * days, "serving_gpu_hours": hours_m, "scale": scale,
-                    "committed_gpus": gpus, "serving": hours_m * price if fits else NOT_SERVED,
-                    "standby": standby if fits else NOT_SERVED}
-            total = hours_m * price + (standby if s["include_standby"] else 0) if fits else NOT_SERVED
+                    "committed_gpus": gpus, "serving": hours_m * price if fits else na,
+                    "standby": standby if fits else na}
+            total = hours_m * price + (standby if s["include_standby"] else 0) if fits else na
         else:
             rows.append(row)
             continue
-        if cumulative != NOT_SERVED:
-            cumulative = cumulative + total if total != NOT_SERVED else NOT_SERVED
+        if not isinstance(cumulative, str):
+            cumulative = cumulative + total if not isinstance(total, str) else na
         row |= {"total": total, "cumulative": cumulative, "year": (i - 1) // 12 + 1}
         rows.append(row)
     return rows
 
 
-def year_rows(rows: list[dict], fits: bool) -> list[dict]:
+def year_rows(rows: list[dict], fits: bool, na: str = NOT_SERVED) -> list[dict]:
     """Each year of twelve months from the first training month: its sums, "n/a" where it serves and the users do
     not fit, blank beyond the plan."""
     years = []
@@ -194,7 +195,7 @@ def year_rows(rows: list[dict], fits: bool) -> list[dict]:
             years.append(dict.fromkeys(YEAR_COLUMNS, ""))
             continue
         served = any(r["phase"] == "serving" for r in inside)
-        years.append({key: NOT_SERVED if key != "training" and served and not fits else
+        years.append({key: na if key != "training" and served and not fits else
                       sum(r[key] for r in inside if isinstance(r[key], float)) for key in YEAR_COLUMNS})
     return years
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
-from planner.engine.shared import NOT_SERVED  # B > B_max: no roofline throughput to price (§9)
+from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
@@ -138,6 +138,11 @@ class Plan:
     fleet: PlanFleet | None = None  # §11's configuration chosen at launch, when the scenario has a fleet
     fleet_section: bool = False  # the scenario has a fleet (whether or not a configuration meets its SLO)
     average_months: int = 0  # §9's serving months, CEIL9(H_d/30.4375): the fleet's rows reach k_L + this
+
+    @property
+    def serving_na(self) -> str:
+        """Why serving money reads n/a when serving does not fit: the users (B > B_max), or with a fleet its SLO."""
+        return NO_FLEET_SERVES if self.fleet_section else NOT_SERVED
 
 
 def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = None) -> Plan:
@@ -832,7 +837,7 @@ def owned_cells(p: Plan, own: Ownership, tiers: TierPrices, sums: dict) -> dict:
     """The owned GPU's daily rates, c_own, u* against each rented price, the plan's own utilisation, tokens per MW
     and the cost of a million output tokens rented at each tier and owned."""
     tok_s = p.tokens_per_s_per_gpu if p.serving_fits and p.tokens_per_s_per_gpu > 0 else None
-    rented = {f"cost_per_million_{tier}": cost_per_million_tokens(tiers.of(tier), tok_s) if tok_s else NOT_SERVED
+    rented = {f"cost_per_million_{tier}": cost_per_million_tokens(tiers.of(tier), tok_s) if tok_s else p.serving_na
               for tier in TIERS}
     r = own.rates
     if r is None:
@@ -845,7 +850,7 @@ def owned_cells(p: Plan, own: Ownership, tiers: TierPrices, sums: dict) -> dict:
     used = sums["serving_gpu_hours"] - sums["burst_owned_gpu_hours"]
     utilisation = (used / (own.gpus * HOURS_PER_DAY * p.horizon_days) if p.horizon_days > 0 and own.gpus > 0
                    else NO_SERVING)
-    full_use = cost_per_million_tokens(c_own, tok_s) if tok_s else NOT_SERVED
+    full_use = cost_per_million_tokens(c_own, tok_s) if tok_s else p.serving_na
     return rented | {
         "own_depreciation_per_day": r.depreciation, "own_facility_per_day": r.facility,
         "own_staff_per_day": r.staff, "own_energy_per_day": r.energy, "own_cost_per_gpu_hour": c_own,
@@ -856,7 +861,7 @@ def owned_cells(p: Plan, own: Ownership, tiers: TierPrices, sums: dict) -> dict:
         "own_cost_per_million_tokens_at_plan": (full_use / utilisation if tok_s and not isinstance(utilisation, str)
                                                 and utilisation > 0 else NO_SERVING),
         "tokens_per_s_per_mw": (tokens_per_s_per_mw(tok_s, p.owning.server_kw, p.owning.pue) if tok_s
-                                else NOT_SERVED)}
+                                else p.serving_na)}
 
 
 def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
@@ -943,30 +948,31 @@ def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
     sheet's month rows (every total)."""
     if own.rates is None:
         _unpriced_owning(table, p)
-    reason = TOO_LONG if not table.checks["tco_months_within_rows"] else NOT_SERVED if not p.serving_fits else None
+    na = p.serving_na
+    reason = TOO_LONG if not table.checks["tco_months_within_rows"] else na if not p.serving_fits else None
     if reason is None:
         return table
-    kept = ("other",) + tuple(f"{path}_training" for path in PATHS) if reason == NOT_SERVED else ()
+    kept = ("other",) + tuple(f"{path}_training" for path in PATHS) if reason == na else ()
     table.totals = {key: value if key in kept else reason for key, value in table.totals.items()}
     table.unit = {key: reason if isinstance(value, float) else value for key, value in table.unit.items()}
     table.bridge = [{**line, "amount": reason} for line in table.bridge]
     table.fiscal_years = [{key: value if key in ("fiscal_year", "months") else reason for key, value in fy.items()}
                           for fy in table.fiscal_years]
-    stay = ("training", "other") if reason == NOT_SERVED else ()
+    stay = ("training", "other") if reason == na else ()
     for row in table.rows:
         if row["in_plan"]:
             row |= {key: reason for key in MONEY if key in row and key not in stay}
             if not p.serving_fits:
-                row |= dict.fromkeys(SERVED, NOT_SERVED)
+                row |= dict.fromkeys(SERVED, na)
     if p.serving_fits:  # the baseline and the owned fleet read the plan's end: a plan too long leaves them be
         return table
     s = table.scalars  # read the serving, not the plan's length: its reason, whatever else fails
-    s |= {"serving_baseline_gpus_suggested": NOT_SERVED, "launch_scale": NOT_SERVED, "own_utilisation": NOT_SERVED,
-          "own_cost_per_million_tokens_at_plan": NOT_SERVED}
+    s |= {"serving_baseline_gpus_suggested": na, "launch_scale": na, "own_utilisation": na,
+          "own_cost_per_million_tokens_at_plan": na}
     if p.baseline_gpus is None:
-        s["serving_baseline_gpus_used"] = NOT_SERVED
+        s["serving_baseline_gpus_used"] = na
     if p.owning.gpus is None:
-        s |= {"own_gpus": NOT_SERVED, "own_capex": NOT_SERVED, "own_book_value": NOT_SERVED}
+        s |= {"own_gpus": na, "own_capex": na, "own_book_value": na}
     return table
 
 

@@ -8,3 +8,4 @@ ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU
 HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each month a row of the Budget sheet
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
+NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from planner.engine.budget import NOT_SERVED, TRAINING_ROWS
+from planner.engine.budget import TRAINING_ROWS
 from planner.engine.calendar import date_of
 from planner.report import plot
 from planner.report.format import money, number, percent
@@ -25,7 +25,7 @@ def findings(results) -> list[str]:
             f"{end:%-d %B %Y}, over {len(years)} fiscal year{'s' if len(years) != 1 else ''}"
             + (f" (the first, {years[0]['fiscal_year']}, {money(years[0][f'{path}_total'], symbol)})"
                if years and not isinstance(years[0][f"{path}_total"], str) else "") + ".")
-    if s["horizon_serving_cost"] == NOT_SERVED:
+    if isinstance(s["horizon_serving_cost"], str):  # serving does not fit: n/a with the reason
         return [plan, "No Fleet configuration meets the SLO, so serving money is n/a: see the Fleet sheet."
                 if scenario.fleet is not None else f"The {number(scenario.serving.users)} users do not fit one serving "
                 "replica, so serving money is n/a: see the Serving sheet."]

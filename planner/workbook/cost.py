@@ -488,7 +488,7 @@ FLEET_ROWS = {
                              "users; its rows hold at the Fleet's inputs (else run the planner again)"),
     "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a when it does",
                                formula=f"=IF(AND(ISNUMBER(fleet_cheapest_cost_per_hour),NOT(fleet_rows_hold)),"
-                                       f"{text(FLEET_STALE)},{NOT_SERVED})", kind="text", unit="",
+                                       f"{text(FLEET_STALE)},{text(engine.NO_FLEET_SERVES)})", kind="text", unit="",
                                note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
                                name="plan_serving_reason"),
     "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
@@ -524,8 +524,8 @@ def _values(book: kit.Book, results) -> dict:
               "generated_on": serial(results.generated)}
     reason = "" if table.checks["tco_months_within_rows"] else engine.TOO_LONG
     found |= {"plan_rows_na": reason,
-              "plan_money_na": reason or ("" if table.plan.serving_fits else engine.NOT_SERVED),
-              "plan_serving_reason": engine.NOT_SERVED}
+              "plan_money_na": reason or ("" if table.plan.serving_fits else table.plan.serving_na),
+              "plan_serving_reason": table.plan.serving_na}
     for tier in SOURCES:
         quote = getattr(gpu, f"price_{tier}")
         ratio = getattr(scenario.pricing, f"{tier}_ratio")
