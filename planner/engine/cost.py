@@ -708,9 +708,9 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_training_days_add_up": close(sums["training_days"], t.training_days,
                                           scale_of=max(t.training_days, 1.0)),
         "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days, scale_of=max(p.horizon_days, 1.0)),
-        "tco_training_cost_adds_up": (not committed and extra["months"] > p.rows) or close(sums["training"] if committed else sums["training_at_e1"],
-                                           t.training_tier_cost, scale_of=t.training_tier_cost
-                                           / min(t.training_days, 1.0) if t.training_days else None),
+        "tco_training_cost_adds_up": (not committed and extra["months"] > p.rows) or close(
+            sums["training"] if committed else sums["training_at_e1"], t.training_tier_cost,
+            scale_of=t.training_tier_cost / min(t.training_days, 1.0) if t.training_days else None),
         "tco_calendar_months_without_growth": not flat or average is None or close(
             at_od_serving, 0.0, scale_of=average.serving_cost),
         "tco_average_month_reconciles": not (flat and p.escalation == 0 and p.training_tier == "on_demand")

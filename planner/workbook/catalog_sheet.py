@@ -93,7 +93,8 @@ MODELS = Block("catalog_model", "Models (Llama 3.1 from Meta's model cards; mixt
 GPUS = Block("catalog_gpu", "GPUs (vendor data sheets, dense BF16 without sparsity; illustrative list prices)",
              "GPU id", _declared(entries.GPUEntry, fields.GPU), section="gpus")
 PRECISIONS = Block("catalog_precision", "Precisions (weights and KV cache: bits per weight with scales, bytes per KV "
-                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry, fields.PRECISION), section="precisions")
+                   "value, FP8 GEMMs)", "Precision id", _declared(entries.PrecisionEntry, fields.PRECISION),
+                   section="precisions")
 TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served tokens per day; illustrative)",
                         "Preset id", (CatalogColumn("tokens_per_day", "Tokens per day", "count", Allowed.of(
                             FieldInfo.from_annotation(entries.TokensPerDay))),), section="traffic_presets",

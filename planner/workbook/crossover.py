@@ -197,6 +197,7 @@ KEY_RESULTS = [
 CHECKS = [
     kit.Check("crossover_roofline_fits", "Crossover: with the word roofline, the serving users fit (u ≤ B_max, "
               "B_max > 0) and the Serving table's MFU is there", formula="OR(ISNUMBER(crossover_serving_mfu),AND("
-              "ISNUMBER(serving_mfu),serving_users<=serving_max_concurrency,serving_max_concurrency>0))", note="Else no replica serves them: the serving figures read n/a (give a "
-              "share instead, or fewer users)", about=("crossover_serving_mfu",)),
+              "ISNUMBER(serving_mfu),serving_users<=serving_max_concurrency,serving_max_concurrency>0))",
+              note="Else no replica serves them: the serving figures read n/a (give a share instead, or fewer users)",
+              about=("crossover_serving_mfu",)),
 ]

@@ -467,7 +467,8 @@ def offered(item: Input, scenario) -> Input:
         return replace(item, allowed=replace(item.allowed, type="decimal", keywords=()),
                        note=words + item.note.split("the layout search's cheapest layout's predicted MFU.")[-1])
     return replace(item, allowed=replace(item.allowed, word_reads=(  # the search is a snapshot of the engine's
-        "search_cheapest_mfu", "while the GPU, deadline and GPU budget are those searched, else run the planner again")))
+        "search_cheapest_mfu",
+        "while the GPU, deadline and GPU budget are those searched, else run the planner again")))
 
 
 def scenario_inputs(scenario) -> list[Input]:

@@ -2,8 +2,8 @@
 itself stays in the engine; the sheet shows its counts, the ten cheapest layouts that meet the deadline, the front
 of days against cost and the reference layouts. Each shown layout's integers (N, t, p, c, b, v, ZeRO, recompute)
 are the engine's snapshot as searched (grey, locked), and every term beside them is a formula of them, of Inputs
-and of Catalog (η, NET, the price); a check says when the GPU, deadline or GPU budget no longer are those searched. Every formula is the engine's expression (planner/engine/layouts.py) in the sheet's
-names."""
+and of Catalog (η, NET, the price); a check says when the GPU, deadline or GPU budget no longer are those
+searched. Every formula is the engine's expression (planner/engine/layouts.py) in the sheet's names."""
 
 from __future__ import annotations
 

@@ -159,7 +159,8 @@ def multiplied_params(m: ModelCells) -> str:
 
 
 def kv_bytes_per_token(m: ModelCells, kv_bytes: str, tensor_parallel: str | None = None) -> str:
-    """KV_g: latent attention (r_kv + rope)·b_kv·L on every GPU, else 2·L·MAX(kv/t, 1)·hd·b_kv (t = 1: 2·L·kv·hd·b_kv)."""
+    """KV_g: latent attention (r_kv + rope)·b_kv·L on every GPU, else 2·L·MAX(kv/t, 1)·hd·b_kv
+    (t = 1: 2·L·kv·hd·b_kv)."""
     kv = m.kv_heads if tensor_parallel is None else f"MAX({m.kv_heads}/{tensor_parallel},1)"
     return (f"IF({m.kv_lora_rank}>0,{m.layers}*({m.kv_lora_rank}+{m.qk_rope_head_dim})*{kv_bytes},"
             f"kv_tensors_per_layer*{m.layers}*{kv}*{m.head_dim}*{kv_bytes})")

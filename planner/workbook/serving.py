@@ -131,7 +131,8 @@ SPECULATION = [
         name="serving_cached_tokens"),
     Row("draft_on", "Speculative decoding on", formula='=serving_speculative_method<>"none"', kind="bool", unit="",
         name="serving_draft_on"),
-    Row("draft_tokens_used", "Draft tokens per verify step k", formula="=IF(serving_draft_on,serving_speculative_tokens,0)",
+    Row("draft_tokens_used", "Draft tokens per verify step k",
+        formula="=IF(serving_draft_on,serving_speculative_tokens,0)",
         kind="count", unit="tokens", name="serving_draft_tokens_used"),
     Row("tokens_per_step", "Tokens per verify step E = (1 − α^(k+1)) / (1 − α)",
         formula="=IF(serving_draft_on,IF(ISNUMBER(serving_speculative_accept_length),"
@@ -417,8 +418,9 @@ def _fit_columns(runs: list[dict], cells) -> list[Column]:
     prefills' stall, Y, Z, x, y and the residual, blank ("") for a run not used; and the prediction's errors."""
     def used(i: int) -> str:
         c, b = cells(i), "{mean_concurrency}"
-        bound = (f"AND({model.compute_seconds(c, model.prefill_flops(c))}>={model.memory_seconds(c, model.prefill_bytes(c))},"
-                 f"{model.memory_seconds(c, model.decode_bytes(c, b))}>={model.compute_seconds(c, model.decode_flops(c, b))},"
+        prefill = (model.compute_seconds(c, model.prefill_flops(c)), model.memory_seconds(c, model.prefill_bytes(c)))
+        decode = (model.memory_seconds(c, model.decode_bytes(c, b)), model.compute_seconds(c, model.decode_flops(c, b)))
+        bound = (f"AND({prefill[0]}>={prefill[1]},{decode[0]}>={decode[1]},"
                  "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_ms})")
         return (f"=IF(AND(goodput_benchmarks_{runs[i]['benchmark']}_name=serving_calibration,"
                 f"{{mean_output_tokens}}>1,1-({b}-1)/{{mean_output_tokens}}>0),{bound},FALSE)")
