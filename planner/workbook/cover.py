@@ -136,7 +136,7 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     if result.snapshot:
         book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
     else:
-        sheet.formula(r, sheet.last_col, formula, results.headline[result.name], style)
+        sheet.formula(r, sheet.last_col, formula, kit.shown_value(results.headline[result.name]), style)
     if result.kind == "bool":
         sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
     sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)

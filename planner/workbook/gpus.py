@@ -87,8 +87,8 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("own_per_month", "Own per average month", kind="money0",
            template=by_the_month(owned("{owned_fleet}*{own_cost_per_gpu_hour}*24*budget_days_per_month"))),
     Column("break_even_utilisation", "Break-even utilisation u*", kind="percent",
-           template=by_the_month(owned(f"IF({{price}}=0,{PRICE_ZERO},IF({{own_cost_per_gpu_hour}}/{{price}}>1,"
-                                       f"{NEVER},{{own_cost_per_gpu_hour}}/{{price}}))"))),
+           template=by_the_month(owned(f"IF({{price}}=0,{PRICE_ZERO},IF({{own_cost_per_gpu_hour}}>{{price}},"
+                                       f"{NEVER},{{own_cost_per_gpu_hour}}/{{price}}))"))),  # compared, not divided
     Column("cheapest_rent", "Cheapest to rent", kind="bool",
            template=listed("IF(ISNUMBER({rent_per_month}),{rent_per_month}=MIN({rent_per_month:range}),FALSE)")),
     Column("cheapest_own", "Cheapest to own", kind="bool",

@@ -245,6 +245,11 @@ def shown(name: str) -> str:
     """A named result where a sheet shows it again (Cover, Scenarios): what it holds, and NOT_AVAILABLE where it is
     blank (a guarded cell whose inputs fail) or an error, never an empty cell."""
     return f'=IFERROR(IF({name}="","{NOT_AVAILABLE}",{name}),"{NOT_AVAILABLE}")'
+
+
+def shown_value(value: Any) -> Any:
+    """What `shown` gives for a named result's engine value: NOT_AVAILABLE for a blank one."""
+    return NOT_AVAILABLE if value is None or value == "" else value
 BANNER = "An input fails its check: see Checks"
 _STRINGS = re.compile(r'"(?:[^"]|"")*"')
 _NAME = re.compile(r"(?<![A-Za-z0-9_.$!'])([a-z_][a-z0-9_]*)(?![A-Za-z0-9_(!])")
@@ -533,7 +538,7 @@ class Book:
         and zipping of the sheets is two fifths of a build)."""
         for sheet, row, col, formula, style, name in self.late:
             value = self.formulas.get(self.names[name]) if name in self.names else None
-            self.sheets[sheet].formula(row, col, formula, value, style)
+            self.sheets[sheet].formula(row, col, formula, shown_value(value), style)
         self.write_guarded()
         self.write_groups()
         for sheet in self.sheets.values():

@@ -29,12 +29,13 @@ def snapshots(results, key_results: list[KeyResult], columns: Columns, held: lis
     names = ("base", *columns.names)
     if held and len(held) == len(key_results) and all(len(row) == len(names) for row in held):
         return {name: {k.name: row[i] for k, row in zip(key_results, held)} for i, name in enumerate(names)}
-    return {name: {k.name: results.named[name].headline[k.name] for k in key_results} for name in names}
+    return {name: {k.name: kit.shown_value(results.named[name].headline[k.name]) for k in key_results}
+            for name in names}  # a blank result as the Live column shows it
 
 
 def all_match(results, key_results: list[KeyResult], snapshot: dict, chosen: str) -> bool:
     """Whether the live results of the scenario shown match its snapshot (scenarios_match_snapshot)."""
-    return all(matches(results.headline[k.name], snapshot[chosen][k.name]) for k in key_results)
+    return all(matches(kit.shown_value(results.headline[k.name]), snapshot[chosen][k.name]) for k in key_results)
 
 
 def write(book: kit.Book, results, key_results: list[KeyResult], columns: Columns, *, snapshot: dict,
@@ -101,12 +102,12 @@ def _result_row(book: kit.Book, sheet: kit.Sheet, r: int, result: KeyResult, *, 
     span = f"$B${header + 1}:${kit.xl_col_to_name(len(names))}${header + 1}"
     live, held = kit.xl_rowcol_to_cell(r, live_col), \
         f"INDEX($B{r + 1}:${kit.xl_col_to_name(len(names))}{r + 1},1,MATCH(scenario,{span},0))"
-    sheet.formula(r, live_col, kit.shown(result.name), results.headline[result.name],
+    sheet.formula(r, live_col, kit.shown(result.name), kit.shown_value(results.headline[result.name]),
                   styles.value(result.kind, unit=result.unit))
     sheet.formula(r, live_col + 1, f"=IFERROR(IF(AND(ISNUMBER({live}),ISNUMBER({held})),ABS({live}-{held})"
                   f"<={TOLERANCE:g}*MAX(ABS({live}),ABS({held})),IF(ISLOGICAL({live}),AND(ISLOGICAL("
                   f"{held}),{live}={held}),EXACT({live},{held}))),FALSE)",
-                  matches(results.headline[result.name], chosen[result.name]), styles.value("bool"))
+                  matches(kit.shown_value(results.headline[result.name]), chosen[result.name]), styles.value("bool"))
     sheet.warn("false", r, live_col + 1, r, live_col + 1)
     base, count = snapshot["base"][result.name], len(names) - 1
     for i, name in enumerate(names[1:]):
