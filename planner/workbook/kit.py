@@ -1280,7 +1280,8 @@ def text_lines(text: str, width: float) -> int:
     the width counts)."""
     import textwrap
 
-    return len(textwrap.wrap(str(text), max(1, int(width * 1.25)))) or 1
+    return len(textwrap.wrap(str(text), max(1, int(width * 1.15)))) or 1  # at 1.25 a 50-letter note in a
+    # 40-wide column counted one line and printed two, over the next row (the Checks of scenarios-1)
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
