@@ -942,6 +942,13 @@ def _unpriced_owning(table: CostTable, p: Plan) -> None:
         table.bridge = [{**line, "amount": NO_SERVER} for line in table.bridge]
 
 
+def money_na(table: CostTable) -> str:
+    """Why the plan's money is n/a, as the Cost sheet's plan_money_na says it ("" while it holds)."""
+    if not table.checks["tco_months_within_rows"]:
+        return TOO_LONG
+    return "" if table.plan.serving_fits else table.plan.serving_na
+
+
 def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
     """Money whose premises fail reads "n/a" with the reason: an owned path without a server price; serving that
     does not fit (every path's serving and the totals; training and other costs stay); a plan longer than the

@@ -524,7 +524,7 @@ def _values(book: kit.Book, results) -> dict:
               "generated_on": serial(results.generated)}
     reason = "" if table.checks["tco_months_within_rows"] else engine.TOO_LONG
     found |= {"plan_rows_na": reason,
-              "plan_money_na": reason or ("" if table.plan.serving_fits else table.plan.serving_na),
+              "plan_money_na": engine.money_na(table),
               "plan_serving_reason": table.plan.serving_na}
     for tier in SOURCES:
         quote = getattr(gpu, f"price_{tier}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from planner.engine.crossover import NEVER
-from planner.engine.cost import TOO_LONG, to_the_cent_of
+from planner.engine.cost import money_na, to_the_cent_of
 from planner.engine.sensitivity import ABOVE_B_MAX, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
 from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
@@ -167,15 +167,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     for grid in GRIDS:
         _grid(book, sheet, grid, table.grids[grid.key])
 
-    _snapshot(book, sheet, table, premise=plan_money_na(results.cost))
+    _snapshot(book, sheet, table, premise=money_na(results.cost))
     return sheet
-
-
-def plan_money_na(cost) -> str:
-    """Why the plan's money is n/a, as the Cost sheet's plan_money_na says it ("" while it holds)."""
-    if not cost.checks["tco_months_within_rows"]:
-        return TOO_LONG
-    return "" if cost.plan.serving_fits else cost.plan.serving_na
 
 
 def _snapshot(book: kit.Book, sheet: kit.Sheet, table, *, premise: str) -> None:
