@@ -407,3 +407,51 @@ def test_layouts_are_a_snapshot_flagged_when_the_gpu_or_deadline_no_longer_match
         assert named(values, book, "ok_hours_mfu") in (False, 0)  # mfu: layout reads the search
         assert named(values, book, "hours_cost") == "n/a: see Checks"
         assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []
+
+
+# Issue 32 item 3: a run that misses the deadline prices nothing of the plan ---------------------------------------
+# The default's run on 1,024 GPUs takes 21.475 days (6 · 8.03e9 · 1e12 FLOPs at 0.4 of 989 TFLOPS); a layout search
+# with a deadline of 20 days finds it late, one of 30 days on time. The MFU stays the typed 0.4 (not "layout").
+PAST = "n/a: the training run takes longer than the deadline"
+LATE = {"search.gpus_max": 1024, "search.deadline_days": 20}
+
+
+def test_a_run_past_the_deadline_leaves_the_plans_totals_na_and_its_parts_stand():
+    """Before: with `search:` and a typed MFU, a 21.5-day run under a 20-day deadline priced a plan total."""
+    late = compute(scenario_with(**LATE)).headline
+    default = compute(scenario_with()).headline
+    assert late["hours_days"] == pytest.approx(21.475, abs=5e-4)
+    for name in ("plan_total_cost", "budget_total_cost", "sensitivity_total_cost", "tco_npv",
+                 "budget_average_month_total_cost", "budget_horizon_total_cost"):
+        assert late[name] == PAST, name
+    assert late["hours_cost"] == pytest.approx(default["hours_cost"], rel=1e-12)  # what training costs stands
+    assert late["budget_serving_cost"] == pytest.approx(default["budget_serving_cost"], rel=1e-12)
+    on_time = compute(scenario_with(**{**LATE, "search.deadline_days": 30})).headline
+    assert on_time["plan_total_cost"] == pytest.approx(default["plan_total_cost"], rel=1e-12)
+    data = compute(scenario_with(**LATE)).to_json()
+    assert data["headline"]["plan_total_cost"] is None
+    assert data["not_available"]["plan_total_cost"] == "the training run takes longer than the deadline"
+    html = render_html(compute(scenario_with(**LATE)), generated="2026-12-02")
+    assert "Training takes 21.5 days, past the layout search&#39;s deadline of 20 days" in html
+
+
+@pytest.mark.spreadsheet
+def test_a_deadline_typed_on_inputs_turns_the_total_na_and_back(spreadsheet, tmp_path):
+    """The late workbook recalculated equals the engine (the total reads the reason); the deadline typed as 30 days,
+    or emptied, gives the total back: the default's, whose run the deadline no longer stops (the copies' Layouts
+    snapshot is stale, as it should be, so they are not compared cell by cell); no error value anywhere."""
+    from tests.helpers import UNCOMPARED
+    original = tmp_path / "late.xlsx"
+    build(compute(scenario_with(**LATE)), str(original))
+    met, blank = tmp_path / "met.xlsx", tmp_path / "blank.xlsx"
+    set_cells(original, met, {"search_deadline_days": 30})
+    set_cells(original, blank, {"search_deadline_days": None})
+    from planner import xlsx
+    book = xlsx.read(original)
+    outputs = recalculated(spreadsheet, [original, met, blank], [None, UNCOMPARED, UNCOMPARED])
+    assert named(outputs[0], book, "plan_total_cost") == PAST
+    assert named(outputs[0], book, "budget_average_month_total_cost") == PAST
+    total = compute(scenario_with()).headline["plan_total_cost"]
+    for values in outputs[1:]:
+        assert named(values, book, "plan_total_cost") == pytest.approx(total, rel=1e-9)
+        assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []

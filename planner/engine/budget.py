@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from planner.engine.cluster import ceil9
 from planner.engine.cost import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.engine.cost import fleet_columns, plan_profile, prices_of, serving_gpu
-from planner.engine.shared import HORIZON_MAX_DAYS
+from planner.engine.shared import HORIZON_MAX_DAYS, PAST_DEADLINE, past_deadline
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -135,6 +135,8 @@ def compute(scenario, tables) -> BudgetTable:
         "standby_cost": standby_cost,
         "total_cost": training_cost + serving_cost + (standby_cost if standby_in else 0) if fits else na,
     }
+    if past_deadline(scenario, training_days):  # the totals that include training (the plan's premise, §13.15)
+        scalars |= dict.fromkeys(("horizon_total_cost", "total_cost"), PAST_DEADLINE)
     scalars["run_na"] = RUN_TOO_LONG if n_training > TRAINING_ROWS else ""
     if scalars["run_na"]:  # the rows hold part of the run and none of its serving: no sums to show
         scalars |= dict.fromkeys(("months_training_cost", "served_tokens", "serving_cost", "standby_cost",

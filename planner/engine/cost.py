@@ -21,6 +21,7 @@ import numpy as np
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
 from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
+from planner.engine.shared import PAST_DEADLINE, past_deadline
 from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
@@ -138,6 +139,7 @@ class Plan:
     fleet: PlanFleet | None = None  # §11's configuration chosen at launch, when the scenario has a fleet
     fleet_section: bool = False  # the scenario has a fleet (whether or not a configuration meets its SLO)
     average_months: int = 0  # §9's serving months, CEIL9(H_d/30.4375): the fleet's rows reach k_L + this
+    past_deadline: bool = False  # training's days past the layout search's deadline: the plan's money n/a
 
     @property
     def serving_na(self) -> str:
@@ -180,7 +182,8 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
                                    standby_cost=budget["standby_cost"] if b.include_standby else 0.0)
         if not isinstance(budget["total_cost"], str) else None, include_standby=b.include_standby,
         average_month_na=budget["total_cost"] if isinstance(budget["total_cost"], str) else "",
-        fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"])
+        fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"],
+        past_deadline=past_deadline(scenario, hours["days"]))
 
 
 def fleet_columns(scenario, tables) -> PlanFleet | None:
@@ -942,21 +945,27 @@ def _unpriced_owning(table: CostTable, p: Plan) -> None:
         table.bridge = [{**line, "amount": NO_SERVER} for line in table.bridge]
 
 
-def money_na(table: CostTable) -> str:
-    """Why the plan's money is n/a, as the Cost sheet's plan_money_na says it ("" while it holds)."""
+def rows_na(table: CostTable) -> str:
+    """Why every money figure of the plan is n/a, as the Cost sheet's plan_rows_na says it ("" while it holds): a
+    plan longer than the sheet's month rows, or a training run past the layout search's deadline."""
     if not table.checks["tco_months_within_rows"]:
         return TOO_LONG
-    return "" if table.plan.serving_fits else table.plan.serving_na
+    return PAST_DEADLINE if table.plan.past_deadline else ""
+
+
+def money_na(table: CostTable) -> str:
+    """Why the plan's money is n/a, as the Cost sheet's plan_money_na says it ("" while it holds)."""
+    return rows_na(table) or ("" if table.plan.serving_fits else table.plan.serving_na)
 
 
 def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
     """Money whose premises fail reads "n/a" with the reason: an owned path without a server price; serving that
     does not fit (every path's serving and the totals; training and other costs stay); a plan longer than the
-    sheet's month rows (every total)."""
+    sheet's month rows or a run past the deadline (every total)."""
     if own.rates is None:
         _unpriced_owning(table, p)
     na = p.serving_na
-    reason = TOO_LONG if not table.checks["tco_months_within_rows"] else na if not p.serving_fits else None
+    reason = rows_na(table) or (na if not p.serving_fits else None)
     if reason is None:
         return table
     kept = ("other",) + tuple(f"{path}_training" for path in PATHS) if reason == na else ()

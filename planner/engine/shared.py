@@ -9,3 +9,11 @@ HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each 
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
+PAST_DEADLINE = "n/a: the training run takes longer than the deadline"  # Hours' days > search.deadline_days
+
+
+def past_deadline(scenario, days: float) -> bool:
+    """Training's wall-clock days (Hours) past the layout search's deadline, when the scenario has one: the plan's
+    totals read PAST_DEADLINE, as the Layouts sheet compares a layout's days with it."""
+    deadline = scenario.search.deadline_days if scenario.search is not None else None
+    return deadline is not None and days > deadline

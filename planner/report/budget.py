@@ -7,6 +7,7 @@ from markupsafe import Markup
 
 from planner.engine.budget import TRAINING_ROWS
 from planner.engine.calendar import date_of
+from planner.engine.shared import PAST_DEADLINE
 from planner.report import plot
 from planner.report.format import money, number, percent
 
@@ -33,6 +34,10 @@ def findings(results) -> list[str]:
         return [plan, f"The training run takes {number(s['training_months'])} average months, more than the "
                       f"{TRAINING_ROWS} the Budget sheet has rows for, so the average-month budget (where the "
                       "bridge starts) is n/a; the plan's total on calendar months stands."]
+    if s["total_cost"] == PAST_DEADLINE:
+        return [plan, f"Training takes {s['training_days']:,.1f} days, past the layout search's deadline of "
+                      f"{scenario.search.deadline_days:g} days, so the plan's totals are n/a; what training and "
+                      "serving each cost stands."]
     growth = "" if b.monthly_growth == 0 else f", growing {percent(b.monthly_growth)} a month"
     average = (f"In average months of 30.4375 days{growth}, the budget is {money(s['total_cost'], symbol)}: "
                f"training {money(s['training_cost'], symbol)}, serving {money(s['serving_cost'], symbol)} "

@@ -14,7 +14,7 @@ from dataclasses import replace
 from planner.engine.budget import (COLUMNS, NO_TRAFFIC, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
                                    YEARS)
 from planner.workbook import kit, plan_fleet
-from planner.workbook.cost import MONTH_ROWS, NO_SERVER, text
+from planner.workbook.cost import MONTH_ROWS, NO_SERVER, on_time, searched_rows, text
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
@@ -229,6 +229,9 @@ YEARLY = [
 
 
 # The average-month budget (§9) -------------------------------------------------------------------------------------
+HORIZON_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_horizon_serving_cost,{NA})"
+AVERAGE_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby," \
+                f"budget_standby_cost,0),{NA})"
 TOTALS = [
     Row("training_cost", "Training cost, paid once over the run", formula="=hours_cost*fx_rate", kind="money0",
         unit="paid once", note="Hours' allocated GPU-hours × the on-demand price, × fx", name="budget_training_cost"),
@@ -252,8 +255,7 @@ TOTALS = [
         note="Crossover: 2·Ψ·D at the serving MFU it assumes"),
     Row("horizon_total_cost", "Training plus serving over the horizon at launch traffic", kind="money0",
         unit="over the horizon",
-        formula=f"=IF(plan_serving_fits,budget_training_cost+budget_horizon_serving_cost,{NA})",
-        note="No growth, no standby, average months", name="budget_horizon_total_cost"),
+        formula=f"={HORIZON_TOTAL}", note="No growth, no standby, average months", name="budget_horizon_total_cost"),
     Row("serving_cost_per_million_tokens", "Serving cost per million served tokens", kind="money",
         unit="per M tokens", note="Serving cost / (horizon · D) × 1e6", name="budget_serving_cost_per_million_tokens",
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",IF(plan_serving_fits,'
@@ -292,8 +294,7 @@ SUMS = [
         formula=_run(f"IF(plan_serving_fits,SUM({{standby:range}}),{NA})"), unit="over the horizon",
         note="In the total only when include_standby is TRUE (Inputs)", name="budget_standby_cost"),
     Row("total_cost", "Average-month total: training plus serving", kind="money0", unit="over the plan",
-        formula=_run(f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby,"
-                     f"budget_standby_cost,0),{NA})"), note="Where the bridge to the plan's total starts (Cost)",
+        formula=_run(AVERAGE_TOTAL), note="Where the bridge to the plan's total starts (Cost)",
         name="budget_average_month_total_cost", bold=True),
 ]
 
@@ -345,6 +346,9 @@ AVERAGE_FLEET = {  # with a fleet, average month m reads the calendar row at the
     "serving_gpu_hours": _is("serving", "{days}*INDEX(calendar_fleet_gpu_hours_a_day,launch_month+{serving_month}-1)"),
     "committed_gpus": _is("serving", "INDEX(calendar_fleet_peak_gpus,launch_month+{serving_month}-1)"),
 }
+# With a layout search, the totals that include training read n/a past its deadline (the plan's premise, §13.15)
+ON_TIME = {"horizon_total_cost": "=" + on_time(HORIZON_TOTAL), "total_cost": _run(on_time(AVERAGE_TOTAL))}
+ON_TIME = {row.key: replace(row, formula=ON_TIME[row.key]) for row in TOTALS + SUMS if row.key in ON_TIME}
 TOTALS_FLEET = {"serving_gpu_hours_per_day": "=fleet_plan_gpu_hours_a_day"}
 
 
@@ -412,7 +416,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _fiscal_years(book, sheet, cost)
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end + 1
-    _average_months(book, sheet, average, fleet)
+    _average_months(book, sheet, average, fleet, results.scenario.search is not None)
     # printed: the plan's total, its chart, the fiscal years and the budget's path month by month (the first
     # columns); the three paths' and the calendar's columns beside them, and the average months, on screen
     sheet.printed_cols, sheet.printed_rows = PRINTED, last
@@ -444,10 +448,12 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
     sheet.skip()
 
 
-def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool) -> None:
-    """§9's budget over months of 30.4375 days: its totals, sums, years and months."""
+def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, searched: bool) -> None:
+    """§9's budget over months of 30.4375 days: its totals, sums, years and months (with a layout search, the totals
+    that include training read n/a past its deadline)."""
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
-    sheet.rows(_bare(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula")), table.scalars)
+    sheet.rows(_bare(searched_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)),
+               table.scalars)
     sheet.rows(_bare(PLAN), table.scalars)
     sheet.skip()
     top = sheet.row_index
@@ -462,7 +468,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool) -> Non
     end = sheet.row_index
     sheet.row_index = top
     sheet.section("The average months' sums, with the monthly growth")
-    sheet.rows(_bare(SUMS), table.scalars)
+    sheet.rows(_bare(searched_rows(SUMS, searched, ON_TIME)), table.scalars)
     sheet.skip()
     sheet.section("Per year of twelve months, from the first training month")
     years = [{f"year_{key}": year[key] for key in YEAR_COLUMNS} for year in table.years]

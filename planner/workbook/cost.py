@@ -506,6 +506,27 @@ TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", for
                        kind="count", unit="", name="training_gpu_row")
 
 
+# With a layout search: a training run past its deadline leaves every money figure n/a, as a plan too long does
+PAST_DEADLINE = text(engine.PAST_DEADLINE)
+
+
+def on_time(formula: str) -> str:
+    """The formula, or why it is n/a: Hours' days past the layout search's deadline (blank: no deadline)."""
+    return f"IF(AND(NOT(ISBLANK(search_deadline_days)),hours_days>search_deadline_days),{PAST_DEADLINE},{formula})"
+
+
+DEADLINE_ROWS = {"plan_rows_na": Row(
+    "plan_rows_na", "Money that a plan too long for the rows, or a run past the deadline, leaves n/a",
+    formula=f'=IF(tco_months>{MONTH_ROWS},{TOO_LONG},{on_time(chr(34) * 2)})', kind="text", unit="",
+    note="Every money figure, when the plan needs more month rows than the Budget has or Hours' days exceed the "
+         "deadline on Inputs (blank: none)", name="plan_rows_na")}
+
+
+def searched_rows(rows: list[Row], searched: bool, replaced: dict[str, Row]) -> list[Row]:
+    """The rows, those a layout search's deadline reads replaced when the scenario has one."""
+    return [replaced.get(row.key, row) if searched else row for row in rows]
+
+
 def fleet_rows(rows: list[Row], fleet: bool) -> list[Row]:
     return [FLEET_ROWS.get(row.key, row) if fleet else row for row in rows]
 
@@ -522,8 +543,7 @@ def _values(book: kit.Book, results) -> dict:
               "gpu_row": 1 + rows.index(gpu.id), "training_gpu_row": 1 + rows.index(scenario.gpu),
               "own_priced": gpu.server_price is not None and gpu.server_kw is not None,
               "generated_on": serial(results.generated)}
-    reason = "" if table.checks["tco_months_within_rows"] else engine.TOO_LONG
-    found |= {"plan_rows_na": reason,
+    found |= {"plan_rows_na": engine.rows_na(table),
               "plan_money_na": engine.money_na(table),
               "plan_serving_reason": table.plan.serving_na}
     for tier in SOURCES:
@@ -558,7 +578,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     fleet = results.scenario.fleet is not None
     sheet.section("Whether the plan's money can be priced")
-    sheet.rows(fleet_rows(PREMISES, fleet), values)
+    sheet.rows(searched_rows(fleet_rows(PREMISES, fleet), results.scenario.search is not None, DEADLINE_ROWS), values)
     sheet.skip()
     if fleet:
         plan_fleet.cost_section(book, sheet, results)
