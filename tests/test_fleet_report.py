@@ -52,6 +52,8 @@ def test_findings_name_the_cheapest_and_the_day():
     assert "720 GPU-hours of which 62.3 % are idle, for $1,440.00" in day
     assert "337 GPU-hours for $674.00" in day
     assert "$3.8267 against $1.8187 per thousand acceptable requests (2.1×)" in day
+    assert sentences[0].startswith("The search sized 1 configuration of llama-3.1-8b")  # before: "1 configurations"
+    assert sentences[0].endswith(": 1 meets it.")
 
 
 def test_no_configuration_meets(tmp_path):
@@ -93,3 +95,23 @@ def test_a_calibrated_fleet_says_which_gpu_reads_the_fit():
     assert "The h100-sxm candidates use the efficiencies fitted from the benchmark “h100 roofline”" in said
     assert "the other GPUs keep the inputs (50 %, 70 %, 0 ms)" in said
     assert "The cheapest: aggregated, 2 replicas of 1 GPU (h200, bf16/bf16) at B 64" in said
+
+
+def test_the_printed_fleet_sheet_repeats_the_configurations_headings_and_says_why_it_has_no_day(tmp_path):
+    """Example 1's 100 configurations run over several printed pages: their table comes last on the Fleet sheet, so
+    its heading row is the sheet's print titles (Excel repeats one range of rows per sheet; before, the day's or
+    the front's table came after it and the configurations' continuation pages had no headings). Example 1 has a
+    configuration that meets the SLO and no profile: its day says fleet.profile is none (before: "no configuration
+    meets the SLO")."""
+    import openpyxl
+
+    from planner.workbook import build
+    path = tmp_path / "fleet-1.xlsx"
+    build(results_of("fleet-1-8b-five-gpus"), str(path))
+    sheet = openpyxl.load_workbook(path)["Fleet"]
+    texts = {cell.row: cell.value for row in sheet.iter_rows(max_col=1) for cell in row if cell.value}
+    section = next(r for r, text in texts.items() if str(text).startswith("Every configuration, cheapest first"))
+    heading = next(r for r in range(section + 1, section + 4) if sheet.cell(r, 2).value == "Mode")
+    assert sheet.print_title_rows.replace("$", "") == f"{heading}:{heading}"
+    assert max(r for r, text in texts.items() if isinstance(text, int)) - heading == 100  # rows 1 … 100 below it
+    assert "No day: fleet.profile is none (the peak hour only)." in texts.values()

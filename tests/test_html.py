@@ -135,3 +135,31 @@ def test_the_attainment_chart_names_its_benchmarks_and_its_caption_what_it_draws
     assert "diamond" not in chart and "dotted vertical line" in chart
     # a long name wraps within the legend instead of running off the drawing
     assert "2: h200 vLLM (older" in chart and "benchmark_serving.py)</tspan>" in chart
+
+
+def test_the_costs_dates_read_as_dates_not_serial_days(default_html):
+    """The default's plan starts 2027-01-01 (the first of the month after 2026-12-02); training runs 21.475 days,
+    so the owned GPUs are bought on launch, 2027-01-22, and their 4-year useful life (4 × 365.25 days) ends on
+    2031-01-22. Before: "46409.47511712167" and "47870.47511712167", serial days."""
+    def shown(label: str) -> str:
+        return re.search(re.escape(label) + r'</th><td class="n">([^<]*)<', default_html)[1]
+
+    assert shown("Bought on") == "2027-01-22"
+    assert shown("Useful life ends") == "2031-01-22"
+    assert not re.search(r">\d{5}\.\d+<", default_html)
+
+
+def test_wide_tables_fit_a4_text_cells_wrap_and_the_gpus_come_in_two_tables():
+    """Measured with scripts/layout-check.js in Chromium at 680 px (A4's 180 mm): the GPUs' eleven columns ran to
+    960 px, the Scenarios' text cells to 1,090 px (a sentence that may not wrap). Now the GPUs print as two tables
+    (training and serving; rent against own) and a cell of words in a number column may wrap."""
+    from pathlib import Path
+
+    from planner.scenario import load_scenario
+    html = html_of(load_scenario(Path(__file__).parents[1] / "examples" / "scenarios-1-70b-base-low-high.yaml"))
+    gpus = html[html.index('<section id="gpus">'):]
+    gpus = gpus[:gpus.index("</section>")]
+    assert "<h3>Training and serving</h3>" in gpus and "<h3>Rent against own</h3>" in gpus
+    assert [table.count("<th class=\"n wrap\">") for table in gpus.split("<table")[1:]] == [6, 4]
+    cells = re.findall(r'<td class="n([^"]*)">Not in the total[^<]*</td>', html)
+    assert cells and all("wrap" in classes for classes in cells)

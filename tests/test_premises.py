@@ -151,6 +151,8 @@ def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_pa
         "Cost per million output tokens at 1.5 users"
     assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == \
         "Cost per million output tokens at ? users"
+    assert label_and_value(outputs["blank"], "plan_total_cost")[0].startswith(
+        "The plan's total: the on-demand path over ")  # the path in words, not its id on_demand
 
 
 # Finding 8: the tokens note's advice works -----------------------------------------------------------------------
@@ -455,3 +457,27 @@ def test_a_deadline_typed_on_inputs_turns_the_total_na_and_back(spreadsheet, tmp
     for values in outputs[1:]:
         assert named(values, book, "plan_total_cost") == pytest.approx(total, rel=1e-9)
         assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []
+
+
+@pytest.mark.spreadsheet
+def test_a_blank_profile_blanks_what_reads_it_and_leaves_the_rest(spreadsheet, tmp_path):
+    """The cluster's demand profile emptied (before: the whole budget n/a): §9's training and serving costs, the
+    horizon's total at launch traffic and Hours' cost keep the generated numbers (none reads the profile); standby
+    (a fleet sized for each hour's peak), the suggested baseline B* (the h*-th busiest hour) and so the calendar,
+    whose plan end reads B* (a commitment in use ends later, §13), read "n/a: see Checks"; the profile's check is
+    FALSE and nothing errs."""
+    from tests.helpers import UNCOMPARED, build_in_memory
+    original, blank = tmp_path / "default.xlsx", tmp_path / "blank.xlsx"
+    build(compute(scenario_with()), str(original))
+    set_cells(original, blank, {"cluster_profile": None})
+    values = recalculated(spreadsheet, [blank], [UNCOMPARED])[0]
+    book, results = build_in_memory(scenario_with()), compute(scenario_with())
+    generated = {**{f"budget_{key}": value for key, value in results.tables["budget"].scalars.items()},
+                 **results.headline}
+    for name in ("budget_training_cost", "budget_serving_cost", "budget_horizon_total_cost", "hours_cost",
+                 "crossover_serving_cost_per_million_tokens", "serving_cost_per_million_tokens"):
+        assert named(values, book, name) == pytest.approx(generated[name], rel=1e-9), name
+    for name in ("budget_standby_cost", "serving_baseline_gpus_suggested", "plan_end", "plan_total_cost"):
+        assert named(values, book, name) == "n/a: see Checks", name
+    assert named(values, book, "ok_cluster_profile") in (False, 0)
+    assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []

@@ -172,3 +172,17 @@ def test_a_table_that_runs_onto_another_page_repeats_its_headings(printed):
                  if any(" ".join(w[4] for w in line).startswith("Month k Month") for line in page.lines))
     assert first < len(pages) - 1, starts  # the table runs onto another page
     assert all(start.startswith("Month k Month") for start in starts[first + 1:]), starts
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_the_fleets_configurations_repeat_their_headings_on_every_page(printed):
+    """fleet-1's 100 configurations run over pages (in blocks of columns): no page after the one where their table
+    starts begins with a numbered row, each with the headings (before: the day's table came last and the
+    configurations' continuation pages began at row 28, 75, …)."""
+    pages = [page for page in printed if page.workbook.startswith("fleet-1-") and page.sheet == "Fleet"]
+    first = next(i for i, page in enumerate(pages)
+                 if any(" ".join(w[4] for w in line).startswith("Every configuration") for line in page.lines))
+    starts = [" ".join(w[4] for w in page.lines[0]) for page in pages[first + 1:] if page.lines]
+    assert len(starts) >= 2, starts  # the table runs onto other pages
+    assert [start for start in starts if NUMBERED.match(start.split()[0])] == [], starts

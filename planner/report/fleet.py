@@ -67,11 +67,12 @@ def findings(results) -> list[str]:
     if s["rate"] != s["first_attempt_rate"]:
         demand += f" ({s['first_attempt_rate']:,.4g} first attempts, retried while {percent(1 - fleet.quality)} fail " \
                   f"on quality)"
-    sentences = [f"The search sized {number(s['configurations'])} configurations of {scenario.model} at a peak of "
+    sized = f"{number(s['configurations'])} configuration{'' if s['configurations'] == 1 else 's'}"
+    sentences = [f"The search sized {sized} of {scenario.model} at a peak of "
                  f"{demand}, each request of {number(scenario.serving.prompt_tokens)} prompt and "
                  f"{number(s['outputs'])} output tokens, for TTFT within {number(goodput.slo.ttft_ms)} ms for "
                  f"{percent(goodput.attainment_target)} of requests and TPOT within {number(goodput.slo.tpot_ms)} ms: "
-                 f"{number(s['feasible'])} meet it."]
+                 f"{number(s['feasible'])} meet{'s' if s['feasible'] == 1 else ''} it."]
     sentences += _refinements(results)
     best = table.cheapest
     if best is None:

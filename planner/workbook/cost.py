@@ -727,8 +727,8 @@ STANDBY_NOTE = Row("plan_standby_note", "Standby", kind="text", unit="", name="p
                            f'"{engine.STANDBY_NOTES["other"]}"),"{engine.STANDBY_NOTES["none"]}")')
 
 KEY_RESULTS = [
-    KeyResult("plan_total_cost", "The plan's total: the {budget_path} path over {tco_months|count} calendar months, "
-              "with escalation and contingency", kind="money0", unit="", first=True),
+    KeyResult("plan_total_cost", "The plan's total: the {budget_path|words} path over {tco_months|count} calendar "
+              "months, with escalation and contingency", kind="money0", unit="", first=True),
     KeyResult("tco_npv", "… its NPV over the plan at {budget_discount_rate|percent} a year", kind="money0", unit="",
               first=True),
     KeyResult("plan_standby_note", "Standby", kind="text", unit="", first=True),

@@ -455,15 +455,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     answer_at = sheet.row_index
     sheet.skip(ANSWER_ROWS)
-    sheet.section("Every configuration, cheapest first; those no batch of which meets the SLO last, with the reason")
-    candidates = configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
-                                     ROW_COLUMNS + HELPERS, reason=True)
-    candidate_places = {key: place for key, place in sheet.places.items()}
-    for key in plan_fleet.CHOSEN:  # the cheapest configuration, which the plan's months read (§11)
-        place = candidate_places[key]
-        book.define(f"fleet_chosen_{key}", SHEET, kit.xl_rowcol_to_cell(place.row, place.col, True, True))
-    sheet.skip()
-    tables = [candidates]
+    tables = []
     sheet.section("The Pareto front: tokens/s per GPU against tokens/s per user, every sized batch row")
     if table.pareto:
         tables.append(configuration_table(sheet, table.pareto, [f"Front {r['position']}" for r in table.pareto],
@@ -475,7 +467,16 @@ def write(book: kit.Book, results) -> kit.Sheet:
     else:
         sheet.text("No configuration meets the SLO: no front.", style=book.styles.note)
     sheet.skip()
-    day = _day(sheet, table, candidate_places)
+    day = _day(sheet, table)
+    sheet.skip()
+    # last, so that its headings repeat on every page it runs onto (one range of rows repeats per sheet)
+    sheet.section("Every configuration, cheapest first; those no batch of which meets the SLO last, with the reason")
+    tables.insert(0, configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
+                                         ROW_COLUMNS + HELPERS, reason=True))
+    candidate_places = {key: place for key, place in sheet.places.items()}
+    for key in dict.fromkeys(plan_fleet.CHOSEN + tuple(key for key, _, _ in DAY_CONFIG)):
+        place = candidate_places[key]  # the cheapest configuration, which the day and the plan's months read (§11)
+        book.define(f"fleet_chosen_{key}", SHEET, kit.xl_rowcol_to_cell(place.row, place.col, True, True))
     end = sheet.row_index
     sheet.places.update(candidate_places)
     sheet.row_index = answer_at
@@ -560,21 +561,21 @@ DAY_TOTALS = [  # (key, label, formula, kind, the engine's total)
 DAY_NAMES = {key: name for name, key in DAY_HEADLINE.items()}  # a day total's key → its headline name
 
 
-def _day(sheet: kit.Sheet, table, candidates: dict) -> tuple[int, int] | None:
-    """The chosen configuration's terms (named, read from the Candidates table's first row), the 24 hours and the
+def _day(sheet: kit.Sheet, table) -> tuple[int, int] | None:
+    """The chosen configuration's terms (named, read from the Candidates table's first row below), the 24 hours and the
     day's totals for both fleets; without a profile (or a configuration) only the totals' names, blank."""
     book, s = sheet.book, table.scalars
     sheet.section("Over the day: the cheapest configuration sized for the peak, and following demand hour by hour")
     if not table.day:
-        sheet.text("No day: " + ("no configuration meets the SLO." if table.cheapest else "fleet.profile is none "
-                   "(the peak hour only)."), style=book.styles.note)
+        why = "no configuration meets the SLO." if table.cheapest is None else \
+            "fleet.profile is none (the peak hour only)."
+        sheet.text("No day: " + why, style=book.styles.note)
         for key, label, _, kind in DAY_TOTALS:
             sheet.row(Row(f"day_{key}", label, formula='=""', kind=kind, unit="", name=DAY_NAMES.get(key)), "")
         return None
     best = table.cheapest
     for key, label, kind in DAY_CONFIG:
-        place = candidates[key]
-        cell = kit.xl_rowcol_to_cell(place.row, place.col, True, True)
+        cell = f"fleet_chosen_{key}"
         value = "" if best.get(key) is None else best[key]
         sheet.row(Row(f"config_{key}", f"The cheapest configuration: {label}", kind=kind, unit="",
                       formula=f'=IF(ISBLANK({cell}),"",{cell})', name=f"fleet_day_{key}"), value)

@@ -198,8 +198,8 @@ def count_text(value: float) -> str:
 
 
 def text_formula(template: str, values: dict[str, Any]) -> Formula:
-    """A text template ("{model} on {gpu}, {memory_gpus|count} GPUs") as a formula joining literal text and
-    named cells, with the text it gives for `values` as its cached value."""
+    """A text template ("{model} on {gpu}, {memory_gpus|count} GPUs", {budget_path|words}) as a formula joining
+    literal text and named cells, with the text it gives for `values` as its cached value."""
     parts, texts, at = [], [], 0
     for match in PLACEHOLDER.finditer(template):
         literal = template[at:match.start()]
@@ -213,6 +213,9 @@ def text_formula(template: str, values: dict[str, Any]) -> Formula:
         elif kind == "choice":  # an id from a dropdown as itself, or the number typed instead with separators
             parts.append(f'IFERROR(IF(ISNUMBER({name}),TEXT({name},"#,##0"),{name}),"?")')
             texts.append(str(values[name]) if isinstance(values[name], str) else excel_fixed(values[name], 0))
+        elif kind == "words":  # an id of words joined by "_" as the words hyphenated: on_demand → on-demand
+            parts.append(f'SUBSTITUTE({name},"_","-")')
+            texts.append(str(values[name]).replace("_", "-"))
         elif kind == "count":  # a whole number as one; a fraction typed in (1.5 users) as itself, never rounded
             parts.append(f'IF(ISNUMBER({name}),IF({name}=INT({name}),TEXT({name},"#,##0"),TEXT({name},'
                          f'"{FRACTION}")),"?")')
