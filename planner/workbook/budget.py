@@ -14,7 +14,7 @@ from dataclasses import replace
 from planner.engine.budget import (COLUMNS, NO_TRAFFIC, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
                                    YEARS)
 from planner.workbook import kit, plan_fleet
-from planner.workbook.cost import MONTH_ROWS, NO_SERVER, on_time, searched_rows, text
+from planner.workbook.cost import MONTH_ROWS, NO_SERVER, on_time, swapped_rows, text
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
@@ -347,8 +347,9 @@ AVERAGE_FLEET = {  # with a fleet, average month m reads the calendar row at the
     "committed_gpus": _is("serving", "INDEX(calendar_fleet_peak_gpus,launch_month+{serving_month}-1)"),
 }
 # With a layout search, the totals that include training read n/a past its deadline (the plan's premise, §13.15)
-ON_TIME = {"horizon_total_cost": "=" + on_time(HORIZON_TOTAL), "total_cost": _run(on_time(AVERAGE_TOTAL))}
-ON_TIME = {row.key: replace(row, formula=ON_TIME[row.key]) for row in TOTALS + SUMS if row.key in ON_TIME}
+ON_TIME_FORMULAS = {"horizon_total_cost": "=" + on_time(HORIZON_TOTAL), "total_cost": _run(on_time(AVERAGE_TOTAL))}
+ON_TIME = {row.key: replace(row, formula=ON_TIME_FORMULAS[row.key]) for row in TOTALS + SUMS
+           if row.key in ON_TIME_FORMULAS}
 TOTALS_FLEET = {"serving_gpu_hours_per_day": "=fleet_plan_gpu_hours_a_day"}
 
 
@@ -452,7 +453,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     """§9's budget over months of 30.4375 days: its totals, sums, years and months (with a layout search, the totals
     that include training read n/a past its deadline)."""
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
-    sheet.rows(_bare(searched_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)),
+    sheet.rows(_bare(swapped_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)),
                table.scalars)
     sheet.rows(_bare(PLAN), table.scalars)
     sheet.skip()
@@ -468,7 +469,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     end = sheet.row_index
     sheet.row_index = top
     sheet.section("The average months' sums, with the monthly growth")
-    sheet.rows(_bare(searched_rows(SUMS, searched, ON_TIME)), table.scalars)
+    sheet.rows(_bare(swapped_rows(SUMS, searched, ON_TIME)), table.scalars)
     sheet.skip()
     sheet.section("Per year of twelve months, from the first training month")
     years = [{f"year_{key}": year[key] for key in YEAR_COLUMNS} for year in table.years]

@@ -508,6 +508,7 @@ TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", for
 
 # With a layout search: a training run past its deadline leaves every money figure n/a, as a plan too long does
 PAST_DEADLINE = text(engine.PAST_DEADLINE)
+BLANK = '""'  # Excel's empty text: the premise holds
 
 
 def on_time(formula: str) -> str:
@@ -517,18 +518,18 @@ def on_time(formula: str) -> str:
 
 DEADLINE_ROWS = {"plan_rows_na": Row(
     "plan_rows_na", "Money that a plan too long for the rows, or a run past the deadline, leaves n/a",
-    formula=f'=IF(tco_months>{MONTH_ROWS},{TOO_LONG},{on_time(chr(34) * 2)})', kind="text", unit="",
+    formula=f"=IF(tco_months>{MONTH_ROWS},{TOO_LONG},{on_time(BLANK)})", kind="text", unit="",
     note="Every money figure, when the plan needs more month rows than the Budget has or Hours' days exceed the "
          "deadline on Inputs (blank: none)", name="plan_rows_na")}
 
 
-def searched_rows(rows: list[Row], searched: bool, replaced: dict[str, Row]) -> list[Row]:
-    """The rows, those a layout search's deadline reads replaced when the scenario has one."""
-    return [replaced.get(row.key, row) if searched else row for row in rows]
+def swapped_rows(rows: list[Row], when: bool, replacements: dict[str, Row]) -> list[Row]:
+    """The rows, those with a replacement swapped for it when the scenario has the section (a fleet, a search)."""
+    return [replacements.get(row.key, row) if when else row for row in rows]
 
 
 def fleet_rows(rows: list[Row], fleet: bool) -> list[Row]:
-    return [FLEET_ROWS.get(row.key, row) if fleet else row for row in rows]
+    return swapped_rows(rows, fleet, FLEET_ROWS)
 
 
 
@@ -578,7 +579,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     fleet = results.scenario.fleet is not None
     sheet.section("Whether the plan's money can be priced")
-    sheet.rows(searched_rows(fleet_rows(PREMISES, fleet), results.scenario.search is not None, DEADLINE_ROWS), values)
+    sheet.rows(swapped_rows(fleet_rows(PREMISES, fleet), results.scenario.search is not None, DEADLINE_ROWS), values)
     sheet.skip()
     if fleet:
         plan_fleet.cost_section(book, sheet, results)
