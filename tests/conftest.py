@@ -1,11 +1,12 @@
 """Shared fixtures: the spreadsheet applications the product recalculates with (planner/recalc.py), required under
 CI=true; the `spreadsheet` marker, without which a test may start neither; Hypothesis derandomized; every example's
-files, written once for the whole session."""
+files, written once for the whole session, the default workbook among them, and unchanged at its end."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from planner.tables import sections
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+DEFAULT_EXAMPLE = ROOT / "examples" / "default.yaml"  # the default scenario (planner.scenario.DEFAULT) as a file
 SECTION = {key: cls for key, (_, cls) in sections().items()}  # scenario key → its Section class
 CI = os.environ.get("CI", "").lower() == "true"
 # The examples a per-example test runs on in the fast tier (between them every table, a Requests sheet of benchmark
@@ -66,25 +68,47 @@ def example_files(tmp_path_factory):
     """`example_files(path)`: an example's files as `planner run` writes them, {"xlsx": …, "html": …, "json": …},
     written once for the whole session, by whichever pytest-xdist worker asks for that example first (the others
     wait for it, then read the same files). Tests read them and write elsewhere (a copy to change, `-o` beside
-    their own tmp_path)."""
+    their own tmp_path): at the session's end each file this worker read must hold the bytes it was written with,
+    else the session fails naming it (a test that changed a shared file would change what the others read)."""
     from planner.output import SUFFIXES, write_outputs
     from planner.scenario import load_scenario
 
     base = tmp_path_factory.getbasetemp()
     folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "examples-written-once"
     folder.mkdir(exist_ok=True)
+    read: dict[Path, str] = {}
 
     def files(example: Path) -> dict[str, Path]:
         target = folder / Path(example).stem
         with _locked(folder / f"{Path(example).stem}.lock"):
             if not (target / "written").exists():
                 written = write_outputs(load_scenario(Path(example)), target)
-                (target / "written").write_text("\n".join(f"{suffix} {path.name}" for suffix, path in written.items()))
-        names = dict(line.split(" ", 1) for line in (target / "written").read_text().splitlines())
-        assert set(names) == set(SUFFIXES)
-        return {suffix: target / name for suffix, name in names.items()}
+                (target / "written").write_text("\n".join(f"{suffix} {path.name} {_digest(path)}"
+                                                          for suffix, path in written.items()))
+        found = {}
+        for line in (target / "written").read_text().splitlines():
+            suffix, rest = line.split(" ", 1)
+            name, digest = rest.rsplit(" ", 1)
+            found[suffix] = target / name
+            read[target / name] = digest
+        assert set(found) == set(SUFFIXES)
+        return found
 
-    return files
+    yield files
+    changed = [str(path) for path, digest in read.items() if _digest(path) != digest]
+    assert not changed, f"a test changed files every test shares (change a copy instead): {changed}"
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def default_workbook(example_files) -> Path:
+    """The default scenario's workbook as `planner run` writes it, written once for the session and shared by every
+    test that only reads it; a test that changes a workbook changes a copy (helpers.set_cells, damaged.rewritten
+    write one)."""
+    return example_files(DEFAULT_EXAMPLE)["xlsx"]
 
 
 @contextlib.contextmanager

@@ -18,14 +18,14 @@ from planner.audit import audit, inspect, same, shape
 from planner.cli import main
 from planner.engine import compute
 from planner.scenario import DEFAULT, load_scenario
-from planner.output import write_outputs
 from tests.conftest import every_example
 from tests.helpers import address, catalog_cells, saved_by_libreoffice, set_cells
 
 
 @pytest.fixture(scope="session")
-def clean(tmp_path_factory) -> Path:
-    return write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
+def clean(default_workbook) -> Path:
+    """The default workbook, shared by the session (conftest): tests that change it change a copy."""
+    return default_workbook
 
 
 def edit_cell(source: Path, target: Path, name: str, replace) -> str:

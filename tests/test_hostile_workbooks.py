@@ -17,7 +17,6 @@ from planner import xlsx
 from planner.audit import audit, plural
 from planner.cli import main
 from planner.output import write_outputs
-from planner.scenario import DEFAULT
 from tests import damaged
 from tests.conftest import ROOT
 from tests.helpers import address, catalog_cells, set_cells
@@ -27,8 +26,9 @@ LIMIT_S = 120.0  # a hang guard, not a measure of speed (benchmarks/ measures th
 
 
 @pytest.fixture(scope="session")
-def clean(tmp_path_factory) -> Path:
-    return write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
+def clean(default_workbook) -> Path:
+    """The default workbook, shared by the session (conftest): tests that change it change a copy."""
+    return default_workbook
 
 
 def run(*args: str, limit: float = LIMIT_S) -> tuple[int, str]:
@@ -308,19 +308,15 @@ def test_a_formula_in_a_catalog_value_is_reported_and_refused_unless_take_cached
 
 # Issue 34, class 6: scenario workbooks and Requests sheets read back ----------------------------------------------------
 @pytest.fixture(scope="session")
-def with_scenarios(tmp_path_factory) -> Path:
-    from planner.scenario import load_scenario
-
-    return write_outputs(load_scenario(ROOT / "examples" / "scenarios-1-70b-base-low-high.yaml"),
-                         tmp_path_factory.mktemp("scenarios"))["xlsx"]
+def with_scenarios(example_files) -> Path:
+    """The named scenarios' example workbook, shared by the session (conftest)."""
+    return example_files(ROOT / "examples" / "scenarios-1-70b-base-low-high.yaml")["xlsx"]
 
 
 @pytest.fixture(scope="session")
-def with_requests(tmp_path_factory) -> Path:
-    from planner.scenario import load_scenario
-
-    return write_outputs(load_scenario(ROOT / "examples" / "goodput-2-benchmark-logs.yaml"),
-                         tmp_path_factory.mktemp("requests"))["xlsx"]
+def with_requests(example_files) -> Path:
+    """The benchmark logs' example workbook (a Requests sheet), shared by the session (conftest)."""
+    return example_files(ROOT / "examples" / "goodput-2-benchmark-logs.yaml")["xlsx"]
 
 
 def audit_and_import(path: Path, message: str, *, audit_code: int = 1) -> None:

@@ -13,9 +13,6 @@ import zipfile
 import pytest
 
 from planner import recalc, xlsx
-from planner.engine import compute
-from planner.workbook import build
-from tests.helpers import scenario_with
 
 
 def test_csv_fields_come_back_typed():
@@ -55,18 +52,16 @@ def test_gnumeric_csv_starts_where_each_sheet_holds_its_first_value(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def workbooks(tmp_path_factory):
-    """Twenty copies of the default workbook."""
+def workbooks(default_workbook, tmp_path_factory):
+    """Twenty copies of the session's default workbook (conftest)."""
     folder = tmp_path_factory.mktemp("workbooks")
-    build(compute(scenario_with()), str(folder / "default.xlsx"))
     paths = [folder / f"w{i:02d}.xlsx" for i in range(20)]
     for path in paths:
-        shutil.copy(folder / "default.xlsx", path)
+        shutil.copy(default_workbook, path)
     return paths
 
 
 @pytest.mark.spreadsheet
-@pytest.mark.xdist_group("recalc-workbooks")  # one worker builds the twenty
 def test_a_forwarded_call_returns_when_every_conversion_is_done(libreoffice, workbooks, tmp_path):
     """Twenty workbooks in one call to the running LibreOffice: when the call returns, every sheet of every one is
     written, and nothing changes afterwards; it was the running instance that converted them. The workbooks are
@@ -90,7 +85,6 @@ def test_a_forwarded_call_returns_when_every_conversion_is_done(libreoffice, wor
 
 
 @pytest.mark.spreadsheet
-@pytest.mark.xdist_group("recalc-workbooks")
 def test_on_three_cores_two_libreoffice_instances_share_a_call_and_say_progress_in_order(libreoffice, workbooks,
                                                                                           monkeypatch):
     """What `planner verify` of many workbooks runs on a larger machine (on 2 cores one instance: the other core
@@ -112,7 +106,6 @@ def test_on_three_cores_two_libreoffice_instances_share_a_call_and_say_progress_
 
 
 @pytest.mark.spreadsheet
-@pytest.mark.xdist_group("recalc-workbooks")
 def test_libreoffice_keeps_running_and_comes_back_when_it_dies(libreoffice, workbooks):
     libreoffice.recalculate(workbooks[:1])
     starts = libreoffice.starts
@@ -127,7 +120,6 @@ def test_libreoffice_keeps_running_and_comes_back_when_it_dies(libreoffice, work
 
 
 @pytest.mark.spreadsheet
-@pytest.mark.xdist_group("recalc-workbooks")
 def test_one_bad_file_gets_its_own_error_in_both_applications(spreadsheet, workbooks, tmp_path):
     text, foreign = tmp_path / "text.xlsx", tmp_path / "foreign.xlsx"
     text.write_text("not a workbook")

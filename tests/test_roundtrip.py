@@ -9,7 +9,7 @@ import pytest
 from planner.engine import compute
 from planner.roundtrip import key_path
 from planner.scenario import ScenarioError, load_scenario
-from tests.conftest import ROOT, every_example
+from tests.conftest import every_example
 from tests.helpers import address, catalog_cells, scenario_from_workbook, set_cells
 
 
@@ -29,12 +29,6 @@ def test_defined_names_map_to_scenario_keys(name, path):
 def test_every_example_reads_back_as_itself(example, example_files):
     scenario = load_scenario(example)
     assert scenario_from_workbook(example_files(example)["xlsx"]).normalised() == scenario.normalised()
-
-
-@pytest.fixture
-def default_workbook(example_files):
-    """The default example's workbook, written once for the session: tests change copies of it."""
-    return example_files(ROOT / "examples" / "default.yaml")["xlsx"]
 
 
 def test_an_edited_unchosen_model_and_an_added_gpu_come_back_in_the_catalog_section(default_workbook, tmp_path):

@@ -17,8 +17,6 @@ from click.testing import CliRunner
 
 from planner import xlsx
 from planner.cli import main
-from planner.output import write_outputs
-from planner.scenario import DEFAULT, load_scenario
 from tests import damaged
 from tests.conftest import ROOT
 from tests.helpers import set_cells
@@ -68,8 +66,9 @@ def _damaged(clean: Path, folder: Path, case: int) -> tuple[Path, str]:
 
 
 @pytest.fixture(scope="session")
-def corpus(tmp_path_factory) -> list[tuple[Path, str]]:
-    clean = write_outputs(DEFAULT, tmp_path_factory.mktemp("clean"))["xlsx"]
+def corpus(default_workbook, tmp_path_factory) -> list[tuple[Path, str]]:
+    """Damaged copies of the session's default workbook (conftest)."""
+    clean = default_workbook
     folder = tmp_path_factory.mktemp("fuzz")
     return [_damaged(clean, folder, case) for case in range(CASES)]
 
@@ -140,9 +139,9 @@ def _scenario_edit(clean: Path, folder: Path, case: int) -> tuple[Path, str]:
 
 
 @pytest.fixture(scope="session")
-def scenario_corpus(tmp_path_factory) -> list[tuple[Path, str]]:
-    scenario = load_scenario(ROOT / "examples" / "scenarios-1-70b-base-low-high.yaml")
-    clean = write_outputs(scenario, tmp_path_factory.mktemp("scenarios-clean"))["xlsx"]
+def scenario_corpus(example_files, tmp_path_factory) -> list[tuple[Path, str]]:
+    """Edited copies of the named scenarios' example workbook, shared by the session (conftest)."""
+    clean = example_files(ROOT / "examples" / "scenarios-1-70b-base-low-high.yaml")["xlsx"]
     folder = tmp_path_factory.mktemp("scenarios-fuzz")
     return [_scenario_edit(clean, folder, case) for case in range(SCENARIO_CASES)]
 

@@ -16,7 +16,7 @@ from openpyxl.formula.tokenizer import Tokenizer
 from planner import audit, recalc, shipped as catalog, xlsx
 from planner.audit import same
 from planner.engine import compute
-from planner.scenario import ScenarioError, load_scenario, parse_scenario
+from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build, general_inputs, input_sections
 from planner.workbook.cover import NOT_AVAILABLE
 from planner.workbook.inputs import TYPED_IN
@@ -42,6 +42,13 @@ def examples_inspected(example_files) -> dict:
         assert report.ok, report.text()
         found[scenario_file.stem] = (path, book, expected)
     return found
+
+
+@pytest.fixture(scope="session")
+def default_book(default_workbook):
+    """The session's default workbook (conftest) and its Book, built without a file: where each name points, each
+    formula's text and cached value."""
+    return default_workbook, build_in_memory(scenario_with(), like=default_workbook)
 
 
 @pytest.mark.xdist_group("examples-recalc")  # both applications on one worker: the expected Books built once
@@ -85,9 +92,8 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
 }
 
 
-def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spreadsheet, tmp_path):
-    original = tmp_path / "default.xlsx"
-    book = build(compute(scenario_with()), str(original))
+def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spreadsheet, default_book, tmp_path):
+    original, book = default_book
     copies = []
     for i, (cells, _) in enumerate(INPUT_CHANGES.values()):
         copies.append(tmp_path / f"changed-{i}.xlsx")
@@ -112,11 +118,11 @@ def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spread
     assert value("MFU 30 %", "hours_gpu_hours") == pytest.approx(H100_8B_GPU_HOURS * 4 / 3)
 
 
-def test_the_seeds_hours_walkthrough_in_the_workbook(libreoffice, tmp_path):
+def test_the_seeds_hours_walkthrough_in_the_workbook(libreoffice, example_files, tmp_path):
     """405B at 15.6 T: 26.67 M GPU-hours beside Meta's 30.84 M; then recomputation on and MFU 30 %: × 1.78."""
-    original = tmp_path / "hours.xlsx"
     example = ROOT / "examples" / "hours-1-405b.yaml"
-    book = build(compute(load_scenario(example)), str(original))
+    original = example_files(example)["xlsx"]
+    book = xlsx.read(original, cells=False)  # where each name points
     changed = tmp_path / "hours-changed.xlsx"
     set_cells(original, changed, {"hours_activation_recompute": True, "hours_mfu": 0.30})
     before, after = recalculated(libreoffice, [original, changed], [None, build_in_memory(scenario_with(
@@ -126,11 +132,10 @@ def test_the_seeds_hours_walkthrough_in_the_workbook(libreoffice, tmp_path):
     assert round(named(after, book, "hours_gpu_hours") / 1e6, 2) == 47.42
 
 
-def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, tmp_path):
+def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, default_book, tmp_path):
     """Edit the 70B row while 8B is chosen and add a GPU in an empty row: the workbook reads back as a scenario
     whose engine equals LibreOffice in every cell; then choose the new GPU."""
-    original = tmp_path / "default.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_book
     edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "gb200"),
              ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
              ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
@@ -267,12 +272,6 @@ def shared_copies(book, specs) -> list[dict]:
     return copies
 
 
-@pytest.fixture(scope="session")
-def default_workbook(tmp_path_factory):
-    path = tmp_path_factory.mktemp("default") / "default.xlsx"
-    return path, build(compute(scenario_with()), str(path))
-
-
 def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(wrong_copies):
     """The packing below, checked: each input's every wrong value is typed into exactly one copy, and the inputs
     of a copy reach disjoint cells (the memory total reads the GPUs and the strategy: never in one copy)."""
@@ -288,22 +287,22 @@ WRONG_PARTS = 4  # the copies below, dealt into four tests per application: pyte
 
 
 @pytest.fixture(scope="session")
-def wrong_copies(default_workbook) -> list[dict]:
-    _, book = default_workbook
+def wrong_copies(default_book) -> list[dict]:
+    _, book = default_book
     return shared_copies(book, every_input(scenario_with()))
 
 
 @pytest.mark.parametrize("part", range(WRONG_PARTS))
 @pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
 def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(
-        app, part, default_workbook, wrong_copies, request, tmp_path):
+        app, part, default_book, wrong_copies, request, tmp_path):
     """Every input, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number just
     above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an error
     value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
     validator refuses the same out-of-range value. Inputs that no formula reads together share a copy
     (shared_copies), in LibreOffice and in Gnumeric; every WRONG_PARTS-th copy from `part` on in each test."""
     spreadsheet = request.getfixturevalue(app)
-    original, book = default_workbook
+    original, book = default_book
     specs = every_input(scenario_with())
     for spec in specs:
         if spec.typed_allowed.maximum is not None:
@@ -336,9 +335,9 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
         assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", sheet_cell(cover, "master"))]), edits
 
 
-def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_workbook, libreoffice, tmp_path):
+def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_book, libreoffice, tmp_path):
     """The scenario's own rules hold in the workbook too: t divides the heads, p ≤ layers."""
-    original, book = default_workbook
+    original, book = default_book
     broken = tmp_path / "broken.xlsx"
     set_cells(original, broken, {"memory_gpus": 3072, "memory_tensor_parallel": 3, "memory_pipeline_parallel": 64,
                                  "serving_tensor_parallel": 64})
@@ -435,20 +434,18 @@ def test_random_valid_scenarios_recalculate_to_the_engine(batch, libreoffice, tm
     recalculated(libreoffice, paths, books)
 
 
-def test_recalculation_without_the_setting_is_caught(libreoffice, tmp_path, monkeypatch):
+def test_recalculation_without_the_setting_is_caught(libreoffice, default_workbook, monkeypatch):
     """With a profile that keeps cached values the poisoned canary survives, and `planner verify` says so."""
-    path = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(path))
+    path = default_workbook
     monkeypatch.setattr(recalc, "_PROFILE", recalc._PROFILE.replace("<value>0</value>", "<value>1</value>"))
     with recalc.LibreOffice() as keeps_cached_values:
         [report] = audit.audit([path], app=keeps_cached_values)
     assert report.error == recalc.not_recalculated("LibreOffice")
 
 
-def test_gnumeric_without_recalc_is_caught(gnumeric, tmp_path):
+def test_gnumeric_without_recalc_is_caught(gnumeric, default_workbook):
     """Without --recalc Gnumeric keeps the cached values: the canary says so."""
-    path = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(path))
+    path = default_workbook
     keeps_cached_values = recalc.Gnumeric()
     keeps_cached_values.flags = []  # what the command line runs, without its --recalc
     [report] = audit.audit([path], app=keeps_cached_values)
