@@ -111,6 +111,16 @@ def default_workbook(example_files) -> Path:
     return example_files(DEFAULT_EXAMPLE)["xlsx"]
 
 
+@pytest.fixture
+def small_workbooks(monkeypatch):
+    """write_outputs writes a line in place of each workbook (helpers.small_workbook), through the same steps: for
+    tests of how a set of files is written, not of what a workbook holds."""
+    from planner import output
+    from tests.helpers import small_workbook
+
+    monkeypatch.setattr(output, "build", small_workbook)
+
+
 @contextlib.contextmanager
 def _locked(path: Path):
     """An exclusive lock on a file, across the pytest-xdist workers."""

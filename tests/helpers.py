@@ -1,6 +1,7 @@
 """What several tests do, one copy each: a scenario with dotted keys set; a defined name's cell and value; a copy of
 a workbook with cells typed over; a workbook recalculated by a spreadsheet application and compared with the
-engine through what `planner verify` runs (planner/audit.py)."""
+engine through what `planner verify` runs (planner/audit.py); a small file in place of the workbook for tests of how
+files are written."""
 
 from __future__ import annotations
 
@@ -191,6 +192,18 @@ def saved_by_libreoffice(libreoffice, path: Path, folder: Path) -> Path:
     saved = folder / (Path(path).stem + ".xlsx")
     assert saved.exists()
     return saved
+
+
+# Writing files, not workbooks --------------------------------------------------------------------------------------
+def small_workbook(results, file, *, generated=None) -> None:
+    """Stands in for planner.workbook.build (as `output.build`) in tests of how a set of files is written (all or
+    nothing, interrupted, killed, concurrent): a line naming the scenario and its description, written into the same
+    open part, so that each test runs write_outputs' own steps without building a workbook of tens of thousands of
+    formulas. `SMALL_WORKBOOK` does the same in a test's subprocess."""
+    file.write(f"the workbook of {results.scenario.name}: {results.scenario.description}\n".encode())
+
+
+SMALL_WORKBOOK = "from planner import output\nfrom tests.helpers import small_workbook\noutput.build = small_workbook\n"
 
 
 # The command line ----------------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """`planner run` and `planner verify` on real files: three outputs per scenario, written all or nothing (a failed
 rename, SIGTERM, SIGKILL and concurrent runs included), JSON with the workbook's numbers, and verification that fails
-on a tampered formula and reports each bad file on its own."""
+on a tampered formula and reports each bad file on its own. How files are written is tested through write_outputs'
+own steps with a line in place of each workbook (conftest's small_workbooks); the workbook itself is the
+session's (conftest), and test_signals.py stops a real one inside its zip."""
 
 from __future__ import annotations
 
@@ -22,9 +24,11 @@ from click.testing import CliRunner
 from planner import output, recalc
 from planner.cli import main
 from planner.scenario import DEFAULT
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import DEFAULT_EXAMPLE, EXAMPLES, ROOT
+from tests.helpers import SMALL_WORKBOOK, small_workbook
 
 CHECKOUT = {**os.environ, "PYTHONPATH": str(ROOT)}  # a subprocess runs this checkout, not another installed one
+
 
 
 def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):
@@ -35,9 +39,8 @@ def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):
     assert written == ["default.html", "default.json", "default.xlsx"]
 
 
-def test_json_holds_the_normalised_scenario_headline_and_tables(tmp_path):
-    paths = output.write_outputs(DEFAULT, tmp_path)
-    data = json.loads(paths["json"].read_text())
+def test_json_holds_the_normalised_scenario_headline_and_tables(example_files):
+    data = json.loads(example_files(DEFAULT_EXAMPLE)["json"].read_text())
     assert set(data) == {"scenario", "headline", "not_available", "tables"}
     assert data["scenario"]["memory"]["strategy"] == "zero3"
     assert data["scenario"]["serving"]["sequence_length"] == 8192  # the default filled in
@@ -50,13 +53,13 @@ def test_json_holds_the_normalised_scenario_headline_and_tables(tmp_path):
     assert data["headline"]["hours_cost"] == pytest.approx(2 * 6 * 8_030_261_248 * 15.6e12 / (989e12 * 0.4 * 3600))
 
 
-def test_scenario_text_is_escaped_in_the_html(tmp_path):
+def test_scenario_text_is_escaped_in_the_html(tmp_path, small_workbooks):
     scenario = DEFAULT.model_copy(update={"name": "<script>alert(1)</script>", "description": "a & b"})
     page = output.write_outputs(scenario, tmp_path)["html"].read_text()
     assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
-def test_an_interrupted_run_leaves_the_old_files_and_no_partial_ones(tmp_path, monkeypatch):
+def test_an_interrupted_run_leaves_the_old_files_and_no_partial_ones(tmp_path, monkeypatch, small_workbooks):
     old = output.write_outputs(DEFAULT, tmp_path)
     before = {suffix: path.read_bytes() for suffix, path in old.items()}
 
@@ -70,7 +73,7 @@ def test_an_interrupted_run_leaves_the_old_files_and_no_partial_ones(tmp_path, m
     assert {suffix: path.read_bytes() for suffix, path in old.items()} == before
 
 
-def test_outputs_are_renamed_from_temporary_names(tmp_path, monkeypatch):
+def test_outputs_are_renamed_from_temporary_names(tmp_path, monkeypatch, small_workbooks):
     renames = []
     real_replace = output.os.replace
     monkeypatch.setattr(output.os, "replace", lambda a, b: (renames.append((Path(a).name, Path(b).name)),
@@ -80,7 +83,7 @@ def test_outputs_are_renamed_from_temporary_names(tmp_path, monkeypatch):
     assert all(a.startswith(".default.") and a.endswith(".part") for a, _ in renames)
 
 
-def test_a_rename_failing_midway_puts_the_previous_set_back(tmp_path, monkeypatch):
+def test_a_rename_failing_midway_puts_the_previous_set_back(tmp_path, monkeypatch, small_workbooks):
     old = output.write_outputs(DEFAULT, tmp_path)
     before = {path.name: path.read_bytes() for path in old.values()}
     fail_on_third_rename(monkeypatch)
@@ -91,7 +94,7 @@ def test_a_rename_failing_midway_puts_the_previous_set_back(tmp_path, monkeypatc
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before  # no .part or .old left
 
 
-def test_a_rename_failing_midway_on_a_first_run_removes_the_new_files(tmp_path, monkeypatch):
+def test_a_rename_failing_midway_on_a_first_run_removes_the_new_files(tmp_path, monkeypatch, small_workbooks):
     fail_on_third_rename(monkeypatch)
     with pytest.raises(output.OutputError) as error:
         output.write_outputs(DEFAULT, tmp_path)
@@ -111,7 +114,7 @@ def fail_on_third_rename(monkeypatch) -> None:
     monkeypatch.setattr(output.os, "replace", replace)
 
 
-def test_a_file_the_system_will_not_replace_leaves_the_previous_set_and_exits_2(tmp_path):
+def test_a_file_the_system_will_not_replace_leaves_the_previous_set_and_exits_2(tmp_path, small_workbooks):
     """A real failure midway: an immutable default.json (root only, on file systems with chattr +i)."""
     old = output.write_outputs(DEFAULT, tmp_path)
     before = {path.name: path.read_bytes() for path in old.values()}
@@ -129,7 +132,7 @@ def test_a_file_the_system_will_not_replace_leaves_the_previous_set_and_exits_2(
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
 
 
-SLOW_WRITER = """
+SLOW_WRITER = SMALL_WORKBOOK + """
 import sys, time
 from planner import output, recalc
 from planner.scenario import DEFAULT
@@ -150,7 +153,7 @@ def start_slow_writer(out_dir: Path) -> subprocess.Popen:
     return writer
 
 
-def test_sigterm_removes_the_temporary_files_as_ctrl_c_does(tmp_path):
+def test_sigterm_removes_the_temporary_files_as_ctrl_c_does(tmp_path, small_workbooks):
     old = output.write_outputs(DEFAULT, tmp_path)
     before = {path.name: path.read_bytes() for path in old.values()}
     writer = start_slow_writer(tmp_path)
@@ -160,7 +163,7 @@ def test_sigterm_removes_the_temporary_files_as_ctrl_c_does(tmp_path):
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
 
 
-def test_the_next_run_removes_parts_a_killed_run_left_and_keeps_a_running_writers(tmp_path):
+def test_the_next_run_removes_parts_a_killed_run_left_and_keeps_a_running_writers(tmp_path, small_workbooks):
     writer = start_slow_writer(tmp_path)
     writer.kill()
     writer.wait(timeout=30)
@@ -178,7 +181,7 @@ def _write_described(out_dir: Path, i: int) -> None:
 
 
 @pytest.mark.long
-def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path):
+def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path, small_workbooks):
     runs = [multiprocessing.get_context("fork").Process(target=_write_described, args=(tmp_path, i))
             for i in range(8)]
     for run in runs:
@@ -187,21 +190,19 @@ def test_eight_simultaneous_runs_into_one_folder_leave_one_complete_set(tmp_path
         run.join(timeout=120)
     assert [run.exitcode for run in runs] == [0] * 8
     assert sorted(p.name for p in tmp_path.iterdir()) == ["default.html", "default.json", "default.xlsx"]
-    assert json.loads((tmp_path / "default.json").read_text())["scenario"]["description"].startswith("run ")
-    assert zipfile.ZipFile(tmp_path / "default.xlsx").testzip() is None
-    assert (tmp_path / "default.html").read_text().rstrip().endswith("</html>")
+    description = json.loads((tmp_path / "default.json").read_text())["scenario"]["description"]
+    assert description.startswith("run ")  # and all three files that one run's
+    assert (tmp_path / "default.xlsx").read_text() == f"the workbook of default: {description}\n"
+    page = (tmp_path / "default.html").read_text()
+    assert description in page and page.rstrip().endswith("</html>")
 
 
 @pytest.mark.spreadsheet
 @pytest.mark.usefixtures("libreoffice")
-def test_verify_passes_on_examples_and_fails_on_a_tampered_formula(tmp_path):
-    """Every example is recalculated in test_workbook_recalc.py; here the command line, on two of them, with the
-    LibreOffice it starts itself."""
-    paths = []
-    for example in EXAMPLES[:2]:
-        result = CliRunner().invoke(main, ["run", str(example), "-o", str(tmp_path)])
-        assert result.exit_code == 0, result.output
-        paths.append(tmp_path / (Path(result.output.splitlines()[0]).name))
+def test_verify_passes_on_examples_and_fails_on_a_tampered_formula(example_files, tmp_path):
+    """Every example is recalculated in test_workbook_recalc.py; here the command line, on two of them (as `planner
+    run` wrote them, conftest), with the LibreOffice it starts itself."""
+    paths = [example_files(example)["xlsx"] for example in EXAMPLES[:2]]
     tampered = tmp_path / "tampered.xlsx"
     _replace_in_sheet(paths[0], tampered, "Memory", "optimizer_bytes_per_param*", "10*")
     result = CliRunner().invoke(main, ["verify", *map(str, paths), str(tampered)])
@@ -231,8 +232,8 @@ def _replace_in_sheet(source: Path, target: Path, sheet: str, old: str, new: str
 
 @pytest.mark.spreadsheet
 @pytest.mark.usefixtures("libreoffice")
-def test_verify_reports_each_bad_file_on_its_own_and_still_checks_the_good_one(tmp_path):
-    good = output.write_outputs(DEFAULT, tmp_path)["xlsx"]
+def test_verify_reports_each_bad_file_on_its_own_and_still_checks_the_good_one(default_workbook, tmp_path):
+    good = default_workbook
     text, empty, truncated = tmp_path / "text.xlsx", tmp_path / "empty.xlsx", tmp_path / "truncated.xlsx"
     text.write_text("name: not a workbook\n")
     empty.write_bytes(b"")
@@ -260,8 +261,8 @@ def test_verify_reports_each_bad_file_on_its_own_and_still_checks_the_good_one(t
     ]
 
 
-def test_verify_without_libreoffice_exits_2_with_the_install_hint(tmp_path, monkeypatch):
-    good = output.write_outputs(DEFAULT, tmp_path)["xlsx"]
+def test_verify_without_libreoffice_exits_2_with_the_install_hint(default_workbook, monkeypatch):
+    good = default_workbook
     monkeypatch.setattr(recalc, "find_soffice", lambda: None)
     result = CliRunner().invoke(main, ["verify", str(good)])
     assert result.exit_code == 2
@@ -270,7 +271,7 @@ def test_verify_without_libreoffice_exits_2_with_the_install_hint(tmp_path, monk
 
 
 # A kill at any step -------------------------------------------------------------------------------------------
-STOPPED_WRITER = """
+STOPPED_WRITER = SMALL_WORKBOOK + """
 import os, signal, sys
 from planner import output
 from planner.scenario import DEFAULT
@@ -295,6 +296,7 @@ output.write_outputs(DEFAULT.model_copy(update={"description": "the new set"}), 
 def steps_of(tmp_path: Path, monkeypatch, failing: bool) -> list[str]:
     """The steps of a write over a previous set, recorded in this process: 12 (3 parts, 3 backups, the journal,
     3 renames, backups and journal removed), or, when the third rename fails, the undo's."""
+    monkeypatch.setattr(output, "build", small_workbook)
     output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), tmp_path)
     steps: list[str] = []
     monkeypatch.setattr(output, "STEP_HOOK", steps.append)
@@ -309,7 +311,7 @@ def set_in(folder: Path, slug: str = "default") -> set[str]:
     """Which set each of the three files belongs to: "old", "new" (read from the description each holds)."""
     texts = [json.loads((folder / f"{slug}.json").read_text())["scenario"]["description"],
              (folder / f"{slug}.html").read_text(),
-             zipfile.ZipFile(folder / f"{slug}.xlsx").read("xl/sharedStrings.xml").decode()]
+             (folder / f"{slug}.xlsx").read_text()]  # the line in place of its workbook
     return {("new" if "the new set" in t else "old" if "the old set" in t else "?") for t in texts}
 
 
@@ -328,7 +330,9 @@ def test_the_steps_of_a_write_are_these(tmp_path, monkeypatch):
 def old_set(tmp_path_factory) -> Path:
     """The set a killed writer was replacing, written once and copied into each test's folder."""
     folder = tmp_path_factory.mktemp("old-set")
-    output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), folder)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(output, "build", small_workbook)
+        output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), folder)
     return folder
 
 
@@ -337,7 +341,7 @@ def old_set(tmp_path_factory) -> Path:
                          ids=lambda v: str(v))
 @pytest.mark.long
 def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_run(old_set, tmp_path, failing, stop,
-                                                                                    capsys):
+                                                                                    capsys, small_workbooks):
     """SIGKILL after step `stop`: before the journal is complete the previous set stands; from the journal on the
     new one, once the next writer (of another scenario, into the same folder) has finished it; from the undo
     marker on, the previous one again. The next writer leaves no part, backup, journal or marker behind, and says
@@ -369,7 +373,7 @@ def test_a_writer_killed_after_any_step_leaves_one_set_once_the_next_writer_has_
         "default.html", "default.json", "default.xlsx", "other.html", "other.json", "other.xlsx"]
 
 
-def test_a_journal_whose_names_leave_the_folder_is_not_followed(tmp_path):
+def test_a_journal_whose_names_leave_the_folder_is_not_followed(tmp_path, small_workbooks):
     victim = tmp_path / "victim.txt"
     victim.write_text("keep")
     out = tmp_path / "out"
@@ -427,8 +431,11 @@ def special(kind: str, path: Path) -> Path:
                          "nothing or a regular file; move or remove the link"),
     ("the workbook", "{t}: the run reads this file: an output never replaces an input; write elsewhere (-o)"),
 ])
-def test_import_refuses_a_target_that_is_not_a_regular_file_or_is_the_workbook(tmp_path, kind, expected):
-    workbook = output.write_outputs(DEFAULT, tmp_path / "wb")["xlsx"]
+def test_import_refuses_a_target_that_is_not_a_regular_file_or_is_the_workbook(default_workbook, tmp_path, kind,
+                                                                               expected):
+    workbook = tmp_path / "wb" / "default.xlsx"  # a copy: the test compares the whole folder before and after
+    workbook.parent.mkdir()
+    shutil.copy(default_workbook, workbook)
     target = workbook if kind == "the workbook" else special(kind, tmp_path / "plan.yaml")
     before = {p: (os.lstat(p).st_mode, p.read_bytes() if p.is_file() and not p.is_symlink() else None)
               for p in tmp_path.rglob("*") if not p.is_char_device()}
@@ -488,7 +495,7 @@ def test_run_refuses_outputs_that_would_replace_a_benchmark_log(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml", "x.json"]
 
 
-def test_a_previous_file_that_cannot_be_kept_leaves_everything_as_it_was(tmp_path, monkeypatch):
+def test_a_previous_file_that_cannot_be_kept_leaves_everything_as_it_was(tmp_path, monkeypatch, small_workbooks):
     old = output.write_outputs(DEFAULT, tmp_path)
     before = {path.name: path.read_bytes() for path in old.values()}
 

@@ -19,14 +19,16 @@ import pytest
 from planner import output
 from planner.scenario import DEFAULT
 from tests.conftest import ROOT
+from tests.helpers import SMALL_WORKBOOK
 
 CHECKOUT = {**os.environ, "PYTHONPATH": str(ROOT)}  # a subprocess runs this checkout, not another installed one
 GONE_S = 10.0  # a hang guard: a worker that outlives its parent by this much has not noticed it went (before the
 # fix they went on for the whole of the 60 s below); benchmarks/README.md has the measured time
 
-# The command line with every HTML summary taking a minute, so a signal finds it writing; SIGINT as a terminal's
-# Ctrl-C finds it (a test process may have been started with SIGINT ignored, which the planner respects).
-SLOW = """
+# The command line with every HTML summary taking a minute, so a signal finds it writing, and a line in place of
+# each workbook (helpers.small_workbook: the steps are the same); SIGINT as a terminal's Ctrl-C finds it (a test
+# process may have been started with SIGINT ignored, which the planner respects).
+SLOW = SMALL_WORKBOOK + """
 import signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)
 from planner import output
@@ -38,6 +40,7 @@ output.render_html = slow_html
 from planner.cli import main
 main(sys.argv[1:], prog_name="planner")
 """
+
 
 
 def start(args: list[str], *, session: bool = False) -> subprocess.Popen:
@@ -55,7 +58,7 @@ STOPPED = ("planner: stopped by {name}: the files written before are complete, n
 
 @pytest.mark.parametrize("signum, name", [(signal.SIGINT, "Ctrl-C (SIGINT)"), (signal.SIGTERM, "SIGTERM")],
                          ids=["SIGINT", "SIGTERM"])
-def test_a_run_stopped_while_writing_exits_128_plus_the_signal_with_one_line(tmp_path, signum, name):
+def test_a_run_stopped_while_writing_exits_128_plus_the_signal_with_one_line(tmp_path, signum, name, small_workbooks):
     out = tmp_path / "out"
     output.write_outputs(DEFAULT, out)
     before = contents(out)
@@ -82,7 +85,8 @@ main(sys.argv[1:], prog_name="planner")
 """
 
 
-def test_sigterm_inside_the_workbooks_zip_is_one_line_not_seek_of_closed_file(tmp_path):
+def test_sigterm_inside_the_workbooks_zip_is_one_line_not_seek_of_closed_file(tmp_path, small_workbooks):
+    """A real workbook's zip, stopped; the previous set it replaces is a small one."""
     out = tmp_path / "out"
     output.write_outputs(DEFAULT, out)
     before = contents(out)
@@ -93,7 +97,7 @@ def test_sigterm_inside_the_workbooks_zip_is_one_line_not_seek_of_closed_file(tm
     assert contents(out) == before
 
 
-KILLED_AT_SECOND_RENAME = """
+KILLED_AT_SECOND_RENAME = SMALL_WORKBOOK + """
 import os, signal, sys
 from planner import output
 from planner.scenario import DEFAULT
@@ -105,7 +109,14 @@ output.write_outputs(DEFAULT.model_copy(update={"description": "the new set"}), 
 """
 
 
-def test_after_sigkill_the_next_command_finishes_the_set_and_says_so_in_one_line(tmp_path):
+COMMAND_LINE = SMALL_WORKBOOK + """
+import sys
+from planner.cli import main
+main(sys.argv[1:], prog_name="planner")
+"""  # `planner ARGS`, writing a line in place of each workbook
+
+
+def test_after_sigkill_the_next_command_finishes_the_set_and_says_so_in_one_line(tmp_path, small_workbooks):
     out = tmp_path / "out"
     output.write_outputs(DEFAULT.model_copy(update={"description": "the old set"}), out)
     killed = subprocess.run([sys.executable, "-c", KILLED_AT_SECOND_RENAME, str(out)], env=CHECKOUT, timeout=120)
@@ -113,8 +124,8 @@ def test_after_sigkill_the_next_command_finishes_the_set_and_says_so_in_one_line
     assert json.loads((out / "default.json").read_text())["scenario"]["description"] == "the old set"  # a mix
     scenario = tmp_path / "other.yaml"
     scenario.write_text("name: other\n")
-    run = subprocess.run([sys.executable, "-m", "planner", "run", str(scenario), "-o", str(out)], capture_output=True,
-                         text=True, env=CHECKOUT, timeout=120)
+    run = subprocess.run([sys.executable, "-c", COMMAND_LINE, "run", str(scenario), "-o", str(out)],
+                         capture_output=True, text=True, env=CHECKOUT, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stderr == (f"planner: {out}: a run killed while replacing default.xlsx, default.html, default.json "
                           f"left that write unfinished: finished now, its new set is in place\n")
@@ -155,7 +166,7 @@ def wait_gone(pids: list[int]) -> list[int]:
 
 
 @pytest.fixture
-def batch_folder(tmp_path) -> tuple[Path, Path, dict[str, bytes]]:
+def batch_folder(tmp_path, small_workbooks) -> tuple[Path, Path, dict[str, bytes]]:
     """Four scenarios, and an output folder holding the first one's previous set."""
     for name in "abcd":
         (tmp_path / f"{name}.yaml").write_text(f"name: {name}\n")
