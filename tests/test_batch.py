@@ -1,5 +1,7 @@
 """`planner batch`: files, folders and sweeps; a broken scenario among good ones; index.html and summary.xlsx read
-back; the same batch twice gives the same files."""
+back; the same batch twice gives the same files. A batch of a few examples writes real workbooks (every example's are
+written once, by conftest's example_files); sweeps of many variants write a line in place of each workbook
+(conftest's small_workbooks), their summary and index being what they test."""
 
 from __future__ import annotations
 
@@ -30,14 +32,20 @@ def summary_rows(out_dir: Path) -> dict[str, dict]:
     return {row[0]: dict(zip(rows[0], row)) for row in rows[1:]}
 
 
-NAMED = 2  # the named scenarios of examples/ (low and high of scenarios-1), written beside their base
+# A few examples in a folder: the summary's and index's rows below, benchmark logs read beside their scenario,
+# named scenarios written beside their base
+BATCHED = [ROOT / "examples" / f"{stem}.yaml" for stem in (
+    "default", "goodput-2-benchmark-logs", "hours-1-405b", "memory-1-8b-ddp", "scenarios-1-70b-base-low-high")]
+NAMED = 2  # the named scenarios among them (low and high of scenarios-1), written beside their base
 
 
 @pytest.fixture(scope="session")
 def examples_batch(tmp_path_factory):
-    """Every example, plus a broken scenario in the middle, written with two processes."""
+    """A folder of a few examples, plus a broken scenario in the middle, written with two processes."""
     folder = tmp_path_factory.mktemp("scenarios") / "examples"
-    shutil.copytree(EXAMPLES[0].parent, folder)  # with the benchmark logs the goodput example reads
+    shutil.copytree(ROOT / "examples" / "goodput-logs", folder / "goodput-logs")  # what the goodput example reads
+    for example in BATCHED:
+        shutil.copy(example, folder / example.name)
     (folder / "hours-0-broken.yaml").write_text("name: broken\nhours: {mfu: 1.5}\n")
     out = tmp_path_factory.mktemp("out")
     result = CliRunner().invoke(main, ["batch", str(folder), "-o", str(out), "-j", "2", "--date", "2026-01-01"])
@@ -51,9 +59,9 @@ def test_a_broken_scenario_is_reported_and_the_rest_go_on(examples_batch):
     assert result.exit_code == 1
     assert f"FAILED {folder / 'hours-0-broken.yaml'}: {folder / 'hours-0-broken.yaml'}:2: hours.mfu: value 1.5" \
         in result.output
-    written = len(EXAMPLES) + NAMED  # each file, and each named scenario beside its base
+    written = len(BATCHED) + NAMED  # each file, and each named scenario beside its base
     assert f"{written} of {written + 1} scenarios written" in result.output
-    for example in EXAMPLES:
+    for example in BATCHED:
         slug = load_scenario(example).slug
         assert all((out / f"{slug}.{suffix}").stat().st_size > 0 for suffix in ("xlsx", "html", "json"))
     assert (out / "70b-plan-base-low-high-low.xlsx").exists() and (out / "70b-plan-base-low-high-high.xlsx").exists()
@@ -79,7 +87,7 @@ def test_the_summary_lists_the_right_numbers(examples_batch):
 def test_the_index_lists_every_scenario_links_and_failures(examples_batch):
     _, out, _ = examples_batch
     page = (out / "index.html").read_text()
-    assert f"{len(EXAMPLES) + NAMED + 1} scenarios, <strong class=\"error\">1 failed</strong>" in page
+    assert f"{len(BATCHED) + NAMED + 1} scenarios, <strong class=\"error\">1 failed</strong>" in page
     assert 'href="memory-1-8b-ddp-on-8-gpus.xlsx"' in page
     assert "165.0" in page  # the DDP scenario's 164.99 GB, as the HTML shows GB
     assert "hours.mfu: value 1.5 is not allowed" in page
@@ -91,10 +99,10 @@ def test_the_same_batch_twice_gives_the_same_files(tmp_path):
     firsts = []
     for run in ("a", "b"):
         out = tmp_path / run
-        run_batch([str(p) for p in EXAMPLES[:3]], out, jobs=2, date=dt.date(2026, 1, 1), progress=False)
+        run_batch([str(p) for p in EXAMPLES[:2]], out, jobs=2, date=dt.date(2026, 1, 1), progress=False)
         firsts.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert firsts[0] == firsts[1]
-    assert len(firsts[0]) == 3 * 3 + 2
+    assert len(firsts[0]) == 2 * 3 + 2
 
 
 def test_a_sweep_expands_to_its_cartesian_product_named_after_its_values(tmp_path):
@@ -122,7 +130,7 @@ def test_run_on_a_sweep_writes_the_base_and_says_how_many_variants(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["s.html", "s.json", "s.xlsx"]
 
 
-def test_same_names_get_their_own_files(tmp_path):
+def test_same_names_get_their_own_files(tmp_path, small_workbooks):
     for name in ("a", "b"):
         (tmp_path / f"{name}.yaml").write_text("name: same\n")
     outcomes = run_batch([str(tmp_path / "*.yaml")], tmp_path / "out", jobs=1, progress=False)
@@ -137,7 +145,7 @@ def test_a_path_that_names_nothing_is_a_failure(tmp_path):
 
 
 @pytest.mark.long
-def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path):
+def test_a_large_sweep_finishes_and_its_summary_matches_the_engine(tmp_path, small_workbooks):
     path = tmp_path / "large.yaml"
     gpus = ", ".join(str(8 * k) for k in (1, 5, 10, 15, 20, 25))  # 48 variants (200 took half the fast tier)
     path.write_text(f"name: L\nsweep:\n  memory.gpus: [{gpus}]\n  memory.strategy: [ddp, zero1, zero2, zero3]\n"
@@ -231,7 +239,8 @@ def test_a_batch_that_would_replace_one_of_its_scenarios_or_logs_writes_nothing(
 
 
 @pytest.mark.long
-def test_slugs_that_collide_with_the_batchs_own_files_or_each_other_are_renamed_and_said(tmp_path):
+def test_slugs_that_collide_with_the_batchs_own_files_or_each_other_are_renamed_and_said(tmp_path,
+                                                                                          small_workbooks):
     for file, name in (("a", "index"), ("b", "summary"), ("c", "Summary!"), ("d", "other")):
         (tmp_path / f"{file}.yaml").write_text(f"name: {name}\n")
     out = tmp_path / "out"
@@ -264,7 +273,7 @@ def test_a_batch_of_more_scenarios_than_its_summary_holds_is_refused_before_writ
 
 
 @pytest.mark.long
-def test_the_sweep_example_writes_one_set_per_variant_named_after_its_values(tmp_path):
+def test_the_sweep_example_writes_one_set_per_variant_named_after_its_values(tmp_path, small_workbooks):
     """examples/sweeps/: three MFUs × three prices give nine scenarios, each file named after the scenario's name
     and its values; one cost by hand: 6·Ψ·T / (989e12 · 0.5 · 3600) GPU-hours at $2.50."""
     outcomes = run_batch([str(ROOT / "examples" / "sweeps")], tmp_path / "out", jobs=1, progress=False)
