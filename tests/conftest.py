@@ -111,6 +111,14 @@ def default_workbook(example_files) -> Path:
     return example_files(DEFAULT_EXAMPLE)["xlsx"]
 
 
+@pytest.fixture(scope="session")
+def default_formulas(default_workbook):
+    """The default workbook's formulas and defined names as openpyxl reads them (tests/wrong_inputs.py)."""
+    from tests.wrong_inputs import Formulas
+
+    return Formulas.read(default_workbook)
+
+
 @pytest.fixture
 def small_workbooks(monkeypatch):
     """write_outputs writes a line in place of each workbook (helpers.small_workbook), through the same steps: for

@@ -1,7 +1,7 @@
 """The workbook recalculated from scratch in LibreOffice Calc (and, for every example and the input changes, in
 Gnumeric) equals the engine in every formula cell (relative 1e-9), for every example, after input changes (dropdowns
-and Catalog edits included), and for random valid scenarios; blank, zero, text or out-of-range inputs turn the checks
-FALSE and the Cover red. Each comparison is `planner verify`'s (planner/audit.py); a canary proves each recalculation
+and Catalog edits included), and for random valid scenarios; blank, zero, text or out-of-range inputs (one of each
+kind; test_guards.py carries it to every input) turn the checks FALSE and the Cover red. Each comparison is `planner verify`'s (planner/audit.py); a canary proves each recalculation
 happened (planner/recalc.py)."""
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ import re
 import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from openpyxl.formula.tokenizer import Tokenizer
 
 from planner import audit, recalc, shipped as catalog, xlsx
 from planner.audit import same
 from planner.engine import compute
-from planner.scenario import ScenarioError, parse_scenario
-from planner.workbook import build, general_inputs, input_sections
+from planner.scenario import parse_scenario
+from planner.workbook import build
 from planner.workbook.cover import NOT_AVAILABLE
-from planner.workbook.inputs import TYPED_IN
-from planner.workbook.kit import ok_name
 from tests.conftest import EXAMPLES, ROOT
 from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, scenario_with, set_cells,
                            sheet_cell)
+from tests.wrong_inputs import POOL, check_name, every_input, shared_copies, wrong_cases
 
 pytestmark = pytest.mark.spreadsheet
 
@@ -153,186 +151,54 @@ def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, def
 
 
 # Blank, zero, text and out-of-range inputs ----------------------------------------------------------------------------
-def every_input(scenario) -> list:
-    return [i for i, _ in general_inputs(scenario) if hasattr(i, "allowed")] + [
-        i for _, items in input_sections(scenario) for i in items]
-
-
-def wrong_values(spec) -> list:
-    """What finance can leave in an input despite its validation (pasting skips it): blank, text, 0 where 0 is not
-    allowed, −1, a number just above the limit; for TRUE/FALSE, a number that is neither; for a name, a number and
-    65 characters; for a choice, 0, −1 and an unknown id (a fraction where a number may stand in for an id). An input
-    that may be left blank (its declaration says so) is not given a blank."""
-    found = _wrong_values(spec)
-    return [v for v in found if v is not None] if spec.typed_allowed.optional else found
-
-
-def _wrong_values(spec) -> list:
-    allowed = spec.typed_allowed
-    if allowed.type == "bool":
-        return [None, "text", 2]  # 0 is FALSE in a spreadsheet without a logical type
-    if allowed.type == "text":
-        return [None, 0, "x" * 65]  # a name: any text of 1 to 64 characters is allowed
-    if allowed.choices:
-        return [None, 0, -1, "no-such-id"] if allowed.type == "choice" else [None, -1, 2.5, "no-such-id"]
-    return [None, "text"] + ([0] if allowed.minimum is None or allowed.minimum > 0 else []) + [-1] + (
-        [above_limit(spec)] if allowed.maximum is not None else [])
-
-
-def above_limit(spec):
-    """A number just above the input's limit, in the unit it is typed in."""
-    allowed = spec.typed_allowed
-    above = allowed.maximum * 1.001 + (1 if allowed.type == "whole" else 0)
-    return round(above) if allowed.type == "whole" else above
-
-
-def _cells(known: dict, sheet: str, ref: str) -> list[tuple[str, str]]:
-    """The cells of a range that hold a formula or an input (`known`: sheet → {(column, row): A1})."""
-    first, _, last = ref.replace("$", "").partition(":")
-    (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last or first)
-    if (c2 - c1 + 1) * (r2 - r1 + 1) <= len(known.get(sheet, ())):
-        cells = ((c, r) for c in range(c1, c2 + 1) for r in range(r1, r2 + 1))
-        return [(sheet, known[sheet][cell]) for cell in cells if cell in known.get(sheet, {})]
-    return [(sheet, a1) for (c, r), a1 in known.get(sheet, {}).items() if c1 <= c <= c2 and r1 <= r <= r2]
-
-
-def references(book) -> dict:
-    """Each formula cell of a generated Book → the names and ranges its formula reads, as openpyxl's tokenizer
-    reads them (tokenized once: downstream and aggregates both walk them)."""
-    return {key: [token.value for token in Tokenizer(text).items
-                  if token.type == "OPERAND" and token.subtype == "RANGE"] for key, text in book.texts.items()}
-
-
-def downstream(book, refs: dict, starts, aggregates: set) -> dict:
-    """Each start cell → every formula cell that reads it, directly or through others, in a generated Book:
-    through defined names and A1 references (`refs`, from references; a range counts as reading each of its cells),
-    not through the `aggregates`, the cells that AND every check together."""
-    known: dict = {}
-    for sheet, ref in [*book.texts, *starts]:
-        known.setdefault(sheet, {})[xlsx.split(ref)] = ref
-    readers: dict = {}
-    for (sheet, ref), ranges in refs.items():
-        for token in ranges:
-            target = book.names.get(token) or (sheet, token)
-            for cell in _cells(known, *target):
-                readers.setdefault(cell, set()).add((sheet, ref))
-    reached = {}
-    for start in starts:
-        found, todo = set(), [start]
-        while todo:
-            for reader in readers.get(todo.pop(), ()):
-                if reader not in found and reader not in aggregates:
-                    found.add(reader)
-                    todo.append(reader)
-        reached[start] = found
-    return reached
-
-
-def aggregates(book, refs: dict) -> set:
-    """The cells that read every check (the master check, the count of failing checks, the first that fails; the
-    sets of checks that guard results are not checks of their own) or every input's Changed flag (the Sensitivity's
-    snapshot is stale after any edit, one or several: FALSE either way, like the master check)."""
-    checks = {ref for sheet, ref in book.texts if sheet == "Checks"} - {book.names[name][1] for name in book.groups}
-    found = {key for key, ranges in refs.items() if "inputs_changed" in ranges}
-    for (sheet, ref), ranges in refs.items():
-        for token in ranges:
-            target_sheet, target = book.names.get(token) or (sheet, token)
-            first, _, last = target.replace("$", "").partition(":")
-            if target_sheet == "Checks" and last:
-                (c1, r1), (c2, r2) = xlsx.split(first), xlsx.split(last)
-                covered = sum(1 for cell in checks if c1 <= xlsx.split(cell)[0] <= c2
-                              and r1 <= xlsx.split(cell)[1] <= r2)
-                if covered > len(checks) / 2:
-                    found.add((sheet, ref))
-    return found
-
-
-def shared_copies(book, specs) -> list[dict]:
-    """Every input's wrong values, typed into as few copies as they fit: a copy holds one wrong value of each of
-    several inputs whose downstream cells are disjoint, so that no formula reads two of them and every cell
-    recalculates as in the copy with that input's edit alone (the cells that read every check aside: the master
-    check is FALSE and the Cover red either way). Returns each copy's {input cell's name: value}."""
-    refs = references(book)
-    cones = downstream(book, refs, [book.names[spec.typed_name] for spec in specs], aggregates(book, refs))
-    bins: list[tuple[set, list]] = []  # (the cells the bin's inputs reach, its inputs)
-    for spec in specs:
-        reach = cones[book.names[spec.typed_name]] | {book.names[spec.typed_name]}
-        for cells, members in bins:
-            if not cells & reach:
-                cells |= reach
-                members.append(spec)
-                break
-        else:
-            bins.append((set(reach), [spec]))
-    copies = []
-    for _, members in bins:
-        values = {spec.typed_name: wrong_values(spec) for spec in members}
-        for k in range(max(len(v) for v in values.values())):
-            copies.append({name: wrong[k] for name, wrong in values.items() if k < len(wrong)})
-    return copies
-
-
-def test_the_wrong_values_share_copies_only_where_no_formula_reads_two_of_them(wrong_copies):
-    """The packing below, checked: each input's every wrong value is typed into exactly one copy, and the inputs
-    of a copy reach disjoint cells (the memory total reads the GPUs and the strategy: never in one copy)."""
-    specs = every_input(scenario_with())
-    typed = sorted((name, repr(value)) for copy in wrong_copies for name, value in copy.items())
-    assert typed == sorted((spec.typed_name, repr(value)) for spec in specs for value in wrong_values(spec))
-    assert not any({"memory_gpus", "memory_strategy"} <= set(copy) for copy in wrong_copies)
-    assert len(wrong_copies) < len(typed) * 0.75  # some inputs share: the plan's total (Budget, Cost, the tornado)
-    # reads 56 of the 87 inputs (training, serving, the fleet, the calendar and the paths): those never share a copy
-
-
 WRONG_PARTS = 4  # the copies below, dealt into four tests per application: pytest-xdist spreads them over its workers
+KEY_RESULT = re.compile(rf'=IFERROR\(IF\(([a-z0-9_]+)="","{NOT_AVAILABLE}",\1\),"{NOT_AVAILABLE}"\)')  # the Cover's
 
 
 @pytest.fixture(scope="session")
-def wrong_copies(default_book) -> list[dict]:
-    _, book = default_book
-    return shared_copies(book, every_input(scenario_with()))
+def wrong_copies(default_formulas) -> list[dict]:
+    """One input of each kind typed wrong, and the serving pool's (wrong_inputs.wrong_cases), packed into copies
+    where no formula reads two of them (test_guards.py checks the packing)."""
+    return shared_copies(default_formulas, wrong_cases(default_formulas, scenario_with()))
 
 
 @pytest.mark.parametrize("part", range(WRONG_PARTS))
 @pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
 def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_cover_red(
-        app, part, default_book, wrong_copies, request, tmp_path):
-    """Every input, pressed Delete on or pasted over (pasting skips validation) with 0, text, −1, a number just
-    above its limit or an unknown id: its check, the master check and the Cover say so; no sheet shows an error
-    value; every Cover key result that depends on the input says "n/a" (no plausible number). The scenario
-    validator refuses the same out-of-range value. Inputs that no formula reads together share a copy
-    (shared_copies), in LibreOffice and in Gnumeric; every WRONG_PARTS-th copy from `part` on in each test."""
+        app, part, default_workbook, default_formulas, wrong_copies, request, tmp_path):
+    """An input of each kind (wrong_inputs.kind_of), pressed Delete on or pasted over (pasting skips validation)
+    with 0, text, −1, a number just above its limit or an unknown id: its check, the master check and the Cover say
+    so; no sheet shows an error value; every Cover key result whose formula its check guards says "n/a" (no
+    plausible number). test_guards.py shows, on the workbook, that every input's check guards every formula the
+    input reaches, so these kinds stand for every input. Inputs that no formula reads together share a copy, in
+    LibreOffice and in Gnumeric; every WRONG_PARTS-th copy from `part` on in each test."""
     spreadsheet = request.getfixturevalue(app)
-    original, book = default_book
-    specs = every_input(scenario_with())
-    for spec in specs:
-        if spec.typed_allowed.maximum is not None:
-            scale = TYPED_IN[spec.kind][1] if spec.kind in TYPED_IN else None
-            with pytest.raises(ScenarioError):
-                scenario_with(**{spec.path: round(above_limit(spec) * scale) if scale else above_limit(spec)})
+    formulas = default_formulas
     cases = wrong_copies[part::WRONG_PARTS]
     assert cases
     copies = []
     for i, edits in enumerate(cases):
         copies.append(tmp_path / f"wrong-{i}.xlsx")
-        set_cells(original, copies[-1], edits)
-    by_cell = {spec.typed_name: spec for spec in specs}
-    checks, cover = book.sheets["Checks"], book.sheets["Cover"]
-    key_results = {sheet_cell(cover, f"key_{name}"): name for name in book.headline if f"key_{name}" in cover.places}
+        set_cells(default_workbook, copies[-1], edits)
+    specs = {spec.typed_name: spec for spec in every_input(scenario_with())}
+    key_results = {key: match[1] for key, text in formulas.texts.items()
+                   if key[0] == "Cover" and (match := KEY_RESULT.fullmatch(text))}
+    assert len(key_results) > 10
+    [master] = [key for key, tokens in formulas.tokens.items() if key[0] == "Cover" and "checks_all_pass" in tokens]
     for edits, values in zip(cases, spreadsheet.recalculate(copies)):
         assert isinstance(values, dict), (edits, values)
         errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
         assert errors == [], (edits, errors[:5])
         for typed_name, value in edits.items():
-            spec = by_cell[typed_name]
-            assert same(False, values[("Checks", sheet_cell(checks, f"input_{spec.name}"))]), (spec.name, value)
+            spec = specs[typed_name]
+            assert same(False, values[formulas.names[check_name(spec)]]), (spec.name, value)
             for cell, name in key_results.items():  # no plausible number from a failed input
-                if ok_name(spec.name) in book.needs_of_cell("Cover", cell):
-                    assert values[("Cover", cell)] == NOT_AVAILABLE, (spec.name, value, name, values[("Cover", cell)])
-            if spec.name in ("cluster_gpus", "cluster_inference_peak_gpus", "cluster_spare", "cluster_profile") \
-                    and value in (None, "text", "no-such-id"):  # nor the serving pool fitting
-                assert same(False, values[("Checks", sheet_cell(checks, "cluster_pool_fits"))]), (spec.name, value)
-        assert same(False, values[("Checks", sheet_cell(checks, "all"))]), edits
-        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[("Cover", sheet_cell(cover, "master"))]), edits
+                if check_name(spec) in (formulas.guard(formulas.names[name]) or ()):
+                    assert values[cell] == NOT_AVAILABLE, (spec.name, value, name, values[cell])
+            if spec.name in POOL and value in (None, "text", "no-such-id"):  # nor the serving pool fitting
+                assert same(False, values[formulas.names["ok_cluster_pool_fits"]]), (spec.name, value)
+        assert same(False, values[formulas.names["checks_all_pass"]]), edits
+        assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[master]), edits
 
 
 def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_book, libreoffice, tmp_path):
