@@ -112,6 +112,15 @@ def default_workbook(example_files) -> Path:
 
 
 @pytest.fixture(scope="session")
+def default_book(default_workbook):
+    """The default workbook's Book (planner/workbook/kit.py), built without a file as the session's was written:
+    where each name points, each formula's text and cached value, each sheet's rows."""
+    from tests.helpers import build_in_memory, scenario_with
+
+    return build_in_memory(scenario_with(), like=default_workbook)
+
+
+@pytest.fixture(scope="session")
 def default_formulas(default_workbook):
     """The default workbook's formulas and defined names as openpyxl reads them (tests/wrong_inputs.py)."""
     from tests.wrong_inputs import Formulas

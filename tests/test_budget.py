@@ -10,7 +10,6 @@ import math
 import pytest
 
 from planner.engine import compute
-from planner.workbook import build
 from tests.helpers import build_in_memory, named, recalculated, refused, scenario_with, set_cells
 
 MONTH = 365.25 / 12  # 30.4375 days
@@ -99,10 +98,9 @@ def test_users_that_do_not_fit_leave_serving_figures_not_available():
 
 
 @pytest.mark.spreadsheet
-def test_the_sheet_recalculates_to_the_engine_after_edits(spreadsheet, tmp_path):
+def test_the_sheet_recalculates_to_the_engine_after_edits(spreadsheet, default_workbook, default_book, tmp_path):
     """The default workbook and a copy with the run's GPUs, the growth and standby edited, recalculated."""
-    original = tmp_path / "budget.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_workbook, default_book
     copy = tmp_path / "edited.xlsx"
     set_cells(original, copy, {"hours_gpus": 256, "budget_monthly_growth": 0.05, "budget_include_standby": True})
     keys = {"hours.gpus": 256, "budget.monthly_growth": 0.05, "budget.include_standby": True}

@@ -21,7 +21,6 @@ from planner.engine import cluster as engine
 from planner.engine import compute
 from planner.report import render_html
 from planner.scenario import ScenarioError, load_scenario
-from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import (address, build_in_memory, expected_book, named, recalculated, refused,
                            scenario_from_workbook, scenario_with, set_cells, sheet_cell)
@@ -160,11 +159,10 @@ def test_bad_cluster_input_exits_2_naming_file_line_and_key(tmp_path, text, expe
 
 
 # The workbook ------------------------------------------------------------------------------------------------------
-def test_cluster_formulas_use_named_constants_and_look_up_each_hour(tmp_path):
+def test_cluster_formulas_use_named_constants_and_look_up_each_hour(default_workbook):
     """No number in a Cluster formula but 0 and 1 (CEIL9 reads gpu_rounding_decimals), except each hour's row in
     the profile (hour h is row h + 1 of catalog_profile_fractions); every other column is one formula copied down."""
-    path = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(path))
+    path = default_workbook
     sheet = openpyxl.load_workbook(path)["Cluster"]
     shapes: dict[int, set] = {}
     for row in sheet.iter_rows():
@@ -185,13 +183,13 @@ def test_cluster_formulas_use_named_constants_and_look_up_each_hour(tmp_path):
 
 # The workbook, recalculated by LibreOffice and Gnumeric --------------------------------------------------------------
 @pytest.mark.spreadsheet
-def test_the_seeds_walkthrough_is_input_cell_changes_in_one_workbook(libreoffice, tmp_path):
+def test_the_seeds_walkthrough_is_input_cell_changes_in_one_workbook(libreoffice, default_workbook, default_book,
+                                                                    tmp_path):
     """The office assistant (the default cluster): separate pools and shared side by side (steps 1 and 2); then the
     profile dropdown to the global app (step 3), the spare share to 20 %, another profile and peak: every formula
     cell equals the engine on the changed scenario, and the headline numbers are the hand-worked ones."""
     assert scenario_with().cluster == load_scenario(OFFICE).cluster
-    original = tmp_path / "office.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_workbook, default_book
     changes = [({"cluster_profile": "global-app"}, {"cluster.profile": "global-app"}),
                ({"cluster_spare": 0.2}, {"cluster.spare": 0.2}),
                ({"cluster_profile": "consumer-evening", "cluster_inference_peak_gpus": 300, "cluster_gpus": 512},
@@ -221,12 +219,12 @@ POOLS = [(peak, spare, 2500, pool) for peak, pools in [
 
 
 @pytest.mark.spreadsheet
-def test_the_pool_rounds_alike_in_the_engine_and_both_spreadsheets(spreadsheet, tmp_path):
+def test_the_pool_rounds_alike_in_the_engine_and_both_spreadsheets(spreadsheet, default_workbook, default_book,
+                                                                   tmp_path):
     """Every allowed spare rounds the serving pool to the same whole GPUs in the engine, LibreOffice and Gnumeric:
     0, 1e-12 (the draw that once failed CI: 2168 · (1 + 1e-12) is 2169 GPUs, not 2168), 1e-9 and 0.1 (100 · 1.1 is
     110.00000000000001 in floating point, and 110 GPUs), at a few peaks; a cluster of exactly the pool holds it."""
-    original = tmp_path / "default.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_workbook, default_book
     copies, expected = [], []
     for i, (peak, spare, gpus, pool) in enumerate(POOLS):
         keys = {"cluster.inference_peak_gpus": peak, "cluster.spare": spare, "cluster.gpus": gpus}
@@ -241,11 +239,11 @@ def test_the_pool_rounds_alike_in_the_engine_and_both_spreadsheets(spreadsheet, 
 
 
 @pytest.mark.spreadsheet
-def test_a_serving_pool_larger_than_the_cluster_turns_its_check_false(libreoffice, tmp_path):
+def test_a_serving_pool_larger_than_the_cluster_turns_its_check_false(libreoffice, default_workbook, default_book,
+                                                                      tmp_path):
     """Pasted into the workbook (validation skipped), a pool larger than the cluster fails its check and turns the
     Cover red (a blank or text cluster input does too: test_workbook_recalc.py's blank, zero and text inputs)."""
-    original = tmp_path / "default.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_workbook, default_book
     cases = [{"cluster_gpus": 512}, {"cluster_inference_peak_gpus": 1000}]
     copies = []
     for i, cells in enumerate(cases):
@@ -277,11 +275,11 @@ def profile_cells(path, profile: str, fractions: list | None = None, *, new: boo
 
 
 @pytest.mark.spreadsheet
-def test_profiles_edited_and_added_on_catalog_follow_and_come_back_by_name(libreoffice, tmp_path):
+def test_profiles_edited_and_added_on_catalog_follow_and_come_back_by_name(libreoffice, example_files, tmp_path):
     """Finance adds a profile on Catalog and chooses it, or edits the chosen one: the sheet follows, and the workbook
     reads back as a scenario with that profile under its name."""
-    original = tmp_path / "office.xlsx"
-    book = build(compute(load_scenario(OFFICE)), str(original))
+    original = example_files(OFFICE)["xlsx"]
+    book = xlsx.read(original, cells=False)  # where each name points
     night_shift = [1.0] * 8 + [0.5] * 16  # 600 GPUs until 8:00, then 300
     added, edited = tmp_path / "added.xlsx", tmp_path / "edited.xlsx"
     set_cells(original, added, {**profile_cells(original, "night-shift", night_shift, new=True),

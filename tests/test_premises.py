@@ -67,11 +67,11 @@ def test_runs_longer_than_the_months_recalculate_to_the_engine(spreadsheet, tmp_
 
 
 @pytest.mark.spreadsheet
-def test_a_copy_typed_longer_reads_na_and_unknown_days_do_not_fail_the_rows_check(spreadsheet, tmp_path):
+def test_a_copy_typed_longer_reads_na_and_unknown_days_do_not_fail_the_rows_check(spreadsheet, default_workbook,
+                                                                                  tmp_path):
     """2 training GPUs typed into the default's workbook: the average-month serving reads the reason, not 0, and the
     rows check fails; the MFU emptied instead: the days are unknown, Hours' MFU check fails, the rows check not."""
-    original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    original = default_workbook
     longer, unknown = tmp_path / "longer.xlsx", tmp_path / "unknown.xlsx"
     set_cells(original, longer, {"hours_gpus": 2})
     set_cells(original, unknown, {"hours_mfu": None})
@@ -157,11 +157,10 @@ def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_pa
 
 # Finding 8: the tokens note's advice works -----------------------------------------------------------------------
 @pytest.mark.spreadsheet
-def test_typing_what_the_tokens_note_says_passes_its_check(spreadsheet, tmp_path):
+def test_typing_what_the_tokens_note_says_passes_its_check(spreadsheet, default_workbook, tmp_path):
     """The note on Inputs says to type 15.6 for 15.6 T (the cell is in trillions): a copy with 15.6 typed passes the
     tokens check and trains on 15.6e12 tokens; the whole count (what the note advised before) fails it."""
-    original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    original = default_workbook
     from planner import xlsx
     book = xlsx.read(original)
     sheet, ref = book.destinations("hours_tokens_trillions")[0]
@@ -182,14 +181,13 @@ def test_typing_what_the_tokens_note_says_passes_its_check(spreadsheet, tmp_path
 
 # Finding 10: a Catalog price edit raises its Changed flag, and audit lists it -------------------------------------
 @pytest.mark.spreadsheet
-def test_a_catalog_price_edit_raises_the_changed_flag_and_audit_lists_it(spreadsheet, tmp_path):
+def test_a_catalog_price_edit_raises_the_changed_flag_and_audit_lists_it(spreadsheet, default_workbook, tmp_path):
     """The H100's price typed from $2 to $3 on Catalog: Inputs' price row (the GPU's, from Catalog) shows $2 when
     generated and Changed TRUE, every formula cell equals the engine of the edited scenario, and the workbook's
     reading lists the change (as `planner audit` prints it)."""
     from planner.roundtrip import workbook_data
     from tests.helpers import build_in_memory, catalog_cells
-    original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    original = default_workbook
     copy = tmp_path / "price.xlsx"
     set_cells(original, copy, catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", 3.0)]))
     expected = build_in_memory(scenario_with(**{"catalog.gpus.h100-sxm.price_per_hour": 3.0}), like=copy)
@@ -214,19 +212,19 @@ def test_a_catalog_price_edit_raises_the_changed_flag_and_audit_lists_it(spreads
 
 
 @pytest.mark.spreadsheet
-def test_a_model_value_edited_on_catalog_flags_its_row_and_is_listed(spreadsheet, tmp_path):
+def test_a_model_value_edited_on_catalog_flags_its_row_and_is_listed(spreadsheet, default_workbook, default_book,
+                                                                     tmp_path):
     """The 8B model's layers typed from 32 to 40 on Catalog: its row's Changed flag turns TRUE (no other row's),
     and the workbook's reading lists the cell with its value when generated."""
     from planner import xlsx
     from planner.roundtrip import workbook_data
-    from tests.helpers import UNCOMPARED, build_in_memory, catalog_cells
-    original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    from tests.helpers import UNCOMPARED, catalog_cells
+    original = default_workbook
     copy = tmp_path / "layers.xlsx"
     edits = catalog_cells(original, [("catalog_model", "llama-3.1-8b", "layers", 40)])
     set_cells(original, copy, edits)
     [values] = recalculated(spreadsheet, [copy], [UNCOMPARED])
-    book = build_in_memory(scenario_with())
+    book = default_book
     first, last = book.names["catalog_model_changed"][1].split(":")
     column = xlsx.column_letter(xlsx.split(first)[0])
     [(_, cell)] = edits
@@ -283,13 +281,13 @@ def test_scenarios_fixed_base_price_column_flags_differences_and_labels(spreadsh
 
 # Finding 9: failed checks attributed to their real input; a Cover result never an empty cell -------------------------
 @pytest.mark.spreadsheet
-def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a_not_blanks(spreadsheet, tmp_path):
+def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a_not_blanks(
+        spreadsheet, default_workbook, default_book, tmp_path):
     """The H100's Catalog price typed as −1: the first failing check is the Catalog's, naming the entry and its row
     (before: "GPU (gpu)"); every Cover key result shows a value or "n/a: see Checks", none an empty cell (before: the
     plan's alternatives were blank)."""
-    from tests.helpers import UNCOMPARED, build_in_memory, catalog_cells
-    original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    from tests.helpers import UNCOMPARED, catalog_cells
+    original = default_workbook
     copy = tmp_path / "bad-price.xlsx"
     edits = catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", -1)])
     set_cells(original, copy, edits)
@@ -297,7 +295,7 @@ def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a
     [(sheet, a1)] = edits
     from planner import xlsx
     row = xlsx.split(a1)[1]
-    book = build_in_memory(scenario_with())
+    book = default_book
     assert named(values, book, "checks_first_failed") == \
         f"GPUs: every entry valid (Catalog's Valid column): h100-sxm's row fails ('Catalog'!A{row})"
     cover = book.sheets["Cover"]
@@ -328,18 +326,18 @@ def test_the_mfu_dropdown_offers_layout_only_with_a_layout_search():
 
 
 @pytest.mark.spreadsheet
-def test_layout_typed_without_a_search_fails_the_mfu_check_and_nothing_errs(spreadsheet, tmp_path):
+def test_layout_typed_without_a_search_fails_the_mfu_check_and_nothing_errs(spreadsheet, default_workbook,
+                                                                            default_book, tmp_path):
     """"layout" typed as the MFU of a workbook without a layout search: its check FALSE, named first on the Cover;
     no error value anywhere (the results that read it say n/a)."""
     import re
 
-    from tests.helpers import UNCOMPARED, build_in_memory
-    original = tmp_path / "default.xlsx"
-    build(compute(scenario_with()), str(original))
+    from tests.helpers import UNCOMPARED
+    original = default_workbook
     copy = tmp_path / "layout.xlsx"
     set_cells(original, copy, {"hours_mfu": "layout"})
     [values] = recalculated(spreadsheet, [copy], [UNCOMPARED])
-    book = build_in_memory(scenario_with())
+    book = default_book
     assert named(values, book, "ok_hours_mfu") in (False, 0)
     assert named(values, book, "checks_first_failed") == "Model FLOPs utilisation (MFU) (hours_mfu)"
     assert [k for k, v in values.items() if isinstance(v, str) and re.match(r"^(#|Err:)", v)] == []
@@ -348,21 +346,22 @@ def test_layout_typed_without_a_search_fails_the_mfu_check_and_nothing_errs(spre
 
 # Finding 9: "n/a" follows the inputs a result reads ------------------------------------------------------------------
 @pytest.mark.spreadsheet
-def test_a_blank_users_leaves_the_crossover_at_a_typed_mfu_and_blanks_it_with_roofline(spreadsheet, tmp_path):
+def test_a_blank_users_leaves_the_crossover_at_a_typed_mfu_and_blanks_it_with_roofline(
+        spreadsheet, default_workbook, default_book, tmp_path):
     """The users emptied: at the default's typed 10 % serving MFU the Crossover keeps its numbers (before: n/a,
     though it reads no users): 2·Ψ·D/(peak·0.10·3600) GPU-hours a day and $0.0902 per million served tokens as
     generated; with the word roofline, which reads the Serving table at the users, it reads n/a, and nothing errs."""
     import re
 
-    from tests.helpers import UNCOMPARED, build_in_memory
+    from tests.helpers import UNCOMPARED
+    roofline_workbook = tmp_path / "roofline.xlsx"
+    build(compute(scenario_with(**{"crossover.serving_mfu": "roofline"})), str(roofline_workbook))
     paths = []
-    for label, keys in (("typed", {}), ("roofline", {"crossover.serving_mfu": "roofline"})):
-        original = tmp_path / f"{label}.xlsx"
-        build(compute(scenario_with(**keys)), str(original))
+    for label, original in (("typed", default_workbook), ("roofline", roofline_workbook)):
         paths.append(tmp_path / f"{label}-blank.xlsx")
         set_cells(original, paths[-1], {"serving_users": None})
     typed, roofline = recalculated(spreadsheet, paths, [UNCOMPARED, UNCOMPARED])
-    book = build_in_memory(scenario_with())
+    book = default_book
     generated = compute(scenario_with()).headline
     assert named(typed, book, "crossover_serving_cost_per_million_tokens") == pytest.approx(
         generated["crossover_serving_cost_per_million_tokens"], rel=1e-9)
@@ -460,18 +459,18 @@ def test_a_deadline_typed_on_inputs_turns_the_total_na_and_back(spreadsheet, tmp
 
 
 @pytest.mark.spreadsheet
-def test_a_blank_profile_blanks_what_reads_it_and_leaves_the_rest(spreadsheet, tmp_path):
+def test_a_blank_profile_blanks_what_reads_it_and_leaves_the_rest(spreadsheet, default_workbook, default_book,
+                                                                  tmp_path):
     """The cluster's demand profile emptied (before: the whole budget n/a): §9's training and serving costs, the
     horizon's total at launch traffic and Hours' cost keep the generated numbers (none reads the profile); standby
     (a fleet sized for each hour's peak), the suggested baseline B* (the h*-th busiest hour) and so the calendar,
     whose plan end reads B* (a commitment in use ends later, §13), read "n/a: see Checks"; the profile's check is
     FALSE and nothing errs."""
-    from tests.helpers import UNCOMPARED, build_in_memory
-    original, blank = tmp_path / "default.xlsx", tmp_path / "blank.xlsx"
-    build(compute(scenario_with()), str(original))
+    from tests.helpers import UNCOMPARED
+    original, blank = default_workbook, tmp_path / "blank.xlsx"
     set_cells(original, blank, {"cluster_profile": None})
     values = recalculated(spreadsheet, [blank], [UNCOMPARED])[0]
-    book, results = build_in_memory(scenario_with()), compute(scenario_with())
+    book, results = default_book, compute(scenario_with())
     generated = {**{f"budget_{key}": value for key, value in results.tables["budget"].scalars.items()},
                  **results.headline}
     for name in ("budget_training_cost", "budget_serving_cost", "budget_horizon_total_cost", "hours_cost",

@@ -121,10 +121,10 @@ def test_the_workbook_names_live_cells_and_typed_columns(cases):
     assert values.cell("Scenarios", f"E{cost_row}").formula is not None  # Live: a formula of the headline
 
 
-def test_without_scenarios_the_inputs_are_typed_cells_as_before():
-    from tests.helpers import build_in_memory, scenario_with
+def test_without_scenarios_the_inputs_are_typed_cells_as_before(default_book):
+    from tests.helpers import scenario_with
 
-    book = build_in_memory(scenario_with())
+    book = default_book
     assert "Scenarios" not in book.sheets and "scenario" not in book.names and "hours_mfu_base" not in book.names
     assert ("Inputs", book.names["hours_mfu"][1]) not in book.texts  # a typed value, not a formula
     assert "scenario" not in compute(scenario_with()).to_json()["scenario"]

@@ -9,7 +9,6 @@ import datetime as dt
 import pytest
 
 from planner.engine import compute
-from planner.workbook import build
 from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
 from tests.test_budget import D, HORIZON, PRICE, PSI, tokens_per_second_per_gpu
 
@@ -79,11 +78,10 @@ def test_tornado_bars_by_hand():
 
 
 @pytest.mark.spreadsheet
-def test_the_middle_cells_follow_an_edit_in_a_copy(spreadsheet, tmp_path):
+def test_the_middle_cells_follow_an_edit_in_a_copy(spreadsheet, default_workbook, default_book, tmp_path):
     """MFU 50 %, 20e9 tokens a day and 16 users typed into a copy: the headings re-centre on them and every middle
     cell equals its headline after recalculation (relative 1e-9); the training cost's middle by hand."""
-    original = tmp_path / "sensitivity.xlsx"
-    book = build(compute(scenario_with()), str(original))
+    original, book = default_workbook, default_book
     copy = tmp_path / "edited.xlsx"
     set_cells(original, copy, {"hours_mfu": 0.5, "crossover_tokens_per_day": 20_000_000_000, "serving_users": 16})
     keys = {"hours.mfu": 0.5, "crossover.tokens_per_day": 20_000_000_000, "serving.users": 16}

@@ -42,13 +42,6 @@ def examples_inspected(example_files) -> dict:
     return found
 
 
-@pytest.fixture(scope="session")
-def default_book(default_workbook):
-    """The session's default workbook (conftest) and its Book, built without a file: where each name points, each
-    formula's text and cached value."""
-    return default_workbook, build_in_memory(scenario_with(), like=default_workbook)
-
-
 @pytest.mark.xdist_group("examples-recalc")  # both applications on one worker: the expected Books built once
 def test_every_example_recalculates_to_the_engine(spreadsheet, examples_inspected):
     """What `planner verify` checks, on every example, in LibreOffice and in Gnumeric."""
@@ -90,8 +83,9 @@ INPUT_CHANGES = {  # workbook cells → new values, and the same change as scena
 }
 
 
-def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spreadsheet, default_book, tmp_path):
-    original, book = default_book
+def test_changed_inputs_recalculate_to_the_engine_on_the_changed_scenario(spreadsheet, default_workbook, default_book,
+                                                                           tmp_path):
+    original, book = default_workbook, default_book
     copies = []
     for i, (cells, _) in enumerate(INPUT_CHANGES.values()):
         copies.append(tmp_path / f"changed-{i}.xlsx")
@@ -130,10 +124,10 @@ def test_the_seeds_hours_walkthrough_in_the_workbook(libreoffice, example_files,
     assert round(named(after, book, "hours_gpu_hours") / 1e6, 2) == 47.42
 
 
-def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, default_book, tmp_path):
+def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, default_workbook, default_book, tmp_path):
     """Edit the 70B row while 8B is chosen and add a GPU in an empty row: the workbook reads back as a scenario
     whose engine equals LibreOffice in every cell; then choose the new GPU."""
-    original, book = default_book
+    original, book = default_workbook, default_book
     edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "gb200"),
              ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
              ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
@@ -201,9 +195,10 @@ def test_a_blank_zero_text_or_out_of_range_input_turns_its_check_false_and_the_c
         assert re.fullmatch(r"[1-9]\d* checks? fails?: see Checks", values[master]), edits
 
 
-def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_book, libreoffice, tmp_path):
+def test_impossible_parallelism_pasted_into_the_workbook_fails_its_check(default_workbook, default_book, libreoffice,
+                                                                          tmp_path):
     """The scenario's own rules hold in the workbook too: t divides the heads, p ≤ layers."""
-    original, book = default_book
+    original, book = default_workbook, default_book
     broken = tmp_path / "broken.xlsx"
     set_cells(original, broken, {"memory_gpus": 3072, "memory_tensor_parallel": 3, "memory_pipeline_parallel": 64,
                                  "serving_tensor_parallel": 64})
