@@ -321,7 +321,7 @@ def _generated(report: Report, book: xlsx.Workbook | None, found: WorkbookData |
             report.skipped = SUMMARY
             return None
         found = found if found is not None else read_data(book)
-        results = compute(_scenario(found, report), generated=found.generated_on)
+        results = compute(_scenario(found, report), generated=found.generated_on, month_rows=found.month_rows)
         return book, found, build(results, NO_FILE, like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)

@@ -16,8 +16,9 @@ from planner.workbook import build
 from tests.helpers import named, recalculated, scenario_with, set_cells
 
 # The default's run on 1,024 GPUs takes 21.5 days; the same GPU-hours on 2 GPUs take 512 times as long:
-# 21.475 · 512 = 10,995 days = 362 average months of 30.4375 days, more than the Budget's 120 training rows
-# (but within the calendar's 519 month rows); on 1 GPU, 21,990 days = 723 calendar months, more than those too.
+# 21.475 · 512 = 10,995 days = 362 average months of 30.4375 days, with 24 serving months more than the Budget's
+# 241 average-month rows at most (120 of training and the longest horizon's 121), but within the 519 calendar rows
+# at most; on 1 GPU, 21,990 days = 723 calendar months, more than those too.
 LONGER_THAN_THE_AVERAGE_MONTHS = {"hours.gpus": 2}
 LONGER_THAN_THE_CALENDAR = {"hours.gpus": 1}
 
@@ -31,18 +32,19 @@ def test_a_run_longer_than_the_average_months_leaves_their_sums_na_not_zero():
     default = compute(scenario_with()).headline
     assert h["budget_training_months"] == 362  # CEIL(10,995.26 / 30.4375)
     for name in ("budget_serving_cost", "budget_standby_cost", "budget_average_month_total_cost"):
-        assert h[name] == average.RUN_TOO_LONG, name
-    assert average.RUN_TOO_LONG == "n/a: the run is longer than the sheet's months"
+        assert h[name] == average.TOO_LONG, name
+    assert average.TOO_LONG == ("n/a: the plan needs more months than this workbook holds: run the planner again "
+                                "(or raise budget.spare_months)")
     assert h["plan_total_cost"] == pytest.approx(default["plan_total_cost"], rel=1e-9)
     table = compute(scenario_with(**LONGER_THAN_THE_AVERAGE_MONTHS)).tables["cost"]
-    assert [line["amount"] for line in table.bridge] == [average.RUN_TOO_LONG] * 9
+    assert [line["amount"] for line in table.bridge] == [average.TOO_LONG] * 9
     assert table.checks["tco_calendar_months_without_growth"] and table.checks["tco_average_month_reconciles"]
 
 
 def test_the_html_says_the_average_months_are_na_and_never_that_the_sheet_has_every_month():
     html = render_html(compute(scenario_with(**LONGER_THAN_THE_AVERAGE_MONTHS)), generated="2026-12-02")
     assert "the average-month budget (where the bridge starts) is n/a" in html
-    assert "362 average months, more than the 120" in html
+    assert "386 average months, more than the 241" in html
     too_long = render_html(compute(scenario_with(**LONGER_THAN_THE_CALENDAR)), generated="2026-12-02")
     assert "has every month" not in too_long
     assert "The plan is longer than the workbook&#39;s Budget sheet has month rows for" in too_long \
@@ -61,7 +63,7 @@ def test_runs_longer_than_the_months_recalculate_to_the_engine(spreadsheet, tmp_
     values = recalculated(spreadsheet, paths)[0]
     from planner import xlsx
     book = xlsx.read(paths[0])
-    assert named(values, book, "budget_serving_cost") == average.RUN_TOO_LONG
+    assert named(values, book, "budget_serving_cost") == average.TOO_LONG
     assert named(values, book, "plan_total_cost") == pytest.approx(
         compute(scenario_with()).headline["plan_total_cost"], rel=1e-9)
 
@@ -80,8 +82,8 @@ def test_a_copy_typed_longer_reads_na_and_unknown_days_do_not_fail_the_rows_chec
     from tests.helpers import UNCOMPARED, build_in_memory
     expected = build_in_memory(scenario_with(**LONGER_THAN_THE_AVERAGE_MONTHS), like=longer)
     typed, blank = recalculated(spreadsheet, [longer, unknown], [expected, UNCOMPARED])
-    assert named(typed, book, "budget_serving_cost") == average.RUN_TOO_LONG
-    assert named(typed, book, "budget_average_month_total_cost") == average.RUN_TOO_LONG
+    assert named(typed, book, "budget_serving_cost") == average.TOO_LONG
+    assert named(typed, book, "budget_average_month_total_cost") == average.TOO_LONG
     assert named(typed, book, "ok_budget_run_within_rows") in (False, 0)
     assert named(blank, book, "ok_hours_mfu") in (False, 0)
     assert named(blank, book, "ok_budget_run_within_rows") in (True, 1)

@@ -151,6 +151,10 @@ class Months:
     escalation: np.ndarray  # e_k = (1 + esc)^INT((k − 1)/12)
     discount: np.ndarray  # DF_k = (1 + r_d)^(−k/12)
 
+    @property
+    def rows(self) -> int:
+        return len(self.k)
+
     def overlap(self, x, y):
         return overlap(self.start, self.next, x, y)
 

@@ -21,7 +21,8 @@ import numpy as np
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
 from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
-from planner.engine.shared import PAST_DEADLINE, past_deadline
+from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
+                                   past_deadline)
 from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
@@ -37,7 +38,6 @@ NO_SERVING = "n/a: no serving"
 PRICE_ZERO = "n/a: price 0"
 NEVER = "owning never beats this price"
 NO_SERVER = "n/a: no server price or kW"  # the GPU's Catalog row leaves owning unpriced
-TOO_LONG = "n/a: the plan is longer than the sheet's months"
 NO_USERS = "n/a: no users"
 NO_DEMAND = "n/a: a demand profile of zeros"
 NO_REVENUE = "n/a: no revenue"
@@ -99,7 +99,8 @@ class Plan:
     """Everything §13 reads, as plain values. Dates are serial days; money in USD unless named otherwise."""
 
     start: float  # S, budget.start_date (or the first of the month after the generation date)
-    rows: int  # the sheet's month rows
+    spare_months: int  # month rows past the plan's (budget.spare_months)
+    rows: int | None = None  # the calendar's rows, laid on an edited workbook's (None: the plan's and the spare)
     currency: str
     fx: float  # reporting units per USD
     first_fiscal_month: int
@@ -151,9 +152,6 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
     """The plain values a scenario gives §13, with its Hours, Crossover, Serving and Budget results: the start date
     (blank: the first of the month after `generated`), the chosen GPU's Catalog prices and server, and §9's
     average-month figures for the bridge (already in the reporting currency)."""
-    from planner.engine.budget import TRAINING_ROWS  # the Budget sheet's rows
-    from planner.engine.shared import HORIZON_MAX_DAYS
-
     b, pricing, own, unit = scenario.budget, scenario.pricing, scenario.ownership, scenario.unit
     served_gpu = serving_gpu(scenario, tables)  # one serving GPU: the fleet's when it has one
     gpu = scenario.merged_catalog.gpus[served_gpu]
@@ -164,7 +162,8 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
     fits = bool(serving["serving_fits"]) if scenario.fleet is None else fleet is not None  # with a fleet: its SLO
     sv = scenario.serving
     return Plan(
-        start=cal.serial(start), rows=row_count(TRAINING_ROWS, HORIZON_MAX_DAYS), currency=scenario.currency, fx=fx,
+        start=cal.serial(start), spare_months=b.spare_months, currency=scenario.currency, fx=fx,
+        rows=tables.month_rows.calendar if getattr(tables, "month_rows", None) else None,
         first_fiscal_month=b.first_fiscal_month, escalation=b.escalation, contingency=b.contingency,
         discount_rate=b.discount_rate, other_monthly_cost=b.other_monthly_cost, path=b.path,
         allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"], run_gpus=scenario.hours.gpus,
@@ -231,11 +230,23 @@ def compute(scenario, tables) -> "CostTable":
     return cost_of(plan_for(scenario, tables, generated, fleet=fleet_columns(scenario, tables)))
 
 
-def row_count(training_months: int, horizon_days_max: float, days_per_month: float = 30.4375) -> int:
-    """The sheet's month rows: §9's training months × 3 (spot with ω up to 2), the calendar months of the longest
-    horizon (one more than its average months, as a span may touch a month at each end), 36 for a commitment that
-    outlasts the plan and 1 for a start in mid-month."""
+def row_count(training_months: int, horizon_days_max: float, days_per_month: float = DAYS_PER_MONTH) -> int:
+    """The most month rows a plan can need: §9's training months × 3 (spot with ω up to 2), the calendar months of
+    the longest horizon (one more than its average months, as a span may touch a month at each end), 36 for a
+    commitment that outlasts the plan and 1 for a start in mid-month."""
     return 3 * training_months + math.ceil(cal.round9(horizon_days_max / days_per_month)) + 1 + 36 + 1
+
+
+CALENDAR_ROWS_MAX = row_count(TRAINING_MONTHS_MAX, HORIZON_MAX_DAYS)  # the most calendar rows: the longest plan
+
+
+def month_row_count(p: "Plan", t: "Timeline", end: float) -> int:
+    """The calendar's rows: an edited workbook's, else the plan's months (and the rows a Fleet's average months read,
+    k_L … k_L + m − 1) and budget.spare_months more, at most CALENDAR_ROWS_MAX."""
+    if p.rows is not None:
+        return p.rows
+    needed = max(cal.plan_months(p.start, end), t.launch_month - 1 + p.average_months)
+    return min(needed + p.spare_months, CALENDAR_ROWS_MAX)
 
 
 # Prices ---------------------------------------------------------------------------------------------------------------
@@ -464,7 +475,7 @@ def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]
     """Days and demand on every row: training and serving days, the plan's days, served tokens, tokens a day, used
     GPU-hours U_k, ĝ_k and the committed GPUs G_k (§11's with a fleet, and its GPUs hour by hour)."""
     serving_days = m.overlap(t.launch, t.end)
-    ann = cal.anniversaries(p.rows, t.launch, t.launch_month)
+    ann = cal.anniversaries(m.rows, t.launch, t.launch_month)
     tokens = cal.served_tokens(m, ann, launch=t.launch, end=t.end, launch_month=t.launch_month,
                                tokens_per_day=p.tokens_per_day, growth=p.monthly_growth)
     found = {"training_days": m.overlap(p.start, t.launch), "serving_days": serving_days,
@@ -477,7 +488,7 @@ def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]
     elif p.serving_fits and p.tokens_per_s_per_gpu > 0:
         used = tokens / (SECONDS_PER_HOUR * p.tokens_per_s_per_gpu)
     else:
-        used = np.zeros(p.rows)
+        used = np.zeros(m.rows)
     scales = scale(used, serving_days, sum(p.profile))
     if not p.fleet_section:
         found["committed_gpus"] = peak_gpus(scales, p.profile)
@@ -491,9 +502,9 @@ def fleet_month_columns(p: Plan, m: cal.Months, t: Timeline, ann) -> dict[str, n
     growth anniversary × the previous row's GPU-hours a day (the rate before it) + the days from it × this row's;
     G_k = the peak-sized GPUs; else 0. All 0 when no configuration meets the SLO."""
     before, after, step = cal.growth_parts(m, ann, launch=t.launch, end=t.end, launch_month=t.launch_month)
-    hourly, peak = np.zeros((p.rows, HOURS_PER_DAY)), np.zeros(p.rows)
+    hourly, peak = np.zeros((m.rows, HOURS_PER_DAY)), np.zeros(m.rows)
     if p.fleet is not None:  # on the rows serving can touch: the calendar's and the average months' k_L + m − 1
-        for k in range(t.launch_month - 1, min(p.rows, t.launch_month + p.average_months)):
+        for k in range(t.launch_month - 1, min(m.rows, t.launch_month + p.average_months)):
             ratio = (1 + p.monthly_growth) ** step[k]
             hourly[k], peak[k] = p.fleet.hours(ratio), p.fleet.gpus(p.fleet.peak, ratio)
     per_day = hourly.sum(axis=1)
@@ -511,7 +522,7 @@ def training_column(p: Plan, m: cal.Months, t: Timeline, training_days_k) -> np.
         return p.run_gpus * HOURS_PER_DAY * m.overlap(p.start, t.training_commitment_end) * t.training_price
     if t.training_days > 0:
         return t.training_tier_cost / t.training_days * training_days_k * m.escalation
-    return np.zeros(p.rows)
+    return np.zeros(m.rows)
 
 
 @dataclass(frozen=True)
@@ -537,7 +548,7 @@ def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownershi
     else:
         gpus = int(max(np.max(gpus_k, initial=0.0), p.run_gpus if o.training else 0))
     if rates is None:
-        zero = np.zeros(p.rows)
+        zero = np.zeros(m.rows)
         return Ownership(rates=None, gpus=gpus, start=start, life_end=life_end, capex=NO_SERVER,
                          book_value=NO_SERVER), {
             "depreciation": zero, "opex": zero, "capex": zero, "book_value": zero}
@@ -705,13 +716,13 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_profile_has_demand": sum(p.profile) > 0,
         "tco_horizon_not_negative": p.horizon_days >= 0,
         "tco_owned_training_gpus": not p.owning.training or isinstance(own.gpus, str) or own.gpus >= p.run_gpus,
-        "tco_months_within_rows": extra["months"] <= p.rows,
+        "tco_months_within_rows": extra["months"] <= extra["rows"],
         # days to a billionth of a day (a serial date near 50,000 holds a time to about 1e-11 days, so a run of a
         # few seconds ends where the next whole second of the calendar allows), money to a billionth of a day's
         "tco_training_days_add_up": close(sums["training_days"], t.training_days,
                                           scale_of=max(t.training_days, 1.0)),
         "tco_serving_days_add_up": close(sums["serving_days"], p.horizon_days, scale_of=max(p.horizon_days, 1.0)),
-        "tco_training_cost_adds_up": (not committed and extra["months"] > p.rows) or close(
+        "tco_training_cost_adds_up": (not committed and extra["months"] > extra["rows"]) or close(
             sums["training"] if committed else sums["training_at_e1"], t.training_tier_cost,
             scale_of=t.training_tier_cost / min(t.training_days, 1.0) if t.training_days else None),
         "tco_calendar_months_without_growth": not flat or average is None or close(
@@ -721,8 +732,15 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
                                     - (sums["standby"] if p.include_standby else 0.0),
                                     average.training_cost + average.serving_cost),
         "tco_fiscal_years_add_up": close(extra["fiscal_year_total"], sums[f"{p.path}_total"]),
-        "tco_owned_cash_equals_accrual": close(sums["owned_cash"], sums["owned_total"]),
+        # as the sheet: only while the owned path has a total (a plan past the rows misses E's book value)
+        "tco_owned_cash_equals_accrual": owned_na(p, own, extra) or close(sums["owned_cash"], sums["owned_total"]),
     }
+
+
+def owned_na(p: Plan, own: Ownership, extra: dict) -> bool:
+    """The owned path's total reads n/a: a plan past the rows or the deadline, serving that does not fit, or no
+    server price or kW."""
+    return extra["months"] > extra["rows"] or p.past_deadline or not p.serving_fits or own.rates is None
 
 
 def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict[str, bool]:
@@ -872,11 +890,11 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     unit economics, checks and warnings; without the month rows when only the totals are wanted (`rows`)."""
     tiers = tier_prices(p.prices, p.fx)
     t = timeline(p, tiers)
-    m = cal.months(p.start, p.rows, first_fiscal_month=p.first_fiscal_month, escalation=p.escalation,
-                   discount_rate=p.discount_rate)
-    c = demand_columns(p, m, t)
     b = baseline(p, tiers, t.launch, t.end, t.launch_month)
     end = plan_end(t, b)
+    m = cal.months(p.start, month_row_count(p, t, end), first_fiscal_month=p.first_fiscal_month,
+                   escalation=p.escalation, discount_rate=p.discount_rate)
+    c = demand_columns(p, m, t)
     in_plan = m.start < end
     c["training"] = training_column(p, m, t, c["training_days"])
     own, owned = owned_columns(p, m, t, c["committed_gpus"])
@@ -888,7 +906,7 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     totals = path_totals(p, c, sums, m, in_plan)
     years = fiscal_years(m, in_plan, c)
     lines = bridge(p, t, m, c, sums)
-    extra = {"months": cal.plan_months(p.start, end),
+    extra = {"months": cal.plan_months(p.start, end), "rows": m.rows,
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),
              "bridge": {line["line"]: line["amount"] for line in lines} or {"calendar_months": 0.0}}
     scalars = named_cells(p, sums, t=t, b=b, own=own, tiers=tiers) | {"plan_end": end, "months": extra["months"]}

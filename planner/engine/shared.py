@@ -1,15 +1,31 @@
 """What the engine shares with the scenario's declarations: the words an input may hold in place of a number, and
-the longest Crossover horizon, for which the Budget's month rows are made. The engine owns them and the inputs
+the longest Crossover horizon and run, and the month rows kept past the plan. The engine owns them and the inputs
 (planner/inputs/) declare them; plain values without numpy, so that reading a scenario, or `planner schema`, does
 not import numpy."""
 
+from dataclasses import dataclass
+
 LAYOUT = "layout"  # hours.mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
-HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each month a row of the Budget sheet
+HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch
+TRAINING_MONTHS_MAX = 120  # the longest run the Budget's average months hold: ten years
+SPARE_MONTHS = 24  # budget.spare_months: month rows past the plan's, for edits that lengthen it (§9, §13)
+DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month, §9's average month
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
 PAST_DEADLINE = "n/a: the training run takes longer than the deadline"  # Hours' days > search.deadline_days
+TOO_LONG = ("n/a: the plan needs more months than this workbook holds: run the planner again (or raise "
+            "budget.spare_months)")  # a plan past the month rows (an edit lengthened it): its money (§13.15)
+
+
+@dataclass(frozen=True)
+class MonthRows:
+    """The month rows a workbook already has (an edited one, compared with the engine on the scenario it shows): the
+    plan is laid on them instead of on its own months and the spare ones, so the two compare cell by cell."""
+
+    calendar: int  # the Budget's calendar months (Cost, §13)
+    average: int  # its average months (§9)
 
 
 def past_deadline(scenario, days: float) -> bool:

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
+from planner.engine.shared import SPARE_MONTHS
 from planner.scenario.declare import Section, declared, whole
 
 FIRST_DATE, LAST_DATE = dt.date(2000, 1, 1), dt.date(2100, 12, 31)  # the start dates a plan may take
@@ -76,6 +77,10 @@ class Budget(Section):
         "on_demand", "Budget path", "", "Which path is the budget: on_demand (rent by the hour), committed (a "
         "committed baseline plus on-demand burst) or owned (buy the GPUs). The other two stand beside it.",
         kind="text")
+    spare_months: whole(0, 120) = declared(
+        SPARE_MONTHS, "Spare month rows", "months", "Rows the Budget keeps past the plan's months, so that an edit "
+        "which lengthens the plan (a longer horizon, a later start, slower training) still fits. An edit past them "
+        "leaves the plan's money n/a until the planner runs again; this takes effect when it does.", kind="count")
 
 
 SECTIONS = {"budget": Budget}

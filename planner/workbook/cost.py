@@ -9,8 +9,6 @@ The month rows these totals sum are on the Budget sheet (planner/workbook/budget
 from __future__ import annotations
 
 from planner.engine import cost as engine
-from planner.engine.budget import TRAINING_ROWS
-from planner.engine.shared import HORIZON_MAX_DAYS
 from planner.engine.calendar import serial
 from planner.workbook import kit, plan_fleet
 from planner.workbook.catalog_sheet import GPUS, laid_out
@@ -19,7 +17,7 @@ from planner.workbook.kit import Check, Column, KeyResult, Row
 SHEET = "Cost"
 PATHS = engine.PATHS
 PATH_LABELS = {"on_demand": "On demand", "committed": "Committed baseline + burst", "owned": "Owned GPUs"}
-MONTH_ROWS = engine.row_count(TRAINING_ROWS, HORIZON_MAX_DAYS)  # the Budget's calendar rows
+WITHIN_ROWS = "tco_months<=ROWS(calendar_in_plan)"  # the plan's months fit the Budget's calendar rows
 
 
 def text(value: str) -> str:
@@ -264,8 +262,8 @@ PREMISES = [
         name="plan_serving_fits"),
     Row("plan_serving_reason", "Why serving money reads n/a when it does", formula=f"={NOT_SERVED}", kind="text",
         unit="", note="Serving: users > B_max", name="plan_serving_reason"),
-    Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(tco_months>"
-        f"{MONTH_ROWS},{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
+    Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(NOT({WITHIN_ROWS}),"
+        f"{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
         "month rows than the Budget has", name="plan_rows_na"),
     Row("plan_money_na", "… and serving that does not fit", formula='=IF(plan_rows_na<>"",plan_rows_na,IF(NOT('
         'plan_serving_fits),plan_serving_reason,""))', kind="text", unit="", note="Serving money, the totals and NPVs: "
@@ -518,7 +516,7 @@ def on_time(formula: str) -> str:
 
 DEADLINE_ROWS = {"plan_rows_na": Row(
     "plan_rows_na", "Money that a plan too long for the rows, or a run past the deadline, leaves n/a",
-    formula=f"=IF(tco_months>{MONTH_ROWS},{TOO_LONG},{on_time(BLANK)})", kind="text", unit="",
+    formula=f"=IF(NOT({WITHIN_ROWS}),{TOO_LONG},{on_time(BLANK)})", kind="text", unit="",
     note="Every money figure, when the plan needs more month rows than the Budget has or Hours' days exceed the "
          "deadline on Inputs (blank: none)", name="plan_rows_na")}
 
@@ -693,9 +691,10 @@ CHECKS = [
            "crossover.horizon_days"),
     _check("tco_owned_training_gpus", "Cost: owned training has at least the run's GPUs",
            "OR(NOT(ownership_training),ISTEXT(own_gpus),own_gpus>=hours_gpus)", "ownership.gpus"),
-    _check("tco_months_within_rows", f"Cost: the plan fits the Budget's {MONTH_ROWS} month rows",
-           unless("NOT(ISNUMBER(tco_months))", f"tco_months<={MONTH_ROWS}"),
-           "A shorter run or horizon; money reads n/a otherwise (an input that fails its own check leaves it n/a)"),
+    _check("tco_months_within_rows", "Cost: the plan fits the Budget's calendar month rows",
+           unless("NOT(ISNUMBER(tco_months))", WITHIN_ROWS),
+           "Run the planner again (or raise budget.spare_months) for a longer run or horizon; money reads n/a "
+           "otherwise (an input that fails its own check leaves it n/a)"),
     _check("tco_training_days_add_up", "Cost: the months' training days add up to D_tr",
            "ABS(SUM(calendar_training_days)-training_days)<=1e-9*MAX(training_days,1)",
            "To a billionth of a day"),
