@@ -21,6 +21,7 @@ from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLI
                                    past_deadline)
 from planner.engine.values import plain
 from planner.method import Constant, Method
+from planner.model.passes import serving_gpu_hours
 
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
 COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
@@ -41,11 +42,6 @@ def days_in_month(month, span, days_per_month=DAYS_PER_MONTH) -> float:
 def tokens_per_day_in_month(tokens_per_day, growth, month) -> float:
     """D_m = D·(1 + g)^(m − 1): compounding monthly growth from launch."""
     return tokens_per_day * (1 + growth) ** (month - 1)
-
-
-def serving_gpu_hours(tokens, tokens_per_second_per_gpu) -> float:
-    """GPU-hours to serve `tokens` at TokS output tokens per second per GPU: tokens / (3600·TokS)."""
-    return tokens / (3600 * tokens_per_second_per_gpu)
 
 
 AVERAGE_ROWS_MAX = TRAINING_MONTHS_MAX + months(HORIZON_MAX_DAYS)  # the most average-month rows: the longest plan

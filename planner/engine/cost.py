@@ -21,14 +21,11 @@ import numpy as np
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
 from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
-from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
-                                   past_deadline)
+from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, HORIZON_MAX_DAYS, HOURS_PER_DAY, PAST_DEADLINE,
+                                   SECONDS_PER_HOUR, TOO_LONG, TRAINING_MONTHS_MAX, past_deadline)
 from planner.method import Constant, Method
+from planner.model.passes import cost_per_million_tokens, serving_gpu_hours
 
-DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
-AVERAGE_MONTH_DAYS = DAYS_PER_YEAR / 12  # §9's month, 30.4375 days: "per month" rates (cost per user per month)
-HOURS_PER_DAY = 24
-SECONDS_PER_HOUR = 3600
 TERM_MONTHS = {"committed_1y": 12, "committed_3y": 36}  # a commitment's term, paid whole (§13)
 TIERS = ("on_demand", "committed_1y", "committed_3y", "spot")
 PATHS = ("on_demand", "committed", "owned")
@@ -430,11 +427,6 @@ def break_even_utilisation(cost_per_gpu_hour: float, price: float) -> float | st
     return NEVER if cost_per_gpu_hour > price else cost_per_gpu_hour / price  # compared, as the sheet
 
 
-def cost_per_million_tokens(price_per_gpu_hour: float, tokens_per_s_per_gpu: float) -> float:
-    """p·1e6/(3600·TokS): a million output tokens at a price per GPU-hour (§6's figure at p_od)."""
-    return price_per_gpu_hour * 1e6 / (SECONDS_PER_HOUR * tokens_per_s_per_gpu)
-
-
 def tokens_per_s_per_mw(tokens_per_s_per_gpu: float, server_kw: float, pue: float) -> float:
     """TokS·1000/(kW·PUE): output tokens per second per MW of all-in facility power, provisioned (no s_p)."""
     return tokens_per_s_per_gpu * 1000 / (server_kw * pue)
@@ -486,7 +478,7 @@ def demand_columns(p: Plan, m: cal.Months, t: Timeline) -> dict[str, np.ndarray]
         found |= fleet_month_columns(p, m, t, ann)
         used = found["serving_gpu_hours"]
     elif p.serving_fits and p.tokens_per_s_per_gpu > 0:
-        used = tokens / (SECONDS_PER_HOUR * p.tokens_per_s_per_gpu)
+        used = serving_gpu_hours(tokens, p.tokens_per_s_per_gpu)
     else:
         used = np.zeros(m.rows)
     scales = scale(used, serving_days, sum(p.profile))
@@ -669,7 +661,7 @@ def unit_economics(p: Plan, c: dict, sums: dict) -> dict:
              "cost_per_user_per_month": None, "revenue": None, "margin": None, "margin_share": None,
              "plan_margin": None, "break_even_price_output": None}
     if p.active_users is not None:
-        months = p.horizon_days / AVERAGE_MONTH_DAYS
+        months = p.horizon_days / DAYS_PER_MONTH
         found["cost_per_user_per_month"] = (NO_SERVING if p.horizon_days == 0 else NO_USERS
                                             if p.active_users == 0 else serving / months / p.active_users)
     if p.price_input_per_million is None or p.price_output_per_million is None:

@@ -12,23 +12,16 @@ import numpy as np
 from planner import shipped
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
-from planner.engine.shared import LAYOUT
+from planner.engine.shared import HOURS_PER_DAY, LAYOUT
 from planner.method import Constant, Method
 from planner.model import passes
-from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, training_flops
-
-SECONDS_PER_HOUR = 3600
+from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, gpu_hours, training_flops
 
 
 def training_peak_tflops(gpu, training_precision: str) -> float:
     """The peak training runs at: the dense FP8 peak in FP8 training on a GPU that has it, else BF16 (docs/method.md
     §7: an A100 keeps its BF16 peak, and a check says so)."""
     return gpu.fp8_tflops if training_precision == "fp8" and gpu.fp8_tflops else gpu.peak_tflops
-
-
-def gpu_hours(flops, peak_tflops, mfu):
-    """H = C / (peak·1e12 · MFU · 3600): GPU-hours at the achieved share of the dense BF16 peak."""
-    return flops / (peak_tflops * 1e12 * mfu * SECONDS_PER_HOUR)
 
 
 def allocated_gpu_hours(hours, productive_share):
@@ -38,7 +31,7 @@ def allocated_gpu_hours(hours, productive_share):
 
 def wall_clock_days(allocated, gpus):
     """Allocated GPU-hours / N_run / 24."""
-    return allocated / gpus / 24
+    return allocated / gpus / HOURS_PER_DAY
 
 
 def cost(allocated, price_per_gpu_hour):

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from planner.engine.shared import SECONDS_PER_DAY, SECONDS_PER_HOUR
 from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.model import counts, state
@@ -47,8 +48,6 @@ CP_MIN_TOKENS = 4096  # a context-parallel rank keeps at least 4,096 tokens of t
 CP_CHUNKS = 2  # each rank holds two chunks of the sequence, one early and one late, to balance causal work
 
 GIB = 2**30  # the headroom rule counts memory as frameworks do
-SECONDS_PER_DAY = 86400
-SECONDS_PER_HOUR = 3600
 
 # The search grid (§10) -----------------------------------------------------------------------------------
 TENSOR_PARALLEL = (1, 2, 4, 8)

@@ -14,7 +14,8 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
-from planner.model.passes import cost_per_million_tokens
+from planner.engine.shared import HOURS_PER_DAY
+from planner.model.passes import cost_per_million_tokens, gpu_hours
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -40,7 +41,7 @@ def share(x) -> float:
 
 def training_cost(flops, peak_tflops, mfu, productive_share, price):
     """§2: C / (peak · 1e12 · MFU · 3600) / q × price."""
-    return flops / (peak_tflops * 1e12 * mfu * 3600) / productive_share * price
+    return gpu_hours(flops, peak_tflops, mfu) / productive_share * price
 
 
 GRIDS = ("training_cost", "days", "crossing_day", "cost_per_million_tokens")
@@ -110,7 +111,6 @@ def _grids(scenario, tables) -> dict:
         if d == 0:
             return NEVER
         from planner.engine.crossover import serving_flops_per_day
-        from planner.engine.hours import gpu_hours
         return hours["gpu_hours"] / gpu_hours(serving_flops_per_day(_active(scenario), d), gpu_peak, s_mfu)
 
     def per_million(b, p):
@@ -122,7 +122,7 @@ def _grids(scenario, tables) -> dict:
         "training_cost": ([share(mfu * m) for m in STEPS], [price * m for m in STEPS],
                           lambda r, c: training_cost(flops, peak, r, q, c)),
         "days": ([max(1, excel_round(gpus * m)) for m in STEPS], [share(mfu * m) for m in STEPS],
-                 lambda r, c: flops / (peak * 1e12 * c * 3600) / q / r / 24),
+                 lambda r, c: gpu_hours(flops, peak, c) / q / r / HOURS_PER_DAY),
         "crossing_day": ([excel_round(tokens * m) for m in STEPS], [share(serving_mfu * m) for m in STEPS],
                          crossing),
         "cost_per_million_tokens": ([max(1, excel_round(users * m)) for m in STEPS], [price * m for m in STEPS],

@@ -1,7 +1,7 @@
-"""What the engine shares with the scenario's declarations: the words an input may hold in place of a number, and
-the longest Crossover horizon and run, and the month rows kept past the plan. The engine owns them and the inputs
-(planner/inputs/) declare them; plain values without numpy, so that reading a scenario, or `planner schema`, does
-not import numpy."""
+"""What the engine shares with the scenario's declarations: the words an input may hold in place of a number, the
+longest Crossover horizon and run, the month rows kept past the plan, and the lengths of time. The engine owns them
+and the inputs (planner/inputs/) declare them; plain values without numpy, so that reading a scenario, or `planner
+schema`, does not import numpy."""
 
 from dataclasses import dataclass
 
@@ -10,7 +10,14 @@ ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU
 HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch
 TRAINING_MONTHS_MAX = 120  # the longest run the Budget's average months hold: ten years
 SPARE_MONTHS = 24  # budget.spare_months: month rows past the plan's, for edits that lengthen it (§9, §13)
-DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month, §9's average month
+
+# Time, once for every table (the sheets' named method constants and literal 24 and 3600 say the same)
+SECONDS_PER_HOUR = 3600
+HOURS_PER_DAY = 24
+SECONDS_PER_DAY = SECONDS_PER_HOUR * HOURS_PER_DAY
+MONTHS_PER_YEAR = 12
+DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
+DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR  # 30.4375: §9's average month, and "per month" rates
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from planner.engine.budget import COLUMNS, NO_TRAFFIC, YEAR_COLUMNS
 from planner.engine.shared import TOO_LONG
-from planner.workbook import kit, plan_fleet
+from planner.workbook import kit, model, plan_fleet
 from planner.workbook.cost import NO_SERVER, on_time, swapped_rows, text, unless
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
@@ -96,7 +96,7 @@ SERVED_TOKENS = ("=IF({serving_days}>0,crossover_served_tokens_per_day*("
 
 # Where the Fleet's monthly columns come in (§13.9): with a `fleet`, U_k and G_k read the Fleet sheet's sizing of each
 # month instead of the Serving roofline at the users (the engine's Plan.fleet). Without one, these two:
-USED_GPU_HOURS = served("{served_tokens}/(3600*serving_tokens_per_s_per_gpu)")
+USED_GPU_HOURS = served(model.serving_gpu_hours("{served_tokens}", "serving_tokens_per_s_per_gpu"))
 COMMITTED_GPUS = served("CEILING(ROUND({scale}*MAX(plan_profile),gpu_rounding_decimals),1)")
 
 CALENDAR = [
@@ -219,7 +219,7 @@ def fy_sum(path: str, key: str) -> str:
 
 YEARLY = [
     Column("fiscal_year", "Fiscal year", kind="text", template='=IF({fy_number}<=INDEX(calendar_fiscal_year_number,'
-           f'MAX(1,MIN(tco_months,ROWS(calendar_fiscal_year_number)))),"FY"&{{fy_number}},"")'),
+           'MAX(1,MIN(tco_months,ROWS(calendar_fiscal_year_number)))),"FY"&{fy_number},"")'),
     Column("months", "Months in the plan", kind="count", template='=IF({fiscal_year}="","",COUNTIFS('
            "calendar_fiscal_year_number,{fy_number},calendar_in_plan,TRUE))"),
     Column("fy_total", "Budget's path: total per fiscal year", kind="money0",
@@ -243,7 +243,8 @@ TOTALS = [
     Row("tokens_per_s_per_gpu", "Output tokens per second per GPU at the users (roofline)",
         formula="=serving_tokens_per_s_per_gpu", kind="count", unit="tokens/s", note="Serving: TokS at its users"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day at launch traffic",
-        formula="=crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)", kind="count",
+        formula="=" + model.serving_gpu_hours("crossover_served_tokens_per_day", "serving_tokens_per_s_per_gpu"),
+        kind="count",
         unit="GPU-hours a day", note="D / (3600 · TokS)", name="budget_serving_gpu_hours_per_day"),
     Row("serving_cost_per_day", "Serving cost per day", kind="money0", unit="per day",
         formula=f"=IF(plan_serving_fits,budget_serving_gpu_hours_per_day*price_on_demand,{NA})",
@@ -337,7 +338,7 @@ MONTHS = [  # one row per average month of the plan, {label} its number from the
            template=_is("serving", "crossover_served_tokens_per_day*(1+budget_monthly_growth)^({serving_month}-1)")),
     Column("served_tokens", "Served tokens", kind="giga", template=_is("serving", "{tokens_per_day}*{days}")),
     Column("serving_gpu_hours", "Serving GPU-hours", kind="count",
-           template=_is("serving", "{served_tokens}/(3600*serving_tokens_per_s_per_gpu)")),
+           template=_is("serving", model.serving_gpu_hours("{served_tokens}", "serving_tokens_per_s_per_gpu"))),
     Column("scale", "GPUs at a profile fraction of 1", kind="number",
            template=_is("serving", "IF(AND({days}>0,SUM(plan_profile)>0),{serving_gpu_hours}/({days}"
                                    "*SUM(plan_profile)),0)")),

@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from planner import shipped
+from planner.engine.shared import HOURS_PER_DAY
 from planner.model import fields
 from planner.scenario import catalog_entries as entries
 from planner.scenario.declare import Fraction
@@ -262,7 +263,7 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
     columns = laid_out(book, PROFILES, profiles)
     fraction = PROFILES.columns[0]
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
-    hours = shipped.HOURS_PER_DAY
+    hours = HOURS_PER_DAY
     peak_row, valid_row = heading + hours + 1, heading + hours + 2
     for col, (key, values) in enumerate(columns, start=1):
         sheet.input_cell(heading, col, key, "text", ID_RULE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from planner.engine import cost as engine
 from planner.engine.calendar import serial
-from planner.workbook import kit, plan_fleet
+from planner.workbook import kit, model, plan_fleet
 from planner.workbook.catalog_sheet import GPUS, laid_out
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
@@ -54,8 +54,8 @@ def commitment_end(x: str, months: str, term: str) -> str:
 
 def per_million(price: str) -> str:
     """price·1e6/(3600·TokS) at the users, while they fit."""
-    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),{price}*1e6/(3600*"
-            f"serving_tokens_per_s_per_gpu),plan_serving_reason)")
+    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),"
+            f"{model.cost_per_million_tokens(price, 'serving_tokens_per_s_per_gpu')},plan_serving_reason)")
 
 
 def break_even(price: str) -> str:
@@ -242,8 +242,9 @@ PER_MILLION = [
     Row("cost_per_million_spot", "… spot", formula=per_million("price_spot"), kind="money", unit="per M tokens",
         name="cost_per_million_spot"),
     Row("own_cost_per_million_tokens", "… owned at full use", formula=f"=IF(NOT(own_priced),{NO_SERVER},IF(AND("
-        "plan_serving_fits,serving_tokens_per_s_per_gpu>0),own_cost_per_gpu_hour*1e6/(3600*"
-        f"serving_tokens_per_s_per_gpu),plan_serving_reason))", kind="money", unit="per M tokens",
+        "plan_serving_fits,serving_tokens_per_s_per_gpu>0),"
+        f"{model.cost_per_million_tokens('own_cost_per_gpu_hour', 'serving_tokens_per_s_per_gpu')},"
+        "plan_serving_reason))", kind="money", unit="per M tokens",
         name="own_cost_per_million_tokens"),
     Row("own_cost_per_million_tokens_at_plan", "… owned at the plan's utilisation",
         formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,IF(NOT(own_priced),{NO_SERVER},IF(AND(ISNUMBER("

@@ -10,7 +10,7 @@ days under "Day")."""
 from __future__ import annotations
 
 from planner.engine.crossover import NEVER, NO_TRAFFIC
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, laid_out
 from planner.workbook.kit import Column, KeyResult, Row
 
@@ -31,7 +31,7 @@ SERVING = [
         unit="ZFLOP a day", note="The forward pass alone: 2 operations per parameter per token",
         name="crossover_serving_flops_per_day", at="serving_flops"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)", kind="hours",
+        formula="=" + model.gpu_hours("crossover_serving_flops_per_day", "gpu_peak_tflops", "crossover_serving_mfu_used"), kind="hours",
         unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
         name="crossover_serving_gpu_hours_per_day", at="serving_gpu_hours"),
     Row("serving_cost_per_day", "Serving cost per day",
@@ -102,7 +102,8 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
            kind="token_count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
-        "serving_ops_per_param_token*model_active_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
+        model.gpu_hours("serving_ops_per_param_token*model_active_params*{tokens_per_day}", "gpu_peak_tflops",
+                        "crossover_serving_mfu_used")),
         kind="hours"),
     Column("day_flops", "Day, operations", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_active_params'

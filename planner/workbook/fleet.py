@@ -246,7 +246,7 @@ FIGURES = [
     FleetColumn("cost_per_acceptable_request", "Cost per acceptable request", "money5",
                 "=IF({acceptable_per_hour}>0,{cost_per_hour}/{acceptable_per_hour},\"\")"),
     FleetColumn("cost_per_million_tokens", "Cost per million output tokens", "money",
-                f"={{cost_per_hour}}*1e6/(3600*{RATE}*{O})"),
+                "=" + model.cost_per_million_tokens("{cost_per_hour}", f"{RATE}*{O}")),
     FleetColumn("tokens_per_s_per_gpu", "Output tokens/s per GPU", "tenths", f"={RATE}*{O}/{{gpus}}"),
     FleetColumn("tokens_per_s_per_user", "Output tokens/s per user", "tenths",
                 f"=IF({AGG},1000/{{itl_ms}},1000/{{tpot_ms}})"),

@@ -322,9 +322,19 @@ def tokens_per_second_per_gpu(r: ReplicaCells, batch: str) -> str:
     return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch)}*{r.tensor_parallel}))"
 
 
-def cost_per_million_tokens(r: ReplicaCells, batch: str) -> str:
+def gpu_hours(flops: str, peak_tflops: str, mfu: str) -> str:
+    """H = C / (peak·1e12 · MFU · 3600)."""
+    return f"{flops}/({peak_tflops}*1e12*{mfu}*3600)"
+
+
+def serving_gpu_hours(tokens: str, tokens_per_s: str) -> str:
+    """tokens / (3600·TokS)."""
+    return f"{tokens}/(3600*{tokens_per_s})"
+
+
+def cost_per_million_tokens(price: str, tokens_per_s: str) -> str:
     """price·1e6 / (3600·TokS)."""
-    return f"{r.price}*1e6/(3600*{tokens_per_second_per_gpu(r, batch)})"
+    return f"{price}*1e6/(3600*{tokens_per_s})"
 
 
 def serving_mfu(r: ReplicaCells, batch: str) -> str:
