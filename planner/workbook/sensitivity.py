@@ -50,7 +50,8 @@ def _scaled(name: str) -> Callable[[str], str]:
 GRIDS = [
     Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", corner="MFU ↓  price →",
          row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour"),
-         cell=lambda r, c: model.gpu_hours("hours_training_flops", "hours_peak_tflops", r) + f"/hours_productive_share*{c}",
+         cell=lambda r, c: model.gpu_hours("hours_training_flops", "hours_peak_tflops", r)
+         + f"/hours_productive_share*{c}",
          row_kind="percent", column_kind="money", kind="money0", unit="paid once",
          note="C / (peak · MFU · 3600) / q × price; the middle is Hours' cost"),
     Grid("days", "Wall-clock days over the run's GPUs (rows) × MFU (columns)", corner="GPUs ↓  MFU →",
@@ -63,7 +64,8 @@ GRIDS = [
          corner="Tokens a day ↓  serving MFU →", row_heading=_count("crossover_served_tokens_per_day"),
          column_heading=_share("crossover_serving_mfu_used"),
          cell=lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/('
-                           + model.gpu_hours(f"serving_ops_per_param_token*model_active_params*{r}", "gpu_peak_tflops", c)
+                           + model.gpu_hours(f"serving_ops_per_param_token*model_active_params*{r}",
+                                             "gpu_peak_tflops", c)
                            + "))",
          row_kind="token_count", column_kind="percent", kind="days", unit="days",
          note="H / serving GPU-hours per day; \"never\" without traffic"),
