@@ -1297,6 +1297,11 @@ def _formula_as_written(formula: str, expand_future_functions: bool = False) -> 
     return as_excel_numbers(formula) if _EXPONENT_HINT.search(formula) else formula
 
 
+def as_written(formula: str) -> str:
+    """A formula ("=…") as the file holds it: its numbers in exponent form spelled as Excel writes them."""
+    return "=" + _formula_as_written(formula)
+
+
 _EXPONENT_HINT = re.compile(r"[0-9.][eE][+-]?[0-9]")
 _EXPONENT = re.compile(r"(?<![A-Za-z0-9_.$])([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE]([+-]?)([0-9]+)(?![A-Za-z0-9_.(])")
 
