@@ -29,7 +29,7 @@ from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
 from planner.scenario.errors import cut, dotted, quoted, section_class
 from planner.tables import TABLES
 from planner.workbook.catalog_sheet import BLOCKS, EMPTY_ROWS, PROFILES, TRAFFIC_PRESETS, block_length
-from planner.workbook.inputs import TYPED_IN, same_text
+from planner.listing import TYPED_IN, same_text
 
 LOOKED_UP = ("price_per_gpu_hour",)  # inputs' names the Inputs sheet fills with a formula (the chosen GPU's price
 # from Catalog, whose cell is the input)
@@ -495,7 +495,7 @@ def _dates() -> frozenset:
     global _DATES
     if _DATES is None:
         from planner.scenario import DEFAULT
-        from planner.workbook.inputs import scenario_inputs
+        from planner.listing import scenario_inputs
 
         _DATES = frozenset(i.name for i in scenario_inputs(DEFAULT) if i.kind == "date")
     return _DATES

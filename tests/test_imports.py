@@ -92,6 +92,18 @@ def test_the_engine_imports_nothing_from_the_layers_above_it(tmp_path):
                                           "j.py: planner.workbook", "j.py: planner.report.plot"}
 
 
+def test_the_html_imports_nothing_of_the_workbook():
+    """The HTML summary and the workbook are siblings: what both show (row specs, labels, the inputs as listed) lives
+    below them (planner/specs.py, planner/listing.py), never in the workbook for the HTML to import."""
+    found = set()
+    for path in sorted((ROOT / "planner" / "report").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found |= {f"{path.name}: {name}" for name in names if name.startswith("planner.workbook")}
+    assert found == set()
+
+
 def test_reading_a_scenarios_schema_imports_no_numpy():
     """`planner schema` and the scenario's declarations stay light: the words and limits they share with the
     engine come from planner/engine/shared.py, which imports no numpy."""

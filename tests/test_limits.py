@@ -17,7 +17,7 @@ from planner.output import results_json
 from planner.report import render_html
 from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build
-from planner.workbook.inputs import Allowed, declared_inputs
+from planner.listing import Allowed, declared_inputs
 from planner.inputs.hours import Allocation as ALLOCATION
 from tests.conftest import SECTION
 from tests.helpers import scenario_with

@@ -107,7 +107,7 @@ def test_the_cost_per_million_at_users_who_do_not_fit_is_na_and_null_in_json():
 
 
 def test_a_count_label_shows_a_fraction_as_typed_and_a_blank_as_a_question_mark():
-    from planner.workbook.kit import count_text, text_formula
+    from planner.specs import count_text, text_formula
     assert count_text(1.5) == "1.5" and count_text(32) == "32" and count_text(1024.0) == "1,024"
     assert count_text(2.125) == "2.125"
     formula = text_formula("at {serving_users|count} users", {"serving_users": 1.5})
@@ -316,7 +316,7 @@ def test_the_mfu_dropdown_offers_layout_only_with_a_layout_search():
     from pathlib import Path
 
     from planner.scenario import load_scenario
-    from planner.workbook.inputs import input_sections
+    from planner.listing import input_sections
 
     def mfu(scenario):
         return next(i for _, items in input_sections(scenario) for i in items if i.path == "hours.mfu")

@@ -19,7 +19,7 @@ from planner.engine import compute
 from planner.scenario import ScenarioError, load_scenario, parse_scenario
 from planner.workbook import build, general_inputs, input_sections
 from planner.workbook.cover import NOT_AVAILABLE
-from planner.workbook.inputs import TYPED_IN
+from planner.listing import TYPED_IN
 from planner.workbook.kit import ok_name
 from tests.conftest import EXAMPLES, ROOT
 from tests.helpers import (build_in_memory, catalog_cells, expected_book, named, recalculated, scenario_with, set_cells,

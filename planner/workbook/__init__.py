@@ -6,30 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from planner.method import Constant
 from planner.tables import optional, present
 from planner.workbook import catalog_sheet, checks, cover, inputs, kit, method, scenarios
-from planner.workbook.inputs import Columns, Input, general_declared, input_sections
+from planner.listing import Columns, Input, general_inputs, input_sections
 
 # Every sheet's second row: what the numbers are for, following the inputs.
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
                 "tokens on {hours_gpus|count} GPUs"
-PRICE = kit.Row("price_per_gpu_hour", "Price per GPU-hour (the GPU's, from Catalog)",
-                formula="=INDEX(catalog_gpu_price_per_hour,MATCH(gpu,catalog_gpu_ids,0))", kind="money",
-                    unit="per GPU-hour",
-                note="Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
-
-
-def general_inputs(scenario) -> list[tuple[Any, Any]]:
-    model_and_gpu = general_declared(scenario)
-    currency = Constant("currency", scenario.currency, label="Currency", unit="",
-                        source="Set in the scenario file (currency:); money "
-                        "formats show its symbol.")
-    fx = [(i, i.value) for i in model_and_gpu if i.path == "fx_rate"]  # after the currency it converts to
-    return [(i, i.value) for i in model_and_gpu if i.path != "fx_rate"] + [(PRICE, scenario.gpu_price),
-                                                                           (currency, scenario.currency)] + fx
-
-
 def _guards(book: kit.Book, results, inputs: list[Input], table_checks: list[kit.Check]) -> None:
     """What the guards know before any sheet is written: each Catalog block's check, the headline results, and
     the rules' checks that gate the named results of the inputs they are about."""

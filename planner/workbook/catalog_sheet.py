@@ -20,7 +20,7 @@ from planner.model import fields
 from planner.scenario import catalog_entries as entries
 from planner.scenario.declare import Fraction
 from planner.workbook import kit, model
-from planner.workbook.inputs import Allowed
+from planner.listing import Allowed
 
 SNAPSHOT_COL = 40  # the first of the hidden columns that hold each block's values as generated (right of the widest
 # block, its Valid and Changed columns)
@@ -250,7 +250,7 @@ def _changed(book: kit.Book, sheet: kit.Sheet, block: Block, *, first: int, writ
 
 def _same(now, then) -> bool:
     """EXACT of a cell as written and its snapshot: a blank as "" (an empty cell reads as "")."""
-    from planner.workbook.inputs import same_text
+    from planner.listing import same_text
 
     return same_text("" if now is None else now, "" if then is None else then)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from planner.workbook import kit
 from planner.workbook.catalog_sheet import BLOCKS, VALID
-from planner.workbook.inputs import Columns, Input
+from planner.listing import Columns, Input
 from planner.workbook.kit import Check, Row
 
 CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove a recalculation happened
