@@ -49,6 +49,7 @@ from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
 from planner.engine.layouts import NoLayout
+from planner.engine.shared import TooManyGPUs
 from planner.report import render_html
 from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
@@ -103,12 +104,15 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
 
 def computed(scenario: Scenario, *, generated: dt.date | None = None) -> Results:
     """The engine's results (as on the day `generated`); a premise that only computing finds failed (hours.mfu:
-    layout, and no layout fits and meets the deadline) is a ScenarioError naming the key."""
+    layout, and no layout fits and meets the deadline; a demand that needs more GPUs than a plan may take) is a
+    ScenarioError naming the key."""
     try:
         return compute(scenario, generated=generated)
     except NoLayout as exc:
         raise ScenarioError([f"{_at(scenario, ('hours', 'mfu'))}: hours.mfu: value 'layout' is not allowed: {exc}"],
                             [("hours", "mfu")]) from None
+    except TooManyGPUs as exc:
+        raise ScenarioError([f"{_at(scenario, exc.key)}: {'.'.join(exc.key)}: {exc}"], [exc.key]) from None
 
 
 def _at(scenario: Scenario, key: tuple) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
 from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
-from planner.engine.shared import PAST_DEADLINE, past_deadline
+from planner.engine.shared import GPUS_MAX, PAST_DEADLINE, TooManyGPUs, past_deadline
 from planner.method import Constant, Method
 
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
@@ -876,6 +876,8 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
                    discount_rate=p.discount_rate)
     c = demand_columns(p, m, t)
     b = baseline(p, tiers, t.launch, t.end, t.launch_month)
+    if (peak := max(float(np.max(c["committed_gpus"], initial=0.0)), b.suggested)) > GPUS_MAX:
+        raise TooManyGPUs(peak, p.tokens_per_day, p.tokens_per_s_per_gpu, p.monthly_growth)
     end = plan_end(t, b)
     in_plan = m.start < end
     c["training"] = training_column(p, m, t, c["training_days"])

@@ -6,6 +6,7 @@ not import numpy."""
 LAYOUT = "layout"  # hours.mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
 HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each month a row of the Budget sheet
+GPUS_MAX = 10**15  # the most GPUs a plan's peak hour may take: whole GPUs as a spreadsheet holds them (15 digits)
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
@@ -17,3 +18,23 @@ def past_deadline(scenario, days: float) -> bool:
     totals read PAST_DEADLINE, as the Layouts sheet compares a layout's days with it."""
     deadline = scenario.search.deadline_days if scenario.search is not None else None
     return deadline is not None and days > deadline
+
+
+class TooManyGPUs(Exception):
+    """Serving a plan's demand needs more than GPUS_MAX GPUs at its peak hour: a serving replica far too slow for
+    the traffic at the inputs' caps (1e18 tokens a day on a GPU of 0.001 TB/s), whose GPU counts would be no whole
+    numbers (nor, past 2^63, integers at all). `key`: the input a message names; `premise` what the throughput is
+    and `remedy` what raises it (a what-if's own: Crossover's assumed serving MFU)."""
+
+    def __init__(self, gpus: float, tokens_per_day: float, tokens_per_s_per_gpu: float, growth: float, *,
+                 key: tuple = ("crossover", "tokens_per_day"), premise: str = "the plan's",
+                 remedy: str = "serve faster (the model, the GPU, the serving section)"):
+        self.figures, self.key = (gpus, tokens_per_day, tokens_per_s_per_gpu, growth), key
+        grown = f", growing {growth:.3g} a month," if growth else ""
+        super().__init__(f"serving {tokens_per_day:.6g} tokens a day{grown} at {premise} {tokens_per_s_per_gpu:.3g} "
+                         f"tokens per second per GPU needs {gpus:.3g} GPUs at the peak hour, above the "
+                         f"{GPUS_MAX:.0e} allowed: lower the demand, or {remedy}")
+
+    def at(self, key: tuple, premise: str, remedy: str) -> "TooManyGPUs":
+        """The same, named at another input."""
+        return TooManyGPUs(*self.figures, key=key, premise=premise, remedy=remedy)
