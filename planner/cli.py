@@ -262,8 +262,8 @@ def import_(workbook: Path, target: Path | None, take_cached: bool) -> None:
     text, files = scenario_yaml(scenario, target.stem)
     files = {**files, target.name: text}
     try:
-        write_files(target.parent, target.stem, {name: (lambda text: lambda file: file.write(text.encode()))(text)
-                                                 for name, text in files.items()}, inputs=[workbook])
+        write_files(target.parent, target.stem, {name: text.encode() for name, text in files.items()},
+                    inputs=[workbook])
     except OutputError as exc:
         _fail_input([str(exc)])
     for name in files:
