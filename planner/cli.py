@@ -7,6 +7,7 @@ so `planner --help` pays for click alone.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -70,7 +71,8 @@ def run(scenario: Path | None, out_dir: Path) -> None:
     from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
 
     try:
-        written = write_outputs(loaded, out_dir)
+        with _search_progress(loaded):
+            written = write_outputs(loaded, out_dir)
     except OutputError as exc:
         _fail_input([str(exc)])
     except ScenarioError as exc:  # what only the workbook finds: a scenario's name that makes a name twice
@@ -81,6 +83,25 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         count = len(loaded.variants())
         click.echo(f"{scenario}: its sweep has {count:,} variant{'s' if count != 1 else ''}; this wrote the scenario "
                    f"without them. `planner batch {scenario}` writes every variant.", err=True)
+
+
+@contextlib.contextmanager
+def _search_progress(scenario):
+    """A progress bar over the layout search's candidates while the scenario is computed (planner.progress: on a
+    terminal), its total the candidates the run evaluates."""
+    from planner import progress
+
+    if scenario.search is None or not progress.wanted():
+        yield
+        return
+    from planner.engine import layouts
+
+    with progress.bar(layouts.run_size(scenario), "layout search", "layout") as bar:
+        layouts.PROGRESS = bar.update
+        try:
+            yield
+        finally:
+            layouts.PROGRESS = None
 
 
 @main.command()
@@ -101,6 +122,9 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
     from planner.output import OutputError
     from planner.scenario.errors import cut
 
+    from planner import progress
+
+    progress.SHOWN = False if quiet else progress.SHOWN  # the logs a scenario reads said on a terminal, unless -q
     try:
         outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
                              progress=not quiet)
