@@ -7,7 +7,6 @@ so `planner --help` pays for click alone.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 from pathlib import Path
@@ -62,46 +61,32 @@ def main() -> None:
               type=click.Path(file_okay=False, path_type=Path), help="Folder for <slug>.xlsx, .html and .json.")
 def run(scenario: Path | None, out_dir: Path) -> None:
     """Write the workbook, HTML summary and JSON results for SCENARIO (default: the built-in default scenario)."""
+    from planner import progress
     from planner.scenario import DEFAULT, ScenarioError, load_scenario
 
-    try:
-        loaded = load_scenario(scenario) if scenario else DEFAULT
-    except ScenarioError as exc:
-        _fail_input(exc.problems)
-    from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
+    with progress.Bars() as bars:  # long work (thousands of logs, the layout search) said on a terminal
+        try:
+            loaded = load_scenario(scenario) if scenario else DEFAULT
+        except ScenarioError as exc:
+            bars.close()
+            _fail_input(exc.problems)
+        from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
 
-    try:
-        with _search_progress(loaded):
+        if loaded.search is not None and progress.wanted():
+            from planner.engine import layouts
+
+            bars.totals[layouts.SEARCHING] = layouts.run_size(loaded)
+        try:
             written = write_outputs(loaded, out_dir)
-    except OutputError as exc:
-        _fail_input([str(exc)])
-    except ScenarioError as exc:  # what only the workbook finds: a scenario's name that makes a name twice
-        _fail_input(exc.problems)
+        except (OutputError, ScenarioError) as exc:  # ScenarioError: what only computing or the workbook finds
+            bars.close()
+            _fail_input([str(exc)] if isinstance(exc, OutputError) else exc.problems)
     for path in written.values():
         click.echo(str(path))
     if loaded.sweep:
         count = len(loaded.variants())
         click.echo(f"{scenario}: its sweep has {count:,} variant{'s' if count != 1 else ''}; this wrote the scenario "
                    f"without them. `planner batch {scenario}` writes every variant.", err=True)
-
-
-@contextlib.contextmanager
-def _search_progress(scenario):
-    """A progress bar over the layout search's candidates while the scenario is computed (planner.progress: on a
-    terminal), its total the candidates the run evaluates."""
-    from planner import progress
-
-    if scenario.search is None or not progress.wanted():
-        yield
-        return
-    from planner.engine import layouts
-
-    with progress.bar(layouts.run_size(scenario), "layout search", "layout") as bar:
-        layouts.PROGRESS = bar.update
-        try:
-            yield
-        finally:
-            layouts.PROGRESS = None
 
 
 @main.command()
@@ -122,9 +107,6 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
     from planner.output import OutputError
     from planner.scenario.errors import cut
 
-    from planner import progress
-
-    progress.SHOWN = False if quiet else progress.SHOWN  # the logs a scenario reads said on a terminal, unless -q
     try:
         outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
                              progress=not quiet)

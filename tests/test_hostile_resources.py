@@ -273,13 +273,13 @@ def test_a_layout_search_past_the_stated_limit_exits_2_with_its_size_naming_the_
 def test_blank_reference_layouts_alike_are_searched_once_and_the_count_is_exact(tmp_path, monkeypatch):
     """Twenty blank references were twenty scans of the grid: now one, beside the search's own; every candidate the
     search evaluates is counted through the progress hook, and search_size says the same number beforehand."""
-    from planner.engine import layouts
+    from planner.engine import layouts, shared
 
     scenario = tmp_path / "s.yaml"
     scenario.write_text(big_search(named=0, references=0).replace("gpus_max: 1000000000", "gpus_max: 16384"))
     q, references = layouts.problem(load_scenario(scenario)), [{}] * 20 + [{"zero": 1}]
     counted = []
-    monkeypatch.setattr(layouts, "PROGRESS", counted.append)
+    monkeypatch.setattr(shared, "PROGRESS", lambda what, done, total, unit: counted.append(done))
     found = layouts.search(q, references)
     assert sum(counted) == layouts.search_size(q, references)
     assert sum(counted) == 2 * layouts.scan_size(q, {}) + layouts.scan_size(q, {"zero": 1})
@@ -302,3 +302,58 @@ def test_planner_run_shows_the_search_s_progress_on_stderr_when_forced_and_not_o
     shown = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "b")])
     assert shown.exit_code == 0, shown.output
     assert "layout search: 100%" in shown.stderr and "layout/s]" in shown.stderr
+
+
+# Issue 42, item 5: a glob of thousands of one-request logs -----------------------------------------------------------
+def test_a_glob_of_many_logs_says_its_progress_on_stderr_when_forced_and_not_otherwise(tmp_path, monkeypatch):
+    """A glob of 10,000 one-request files ran for minutes without a word (reading them, then Goodput's runs and the
+    calibration, each a loop over the runs). Each says its progress on a terminal; 200 files show it here."""
+    from click.testing import CliRunner
+
+    from planner import progress
+    from planner.cli import main
+
+    (tmp_path / "runs").mkdir()
+    for i in range(200):
+        (tmp_path / "runs" / f"rate-{i + 1}.json").write_text(json.dumps({
+            "request_rate": i + 1, "duration": 10.0, "completed": 1, "input_lens": [10], "output_lens": [5],
+            "ttfts": [0.1], "latencies": [0.14], "errors": [""]}))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: many logs\nserving: {calibration: h100-vllm}\ngoodput:\n  benchmarks:\n"
+                        "    - {name: h100-vllm, files: [runs/*.json], gpu: h100-sxm}\n")
+    plain = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "a")])
+    assert plain.exit_code == 0, plain.output
+    assert plain.stderr == ""  # not a terminal: no bar
+    monkeypatch.setattr(progress, "SHOWN", True)
+    shown = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "b")])
+    assert shown.exit_code == 0, shown.output
+    for line in ("reading benchmark logs: 100%", "| 200/200 [", "benchmark runs' attainment: 100%",
+                 "calibrating against benchmark runs: 100%", "comparing predictions with benchmark runs: 100%"):
+        assert line in shown.stderr, line
+
+
+def test_one_bar_for_each_kind_of_work_grown_by_a_second_glob_and_again_for_a_second_pass(monkeypatch):
+    from planner import progress
+    from planner.engine.shared import advance
+
+    made = []
+    monkeypatch.setattr(progress, "bar", lambda total, desc, unit: made.append(FakeBar(total, desc)) or made[-1])
+    with progress.Bars():
+        for total in (3, 3, 3, 5, 5):  # a glob of 3 files, then another of 2
+            advance("reading", 1, total=total)
+        for _ in range(2):  # the same comparison twice: before and after a fit
+            for _ in range(2):
+                advance("comparing", 1, total=2)
+    assert [(b.desc, b.total, b.n, b.closed) for b in made] == [("reading", 5, 5, True), ("comparing", 2, 2, True),
+                                                                ("comparing", 2, 2, True)]
+
+
+class FakeBar:
+    def __init__(self, total, desc):
+        self.total, self.desc, self.n, self.closed = total, desc, 0, False
+
+    def update(self, n):
+        self.n += n
+
+    def close(self):
+        self.closed = True

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from planner.engine.shared import LAYOUT
+from planner.engine.shared import LAYOUT, advance
 from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.model import counts, state
@@ -72,7 +72,7 @@ NO_LAYOUT = "none"  # the cheapest layout's results when no layout fits and meet
 CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever the grid
 SEARCH_MAX = 2 * 10**9  # candidate layouts one run may evaluate (every scenario's search and references): more is
 # refused with the estimate (planner/inputs/layouts.py)
-PROGRESS = None  # called with each block's count of candidates evaluated; the command line's progress bar sets it
+SEARCHING = "layout search"  # the long work the candidates' count advances (its total: run_size)
 LAYOUT_MFU_SEARCHES = 3  # with hours.mfu: layout, the plan's search and one for each of the Sensitivity's swings of
 # hours.tokens (−20 %, +20 %), each a problem of its own
 
@@ -785,8 +785,7 @@ def _scan(q, fixed: dict, keep_fastest: bool = False) -> _Scan:
                 out.eligible += int(np.count_nonzero(meets))
             if n_fit:
                 out.best.append(_quickest(x, timed, total))
-            if PROGRESS is not None:
-                PROGRESS(g * k * zs.size * rs.size * bs.size)
+            advance(SEARCHING, g * k * zs.size * rs.size * bs.size, unit="layout")
     return out
 
 

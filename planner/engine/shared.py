@@ -6,6 +6,7 @@ not import numpy."""
 LAYOUT = "layout"  # hours.mfu: the layout search's cheapest layout's predicted MFU (docs/method.md §10)
 ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU at its users (docs/method.md §6)
 HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch, each month a row of the Budget sheet
+PROGRESS = None  # long work says how far it is through advance(); `planner run` points it at bars (planner/progress.py)
 GPUS_MAX = 10**15  # the most GPUs a plan's peak hour may take: whole GPUs as a spreadsheet holds them (15 digits)
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
@@ -38,3 +39,9 @@ class TooManyGPUs(Exception):
     def at(self, key: tuple, premise: str, remedy: str) -> "TooManyGPUs":
         """The same, named at another input."""
         return TooManyGPUs(*self.figures, key=key, premise=premise, remedy=remedy)
+
+
+def advance(what: str, done: int, *, total: float | None = None, unit: str = "it") -> None:
+    """`done` more steps of the long work `what` (of `total`, where known): said to the PROGRESS hook, if any."""
+    if PROGRESS is not None:
+        PROGRESS(what, done, total, unit)
