@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 from planner import __version__, recalc, xlsx
 from planner.engine import compute
 from planner.engine.layouts import NoLayout
+from planner.engine.shared import TooManyGPUs
 from planner.roundtrip import INPUT_SHEETS, WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
 from planner.scenario.errors import cut, quoted
@@ -331,6 +332,8 @@ def _generated(report: Report, book: xlsx.Workbook | None, found: WorkbookData |
         report.error = "\n".join(exc.problems)
     except NoLayout as exc:  # the workbook's inputs leave hours.mfu: layout no layout
         report.error = f"hours.mfu: {exc}"
+    except TooManyGPUs as exc:  # its demand needs more GPUs than a plan may take
+        report.error = f"{'.'.join(exc.key)}: {exc}"
     except (OSError, KeyError, ValueError) as exc:
         report.error = f"not a planner workbook, or a damaged one: {exc}"
     return None

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from planner.scenario.catalog_entries import GPUEntry
 from planner.engine import compute
+from planner.engine.shared import TooManyGPUs
 from planner.output import results_json
 from planner.report import render_html
 from planner.scenario import ScenarioError, parse_scenario
@@ -100,7 +101,10 @@ def finite(value) -> bool:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenario=extreme_scenarios())
 def test_every_output_stays_finite_over_the_whole_allowed_range(scenario):
-    results = compute(scenario)
+    try:
+        results = compute(scenario)
+    except TooManyGPUs:  # 1e18 tokens a day on a replica of 1e-7 tokens a second: refused by name (exit 2)
+        return
     assert finite(results.to_json())
     assert finite(json.loads(results_json(results)))
     build(results, io.BytesIO())

@@ -21,8 +21,9 @@ import numpy as np
 from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
 from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
-from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, HORIZON_MAX_DAYS, HOURS_PER_DAY, PAST_DEADLINE,
-                                   SECONDS_PER_HOUR, TOO_LONG, TRAINING_MONTHS_MAX, past_deadline)
+from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HORIZON_MAX_DAYS, HOURS_PER_DAY,
+                                   PAST_DEADLINE, SECONDS_PER_HOUR, TOO_LONG, TRAINING_MONTHS_MAX, TooManyGPUs,
+                                   past_deadline)
 from planner.method import Constant, Method
 from planner.model.passes import cost_per_million_tokens, serving_gpu_hours
 
@@ -887,6 +888,8 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     m = cal.months(p.start, month_row_count(p, t, end), first_fiscal_month=p.first_fiscal_month,
                    escalation=p.escalation, discount_rate=p.discount_rate)
     c = demand_columns(p, m, t)
+    if (peak := max(float(np.max(c["committed_gpus"], initial=0.0)), b.suggested)) > GPUS_MAX:
+        raise TooManyGPUs(peak, p.tokens_per_day, p.tokens_per_s_per_gpu, p.monthly_growth)
     in_plan = m.start < end
     c["training"] = training_column(p, m, t, c["training_days"])
     own, owned = owned_columns(p, m, t, c["committed_gpus"])

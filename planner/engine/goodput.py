@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from planner.engine.shared import advance
 from planner.engine.values import plain
 from planner.method import Method
 
+TABULATING = "benchmark runs' attainment"  # long work with a glob of thousands of runs (a progress bar)
 NONE_ACCEPTABLE = "none acceptable"
 NONE_COMPLETED = "none completed"
 NO_SERVER = "no server has acceptable requests"
@@ -99,6 +101,7 @@ def runs_table(scenario, logs, *, slo_ttft_ms: float, slo_tpot_ms: float, target
     benches = scenario.goodput.benchmarks
     runs = []
     for run, first, end in zip(logs.runs, starts, ends):
+        advance(TABULATING, 1, total=len(logs.runs), unit="run")
         rows = requests.iloc[first:end]
         bench = benches[run.benchmark - 1]
         done = rows[~rows["failed"]]

@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
-from planner.engine.shared import HOURS_PER_DAY
+from planner.engine.shared import HOURS_PER_DAY, TooManyGPUs
 from planner.model.passes import cost_per_million_tokens, gpu_hours
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -197,8 +197,13 @@ class WhatIf:
         assumed = (crossover["tokens_per_day"] / (3600 * hours_a_day) if hours_a_day
                    else self.plan.tokens_per_s_per_gpu)
         # with a fleet, serving at the assumed MFU replaces the fleet's sizing (on the same GPU's prices)
-        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True, fleet=None,
-                                            fleet_section=False),
+        try:
+            at_assumed = self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True, fleet=None,
+                                      fleet_section=False)
+        except TooManyGPUs as exc:
+            raise exc.at(("crossover", "serving_mfu"), "Crossover's assumed serving MFU,",
+                         "raise crossover.serving_mfu (the Sensitivity's what-if serves at it)") from None
+        return {"assumed_mfu": at_assumed,
                 "standby": self.of_plan(include_standby=not self.plan.include_standby),
                 "growth": self.total(budget={"monthly_growth": 0.0})}
 

@@ -8,12 +8,14 @@ from dataclasses import dataclass, replace
 
 from planner.engine import calibration
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
+from planner.engine.shared import advance
 from planner.method import Method
 from planner.model import counts, passes
 from planner.model.passes import GB
 from planner.model.replica import Replica, number
 
 CONSTANTS = passes.ALL_REDUCE_CONSTANTS + calibration.CONSTANTS
+CALIBRATING = "calibrating against benchmark runs"  # long work with a glob of thousands of runs (a progress bar)
 METHOD = Method(
     title="Serving: capacity, latency, throughput and cost per million tokens",
     formulas=[
@@ -240,7 +242,9 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
     merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, scenario.serving
     named = next((i for i, b in enumerate(benches, start=1) if b.name == sv.calibration), None)
     requests, found, fitted_runs = logs.requests, [], []
-    for run in tables["goodput"].runs:
+    runs = tables["goodput"].runs
+    for run in runs:
+        advance(CALIBRATING, 1, total=len(runs), unit="run")
         rows = requests[(requests["run"] == run["run"]) & ~requests["failed"]]
         gpu = merged.gpus[benches[run["benchmark"] - 1].gpu]
         replica = replica_of(scenario, gpu)

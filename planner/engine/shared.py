@@ -10,6 +10,8 @@ ROOFLINE = "roofline"  # crossover.serving_mfu: the Serving table's achieved MFU
 HORIZON_MAX_DAYS = 3653  # crossover.horizon_days: ten years after launch
 TRAINING_MONTHS_MAX = 120  # the longest run the Budget's average months hold: ten years
 SPARE_MONTHS = 24  # budget.spare_months: month rows past the plan's, for edits that lengthen it (§9, §13)
+PROGRESS = None  # long work says how far it is through advance(); `planner run` points it at bars (planner/progress.py)
+GPUS_MAX = 10**15  # the most GPUs a plan's peak hour may take: whole GPUs as a spreadsheet holds them (15 digits)
 
 # Time, once for every table (the sheets' named method constants and literal 24 and 3600 say the same)
 SECONDS_PER_HOUR = 3600
@@ -40,3 +42,29 @@ def past_deadline(scenario, days: float) -> bool:
     totals read PAST_DEADLINE, as the Layouts sheet compares a layout's days with it."""
     deadline = scenario.search.deadline_days if scenario.search is not None else None
     return deadline is not None and days > deadline
+
+
+class TooManyGPUs(Exception):
+    """Serving a plan's demand needs more than GPUS_MAX GPUs at its peak hour: a serving replica far too slow for
+    the traffic at the inputs' caps (1e18 tokens a day on a GPU of 0.001 TB/s), whose GPU counts would be no whole
+    numbers (nor, past 2^63, integers at all). `key`: the input a message names; `premise` what the throughput is
+    and `remedy` what raises it (a what-if's own: Crossover's assumed serving MFU)."""
+
+    def __init__(self, gpus: float, tokens_per_day: float, tokens_per_s_per_gpu: float, growth: float, *,
+                 key: tuple = ("crossover", "tokens_per_day"), premise: str = "the plan's",
+                 remedy: str = "serve faster (the model, the GPU, the serving section)"):
+        self.figures, self.key = (gpus, tokens_per_day, tokens_per_s_per_gpu, growth), key
+        grown = f", growing {growth:.3g} a month," if growth else ""
+        super().__init__(f"serving {tokens_per_day:.6g} tokens a day{grown} at {premise} {tokens_per_s_per_gpu:.3g} "
+                         f"tokens per second per GPU needs {gpus:.3g} GPUs at the peak hour, above the "
+                         f"{GPUS_MAX:.0e} allowed: lower the demand, or {remedy}")
+
+    def at(self, key: tuple, premise: str, remedy: str) -> "TooManyGPUs":
+        """The same, named at another input."""
+        return TooManyGPUs(*self.figures, key=key, premise=premise, remedy=remedy)
+
+
+def advance(what: str, done: int, *, total: float | None = None, unit: str = "it") -> None:
+    """`done` more steps of the long work `what` (of `total`, where known): said to the PROGRESS hook, if any."""
+    if PROGRESS is not None:
+        PROGRESS(what, done, total, unit)

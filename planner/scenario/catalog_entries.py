@@ -70,8 +70,10 @@ CustomGPU = create_model(
 
 Profile = Annotated[list[Fraction], Field(min_length=HOURS_PER_DAY, max_length=HOURS_PER_DAY)]
 # Served tokens are counted: 0 (no traffic: serving never overtakes) or at least one token a day, so the crossing
-# day C / (2·Ψ·D) stays finite over the whole allowed range.
-TokensPerDay = whole(0, 1e18)
+# day C / (2·Ψ·D) stays finite over the whole allowed range; the plan's last month, grown, keeps within the same
+# bound (planner/inputs/budget.py).
+TOKENS_PER_DAY_MAX = 10**18
+TokensPerDay = whole(0, TOKENS_PER_DAY_MAX)
 
 
 # A scenario's own entries per Catalog block. Each block is written with its shipped entries, these and a few empty
