@@ -413,9 +413,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     month_rows = len(cost.rows)  # the plan's months and the spare ones (the engine's result)
     months_at = top + (len(SUMMARY) + 1) + (1 + chart_rows) + (1 + 1 + fiscal_year_count(month_rows) + 1 + 1)
     sheet.row_index = months_at
-    sheet.section(f"Every calendar month: the plan's {cost.scalars['months']} and "
-                  f"{month_rows - cost.scalars['months']} spare, those beyond the plan grouped out of sight (the + at "
-                  "the left shows them)")
+    sheet.section(f"Every calendar month of the plan, and {month_rows - cost.scalars['months']} spare rows for an "
+                  "edit that lengthens it, grouped out of sight (the + at the left shows them)")
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
     _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, rows, label_header="Month k",
                                    alike=True)
