@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from planner import xlsx
 from planner.engine.budget import AVERAGE_ROWS_MAX
 from planner.engine.calendar import date_of
-from planner.engine.cost import CALENDAR_ROWS_MAX
+from planner.engine.plan.months import CALENDAR_ROWS_MAX
 from planner.engine.shared import MonthRows
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.catalog_entries import MAX_OWN_ENTRIES

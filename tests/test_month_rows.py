@@ -13,7 +13,7 @@ import pytest
 
 from planner import xlsx
 from planner.engine import compute
-from planner.engine import cost as engine
+from planner.engine.plan import months as plan_months
 from planner.engine.shared import MonthRows, TOO_LONG
 from planner.roundtrip import workbook_data
 from planner.workbook import build
@@ -50,7 +50,7 @@ def test_the_rows_stop_at_the_longest_plans():
     longest run and horizon need (3 × 120 training months, 122 of the longest horizon, 36 of a commitment and 1 of a mid-month start), the
     plan's money reads n/a and its check fails."""
     results = compute(scenario_with(**{"hours.gpus": 1}))
-    assert engine.CALENDAR_ROWS_MAX == 3 * 120 + 122 + 36 + 1 == len(results.cost.rows)
+    assert plan_months.CALENDAR_ROWS_MAX == 3 * 120 + 122 + 36 + 1 == len(results.cost.rows)
     assert results.headline["tco_months"] == 747 and not results.checks["tco_months_within_rows"]
     assert results.headline["plan_total_cost"] == TOO_LONG
 

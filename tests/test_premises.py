@@ -10,7 +10,7 @@ import pytest
 
 from planner.engine import budget as average
 from planner.engine import compute
-from planner.engine import cost as engine
+from planner.engine import shared
 from planner.report import render_html
 from planner.workbook import build
 from tests.helpers import named, recalculated, scenario_with, set_cells
@@ -95,7 +95,7 @@ def test_the_cost_per_million_at_users_who_do_not_fit_is_na_and_null_in_json():
     at a batch that cannot run."""
     results = compute(scenario_with(**{"serving.users": 100}))
     assert results.headline["serving_max_concurrency"] == 52
-    assert results.headline["serving_cost_per_million_tokens"] == engine.NOT_SERVED
+    assert results.headline["serving_cost_per_million_tokens"] == shared.NOT_SERVED
     data = results.to_json()
     assert data["headline"]["serving_cost_per_million_tokens"] is None
     assert data["not_available"]["serving_cost_per_million_tokens"] == "the users do not fit"
@@ -146,9 +146,9 @@ def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_pa
                     or " 2 users " in text], label
     too_many = outputs["too-many"]
     assert label_and_value(too_many, "serving_cost_per_million_tokens") == (
-        "Cost per million output tokens at 100 users", engine.NOT_SERVED)
+        "Cost per million output tokens at 100 users", shared.NOT_SERVED)
     for name in ("plan_total_cost", "plan_assumed_mfu_difference", "plan_growth_difference"):
-        assert label_and_value(too_many, name)[1] == engine.NOT_SERVED, name
+        assert label_and_value(too_many, name)[1] == shared.NOT_SERVED, name
     assert label_and_value(outputs["fraction"], "serving_cost_per_million_tokens")[0] == \
         "Cost per million output tokens at 1.5 users"
     assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == \

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
-from planner.engine.cost import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
-from planner.engine.cost import fleet_columns, plan_profile, prices_of, serving_gpu
+from planner.engine.plan.inputs import fleet_columns, plan_profile, prices_of, serving_gpu
+from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
                                    past_deadline)
 from planner.engine.values import plain

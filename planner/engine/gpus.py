@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, replace
 
 from planner.engine import cost
+from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import prices as plan_prices
 from planner.engine.calendar import round9
 from planner.engine.shared import DAYS_PER_MONTH, HOURS_PER_DAY
 from planner.engine.values import plain
@@ -50,7 +52,7 @@ class Shared:
     tokens_per_day: float  # D, launch traffic
     profile: tuple
     fx: float
-    owning: cost.Owning  # the ownership inputs; each row brings its own server price and kW
+    owning: plan_inputs.Owning  # the ownership inputs; each row brings its own server price and kW
 
 
 def training(row: GPURow, s: Shared) -> dict:
@@ -75,8 +77,9 @@ def serving(row: GPURow, s: Shared) -> dict:
              "tokens_per_s_per_gpu": row.tokens_per_s_per_gpu,
              "cost_per_million": passes.cost_per_million_tokens(price, row.tokens_per_s_per_gpu),
              "cost_per_million_at_max": passes.cost_per_million_tokens(price, row.tokens_per_s_per_gpu_at_max)}
-    found["tokens_per_s_per_mw"] = (cost.tokens_per_s_per_mw(row.tokens_per_s_per_gpu, row.server_kw, s.owning.pue)
-                                    if row.server_kw else cost.NO_SERVER)
+    found["tokens_per_s_per_mw"] = (plan_prices.tokens_per_s_per_mw(row.tokens_per_s_per_gpu, row.server_kw,
+                                                                    s.owning.pue)
+                                    if row.server_kw else plan_prices.NO_SERVER)
     return found
 
 
@@ -92,15 +95,15 @@ def rent_against_own(row: GPURow, s: Shared) -> dict:
     fleet = math.ceil(round9(per_day / sum(s.profile) * max(s.profile)))
     found = {"serving_gpu_hours_per_day": per_day,
              "rent_per_month": per_day * DAYS_PER_MONTH * price, "owned_fleet": fleet,
-             "fleet_utilisation": per_day / (HOURS_PER_DAY * fleet) if fleet else cost.NO_SERVING}
+             "fleet_utilisation": per_day / (HOURS_PER_DAY * fleet) if fleet else plan_prices.NO_SERVING}
     if row.server_price is None or row.server_kw is None:
         return found | dict.fromkeys(("own_cost_per_gpu_hour", "own_per_month", "break_even_utilisation"),
-                                     cost.NO_SERVER)
-    c_own = cost.owned_rates(s.owning, s.fx, server_price=row.server_price,
+                                     plan_prices.NO_SERVER)
+    c_own = plan_prices.owned_rates(s.owning, s.fx, server_price=row.server_price,
                              server_kw=row.server_kw).cost_per_gpu_hour
     return found | {"own_cost_per_gpu_hour": c_own,
                     "own_per_month": fleet * c_own * HOURS_PER_DAY * DAYS_PER_MONTH,
-                    "break_even_utilisation": cost.break_even_utilisation(c_own, price)}
+                    "break_even_utilisation": plan_prices.break_even_utilisation(c_own, price)}
 
 
 def side_by_side(rows: list[GPURow], s: Shared) -> list[dict]:
@@ -153,8 +156,8 @@ def compute(scenario, tables) -> GPUsTable:
                     productive_share=s.hours.productive_share, run_gpus=s.hours.gpus,
                     fp8=s.training_precision == "fp8", users=s.serving.users,
                     tokens_per_day=tables["crossover"].scalars["tokens_per_day"],
-                    profile=cost.plan_profile(s), fx=s.fx_rate,
-                    owning=cost.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
+                    profile=plan_inputs.plan_profile(s), fx=s.fx_rate,
+                    owning=plan_inputs.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
     rows, positions, replicas = [], [], []
     for position, (gpu_id, gpu) in enumerate(catalog.gpus.items(), start=1):
         if gpu.price_per_hour is None:

@@ -9,13 +9,17 @@ The month rows these totals sum are on the Budget sheet (planner/workbook/budget
 from __future__ import annotations
 
 from planner.engine import cost as engine
+from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import months as plan_months
+from planner.engine.plan import prices as plan_prices
+from planner.engine import shared
 from planner.engine.calendar import serial
 from planner.workbook import kit, model, plan_fleet
 from planner.workbook.catalog_sheet import GPUS, laid_out
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Cost"
-PATHS = engine.PATHS
+PATHS = plan_months.PATHS
 PATH_LABELS = {"on_demand": "On demand", "committed": "Committed baseline + burst", "owned": "Owned GPUs"}
 WITHIN_ROWS = "tco_months<=ROWS(calendar_in_plan)"  # the plan's months fit the Budget's calendar rows
 
@@ -25,8 +29,8 @@ def text(value: str) -> str:
     return f'"{value}"'
 
 
-NOT_SERVED, NO_SERVER, NO_SERVING = text(engine.NOT_SERVED), text(engine.NO_SERVER), text(engine.NO_SERVING)
-PRICE_ZERO, NEVER, TOO_LONG = text(engine.PRICE_ZERO), text(engine.NEVER), text(engine.TOO_LONG)
+NOT_SERVED, NO_SERVER, NO_SERVING = text(shared.NOT_SERVED), text(plan_prices.NO_SERVER), text(plan_prices.NO_SERVING)
+PRICE_ZERO, NEVER, TOO_LONG = text(plan_prices.PRICE_ZERO), text(plan_prices.NEVER), text(shared.TOO_LONG)
 NO_USERS, NO_REVENUE = text(engine.NO_USERS), text(engine.NO_REVENUE)
 
 
@@ -487,7 +491,7 @@ FLEET_ROWS = {
                              "users; its rows hold at the Fleet's inputs (else run the planner again)"),
     "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a when it does",
                                formula=f"=IF(AND(ISNUMBER(fleet_cheapest_cost_per_hour),NOT(fleet_rows_hold)),"
-                                       f"{text(FLEET_STALE)},{text(engine.NO_FLEET_SERVES)})", kind="text", unit="",
+                                       f"{text(FLEET_STALE)},{text(shared.NO_FLEET_SERVES)})", kind="text", unit="",
                                note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
                                name="plan_serving_reason"),
     "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
@@ -506,7 +510,7 @@ TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", for
 
 
 # With a layout search: a training run past its deadline leaves every money figure n/a, as a plan too long does
-PAST_DEADLINE = text(engine.PAST_DEADLINE)
+PAST_DEADLINE = text(shared.PAST_DEADLINE)
 BLANK = '""'  # Excel's empty text: the premise holds
 
 
@@ -536,7 +540,7 @@ def _values(book: kit.Book, results) -> dict:
     """Each row's engine value, by row key."""
     table, scenario = results.cost, results.scenario
     s, totals, u = table.scalars, table.totals, table.unit
-    gpu = scenario.merged_catalog.gpus[engine.serving_gpu(scenario, results.tables)]
+    gpu = scenario.merged_catalog.gpus[plan_inputs.serving_gpu(scenario, results.tables)]
     rows = [key for key, _ in laid_out(book, GPUS, scenario.merged_catalog.gpus)]
     found = dict(s)
     found |= {"start_date": s["start_date"], "months": s["months"], "plan_serving_fits": table.plan.serving_fits,
