@@ -138,7 +138,8 @@ METHOD = Method(
         "H / serving GPU-hours per day: earlier than in operations when serving runs at a lower share of peak than "
         "training (by the ratio serving MFU / training MFU).",
         "Cumulative table: day_i = i · horizon / 100 for i = 0 … 100; training flat at C and H, serving "
-        "day · its daily operations and GPU-hours, their total; cost = GPU-hours × the GPU's price per GPU-hour × the FX rate.",
+        "day · its daily operations and GPU-hours, their total; cost = GPU-hours × the GPU's price per GPU-hour × "
+        "the FX rate.",
         "Without traffic (D = 0) serving never overtakes training: the crossing days read \"never\".",
         "Totals: serving cost over the horizon = horizon days × serving cost per day; the total = Hours' training "
         "cost (the allocated GPU-hours at the price) + that; serving cost per million served tokens = serving cost "

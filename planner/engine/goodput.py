@@ -190,17 +190,18 @@ def compute(scenario, tables) -> GoodputTable:
 METHOD = Method(
     title="Goodput and cost per acceptable request",
     formulas=[
-        "Servers (hourly figures; the cost per hour typed in USD, × the FX rate): cost per request = cost per hour / completed requests per hour; cost per "
-        "acceptable request = cost per hour / acceptable requests per hour; acceptable share = acceptable / "
-        "completed. The cheapest per acceptable request may have the lower raw throughput.",
+        "Servers (hourly figures; the cost per hour typed in USD, × the FX rate): cost per request = cost per hour "
+        "/ completed requests per hour; cost per acceptable request = cost per hour / acceptable requests per hour; "
+        "acceptable share = acceptable / completed. The cheapest per acceptable request may have the lower raw "
+        "throughput.",
         "From benchmark logs, per request: failed when its error text is non-empty; TTFT in ms; TPOT = (latency − "
         "TTFT) / (output tokens − 1) when more than one token came out, else 0 (vLLM's definition); acceptable = "
         "not failed, TTFT ≤ the TTFT SLO and TPOT ≤ the TPOT SLO.",
         "Per run: attainment = acceptable / sent; request rate = completed / duration; goodput rate = acceptable / "
         "duration; p50, p90 and p99 of TTFT and TPOT over completed requests (linear interpolation, Excel's "
         "PERCENTILE = PERCENTILE.INC); run cost = (GPUs + standby GPUs) × the benchmark GPU's price per GPU-hour × "
-        "the FX rate × duration / 3600; cost per acceptable request = run cost / acceptable requests; cost per million "
-        "acceptable output tokens = run cost / their output tokens × 1e6.",
+        "the FX rate × duration / 3600; cost per acceptable request = run cost / acceptable requests; cost per "
+        "million acceptable output tokens = run cost / their output tokens × 1e6.",
         "Across a benchmark's runs in ascending request rate (DistServe): goodput = the highest request rate whose "
         "attainment ≥ the target, interpolated linearly between that run and the next one, which misses it: "
         "r_k + (a_k − target) / (a_k − a_k+1) × (r_k+1 − r_k). Per-GPU goodput = goodput / GPUs (standby GPUs "

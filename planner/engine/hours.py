@@ -147,7 +147,8 @@ METHOD = Method(
         "recomputation C = 8·Ψ·T (one extra forward pass).",
         "GPU-hours H = C / (peak TFLOPS · 1e12 · MFU · 3600), at the GPU's dense BF16 peak.",
         "Allocated GPU-hours = H / q, where q is the productive share of allocated time; cost = allocated GPU-hours "
-        "× the GPU's price per GPU-hour (Catalog) × the FX rate; wall-clock days = allocated GPU-hours / GPUs in the run / 24.",
+        "× the GPU's price per GPU-hour (Catalog) × the FX rate; wall-clock days = allocated GPU-hours / GPUs in "
+        "the run / 24.",
         "Allocation options: the run itself, then each (GPUs, MFU) row with its own GPU-hours, days and cost; a "
         "larger allocation at a lower MFU finishes sooner but pays for more GPU-hours.",
         "Reference rows: Llama 3.1 8B, 70B and 405B at the scenario's tokens, MFU and recomputation on the H100's "

@@ -239,7 +239,8 @@ AVERAGE_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+
                 f"budget_standby_cost,0),{NA})"
 TOTALS = [
     Row("training_cost", "Training cost, paid once over the run", formula="=hours_cost", kind="money0",
-        unit="paid once", note="Hours' cost: its allocated GPU-hours × the on-demand price", name="budget_training_cost"),
+        unit="paid once", note="Hours' cost: its allocated GPU-hours × the on-demand price",
+        name="budget_training_cost"),
     Row("tokens_per_s_per_gpu", "Output tokens per second per GPU at the users (roofline)",
         formula="=serving_tokens_per_s_per_gpu", kind="count", unit="tokens/s", note="Serving: TokS at its users"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day at launch traffic",

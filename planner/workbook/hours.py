@@ -40,8 +40,9 @@ RUN = [
         note="H = C / (peak · MFU · 3600 s)", name="hours_gpu_hours"),
     Row("allocated_gpu_hours", "Allocated GPU-hours", formula="=hours_gpu_hours/hours_productive_share", kind="hours",
         note="H / q: what is paid for", name="hours_allocated_gpu_hours", bold=True),
-    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour_converted", kind="money0", unit="paid once",
-        note="Allocated GPU-hours × the GPU's price per GPU-hour in the reporting currency (Inputs)", name="hours_cost", bold=True),
+    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour_converted", kind="money0",
+        unit="paid once", note="Allocated GPU-hours × the GPU's price per GPU-hour in the reporting currency (Inputs)",
+        name="hours_cost", bold=True),
     Row("days", "Wall-clock days on the run's GPUs", formula="=hours_allocated_gpu_hours/hours_gpus/24", kind="days",
         note="Allocated GPU-hours / GPUs in the run / 24", name="hours_days", bold=True),
 ]
