@@ -67,8 +67,8 @@ def _catalog_check(book: kit.Book, sheet: kit.Sheet, block) -> None:
 
 
 def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None, scenario) -> None:
-    """Each input within its allowed values (with named scenarios, in its Base and scenario columns), and each
-    scenario's own price."""
+    """Each input within its allowed values (with named scenarios, in its Base and scenario columns), the plan's
+    GPU priced above 0, and each scenario's own price."""
     sheet.section("Inputs within their allowed values" + (": in the scenario shown (what its results read), "
                                                           "then in every column" if columns else ""))
     for spec in inputs:
