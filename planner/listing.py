@@ -481,9 +481,8 @@ GENERAL = ("model", "gpu", "training_precision", "fx_rate")  # the general input
 
 
 PRICE = Row("price_per_gpu_hour", "Price per GPU-hour (the GPU's, from Catalog)",
-                formula="=INDEX(catalog_gpu_price_per_hour,MATCH(gpu,catalog_gpu_ids,0))", kind="money",
-                    unit="per GPU-hour",
-                note="Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
+                formula="=INDEX(catalog_gpu_price_per_hour,MATCH(gpu,catalog_gpu_ids,0))", kind="usd",
+                unit="USD per GPU-hour", note="Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
 
 
 def general_inputs(scenario) -> list[tuple[Any, Any]]:

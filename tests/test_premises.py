@@ -13,6 +13,7 @@ from planner.engine import compute
 from planner.engine import shared
 from planner.report import render_html
 from planner.workbook import build
+from tests.conftest import ROOT
 from tests.helpers import named, recalculated, scenario_with, set_cells
 
 # The default's run on 1,024 GPUs takes 21.5 days; the same GPU-hours on 2 GPUs take 512 times as long:
@@ -309,6 +310,52 @@ def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a
     assert [key for key, value in shown.items() if value in (None, "")] == []
     assert shown["key_plan_total_cost"] == "n/a: see Checks"
     assert shown["key_plan_growth_difference"] == "n/a: see Checks"
+
+
+# Issue 43 finding 3: a plan's GPU priced 0 ----------------------------------------------------------------------------
+def test_a_price_of_zero_for_the_plans_gpu_is_refused_naming_the_key(tmp_path):
+    """Before: `price_per_gpu_hour: 0` gave a budget of 0. Refused (exit 2), naming the key and its line; the same
+    for the plan's GPU priced 0 in the scenario's Catalog; another GPU may still be unpriced (0)."""
+    from tests.helpers import refused
+    for i, (text, key) in enumerate((("name: x\nprice_per_gpu_hour: 0\n", "price_per_gpu_hour"),
+                                     ("name: x\ncatalog: {gpus: {h100-sxm: {price_per_hour: 0}}}\n",
+                                      "catalog.gpus.h100-sxm.price_per_hour"))):
+        (tmp_path / str(i)).mkdir()
+        output, path = refused(tmp_path / str(i), text)
+        assert f"{path}:2: {key}: value 0" in output and ("greater than 0" in output or "above 0" in output)
+    assert compute(scenario_with(**{"catalog.gpus.h200.price_per_hour": 0})).headline["hours_cost"] > 0
+
+
+@pytest.mark.spreadsheet
+def test_the_plans_gpu_priced_0_or_blank_on_catalog_fails_a_check_and_its_money_reads_na(spreadsheet, tmp_path):
+    """tco-4 (EUR) with the H100's Catalog price typed 0: before, a budget of €0 and "All checks pass". Now the check
+    of the plan's price fails and every money figure on the GPU reads n/a (no error value anywhere); what needs no
+    price (GPU-hours) stands. Emptied, the price fails the GPU block's check, with the same money n/a."""
+    from planner.scenario import load_scenario
+    from tests.helpers import UNCOMPARED, build_in_memory, catalog_cells
+    source = ROOT / "examples" / "tco-4-8b-in-euros-fiscal-years.yaml"
+    original = tmp_path / "tco-4.xlsx"
+    build(compute(load_scenario(source)), str(original))
+    copies = []
+    for label, price in (("zero", 0), ("blank", None)):
+        copies.append(tmp_path / f"{label}.xlsx")
+        set_cells(original, copies[-1], catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", price)]))
+    zero, blank = recalculated(spreadsheet, copies, [UNCOMPARED, UNCOMPARED])
+    book = build_in_memory(load_scenario(source))
+    errors = re.compile(r"^(#|Err:)")
+    for values, failed in ((zero, "ok_price_above_zero"), (blank, "ok_catalog_gpu")):
+        assert [(k, v) for k, v in values.items() if isinstance(v, str) and errors.match(v)] == []
+        assert named(values, book, failed) in (False, 0) and named(values, book, "checks_all_pass") in (False, 0)
+        for name in ("plan_total_cost", "tco_npv", "hours_cost", "price_per_gpu_hour_converted", "price_on_demand",
+                     "serving_cost_per_million_tokens", "crossover_serving_cost_per_million_tokens",
+                     "cluster_net_gain_value", "budget_training_cost"):
+            assert named(values, book, name) == "n/a: see Checks", (failed, name)
+    assert named(zero, book, "price_per_gpu_hour") == 0  # the typed price, as typed
+    assert named(zero, book, "ok_catalog_gpu") in (True, 1)  # 0 is a valid Catalog price: for another GPU
+    assert named(zero, book, "hours_gpu_hours") == pytest.approx(book.formulas[book.names["hours_gpu_hours"]],
+                                                                  rel=1e-9)
+    assert named(zero, book, "checks_first_failed") == \
+        "The plan's GPU has a price per GPU-hour above 0 (price_per_gpu_hour, on Catalog)"
 
 
 # Finding 4: the word layout offered only where the workbook has a layout search ----------------------------------------

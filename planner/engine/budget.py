@@ -103,7 +103,7 @@ def compute(scenario, tables) -> BudgetTable:
     price = prices_of(scenario, serving_gpu(scenario, tables)).on_demand * fx
     horizon, tokens = scenario.crossover.horizon_days, crossover["tokens_per_day"]
     profile = plan_profile(scenario)
-    training_cost, training_days = hours["cost"] * fx, hours["days"]
+    training_cost, training_days = hours["cost"], hours["days"]  # Hours' money is converted
     n_training, n_serving = months(training_days), months(horizon)
 
     # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours (the fleet's) at the price
@@ -118,7 +118,7 @@ def compute(scenario, tables) -> BudgetTable:
         "serving_gpu_hours_per_day": per_day_hours,
         "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else na,
         "horizon_serving_cost": horizon_serving,
-        "mfu_serving_cost": crossover["serving_cost_over_horizon"] * fx,
+        "mfu_serving_cost": crossover["serving_cost_over_horizon"],
         "horizon_total_cost": training_cost + horizon_serving if fits else na,
         "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0 else
         horizon_serving / (horizon * tokens) * 1e6 if fits else na,

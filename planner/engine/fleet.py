@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from planner.engine import money
 from planner.engine import serving as serving_engine
 from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY  # §10's sustained link shares
 from planner.engine.values import plain
@@ -945,8 +946,8 @@ def compute(scenario, tables) -> FleetTable:
     on_benchmark_gpu = serving_engine.fitted(fit) if fit else {key: getattr(sv, key) for key in EFFICIENCIES}
     calibrated = {fit["gpu"]: on_benchmark_gpu} if fit else None
     slo = SLO(goodput.slo.ttft_ms, goodput.slo.tpot_ms, goodput.attainment_target, fleet.quality, fleet.spare)
-    gpus = [(merged.gpus[g], scenario.gpu_price if g == scenario.gpu else merged.gpus[g].price_per_hour)
-            for g in fleet.gpus]
+    gpus = [(merged.gpus[g], money.gpu_price(scenario) if g == scenario.gpu  # in the reporting currency
+             else money.converted(merged.gpus[g].price_per_hour, scenario)) for g in fleet.gpus]
     precisions = [(merged.precisions[p.weight], merged.precisions[p.kv]) for p in fleet.precisions]
     configs = configurations(scenario.chosen_model, gpus, precisions, parallel=fleet.tensor_parallel,
                              modes=fleet.modes, knobs=knobs, transfer_gbps=fleet.kv_transfer_gbps,

@@ -176,8 +176,8 @@ def compute(scenario, tables) -> GPUsTable:
         replicas.append(replica)
     found = side_by_side(rows, shared)
     for row, position, replica in zip(found, positions, replicas):
-        row |= {"catalog_row": position, "price": replica.price_per_gpu_hour * s.fx_rate, "peak_flops": replica.p_e,
-                "bandwidth": replica.bw_e, "nvlink_gbps": replica.nvlink_gbps or 0.0}
+        row |= {"catalog_row": position, "price": replica.price_per_gpu_hour,  # × fx already (replica_of)
+                "peak_flops": replica.p_e, "bandwidth": replica.bw_e, "nvlink_gbps": replica.nvlink_gbps or 0.0}
     return GPUsTable([{key: plain(value) for key, value in row.items()} for row in found])
 
 

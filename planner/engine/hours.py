@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner import shipped
+from planner.engine import money
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
 from planner.engine.shared import HOURS_PER_DAY, LAYOUT
@@ -80,7 +81,7 @@ def mfu_used(scenario, tables) -> float:
 def compute(scenario, tables) -> HoursTable:
     h, model, gpu = scenario.hours, scenario.chosen_model, scenario.chosen_gpu
     mfu = mfu_used(scenario, tables)
-    price = scenario.gpu_price
+    price = money.gpu_price(scenario)  # in the reporting currency
     peak = training_peak_tflops(gpu, scenario.training_precision)
     flops = training_flops(active_params(model), h.tokens, h.activation_recompute)
     hours = gpu_hours(flops, peak, mfu)
@@ -139,7 +140,8 @@ METHOD = Method(
         "recomputation C = 8·Ψ·T (one extra forward pass).",
         "GPU-hours H = C / (peak TFLOPS · 1e12 · MFU · 3600), at the GPU's dense BF16 peak.",
         "Allocated GPU-hours = H / q, where q is the productive share of allocated time; cost = allocated GPU-hours "
-        "× the GPU's price per GPU-hour (Catalog); wall-clock days = allocated GPU-hours / GPUs in the run / 24.",
+        "× the GPU's price per GPU-hour (Catalog) × the FX rate; wall-clock days = allocated GPU-hours / GPUs in "
+        "the run / 24.",
         "Allocation options: the run itself, then each (GPUs, MFU) row with its own GPU-hours, days and cost; a "
         "larger allocation at a lower MFU finishes sooner but pays for more GPU-hours.",
         "Reference rows: Llama 3.1 8B, 70B and 405B at the scenario's tokens, MFU and recomputation on the H100's "

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from planner.engine import money
 from planner.engine.shared import LAYOUT, SECONDS_PER_DAY, SECONDS_PER_HOUR, advance
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -1056,7 +1057,8 @@ PROBLEM_KEYS = ("model", "gpu", "price_per_gpu_hour", "memory.sequence_length", 
 def problem(scenario, catalog=None) -> Problem:
     """The scenario's search in plain numbers: its model and GPU from the merged Catalog, the training sequence
     length (Memory), the training tokens (Hours) and the `search:` section."""
-    price = scenario.gpu_price if catalog is None else catalog.gpus[scenario.gpu].price_per_hour
+    price = money.gpu_price(scenario) if catalog is None else \
+        money.converted(catalog.gpus[scenario.gpu].price_per_hour, scenario)  # in the reporting currency
     catalog = catalog or scenario.merged_catalog
     model, gpu, search = catalog.models[scenario.model], catalog.gpus[scenario.gpu], scenario.search
     return Problem(layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads,

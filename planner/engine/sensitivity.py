@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
+from planner.engine import money
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
 from planner.engine.shared import HOURS_PER_DAY, TooManyGPUs
@@ -102,7 +103,7 @@ def _grids(scenario, tables) -> dict:
     """The four grids: each result over its two inputs' STEPS, {key: {"rows", "columns", "cells"}}."""
     hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
     flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
-    mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, scenario.gpu_price  # the MFU Hours used
+    mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, money.gpu_price(scenario)  # the MFU Hours used
     tokens, serving_mfu = crossover["tokens_per_day"], crossover["serving_mfu_used"]
     users, b_max = scenario.serving.users, serving["max_concurrency"]
     replica, gpu_peak = served(scenario, tables), scenario.chosen_gpu.peak_tflops
@@ -225,7 +226,7 @@ def moves(scenario, tables) -> dict:
 
     return {
         "mfu": (mfu, lambda f: share(mfu * f), lambda x: {"hours": {"mfu": x}}),
-        "price": (scenario.gpu_price, lambda f: scenario.gpu_price * f, None),
+        "price": (money.gpu_price(scenario), lambda f: money.gpu_price(scenario) * f, None),  # converted, as the totals
         "training_tokens": (scenario.hours.tokens, lambda f: excel_round(scenario.hours.tokens * f),
                             lambda x: {"hours": {"tokens": x}}),
         "tokens_per_day": (tokens, lambda f: excel_round(tokens * f),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.engine import calibration
+from planner.engine import calibration, money
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
 from planner.engine.shared import advance
 from planner.method import Method
@@ -116,7 +116,8 @@ DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_
 def replica_of(scenario, gpu=None) -> Replica:
     """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
     merged, sv = scenario.merged_catalog, scenario.serving
-    price = gpu.price_per_hour if gpu else scenario.gpu_price  # a benchmark's GPU: its Catalog price
+    # in the reporting currency; a benchmark's GPU (or a Catalog row, GPUs): its Catalog price
+    price = money.converted(gpu.price_per_hour, scenario) if gpu else money.gpu_price(scenario)
     draft = sv.speculative.draft_model
     return Replica.of(model=scenario.chosen_model, gpu=gpu or scenario.chosen_gpu,
                       weight=merged.precisions[sv.weight_precision], kv=merged.precisions[sv.kv_precision],

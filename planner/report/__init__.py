@@ -75,7 +75,7 @@ def scenario_table(results) -> dict | None:
 
     def typed(path: str, value) -> str:  # as the Inputs sheet shows it: 30 %, 20 T tokens, h200
         if path not in inputs:  # the price, the one not typed on Inputs without scenarios
-            return f"Price per GPU-hour: {shown(value, 'money', symbol)}"
+            return f"Price per GPU-hour: {shown(value, 'usd', symbol)}"
         spec = inputs[path]
         kind = "decimal" if spec.kind == "tera" else spec.kind
         unit = f" {spec.unit}" if spec.unit and kind != "percent" and not isinstance(value, str) else ""

@@ -238,8 +238,9 @@ HORIZON_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_horizon_servi
 AVERAGE_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby," \
                 f"budget_standby_cost,0),{NA})"
 TOTALS = [
-    Row("training_cost", "Training cost, paid once over the run", formula="=hours_cost*fx_rate", kind="money0",
-        unit="paid once", note="Hours' allocated GPU-hours × the on-demand price, × fx", name="budget_training_cost"),
+    Row("training_cost", "Training cost, paid once over the run", formula="=hours_cost", kind="money0",
+        unit="paid once", note="Hours' cost: its allocated GPU-hours × the on-demand price",
+        name="budget_training_cost"),
     Row("tokens_per_s_per_gpu", "Output tokens per second per GPU at the users (roofline)",
         formula="=serving_tokens_per_s_per_gpu", kind="count", unit="tokens/s", note="Serving: TokS at its users"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day at launch traffic",
@@ -257,7 +258,7 @@ TOTALS = [
         formula=f"=IF(plan_serving_fits,crossover_horizon_days*budget_serving_cost_per_day,{NA})",
         note="Horizon days × serving cost per day, no growth", name="budget_horizon_serving_cost"),
     Row("mfu_serving_cost", "… at Crossover's assumed serving MFU: a comparison of compute, not a cost of the plan",
-        kind="money0", formula="=crossover_serving_cost_over_horizon*fx_rate", unit="over the horizon",
+        kind="money0", formula="=crossover_serving_cost_over_horizon", unit="over the horizon",
         note="Crossover: 2·Ψ·D at the serving MFU it assumes"),
     Row("horizon_total_cost", "Training plus serving over the horizon at launch traffic", kind="money0",
         unit="over the horizon",

@@ -78,9 +78,10 @@ TOTALS = [
         note="Moved − lost. Negative: sharing costs more than it gives.", name="cluster_net_gain_gpu_hours",
         at="shared_training", bold=True,
         warn="negative"),
-    Row("net_gain_value", "Its value a day at the GPU's price", formula="={net_gain_gpu_hours}*price_per_gpu_hour",
+    Row("net_gain_value", "Its value a day at the GPU's price",
+        formula="={net_gain_gpu_hours}*price_per_gpu_hour_converted",
         kind="money", unit="per day",
-        note="Net gain × the price per GPU-hour (Catalog).", name="cluster_net_gain_value",
+        note="Net gain × the price per GPU-hour in the reporting currency (Inputs).", name="cluster_net_gain_value",
         at="shared_training", bold=True,
         warn="negative"),
 ]

@@ -98,8 +98,9 @@ CALENDAR = [
 PRICES = [
     Row("gpu_row", "The GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)", kind="count", unit="",
         name="gpu_row"),
-    Row("price_on_demand", "On demand p_od", formula="=price_per_gpu_hour*fx_rate", kind="money", unit="per GPU-hour",
-        note="The price per GPU-hour (Catalog, or the scenario's) × fx", name="price_on_demand", bold=True),
+    Row("price_on_demand", "On demand p_od", formula="=price_per_gpu_hour_converted", kind="money",
+        unit="per GPU-hour", note="The price per GPU-hour (Catalog, or the scenario's) × fx, on Inputs",
+        name="price_on_demand", bold=True),
     Row("price_committed_1y", "Committed 1 year p_1y", formula=tier_price("committed_1y"), kind="money",
         unit="per GPU-hour", note="The Catalog's quote × fx; blank: the 1-year ratio × p_od",
         name="price_committed_1y"),
@@ -463,7 +464,7 @@ FLEET_PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
 def training_tier_price(tier: str) -> str:
     """The training GPU's price at a tier (its Catalog quote × fx, else the ratio × its on-demand price)."""
     quote = f"INDEX(catalog_gpu_price_{tier},training_gpu_row)"
-    return f'IF({quote}="",pricing_{tier}_ratio*price_per_gpu_hour*fx_rate,{quote}*fx_rate)'
+    return f'IF({quote}="",pricing_{tier}_ratio*price_per_gpu_hour_converted,{quote}*fx_rate)'
 
 
 # With a fleet (§13.15, "One serving GPU"; §11): serving on the Fleet's cheapest GPU, sized by its configuration
@@ -475,14 +476,14 @@ FLEET_ROWS = {
                            "catalog_gpu_ids,0),MATCH(gpu,catalog_gpu_ids,0))", kind="count", unit="",
                    note="Training keeps the GPU on Inputs (its row below)", name="gpu_row"),
     "price_on_demand": Row("price_on_demand", "On demand p_od (the serving GPU)",
-                           formula="=IF(INDEX(catalog_gpu_ids,gpu_row)=gpu,price_per_gpu_hour,"
-                                   "INDEX(catalog_gpu_price_per_hour,gpu_row))*fx_rate", kind="money",
+                           formula="=IF(INDEX(catalog_gpu_ids,gpu_row)=gpu,price_per_gpu_hour_converted,"
+                                   "INDEX(catalog_gpu_price_per_hour,gpu_row)*fx_rate)", kind="money",
                            unit="per GPU-hour", note="The serving GPU's price per GPU-hour × fx",
                            name="price_on_demand", bold=True),
     "price_training": Row("price_training", "Training's price p_T (the training GPU)", formula='=IF('
                           f'pricing_training_tier="spot",{training_tier_price("spot")},IF(pricing_training_tier='
                           f'"committed_1y",{training_tier_price("committed_1y")},IF(pricing_training_tier='
-                          f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour*fx_rate)))',
+                          f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour_converted)))',
                           kind="money", unit="per GPU-hour", note="At the training tier, on the GPU on Inputs",
                           name="price_training"),
     "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO, as searched",

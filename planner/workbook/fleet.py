@@ -132,9 +132,9 @@ INTEGERS = [FleetColumn(key, header, "count", role="input") for key, header in (
     ("prefill_replicas", "Prefill replicas x"), ("decode_replicas", "Decode replicas y"))]
 LOOKUPS = [
     FleetColumn("valid", "Integers valid", "bool", VALID, guarded=False),
-    FleetColumn("price_per_gpu_hour", "Price per GPU-hour", "money",
-                "=IF({gpu}=gpu,price_per_gpu_hour," + _lookup("gpu", "price_per_hour", "{gpu}")[1:] + ")",
-                guarded=False),
+    FleetColumn("price_per_gpu_hour", "Price per GPU-hour", "money",  # another GPU's USD price × fx, where it enters
+                "=IF({gpu}=gpu,price_per_gpu_hour_converted," + _lookup("gpu", "price_per_hour", "{gpu}")[1:]
+                + "*fx_rate)", guarded=False),
     FleetColumn("memory_gb", "GPU memory (GB)", "count", _lookup("gpu", "memory_gb", "{gpu}"), guarded=False),
     FleetColumn("peak_tflops", "BF16 TFLOPS", "count", _lookup("gpu", "peak_tflops", "{gpu}"), guarded=False),
     FleetColumn("fp8_tflops", "FP8 TFLOPS (0: none)", "count",

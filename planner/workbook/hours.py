@@ -41,8 +41,9 @@ RUN = [
         note="H = C / (peak · MFU · 3600 s)", name="hours_gpu_hours"),
     Row("allocated_gpu_hours", "Allocated GPU-hours", formula="=hours_gpu_hours/hours_productive_share", kind="hours",
         note="H / q: what is paid for", name="hours_allocated_gpu_hours", bold=True),
-    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour", kind="money0", unit="paid once",
-        note="Allocated GPU-hours × the GPU's price per GPU-hour (Catalog)", name="hours_cost", bold=True),
+    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour_converted", kind="money0",
+        unit="paid once", note="Allocated GPU-hours × the GPU's price per GPU-hour in the reporting currency (Inputs)",
+        name="hours_cost", bold=True),
     Row("days", "Wall-clock days on the run's GPUs", formula="=hours_allocated_gpu_hours/hours_gpus/24", kind="days",
         note="Allocated GPU-hours / GPUs in the run / 24", name="hours_days", bold=True),
 ]
@@ -57,7 +58,7 @@ ALLOCATIONS = [
            kind="hours"),
     Column("allocated_gpu_hours", "Allocated GPU-hours", template="={gpu_hours}/hours_productive_share", kind="hours"),
     Column("days", "Wall-clock days", template="={allocated_gpu_hours}/{gpus}/24", kind="days"),
-    Column("cost", "Cost, paid once", template="={allocated_gpu_hours}*price_per_gpu_hour", kind="money0"),
+    Column("cost", "Cost, paid once", template="={allocated_gpu_hours}*price_per_gpu_hour_converted", kind="money0"),
 ]
 
 REFERENCE_GPU = Row("reference_gpu_peak_tflops", "Reference GPU peak (Meta's hours are H100-hours)",

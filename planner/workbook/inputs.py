@@ -77,13 +77,29 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
                        unit=item.unit, note=item.source)
     elif columns and item.name == named_scenarios.PRICE:
         _write_price(sheet, item, value, columns)
+        _needs_a_price(sheet.book)
     elif item.name == named_scenarios.PRICE:  # a Catalog value the results read: flagged when edited there too
         r = sheet.row_index
         sheet.row(item, value)
         _flag_changed(sheet, r, sheet.own_col, then=sheet.book.as_generated.get(item.name, value), now=value,
                       kind=item.kind)
+        _needs_a_price(sheet.book)
     else:
         sheet.row(item, value)
+
+
+# The plan's GPU priced above 0 (a blank one fails the GPU block's check, and so the price): the YAML refuses 0, a
+# Catalog edit fails this check, and every money figure on the GPU, which reads the price, reads n/a
+PRICED = kit.Check("price_above_zero", "The plan's GPU has a price per GPU-hour above 0 (price_per_gpu_hour, on "
+                   "Catalog)", formula="AND(ISNUMBER(price_per_gpu_hour),price_per_gpu_hour>0)",
+                   note="At 0 every cost of the plan would be 0: its money reads n/a instead.")
+
+
+def _needs_a_price(book: kit.Book) -> None:
+    """What reads the price (its conversion, and through it every money figure on the plan's GPU) needs what the
+    price's cell needs and PRICED: a price of 0 reads n/a, never a budget of 0 beside "All checks pass"."""
+    cell = book.names[named_scenarios.PRICE]
+    book.needs[named_scenarios.PRICE] = book.needs_of_cell(*cell) | {kit.ok_name(PRICED.key)}
 
 
 def _flag_changed(sheet: kit.Sheet, r: int, col: int, *, then, now, kind: str) -> None:

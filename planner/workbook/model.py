@@ -61,7 +61,7 @@ class ReplicaCells:
     nvlink_gbps: str = "gpu_nvlink_gbps"
     peak_tflops: str = "gpu_peak_tflops"  # the BF16 peak the serving MFU is a share of
     hbm_tbps: str = "gpu_hbm_tbps"
-    price: str = "price_per_gpu_hour"
+    price: str = "price_per_gpu_hour_converted"  # in the reporting currency
     compute_efficiency: str = "serving_compute_efficiency_used"  # the inputs', or fitted from benchmark logs (§12.1)
     overhead_ms: str = "serving_overhead_ms_used"
     prompt_tokens: str = "serving_prompt_tokens"  # s

@@ -49,7 +49,7 @@ def _scaled(name: str) -> Callable[[str], str]:
 
 GRIDS = [
     Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", corner="MFU ↓  price →",
-         row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour"),
+         row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour_converted"),
          cell=lambda r, c: model.gpu_hours("hours_training_flops", "hours_peak_tflops", r)
          + f"/hours_productive_share*{c}",
          row_kind="percent", column_kind="money", kind="money0", unit="paid once",
@@ -71,7 +71,7 @@ GRIDS = [
          note="H / serving GPU-hours per day; \"never\" without traffic"),
     Grid("cost_per_million_tokens", "Serving cost per million output tokens over users B (rows) × price (columns)",
          corner="Users B ↓  price →", row_heading=_count("serving_users", at_least_one=True),
-         column_heading=_scaled("price_per_gpu_hour"),
+         column_heading=_scaled("price_per_gpu_hour_converted"),
          cell=lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",'
                            + model.cost_per_million_tokens(c, model.tokens_per_second_per_gpu(model.SERVING, r)) + ")",
          row_kind="count", column_kind="money", kind="money", unit="per M tokens",
@@ -88,7 +88,7 @@ BASE = [
 ]
 STALE = "n/a: an input changed since the planner ran; run it again"
 LIVE = {  # tornado input → its value now, as the sheet names it
-    "mfu": "hours_mfu_used", "price": "price_per_gpu_hour", "training_tokens": "hours_tokens",
+    "mfu": "hours_mfu_used", "price": "price_per_gpu_hour_converted", "training_tokens": "hours_tokens",
     "tokens_per_day": "crossover_served_tokens_per_day", "bandwidth_efficiency": "serving_bandwidth_efficiency_used",
     "productive_share": "hours_productive_share", "monthly_growth": "budget_monthly_growth",
     "horizon": "crossover_horizon_days"}
