@@ -1050,8 +1050,8 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
 
 
 # The table for one scenario ----------------------------------------------------------------------------------
-PROBLEM_KEYS = ("model", "gpu", "price_per_gpu_hour", "memory.sequence_length", "hours.tokens")  # what problem()
-# reads beside `search:`, which a named scenario may change (and so search again)
+PROBLEM_KEYS = ("model", "gpu", "price_per_gpu_hour", "fx_rate", "memory.sequence_length", "hours.tokens")  # what
+# problem() reads beside `search:`, which a named scenario may change (and so search again): the price is converted
 
 
 def problem(scenario, catalog=None) -> Problem:

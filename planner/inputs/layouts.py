@@ -131,8 +131,8 @@ def cross_checks(scenario, catalog) -> list:
 def _size(scenario, q) -> list:
     """The candidate layouts a run evaluates, estimated before any is: the scenario's search and its distinct
     reference layouts with a blank field (three times with hours.mfu: layout), once more for each named scenario
-    that changes what the search reads (the model, the GPU, its price, the sequence length or the tokens); refused
-    above engine.SEARCH_MAX, naming the keys that set it."""
+    that changes what the search reads (the model, the GPU, its price or the FX rate, the sequence length or the
+    tokens); refused above engine.SEARCH_MAX, naming the keys that set it."""
     from planner.engine import layouts as engine
 
     search = scenario.search
