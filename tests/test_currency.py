@@ -2,8 +2,9 @@
 reporting currency, converted once where a USD input enters (× fx_rate); the typed USD inputs (Catalog prices,
 price_per_gpu_hour, a Goodput server's cost per hour) show "$", never the reporting currency's sign.
 
-Before: tco-4 (EUR at 0.92) carried the USD number under the € format in 413 formula cells on 9 sheets (its
-training "€1,055,545" on the Cover and Hours, €971,101 on the Budget), and its typed prices showed "€2.00"."""
+Before: tco-4 (EUR at 0.92) carried the USD number under the € format in 395 formula cells on 8 sheets (its
+training "€1,055,545" on the Cover and Hours, €971,101 on the Budget), and its 15 typed prices (5 on Inputs, 10 on
+Catalog) showed "€"."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ def unconverted(reporting, usd, fx: float, *, values=None, usd_values=None) -> t
 
 def test_every_money_cell_of_the_euro_example_is_fx_times_its_dollar_twin():
     """tco-4 at EUR 0.92 against the same plan in USD at 1: every €-formatted number is 0.92 × the dollar figure,
-    on every sheet (before: 413 were the dollar figure itself)."""
+    on every sheet (before: 395 were the dollar figure itself)."""
     euros = build_in_memory(load_scenario(EUROS))
     dollars = build_in_memory(scenario_with(EUROS, currency="USD", fx_rate=1))
     converted, wrong = unconverted(euros, dollars, FX)
