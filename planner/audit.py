@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from openpyxl.formula.tokenizer import Tokenizer, TokenizerError
 
 from planner import __version__, recalc, xlsx
 from planner.engine import compute
 from planner.engine.layouts import NoLayout
+from planner.engine.shared import TooManyGPUs
 from planner.roundtrip import INPUT_SHEETS, WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError
 from planner.scenario.errors import cut, quoted
-from planner.workbook.kit import NO_FILE, unguarded
+from planner.workbook.kit import NO_FILE, as_written, unguarded
 from planner.workbook import build
 
 REL_TOL = 1e-9
@@ -159,6 +159,8 @@ def same(expected, got) -> bool:
 def shape(formula: str) -> tuple:
     """A formula's meaning, spelled as LibreOffice or Excel may re-save it: numbers as numbers (1e9 =
     1000000000), names in capitals, TRUE() as TRUE, no _xlfn. prefixes, no spaces."""
+    from openpyxl.formula.tokenizer import Tokenizer, TokenizerError  # only for a formula an application re-saved
+
     try:
         items = Tokenizer(formula).items
     except TokenizerError:  # an unterminated string or bracket: compared as written
@@ -289,7 +291,8 @@ def inspect(path: Path, book: xlsx.Workbook | None = None,
         if saved is None:
             report.add("replaced", where, f"the formula {_shown(formula)} was overwritten by {quoted(value)}")
             continue
-        if saved != formula and shape(saved) != shape(formula):  # as written, or respelled by an application
+        # as the planner wrote it (a string compare), else as an application may respell it (tokenized: slower)
+        if saved != formula and saved != as_written(formula) and shape(saved) != shape(formula):
             now, planned = _difference(_as_typed(saved), _as_typed(formula))
             report.add("changed", where, f"the formula is now {now}; the planner writes {planned}")
         if value is None and expected.formulas[(sheet, cell)] not in ("", None):
@@ -321,7 +324,7 @@ def _generated(report: Report, book: xlsx.Workbook | None, found: WorkbookData |
             report.skipped = SUMMARY
             return None
         found = found if found is not None else read_data(book)
-        results = compute(_scenario(found, report), generated=found.generated_on)
+        results = compute(_scenario(found, report), generated=found.generated_on, month_rows=found.month_rows)
         return book, found, build(results, NO_FILE, like=found)
     except xlsx.WorkbookError as exc:
         report.error = str(exc)
@@ -329,6 +332,8 @@ def _generated(report: Report, book: xlsx.Workbook | None, found: WorkbookData |
         report.error = "\n".join(exc.problems)
     except NoLayout as exc:  # the workbook's inputs leave hours.mfu: layout no layout
         report.error = f"hours.mfu: {exc}"
+    except TooManyGPUs as exc:  # its demand needs more GPUs than a plan may take
+        report.error = f"{'.'.join(exc.key)}: {exc}"
     except (OSError, KeyError, ValueError) as exc:
         report.error = f"not a planner workbook, or a damaged one: {exc}"
     return None

@@ -61,20 +61,26 @@ def main() -> None:
               type=click.Path(file_okay=False, path_type=Path), help="Folder for <slug>.xlsx, .html and .json.")
 def run(scenario: Path | None, out_dir: Path) -> None:
     """Write the workbook, HTML summary and JSON results for SCENARIO (default: the built-in default scenario)."""
+    from planner import progress
     from planner.scenario import DEFAULT, ScenarioError, load_scenario
 
-    try:
-        loaded = load_scenario(scenario) if scenario else DEFAULT
-    except ScenarioError as exc:
-        _fail_input(exc.problems)
-    from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
+    with progress.Bars() as bars:  # long work (thousands of logs, the layout search) said on a terminal
+        try:
+            loaded = load_scenario(scenario) if scenario else DEFAULT
+        except ScenarioError as exc:
+            bars.close()
+            _fail_input(exc.problems)
+        from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
 
-    try:
-        written = write_outputs(loaded, out_dir)
-    except OutputError as exc:
-        _fail_input([str(exc)])
-    except ScenarioError as exc:  # what only the workbook finds: a scenario's name that makes a name twice
-        _fail_input(exc.problems)
+        if loaded.search is not None and progress.wanted():
+            from planner.engine import layouts
+
+            bars.totals[layouts.SEARCHING] = layouts.run_size(loaded)
+        try:
+            written = write_outputs(loaded, out_dir)
+        except (OutputError, ScenarioError) as exc:  # ScenarioError: what only computing or the workbook finds
+            bars.close()
+            _fail_input([str(exc)] if isinstance(exc, OutputError) else exc.problems)
     for path in written.values():
         click.echo(str(path))
     if loaded.sweep:
@@ -262,8 +268,8 @@ def import_(workbook: Path, target: Path | None, take_cached: bool) -> None:
     text, files = scenario_yaml(scenario, target.stem)
     files = {**files, target.name: text}
     try:
-        write_files(target.parent, target.stem, {name: (lambda text: lambda file: file.write(text.encode()))(text)
-                                                 for name, text in files.items()}, inputs=[workbook])
+        write_files(target.parent, target.stem, {name: text.encode() for name, text in files.items()},
+                    inputs=[workbook])
     except OutputError as exc:
         _fail_input([str(exc)])
     for name in files:

@@ -24,12 +24,14 @@ import numpy as np
 import pandas as pd
 
 from planner import globs
+from planner.engine.shared import advance
 from planner.scenario.errors import cut, quoted
 
 # Requests per workbook, all runs together. A request is one row of the Requests sheet: 6 values and 4 formulas.
 # A sheet holds 1,048,576 rows: the limit is the time and memory `planner run` and `planner verify` take, which grow
 # with the requests (benchmarks/README.md has what 50,000 cost), not Excel.
 MAX_REQUESTS = 50_000
+READING = "reading benchmark logs"  # the long work a glob of thousands of files is (a progress bar on a terminal)
 MAX_FILE_BYTES = 512 * 1024 * 1024  # a vLLM file keeps the generated texts: large, but not this large
 # Bounds that keep every result finite: a request's times and a run's duration in seconds, token counts, rates.
 MAX_SECONDS = 1e6  # 11.6 days
@@ -530,13 +532,16 @@ def read_benchmarks(benchmarks: list[list[FileEntry]], folder: Path) -> tuple[Lo
     runs: list[Run] = []
     frames: list[pd.DataFrame] = []
     entries: list[list[dict]] = []
-    total = 0
+    total, named = 0, 0
     for b, files in enumerate(benchmarks, start=1):
         found: list[tuple[float, str, LogFile, int]] = []  # (rate, path, file, entry)
         seen: dict[object, tuple[int, str]] = {}  # a file's identity → (its entry, its name there)
         for e, entry in enumerate(files, start=1):
             try:
-                for shown in expand(entry, folder):
+                paths = expand(entry, folder)
+                named += len(paths)
+                for shown in paths:
+                    advance(READING, 1, total=named, unit="file")
                     path = os.path.normpath(os.path.join(folder, shown))
                     key = _identity(path)
                     if key in seen and seen[key][0] == e:  # a glob's second name of a file (a link): one run

@@ -81,11 +81,17 @@ def show(value: Any) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return _cap(text)
+    return _cap(escaped(text))
 
 
 def _cap(text: str) -> str:
     return f"{text[:QUOTE_CHARACTERS]}… ({len(text):,} characters)" if len(text) > QUOTE_CHARACTERS else text
+
+
+def escaped(text: str) -> str:
+    """Text that any UTF-8 stream prints: a lone surrogate (JSON's "\udc80", or a file name's byte that is not
+    UTF-8) as its escape, \udc80, where printing it raw fails."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 # Reading the file --------------------------------------------------------------------------------------------
@@ -598,8 +604,9 @@ def _billions(count: int) -> str:
 
 
 def _comment(text: str, indent: str) -> list[str]:
-    """A YAML comment, one or more lines, with control characters (a newline would end the comment) blanked."""
-    lines = textwrap.wrap(_CONTROL.sub(" ", text), 112 - len(indent), break_long_words=False,
+    """A YAML comment, one or more lines, with control characters (a newline would end the comment) blanked and
+    lone surrogates escaped."""
+    lines = textwrap.wrap(_CONTROL.sub(" ", escaped(text)), 112 - len(indent), break_long_words=False,
                           break_on_hyphens=False)
     return [f"{indent}# {line}" for line in lines]
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import io
 import json
 import os
 import re
@@ -49,6 +50,7 @@ from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
 from planner.engine.layouts import NoLayout
+from planner.engine.shared import TooManyGPUs
 from planner.report import render_html
 from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
@@ -81,7 +83,9 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
                   results: Results | None = None) -> dict[str, Path]:
     """Compute (unless `results` are given) and write <slug>.xlsx, .html and .json into out_dir; returns
     {suffix: path}. Raises OutputError, with nothing changed, when the folder or a file cannot be written, or a
-    file would replace one the scenario was read from."""
+    file would replace one the scenario was read from. The workbook is made in memory first, so that what only
+    making it finds (a named scenario whose name makes a workbook name twice) is refused before anything, the
+    folder included, is created."""
     out_dir = Path(out_dir)
     slug = slug or scenario.slug
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
@@ -89,26 +93,31 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     check_targets(out_dir, [path.name for path in final.values()], inputs)
     date = generated or dt.date.today()
     results = results or computed(scenario, generated=date)
+    book = io.BytesIO()
     try:
-        write_files(out_dir, slug, {
-            final["xlsx"].name: lambda file: build(results, file, generated=date),
-            final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
-            final["json"].name: lambda file: file.write(results_json(results).encode()),
-        }, inputs=inputs)
+        build(results, book, generated=date)
     except NameClash as clash:
         raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
                              f"{clash}"], [("scenarios", clash.scenario)]) from None
+    write_files(out_dir, slug, {
+        final["xlsx"].name: book.getvalue(),
+        final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
+        final["json"].name: lambda file: file.write(results_json(results).encode()),
+    }, inputs=inputs)
     return final
 
 
 def computed(scenario: Scenario, *, generated: dt.date | None = None) -> Results:
     """The engine's results (as on the day `generated`); a premise that only computing finds failed (hours.mfu:
-    layout, and no layout fits and meets the deadline) is a ScenarioError naming the key."""
+    layout, and no layout fits and meets the deadline; a demand that needs more GPUs than a plan may take) is a
+    ScenarioError naming the key."""
     try:
         return compute(scenario, generated=generated)
     except NoLayout as exc:
         raise ScenarioError([f"{_at(scenario, ('hours', 'mfu'))}: hours.mfu: value 'layout' is not allowed: {exc}"],
                             [("hours", "mfu")]) from None
+    except TooManyGPUs as exc:
+        raise ScenarioError([f"{_at(scenario, exc.key)}: {'.'.join(exc.key)}: {exc}"], [exc.key]) from None
 
 
 def _at(scenario: Scenario, key: tuple) -> str:
@@ -126,10 +135,11 @@ def _at(scenario: Scenario, key: tuple) -> str:
     return where(key, scenario.source_name, lines)[0]
 
 
-def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO], object]], *,
+def write_files(out_dir: Path, stem: str, writers: dict[str, bytes | Callable[[BinaryIO], object]], *,
                 inputs: Iterable[Path] = ()) -> list[Path]:
-    """Write each named file in out_dir through its writer (given an open binary file), all or nothing (the
-    module's docstring says how). `stem` names this set's temporary files; `inputs` are files none may replace."""
+    """Write each named file in out_dir, its bytes or through its writer (given an open binary file), all or nothing
+    (the module's docstring says how). `stem` names this set's temporary files; `inputs` are files none may
+    replace."""
     out_dir = Path(out_dir)
     inputs = list(inputs)
     final = {name: out_dir / name for name in writers}
@@ -142,7 +152,10 @@ def write_files(out_dir: Path, stem: str, writers: dict[str, Callable[[BinaryIO]
         try:
             for name, write in writers.items():
                 with _part(parts[name], final[name]) as file:
-                    write(file)
+                    if isinstance(write, bytes):
+                        file.write(write)
+                    else:
+                        write(file)
                 _step(f"part {name}")
             with _folder_lock(out_dir) as locked:
                 for note in repair(out_dir, own=run, locked=locked):

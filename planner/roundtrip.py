@@ -20,13 +20,16 @@ import yaml
 from pydantic import BaseModel
 
 from planner import xlsx
+from planner.engine.budget import AVERAGE_ROWS_MAX
 from planner.engine.calendar import date_of
+from planner.engine.plan.months import CALENDAR_ROWS_MAX
+from planner.engine.shared import MonthRows
 from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
 from planner.scenario.errors import cut, dotted, quoted, section_class
 from planner.tables import TABLES
 from planner.workbook.catalog_sheet import BLOCKS, EMPTY_ROWS, PROFILES, TRAFFIC_PRESETS, block_length
-from planner.workbook.inputs import TYPED_IN, same_text
+from planner.listing import TYPED_IN, same_text
 
 LOOKED_UP = ("price_per_gpu_hour",)  # inputs' names the Inputs sheet fills with a formula (the chosen GPU's price
 # from Catalog, whose cell is the input)
@@ -247,6 +250,7 @@ class WorkbookData:
     snapshots: list | None = None  # the Scenarios sheet's snapshot values as held (rows of key results), if any
     held: dict = field(default_factory=dict)  # every other snapshot (a name ending _snapshot) → its rows of values
     generated_on: Any = None  # the day it was generated (the Cost sheet's generated_on), which a blank start follows
+    month_rows: MonthRows | None = None  # the Budget's month rows, which the engine lays the plan on to compare
 
     def scenario(self) -> Scenario:
         """The scenario; ScenarioError names the cells (the workbook's own problems first)."""
@@ -291,6 +295,9 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     found.held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names
                   if name.endswith("_snapshot")}
     found.generated_on = _day(reader.cells("generated_on")[0][0].value) if reader.has("generated_on") else None
+    if reader.has("calendar_in_plan") and reader.has("budget_month_phase"):
+        found.month_rows = MonthRows(calendar=len(reader.cells("calendar_in_plan", longest=CALENDAR_ROWS_MAX)),
+                                     average=len(reader.cells("budget_month_phase", longest=AVERAGE_ROWS_MAX)))
     _read_price(book, found)
     _catalog_changes(reader, found)
     found.changed.sort(key=lambda item: xlsx.split(item[0].split("!")[1].split(" ")[0])[::-1])
@@ -488,7 +495,7 @@ def _dates() -> frozenset:
     global _DATES
     if _DATES is None:
         from planner.scenario import DEFAULT
-        from planner.workbook.inputs import scenario_inputs
+        from planner.listing import scenario_inputs
 
         _DATES = frozenset(i.name for i in scenario_inputs(DEFAULT) if i.kind == "date")
     return _DATES

@@ -104,7 +104,6 @@ TRAFFIC_PRESETS: dict[str, float] = {
 }
 
 # Inference demand by hour, as fractions of the peak (docs/method.md §4; illustrative).
-HOURS_PER_DAY = 24
 PROFILES: dict[str, tuple[float, ...]] = {
     "office-assistant": (.05, .05, .05, .05, .05, .08, .15, .35, .70, .95, 1, 1,
                          .90, .95, 1, .95, .80, .55, .30, .20, .15, .10, .08, .06),

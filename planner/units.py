@@ -144,6 +144,9 @@ KINDS = {
     # values of different sizes in one column (the tornado's inputs): trillions and billions scaled, the rest as is
     "scaled": Kind('[>=1000000000000]#,##0.0,,,," T";[>=1000000000]#,##0.0,,," B";#,##0.00'),
     **{kind: Kind(None, reads=_money(decimals)) for kind, decimals in MONEY_DECIMALS.items()},
+    # money typed in USD (Catalog prices, price_per_gpu_hour, a server's cost per hour): "$" in any report, never
+    # the reporting currency's sign; what it converts to reads as money
+    "usd": Kind('"$"#,##0.00', reads=lambda value, _: money(value, "$", 2)),
 }
 
 

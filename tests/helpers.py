@@ -41,7 +41,8 @@ def build_in_memory(scenario, like: Path | None = None):
     """The Book for a scenario, no file written (NO_FILE): it records every formula's cached (engine) value. `like`: an
     edited copy whose layout (Catalog rows, values when generated) it takes, so the two compare cell by cell."""
     data = workbook_data(like) if like else None
-    return build(compute(scenario, generated=data.generated_on if data else None), NO_FILE, like=data)
+    return build(compute(scenario, generated=data.generated_on if data else None,
+                         month_rows=data.month_rows if data else None), NO_FILE, like=data)
 
 
 # Named cells ---------------------------------------------------------------------------------------------------------

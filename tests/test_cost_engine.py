@@ -18,6 +18,10 @@ from planner.engine import calendar as cal
 from planner.engine.fleet import PlanFleet
 from planner.engine import compute
 from planner.engine import cost
+from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import months as plan_months
+from planner.engine.plan import prices as plan_prices
+from planner.engine import shared
 from planner.engine import gpus as side
 from tests.helpers import scenario_with
 
@@ -38,21 +42,21 @@ GENERATED = dt.date(2026, 12, 2)  # the examples' generation date: the default s
 @pytest.fixture(scope="module")
 def figures():
     """Each example scenario's plan as the engine's tables give it (§2's GPU-hours and days, §6's throughput, §9's
-    average-month figures), read by `cost.plan_for`."""
+    average-month figures), read by `plan_inputs.plan_for`."""
     found = {}
     for key, changes in (("default", {}), ("three_years", {"crossover.horizon_days": 1095}),
                          ("70b", {"model": "llama-3.1-70b", "serving.tensor_parallel": 4})):
         scenario = scenario_with(**changes)
-        found[key] = cost.plan_for(scenario, compute(scenario).tables, GENERATED)
+        found[key] = plan_inputs.plan_for(scenario, compute(scenario).tables, GENERATED)
     return found
 
 
-def plan(figures, key="default", **changes) -> cost.Plan:
+def plan(figures, key="default", **changes) -> plan_inputs.Plan:
     """An example's plan (8B on H100 at $2.00, N_run 1,024, D = 1e11, 730 days, office-assistant) with changes."""
     return dataclasses.replace(figures[key], **changes)
 
 
-def owning(figures, **changes) -> cost.Owning:
+def owning(figures, **changes) -> plan_inputs.Owning:
     """The default scenario's ownership inputs (H100: $45,000 and 1.275 kW per GPU) with changes."""
     return dataclasses.replace(figures["default"].owning, **changes)
 
@@ -60,7 +64,7 @@ def owning(figures, **changes) -> cost.Owning:
 def test_the_plan_starts_on_the_date_given_or_the_first_of_the_month_after_generation(figures):
     assert figures["default"].start == S  # generated 2026-12-02
     scenario = scenario_with(**{"budget.start_date": "2027-03-15", "currency": "EUR", "fx_rate": 0.92})
-    p = cost.plan_for(scenario, compute(scenario).tables, GENERATED)
+    p = plan_inputs.plan_for(scenario, compute(scenario).tables, GENERATED)
     assert p.start == S + 31 + 28 + 14 and p.fx == 0.92 and p.currency == "EUR"
     assert p.average_month.training_cost == pytest.approx(0.92 * figures["default"].average_month.training_cost)
     t = cost.cost_of(p)
@@ -108,7 +112,7 @@ def test_example_1_the_budget_on_calendar_months(figures):
 
 def test_rows_outside_the_plan_keep_days_and_demand_and_blank_money(figures):
     t = cost.cost_of(plan(figures))
-    assert len(t.rows) == cost.row_count(120, 3653) == 3 * 120 + 122 + 36 + 1
+    assert len(t.rows) == 25 + 24  # the plan's 25 months and budget.spare_months's 24
     after = t.rows[25]
     assert not after["in_plan"] and after["fiscal_year"] == "" and after["on_demand_total"] == ""
     assert after["days"] == 28 and after["serving_days"] == 0 and after["committed_gpus"] == 0  # February 2029
@@ -129,7 +133,7 @@ def test_example_2_the_owned_cost_per_gpu_hour(figures):
             + s["own_energy_per_day"], "39.982175")
     printed(s["own_cost_per_gpu_hour"], "1.665924")
     printed(s["own_break_even_utilisation"], "0.833")
-    assert s["own_break_even_utilisation_1y"] == s["own_break_even_utilisation_3y"] == cost.NEVER  # 1.041, 1.281
+    assert s["own_break_even_utilisation_1y"] == s["own_break_even_utilisation_3y"] == plan_prices.NEVER  # 1.041, 1.281
     for key, amount in (("cost_per_million_on_demand", "0.2759"), ("cost_per_million_committed_1y", "0.2207"),
                         ("cost_per_million_committed_3y", "0.1794"), ("own_cost_per_million_tokens", "0.2298"),
                         ("tokens_per_s_per_mw", "1,214,695")):
@@ -169,7 +173,7 @@ def test_example_2_office_assistant_committed_baseline(figures):
     s = t.scalars
     printed(s["price_baseline_effective"], "1.60146")
     assert s["serving_commitment_end"] - s["launch_date"] == pytest.approx(1096)
-    assert s["baseline_hours"] == 20 and cost.large(OFFICE, 20) == 0.05
+    assert s["baseline_hours"] == 20 and plan_prices.large(OFFICE, 20) == 0.05
     assert s["serving_baseline_gpus_suggested"] == s["serving_baseline_gpus_used"] == 65
     printed(t.headline["tco_committed_total_cost"], "30,589,639")
     printed(t.headline["tco_committed_npv"], "27,216,956")
@@ -189,11 +193,11 @@ def test_example_2_global_app_committed_is_cheapest_and_owning_loses_once_money_
     printed(months[36]["book_value"] * months[36]["discount"], "7,554,992")
     printed(h["tco_owned_npv"], "30,515,791")
     printed(h["tco_owned_npv"] - h["tco_on_demand_npv"], "2,695,390")
-    assert s["serving_baseline_gpus_suggested"] == 510 and cost.large(GLOBAL, 20) == 0.78
+    assert s["serving_baseline_gpus_suggested"] == 510 and plan_prices.large(GLOBAL, 20) == 0.78
     printed(h["tco_committed_total_cost"], "26,071,893")
     printed(h["tco_committed_npv"], "23,212,388")
-    assert h["tco_committed_total_cost"] == min(h[f"tco_{p}_total_cost"] for p in cost.PATHS)
-    assert h["tco_committed_npv"] == min(h[f"tco_{p}_npv"] for p in cost.PATHS)
+    assert h["tco_committed_total_cost"] == min(h[f"tco_{p}_total_cost"] for p in plan_months.PATHS)
+    assert h["tco_committed_npv"] == min(h[f"tco_{p}_npv"] for p in plan_months.PATHS)
 
 
 # Example 3: a 70B serving plan, committed baseline plus on-demand burst --------------------------------------------
@@ -254,7 +258,8 @@ def test_example_3_a_three_year_term_for_a_one_year_plan(figures):
 # Example 4: NPV, fiscal years, contingency, escalation, currency ---------------------------------------------------
 def example_4(figures):
     average = figures["three_years"].average_month
-    in_eur = cost.AverageMonth(training_cost=average.training_cost * 0.92, serving_cost=average.serving_cost * 0.92)
+    in_eur = plan_inputs.AverageMonth(training_cost=average.training_cost * 0.92,
+                                      serving_cost=average.serving_cost * 0.92)
     return cost.cost_of(plan(figures, "three_years", horizon_days=1095, currency="EUR", fx=0.92,
                              first_fiscal_month=7, contingency=0.10, escalation=0.03, average_month=in_eur))
 
@@ -434,7 +439,7 @@ def test_with_growth_the_calendar_months_line_is_small_and_ignores_everything_bu
     hours, budget = r.tables["hours"].scalars, r.tables["budget"].scalars
     lines = {}
     for fx, extra in ((1.0, {}), (1.1, {"currency": "EUR", "escalation": 0.03, "contingency": 0.1})):
-        average = cost.AverageMonth(training_cost=hours["cost"] * fx, serving_cost=budget["serving_cost"] * fx)
+        average = plan_inputs.AverageMonth(training_cost=hours["cost"] * fx, serving_cost=budget["serving_cost"] * fx)
         t = cost.cost_of(plan(figures, horizon_days=500, monthly_growth=0.05, profile=shipped.PROFILES[
             "consumer-evening"], training_tier="spot", fx=fx, average_month=average, **extra))
         lines[fx] = {line["line"]: line["amount"] for line in t.bridge}
@@ -449,10 +454,10 @@ def test_with_growth_the_calendar_months_line_is_small_and_ignores_everything_bu
 # Prices, currency and the edge cases of §13.10 --------------------------------------------------------------------
 def test_a_quote_overrides_its_ratio_and_fx_applies_once(figures):
     prices = dataclasses.replace(figures["default"].prices, committed_1y=1.5)
-    tiers = cost.tier_prices(prices, 0.92)
+    tiers = plan_prices.tier_prices(prices, 0.92)
     assert tiers.on_demand == pytest.approx(1.84) and tiers.committed_1y == pytest.approx(1.38)
     assert tiers.committed_3y == pytest.approx(0.65 * 1.84) and tiers.spot == pytest.approx(0.92)
-    raised = cost.tier_prices(dataclasses.replace(prices, on_demand=3.0), 1.0)
+    raised = plan_prices.tier_prices(dataclasses.replace(prices, on_demand=3.0), 1.0)
     assert raised.committed_1y == 1.5 and raised.committed_3y == pytest.approx(1.95)  # no quote: follows p_od
 
 
@@ -465,18 +470,19 @@ def test_a_quote_of_zero_commits_to_the_peak_hour(figures):
 def test_an_on_demand_price_of_zero(figures):
     zero = dataclasses.replace(figures["default"].prices, on_demand=0.0)
     t = cost.cost_of(plan(figures, prices=zero, training_prices=zero))
-    assert t.scalars["baseline_hours"] == cost.PRICE_ZERO and t.scalars["serving_baseline_gpus_suggested"] == 0
-    assert t.headline["own_break_even_utilisation"] == cost.PRICE_ZERO
+    assert t.scalars["baseline_hours"] == plan_prices.PRICE_ZERO and t.scalars["serving_baseline_gpus_suggested"] == 0
+    assert t.headline["own_break_even_utilisation"] == plan_prices.PRICE_ZERO
     assert t.headline["tco_on_demand_total_cost"] == 0
 
 
 def test_a_training_only_plan(figures):
-    training_only = cost.AverageMonth(training_cost=figures["default"].average_month.training_cost, serving_cost=0)
+    training_only = plan_inputs.AverageMonth(training_cost=figures["default"].average_month.training_cost,
+                                             serving_cost=0)
     t = cost.cost_of(plan(figures, horizon_days=0, average_month=training_only))
     s, h = t.scalars, t.headline
-    assert s["price_baseline_effective"] == s["baseline_hours"] == cost.NO_SERVING
+    assert s["price_baseline_effective"] == s["baseline_hours"] == plan_prices.NO_SERVING
     assert s["serving_baseline_gpus_suggested"] == 0 and s["plan_end"] == s["launch_date"] and s["months"] == 1
-    assert h["own_utilisation"] == h["unit_cost_per_request"] == cost.NO_SERVING
+    assert h["own_utilisation"] == h["unit_cost_per_request"] == plan_prices.NO_SERVING
     assert h["tco_serving_cost"] == 0
     printed(h["tco_total_cost"], "1,055,545")
     assert all(t.checks.values())
@@ -491,19 +497,19 @@ def test_no_training_commits_nothing_for_training(figures):
 def test_serving_that_does_not_fit_reads_na_and_training_stays(figures):
     t = cost.cost_of(plan(figures, serving_fits=False))
     h = t.headline
-    assert h["tco_total_cost"] == h["tco_serving_cost"] == h["tco_npv"] == cost.NOT_SERVED
+    assert h["tco_total_cost"] == h["tco_serving_cost"] == h["tco_npv"] == shared.NOT_SERVED
     printed(h["tco_training_cost"], "1,055,545")
     first = in_plan(t)[0]
-    assert first["serving_gpu_hours"] == first["on_demand_total"] == cost.NOT_SERVED
+    assert first["serving_gpu_hours"] == first["on_demand_total"] == shared.NOT_SERVED
     printed(first["training"], "1,055,545")
-    assert h["serving_baseline_gpus_suggested"] == h["own_gpus"] == cost.NOT_SERVED
+    assert h["serving_baseline_gpus_suggested"] == h["own_gpus"] == shared.NOT_SERVED
     assert t.warnings["tco_warn_serving_does_not_fit"]
 
 
 def test_a_plan_longer_than_the_rows_fails_its_check_and_reads_na(figures):
     t = cost.cost_of(plan(figures, rows=24))
     assert not t.checks["tco_months_within_rows"] and t.scalars["months"] == 25
-    assert t.headline["tco_total_cost"] == t.headline["tco_training_cost"] == cost.TOO_LONG
+    assert t.headline["tco_total_cost"] == t.headline["tco_training_cost"] == shared.TOO_LONG
 
 
 # Checks and warnings -------------------------------------------------------------------------------------------------
@@ -590,8 +596,8 @@ def test_the_month_columns_add_up_to_the_plan(figures):
 def test_without_a_server_price_the_owned_path_reads_na(figures):
     t = cost.cost_of(plan(figures, owning=owning(figures, server_price=None)))
     h, first = t.headline, in_plan(t)[0]
-    assert h["tco_owned_total_cost"] == h["tco_owned_npv"] == h["own_cost_per_gpu_hour"] == cost.NO_SERVER
-    assert first["owned_total"] == first["depreciation"] == cost.NO_SERVER
+    assert h["tco_owned_total_cost"] == h["tco_owned_npv"] == h["own_cost_per_gpu_hour"] == plan_prices.NO_SERVER
+    assert first["owned_total"] == first["depreciation"] == plan_prices.NO_SERVER
     printed(h["tco_total_cost"], "21,198,797")  # the on-demand budget stands
     assert all(t.checks.values())
 

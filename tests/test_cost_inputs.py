@@ -8,7 +8,8 @@ import datetime as dt
 import pytest
 
 from planner import shipped
-from planner.engine import cost
+from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import prices as plan_prices
 from planner.engine.calendar import serial
 from planner.scenario import DEFAULT, parse_scenario
 from tests.helpers import refused
@@ -88,7 +89,8 @@ def test_the_shipped_servers_owned_cost_per_gpu_hour_at_the_defaults(gpu, owned)
     """§13.1's table: c_own at the defaults, within 3.2 % of SemiAnalysis's neocloud figures."""
     g = shipped.GPUS[gpu]
     own = DEFAULT.ownership  # the defaults: 4 years, 10 %, PUE 1.3, $0.08 per kWh, $184.06 per kW-month, 2 FTE
-    rates = cost.owned_rates(cost.Owning(server_price=g.server_price, server_kw=g.server_kw, **own.model_dump()), 1.0)
+    rates = plan_prices.owned_rates(plan_inputs.Owning(server_price=g.server_price, server_kw=g.server_kw,
+                                                       **own.model_dump()), 1.0)
     assert round(rates.cost_per_gpu_hour, 4) == float(owned)
 
 

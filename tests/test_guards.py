@@ -13,7 +13,7 @@ import pytest
 from openpyxl.utils.cell import coordinate_from_string, range_boundaries
 
 from planner.scenario import ScenarioError
-from planner.workbook.inputs import TYPED_IN
+from planner.listing import TYPED_IN
 from tests.helpers import scenario_with
 from tests.wrong_inputs import (Formulas, above_limit, check_name, error_sources, every_input, parsed, shared_copies,
                                 wrong_cases)

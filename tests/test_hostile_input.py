@@ -451,7 +451,7 @@ def test_a_scenario_name_that_makes_a_defined_name_twice_exits_2_naming_the_clas
     assert line.startswith(f"error: {scenario}:4: scenarios.{name}: the scenario's column for {other} would be "
                            f"named {typed}, a name the workbook gives ")
     assert line.endswith(": name the scenario otherwise")
-    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+    assert not (tmp_path / "out").exists()  # refused before anything is made: once an empty folder was left behind
 
 
 def test_a_batch_reports_a_scenario_whose_name_clashes_and_writes_the_others(tmp_path):
@@ -478,3 +478,36 @@ def test_the_word_roofline_where_serving_does_not_fit_is_refused_naming_the_key(
     assert output == (f"error: {path}:2: crossover.serving_mfu: value 'roofline' is not allowed: the word roofline "
                       f"takes the Serving table's MFU at its users, and {fit}: give a share (0.10 for 10 %), or fewer "
                       f"serving.users\n")
+
+
+# Issue 42, item 5: a scenario at the caps ------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, expected", [
+    ("name: x\ncrossover: {horizon_days: 3653, tokens_per_day: 1e18}\nbudget: {monthly_growth: 1.0}\n",
+     ":3: budget.monthly_growth: value 1.0 is not allowed: the demand grows 1.33e+36-fold by month 121 of the "
+     "3,653-day horizon, from 1e+18 to 1.33e+54 tokens a day (crossover.tokens_per_day), above the 1e+18 allowed: "
+     "lower budget.monthly_growth, crossover.horizon_days or the demand (the other: {path}:2: crossover.horizon_days)"),
+    ("name: x\ncrossover: {horizon_days: 3653, tokens_per_day: 1}\nbudget: {monthly_growth: 1.0}\n",
+     ":3: budget.monthly_growth: value 1.0 is not allowed: the demand grows 1.33e+36-fold by month 121 of the "
+     "3,653-day horizon, from 1 to 1.33e+36 tokens a day"),
+    ("name: x\ncrossover: {horizon_days: 3653}\nbudget: {monthly_growth: 0.3}\nfleet: {gpus: [h100-sxm]}\n",
+     ":3: budget.monthly_growth: value 0.3 is not allowed: the demand grows 4.71e+13-fold by month 121 of the "
+     "3,653-day horizon, from 10 to 4.71e+14 requests per second at the peak (the fleet's served rate, "
+     "fleet.peak_rate), above the 1e+06 allowed"),
+    # no growth: a fitting replica at 8.75e-07 tokens per second per GPU (a GPU of 0.001 TB/s) serving 1e18 a day
+    ("name: x\nmodel: {name: huge, params: 4e14, layers: 100, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, "
+     "vocab: 128256}\ngpu: {name: slow, memory_gb: 1000000, peak_tflops: 1000, hbm_tbps: 0.001, price_per_hour: 2}\n"
+     "hours: {tokens: 1000000}\nserving: {users: 1}\ncrossover:\n  tokens_per_day: 1e18\n",
+     ":7: crossover.tokens_per_day: serving 1e+18 tokens a day at the plan's 8.75e-07 tokens per second per GPU "
+     "needs 3.02e+19 GPUs at the peak hour, above the 1e+15 allowed: lower the demand, or serve faster"),
+    # the Sensitivity's what-if at Crossover's assumed MFU, where the plan's replica does not fit (its money n/a)
+    ("name: x\nmodel: {name: huge, params: 1e14, layers: 100, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, "
+     "vocab: 128256}\nhours: {tokens: 1000000}\ncrossover: {tokens_per_day: 1e18, serving_mfu: 0.001}\n",
+     ":4: crossover.serving_mfu: serving 1e+18 tokens a day at Crossover's assumed serving MFU, 0.00494 tokens per "
+     "second per GPU needs 5.34e+15 GPUs at the peak hour, above the 1e+15 allowed: lower the demand, or raise "
+     "crossover.serving_mfu"),
+], ids=["growth at the caps", "growth from one token", "a fleet's growth", "a slow replica", "the assumed MFU"])
+def test_a_demand_past_what_a_plan_holds_exits_2_naming_the_key(tmp_path, text, expected):
+    """Once OverflowError: Python int too large to convert to C long (a GPU count past 2^63), a traceback."""
+    output, path = refused(tmp_path, text)
+    assert output.startswith(f"error: {path}" + expected.format(path=path)), output
+    assert output.count("\n") == 1

@@ -242,3 +242,118 @@ def test_a_streamed_log_of_another_shape_is_refused_before_it_is_held(tmp_path, 
     with pytest.raises(logs.LogError) as error:
         logs.read_log(path, "x.json", rate=2, duration_s=10)
     assert str(error.value).startswith(expected)
+
+
+# Issue 42, item 5: a layout search too large to wait for -------------------------------------------------------------
+def big_search(named: int = 10, references: int = 20) -> str:
+    """A 405B search at 131,072 tokens without FlashAttention, a GPU budget of 1e9 and a global batch of 1,344
+    divisors (735,134,400 = 2^6·3^3·5^2·7·11·13·17): 124,613,880 candidates a scan; twenty blank references, and
+    named scenarios that each change the sequence length, so each searches again."""
+    return ("name: big\nmodel: llama-3.1-405b\nmemory: {sequence_length: 131072}\nhours: {tokens: 1e18}\nsearch:\n"
+            "  global_batch: 735134400\n  gpus_max: 1000000000\n  flash_attention: false\n"
+            + ("  layouts:\n" + "    - {}\n" * references if references else "")
+            + ("scenarios:\n" + "".join(f"  s{i}: {{memory.sequence_length: {131072 - 4096 * (i + 1)}}}\n"
+                                        for i in range(named)) if named else ""))
+
+
+def test_a_layout_search_past_the_stated_limit_exits_2_with_its_size_naming_the_keys(tmp_path):
+    """Once no answer in minutes (each of 11 problems scanning 21 times). Estimated before any layout is evaluated,
+    refused at search's line with the size and what sets it; nothing written."""
+    from tests.helpers import refused
+
+    output, path = refused(tmp_path, big_search())
+    assert output.startswith(f"error: {path}:5: search: the layout search would evaluate about 2.74e+09 candidate "
+                             "layouts, above the 2e+09 a run may: 249,227,760 for the search and its 1 distinct "
+                             "reference layouts with a blank field (search.layouts), for each of 11 searches"), output
+    for key in ("scenarios that changes", "memory.sequence_length", "search.gpus_max (1,000,000,000)",
+                "the 1,344 divisors of search.global_batch (735,134,400)"):
+        assert key in output
+
+
+def test_blank_reference_layouts_alike_are_searched_once_and_the_count_is_exact(tmp_path, monkeypatch):
+    """Twenty blank references were twenty scans of the grid: now one, beside the search's own; every candidate the
+    search evaluates is counted through the progress hook, and search_size says the same number beforehand."""
+    from planner.engine import layouts, shared
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(big_search(named=0, references=0).replace("gpus_max: 1000000000", "gpus_max: 16384"))
+    q, references = layouts.problem(load_scenario(scenario)), [{}] * 20 + [{"zero": 1}]
+    counted = []
+    monkeypatch.setattr(shared, "PROGRESS", lambda what, done, total, unit: counted.append(done))
+    found = layouts.search(q, references)
+    assert sum(counted) == layouts.search_size(q, references)
+    assert sum(counted) == 2 * layouts.scan_size(q, {}) + layouts.scan_size(q, {"zero": 1})
+    assert found.references[:20] == [found.references[0]] * 20 and found.references[0] is not found.references[1]
+
+
+def test_planner_run_shows_the_search_s_progress_on_stderr_when_forced_and_not_otherwise(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from planner import progress
+    from planner.cli import main
+    from planner.engine import layouts
+
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(LAYOUTS)
+    plain = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "a")])
+    assert plain.exit_code == 0 and "layout search" not in plain.stderr  # not a terminal: no bar
+    monkeypatch.setattr(progress, "SHOWN", True)
+    layouts._searched.cache_clear()  # the search just made is kept: make it again
+    shown = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "b")])
+    assert shown.exit_code == 0, shown.output
+    assert "layout search: 100%" in shown.stderr and "layout/s]" in shown.stderr
+
+
+# Issue 42, item 5: a glob of thousands of one-request logs -----------------------------------------------------------
+def test_a_glob_of_many_logs_says_its_progress_on_stderr_when_forced_and_not_otherwise(tmp_path, monkeypatch):
+    """A glob of 10,000 one-request files ran for minutes without a word (reading them, then Goodput's runs and the
+    calibration, each a loop over the runs). Each says its progress on a terminal; 200 files show it here."""
+    from click.testing import CliRunner
+
+    from planner import progress
+    from planner.cli import main
+
+    (tmp_path / "runs").mkdir()
+    for i in range(200):
+        (tmp_path / "runs" / f"rate-{i + 1}.json").write_text(json.dumps({
+            "request_rate": i + 1, "duration": 10.0, "completed": 1, "input_lens": [10], "output_lens": [5],
+            "ttfts": [0.1], "latencies": [0.14], "errors": [""]}))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: many logs\nserving: {calibration: h100-vllm}\ngoodput:\n  benchmarks:\n"
+                        "    - {name: h100-vllm, files: [runs/*.json], gpu: h100-sxm}\n")
+    plain = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "a")])
+    assert plain.exit_code == 0, plain.output
+    assert plain.stderr == ""  # not a terminal: no bar
+    monkeypatch.setattr(progress, "SHOWN", True)
+    shown = CliRunner().invoke(main, ["run", str(scenario), "-o", str(tmp_path / "b")])
+    assert shown.exit_code == 0, shown.output
+    for line in ("reading benchmark logs: 100%", "| 200/200 [", "benchmark runs' attainment: 100%",
+                 "calibrating against benchmark runs: 100%", "comparing predictions with benchmark runs: 100%"):
+        assert line in shown.stderr, line
+
+
+def test_one_bar_for_each_kind_of_work_grown_by_a_second_glob_and_again_for_a_second_pass(monkeypatch):
+    from planner import progress
+    from planner.engine.shared import advance
+
+    made = []
+    monkeypatch.setattr(progress, "bar", lambda total, desc, unit: made.append(FakeBar(total, desc)) or made[-1])
+    with progress.Bars():
+        for total in (3, 3, 3, 5, 5):  # a glob of 3 files, then another of 2
+            advance("reading", 1, total=total)
+        for _ in range(2):  # the same comparison twice: before and after a fit
+            for _ in range(2):
+                advance("comparing", 1, total=2)
+    assert [(b.desc, b.total, b.n, b.closed) for b in made] == [("reading", 5, 5, True), ("comparing", 2, 2, True),
+                                                                ("comparing", 2, 2, True)]
+
+
+class FakeBar:
+    def __init__(self, total, desc):
+        self.total, self.desc, self.n, self.closed = total, desc, 0, False
+
+    def update(self, n):
+        self.n += n
+
+    def close(self):
+        self.closed = True

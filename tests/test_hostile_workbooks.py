@@ -163,9 +163,9 @@ FORMULAS = {"WEBSERVICE": '_xlfn.WEBSERVICE("https://example.com/x")', "HYPERLIN
 def test_a_formula_in_an_input_cell_is_reported_and_refused_unless_take_cached(clean, tmp_path, formula):
     path = tmp_path / "formula.xlsx"
     cell = damaged.formula_in(clean, path, "memory_gpus", formula, "8")
-    assert cell == "Inputs!B15"
+    assert cell == "Inputs!B16"
     shown = "=" + formula.removeprefix("_xlfn.")  # as the formula bar shows it
-    message = f"Inputs!B15 (memory_gpus): holds the formula {shown}, not a value (its cached value: 8)"
+    message = f"Inputs!B16 (memory_gpus): holds the formula {shown}, not a value (its cached value: 8)"
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1 and f"    {message}" in output
     code, output = run("import", str(path))
@@ -176,13 +176,13 @@ def test_a_formula_in_an_input_cell_is_reported_and_refused_unless_take_cached(c
 
 
 @pytest.mark.parametrize("refers_to, shown", [
-    ("'Cover'!$A$2", "'Cover'!$A$2"), ("'Inputs'!$B$29", "'Inputs'!$B$29"), ("'Inputs'!$A$1:$Z$999",
+    ("'Cover'!$A$2", "'Cover'!$A$2"), ("'Inputs'!$B$30", "'Inputs'!$B$30"), ("'Inputs'!$A$1:$Z$999",
                                                                           "'Inputs'!$A$1:$Z$999")],
     ids=["to the Cover title", "to another input", "widened to a range"])
 def test_an_input_name_moved_or_widened_is_named_by_audit_and_refused_by_import(clean, tmp_path, refers_to, shown):
     path = damaged.rewritten(clean, tmp_path / "moved.xlsx", {"xl/workbook.xml": damaged.defined_name("memory_gpus",
                                                                                                       refers_to)})
-    message = f"memory_gpus: the defined name points at {shown}; the planner writes 'Inputs'!$B$15"
+    message = f"memory_gpus: the defined name points at {shown}; the planner writes 'Inputs'!$B$16"
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1 and f"    {message}" in output
     code, output = run("import", "--take-cached", str(path))
@@ -253,8 +253,8 @@ def test_no_recalc_says_it_did_not_recalculate_and_the_changed_inputs_are_listed
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1
     assert output.endswith("  Inputs changed since the workbook was generated (2)\n"
-                           "    Inputs!B15 (memory_gpus): 16, when generated 8\n"
-                           "    Inputs!B27 (hours_mfu): 0.5, when generated 0.4\n")
+                           "    Inputs!B16 (memory_gpus): 16, when generated 8\n"
+                           "    Inputs!B28 (hours_mfu): 0.5, when generated 0.4\n")
 
 
 def test_a_batch_summary_is_skipped_not_failed(clean, tmp_path):

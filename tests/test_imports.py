@@ -92,6 +92,18 @@ def test_the_engine_imports_nothing_from_the_layers_above_it(tmp_path):
                                           "j.py: planner.workbook", "j.py: planner.report.plot"}
 
 
+def test_the_html_imports_nothing_of_the_workbook():
+    """The HTML summary and the workbook are siblings: what both show (row specs, labels, the inputs as listed) lives
+    below them (planner/specs.py, planner/listing.py), never in the workbook for the HTML to import."""
+    found = set()
+    for path in sorted((ROOT / "planner" / "report").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found |= {f"{path.name}: {name}" for name in names if name.startswith("planner.workbook")}
+    assert found == set()
+
+
 def test_reading_a_scenarios_schema_imports_no_numpy():
     """`planner schema` and the scenario's declarations stay light: the words and limits they share with the
     engine come from planner/engine/shared.py, which imports no numpy."""
@@ -99,3 +111,48 @@ def test_reading_a_scenarios_schema_imports_no_numpy():
                            "Scenario.model_json_schema(); print(sorted(m for m in ('numpy', 'pandas') "
                            "if m in sys.modules))"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout.strip()) == (0, "[]"), done.stderr
+
+
+def import_edges(folder: Path, package: str) -> dict[str, set[str]]:
+    """Each module of the package → the package's modules it imports, at the top of a file or inside a function
+    (`from planner.engine import cost` reads the module cost; `from planner.engine import compute` the package)."""
+    paths = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(folder).with_suffix("").parts
+        paths[".".join((package, *parts[:-1]) if parts[-1] == "__init__" else (package, *parts))] = path
+    edges = {name: set() for name in paths}
+    for name, path in paths.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges[name] |= {a.name for a in node.names if a.name in paths}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in paths:
+                edges[name] |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in paths else node.module
+                                for a in node.names}
+    return edges
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (each reaches every other)."""
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for other in edges[todo.pop()] - seen:
+                seen.add(other)
+                todo.append(other)
+        return seen
+
+    reached = {name: reach(name) for name in edges}
+    groups = {frozenset(n for n in reached[name] if name in reached[n]) for name in edges if name in reached[name]}
+    return sorted(sorted(group) for group in groups)
+
+
+def test_no_modules_import_each_other(tmp_path):
+    """One way down: a module never needs, through any chain of imports, a module that needs it (the plan's average
+    months and calendar imported each other to share the sheet's row count)."""
+    assert circles(import_edges(ROOT / "planner", "planner")) == []
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "a.py").write_text("from pkg import b\n")
+    (tmp_path / "b.py").write_text("def f():\n    from pkg.c import x\n")
+    (tmp_path / "c.py").write_text("import pkg.a\n")
+    (tmp_path / "d.py").write_text("from pkg import a\n")
+    assert circles(import_edges(tmp_path, "pkg")) == [["pkg.a", "pkg.b", "pkg.c"]]

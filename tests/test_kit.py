@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import SECTION
 from planner.workbook import kit
-from planner.workbook.inputs import Allowed
+from planner.listing import Allowed
 from planner.workbook.kit import Column, Row
 
 

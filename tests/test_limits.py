@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 from planner.scenario.catalog_entries import GPUEntry
 from planner.engine import compute
+from planner.engine.shared import TooManyGPUs
 from planner.output import results_json
 from planner.report import render_html
 from planner.scenario import ScenarioError, parse_scenario
 from planner.workbook import build
-from planner.workbook.inputs import Allowed, declared_inputs
+from planner.listing import Allowed, declared_inputs
 from planner.inputs.hours import Allocation as ALLOCATION
 from tests.conftest import SECTION
 from tests.helpers import scenario_with
@@ -73,7 +74,8 @@ def at_the_edges(pick) -> dict:
     custom_gpu = {"name": "edge-gpu", "memory_gb": pick.anywhere(GPUEntry, "memory_gb"),
                   "peak_tflops": pick.anywhere(GPUEntry, "peak_tflops"),
                   "hbm_tbps": pick.anywhere(GPUEntry, "hbm_tbps"),
-                  "price_per_hour": pick.anywhere(GPUEntry, "price_per_hour"),
+                  # the plan's GPU needs a price above 0 (0 is refused by name): a cent where the edge is 0
+                  "price_per_hour": pick.anywhere(GPUEntry, "price_per_hour") or 0.01,
                   "nvlink_gbps": pick.anywhere(GPUEntry, "nvlink_gbps"),
                   "fp8_tflops": pick.maybe(pick.anywhere(GPUEntry, "fp8_tflops"))}
     t = pick.one_of([1, heads])
@@ -131,7 +133,10 @@ def finite(value) -> bool:
 def test_every_output_stays_finite_over_the_whole_allowed_range(scenario):
     """The engine's results, the JSON and the HTML summary, on 30 scenarios at the edges; the workbook, which writes
     the same results, is built once, below."""
-    results = compute(scenario)
+    try:
+        results = compute(scenario)
+    except TooManyGPUs:  # 1e18 tokens a day on a replica of 1e-7 tokens a second: refused by name (exit 2)
+        return
     assert finite(results.to_json())
     assert finite(json.loads(results_json(results)))
     assert "<svg" in render_html(results, generated="2026-01-01")

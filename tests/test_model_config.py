@@ -533,3 +533,39 @@ def test_a_number_of_401_digits_is_named_by_its_length(tmp_path):
     [problem] = refused(path)
     assert "n_embd: a whole number of 401 digits is out of range: the hidden size is a whole number from 1 to " \
            "1,000,000" in problem
+
+
+# Issue 42, item 5: text a UTF-8 stream cannot print ------------------------------------------------------------------
+def planner_model_in_utf8(*files) -> "subprocess.CompletedProcess":
+    """The real command with stdout strictly UTF-8 (a UTF-8 locale's), where a lone surrogate cannot be written."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "LC_ALL": "C.UTF-8"}
+    return subprocess.run([sys.executable, "-m", "planner", "model", *map(str, files)], capture_output=True,
+                          env=env, timeout=120)
+
+
+def test_lone_surrogates_in_every_printed_field_are_printed_escaped(tmp_path):
+    """JSON may write "\\udc80", a lone surrogate no UTF-8 stream holds; a file name may hold a byte that is not
+    UTF-8 (Python reads it as one). Each text `planner model` prints from the file (the activation, the checkpoint's
+    dtype and quantisation, the file's own path) comes out as the escape \\udc80, once a UnicodeEncodeError."""
+    folder = tmp_path / os.fsdecode(b"odd\x80name")
+    folder.mkdir()
+    path = copy_config(folder, "Llama-3.1-8B", hidden_act="\udc80", torch_dtype="b\udc81")
+    write_index(path.parent, 16_060_522_496)
+    quantised = copy_config(tmp_path, "Llama-3.2-3B", quantization_config={"quant_method": "q\udc82"})
+    write_index(quantised.parent, 6_425_499_648)
+    done = planner_model_in_utf8(path, quantised)
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode("utf-8")  # strict: every byte printed is UTF-8
+    comments = re.sub(r"\n\s*# ", " ", out)  # a comment's lines joined
+    for shown in ("odd\\udc80name/Llama-3.1-8B/model.safetensors.index.json: metadata.total_size",
+                  'hidden_act "\\udc80" is neither silu nor gelu', '(torch_dtype "b\\udc81" unknown',
+                  'quantised ("q\\udc82")'):
+        assert shown in comments, shown
+    text = "name: pasted\ncatalog:\n" + "".join("  " + line + "\n" for line in out.splitlines())
+    (tmp_path / "pasted.yaml").write_text(text, encoding="utf-8")
+    data, _ = yamlfile.read(tmp_path / "pasted.yaml")  # still entries to paste: the escapes are in comments
+    assert list(data["catalog"]["models"]) == ["llama-3-1-8b", "llama-3-2-3b"]
+

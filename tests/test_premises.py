@@ -10,14 +10,16 @@ import pytest
 
 from planner.engine import budget as average
 from planner.engine import compute
-from planner.engine import cost as engine
+from planner.engine import shared
 from planner.report import render_html
 from planner.workbook import build
+from tests.conftest import ROOT
 from tests.helpers import named, recalculated, scenario_with, set_cells
 
 # The default's run on 1,024 GPUs takes 21.5 days; the same GPU-hours on 2 GPUs take 512 times as long:
-# 21.475 · 512 = 10,995 days = 362 average months of 30.4375 days, more than the Budget's 120 training rows
-# (but within the calendar's 519 month rows); on 1 GPU, 21,990 days = 723 calendar months, more than those too.
+# 21.475 · 512 = 10,995 days = 362 average months of 30.4375 days, with 24 serving months more than the Budget's
+# 241 average-month rows at most (120 of training and the longest horizon's 121), but within the 519 calendar rows
+# at most; on 1 GPU, 21,990 days = 723 calendar months, more than those too.
 LONGER_THAN_THE_AVERAGE_MONTHS = {"hours.gpus": 2}
 LONGER_THAN_THE_CALENDAR = {"hours.gpus": 1}
 
@@ -31,18 +33,19 @@ def test_a_run_longer_than_the_average_months_leaves_their_sums_na_not_zero():
     default = compute(scenario_with()).headline
     assert h["budget_training_months"] == 362  # CEIL(10,995.26 / 30.4375)
     for name in ("budget_serving_cost", "budget_standby_cost", "budget_average_month_total_cost"):
-        assert h[name] == average.RUN_TOO_LONG, name
-    assert average.RUN_TOO_LONG == "n/a: the run is longer than the sheet's months"
+        assert h[name] == average.TOO_LONG, name
+    assert average.TOO_LONG == ("n/a: the plan needs more months than this workbook holds: run the planner again "
+                                "(or raise budget.spare_months)")
     assert h["plan_total_cost"] == pytest.approx(default["plan_total_cost"], rel=1e-9)
     table = compute(scenario_with(**LONGER_THAN_THE_AVERAGE_MONTHS)).tables["cost"]
-    assert [line["amount"] for line in table.bridge] == [average.RUN_TOO_LONG] * 9
+    assert [line["amount"] for line in table.bridge] == [average.TOO_LONG] * 9
     assert table.checks["tco_calendar_months_without_growth"] and table.checks["tco_average_month_reconciles"]
 
 
 def test_the_html_says_the_average_months_are_na_and_never_that_the_sheet_has_every_month():
     html = render_html(compute(scenario_with(**LONGER_THAN_THE_AVERAGE_MONTHS)), generated="2026-12-02")
     assert "the average-month budget (where the bridge starts) is n/a" in html
-    assert "362 average months, more than the 120" in html
+    assert "386 average months, more than the 241" in html
     too_long = render_html(compute(scenario_with(**LONGER_THAN_THE_CALENDAR)), generated="2026-12-02")
     assert "has every month" not in too_long
     assert "The plan is longer than the workbook&#39;s Budget sheet has month rows for" in too_long \
@@ -61,7 +64,7 @@ def test_runs_longer_than_the_months_recalculate_to_the_engine(spreadsheet, tmp_
     values = recalculated(spreadsheet, paths)[0]
     from planner import xlsx
     book = xlsx.read(paths[0])
-    assert named(values, book, "budget_serving_cost") == average.RUN_TOO_LONG
+    assert named(values, book, "budget_serving_cost") == average.TOO_LONG
     assert named(values, book, "plan_total_cost") == pytest.approx(
         compute(scenario_with()).headline["plan_total_cost"], rel=1e-9)
 
@@ -80,8 +83,8 @@ def test_a_copy_typed_longer_reads_na_and_unknown_days_do_not_fail_the_rows_chec
     from tests.helpers import UNCOMPARED, build_in_memory
     expected = build_in_memory(scenario_with(**LONGER_THAN_THE_AVERAGE_MONTHS), like=longer)
     typed, blank = recalculated(spreadsheet, [longer, unknown], [expected, UNCOMPARED])
-    assert named(typed, book, "budget_serving_cost") == average.RUN_TOO_LONG
-    assert named(typed, book, "budget_average_month_total_cost") == average.RUN_TOO_LONG
+    assert named(typed, book, "budget_serving_cost") == average.TOO_LONG
+    assert named(typed, book, "budget_average_month_total_cost") == average.TOO_LONG
     assert named(typed, book, "ok_budget_run_within_rows") in (False, 0)
     assert named(blank, book, "ok_hours_mfu") in (False, 0)
     assert named(blank, book, "ok_budget_run_within_rows") in (True, 1)
@@ -93,7 +96,7 @@ def test_the_cost_per_million_at_users_who_do_not_fit_is_na_and_null_in_json():
     at a batch that cannot run."""
     results = compute(scenario_with(**{"serving.users": 100}))
     assert results.headline["serving_max_concurrency"] == 52
-    assert results.headline["serving_cost_per_million_tokens"] == engine.NOT_SERVED
+    assert results.headline["serving_cost_per_million_tokens"] == shared.NOT_SERVED
     data = results.to_json()
     assert data["headline"]["serving_cost_per_million_tokens"] is None
     assert data["not_available"]["serving_cost_per_million_tokens"] == "the users do not fit"
@@ -105,7 +108,7 @@ def test_the_cost_per_million_at_users_who_do_not_fit_is_na_and_null_in_json():
 
 
 def test_a_count_label_shows_a_fraction_as_typed_and_a_blank_as_a_question_mark():
-    from planner.workbook.kit import count_text, text_formula
+    from planner.specs import count_text, text_formula
     assert count_text(1.5) == "1.5" and count_text(32) == "32" and count_text(1024.0) == "1,024"
     assert count_text(2.125) == "2.125"
     formula = text_formula("at {serving_users|count} users", {"serving_users": 1.5})
@@ -144,9 +147,9 @@ def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_pa
                     or " 2 users " in text], label
     too_many = outputs["too-many"]
     assert label_and_value(too_many, "serving_cost_per_million_tokens") == (
-        "Cost per million output tokens at 100 users", engine.NOT_SERVED)
+        "Cost per million output tokens at 100 users", shared.NOT_SERVED)
     for name in ("plan_total_cost", "plan_assumed_mfu_difference", "plan_growth_difference"):
-        assert label_and_value(too_many, name)[1] == engine.NOT_SERVED, name
+        assert label_and_value(too_many, name)[1] == shared.NOT_SERVED, name
     assert label_and_value(outputs["fraction"], "serving_cost_per_million_tokens")[0] == \
         "Cost per million output tokens at 1.5 users"
     assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == \
@@ -307,12 +310,58 @@ def test_a_bad_catalog_price_is_named_by_its_catalog_row_and_the_cover_shows_n_a
     assert shown["key_plan_growth_difference"] == "n/a: see Checks"
 
 
+# Issue 43 finding 3: a plan's GPU priced 0 ----------------------------------------------------------------------------
+def test_a_price_of_zero_for_the_plans_gpu_is_refused_naming_the_key(tmp_path):
+    """Before: `price_per_gpu_hour: 0` gave a budget of 0. Refused (exit 2), naming the key and its line; the same
+    for the plan's GPU priced 0 in the scenario's Catalog; another GPU may still be unpriced (0)."""
+    from tests.helpers import refused
+    for i, (text, key) in enumerate((("name: x\nprice_per_gpu_hour: 0\n", "price_per_gpu_hour"),
+                                     ("name: x\ncatalog: {gpus: {h100-sxm: {price_per_hour: 0}}}\n",
+                                      "catalog.gpus.h100-sxm.price_per_hour"))):
+        (tmp_path / str(i)).mkdir()
+        output, path = refused(tmp_path / str(i), text)
+        assert f"{path}:2: {key}: value 0" in output and ("greater than 0" in output or "above 0" in output)
+    assert compute(scenario_with(**{"catalog.gpus.h200.price_per_hour": 0})).headline["hours_cost"] > 0
+
+
+@pytest.mark.spreadsheet
+def test_the_plans_gpu_priced_0_or_blank_on_catalog_fails_a_check_and_its_money_reads_na(spreadsheet, tmp_path):
+    """tco-4 (EUR) with the H100's Catalog price typed 0: before, a budget of €0 and "All checks pass". Now the check
+    of the plan's price fails and every money figure on the GPU reads n/a (no error value anywhere); what needs no
+    price (GPU-hours) stands. Emptied, the price fails the GPU block's check, with the same money n/a."""
+    from planner.scenario import load_scenario
+    from tests.helpers import UNCOMPARED, build_in_memory, catalog_cells
+    source = ROOT / "examples" / "tco-4-8b-in-euros-fiscal-years.yaml"
+    original = tmp_path / "tco-4.xlsx"
+    build(compute(load_scenario(source)), str(original))
+    copies = []
+    for label, price in (("zero", 0), ("blank", None)):
+        copies.append(tmp_path / f"{label}.xlsx")
+        set_cells(original, copies[-1], catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", price)]))
+    zero, blank = recalculated(spreadsheet, copies, [UNCOMPARED, UNCOMPARED])
+    book = build_in_memory(load_scenario(source))
+    errors = re.compile(r"^(#|Err:)")
+    for values, failed in ((zero, "ok_price_above_zero"), (blank, "ok_catalog_gpu")):
+        assert [(k, v) for k, v in values.items() if isinstance(v, str) and errors.match(v)] == []
+        assert named(values, book, failed) in (False, 0) and named(values, book, "checks_all_pass") in (False, 0)
+        for name in ("plan_total_cost", "tco_npv", "hours_cost", "price_per_gpu_hour_converted", "price_on_demand",
+                     "serving_cost_per_million_tokens", "crossover_serving_cost_per_million_tokens",
+                     "cluster_net_gain_value", "budget_training_cost"):
+            assert named(values, book, name) == "n/a: see Checks", (failed, name)
+    assert named(zero, book, "price_per_gpu_hour") == 0  # the typed price, as typed
+    assert named(zero, book, "ok_catalog_gpu") in (True, 1)  # 0 is a valid Catalog price: for another GPU
+    assert named(zero, book, "hours_gpu_hours") == pytest.approx(book.formulas[book.names["hours_gpu_hours"]],
+                                                                  rel=1e-9)
+    assert named(zero, book, "checks_first_failed") == \
+        "The plan's GPU has a price per GPU-hour above 0 (price_per_gpu_hour, on Catalog)"
+
+
 # Finding 4: the word layout offered only where the workbook has a layout search ----------------------------------------
 def test_the_mfu_dropdown_offers_layout_only_with_a_layout_search():
     from pathlib import Path
 
     from planner.scenario import load_scenario
-    from planner.workbook.inputs import input_sections
+    from planner.listing import input_sections
 
     def mfu(scenario):
         return next(i for _, items in input_sections(scenario) for i in items if i.path == "hours.mfu")

@@ -150,7 +150,7 @@ def test_long_counts_print_scaled(printed):
 def test_budget_prints_the_plans_months_and_the_cover_whole_labels(printed):
     """The default's plan runs 25 calendar months, January 2027 to January 2029 (training starts on 2027-01-01, runs
     21.5 days, then 730 days of serving end on 2029-01-21): its Budget prints those months and no other, on few
-    pages, not the 519 month rows nor the average months; the Cover's label of the plan's total prints whole."""
+    pages, not the month rows nor the average months; the Cover's label of the plan's total prints whole."""
     pages = [page for page in printed if (page.workbook, page.sheet) == ("default", "Budget")]
     text = " ".join(w[4] for page in pages for line in page.lines for w in line)
     assert "Jan 2027" in text and "Jan 2029" in text and "Feb 2029" not in text

@@ -30,7 +30,8 @@ PORTABLE_FUNCTIONS = {"ABS", "AND", "AVERAGE", "CEILING", "COUNT", "COUNTIF", "C
                       "LEN", "LN", "MATCH", "MAX", "MIN",
                       "MOD", "NOT", "OR", "PERCENTILE", "ROUND", "ROUNDUP", "SMALL", "SUM", "SUMIFS", "SUMPRODUCT",
                       "TEXT", "SUBSTITUTE",  # a path id in words on the Cover (Excel 2000, Calc, Gnumeric)
-                      "SQRT", "SUMSQ"}  # the calibration fit: Excel 2000 functions
+                      "SQRT", "SUMSQ",  # the calibration fit: Excel 2000 functions
+                      "ROWS"}  # the month rows a workbook holds (Excel 2000, Calc, Gnumeric)
 CELL = re.compile(r"^(?:'?[^'!]+'?!)?\$?[A-Z]{1,3}\$?\d+(?::\$?[A-Z]{1,3}\$?\d+)?$")
 UNIT_CONVERSIONS = {"1", "24", "1024", "3600", "1E+09", "1E+12", "0", "100",  # METHOD.md: these may stay literal
                     "1000", "1E+06",  # seconds to milliseconds; per million tokens (as Excel spells them)

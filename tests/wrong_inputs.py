@@ -14,7 +14,7 @@ import openpyxl
 from openpyxl.formula.tokenizer import Tokenizer
 from openpyxl.utils.cell import coordinate_from_string, column_index_from_string, range_boundaries
 
-from planner.workbook import general_inputs, input_sections
+from planner.listing import TYPED_IN, general_inputs, input_sections
 
 
 # Inputs and their wrong values -----------------------------------------------------------------------------------
@@ -337,8 +337,6 @@ def kind_of(spec, check: str) -> tuple:
     """What makes one input's wrong values act as another's: its declared type, whether it may be blank, whether it
     is typed in a larger unit than the scenario's (TYPED_IN), and the form of its check's formula (`check`), its own
     name, numbers, quoted words (how many: one of the listed words) and Catalog block put aside."""
-    from planner.workbook.inputs import TYPED_IN
-
     form = re.sub(rf"(?<![a-z0-9_]){re.escape(spec.typed_name)}(?![a-z0-9_])", "X", _STRING.sub('""', check))
     form = re.sub(r"catalog_[a-z_]+?_(ids|valid)", r"catalog_\1", form)
     form = re.sub(r"(?<![A-Za-z_])[0-9.]+(?:[eE][+-]?[0-9]+)?", "0", form)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from planner.engine.shared import MonthRows
 from planner.tables import present, table
 
 
@@ -72,11 +73,12 @@ EXAMPLES_GENERATED = dt.date(2026, 12, 2)
 class Tables:
     """The tables of one scenario, each computed when first asked for; a table that asks for itself, directly or
     through others, is a bug in the registry and says which. `generated`: the day the outputs are generated, which
-    a blank start date of the plan follows (the first of the next month)."""
+    a blank start date of the plan follows (the first of the next month); `month_rows`: an edited workbook's."""
 
-    def __init__(self, scenario, generated: dt.date = EXAMPLES_GENERATED):
+    def __init__(self, scenario, generated: dt.date = EXAMPLES_GENERATED, month_rows: MonthRows | None = None):
         self.scenario = scenario
         self.generated = generated
+        self.month_rows = month_rows
         self.done: dict = {}
         self.asking: list[str] = []
 
@@ -92,23 +94,24 @@ class Tables:
         return self.done[key]
 
 
-def compute(scenario, *, generated: dt.date | None = None) -> Results:
+def compute(scenario, *, generated: dt.date | None = None, month_rows: MonthRows | None = None) -> Results:
     """Every table of the scenario shown (Scenario.shown); with named scenarios, each of them too. `generated`: the
-    day the outputs are generated (None: EXAMPLES_GENERATED); the engine reads no clock."""
+    day the outputs are generated (None: EXAMPLES_GENERATED); the engine reads no clock. `month_rows`: an edited
+    workbook's month rows, which the plan is laid on (None: its own months and budget.spare_months more)."""
     generated = generated or EXAMPLES_GENERATED
     shown = scenario.shown()
-    results = _compute(shown, generated)
+    results = _compute(shown, generated, month_rows)
     results.file = scenario
     if scenario.named_scenarios():
-        results.named = {name: results if name == scenario.scenario else _compute(named, generated)
+        results.named = {name: results if name == scenario.scenario else _compute(named, generated, month_rows)
                          for name, named in [("base", scenario), *((name, scenario.in_workbook(name))
                                                                    for name, _ in scenario.named_scenarios())]}
     return results
 
 
-def _compute(scenario, generated: dt.date) -> Results:
+def _compute(scenario, generated: dt.date, month_rows: MonthRows | None = None) -> Results:
     from planner.engine.catalog_columns import catalog_columns  # numpy: not for what imports engine/shared.py
 
-    tables = Tables(scenario, generated)
+    tables = Tables(scenario, generated, month_rows)
     return Results(scenario, catalog_columns(scenario.merged_catalog),
                    {t.key: tables[t.key] for t in present(scenario)}, generated=generated)

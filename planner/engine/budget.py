@@ -15,19 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
-from planner.engine.cost import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
-from planner.engine.cost import fleet_columns, plan_profile, prices_of, serving_gpu
-from planner.engine.shared import HORIZON_MAX_DAYS, PAST_DEADLINE, past_deadline
+from planner.engine.plan.inputs import fleet_columns, plan_profile, prices_of, serving_gpu
+from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
+from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
+                                   past_deadline)
 from planner.engine.values import plain
 from planner.method import Constant, Method
+from planner.model.passes import serving_gpu_hours
 
-DAYS_PER_MONTH = 30.4375  # 365.25 / 12: the Julian year's month
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
-RUN_TOO_LONG = "n/a: the run is longer than the sheet's months"  # more training months than TRAINING_ROWS (§13.15)
-TRAINING_ROWS = 120  # training months the sheet has rows for: ten years; a longer run fails budget_run_within_rows
-SERVING_ROWS = int(ceil9(HORIZON_MAX_DAYS / DAYS_PER_MONTH))  # every month of the longest horizon the inputs allow
-ROWS = TRAINING_ROWS + SERVING_ROWS  # the sheet's fixed month rows, the unused ones blank
-YEARS = -(-ROWS // 12)
 COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
            "serving_gpu_hours", "scale", "committed_gpus", "serving", "standby", "total", "cumulative")
 YEAR_COLUMNS = ("training", "serving", "standby", "total")
@@ -48,9 +44,13 @@ def tokens_per_day_in_month(tokens_per_day, growth, month) -> float:
     return tokens_per_day * (1 + growth) ** (month - 1)
 
 
-def serving_gpu_hours(tokens, tokens_per_second_per_gpu) -> float:
-    """GPU-hours to serve `tokens` at TokS output tokens per second per GPU: tokens / (3600·TokS)."""
-    return tokens / (3600 * tokens_per_second_per_gpu)
+AVERAGE_ROWS_MAX = TRAINING_MONTHS_MAX + months(HORIZON_MAX_DAYS)  # the most average-month rows: the longest plan
+
+
+def month_row_count(training_months: int, serving_months: int, spare_months: int) -> int:
+    """The average months' rows: the plan's training and serving months and the spare ones, at most
+    AVERAGE_ROWS_MAX."""
+    return min(training_months + serving_months + spare_months, AVERAGE_ROWS_MAX)
 
 
 def peak_sized(gpu_hours, days, profile) -> tuple[float, int]:
@@ -63,12 +63,12 @@ def peak_sized(gpu_hours, days, profile) -> tuple[float, int]:
 
 @dataclass
 class BudgetTable:
-    """docs/method.md §9's totals and budget for one scenario: the scalars, every month row of the sheet (the unused
-    ones blank) and every year row."""
+    """docs/method.md §9's totals and budget for one scenario: the scalars, every month row of the sheet (the plan's
+    months and the spare ones, blank) and every year row."""
 
     scalars: dict
-    rows: list[dict]  # ROWS month rows, keyed by COLUMNS; "" where the month is not in the plan
-    years: list[dict]  # YEARS rows, keyed by YEAR_COLUMNS
+    rows: list[dict]  # month_row_count rows, keyed by COLUMNS; "" where the month is not in the plan
+    years: list[dict]  # a row per twelve of them, keyed by YEAR_COLUMNS
 
     @property
     def headline(self) -> dict:
@@ -83,7 +83,8 @@ class BudgetTable:
 
     @property
     def checks(self) -> dict[str, bool]:
-        return {"budget_run_within_rows": self.scalars["training_months"] <= TRAINING_ROWS}
+        s = self.scalars
+        return {"budget_run_within_rows": s["training_months"] + s["serving_months"] <= len(self.rows)}
 
     def to_json(self) -> dict:
         return {**self.scalars, "months": [r for r in self.rows if r["phase"]],
@@ -102,7 +103,7 @@ def compute(scenario, tables) -> BudgetTable:
     price = prices_of(scenario, serving_gpu(scenario, tables)).on_demand * fx
     horizon, tokens = scenario.crossover.horizon_days, crossover["tokens_per_day"]
     profile = plan_profile(scenario)
-    training_cost, training_days = hours["cost"] * fx, hours["days"]
+    training_cost, training_days = hours["cost"], hours["days"]  # Hours' money is converted
     n_training, n_serving = months(training_days), months(horizon)
 
     # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours (the fleet's) at the price
@@ -117,13 +118,15 @@ def compute(scenario, tables) -> BudgetTable:
         "serving_gpu_hours_per_day": per_day_hours,
         "serving_cost_per_day": per_day, "serving_cost_per_month": per_day * DAYS_PER_MONTH if fits else na,
         "horizon_serving_cost": horizon_serving,
-        "mfu_serving_cost": crossover["serving_cost_over_horizon"] * fx,
+        "mfu_serving_cost": crossover["serving_cost_over_horizon"],
         "horizon_total_cost": training_cost + horizon_serving if fits else na,
         "serving_cost_per_million_tokens": NO_TRAFFIC if tokens == 0 else
         horizon_serving / (horizon * tokens) * 1e6 if fits else na,
         "monthly_growth": growth, "include_standby": standby_in,
     }
-    rows = month_rows(scenario, scalars, fits=fits, profile=profile, fleet=fleet, na=na)
+    held = getattr(tables, "month_rows", None)  # an edited workbook's rows, else the plan's and the spare
+    count = held.average if held else month_row_count(n_training, n_serving, scenario.budget.spare_months)
+    rows = month_rows(scenario, scalars, count, fits=fits, profile=profile, fleet=fleet, na=na)
     years = year_rows(rows, fits, na)
     used = [r for r in rows if r["phase"]]
     served = [r for r in used if r["phase"] == "serving"]
@@ -137,22 +140,24 @@ def compute(scenario, tables) -> BudgetTable:
     }
     if past_deadline(scenario, training_days):  # the totals that include training (the plan's premise, §13.15)
         scalars |= dict.fromkeys(("horizon_total_cost", "total_cost"), PAST_DEADLINE)
-    scalars["run_na"] = RUN_TOO_LONG if n_training > TRAINING_ROWS else ""
-    if scalars["run_na"]:  # the rows hold part of the run and none of its serving: no sums to show
+    scalars["run_na"] = TOO_LONG if n_training + n_serving > count else ""
+    if scalars["run_na"]:  # the rows hold part of the plan: no sums to show
         scalars |= dict.fromkeys(("months_training_cost", "served_tokens", "serving_cost", "standby_cost",
-                                  "total_cost"), RUN_TOO_LONG)
+                                  "total_cost"), TOO_LONG)
+        years = [y if y["training"] == "" else dict.fromkeys(YEAR_COLUMNS, TOO_LONG) for y in years]
     return BudgetTable({k: plain(v) for k, v in scalars.items()},
                        [{k: plain(v) for k, v in r.items()} for r in rows], years)
 
 
-def month_rows(scenario, s: dict, *, fits: bool, profile: tuple, fleet=None, na: str = NOT_SERVED) -> list[dict]:
-    """Every month row of the sheet: training months, then serving months, then blank ones; each with its total
+def month_rows(scenario, s: dict, count: int, *, fits: bool, profile: tuple, fleet=None,
+               na: str = NOT_SERVED) -> list[dict]:
+    """The sheet's `count` month rows: training months, then serving months, then blank ones; each with its total
     (standby in it only when included) and the cumulative, "n/a" from the first month whose serving does not fit.
     With a fleet, month m's GPU-hours are days_m × the following fleet's GPU-hours a day at (1 + g)^(m − 1) times
     the launch rate, and its peak-sized GPUs the launch replicas scaled alike (§11)."""
     n_training, n_serving, price = s["training_months"], s["serving_months"], s["price"]
     rows, cumulative = [], 0.0
-    for i in range(1, ROWS + 1):
+    for i in range(1, count + 1):
         row = dict.fromkeys(COLUMNS, "")
         if i <= n_training:
             days = days_in_month(i, s["training_days"])
@@ -191,7 +196,7 @@ def year_rows(rows: list[dict], fits: bool, na: str = NOT_SERVED) -> list[dict]:
     """Each year of twelve months from the first training month: its sums, "n/a" where it serves and the users do
     not fit, blank beyond the plan."""
     years = []
-    for year in range(1, YEARS + 1):
+    for year in range(1, -(-len(rows) // 12) + 1):
         inside = [r for r in rows if r["year"] == year]
         if not inside:
             years.append(dict.fromkeys(YEAR_COLUMNS, ""))
@@ -226,8 +231,9 @@ METHOD = Method(
         "its assumed serving MFU (a comparison of compute, not a cost of the plan); serving cost per million "
         "served tokens = serving cost / (horizon × D) × 1e6.",
         "Total and cumulative by month; subtotals per year of twelve months from the first training month. The "
-        "sheet has a fixed 241 average-month rows (ten years of training, then the longest horizon the inputs "
-        "allow); rows beyond the plan are blank and grouped out of sight.",
+        "sheet has a row for each of the plan's months and budget.spare_months more (at most ten years of "
+        "training and the longest horizon), those beyond the plan blank and grouped out of sight; an edit that "
+        "needs more months than the rows hold leaves the sums n/a until the planner runs again.",
     ],
     sources=[
         "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and the "

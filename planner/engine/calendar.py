@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.engine.cluster import ROUNDING_DECIMALS  # noqa: F401 (the Cost table's day_rounding_decimals)
+from planner.engine.shared import MONTHS_PER_YEAR
 
 EPOCH = dt.date(1899, 12, 30)  # serial day 0 of Excel's 1900 date system (1900-03-01 onwards), LibreOffice, Gnumeric
 _EPOCH_ORDINAL = EPOCH.toordinal()
-MONTHS_PER_YEAR = 12
 
 
 # Serial dates ----------------------------------------------------------------------------------------------------
@@ -150,6 +150,10 @@ class Months:
     fiscal_year: np.ndarray
     escalation: np.ndarray  # e_k = (1 + esc)^INT((k − 1)/12)
     discount: np.ndarray  # DF_k = (1 + r_d)^(−k/12)
+
+    @property
+    def rows(self) -> int:
+        return len(self.k)
 
     def overlap(self, x, y):
         return overlap(self.start, self.next, x, y)

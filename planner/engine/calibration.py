@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from planner.engine.shared import advance
 from planner.method import Constant
 from planner.model import passes
 
@@ -17,6 +18,7 @@ QUEUEING_FACTOR = 3  # a run whose median TTFT is over 3 × the idle prediction 
 ALIKE = 1e-6  # det ≤ this share of Sxx·Szz: the runs are one load level, too alike to tell η_m from τ
 FITTED = "fitted"
 NOT_ASKED = "none: serving.calibration names no benchmark"
+COMPARING = "comparing predictions with benchmark runs"  # long work with thousands of runs (a progress bar)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,6 +105,7 @@ def prediction_errors(replica, runs: list[Run], columns: list[dict]) -> list[dic
     the replica's efficiencies (the inputs, or the fitted ones)."""
     found = []
     for run, column in zip(runs, columns):
+        advance(COMPARING, 1, total=len(runs), unit="run")
         at = replace(replica, prompt_tokens=run.prompt_tokens, speculative="none", prefix_hit_rate=0,
                      sequence_length=run.prompt_tokens + run.output_tokens)
         ttft = float(at.ttft_s())

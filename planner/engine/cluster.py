@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from planner.engine import money
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -71,7 +72,7 @@ class ClusterTable:
 
 
 def compute(scenario, tables) -> ClusterTable:
-    c, price = scenario.cluster, scenario.gpu_price
+    c, price = scenario.cluster, money.gpu_price(scenario)  # in the reporting currency
     fractions = np.asarray(scenario.merged_catalog.profiles[c.profile], dtype=float)
     hourly = demand(c.inference_peak_gpus, fractions)
     pool = serving_pool(c.inference_peak_gpus, fractions, c.spare)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from planner.engine import money
 from planner.engine.hours import cost, gpu_hours
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
@@ -73,7 +74,7 @@ class CrossoverTable:
 
 def compute(scenario, tables) -> CrossoverTable:
     c, params, gpu = scenario.crossover, active_params(scenario.chosen_model), scenario.chosen_gpu  # 2·Ψ_active
-    price = scenario.gpu_price
+    price = money.gpu_price(scenario)  # in the reporting currency
     training = tables["hours"].scalars  # C and H: section 2's, H before the productive share
     flops, hours = training["training_flops"], training["gpu_hours"]
     presets = scenario.merged_catalog.traffic_presets
@@ -137,7 +138,8 @@ METHOD = Method(
         "H / serving GPU-hours per day: earlier than in operations when serving runs at a lower share of peak than "
         "training (by the ratio serving MFU / training MFU).",
         "Cumulative table: day_i = i · horizon / 100 for i = 0 … 100; training flat at C and H, serving "
-        "day · its daily operations and GPU-hours, their total; cost = GPU-hours × the GPU's price per GPU-hour.",
+        "day · its daily operations and GPU-hours, their total; cost = GPU-hours × the GPU's price per GPU-hour × "
+        "the FX rate.",
         "Without traffic (D = 0) serving never overtakes training: the crossing days read \"never\".",
         "Totals: serving cost over the horizon = horizon days × serving cost per day; the total = Hours' training "
         "cost (the allocated GPU-hours at the price) + that; serving cost per million served tokens = serving cost "

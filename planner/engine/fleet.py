@@ -24,9 +24,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from planner.engine import money
 from planner.engine import serving as serving_engine
 from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY  # §10's sustained link shares
 from planner.engine.values import plain
+from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.method import Constant, Method
 from planner.model import passes
 from planner.model.replica import Replica
@@ -34,8 +36,6 @@ from planner.model.replica import Replica
 QUEUE_RANGE = 1_000_000  # the most servers a sized queue may have: the sheet's POISSON is exact enough up to here
 PARETO_ROWS = 32  # the Pareto table's rows: a longer front is thinned, both ends kept
 DECIMALS = 9  # every comparison and whole-number rounding is of values rounded to 9 decimals, as the sheet does
-SECONDS_PER_HOUR = 3600
-HOURS = 24
 AGGREGATED, DISAGGREGATED = "aggregated", "disaggregated"
 MODES = (AGGREGATED, DISAGGREGATED)
 
@@ -809,7 +809,7 @@ def _replica_keys(config: Configuration) -> tuple[str, ...]:
 def tokens_per_day(first_attempt_rate: float, outputs: int, fractions) -> float:
     """The plan's demand with a fleet: D = 3600·o·λ_u·Σ_h f̂_h (f̂ = f/MAX(f)), 86,400·o·λ_u without a profile;
     first attempts only (retries are cost, not served tokens)."""
-    peak_hours = HOURS if fractions is None else sum(fractions) / max(fractions)
+    peak_hours = HOURS_PER_DAY if fractions is None else sum(fractions) / max(fractions)
     return SECONDS_PER_HOUR * outputs * first_attempt_rate * peak_hours
 
 
@@ -838,7 +838,7 @@ class PlanFleet:
         """G_{h,k}: the following fleet's GPUs in each hour at a month's rate (the peak-sized fleet every hour
         without a profile)."""
         if self.hourly is None:
-            return [self.gpus(self.peak, rate_ratio)] * HOURS
+            return [self.gpus(self.peak, rate_ratio)] * HOURS_PER_DAY
         return [self.gpus(replicas, rate_ratio) for replicas in self.hourly]
 
     def scaled(self, rate_ratio: float) -> "PlanFleet":
@@ -946,8 +946,8 @@ def compute(scenario, tables) -> FleetTable:
     on_benchmark_gpu = serving_engine.fitted(fit) if fit else {key: getattr(sv, key) for key in EFFICIENCIES}
     calibrated = {fit["gpu"]: on_benchmark_gpu} if fit else None
     slo = SLO(goodput.slo.ttft_ms, goodput.slo.tpot_ms, goodput.attainment_target, fleet.quality, fleet.spare)
-    gpus = [(merged.gpus[g], scenario.gpu_price if g == scenario.gpu else merged.gpus[g].price_per_hour)
-            for g in fleet.gpus]
+    gpus = [(merged.gpus[g], money.gpu_price(scenario) if g == scenario.gpu  # in the reporting currency
+             else money.converted(merged.gpus[g].price_per_hour, scenario)) for g in fleet.gpus]
     precisions = [(merged.precisions[p.weight], merged.precisions[p.kv]) for p in fleet.precisions]
     configs = configurations(scenario.chosen_model, gpus, precisions, parallel=fleet.tensor_parallel,
                              modes=fleet.modes, knobs=knobs, transfer_gbps=fleet.kv_transfer_gbps,

@@ -12,9 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from planner.engine import money
+from planner.engine.shared import advance
 from planner.engine.values import plain
 from planner.method import Method
 
+TABULATING = "benchmark runs' attainment"  # long work with a glob of thousands of runs (a progress bar)
 NONE_ACCEPTABLE = "none acceptable"
 NONE_COMPLETED = "none completed"
 NO_SERVER = "no server has acceptable requests"
@@ -34,15 +37,17 @@ def at_most(value, limit):
 
 
 # The simple comparison -----------------------------------------------------------------------------
-def servers_table(servers) -> tuple[list[dict], dict]:
-    """Each server's cost per request, per acceptable request (text without acceptable requests) and acceptable
-    share; then the cheapest per acceptable request (the first of equals), the next cheapest cost and how much less
-    the cheapest costs."""
-    rows = [{"name": s.name, "cost_per_hour": s.cost_per_hour, "completed_per_hour": s.completed_per_hour,
-             "acceptable_per_hour": s.acceptable_per_hour, "cost_per_request": s.cost_per_hour / s.completed_per_hour,
-             "cost_per_acceptable_request": s.cost_per_hour / s.acceptable_per_hour if s.acceptable_per_hour > 0
-             else NONE_ACCEPTABLE, "acceptable_share": s.acceptable_per_hour / s.completed_per_hour}
-            for s in servers]
+def servers_table(servers, scenario) -> tuple[list[dict], dict]:
+    """Each server's cost per hour in the reporting currency (typed in USD), cost per request, per acceptable request
+    (text without acceptable requests) and acceptable share; then the cheapest per acceptable request (the first of
+    equals), the next cheapest cost and how much less the cheapest costs."""
+    rows = []
+    for s in servers:
+        cost = money.converted(s.cost_per_hour, scenario)
+        rows.append({"name": s.name, "cost_per_hour": cost, "completed_per_hour": s.completed_per_hour,
+                     "acceptable_per_hour": s.acceptable_per_hour, "cost_per_request": cost / s.completed_per_hour,
+                     "cost_per_acceptable_request": cost / s.acceptable_per_hour if s.acceptable_per_hour > 0
+                     else NONE_ACCEPTABLE, "acceptable_share": s.acceptable_per_hour / s.completed_per_hour})
     per_acceptable = [row["cost_per_acceptable_request"] for row in rows]
     numbers = sorted((v, i) for i, v in enumerate(per_acceptable) if not isinstance(v, str))
     if not numbers:
@@ -99,11 +104,12 @@ def runs_table(scenario, logs, *, slo_ttft_ms: float, slo_tpot_ms: float, target
     benches = scenario.goodput.benchmarks
     runs = []
     for run, first, end in zip(logs.runs, starts, ends):
+        advance(TABULATING, 1, total=len(logs.runs), unit="run")
         rows = requests.iloc[first:end]
         bench = benches[run.benchmark - 1]
         done = rows[~rows["failed"]]
         good = rows[rows["acceptable"]]
-        price = scenario.merged_catalog.gpus[bench.gpu].price_per_hour
+        price = money.converted(scenario.merged_catalog.gpus[bench.gpu].price_per_hour, scenario)
         cost = (bench.gpus + bench.standby_gpus) * price * run.duration_s / 3600
         tokens = float(good["output_tokens"].sum())
         row = {"run": run.number, "benchmark": run.benchmark, "name": bench.name, "path": run.path,
@@ -131,7 +137,7 @@ def runs_table(scenario, logs, *, slo_ttft_ms: float, slo_tpot_ms: float, target
         highest = first + k - 1 if k else 0
         for r in own:
             r["highest_meeting"] = r["run"] == highest
-        price = scenario.merged_catalog.gpus[bench.gpu].price_per_hour
+        price = money.converted(scenario.merged_catalog.gpus[bench.gpu].price_per_hour, scenario)
         benchmarks.append({"benchmark": b, "name": bench.name, "gpu": bench.gpu, "gpus": bench.gpus,
                            "standby_gpus": bench.standby_gpus, "price_per_gpu_hour": price, "first_run": first,
                            "runs": len(own), "last_run": first + len(own) - 1, "highest_meeting_run": highest,
@@ -172,7 +178,7 @@ def _plain_rows(rows: list[dict]) -> list[dict]:
 
 def compute(scenario, tables) -> GoodputTable:
     g = scenario.goodput
-    servers, summary = servers_table(g.servers)
+    servers, summary = servers_table(g.servers, scenario)
     scalars = {"slo_ttft_ms": g.slo.ttft_ms, "slo_tpot_ms": g.slo.tpot_ms, "attainment_target": g.attainment_target,
                **summary}
     logs = scenario.external("goodput")
@@ -187,17 +193,18 @@ def compute(scenario, tables) -> GoodputTable:
 METHOD = Method(
     title="Goodput and cost per acceptable request",
     formulas=[
-        "Servers (hourly figures): cost per request = cost per hour / completed requests per hour; cost per "
-        "acceptable request = cost per hour / acceptable requests per hour; acceptable share = acceptable / "
-        "completed. The cheapest per acceptable request may have the lower raw throughput.",
+        "Servers (hourly figures; the cost per hour typed in USD, × the FX rate): cost per request = cost per hour "
+        "/ completed requests per hour; cost per acceptable request = cost per hour / acceptable requests per hour; "
+        "acceptable share = acceptable / completed. The cheapest per acceptable request may have the lower raw "
+        "throughput.",
         "From benchmark logs, per request: failed when its error text is non-empty; TTFT in ms; TPOT = (latency − "
         "TTFT) / (output tokens − 1) when more than one token came out, else 0 (vLLM's definition); acceptable = "
         "not failed, TTFT ≤ the TTFT SLO and TPOT ≤ the TPOT SLO.",
         "Per run: attainment = acceptable / sent; request rate = completed / duration; goodput rate = acceptable / "
         "duration; p50, p90 and p99 of TTFT and TPOT over completed requests (linear interpolation, Excel's "
         "PERCENTILE = PERCENTILE.INC); run cost = (GPUs + standby GPUs) × the benchmark GPU's price per GPU-hour × "
-        "duration / 3600; cost per acceptable request = run cost / acceptable requests; cost per million "
-        "acceptable output tokens = run cost / their output tokens × 1e6.",
+        "the FX rate × duration / 3600; cost per acceptable request = run cost / acceptable requests; cost per "
+        "million acceptable output tokens = run cost / their output tokens × 1e6.",
         "Across a benchmark's runs in ascending request rate (DistServe): goodput = the highest request rate whose "
         "attainment ≥ the target, interpolated linearly between that run and the next one, which misses it: "
         "r_k + (a_k − target) / (a_k − a_k+1) × (r_k+1 − r_k). Per-GPU goodput = goodput / GPUs (standby GPUs "

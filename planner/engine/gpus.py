@@ -13,9 +13,13 @@ import math
 from dataclasses import dataclass, replace
 
 from planner.engine import cost
+from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import prices as plan_prices
 from planner.engine.calendar import round9
+from planner.engine.shared import DAYS_PER_MONTH, HOURS_PER_DAY
 from planner.engine.values import plain
 from planner.method import Method
+from planner.model import passes
 
 DOES_NOT_FIT = "does not fit"  # B_max = 0: not one sequence fits beside the weights
 
@@ -48,17 +52,17 @@ class Shared:
     tokens_per_day: float  # D, launch traffic
     profile: tuple
     fx: float
-    owning: cost.Owning  # the ownership inputs; each row brings its own server price and kW
+    owning: plan_inputs.Owning  # the ownership inputs; each row brings its own server price and kW
 
 
 def training(row: GPURow, s: Shared) -> dict:
     """§2 at the scenario's MFU on this GPU: H_g = C/(peak·1e12·MFU·3600), its cost at p_od and its days."""
     peak = row.fp8_tflops if s.fp8 and row.fp8_tflops else row.peak_tflops
-    hours = s.training_flops / (peak * 1e12 * s.mfu * cost.SECONDS_PER_HOUR)
+    hours = passes.gpu_hours(s.training_flops, peak, s.mfu)
     allocated = hours / s.productive_share
     return {"training_peak_tflops": peak, "training_gpu_hours": hours,
             "training_cost": allocated * row.price_per_hour * s.fx,
-            "training_days": allocated / s.run_gpus / cost.HOURS_PER_DAY}
+            "training_days": allocated / s.run_gpus / HOURS_PER_DAY}
 
 
 def serving(row: GPURow, s: Shared) -> dict:
@@ -71,10 +75,11 @@ def serving(row: GPURow, s: Shared) -> dict:
                 "tokens_per_s_per_mw": DOES_NOT_FIT}
     found = {"batch": min(s.users, row.max_users), "batch_is": "users" if s.users <= row.max_users else "B_max",
              "tokens_per_s_per_gpu": row.tokens_per_s_per_gpu,
-             "cost_per_million": cost.cost_per_million_tokens(price, row.tokens_per_s_per_gpu),
-             "cost_per_million_at_max": cost.cost_per_million_tokens(price, row.tokens_per_s_per_gpu_at_max)}
-    found["tokens_per_s_per_mw"] = (cost.tokens_per_s_per_mw(row.tokens_per_s_per_gpu, row.server_kw, s.owning.pue)
-                                    if row.server_kw else cost.NO_SERVER)
+             "cost_per_million": passes.cost_per_million_tokens(price, row.tokens_per_s_per_gpu),
+             "cost_per_million_at_max": passes.cost_per_million_tokens(price, row.tokens_per_s_per_gpu_at_max)}
+    found["tokens_per_s_per_mw"] = (plan_prices.tokens_per_s_per_mw(row.tokens_per_s_per_gpu, row.server_kw,
+                                                                    s.owning.pue)
+                                    if row.server_kw else plan_prices.NO_SERVER)
     return found
 
 
@@ -86,19 +91,19 @@ def rent_against_own(row: GPURow, s: Shared) -> dict:
         return dict.fromkeys(("serving_gpu_hours_per_day", "rent_per_month", "owned_fleet", "own_cost_per_gpu_hour",
                               "own_per_month", "break_even_utilisation", "fleet_utilisation"), reason)
     price = row.price_per_hour * s.fx
-    per_day = s.tokens_per_day / (cost.SECONDS_PER_HOUR * row.tokens_per_s_per_gpu)
+    per_day = passes.serving_gpu_hours(s.tokens_per_day, row.tokens_per_s_per_gpu)
     fleet = math.ceil(round9(per_day / sum(s.profile) * max(s.profile)))
     found = {"serving_gpu_hours_per_day": per_day,
-             "rent_per_month": per_day * cost.AVERAGE_MONTH_DAYS * price, "owned_fleet": fleet,
-             "fleet_utilisation": per_day / (cost.HOURS_PER_DAY * fleet) if fleet else cost.NO_SERVING}
+             "rent_per_month": per_day * DAYS_PER_MONTH * price, "owned_fleet": fleet,
+             "fleet_utilisation": per_day / (HOURS_PER_DAY * fleet) if fleet else plan_prices.NO_SERVING}
     if row.server_price is None or row.server_kw is None:
         return found | dict.fromkeys(("own_cost_per_gpu_hour", "own_per_month", "break_even_utilisation"),
-                                     cost.NO_SERVER)
-    c_own = cost.owned_rates(s.owning, s.fx, server_price=row.server_price,
+                                     plan_prices.NO_SERVER)
+    c_own = plan_prices.owned_rates(s.owning, s.fx, server_price=row.server_price,
                              server_kw=row.server_kw).cost_per_gpu_hour
     return found | {"own_cost_per_gpu_hour": c_own,
-                    "own_per_month": fleet * c_own * cost.HOURS_PER_DAY * cost.AVERAGE_MONTH_DAYS,
-                    "break_even_utilisation": cost.break_even_utilisation(c_own, price)}
+                    "own_per_month": fleet * c_own * HOURS_PER_DAY * DAYS_PER_MONTH,
+                    "break_even_utilisation": plan_prices.break_even_utilisation(c_own, price)}
 
 
 def side_by_side(rows: list[GPURow], s: Shared) -> list[dict]:
@@ -151,8 +156,8 @@ def compute(scenario, tables) -> GPUsTable:
                     productive_share=s.hours.productive_share, run_gpus=s.hours.gpus,
                     fp8=s.training_precision == "fp8", users=s.serving.users,
                     tokens_per_day=tables["crossover"].scalars["tokens_per_day"],
-                    profile=cost.plan_profile(s), fx=s.fx_rate,
-                    owning=cost.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
+                    profile=plan_inputs.plan_profile(s), fx=s.fx_rate,
+                    owning=plan_inputs.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
     rows, positions, replicas = [], [], []
     for position, (gpu_id, gpu) in enumerate(catalog.gpus.items(), start=1):
         if gpu.price_per_hour is None:
@@ -171,8 +176,8 @@ def compute(scenario, tables) -> GPUsTable:
         replicas.append(replica)
     found = side_by_side(rows, shared)
     for row, position, replica in zip(found, positions, replicas):
-        row |= {"catalog_row": position, "price": replica.price_per_gpu_hour * s.fx_rate, "peak_flops": replica.p_e,
-                "bandwidth": replica.bw_e, "nvlink_gbps": replica.nvlink_gbps or 0.0}
+        row |= {"catalog_row": position, "price": replica.price_per_gpu_hour,  # × fx already (replica_of)
+                "peak_flops": replica.p_e, "bandwidth": replica.bw_e, "nvlink_gbps": replica.nvlink_gbps or 0.0}
     return GPUsTable([{key: plain(value) for key, value in row.items()} for row in found])
 
 

@@ -10,25 +10,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner import shipped
+from planner.engine import money
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain
-from planner.engine.shared import LAYOUT
+from planner.engine.shared import HOURS_PER_DAY, LAYOUT
 from planner.method import Constant, Method
 from planner.model import passes
-from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, training_flops
-
-SECONDS_PER_HOUR = 3600
+from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, gpu_hours, training_flops
 
 
 def training_peak_tflops(gpu, training_precision: str) -> float:
     """The peak training runs at: the dense FP8 peak in FP8 training on a GPU that has it, else BF16 (docs/method.md
     §7: an A100 keeps its BF16 peak, and a check says so)."""
     return gpu.fp8_tflops if training_precision == "fp8" and gpu.fp8_tflops else gpu.peak_tflops
-
-
-def gpu_hours(flops, peak_tflops, mfu):
-    """H = C / (peak·1e12 · MFU · 3600): GPU-hours at the achieved share of the dense BF16 peak."""
-    return flops / (peak_tflops * 1e12 * mfu * SECONDS_PER_HOUR)
 
 
 def allocated_gpu_hours(hours, productive_share):
@@ -38,7 +32,7 @@ def allocated_gpu_hours(hours, productive_share):
 
 def wall_clock_days(allocated, gpus):
     """Allocated GPU-hours / N_run / 24."""
-    return allocated / gpus / 24
+    return allocated / gpus / HOURS_PER_DAY
 
 
 def cost(allocated, price_per_gpu_hour):
@@ -87,7 +81,7 @@ def mfu_used(scenario, tables) -> float:
 def compute(scenario, tables) -> HoursTable:
     h, model, gpu = scenario.hours, scenario.chosen_model, scenario.chosen_gpu
     mfu = mfu_used(scenario, tables)
-    price = scenario.gpu_price
+    price = money.gpu_price(scenario)  # in the reporting currency
     peak = training_peak_tflops(gpu, scenario.training_precision)
     flops = training_flops(active_params(model), h.tokens, h.activation_recompute)
     hours = gpu_hours(flops, peak, mfu)
@@ -146,7 +140,8 @@ METHOD = Method(
         "recomputation C = 8·Ψ·T (one extra forward pass).",
         "GPU-hours H = C / (peak TFLOPS · 1e12 · MFU · 3600), at the GPU's dense BF16 peak.",
         "Allocated GPU-hours = H / q, where q is the productive share of allocated time; cost = allocated GPU-hours "
-        "× the GPU's price per GPU-hour (Catalog); wall-clock days = allocated GPU-hours / GPUs in the run / 24.",
+        "× the GPU's price per GPU-hour (Catalog) × the FX rate; wall-clock days = allocated GPU-hours / GPUs in "
+        "the run / 24.",
         "Allocation options: the run itself, then each (GPUs, MFU) row with its own GPU-hours, days and cost; a "
         "larger allocation at a lower MFU finishes sooner but pays for more GPU-hours.",
         "Reference rows: Llama 3.1 8B, 70B and 405B at the scenario's tokens, MFU and recomputation on the H100's "

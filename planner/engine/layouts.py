@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from planner.engine import money
+from planner.engine.shared import LAYOUT, SECONDS_PER_DAY, SECONDS_PER_HOUR, advance
 from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.model import counts, state
@@ -47,8 +49,6 @@ CP_MIN_TOKENS = 4096  # a context-parallel rank keeps at least 4,096 tokens of t
 CP_CHUNKS = 2  # each rank holds two chunks of the sequence, one early and one late, to balance causal work
 
 GIB = 2**30  # the headroom rule counts memory as frameworks do
-SECONDS_PER_DAY = 86400
-SECONDS_PER_HOUR = 3600
 
 # The search grid (§10) -----------------------------------------------------------------------------------
 TENSOR_PARALLEL = (1, 2, 4, 8)
@@ -69,6 +69,11 @@ class NoLayout(ValueError):
 
 NO_LAYOUT = "none"  # the cheapest layout's results when no layout fits and meets the deadline (the sheet shows it)
 CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever the grid
+SEARCH_MAX = 2 * 10**9  # candidate layouts one run may evaluate (every scenario's search and references): more is
+# refused with the estimate (planner/inputs/layouts.py)
+SEARCHING = "layout search"  # the long work the candidates' count advances (its total: run_size)
+LAYOUT_MFU_SEARCHES = 3  # with hours.mfu: layout, the plan's search and one for each of the Sensitivity's swings of
+# hours.tokens (−20 %, +20 %), each a problem of its own
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -779,7 +784,28 @@ def _scan(q, fixed: dict, keep_fastest: bool = False) -> _Scan:
                 out.eligible += int(np.count_nonzero(meets))
             if n_fit:
                 out.best.append(_quickest(x, timed, total))
+            advance(SEARCHING, g * k * zs.size * rs.size * bs.size, unit="layout")
     return out
+
+
+def scan_size(q, fixed: dict) -> int:
+    """The candidates _scan(q, fixed) evaluates: each group's interleaves × ZeRO stages × recomputes ×
+    micro-batches, the fixed fields one each."""
+    each = (1 if "zero" in fixed else len(ZERO)) * (1 if "recompute" in fixed else len(recomputes(q))) * \
+        (1 if "micro_batch" in fixed else len(MICRO_BATCH))
+    return sum(block["v"].size for block in _group_blocks(q, fixed).values()) * each
+
+
+def search_size(q: Problem, references=()) -> int:
+    """The candidates search(q, references) evaluates: its own scan and one per distinct reference with a blank
+    field (a reference given in full is evaluated as it is); 0 when the search's inputs are refused."""
+    if problem_reasons(q):
+        return 0
+    q = _integral(q)
+    fixed = [Reference(**r).fixed() if isinstance(r, dict) else r.fixed() for r in references]
+    scanned = {tuple(sorted(f.items())) for f in fixed if _computable(f) and len(f) < len(fields(Reference))}
+    return scan_size(q, {}) + sum(scan_size(q, {k: v if k == "recompute" else int(v) for k, v in f})
+                                  for f in scanned)
 
 
 def _joined(pieces: list) -> Layout | None:
@@ -925,8 +951,17 @@ def search(q: Problem, references=()) -> LayoutSearch:
         front = _rows(q, best, values, _front(values))
     return LayoutSearch(valid_layouts=scan.valid, fitting_layouts=scan.fitting, deadline_layouts=scan.deadline,
                         eligible_layouts=scan.eligible, cheapest=cheapest, front=front,
-                        references=[reference_layout(q, r) for r in refs], reason=_search_reason(q, scan, values),
+                        references=_references(q, refs), reason=_search_reason(q, scan, values),
                         usable_gb=plain(usable_bytes(q) / 1e9))
+
+
+def _references(q: Problem, refs: list[Reference]) -> list[dict]:
+    """Each reference's row, in the order given; references alike (twenty blank ones) are evaluated once."""
+    found: dict[Reference, dict] = {}
+    for ref in refs:
+        if ref not in found:
+            found[ref] = reference_layout(q, ref)
+    return [{**found[ref], "searched": list(found[ref]["searched"])} for ref in refs]
 
 
 def _reference_row(ref: Reference, row: dict | None, broken: list[str], memory: str = "") -> dict:
@@ -1015,10 +1050,15 @@ def reference_layout(q: Problem, ref: Reference) -> dict:
 
 
 # The table for one scenario ----------------------------------------------------------------------------------
+PROBLEM_KEYS = ("model", "gpu", "price_per_gpu_hour", "fx_rate", "memory.sequence_length", "hours.tokens")  # what
+# problem() reads beside `search:`, which a named scenario may change (and so search again): the price is converted
+
+
 def problem(scenario, catalog=None) -> Problem:
     """The scenario's search in plain numbers: its model and GPU from the merged Catalog, the training sequence
     length (Memory), the training tokens (Hours) and the `search:` section."""
-    price = scenario.gpu_price if catalog is None else catalog.gpus[scenario.gpu].price_per_hour
+    price = money.gpu_price(scenario) if catalog is None else \
+        money.converted(catalog.gpus[scenario.gpu].price_per_hour, scenario)  # in the reporting currency
     catalog = catalog or scenario.merged_catalog
     model, gpu, search = catalog.models[scenario.model], catalog.gpus[scenario.gpu], scenario.search
     return Problem(layers=model.layers, hidden=model.hidden, heads=model.heads, kv_heads=model.kv_heads,
@@ -1033,6 +1073,26 @@ def problem(scenario, catalog=None) -> Problem:
                    sequence_parallel=search.sequence_parallel, tp_overlap=search.tp_overlap,
                    dp_overlap=search.dp_overlap, grad_reduce_bytes=search.grad_reduce_bytes,
                    fsdp_regather=search.fsdp_regather, balanced_stages=search.balanced_stages)
+
+
+def scenario_size(scenario, q: Problem | None = None) -> int:
+    """The candidates computing one scenario evaluates: its search_size, LAYOUT_MFU_SEARCHES times with hours.mfu:
+    layout."""
+    size = search_size(q or problem(scenario), [dict(ref) for ref in _reference_key(scenario)])
+    return size * (LAYOUT_MFU_SEARCHES if scenario.hours.mfu == LAYOUT else 1)
+
+
+def run_size(scenario) -> int:
+    """The candidates computing a scenario file evaluates: one search per distinct problem and references (_searched
+    keeps each), over the scenario shown, the file's and each named scenario as the workbook computes it."""
+    found = {(problem(s), _reference_key(s)): s for s in (scenario.shown(), scenario, *(
+        scenario.in_workbook(name) for name, _ in scenario.named_scenarios())) if s.search is not None}
+    return sum(scenario_size(s, q) for (q, _), s in found.items())
+
+
+def _reference_key(scenario) -> tuple:
+    """The scenario's reference layouts as _searched keys them: each one's given fields."""
+    return tuple(tuple((k, v) for k, v in ref.model_dump().items() if v is not None) for ref in scenario.search.layouts)
 
 
 def problem_values(q: Problem) -> dict:
@@ -1101,9 +1161,7 @@ class LayoutsTable:
 
 def compute(scenario, tables) -> LayoutsTable:
     q = problem(scenario)
-    references = tuple(tuple((k, v) for k, v in ref.model_dump().items() if v is not None)
-                       for ref in scenario.search.layouts)
-    return LayoutsTable(q, _searched(q, references))
+    return LayoutsTable(q, _searched(q, _reference_key(scenario)))
 
 
 @functools.lru_cache(maxsize=16)

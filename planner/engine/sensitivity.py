@@ -12,9 +12,11 @@ import math
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
+from planner.engine import money
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
-from planner.model.passes import cost_per_million_tokens
+from planner.engine.shared import HOURS_PER_DAY, TooManyGPUs
+from planner.model.passes import cost_per_million_tokens, gpu_hours
 from planner.engine.values import plain
 from planner.method import Constant, Method
 
@@ -40,7 +42,7 @@ def share(x) -> float:
 
 def training_cost(flops, peak_tflops, mfu, productive_share, price):
     """§2: C / (peak · 1e12 · MFU · 3600) / q × price."""
-    return flops / (peak_tflops * 1e12 * mfu * 3600) / productive_share * price
+    return gpu_hours(flops, peak_tflops, mfu) / productive_share * price
 
 
 GRIDS = ("training_cost", "days", "crossing_day", "cost_per_million_tokens")
@@ -101,7 +103,7 @@ def _grids(scenario, tables) -> dict:
     """The four grids: each result over its two inputs' STEPS, {key: {"rows", "columns", "cells"}}."""
     hours, crossover, serving = tables["hours"].scalars, tables["crossover"].scalars, tables["serving"].scalars
     flops, peak, q = hours["training_flops"], hours["peak_tflops"], scenario.hours.productive_share
-    mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, scenario.gpu_price  # the MFU Hours used
+    mfu, gpus, price = hours["mfu_used"], scenario.hours.gpus, money.gpu_price(scenario)  # the MFU Hours used
     tokens, serving_mfu = crossover["tokens_per_day"], crossover["serving_mfu_used"]
     users, b_max = scenario.serving.users, serving["max_concurrency"]
     replica, gpu_peak = served(scenario, tables), scenario.chosen_gpu.peak_tflops
@@ -110,7 +112,6 @@ def _grids(scenario, tables) -> dict:
         if d == 0:
             return NEVER
         from planner.engine.crossover import serving_flops_per_day
-        from planner.engine.hours import gpu_hours
         return hours["gpu_hours"] / gpu_hours(serving_flops_per_day(_active(scenario), d), gpu_peak, s_mfu)
 
     def per_million(b, p):
@@ -122,7 +123,7 @@ def _grids(scenario, tables) -> dict:
         "training_cost": ([share(mfu * m) for m in STEPS], [price * m for m in STEPS],
                           lambda r, c: training_cost(flops, peak, r, q, c)),
         "days": ([max(1, excel_round(gpus * m)) for m in STEPS], [share(mfu * m) for m in STEPS],
-                 lambda r, c: flops / (peak * 1e12 * c * 3600) / q / r / 24),
+                 lambda r, c: gpu_hours(flops, peak, c) / q / r / HOURS_PER_DAY),
         "crossing_day": ([excel_round(tokens * m) for m in STEPS], [share(serving_mfu * m) for m in STEPS],
                          crossing),
         "cost_per_million_tokens": ([max(1, excel_round(users * m)) for m in STEPS], [price * m for m in STEPS],
@@ -197,8 +198,13 @@ class WhatIf:
         assumed = (crossover["tokens_per_day"] / (3600 * hours_a_day) if hours_a_day
                    else self.plan.tokens_per_s_per_gpu)
         # with a fleet, serving at the assumed MFU replaces the fleet's sizing (on the same GPU's prices)
-        return {"assumed_mfu": self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True, fleet=None,
-                                            fleet_section=False),
+        try:
+            at_assumed = self.of_plan(tokens_per_s_per_gpu=assumed, serving_fits=True, fleet=None,
+                                      fleet_section=False)
+        except TooManyGPUs as exc:
+            raise exc.at(("crossover", "serving_mfu"), "Crossover's assumed serving MFU,",
+                         "raise crossover.serving_mfu (the Sensitivity's what-if serves at it)") from None
+        return {"assumed_mfu": at_assumed,
                 "standby": self.of_plan(include_standby=not self.plan.include_standby),
                 "growth": self.total(budget={"monthly_growth": 0.0})}
 
@@ -220,7 +226,7 @@ def moves(scenario, tables) -> dict:
 
     return {
         "mfu": (mfu, lambda f: share(mfu * f), lambda x: {"hours": {"mfu": x}}),
-        "price": (scenario.gpu_price, lambda f: scenario.gpu_price * f, None),
+        "price": (money.gpu_price(scenario), lambda f: money.gpu_price(scenario) * f, None),  # converted, as the totals
         "training_tokens": (scenario.hours.tokens, lambda f: excel_round(scenario.hours.tokens * f),
                             lambda x: {"hours": {"tokens": x}}),
         "tokens_per_day": (tokens, lambda f: excel_round(tokens * f),

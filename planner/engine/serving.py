@@ -6,14 +6,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.engine import calibration
+from planner.engine import calibration, money
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
+from planner.engine.shared import advance
 from planner.method import Method
 from planner.model import counts, passes
 from planner.model.passes import GB
 from planner.model.replica import Replica, number
 
 CONSTANTS = passes.ALL_REDUCE_CONSTANTS + calibration.CONSTANTS
+CALIBRATING = "calibrating against benchmark runs"  # long work with a glob of thousands of runs (a progress bar)
 METHOD = Method(
     title="Serving: capacity, latency, throughput and cost per million tokens",
     formulas=[
@@ -114,7 +116,8 @@ DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_
 def replica_of(scenario, gpu=None) -> Replica:
     """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
     merged, sv = scenario.merged_catalog, scenario.serving
-    price = gpu.price_per_hour if gpu else scenario.gpu_price  # a benchmark's GPU: its Catalog price
+    # in the reporting currency; a benchmark's GPU (or a Catalog row, GPUs): its Catalog price
+    price = money.converted(gpu.price_per_hour, scenario) if gpu else money.gpu_price(scenario)
     draft = sv.speculative.draft_model
     return Replica.of(model=scenario.chosen_model, gpu=gpu or scenario.chosen_gpu,
                       weight=merged.precisions[sv.weight_precision], kv=merged.precisions[sv.kv_precision],
@@ -240,7 +243,9 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
     merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, scenario.serving
     named = next((i for i, b in enumerate(benches, start=1) if b.name == sv.calibration), None)
     requests, found, fitted_runs = logs.requests, [], []
-    for run in tables["goodput"].runs:
+    runs = tables["goodput"].runs
+    for run in runs:
+        advance(CALIBRATING, 1, total=len(runs), unit="run")
         rows = requests[(requests["run"] == run["run"]) & ~requests["failed"]]
         gpu = merged.gpus[benches[run["benchmark"] - 1].gpu]
         replica = replica_of(scenario, gpu)

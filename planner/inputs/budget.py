@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field
 
+from planner.engine.shared import SPARE_MONTHS
 from planner.scenario.declare import Section, declared, whole
 
 FIRST_DATE, LAST_DATE = dt.date(2000, 1, 1), dt.date(2100, 12, 31)  # the start dates a plan may take
@@ -76,16 +77,50 @@ class Budget(Section):
         "on_demand", "Budget path", "", "Which path is the budget: on_demand (rent by the hour), committed (a "
         "committed baseline plus on-demand burst) or owned (buy the GPUs). The other two stand beside it.",
         kind="text")
+    spare_months: whole(0, 120) = declared(
+        SPARE_MONTHS, "Spare month rows", "months", "Rows the Budget keeps past the plan's months, so that an edit "
+        "which lengthens the plan (a longer horizon, a later start, slower training) still fits. An edit past them "
+        "leaves the plan's money n/a until the planner runs again; this takes effect when it does.", kind="count")
 
 
 SECTIONS = {"budget": Budget}
 
 
 def cross_checks(scenario, catalog) -> list:
-    """A rate other than 1 needs a currency other than USD."""
+    """A rate other than 1 needs a currency other than USD; the demand, grown to the plan's last month, stays within
+    the bounds of the demand typed."""
     problems = []
     if scenario.currency == "USD" and scenario.fx_rate != 1:
         problems.append((("fx_rate",), scenario.fx_rate, "money inputs are in USD, so a USD report takes a rate of "
                          "1: set currency to the reporting currency's code (EUR), or the rate to 1"))
-    return problems
+    return problems + _grown_demand(scenario, catalog)
+
+
+def _grown_demand(scenario, catalog) -> list:
+    """Month M of the horizon serves D·(1 + g)^(M − 1) (§9): within crossover.tokens_per_day's own bound, and with a
+    fleet its served rate within fleet.peak_rate's, so that the plan's GPU counts stay whole numbers (a growth of
+    100 % a month over ten years multiplies the demand by 2^120)."""
+    growth = scenario.budget.monthly_growth
+    if growth <= 0:
+        return []
+    from planner.engine.budget import months, tokens_per_day_in_month  # numpy: only with growth
+    from planner.inputs.fleet import MAX_RATE
+    from planner.scenario.catalog_entries import TOKENS_PER_DAY_MAX
+
+    horizon = scenario.crossover.horizon_days
+    last = months(horizon)
+    factor = tokens_per_day_in_month(1.0, growth, last)
+    fleet, tokens = scenario.fleet, scenario.crossover.tokens_per_day
+    if fleet is None:  # with a fleet its rate is the demand (the Crossover's tokens a day follow from it)
+        first = catalog.traffic_presets.get(tokens, 0) if isinstance(tokens, str) else tokens
+        bound = TOKENS_PER_DAY_MAX
+        what = "tokens a day (crossover.tokens_per_day)"
+    else:
+        first, bound = fleet.peak_rate / fleet.quality if fleet.retries else fleet.peak_rate, MAX_RATE
+        what = "requests per second at the peak (the fleet's served rate, fleet.peak_rate)"
+    if first * factor <= bound:
+        return []
+    return [(("budget", "monthly_growth"), growth, f"the demand grows {factor:.3g}-fold by month {last} of the "
+             f"{horizon:,}-day horizon, from {first:.6g} to {first * factor:.3g} {what}, above the {bound:.3g} "
+             "allowed: lower budget.monthly_growth, crossover.horizon_days or the demand", ("crossover", "horizon_days"))]
 

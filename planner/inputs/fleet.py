@@ -9,6 +9,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
+from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.scenario.declare import GPUId, PrecisionId, Section, Share, declared, whole
 from planner.scenario.errors import quoted, unknown
 
@@ -21,8 +22,6 @@ MAX_GPUS = 12  # GPU ids searched
 MAX_PRECISIONS = 4  # precision pairs searched
 TENSOR_PARALLEL = (1, 2, 4, 8)
 MODES = ("aggregated", "disaggregated")
-SECONDS_PER_HOUR = 3600
-HOURS = 24
 
 
 class PrecisionPair(Section):
@@ -128,7 +127,7 @@ def _rate_from_tokens(scenario, merged) -> float:
         return DEFAULT_PEAK_RATE
     tokens = merged.traffic_presets.get(given) if isinstance(given, str) else given
     chosen = profile_id(scenario)
-    fractions = merged.profiles.get(chosen) if chosen else [1.0] * HOURS
+    fractions = merged.profiles.get(chosen) if chosen else [1.0] * HOURS_PER_DAY
     outputs = scenario.serving.sequence_length - scenario.serving.prompt_tokens
     if not tokens or outputs < 1 or not fractions or max(fractions) <= 0:
         return DEFAULT_PEAK_RATE  # the preset, the profile or the lengths are refused below

@@ -28,7 +28,7 @@ class Server(Section):
     model_config = ConfigDict(title="Server")
 
     name: Annotated[str, Field(min_length=1, max_length=64)] = declared(..., "Name", "", kind="text")
-    cost_per_hour: Money = declared(..., "Cost", "per hour", kind="money")
+    cost_per_hour: Money = declared(..., "Cost", "USD per hour", kind="usd")
     completed_per_hour: Annotated[float, Field(ge=0.001, le=1e12)] = declared(..., "Completed requests per hour",
                                                                               "requests", kind="number")
     acceptable_per_hour: Annotated[float, Field(ge=0, le=1e12)] = declared(..., "Acceptable requests per hour",

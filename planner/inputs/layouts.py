@@ -4,6 +4,7 @@ and the step-time model's flags. Without `search:` a scenario has no Layouts tab
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
@@ -124,7 +125,33 @@ def cross_checks(scenario, catalog) -> list:
                 problems.append((("search", "global_batch"), search.global_batch, f"reference layout {i + 1} has "
                                  f"d = {d:,} data-parallel replicas of micro-batch {b}: the global batch must be a "
                                  f"multiple of d·b = {d * b:,}"))
-    return problems
+    return problems or _size(scenario, q)
+
+
+def _size(scenario, q) -> list:
+    """The candidate layouts a run evaluates, estimated before any is: the scenario's search and its distinct
+    reference layouts with a blank field (three times with hours.mfu: layout), once more for each named scenario
+    that changes what the search reads (the model, the GPU, its price or the FX rate, the sequence length or the
+    tokens); refused above engine.SEARCH_MAX, naming the keys that set it."""
+    from planner.engine import layouts as engine
+
+    search = scenario.search
+    each = engine.scenario_size(scenario, q)
+    runs = len({tuple(changes.get(key) for key in engine.PROBLEM_KEYS)  # one search per problem (it is cached)
+                for changes in [{}, *(scenario.scenarios or {}).values()]})
+    if each * runs <= engine.SEARCH_MAX:
+        return []
+    batch = search.global_batch
+    divisors = len({d for i in range(1, math.isqrt(batch) + 1) if batch % i == 0 for d in (i, batch // i)})
+    layout = f", {engine.LAYOUT_MFU_SEARCHES} times over (hours.mfu: layout)" if scenario.hours.mfu == "layout" else ""
+    blank = len({tuple(ref.model_dump().items()) for ref in search.layouts if None in ref.model_dump().values()})
+    return [(("search",), None, f"the layout search would evaluate about {each * runs:.3g} candidate layouts, above "
+             f"the {engine.SEARCH_MAX:.0e} a run may: {each:,} for the search and its {blank} distinct reference "
+             f"layouts with a blank field (search.layouts){layout}, for each of {runs} searches (this scenario's and "
+             f"one for each of scenarios that changes {', '.join(engine.PROBLEM_KEYS)}); the grid grows with "
+             f"search.gpus_max ({search.gpus_max:,}) and the {divisors:,} divisors of search.global_batch "
+             f"({batch:,}): give fewer reference layouts or more of their fields, fewer scenarios, a smaller "
+             "search.gpus_max or a global batch with fewer divisors")]
 
 
 def _allowed(q, key: str) -> str:

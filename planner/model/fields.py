@@ -103,7 +103,7 @@ GPU: tuple[Field, ...] = (
     Field("peak_tflops", "Dense BF16 peak", "number", "number", ge=0.001, le=1e6, unit="TFLOPS",
           note="Without sparsity.", new=REQUIRED),
     Field("hbm_tbps", "HBM bandwidth", "number", "decimal", ge=0.001, le=1e4, unit="TB/s", new=REQUIRED),
-    Field("price_per_hour", "Price", "number", "money", ge=0, le=1e6, unit="per GPU-hour",
+    Field("price_per_hour", "Price", "number", "usd", ge=0, le=1e6, unit="USD per GPU-hour",
           note="Illustrative list price.", default=2.00),
     Field("fp8_tflops", "Dense FP8 peak", "number", "number", ge=0.001, le=1e6, unit="TFLOPS",
           note="Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", sheet_blank=True),
@@ -124,11 +124,11 @@ GPU: tuple[Field, ...] = (
     *(field for tier, label, ratio in (("price_committed_1y", "1-year committed price", "committed_1y_ratio"),
                                        ("price_committed_3y", "3-year committed price", "committed_3y_ratio"),
                                        ("price_spot", "Spot price", "spot_ratio"))
-      for field in (Field(tier, label, "number", "money", ge=0, le=1e6, unit="per GPU-hour",
+      for field in (Field(tier, label, "number", "usd", ge=0, le=1e6, unit="USD per GPU-hour",
                           note=f"A quote; blank: pricing.{ratio} × the on-demand price.", sheet_blank=True),
                     _text(f"{tier}_source", f"{label.split(' price')[0]} price source"),
                     _text(f"{tier}_as_of", f"{label.split(' price')[0]} price as of"))),
-    Field("server_price", "Server price per GPU", "number", "money", ge=0, le=1e7, unit="USD",
+    Field("server_price", "Server price per GPU", "number", "usd", ge=0, le=1e7, unit="USD",
           note="The GPU's share of the server, networking and storage: what owning buys. Blank: the owned path "
           "cannot be priced.", needed_by=(OWNED,), sheet_blank=True),
     _text("server_price_source", "Server price source"),

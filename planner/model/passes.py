@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from planner.engine.shared import SECONDS_PER_HOUR
 from planner.method import Constant
 
 GB = 1e9
@@ -168,9 +169,19 @@ def tokens_per_second_per_gpu(batch, outputs, cycle_s, tensor_parallel):
     return np.multiply(batch, outputs, dtype=float) / (cycle_s * tensor_parallel)
 
 
+def gpu_hours(flops, peak_tflops, mfu):
+    """H = C / (peak·1e12 · MFU · 3600): GPU-hours for C operations at the achieved share of a peak (§2, §3)."""
+    return flops / (peak_tflops * 1e12 * mfu * SECONDS_PER_HOUR)
+
+
+def serving_gpu_hours(tokens, tokens_per_s):
+    """tokens / (3600·TokS): the GPU-hours that serve `tokens` output tokens at TokS per second per GPU (§9, §13)."""
+    return tokens / (SECONDS_PER_HOUR * tokens_per_s)
+
+
 def cost_per_million_tokens(price_per_gpu_hour, tokens_per_s):
     """price·1e6 / (3600·TokS): the cost of a million output tokens."""
-    return price_per_gpu_hour * 1e6 / (3600 * tokens_per_s)
+    return price_per_gpu_hour * 1e6 / (SECONDS_PER_HOUR * tokens_per_s)
 
 
 def serving_mfu(active_params, tokens_per_s, peak_tflops):

@@ -36,7 +36,7 @@ environment.filters.update(FILTERS)
 def input_rows(scenario) -> tuple[list[tuple[str, list[tuple[str, str, str]]]], dict[str, object]]:
     """The inputs as the workbook's Inputs sheet shows them: each section's (label, value as its kind shows it,
     unit); and what else the scenario file holds (its Catalog entries, benchmark files) as dotted keys."""
-    from planner.workbook import general_inputs, input_sections
+    from planner.listing import general_inputs, input_sections
 
     symbol = scenario.currency_symbol
 
@@ -64,9 +64,9 @@ def scenario_table(results) -> dict | None:
     each changes from the base, in words; None without them."""
     if not results.named:
         return None
-    from planner.workbook.inputs import Columns, scenario_inputs
+    from planner.listing import Columns, scenario_inputs
     from planner.units import KINDS
-    from planner.workbook.kit import text_formula
+    from planner.specs import text_formula
 
     symbol = results.scenario.currency_symbol
     columns = Columns.of(results)
@@ -75,7 +75,7 @@ def scenario_table(results) -> dict | None:
 
     def typed(path: str, value) -> str:  # as the Inputs sheet shows it: 30 %, 20 T tokens, h200
         if path not in inputs:  # the price, the one not typed on Inputs without scenarios
-            return f"Price per GPU-hour: {shown(value, 'money', symbol)}"
+            return f"Price per GPU-hour: {shown(value, 'usd', symbol)}"
         spec = inputs[path]
         kind = "decimal" if spec.kind == "tera" else spec.kind
         unit = f" {spec.unit}" if spec.unit and kind != "percent" and not isinstance(value, str) else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from planner.engine.budget import TRAINING_ROWS
+from planner.engine.budget import AVERAGE_ROWS_MAX
 from planner.engine.calendar import date_of
 from planner.engine.shared import PAST_DEADLINE
 from planner.report import plot
@@ -31,9 +31,10 @@ def findings(results) -> list[str]:
                 if scenario.fleet is not None else f"The {number(scenario.serving.users)} users do not fit one serving "
                 "replica, so serving money is n/a: see the Serving sheet."]
     if s["run_na"]:
-        return [plan, f"The training run takes {number(s['training_months'])} average months, more than the "
-                      f"{TRAINING_ROWS} the Budget sheet has rows for, so the average-month budget (where the "
-                      "bridge starts) is n/a; the plan's total on calendar months stands."]
+        months = s["training_months"] + s["serving_months"]
+        return [plan, f"Training and serving take {number(months)} average months, more than the "
+                      f"{AVERAGE_ROWS_MAX} the Budget sheet can hold, so the average-month budget (where the bridge "
+                      "starts) is n/a; the plan's total on calendar months stands."]
     if s["total_cost"] == PAST_DEADLINE:
         return [plan, f"Training takes {s['training_days']:,.1f} days, past the layout search's deadline of "
                       f"{scenario.search.deadline_days:g} days, so the plan's totals are n/a; what training and "

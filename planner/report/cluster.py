@@ -6,7 +6,7 @@ from markupsafe import Markup
 
 from planner.report import plot
 from planner.report.format import money, number, percent
-from planner.workbook.cluster import STACKS
+from planner.specs import CLUSTER_STACKS
 
 
 def gpu_hours(value) -> str:
@@ -61,7 +61,7 @@ def _stack(table, mode: str, title: str) -> Markup:
     training GPUs preempted each hour as a line."""
     chart = plot.Chart(title, x_label="Hour of the day", y_label="GPUs")
     chart.columns([row["hour"] for row in table.hours],
-                  [(label, [row[key] for row in table.hours], colour) for key, label, colour in STACKS[mode]],
+                  [(label, [row[key] for row in table.hours], colour) for key, label, colour in CLUSTER_STACKS[mode]],
                   stacked=True)
     if mode == "shared":
         chart.line("Training GPUs preempted", [row["preempted"] for row in table.hours], plot.RED, markers=True)

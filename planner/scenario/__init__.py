@@ -21,7 +21,7 @@ from planner.scenario import named as named_scenarios
 from planner.scenario import sweep as sweeps
 from planner.scenario.catalog_entries import (MODEL_DEFAULTS, CatalogSection, CustomGPU, CustomModel, GPUEntry,
                                               ModelWithConfig, config_id, merge, read_configs, without_shipped)
-from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Money, Section, choice, declared
+from planner.scenario.declare import NAME_MAX, UNION_TAGS, GPUId, ModelId, Section, choice, declared
 from planner.scenario.errors import (Problem, ScenarioError, cut, describe, describe_problem, quoted, unknown,
                                      where)
 from planner.tables import TABLES, optional, sections, table
@@ -40,7 +40,8 @@ class General(Section):
                                                    "updates every sheet.", kind="text", choices="catalog_model_ids")
     gpu: choice(GPUId, CustomGPU) = declared("h100-sxm", "GPU", "", "A Catalog GPU: memory, peak, bandwidth and "
                                              "price.", kind="text", choices="catalog_gpu_ids")
-    price_per_gpu_hour: Money | None = None  # overrides the chosen GPU's Catalog price (moved there when read)
+    # overrides the chosen GPU's Catalog price (moved there when read); above 0: every cost of the plan reads it
+    price_per_gpu_hour: Annotated[float, Field(gt=0, le=1e6)] | None = None
     currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "USD"
     fx_rate: Annotated[float, Field(gt=0, le=1e6)] = declared(
         1.0, "FX rate", "reporting units per USD", "Money inputs are in USD; every money result is in `currency`, "
@@ -314,6 +315,11 @@ def _cross_checks(scenario) -> list[Problem]:
         if value not in known:
             problems.append((loc, value, unknown(kind, value, known) + other))
     if problems:
+        return problems
+    price = merged.gpus[scenario.gpu].price_per_hour
+    if not (price and price > 0):  # the plan's GPU: every cost of the plan reads its price
+        problems.append((("catalog", "gpus", scenario.gpu, "price_per_hour"), price, f"the plan's GPU {scenario.gpu} "
+                         "needs a price per GPU-hour above 0: every cost of the plan reads it"))
         return problems
     for t in TABLES:
         problems += t.inputs.cross_checks(scenario, merged)

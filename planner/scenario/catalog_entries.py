@@ -11,6 +11,7 @@ from typing import Annotated
 from pydantic import Field, create_model
 
 from planner import shipped
+from planner.engine.shared import HOURS_PER_DAY
 from planner.model import fields
 from planner.scenario.declare import (Fraction, GPUId, ModelId, PrecisionId, PresetId, ProfileId, Section, divisors,
                                       whole)
@@ -67,10 +68,12 @@ CustomGPU = create_model(
     **{f.key: (_annotation(f), ...) for f in fields.GPU if f.new == fields.REQUIRED})
 
 
-Profile = Annotated[list[Fraction], Field(min_length=shipped.HOURS_PER_DAY, max_length=shipped.HOURS_PER_DAY)]
+Profile = Annotated[list[Fraction], Field(min_length=HOURS_PER_DAY, max_length=HOURS_PER_DAY)]
 # Served tokens are counted: 0 (no traffic: serving never overtakes) or at least one token a day, so the crossing
-# day C / (2·Ψ·D) stays finite over the whole allowed range.
-TokensPerDay = whole(0, 1e18)
+# day C / (2·Ψ·D) stays finite over the whole allowed range; the plan's last month, grown, keeps within the same
+# bound (planner/inputs/budget.py).
+TOKENS_PER_DAY_MAX = 10**18
+TokensPerDay = whole(0, TOKENS_PER_DAY_MAX)
 
 
 # A scenario's own entries per Catalog block. Each block is written with its shipped entries, these and a few empty

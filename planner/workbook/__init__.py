@@ -6,28 +6,21 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from planner.method import Constant
+from planner.engine import money
 from planner.tables import optional, present
 from planner.workbook import catalog_sheet, checks, cover, inputs, kit, method, scenarios
-from planner.workbook.inputs import Columns, Input, general_declared, input_sections
+from planner.listing import Columns, Input, general_inputs, input_sections
 
 # Every sheet's second row: what the numbers are for, following the inputs.
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
                 "tokens on {hours_gpus|count} GPUs"
-PRICE = kit.Row("price_per_gpu_hour", "Price per GPU-hour (the GPU's, from Catalog)",
-                formula="=INDEX(catalog_gpu_price_per_hour,MATCH(gpu,catalog_gpu_ids,0))", kind="money",
-                    unit="per GPU-hour",
-                note="Edit it on Catalog, in the GPU's row.", name="price_per_gpu_hour")
-
-
-def general_inputs(scenario) -> list[tuple[Any, Any]]:
-    model_and_gpu = general_declared(scenario)
-    currency = Constant("currency", scenario.currency, label="Currency", unit="",
-                        source="Set in the scenario file (currency:); money "
-                        "formats show its symbol.")
-    fx = [(i, i.value) for i in model_and_gpu if i.path == "fx_rate"]  # after the currency it converts to
-    return [(i, i.value) for i in model_and_gpu if i.path != "fx_rate"] + [(PRICE, scenario.gpu_price),
-                                                                           (currency, scenario.currency)] + fx
+def converted_price(scenario) -> kit.Row:
+    """The price in the reporting currency, below the FX rate: converted once, here, and read by every table's money
+    on the chosen GPU (Hours, Crossover, Cluster, Serving, Sensitivity, Layouts, the Fleet's row for it, Cost)."""
+    return kit.Row("price_per_gpu_hour_converted", f"Price per GPU-hour in {scenario.currency}",
+                   formula="=price_per_gpu_hour*fx_rate", kind="money", unit="per GPU-hour",
+                   note="The price above × the FX rate: what every cost on this GPU reads",
+                   name="price_per_gpu_hour_converted")
 
 
 def _guards(book: kit.Book, results, inputs: list[Input], table_checks: list[kit.Check]) -> None:
@@ -56,6 +49,7 @@ def build(results, target: Any, *, generated: dt.date | None = None,
                     generated=date, catalog_rows=like.catalog_rows if like else {},
                     as_generated=like.generated if like else {}, held=like.held if like else {})
     general, sections = general_inputs(scenario), input_sections(scenario)
+    general.append((converted_price(scenario), money.gpu_price(scenario)))  # the workbook's; the HTML shows the input
     columns = Columns.of(results)  # with named scenarios: Inputs' Base, scenario and Live columns
     every_input = [i for i, _ in general if isinstance(i, Input)] + [i for _, items in sections for i in items]
     every_input = ([columns.chooser] if columns else []) + every_input

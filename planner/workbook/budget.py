@@ -3,23 +3,28 @@ as a stacked chart, the fiscal years, then every calendar month (the three paths
 demand columns); below them the average-month budget (§9's months of 30.4375 days), where the bridge to the plan's
 total starts.
 
-The month tables have a fixed number of rows (the longest run and horizon the inputs allow), the rows beyond the
-plan blank and grouped out of sight, so an edited run or horizon moves the plan within them; the chart reads every
-row and places the rows beyond the plan at its last month, so its months follow the plan."""
+The month tables have a row for each of the plan's months and budget.spare_months more (the engine's result says
+how many), the rows beyond the plan blank and grouped out of sight, so an edited run or horizon moves the plan within
+them; one that needs more leaves the money n/a until the planner runs again. The chart reads every row and places the
+rows beyond the plan at its last month, so its months follow the plan."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.engine.budget import (COLUMNS, NO_TRAFFIC, ROWS, RUN_TOO_LONG, TRAINING_ROWS, YEAR_COLUMNS,
-                                   YEARS)
-from planner.workbook import kit, plan_fleet
-from planner.workbook.cost import MONTH_ROWS, NO_SERVER, on_time, swapped_rows, text
+from planner.engine.budget import COLUMNS, NO_TRAFFIC, YEAR_COLUMNS
+from planner.engine.shared import TOO_LONG
+from planner.workbook import kit, model, plan_fleet
+from planner.workbook.cost import NO_SERVER, on_time, swapped_rows, text, unless
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
 NA = "plan_serving_reason"  # the users do not fit, or a Fleet searched for other inputs (Cost)
-FISCAL_YEARS = -(-MONTH_ROWS // 12) + 1  # the most fiscal years the month rows can touch
+
+
+def fiscal_year_count(month_rows: int) -> int:
+    """The most fiscal years the month rows can touch."""
+    return -(-month_rows // 12) + 1
 
 
 # The calendar's month rows (§13.5): k, the row's month number, is its label ---------------------------------------
@@ -91,7 +96,7 @@ SERVED_TOKENS = ("=IF({serving_days}>0,crossover_served_tokens_per_day*("
 
 # Where the Fleet's monthly columns come in (§13.9): with a `fleet`, U_k and G_k read the Fleet sheet's sizing of each
 # month instead of the Serving roofline at the users (the engine's Plan.fleet). Without one, these two:
-USED_GPU_HOURS = served("{served_tokens}/(3600*serving_tokens_per_s_per_gpu)")
+USED_GPU_HOURS = served(model.serving_gpu_hours("{served_tokens}", "serving_tokens_per_s_per_gpu"))
 COMMITTED_GPUS = served("CEILING(ROUND({scale}*MAX(plan_profile),gpu_rounding_decimals),1)")
 
 CALENDAR = [
@@ -214,7 +219,7 @@ def fy_sum(path: str, key: str) -> str:
 
 YEARLY = [
     Column("fiscal_year", "Fiscal year", kind="text", template='=IF({fy_number}<=INDEX(calendar_fiscal_year_number,'
-           f'MAX(1,MIN(tco_months,{MONTH_ROWS}))),"FY"&{{fy_number}},"")'),
+           'MAX(1,MIN(tco_months,ROWS(calendar_fiscal_year_number)))),"FY"&{fy_number},"")'),
     Column("months", "Months in the plan", kind="count", template='=IF({fiscal_year}="","",COUNTIFS('
            "calendar_fiscal_year_number,{fy_number},calendar_in_plan,TRUE))"),
     Column("fy_total", "Budget's path: total per fiscal year", kind="money0",
@@ -233,12 +238,14 @@ HORIZON_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_horizon_servi
 AVERAGE_TOTAL = f"IF(plan_serving_fits,budget_training_cost+budget_serving_cost+IF(budget_include_standby," \
                 f"budget_standby_cost,0),{NA})"
 TOTALS = [
-    Row("training_cost", "Training cost, paid once over the run", formula="=hours_cost*fx_rate", kind="money0",
-        unit="paid once", note="Hours' allocated GPU-hours × the on-demand price, × fx", name="budget_training_cost"),
+    Row("training_cost", "Training cost, paid once over the run", formula="=hours_cost", kind="money0",
+        unit="paid once", note="Hours' cost: its allocated GPU-hours × the on-demand price",
+        name="budget_training_cost"),
     Row("tokens_per_s_per_gpu", "Output tokens per second per GPU at the users (roofline)",
         formula="=serving_tokens_per_s_per_gpu", kind="count", unit="tokens/s", note="Serving: TokS at its users"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day at launch traffic",
-        formula="=crossover_served_tokens_per_day/(3600*serving_tokens_per_s_per_gpu)", kind="count",
+        formula="=" + model.serving_gpu_hours("crossover_served_tokens_per_day", "serving_tokens_per_s_per_gpu"),
+        kind="count",
         unit="GPU-hours a day", note="D / (3600 · TokS)", name="budget_serving_gpu_hours_per_day"),
     Row("serving_cost_per_day", "Serving cost per day", kind="money0", unit="per day",
         formula=f"=IF(plan_serving_fits,budget_serving_gpu_hours_per_day*price_on_demand,{NA})",
@@ -251,7 +258,7 @@ TOTALS = [
         formula=f"=IF(plan_serving_fits,crossover_horizon_days*budget_serving_cost_per_day,{NA})",
         note="Horizon days × serving cost per day, no growth", name="budget_horizon_serving_cost"),
     Row("mfu_serving_cost", "… at Crossover's assumed serving MFU: a comparison of compute, not a cost of the plan",
-        kind="money0", formula="=crossover_serving_cost_over_horizon*fx_rate", unit="over the horizon",
+        kind="money0", formula="=crossover_serving_cost_over_horizon", unit="over the horizon",
         note="Crossover: 2·Ψ·D at the serving MFU it assumes"),
     Row("horizon_total_cost", "Training plus serving over the horizon at launch traffic", kind="money0",
         unit="over the horizon",
@@ -263,6 +270,11 @@ TOTALS = [
                 f"(crossover_horizon_days*crossover_served_tokens_per_day)*1e6,{NA}))"),
 ]
 
+# the average months' rows hold the plan's (not a number: an input's check fails instead)
+AVERAGE_WITHIN_ROWS = unless("NOT(ISNUMBER(budget_training_months)),NOT(ISNUMBER(budget_months))",
+                             "budget_training_months+budget_months<=ROWS(budget_month_phase)")
+CALENDAR_HOLDS = unless("NOT(ISNUMBER(launch_month)),NOT(ISNUMBER(budget_months))",
+                        "launch_month+budget_months-1<=ROWS(calendar_in_plan)")
 PLAN = [
     Row("training_days", "Training: wall-clock days", formula="=hours_days", kind="days", note="Hours, on N_run GPUs"),
     Row("training_months", "Training months", formula="=ROUNDUP(ROUND(hours_days/budget_days_per_month,9),0)",
@@ -271,10 +283,12 @@ PLAN = [
         unit="days", note="Crossover's horizon"),
     Row("serving_months", "Serving months", formula="=ROUNDUP(ROUND(crossover_horizon_days/budget_days_per_month,9),0)",
         kind="count", unit="months", note="CEIL9(horizon / 30.4375): the last one prorated", name="budget_months"),
-    Row("run_na", "The sums below, when the run is longer than the training rows", kind="text",
-        formula=f'=IF(AND(ISNUMBER(budget_training_months),budget_training_months>{TRAINING_ROWS}),{text(RUN_TOO_LONG)},'
-                '"")', note="Blank while the rows hold the run", name="budget_run_na"),
+    Row("run_na", "The sums below, when the plan needs more months than the rows hold", kind="text",
+        formula=f'=IF({AVERAGE_WITHIN_ROWS},"",{text(TOO_LONG)})', note="Blank while the rows hold the plan",
+        name="budget_run_na"),
 ]
+# with a fleet, average month m also reads the calendar's row k_L + m − 1
+PLAN_FLEET = {"run_na": f'=IF(AND({AVERAGE_WITHIN_ROWS},{CALENDAR_HOLDS}),"",{text(TOO_LONG)})'}
 
 def _run(formula: str) -> str:
     """A sum over the month rows, or why it has none: a run longer than the training rows."""
@@ -325,7 +339,7 @@ MONTHS = [  # one row per average month of the plan, {label} its number from the
            template=_is("serving", "crossover_served_tokens_per_day*(1+budget_monthly_growth)^({serving_month}-1)")),
     Column("served_tokens", "Served tokens", kind="giga", template=_is("serving", "{tokens_per_day}*{days}")),
     Column("serving_gpu_hours", "Serving GPU-hours", kind="count",
-           template=_is("serving", "{served_tokens}/(3600*serving_tokens_per_s_per_gpu)")),
+           template=_is("serving", model.serving_gpu_hours("{served_tokens}", "serving_tokens_per_s_per_gpu"))),
     Column("scale", "GPUs at a profile fraction of 1", kind="number",
            template=_is("serving", "IF(AND({days}>0,SUM(plan_profile)>0),{serving_gpu_hours}/({days}"
                                    "*SUM(plan_profile)),0)")),
@@ -342,9 +356,14 @@ MONTHS = [  # one row per average month of the plan, {label} its number from the
 ]
 
 
+def _calendar_row(column: str) -> str:
+    """Average month m's calendar row k_L + m − 1 of a column: the last row past them (budget_run_na says so)."""
+    return f"INDEX({column},MIN(launch_month+{{serving_month}}-1,ROWS({column})))"
+
+
 AVERAGE_FLEET = {  # with a fleet, average month m reads the calendar row at the same rate, k_L + m − 1 (§11)
-    "serving_gpu_hours": _is("serving", "{days}*INDEX(calendar_fleet_gpu_hours_a_day,launch_month+{serving_month}-1)"),
-    "committed_gpus": _is("serving", "INDEX(calendar_fleet_peak_gpus,launch_month+{serving_month}-1)"),
+    "serving_gpu_hours": _is("serving", "{days}*" + _calendar_row("calendar_fleet_gpu_hours_a_day")),
+    "committed_gpus": _is("serving", _calendar_row("calendar_fleet_peak_gpus")),
 }
 # With a layout search, the totals that include training read n/a past its deadline (the plan's premise, §13.15)
 ON_TIME_FORMULAS = {"horizon_total_cost": "=" + on_time(HORIZON_TOTAL), "total_cost": _run(on_time(AVERAGE_TOTAL))}
@@ -364,7 +383,7 @@ def _yearly(column: str, served: bool = False) -> str:
     if served:
         total = f'IF(AND(NOT(plan_serving_fits),COUNTIFS({{year:range}},{{label}},{{phase:range}},"serving")>0),{NA},' \
                 f"{total})"
-    return f'=IF(COUNTIF({{year:range}},{{label}})=0,"",{total})'
+    return f'=IF(COUNTIF({{year:range}},{{label}})=0,"",IF(budget_run_na<>"",budget_run_na,{total}))'
 
 
 AVERAGE_YEARS = [
@@ -392,12 +411,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
                "months": cost.scalars["months"], "start": cost.scalars["start_date"], "end": cost.scalars["plan_end"]}
     top = sheet.row_index
     chart_rows = 2 + -(-CHART_HEIGHT // 20)
-    months_at = top + (len(SUMMARY) + 1) + (1 + chart_rows) + (1 + 1 + FISCAL_YEARS + 1 + 1)
+    month_rows = len(cost.rows)  # the plan's months and the spare ones (the engine's result)
+    months_at = top + (len(SUMMARY) + 1) + (1 + chart_rows) + (1 + 1 + fiscal_year_count(month_rows) + 1 + 1)
     sheet.row_index = months_at
-    sheet.section(f"Every calendar month: rows for up to {MONTH_ROWS} months, those beyond the plan grouped out of "
-                  "sight (the + at the left shows them)")
+    sheet.section(f"Every calendar month of the plan, and {month_rows - cost.scalars['months']} spare rows for an "
+                  "edit that lengthens it, grouped out of sight (the + at the left shows them)")
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
-    _, first, last = sheet.records(list(range(1, MONTH_ROWS + 1)), columns, rows, label_header="Month k",
+    _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, rows, label_header="Month k",
                                    alike=True)
     for key in NAMED + ([c.key for c in plan_fleet.calendar_columns()] if fleet else []):
         col = sheet.places[key].col
@@ -433,7 +453,8 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
     first_fy = cost.rows[0]["fiscal_year_number"]
     path = cost.scalars["path"]
     rows = []
-    for i in range(FISCAL_YEARS):
+    count = fiscal_year_count(len(cost.rows))
+    for i in range(count):
         label = f"FY{first_fy + i}"
         fy = found.get(label)
         keys = [c.key for c in YEARLY]
@@ -441,7 +462,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
         if fy is not None:
             row |= {key: value for key, value in fy.items() if key in keys} | {"fy_total": fy[f"{path}_total"]}
         rows.append(row)
-    _, first, last = sheet.records(list(range(1, FISCAL_YEARS + 1)), YEARLY, rows, label_header="Year", alike=True)
+    _, first, last = sheet.records(list(range(1, count + 1)), YEARLY, rows, label_header="Year", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(rows) if row["fiscal_year"] == ""])
     total = sum(row["fy_total"] for row in rows if isinstance(row["fy_total"], (int, float)))
     sheet.row(Row("fiscal_years_total", "The fiscal years' totals added up", formula="=SUM({fy_total:range})",
@@ -455,16 +476,19 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
     sheet.rows(_bare(swapped_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)),
                table.scalars)
-    sheet.rows(_bare(PLAN), table.scalars)
+    sheet.rows(_bare(with_fleet(PLAN, PLAN_FLEET, fleet, "formula")), table.scalars)
     sheet.skip()
     top = sheet.row_index
-    months_at = top + (1 + len(SUMS) + 1) + (1 + 1 + YEARS + 1)
+    months_at = top + (1 + len(SUMS) + 1) + (1 + 1 + len(table.years) + 1)
     sheet.row_index = months_at
+    spare = len(table.rows) - table.scalars["training_months"] - table.scalars["serving_months"]
     sheet.section(f"Every average month: training, then launch and {table.scalars['serving_months']} serving months "
-                  f"(rows for up to {TRAINING_ROWS} training months and the longest horizon; the rest grouped out of "
-                  "sight)")
-    _, first, _ = sheet.records(list(range(1, ROWS + 1)), with_fleet(MONTHS, AVERAGE_FLEET, fleet), table.rows,
-                                label_header="Month", alike=True)
+                  f"({max(spare, 0)} spare rows grouped out of sight)")
+    _, first, _ = sheet.records(list(range(1, len(table.rows) + 1)), with_fleet(MONTHS, AVERAGE_FLEET, fleet),
+                                table.rows, label_header="Month", alike=True)
+    phase = sheet.places["phase"].col
+    book.define("budget_month_phase", SHEET, f"{kit.xl_rowcol_to_cell(first, phase)}:"
+                f"{kit.xl_rowcol_to_cell(first + len(table.rows) - 1, phase)}")
     _hide(sheet, [first + i for i, row in enumerate(table.rows) if not row["phase"]])
     end = sheet.row_index
     sheet.row_index = top
@@ -473,7 +497,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     sheet.skip()
     sheet.section("Per year of twelve months, from the first training month")
     years = [{f"year_{key}": year[key] for key in YEAR_COLUMNS} for year in table.years]
-    _, first, _ = sheet.records(list(range(1, YEARS + 1)), AVERAGE_YEARS, years, label_header="Year")
+    _, first, _ = sheet.records(list(range(1, len(years) + 1)), AVERAGE_YEARS, years, label_header="Year")
     _hide(sheet, [first + i for i, year in enumerate(table.years) if year["training"] == ""])
     sheet.skip()
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
@@ -519,10 +543,9 @@ def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
 KEY_RESULTS: list[KeyResult] = []  # the plan's total is the Cost table's (the Cover shows it once)
 
 CHECKS = [
-    Check("budget_run_within_rows", f"Budget: the training run fits the average months' {TRAINING_ROWS} training "
-          "months", formula=f"OR(NOT(ISNUMBER(budget_training_months)),budget_training_months<={TRAINING_ROWS})",
-          note="A longer run leaves the average-month sums n/a (the plan's total is on calendar months); unknown "
-               "days fail Hours' checks, not this one."),
+    Check("budget_run_within_rows", "Budget: the plan's average months fit the rows", formula=AVERAGE_WITHIN_ROWS,
+          note="An edit that lengthens the plan past the rows leaves the average-month sums n/a: run the planner "
+               "again (or raise budget.spare_months); unknown days fail Hours' checks, not this one."),
 ]
 
 assert set(COLUMNS) == {c.key for c in MONTHS}

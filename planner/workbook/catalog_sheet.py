@@ -15,11 +15,12 @@ from pydantic.fields import FieldInfo
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from planner import shipped
+from planner.engine.shared import HOURS_PER_DAY
 from planner.model import fields
 from planner.scenario import catalog_entries as entries
 from planner.scenario.declare import Fraction
 from planner.workbook import kit, model
-from planner.workbook.inputs import Allowed
+from planner.listing import Allowed
 
 SNAPSHOT_COL = 40  # the first of the hidden columns that hold each block's values as generated (right of the widest
 # block, its Valid and Changed columns)
@@ -249,7 +250,7 @@ def _changed(book: kit.Book, sheet: kit.Sheet, block: Block, *, first: int, writ
 
 def _same(now, then) -> bool:
     """EXACT of a cell as written and its snapshot: a blank as "" (an empty cell reads as "")."""
-    from planner.workbook.inputs import same_text
+    from planner.listing import same_text
 
     return same_text("" if now is None else now, "" if then is None else then)
 
@@ -262,7 +263,7 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
     columns = laid_out(book, PROFILES, profiles)
     fraction = PROFILES.columns[0]
     rule = {**fraction.allowed.validation(), "ignore_blank": True}
-    hours = shipped.HOURS_PER_DAY
+    hours = HOURS_PER_DAY
     peak_row, valid_row = heading + hours + 1, heading + hours + 2
     for col, (key, values) in enumerate(columns, start=1):
         sheet.input_cell(heading, col, key, "text", ID_RULE)

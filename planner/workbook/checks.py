@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from planner.workbook import kit
 from planner.workbook.catalog_sheet import BLOCKS, VALID
-from planner.workbook.inputs import Columns, Input
+from planner.listing import Columns, Input
+from planner.workbook.inputs import PRICED
 from planner.workbook.kit import Check, Row
 
 CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove a recalculation happened
@@ -38,7 +39,7 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         _catalog_check(book, sheet, block)
-    _input_checks(sheet, inputs, columns)
+    _input_checks(sheet, inputs, columns, results.scenario)
     sheet.section("Tables")
     labels = {}
     for check in table_checks:
@@ -66,9 +67,9 @@ def _catalog_check(book: kit.Book, sheet: kit.Sheet, block) -> None:
                   f'fails (\'{catalog}\'!A"&({first_row - 1}+{found})&")","")', label, book.styles.label)
 
 
-def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None) -> None:
-    """Each input within its allowed values (with named scenarios, in its Base and scenario columns), and each
-    scenario's own price."""
+def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None, scenario) -> None:
+    """Each input within its allowed values (with named scenarios, in its Base and scenario columns), the plan's
+    GPU priced above 0, and each scenario's own price."""
     sheet.section("Inputs within their allowed values" + (": in the scenario shown (what its results read), "
                                                           "then in every column" if columns else ""))
     for spec in inputs:
@@ -82,6 +83,7 @@ def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None
                                 f"({spec.typed_name}_<scenario>)", formula=columns.check(spec),
                                 note=spec.typed_allowed.words() + " In the Base column; a scenario's, blank or the "
                                      "same."), True, kit.ok_name(f"{spec.name}_columns"))
+    _check(sheet, PRICED, scenario.gpu_price > 0, kit.ok_name(PRICED.key))  # the YAML refuses 0: an edit fails it
     if columns:  # a scenario's own price per GPU-hour
         _check(sheet, Check("input_price_per_gpu_hour", "Price per GPU-hour in the scenario shown "
                             "(price_per_gpu_hour_<scenario>)", formula=columns.price_check_shown(),

@@ -4,6 +4,7 @@ and a 24-hour stack for each mode."""
 
 from __future__ import annotations
 
+from planner.specs import CLUSTER_STACKS
 from planner.workbook import kit
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
@@ -77,20 +78,15 @@ TOTALS = [
         note="Moved − lost. Negative: sharing costs more than it gives.", name="cluster_net_gain_gpu_hours",
         at="shared_training", bold=True,
         warn="negative"),
-    Row("net_gain_value", "Its value a day at the GPU's price", formula="={net_gain_gpu_hours}*price_per_gpu_hour",
+    Row("net_gain_value", "Its value a day at the GPU's price",
+        formula="={net_gain_gpu_hours}*price_per_gpu_hour_converted",
         kind="money", unit="per day",
-        note="Net gain × the price per GPU-hour (Catalog).", name="cluster_net_gain_value",
+        note="Net gain × the price per GPU-hour in the reporting currency (Inputs).", name="cluster_net_gain_value",
         at="shared_training", bold=True,
         warn="negative"),
 ]
 
 # The stacks: (column key, legend, colour) for each mode, inference at the bottom.
-STACKS = {
-    "separate": (("demand", "Inference", "#4472C4"), ("separate_idle", "Serving pool idle", "#A5A5A5"),
-                 ("separate_training", "Training", "#ED7D31")),
-    "shared": (("demand", "Inference", "#4472C4"), ("shared_spare", "Spare", "#A5A5A5"),
-               ("shared_training", "Training", "#ED7D31")),
-}
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -125,7 +121,7 @@ def _stack(book: kit.Book, sheet: kit.Sheet, mode: str, title: str) -> None:
     chart = book.wb.add_chart({"type": "column", "subtype": "stacked"})
     first = sheet.series("demand")
     categories = [sheet.name, first[1], 0, first[3], 0]
-    for key, legend, colour in STACKS[mode]:
+    for key, legend, colour in CLUSTER_STACKS[mode]:
         chart.add_series({"name": legend, "categories": categories, "values": sheet.series(key),
                           "fill": {"color": colour}, "gap": 40})
     if mode == "shared":

@@ -9,17 +9,19 @@ The month rows these totals sum are on the Budget sheet (planner/workbook/budget
 from __future__ import annotations
 
 from planner.engine import cost as engine
-from planner.engine.budget import TRAINING_ROWS
-from planner.engine.shared import HORIZON_MAX_DAYS
+from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import months as plan_months
+from planner.engine.plan import prices as plan_prices
+from planner.engine import shared
 from planner.engine.calendar import serial
-from planner.workbook import kit, plan_fleet
+from planner.workbook import kit, model, plan_fleet
 from planner.workbook.catalog_sheet import GPUS, laid_out
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Cost"
-PATHS = engine.PATHS
+PATHS = plan_months.PATHS
 PATH_LABELS = {"on_demand": "On demand", "committed": "Committed baseline + burst", "owned": "Owned GPUs"}
-MONTH_ROWS = engine.row_count(TRAINING_ROWS, HORIZON_MAX_DAYS)  # the Budget's calendar rows
+WITHIN_ROWS = "tco_months<=ROWS(calendar_in_plan)"  # the plan's months fit the Budget's calendar rows
 
 
 def text(value: str) -> str:
@@ -27,8 +29,8 @@ def text(value: str) -> str:
     return f'"{value}"'
 
 
-NOT_SERVED, NO_SERVER, NO_SERVING = text(engine.NOT_SERVED), text(engine.NO_SERVER), text(engine.NO_SERVING)
-PRICE_ZERO, NEVER, TOO_LONG = text(engine.PRICE_ZERO), text(engine.NEVER), text(engine.TOO_LONG)
+NOT_SERVED, NO_SERVER, NO_SERVING = text(shared.NOT_SERVED), text(plan_prices.NO_SERVER), text(plan_prices.NO_SERVING)
+PRICE_ZERO, NEVER, TOO_LONG = text(plan_prices.PRICE_ZERO), text(plan_prices.NEVER), text(shared.TOO_LONG)
 NO_USERS, NO_REVENUE = text(engine.NO_USERS), text(engine.NO_REVENUE)
 
 
@@ -56,8 +58,8 @@ def commitment_end(x: str, months: str, term: str) -> str:
 
 def per_million(price: str) -> str:
     """price·1e6/(3600·TokS) at the users, while they fit."""
-    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),{price}*1e6/(3600*"
-            f"serving_tokens_per_s_per_gpu),plan_serving_reason)")
+    return (f"=IF(AND(plan_serving_fits,serving_tokens_per_s_per_gpu>0),"
+            f"{model.cost_per_million_tokens(price, 'serving_tokens_per_s_per_gpu')},plan_serving_reason)")
 
 
 def break_even(price: str) -> str:
@@ -96,8 +98,9 @@ CALENDAR = [
 PRICES = [
     Row("gpu_row", "The GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)", kind="count", unit="",
         name="gpu_row"),
-    Row("price_on_demand", "On demand p_od", formula="=price_per_gpu_hour*fx_rate", kind="money", unit="per GPU-hour",
-        note="The price per GPU-hour (Catalog, or the scenario's) × fx", name="price_on_demand", bold=True),
+    Row("price_on_demand", "On demand p_od", formula="=price_per_gpu_hour_converted", kind="money",
+        unit="per GPU-hour", note="The price per GPU-hour (Catalog, or the scenario's) × fx, on Inputs",
+        name="price_on_demand", bold=True),
     Row("price_committed_1y", "Committed 1 year p_1y", formula=tier_price("committed_1y"), kind="money",
         unit="per GPU-hour", note="The Catalog's quote × fx; blank: the 1-year ratio × p_od",
         name="price_committed_1y"),
@@ -244,8 +247,9 @@ PER_MILLION = [
     Row("cost_per_million_spot", "… spot", formula=per_million("price_spot"), kind="money", unit="per M tokens",
         name="cost_per_million_spot"),
     Row("own_cost_per_million_tokens", "… owned at full use", formula=f"=IF(NOT(own_priced),{NO_SERVER},IF(AND("
-        "plan_serving_fits,serving_tokens_per_s_per_gpu>0),own_cost_per_gpu_hour*1e6/(3600*"
-        f"serving_tokens_per_s_per_gpu),plan_serving_reason))", kind="money", unit="per M tokens",
+        "plan_serving_fits,serving_tokens_per_s_per_gpu>0),"
+        f"{model.cost_per_million_tokens('own_cost_per_gpu_hour', 'serving_tokens_per_s_per_gpu')},"
+        "plan_serving_reason))", kind="money", unit="per M tokens",
         name="own_cost_per_million_tokens"),
     Row("own_cost_per_million_tokens_at_plan", "… owned at the plan's utilisation",
         formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,IF(NOT(own_priced),{NO_SERVER},IF(AND(ISNUMBER("
@@ -264,8 +268,8 @@ PREMISES = [
         name="plan_serving_fits"),
     Row("plan_serving_reason", "Why serving money reads n/a when it does", formula=f"={NOT_SERVED}", kind="text",
         unit="", note="Serving: users > B_max", name="plan_serving_reason"),
-    Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(tco_months>"
-        f"{MONTH_ROWS},{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
+    Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(NOT({WITHIN_ROWS}),"
+        f"{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
         "month rows than the Budget has", name="plan_rows_na"),
     Row("plan_money_na", "… and serving that does not fit", formula='=IF(plan_rows_na<>"",plan_rows_na,IF(NOT('
         'plan_serving_fits),plan_serving_reason,""))', kind="text", unit="", note="Serving money, the totals and NPVs: "
@@ -460,7 +464,7 @@ FLEET_PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
 def training_tier_price(tier: str) -> str:
     """The training GPU's price at a tier (its Catalog quote × fx, else the ratio × its on-demand price)."""
     quote = f"INDEX(catalog_gpu_price_{tier},training_gpu_row)"
-    return f'IF({quote}="",pricing_{tier}_ratio*price_per_gpu_hour*fx_rate,{quote}*fx_rate)'
+    return f'IF({quote}="",pricing_{tier}_ratio*price_per_gpu_hour_converted,{quote}*fx_rate)'
 
 
 # With a fleet (§13.15, "One serving GPU"; §11): serving on the Fleet's cheapest GPU, sized by its configuration
@@ -472,14 +476,14 @@ FLEET_ROWS = {
                            "catalog_gpu_ids,0),MATCH(gpu,catalog_gpu_ids,0))", kind="count", unit="",
                    note="Training keeps the GPU on Inputs (its row below)", name="gpu_row"),
     "price_on_demand": Row("price_on_demand", "On demand p_od (the serving GPU)",
-                           formula="=IF(INDEX(catalog_gpu_ids,gpu_row)=gpu,price_per_gpu_hour,"
-                                   "INDEX(catalog_gpu_price_per_hour,gpu_row))*fx_rate", kind="money",
+                           formula="=IF(INDEX(catalog_gpu_ids,gpu_row)=gpu,price_per_gpu_hour_converted,"
+                                   "INDEX(catalog_gpu_price_per_hour,gpu_row)*fx_rate)", kind="money",
                            unit="per GPU-hour", note="The serving GPU's price per GPU-hour × fx",
                            name="price_on_demand", bold=True),
     "price_training": Row("price_training", "Training's price p_T (the training GPU)", formula='=IF('
                           f'pricing_training_tier="spot",{training_tier_price("spot")},IF(pricing_training_tier='
                           f'"committed_1y",{training_tier_price("committed_1y")},IF(pricing_training_tier='
-                          f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour*fx_rate)))',
+                          f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour_converted)))',
                           kind="money", unit="per GPU-hour", note="At the training tier, on the GPU on Inputs",
                           name="price_training"),
     "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO, as searched",
@@ -488,7 +492,7 @@ FLEET_ROWS = {
                              "users; its rows hold at the Fleet's inputs (else run the planner again)"),
     "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a when it does",
                                formula=f"=IF(AND(ISNUMBER(fleet_cheapest_cost_per_hour),NOT(fleet_rows_hold)),"
-                                       f"{text(FLEET_STALE)},{text(engine.NO_FLEET_SERVES)})", kind="text", unit="",
+                                       f"{text(FLEET_STALE)},{text(shared.NO_FLEET_SERVES)})", kind="text", unit="",
                                note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
                                name="plan_serving_reason"),
     "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
@@ -507,7 +511,7 @@ TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", for
 
 
 # With a layout search: a training run past its deadline leaves every money figure n/a, as a plan too long does
-PAST_DEADLINE = text(engine.PAST_DEADLINE)
+PAST_DEADLINE = text(shared.PAST_DEADLINE)
 BLANK = '""'  # Excel's empty text: the premise holds
 
 
@@ -518,7 +522,7 @@ def on_time(formula: str) -> str:
 
 DEADLINE_ROWS = {"plan_rows_na": Row(
     "plan_rows_na", "Money that a plan too long for the rows, or a run past the deadline, leaves n/a",
-    formula=f"=IF(tco_months>{MONTH_ROWS},{TOO_LONG},{on_time(BLANK)})", kind="text", unit="",
+    formula=f"=IF(NOT({WITHIN_ROWS}),{TOO_LONG},{on_time(BLANK)})", kind="text", unit="",
     note="Every money figure, when the plan needs more month rows than the Budget has or Hours' days exceed the "
          "deadline on Inputs (blank: none)", name="plan_rows_na")}
 
@@ -537,7 +541,7 @@ def _values(book: kit.Book, results) -> dict:
     """Each row's engine value, by row key."""
     table, scenario = results.cost, results.scenario
     s, totals, u = table.scalars, table.totals, table.unit
-    gpu = scenario.merged_catalog.gpus[engine.serving_gpu(scenario, results.tables)]
+    gpu = scenario.merged_catalog.gpus[plan_inputs.serving_gpu(scenario, results.tables)]
     rows = [key for key, _ in laid_out(book, GPUS, scenario.merged_catalog.gpus)]
     found = dict(s)
     found |= {"start_date": s["start_date"], "months": s["months"], "plan_serving_fits": table.plan.serving_fits,
@@ -693,9 +697,10 @@ CHECKS = [
            "crossover.horizon_days"),
     _check("tco_owned_training_gpus", "Cost: owned training has at least the run's GPUs",
            "OR(NOT(ownership_training),ISTEXT(own_gpus),own_gpus>=hours_gpus)", "ownership.gpus"),
-    _check("tco_months_within_rows", f"Cost: the plan fits the Budget's {MONTH_ROWS} month rows",
-           unless("NOT(ISNUMBER(tco_months))", f"tco_months<={MONTH_ROWS}"),
-           "A shorter run or horizon; money reads n/a otherwise (an input that fails its own check leaves it n/a)"),
+    _check("tco_months_within_rows", "Cost: the plan fits the Budget's calendar month rows",
+           unless("NOT(ISNUMBER(tco_months))", WITHIN_ROWS),
+           "Run the planner again (or raise budget.spare_months) for a longer run or horizon; money reads n/a "
+           "otherwise (an input that fails its own check leaves it n/a)"),
     _check("tco_training_days_add_up", "Cost: the months' training days add up to D_tr",
            "ABS(SUM(calendar_training_days)-training_days)<=1e-9*MAX(training_days,1)",
            "To a billionth of a day"),

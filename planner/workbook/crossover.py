@@ -10,7 +10,7 @@ days under "Day")."""
 from __future__ import annotations
 
 from planner.engine.crossover import NEVER, NO_TRAFFIC
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, laid_out
 from planner.workbook.kit import Column, KeyResult, Row
 
@@ -31,12 +31,14 @@ SERVING = [
         unit="ZFLOP a day", note="The forward pass alone: 2 operations per parameter per token",
         name="crossover_serving_flops_per_day", at="serving_flops"),
     Row("serving_gpu_hours_per_day", "Serving GPU-hours per day",
-        formula="=crossover_serving_flops_per_day/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)", kind="hours",
+        formula="=" + model.gpu_hours("crossover_serving_flops_per_day", "gpu_peak_tflops",
+                                      "crossover_serving_mfu_used"), kind="hours",
         unit="GPU-hours a day", note="2·Ψ·D / (peak · serving MFU · 3600 s)",
         name="crossover_serving_gpu_hours_per_day", at="serving_gpu_hours"),
     Row("serving_cost_per_day", "Serving cost per day",
-        formula="=crossover_serving_gpu_hours_per_day*price_per_gpu_hour",
-        kind="money0", unit="per day", note="At the GPU's price per GPU-hour (Catalog)", at="serving_cost"),
+        formula="=crossover_serving_gpu_hours_per_day*price_per_gpu_hour_converted",
+        kind="money0", unit="per day", note="At the GPU's price per GPU-hour in the reporting currency (Inputs)",
+        at="serving_cost"),
 ]
 FLEET_DEMAND = Row("tokens_per_day", "Served tokens per day D, from the Fleet",
                    formula="=3600*serving_output_tokens*fleet_peak_rate*SUM(plan_profile)/MAX(plan_profile)",
@@ -50,8 +52,9 @@ TRAINING = [
     Row("training_gpu_hours", "Training GPU-hours H", formula="=hours_gpu_hours", kind="hours",
         note="Hours, before the productive share: the comparison is of work, not of allocations",
         at="training_gpu_hours"),
-    Row("training_cost", "Training cost at H", formula="={training_gpu_hours}*price_per_gpu_hour", kind="money0",
-        unit="paid once", note="H × the price; Hours' cost pays for the allocated H / q", at="training_cost"),
+    Row("training_cost", "Training cost at H", formula="={training_gpu_hours}*price_per_gpu_hour_converted",
+        kind="money0", unit="paid once", note="H × the price; Hours' cost pays for the allocated H / q",
+        at="training_cost"),
     Row("break_even_tokens", "Served tokens matching training, C / (2·Ψ)",
         formula="=hours_training_flops/(serving_ops_per_param_token*model_active_params)", kind="tera", unit="T tokens",
         note="Serving's operations equal training's once this many tokens are served",
@@ -102,7 +105,8 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
            template=_if_preset("INDEX(catalog_traffic_preset_tokens_per_day,{label})"),
            kind="token_count"),
     Column("serving_gpu_hours_per_day", "GPU-hours a day", template=_if_preset(
-        "serving_ops_per_param_token*model_active_params*{tokens_per_day}/(gpu_peak_tflops*1e12*crossover_serving_mfu_used*3600)"),
+        model.gpu_hours("serving_ops_per_param_token*model_active_params*{tokens_per_day}", "gpu_peak_tflops",
+                        "crossover_serving_mfu_used")),
         kind="hours"),
     Column("day_flops", "Day, operations", template=_if_preset(
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_training_flops/(serving_ops_per_param_token*model_active_params'
@@ -122,9 +126,9 @@ CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising; eve
     Column("serving_gpu_hours", "Serving GPU-hours", template="={day}*crossover_serving_gpu_hours_per_day",
            kind="hours"),
     Column("total_gpu_hours", "Total GPU-hours", template="={training_gpu_hours}+{serving_gpu_hours}", kind="hours"),
-    Column("training_cost", "Training cost, paid once", template="={training_gpu_hours}*price_per_gpu_hour",
+    Column("training_cost", "Training cost, paid once", template="={training_gpu_hours}*price_per_gpu_hour_converted",
            kind="money0"),
-    Column("serving_cost", "Serving cost to the day", template="={serving_gpu_hours}*price_per_gpu_hour",
+    Column("serving_cost", "Serving cost to the day", template="={serving_gpu_hours}*price_per_gpu_hour_converted",
            kind="money0"),
     Column("total_cost", "Total cost to the day", template="={training_cost}+{serving_cost}", kind="money0"),
 ]

@@ -132,9 +132,9 @@ INTEGERS = [FleetColumn(key, header, "count", role="input") for key, header in (
     ("prefill_replicas", "Prefill replicas x"), ("decode_replicas", "Decode replicas y"))]
 LOOKUPS = [
     FleetColumn("valid", "Integers valid", "bool", VALID, guarded=False),
-    FleetColumn("price_per_gpu_hour", "Price per GPU-hour", "money",
-                "=IF({gpu}=gpu,price_per_gpu_hour," + _lookup("gpu", "price_per_hour", "{gpu}")[1:] + ")",
-                guarded=False),
+    FleetColumn("price_per_gpu_hour", "Price per GPU-hour", "money",  # another GPU's USD price × fx, where it enters
+                "=IF({gpu}=gpu,price_per_gpu_hour_converted," + _lookup("gpu", "price_per_hour", "{gpu}")[1:]
+                + "*fx_rate)", guarded=False),
     FleetColumn("memory_gb", "GPU memory (GB)", "count", _lookup("gpu", "memory_gb", "{gpu}"), guarded=False),
     FleetColumn("peak_tflops", "BF16 TFLOPS", "count", _lookup("gpu", "peak_tflops", "{gpu}"), guarded=False),
     FleetColumn("fp8_tflops", "FP8 TFLOPS (0: none)", "count",
@@ -246,7 +246,7 @@ FIGURES = [
     FleetColumn("cost_per_acceptable_request", "Cost per acceptable request", "money5",
                 "=IF({acceptable_per_hour}>0,{cost_per_hour}/{acceptable_per_hour},\"\")"),
     FleetColumn("cost_per_million_tokens", "Cost per million output tokens", "money",
-                f"={{cost_per_hour}}*1e6/(3600*{RATE}*{O})"),
+                "=" + model.cost_per_million_tokens("{cost_per_hour}", f"{RATE}*{O}")),
     FleetColumn("tokens_per_s_per_gpu", "Output tokens/s per GPU", "tenths", f"={RATE}*{O}/{{gpus}}"),
     FleetColumn("tokens_per_s_per_user", "Output tokens/s per user", "tenths",
                 f"=IF({AGG},1000/{{itl_ms}},1000/{{tpot_ms}})"),

@@ -23,8 +23,8 @@ COLUMN_WIDTH = 13
 
 SERVERS = [
     Column("name", "Server", template=lambda i: f"=goodput_servers_{i + 1}_name", kind="text"),
-    Column("cost_per_hour", "Cost per hour", template=lambda i: f"=goodput_servers_{i + 1}_cost_per_hour",
-        kind="money"),
+    Column("cost_per_hour", "Cost per hour", template=lambda i: f"=goodput_servers_{i + 1}_cost_per_hour*fx_rate",
+           kind="money"),  # typed in USD on Inputs: converted here, where it enters
     Column("completed_per_hour", "Completed requests per hour",
            template=lambda i: f"=goodput_servers_{i + 1}_completed_per_hour", kind="count"),
     Column("acceptable_per_hour", "Acceptable requests per hour",
@@ -81,8 +81,8 @@ BENCHMARKS = [
         kind="count"),
     Column("price_per_gpu_hour", "Price per GPU-hour",
            template=lambda i: f"=INDEX(catalog_gpu_price_per_hour,MATCH(goodput_benchmarks_{i + 1}_gpu,"
-                              "catalog_gpu_ids,0))",
-           kind="money"),
+                              "catalog_gpu_ids,0))*fx_rate",
+           kind="money"),  # the Catalog's USD price, converted here, where it enters
     Column("first_run", "First run", template="=MATCH({label},runs_benchmark,0)", kind="count"),
     Column("runs", "Runs", template="=COUNTIF(runs_benchmark,{label})", kind="count"),
     Column("last_run", "Last run", template="={first_run}+{runs}-1", kind="count"),

@@ -75,7 +75,7 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
                            f"({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb)/"
                            "serving_sequence_gb,gpu_rounding_decimals)))")),
     Column("cost_per_million", "Cost per M tokens at B", kind="money",
-           template=served("{price}*1e6/(3600*{tokens_per_s_per_gpu})")),
+           template=served(model.cost_per_million_tokens("{price}", "{tokens_per_s_per_gpu}"))),
     Column("tokens_per_s_per_mw", "Tokens/s per MW", kind="count",
            template=served(f"IF(AND(ISNUMBER({catalog('server_kw')}),{number('server_kw')}>0),"
                            f"{{tokens_per_s_per_gpu}}*1000/({catalog('server_kw')}*ownership_pue),{NO_SERVER})")),
@@ -99,7 +99,7 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
            template=listed(f'IF(AND(training_precision="fp8",{number("fp8_tflops")}>0),{catalog("fp8_tflops")},'
                            f'{catalog("peak_tflops")})')),
     Column("training_gpu_hours", "Training GPU-hours", kind="count",
-           template=listed("hours_training_flops/({training_peak_tflops}*1e12*hours_mfu_used*3600)")),
+           template=listed(model.gpu_hours("hours_training_flops", "{training_peak_tflops}", "hours_mfu_used"))),
     Column("peak_flops", "Serving peak P_e (TFLOP/s)", kind="tera",
            template=listed(model.effective_peak_flops(catalog("peak_tflops"), number("fp8_tflops"),
                                                        "serving_fp8_gemm"))),
@@ -111,9 +111,10 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("tokens_per_s_per_gpu", "Tokens/s per GPU at B", kind="tenths",
            template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}"))),
     Column("cost_per_million_at_max", "Cost per M tokens at B_max", kind="money",
-           template=served(f"{{price}}*1e6/(3600*{model.tokens_per_second_per_gpu(ROW_GPU, '{max_users}')})")),
+           template=served(model.cost_per_million_tokens(
+               "{price}", model.tokens_per_second_per_gpu(ROW_GPU, "{max_users}")))),
     Column("serving_gpu_hours_per_day", "GPU-hours a day at launch", kind="count",
-           template=by_the_month("crossover_served_tokens_per_day/(3600*{tokens_per_s_per_gpu})")),
+           template=by_the_month(model.serving_gpu_hours("crossover_served_tokens_per_day", "{tokens_per_s_per_gpu}"))),
     Column("fleet_utilisation", "Its utilisation", kind="percent",
            template=by_the_month(f"IF({{owned_fleet}}>0,{{serving_gpu_hours_per_day}}/(24*{{owned_fleet}}),"
                                  f"{NO_SERVING})")),

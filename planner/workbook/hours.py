@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from planner.engine.hours import REPORTED_RATIOS  # noqa: F401 (the HTML shows it too)
-from planner.workbook import kit
+from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Hours"
@@ -35,13 +35,15 @@ RUN = [
         formula="=hours_ops_per_param_token*model_active_params*hours_tokens",
         kind="flops",
         note="C = 6·Ψ_active·T (Kaplan et al. 2020), 8·Ψ_active·T with recomputation", name="hours_training_flops"),
-    Row("gpu_hours", "GPU-hours H", formula="=hours_training_flops/(hours_peak_tflops*1e12*hours_mfu_used*3600)",
+    Row("gpu_hours", "GPU-hours H",
+        formula="=" + model.gpu_hours("hours_training_flops", "hours_peak_tflops", "hours_mfu_used"),
         kind="hours",
         note="H = C / (peak · MFU · 3600 s)", name="hours_gpu_hours"),
     Row("allocated_gpu_hours", "Allocated GPU-hours", formula="=hours_gpu_hours/hours_productive_share", kind="hours",
         note="H / q: what is paid for", name="hours_allocated_gpu_hours", bold=True),
-    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour", kind="money0", unit="paid once",
-        note="Allocated GPU-hours × the GPU's price per GPU-hour (Catalog)", name="hours_cost", bold=True),
+    Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour_converted", kind="money0",
+        unit="paid once", note="Allocated GPU-hours × the GPU's price per GPU-hour in the reporting currency (Inputs)",
+        name="hours_cost", bold=True),
     Row("days", "Wall-clock days on the run's GPUs", formula="=hours_allocated_gpu_hours/hours_gpus/24", kind="days",
         note="Allocated GPU-hours / GPUs in the run / 24", name="hours_days", bold=True),
 ]
@@ -51,11 +53,12 @@ ALLOCATIONS = [
         kind="count"),
     Column("mfu", "MFU", template=lambda i: "=hours_mfu_used" if i == 0 else f"=hours_allocations_{i}_mfu",
            kind="percent"),
-    Column("gpu_hours", "GPU-hours", template="=hours_training_flops/(hours_peak_tflops*1e12*{mfu}*3600)",
+    Column("gpu_hours", "GPU-hours",
+           template="=" + model.gpu_hours("hours_training_flops", "hours_peak_tflops", "{mfu}"),
            kind="hours"),
     Column("allocated_gpu_hours", "Allocated GPU-hours", template="={gpu_hours}/hours_productive_share", kind="hours"),
     Column("days", "Wall-clock days", template="={allocated_gpu_hours}/{gpus}/24", kind="days"),
-    Column("cost", "Cost, paid once", template="={allocated_gpu_hours}*price_per_gpu_hour", kind="money0"),
+    Column("cost", "Cost, paid once", template="={allocated_gpu_hours}*price_per_gpu_hour_converted", kind="money0"),
 ]
 
 REFERENCE_GPU = Row("reference_gpu_peak_tflops", "Reference GPU peak (Meta's hours are H100-hours)",
@@ -68,7 +71,8 @@ REFERENCE = [
     Column("training_flops", "Operations (ZFLOP)", template="=hours_ops_per_param_token*{params}*hours_tokens",
            kind="flops"),
     Column("calculated_gpu_hours", "Calculated H100-hours",
-           template="={training_flops}/(reference_gpu_peak_tflops*1e12*hours_mfu_used*3600)", kind="hours"),
+           template="=" + model.gpu_hours("{training_flops}", "reference_gpu_peak_tflops", "hours_mfu_used"),
+           kind="hours"),
     Column("reported_gpu_hours", "Reported H100-hours (Meta)",
            template="=INDEX(catalog_model_reported_h100_hours,MATCH({label},catalog_model_ids,0))", kind="hours"),
     Column("reported_over_calculated", "Reported ÷ calculated", template="={reported_gpu_hours}/{calculated_gpu_hours}",

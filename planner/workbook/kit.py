@@ -22,15 +22,16 @@ from __future__ import annotations
 import functools
 import io
 import re
-from dataclasses import KW_ONLY, dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Callable, NamedTuple, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Sequence
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (re-exported)
 from xlsxwriter.worksheet import CellBlankTuple as _BLANK, CellFormulaTuple
 
 from planner.engine.values import plain
+from planner.specs import (FRACTION, PLACEHOLDER, TEXT_FORMATS, Check, Column, Formula,  # noqa: F401 (the sheets'
+                           KeyResult, Row, count_text, excel_fixed, text_formula)  # row specs, read through the kit)
 from planner.workbook import pages
 from planner.units import KINDS, MONEY_DECIMALS, money_format
 
@@ -93,145 +94,6 @@ class Styles:
                 props["bold"] = True
             self._cache[key] = self._book.wb.add_format(props)
         return self._cache[key]
-
-
-# Row specs: written once, read by the sheet (and by the Cover, the Checks and the HTML where they show them) ----
-@dataclass(frozen=True)
-class Row:
-    """A labelled formula row. A per-column row writes its template in every value column; a scalar row in the
-    last (the scenario's) column. `warn` colours the value red: "false" when FALSE, "negative" below 0."""
-
-    key: str
-    label: str
-    _: KW_ONLY
-    formula: str
-    kind: str = "number"
-    unit: str | None = None  # None: the kind's unit
-    note: str = ""
-    name: str | None = None  # a workbook-level defined name for the scenario's cell
-    per_column: bool = False
-    bold: bool = False
-    warn: str | None = None
-    at: str | None = None  # a scalar row's value column, by the sheet column's key (Sheet.keys): under its heading
-
-    @property
-    def shown_unit(self) -> str:
-        return KINDS[self.kind].unit if self.unit is None else self.unit
-
-
-@dataclass(frozen=True)
-class Column:
-    """A formula column of a records table: its key (also the engine's field), heading, template, format. The
-    template may be a function of the row's 0-based position, for rows that read different inputs."""
-
-    key: str
-    header: str
-    _: KW_ONLY
-    template: str | Callable[[int], str]
-    kind: str = "number"
-    warn: str | None = None
-    snapshot: bool = False  # a value as the engine computed it when generated (grey, locked), not a formula
-
-
-@dataclass(frozen=True)
-class KeyResult:
-    """A Cover key result: a headline name, its label (a text template: {name} or {name|count}, {name|tera},
-    {name|percent}, {name|choice} read inputs, so the label follows them), its kind and unit (shown in the number
-    format)."""
-
-    name: str
-    label: str
-    _: KW_ONLY
-    kind: str
-    unit: str | None = None
-    first: bool = False  # shown first on the Cover, under the plan's total, apart from the other key results
-    snapshot: bool = False  # a value as the engine computed it when generated: not compared across scenarios
-
-
-@dataclass(frozen=True)
-class Check:
-    """A Checks-sheet row: its key (the engine's check of the same key), label, and a formula that is TRUE when the
-    workbook is sound. The kit wraps it in IFERROR(…, FALSE): a blank or text input turns it FALSE, never an error."""
-
-    key: str
-    label: str
-    _: KW_ONLY
-    formula: str
-    note: str = ""
-    about: tuple[str, ...] = ()  # inputs (name prefixes) this rule is about: their named results need it too
-
-
-@dataclass(frozen=True)
-class Formula:
-    """A header or text cell that is a formula with a cached value."""
-
-    formula: str
-    value: Any
-
-
-# Text formulas: labels that follow the inputs -----------------------------------------------------------------
-TEXT_FORMATS = {  # placeholder format → (Excel TEXT format, divisor applied first, decimals shown)
-    "count": ("#,##0", None, 0),
-    "decimal": ("#,##0.0", None, 1),
-    "tera": ("#,##0.0", 1e12, 1),
-    "percent": ("0%", None, 0),
-}
-PLACEHOLDER = re.compile(r"\{(\w+)(?:\|(\w+))?\}")
-
-
-def excel_fixed(value: float, decimals: int) -> str:
-    """A number as Excel's TEXT shows it with thousands separators: 15 significant digits, halves rounded away from
-    zero (Python's own formatting rounds half to even)."""
-    exact = Decimal(f"{value:.15g}").quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    return f"{exact:,.{decimals}f}"
-
-
-FRACTION = "#,##0.0########"  # a count that is not whole, to nine decimals (TEXT's own rounding)
-
-
-def count_text(value: float) -> str:
-    """A count as a label shows it: a whole number with separators; a fraction with its decimals (to nine)."""
-    if value == int(value):
-        return excel_fixed(value, 0)
-    shown = excel_fixed(value, 9).rstrip("0")
-    return shown + "0" if shown.endswith(".") else shown
-
-
-def text_formula(template: str, values: dict[str, Any]) -> Formula:
-    """A text template ("{model} on {gpu}, {memory_gpus|count} GPUs", {budget_path|words}) as a formula joining
-    literal text and named cells, with the text it gives for `values` as its cached value."""
-    parts, texts, at = [], [], 0
-    for match in PLACEHOLDER.finditer(template):
-        literal = template[at:match.start()]
-        if literal:
-            parts.append('"' + literal.replace('"', '""') + '"')
-            texts.append(literal)
-        name, kind = match.groups()
-        if kind is None:
-            parts.append(name)
-            texts.append(str(values[name]))
-        elif kind == "choice":  # an id from a dropdown as itself, or the number typed instead with separators
-            parts.append(f'IFERROR(IF(ISNUMBER({name}),TEXT({name},"#,##0"),{name}),"?")')
-            texts.append(str(values[name]) if isinstance(values[name], str) else excel_fixed(values[name], 0))
-        elif kind == "words":  # an id of words joined by "_" as the words hyphenated: on_demand → on-demand
-            parts.append(f'SUBSTITUTE({name},"_","-")')
-            texts.append(str(values[name]).replace("_", "-"))
-        elif kind == "count":  # a whole number as one; a fraction typed in (1.5 users) as itself, never rounded
-            parts.append(f'IF(ISNUMBER({name}),IF({name}=INT({name}),TEXT({name},"#,##0"),TEXT({name},'
-                         f'"{FRACTION}")),"?")')
-            texts.append(count_text(values[name]))
-        else:  # a blank, text or an "n/a" where a number belongs shows "?": a label never reads 0 or "n/a"
-            excel_format, divisor, decimals = TEXT_FORMATS[kind]
-            number = f"{name}/{divisor:g}" if divisor else name
-            parts.append(f'IF(ISNUMBER({name}),TEXT({number},"{excel_format}"),"?")')
-            value = values[name] / (divisor or 1)
-            texts.append(excel_fixed(value * 100, decimals) + "%" if kind == "percent"
-                         else excel_fixed(value, decimals))
-        at = match.end()
-    if template[at:]:
-        parts.append('"' + template[at:].replace('"', '""') + '"')
-        texts.append(template[at:])
-    return Formula("=" + "&".join(parts), "".join(texts))
 
 
 # Guards: no number from a failed input ---------------------------------------------------------------------------
@@ -1295,6 +1157,11 @@ def _formula_as_written(formula: str, expand_future_functions: bool = False) -> 
     as Excel writes it."""
     formula = formula[1:] if formula.startswith("=") else formula
     return as_excel_numbers(formula) if _EXPONENT_HINT.search(formula) else formula
+
+
+def as_written(formula: str) -> str:
+    """A formula ("=…") as the file holds it: its numbers in exponent form spelled as Excel writes them."""
+    return "=" + _formula_as_written(formula)
 
 
 _EXPONENT_HINT = re.compile(r"[0-9.][eE][+-]?[0-9]")

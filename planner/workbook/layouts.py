@@ -152,7 +152,7 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
     ("fits", "Fits", "bool", "={memory_gb}<=search_usable_gb"),
     ("days", "Days", "days", "={step}*search_steps/86400"),
     ("gpu_hours", "GPU-hours", "hours", "={step}*{gpus}*search_steps/3600"),
-    ("cost", "Training cost, paid once", "money0", "={gpu_hours}*price_per_gpu_hour"),
+    ("cost", "Training cost, paid once", "money0", "={gpu_hours}*price_per_gpu_hour_converted"),
     ("meets_deadline", "Fits and meets the deadline", "bool",
      "=AND({fits},OR(ISBLANK(search_deadline_days),{days}<=search_deadline_days))"),
 ]

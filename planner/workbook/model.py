@@ -61,7 +61,7 @@ class ReplicaCells:
     nvlink_gbps: str = "gpu_nvlink_gbps"
     peak_tflops: str = "gpu_peak_tflops"  # the BF16 peak the serving MFU is a share of
     hbm_tbps: str = "gpu_hbm_tbps"
-    price: str = "price_per_gpu_hour"
+    price: str = "price_per_gpu_hour_converted"  # in the reporting currency
     compute_efficiency: str = "serving_compute_efficiency_used"  # the inputs', or fitted from benchmark logs (§12.1)
     overhead_ms: str = "serving_overhead_ms_used"
     prompt_tokens: str = "serving_prompt_tokens"  # s
@@ -322,9 +322,19 @@ def tokens_per_second_per_gpu(r: ReplicaCells, batch: str) -> str:
     return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch)}*{r.tensor_parallel}))"
 
 
-def cost_per_million_tokens(r: ReplicaCells, batch: str) -> str:
+def gpu_hours(flops: str, peak_tflops: str, mfu: str) -> str:
+    """H = C / (peak·1e12 · MFU · 3600)."""
+    return f"{flops}/({peak_tflops}*1e12*{mfu}*3600)"
+
+
+def serving_gpu_hours(tokens: str, tokens_per_s: str) -> str:
+    """tokens / (3600·TokS)."""
+    return f"{tokens}/(3600*{tokens_per_s})"
+
+
+def cost_per_million_tokens(price: str, tokens_per_s: str) -> str:
     """price·1e6 / (3600·TokS)."""
-    return f"{r.price}*1e6/(3600*{tokens_per_second_per_gpu(r, batch)})"
+    return f"{price}*1e6/(3600*{tokens_per_s})"
 
 
 def serving_mfu(r: ReplicaCells, batch: str) -> str:

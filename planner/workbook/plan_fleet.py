@@ -6,7 +6,7 @@ the average months read the same row of the calendar. Without a fleet nothing he
 
 from __future__ import annotations
 
-from planner.engine.cost import HOURS_PER_DAY
+from planner.engine.shared import HOURS_PER_DAY
 from planner.workbook import kit
 from planner.workbook.kit import Column, Row
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from planner.scenario.named import PRICE
 from planner.workbook import kit
-from planner.workbook.inputs import Columns, same_text, scenario_inputs
+from planner.listing import Columns, same_text, scenario_inputs
 from planner.workbook.kit import PLACEHOLDER, KeyResult, Row
 from planner.workbook.sensitivity import held
 

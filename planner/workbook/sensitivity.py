@@ -49,27 +49,31 @@ def _scaled(name: str) -> Callable[[str], str]:
 
 GRIDS = [
     Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", corner="MFU ↓  price →",
-         row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour"),
-         cell=lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{r}*3600)/hours_productive_share*{c}",
+         row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour_converted"),
+         cell=lambda r, c: model.gpu_hours("hours_training_flops", "hours_peak_tflops", r)
+         + f"/hours_productive_share*{c}",
          row_kind="percent", column_kind="money", kind="money0", unit="paid once",
          note="C / (peak · MFU · 3600) / q × price; the middle is Hours' cost"),
     Grid("days", "Wall-clock days over the run's GPUs (rows) × MFU (columns)", corner="GPUs ↓  MFU →",
          row_heading=_count("hours_gpus", at_least_one=True), column_heading=_share("hours_mfu_used"),
-         cell=lambda r, c: f"hours_training_flops/(hours_peak_tflops*1e12*{c}*3600)/hours_productive_share/{r}/24",
+         cell=lambda r, c: model.gpu_hours("hours_training_flops", "hours_peak_tflops", c)
+         + f"/hours_productive_share/{r}/24",
          row_kind="count", column_kind="percent", kind="days", unit="days",
          note="C / (peak · MFU · 3600) / q / GPUs / 24"),
     Grid("crossing_day", "Crossing day in GPU-hours over tokens per day (rows) × serving MFU (columns)",
          corner="Tokens a day ↓  serving MFU →", row_heading=_count("crossover_served_tokens_per_day"),
          column_heading=_share("crossover_serving_mfu_used"),
-         cell=lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/(serving_ops_per_param_token*model_active_params*{r}'
-                           f"/(gpu_peak_tflops*1e12*{c}*3600)))",
+         cell=lambda r, c: f'IF({r}=0,"{NEVER}",hours_gpu_hours/('
+                           + model.gpu_hours(f"serving_ops_per_param_token*model_active_params*{r}",
+                                             "gpu_peak_tflops", c)
+                           + "))",
          row_kind="token_count", column_kind="percent", kind="days", unit="days",
          note="H / serving GPU-hours per day; \"never\" without traffic"),
     Grid("cost_per_million_tokens", "Serving cost per million output tokens over users B (rows) × price (columns)",
          corner="Users B ↓  price →", row_heading=_count("serving_users", at_least_one=True),
-         column_heading=_scaled("price_per_gpu_hour"),
+         column_heading=_scaled("price_per_gpu_hour_converted"),
          cell=lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",'
-                           f'{c}*1e6/(3600*{model.tokens_per_second_per_gpu(model.SERVING, r)}))',
+                           + model.cost_per_million_tokens(c, model.tokens_per_second_per_gpu(model.SERVING, r)) + ")",
          row_kind="count", column_kind="money", kind="money", unit="per M tokens",
          note="price · 1e6 / (3600 · TokS(B)): the Serving table's roofline at B; more users than fit (B_max) say "
          "so"),
@@ -84,7 +88,7 @@ BASE = [
 ]
 STALE = "n/a: an input changed since the planner ran; run it again"
 LIVE = {  # tornado input → its value now, as the sheet names it
-    "mfu": "hours_mfu_used", "price": "price_per_gpu_hour", "training_tokens": "hours_tokens",
+    "mfu": "hours_mfu_used", "price": "price_per_gpu_hour_converted", "training_tokens": "hours_tokens",
     "tokens_per_day": "crossover_served_tokens_per_day", "bandwidth_efficiency": "serving_bandwidth_efficiency_used",
     "productive_share": "hours_productive_share", "monthly_growth": "budget_monthly_growth",
     "horizon": "crossover_horizon_days"}

@@ -28,7 +28,8 @@ AT = {  # key → (label, unit, kind, the expression at B)
     "tokens_per_s_per_gpu": ("Output tokens per second per GPU", "tokens/s", "count",
                              lambda b: model.tokens_per_second_per_gpu(R, b)),
     "cost_per_million_tokens": ("Cost per million output tokens", "per M tokens", "money",
-                                lambda b: model.cost_per_million_tokens(R, b)),
+                                lambda b: model.cost_per_million_tokens(
+                                    R.price, model.tokens_per_second_per_gpu(R, b))),
     "mfu": ("Serving MFU 2·Ψ_active·TokS / BF16 peak", "of peak", "percent", lambda b: model.serving_mfu(R, b)),
 }
 
