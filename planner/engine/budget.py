@@ -47,7 +47,7 @@ def tokens_per_day_in_month(tokens_per_day, growth, month) -> float:
 AVERAGE_ROWS_MAX = TRAINING_MONTHS_MAX + months(HORIZON_MAX_DAYS)  # the most average-month rows: the longest plan
 
 
-def month_row_count(training_months: int, serving_months: int, spare_months: int) -> int:
+def average_row_count(training_months: int, serving_months: int, spare_months: int) -> int:
     """The average months' rows: the plan's training and serving months and the spare ones, at most
     AVERAGE_ROWS_MAX."""
     return min(training_months + serving_months + spare_months, AVERAGE_ROWS_MAX)
@@ -67,7 +67,7 @@ class BudgetTable:
     months and the spare ones, blank) and every year row."""
 
     scalars: dict
-    rows: list[dict]  # month_row_count rows, keyed by COLUMNS; "" where the month is not in the plan
+    rows: list[dict]  # average_row_count rows, keyed by COLUMNS; "" where the month is not in the plan
     years: list[dict]  # a row per twelve of them, keyed by YEAR_COLUMNS
 
     @property
@@ -125,7 +125,7 @@ def compute(scenario, tables) -> BudgetTable:
         "monthly_growth": growth, "include_standby": standby_in,
     }
     held = getattr(tables, "month_rows", None)  # an edited workbook's rows, else the plan's and the spare
-    count = held.average if held else month_row_count(n_training, n_serving, scenario.budget.spare_months)
+    count = held.average if held else average_row_count(n_training, n_serving, scenario.budget.spare_months)
     rows = month_rows(scenario, scalars, count, fits=fits, profile=profile, fleet=fleet, na=na)
     years = year_rows(rows, fits, na)
     used = [r for r in rows if r["phase"]]

@@ -23,7 +23,7 @@ from planner.engine import calendar as cal
 from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HOURS_PER_DAY,
                                    PAST_DEADLINE, TOO_LONG, TooManyGPUs)
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
-from planner.engine.plan.months import (PATHS, Ownership, Timeline, demand_columns, fiscal_years, month_row_count,
+from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
                                         npv, owned_columns, path_columns, plan_end, timeline, training_column)
 from planner.engine.plan.prices import (NO_SERVER, NO_SERVING, TIERS, TRAINING_DAYS_MAX, Baseline,
                                         TierPrices, baseline, break_even_utilisation, tier_prices,
@@ -323,7 +323,7 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     t = timeline(p, tiers)
     b = baseline(p, tiers, t.launch, t.end, t.launch_month)
     end = plan_end(t, b)
-    m = cal.months(p.start, month_row_count(p, t, end), first_fiscal_month=p.first_fiscal_month,
+    m = cal.months(p.start, calendar_row_count(p, t, end), first_fiscal_month=p.first_fiscal_month,
                    escalation=p.escalation, discount_rate=p.discount_rate)
     c = demand_columns(p, m, t)
     if (peak := max(float(np.max(c["committed_gpus"], initial=0.0)), b.suggested)) > GPUS_MAX:
