@@ -124,7 +124,7 @@ def compute(scenario, tables) -> BudgetTable:
         horizon_serving / (horizon * tokens) * 1e6 if fits else na,
         "monthly_growth": growth, "include_standby": standby_in,
     }
-    held = getattr(tables, "month_rows", None)  # an edited workbook's rows, else the plan's and the spare
+    held = tables.month_rows  # an edited workbook's rows, else the plan's and the spare
     count = held.average if held else average_row_count(n_training, n_serving, scenario.budget.spare_months)
     rows = month_rows(scenario, scalars, count, fits=fits, profile=profile, fleet=fleet, na=na)
     years = year_rows(rows, fits, na)

@@ -45,11 +45,14 @@ STANDBY_NOTES = {  # where standby (the idle hours of a peak-sized fleet) is pai
 
 def compute(scenario, tables) -> "CostTable":
     """The cost table of a scenario (the table registry's entry): its plan, on the day the outputs are generated
-    (`tables.generated`), priced month by month."""
+    (`tables.generated`) and on an edited workbook's rows where it is compared with one (`tables.month_rows`),
+    priced month by month."""
     generated = getattr(tables, "generated", None)
     if generated is None:
         raise ValueError("the cost of ownership needs the day the outputs are generated (Tables.generated)")
-    return cost_of(plan_for(scenario, tables, generated, fleet=fleet_columns(scenario, tables)))
+    held = tables.month_rows
+    return cost_of(plan_for(scenario, tables, generated, fleet=fleet_columns(scenario, tables),
+                            rows=held.calendar if held else None))
 
 
 BRIDGE_LINES = [("average_month_total", "Average-month budget (§9)"),

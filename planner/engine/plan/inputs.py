@@ -112,10 +112,11 @@ class Plan:
         return NO_FLEET_SERVES if self.fleet_section else NOT_SERVED
 
 
-def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = None) -> Plan:
+def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = None, rows: int | None = None) -> Plan:
     """The plain values a scenario gives §13, with its Hours, Crossover, Serving and Budget results: the start date
     (blank: the first of the month after `generated`), the chosen GPU's Catalog prices and server, and §9's
-    average-month figures for the bridge (already in the reporting currency)."""
+    average-month figures for the bridge (already in the reporting currency); `rows`: an edited workbook's calendar
+    rows to lay the plan on (None: its own months and the spare ones)."""
     b, pricing, own, unit = scenario.budget, scenario.pricing, scenario.ownership, scenario.unit
     served_gpu = serving_gpu(scenario, tables)  # one serving GPU: the fleet's when it has one
     gpu = scenario.merged_catalog.gpus[served_gpu]
@@ -126,8 +127,7 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
     fits = bool(serving["serving_fits"]) if scenario.fleet is None else fleet is not None  # with a fleet: its SLO
     sv = scenario.serving
     return Plan(
-        start=cal.serial(start), spare_months=b.spare_months, currency=scenario.currency, fx=fx,
-        rows=tables.month_rows.calendar if getattr(tables, "month_rows", None) else None,
+        start=cal.serial(start), spare_months=b.spare_months, rows=rows, currency=scenario.currency, fx=fx,
         first_fiscal_month=b.first_fiscal_month, escalation=b.escalation, contingency=b.contingency,
         discount_rate=b.discount_rate, other_monthly_cost=b.other_monthly_cost, path=b.path,
         allocated_gpu_hours=hours["allocated_gpu_hours"], training_days=hours["days"], run_gpus=scenario.hours.gpus,
