@@ -30,14 +30,13 @@ def row_count(training_months: int, horizon_days_max: float, days_per_month: flo
 CALENDAR_ROWS_MAX = row_count(TRAINING_MONTHS_MAX, HORIZON_MAX_DAYS)  # the most calendar rows: the longest plan
 
 
-def calendar_row_count(p: "Plan", t: "Timeline", end: float) -> int:
+def calendar_row_count(p: Plan, t: Timeline, end: float) -> int:
     """The calendar's rows: an edited workbook's, else the plan's months (and the rows a Fleet's average months read,
     k_L … k_L + m − 1) and budget.spare_months more, at most CALENDAR_ROWS_MAX."""
     if p.rows is not None:
         return p.rows
     needed = max(cal.plan_months(p.start, end), t.launch_month - 1 + p.average_months)
     return min(needed + p.spare_months, CALENDAR_ROWS_MAX)
-
 
 
 # The timeline ---------------------------------------------------------------------------------------------------------
