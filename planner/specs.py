@@ -76,6 +76,9 @@ class Check:
     formula: str
     note: str = ""
     about: tuple[str, ...] = ()  # inputs (name prefixes) this rule is about: their named results need it too
+    # what the label adds while the check fails, a text formula naming the cell to fix: {catalog_cell:<column name>,
+    # <ids name>,<id expression>} is the address of that entry's Catalog cell; "": the label as written
+    label_formula: str = ""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from planner.engine import shared
 from planner.report import render_html
 from planner.workbook import build
 from tests.conftest import ROOT
-from tests.helpers import named, recalculated, scenario_with, set_cells
+from tests.helpers import address, named, recalculated, scenario_with, set_cells
 
 # The default's run on 1,024 GPUs takes 21.5 days; the same GPU-hours on 2 GPUs take 512 times as long:
 # 21.475 · 512 = 10,995 days = 362 average months of 30.4375 days, with 24 serving months more than the Budget's
@@ -529,3 +529,139 @@ def test_a_blank_profile_blanks_what_reads_it_and_leaves_the_rest(spreadsheet, d
         assert named(values, book, name) == "n/a: see Checks", name
     assert named(values, book, "ok_cluster_profile") in (False, 0)
     assert [v for v in values.values() if isinstance(v, str) and v.startswith(("#", "Err:"))] == []
+
+
+# Issue 43 item 3: premises that fail say so where finance reads ------------------------------------------------------
+FLEET_1 = ROOT / "examples" / "fleet-1-8b-five-gpus.yaml"
+ERRORS = re.compile(r"^(#|Err:)")
+
+
+@pytest.mark.spreadsheet
+def test_an_edited_fleet_input_reads_run_the_planner_again_on_the_cover_never_no_configuration(
+        spreadsheet, example_files, tmp_path):
+    """Finding 2: fleet-1's peak rate typed 10 → 20 in a copy. Before, the Cover's total read "n/a: no fleet
+    configuration meets the SLO" (`planner run` at 20 finds one: 28 MI300X replicas). Now the total, its NPV, the
+    fleet's answer and every money figure that reads the Fleet say the Fleet's inputs changed; no cell of the Cover
+    says no configuration meets the SLO; and the Cover's value cells wrap (a reason in its narrow column is read
+    whole on paper)."""
+    from planner import xlsx
+    original = example_files(FLEET_1)["xlsx"]
+    edited = tmp_path / "rate-20.xlsx"
+    set_cells(original, edited, {"fleet_peak_rate": 20})
+    from tests.helpers import UNCOMPARED
+    [values] = recalculated(spreadsheet, [edited], [UNCOMPARED])
+    book = xlsx.read(original)
+    stale = "n/a: the Fleet's inputs changed: run the planner again"
+    for name in ("plan_total_cost", "tco_npv", "tco_on_demand_total_cost", "tco_committed_total_cost",
+                 "fleet_answer", "plan_serving_reason", "unit_cost_per_request"):
+        assert named(values, book, name) == stale, name
+    cover = {ref: v for (sheet, ref), v in values.items() if sheet == "Cover"}
+    assert not [v for v in cover.values() if isinstance(v, str) and "meets the SLO" in v]
+    assert stale in cover.values()
+    import openpyxl
+    ws = openpyxl.load_workbook(original)["Cover"]
+    total = next(cell for row in ws.iter_rows() for cell in row if cell.data_type == "f"
+                 and cell.value == '=IFERROR(IF(plan_total_cost="","n/a: see Checks",plan_total_cost),'
+                                    '"n/a: see Checks")')
+    assert total.alignment.wrap_text
+
+
+def test_standing_na_texts_are_blank_while_their_premise_holds():
+    """Finding 14: before, Cost's "Why serving money reads n/a" read "n/a: the users do not fit" where they fit, and
+    fleet-1's "no fleet configuration meets the SLO" beside a TRUE check that one does. Blank while serving fits (the
+    engine's value, which the sheet caches); the reason only where it fails."""
+    from planner.scenario import load_scenario
+    from tests.helpers import build_in_memory
+    for scenario in (scenario_with(), load_scenario(FLEET_1)):
+        book = build_in_memory(scenario)
+        assert book.formulas[book.names["plan_serving_reason"]] == ""
+        assert book.formulas[book.names["plan_serving_fits"]] is True
+        texts = [v for (sheet, _), v in book.formulas.items() if sheet == "Cost" and isinstance(v, str)]
+        assert not [t for t in texts if t in (shared.NOT_SERVED, shared.NO_FLEET_SERVES)]
+    book = build_in_memory(scenario_with(**{"serving.users": 100}))  # 52 fit
+    assert book.formulas[book.names["plan_serving_reason"]] == shared.NOT_SERVED
+
+
+@pytest.mark.spreadsheet
+def test_a_fleet_gpu_priced_0_or_blank_fails_a_check_naming_its_catalog_cell_and_is_never_the_cheapest(
+        spreadsheet, example_files, tmp_path):
+    """Finding 3: fleet-1's cheapest GPU, the MI300X, priced 0 on Catalog. Before: the cheapest at $0 an hour and a
+    serving budget of 0 beside "All checks pass". Now the H200 ($45.00 an hour, the next cheapest: 18 GPUs at $2.50)
+    is the Fleet's cheapest, the check of the Fleet's GPUs fails naming the MI300X's Catalog cell, and the plan's
+    money reads n/a with the reason; emptied, the price fails the GPU block's check and the money reads n/a too."""
+    from planner import xlsx
+    from tests.helpers import UNCOMPARED, catalog_cells
+    original = example_files(FLEET_1)["xlsx"]
+    cells = catalog_cells(original, [("catalog_gpu", "mi300x", "price_per_hour", 0)])
+    [(sheet, cell)] = cells
+    copies = [tmp_path / "zero.xlsx", tmp_path / "blank.xlsx"]
+    set_cells(original, copies[0], cells)
+    set_cells(original, copies[1], {key: None for key in cells})
+    zero, blank = recalculated(spreadsheet, copies, [UNCOMPARED, UNCOMPARED])
+    book = xlsx.read(original)
+    for values in (zero, blank):
+        assert [(k, v) for k, v in values.items() if isinstance(v, str) and ERRORS.match(v)] == []
+        assert named(values, book, "checks_all_pass") in (False, 0)
+        assert isinstance(named(values, book, "plan_total_cost"), str)
+        assert named(values, book, "plan_total_cost").startswith("n/a")
+    assert named(zero, book, "ok_fleet_gpus_priced") in (False, 0)
+    assert named(zero, book, "fleet_cheapest_gpu") == "h200"
+    assert named(zero, book, "fleet_cheapest_cost_per_hour") == pytest.approx(18 * 2.50)
+    assert named(zero, book, "plan_total_cost") == "n/a: a Fleet GPU has no price above 0 on Catalog: see Checks"
+    assert named(zero, book, "checks_first_failed") == ("Fleet: every GPU searched has a price per GPU-hour above 0 "
+                                                       f"on Catalog: mi300x's price is in '{sheet}'!{cell}")
+
+
+@pytest.mark.spreadsheet
+def test_the_budgets_money_reads_na_when_an_input_fails_and_its_sums_still_add(spreadsheet, default_workbook,
+                                                                             tmp_path):
+    """Finding 7: the default's MFU emptied. Before, the Budget's month and fiscal-year money cells read "" (a link
+    or a SUM of them reads 0) and its NPV was blank while the Cover and Cost said n/a. Now each of them reads
+    "n/a: see Checks"; the untouched copy's cells are numbers (or "" outside the plan) and its fiscal years still
+    add up to the total (their SUM passes text by)."""
+    from planner import xlsx
+    from tests.helpers import UNCOMPARED
+    blank = tmp_path / "blank.xlsx"
+    set_cells(default_workbook, blank, {"hours_mfu": None})
+    [values] = recalculated(spreadsheet, [blank], [UNCOMPARED])
+    book = xlsx.read(default_workbook)
+    na = "n/a: see Checks"
+    for column in ("calendar_total", "calendar_on_demand_total", "calendar_owned_cash", "calendar_other"):
+        sheet, ref = address(book, column)
+        assert values[(sheet, ref.split(":")[0])] == na, column  # the first month's
+    formulas = _formulas(default_workbook, "Budget")
+    fiscal = [cell for cell, formula in formulas if "SUMIF(calendar_fiscal_year_number" in formula]
+    assert len(fiscal) >= 6 and all(values[("Budget", cell)] == na for cell in fiscal)
+    budget_npv = next(cell for cell, formula in formulas if "tco_npv" in formula)
+    assert values[("Budget", budget_npv)] == na
+    for name in ("fiscal_years_total", "tco_npv", "plan_total_cost"):
+        assert named(values, book, name) == na
+    [untouched] = recalculated(spreadsheet, [default_workbook])
+    assert isinstance(untouched[("Budget", fiscal[0])], float | int)
+    assert named(untouched, book, "fiscal_years_total") == pytest.approx(named(untouched, book, "plan_total_cost"),
+                                                                          rel=1e-9)
+
+
+def _formulas(path, sheet):
+    import openpyxl
+    ws = openpyxl.load_workbook(path)[sheet]
+    return [(cell.coordinate, cell.value) for row in ws.iter_rows() for cell in row if cell.data_type == "f"]
+
+
+@pytest.mark.spreadsheet
+def test_the_largest_swing_turns_na_once_its_inputs_change(spreadsheet, default_workbook, tmp_path):
+    """Finding 8: the training tokens typed ×2 in a copy. Before, "the input that moves the plan's total most" kept
+    its answer as generated while the three snapshots above it turned n/a. Now it reads the snapshot's n/a too; the
+    untouched workbook names the input (tokens a day for the default: its ±20 % moves serving, the larger part)."""
+    from planner import xlsx
+    from planner.workbook.sensitivity import STALE
+    edited = tmp_path / "tokens.xlsx"
+    set_cells(default_workbook, edited, {"hours_tokens": 31.2e12})
+    from tests.helpers import UNCOMPARED
+    [values] = recalculated(spreadsheet, [edited], [UNCOMPARED])
+    book = xlsx.read(default_workbook)
+    assert named(values, book, "sensitivity_snapshot_current") in (False, 0)
+    assert named(values, book, "sensitivity_largest_swing") == STALE
+    assert named(values, book, "plan_growth_difference") == STALE
+    cover = [v for (sheet, _), v in values.items() if sheet == "Cover"]
+    assert cover.count(STALE) >= 4  # the three differences and the largest swing

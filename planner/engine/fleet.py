@@ -931,6 +931,7 @@ class FleetTable:
     def checks(self) -> dict[str, bool]:
         rows = [row for row in self.candidates + self.pareto if row["reason"] is None]
         return {"fleet_some_configuration_meets_slo": self.cheapest is not None,
+                "fleet_gpus_priced": all(row["price_per_gpu_hour"] > 0 for row in rows),  # the scenario's refuses 0
                 "fleet_rows_hold": all(row["holds"] for row in rows) and all(h["meets"] and h["fewest"]
                                                                               for h in self.day)}
 

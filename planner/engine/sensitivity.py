@@ -71,7 +71,8 @@ class SensitivityTable:
     @property
     def headline(self) -> dict:
         found = {"sensitivity_total_cost": self.scalars["total_cost"],
-                 "sensitivity_largest_swing": self.sorted[0]["input"],
+                 "sensitivity_largest_swing": self.scalars["total_cost"] if isinstance(self.scalars["total_cost"], str)
+                 else self.sorted[0]["input"],  # no total, no swing: its reason
                  "plan_standby_alternative": STANDBY_WORDS[self.scalars["include_standby"]]}
         return found | {f"plan_{line['key']}_difference": line["difference"] for line in self.alternatives}
 

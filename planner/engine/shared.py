@@ -23,6 +23,7 @@ DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR  # 30.4375: §9's average month
 
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
+FLEET_STALE = "n/a: the Fleet's inputs changed: run the planner again"  # an edit the search did not see
 PAST_DEADLINE = "n/a: the training run takes longer than the deadline"  # Hours' days > search.deadline_days
 TOO_LONG = ("n/a: the plan needs more months than this workbook holds: run the planner again (or raise "
             "budget.spare_months)")  # a plan past the month rows (an edit lengthened it): its money (§13.15)

@@ -401,6 +401,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     columns = calendar(fleet)
     sheet = book.sheet(SHEET, [(column.header, 12 if i < PRINTED else 13) for i, column in enumerate(columns)],
                        label_width=10, unit_width=4, note_width=4)
+    sheet.money_na = True  # a month's or a fiscal year's money whose inputs fail reads n/a, as Cover and Cost do
     # the plan's total and the average months' rows hold their value under the cumulative column, their labels
     # running across the empty cells to its left, so column A stays as narrow as the month numbers
     sheet.scalar_col = PRINTED

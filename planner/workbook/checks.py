@@ -8,6 +8,8 @@ below them, the sets of checks that guard results (kit.Book.write_groups).
 
 from __future__ import annotations
 
+import re
+
 from planner.workbook import kit
 from planner.workbook.catalog_sheet import BLOCKS, VALID
 from planner.listing import Columns, Input
@@ -118,3 +120,21 @@ def _master(sheet: kit.Sheet, results, *, labels: dict, first: int, end: int) ->
 def _check(sheet: kit.Sheet, check: Check, value: bool, name: str) -> None:
     sheet.row(Row(check.key, check.label, formula=f"=IFERROR({check.formula},FALSE)", kind="bool", unit="",
                   note=check.note, name=name, warn="false"), value)
+    if check.label_formula:  # the label names the cell to fix while the check fails
+        found = CATALOG_CELL.sub(lambda m: catalog_cell(sheet.book, m[1], m[2], m[3]), check.label_formula)
+        sheet.formula(sheet.row_index - 1, 0, f'="{check.label}"&IF({name},"",IFERROR({found},""))', check.label,
+                      sheet.book.styles.label)
+
+
+CATALOG_CELL = re.compile(r"\{catalog_cell:([a-z0-9_]+),([a-z0-9_]+),([^}]+)\}")
+
+
+def catalog_cell(book: kit.Book, column: str, ids: str, entry: str) -> str:
+    """A formula for the address of the Catalog cell, in the column named `column`, of the entry whose id (an
+    expression) MATCH finds in the ids named `ids`, as a reader types it: 'Catalog'!F12."""
+    catalog, ref = book.names[column]
+    first = ref.split(":")[0].replace("$", "")
+    letters = "".join(c for c in first if c.isalpha())
+    first_row = int("".join(c for c in first if c.isdigit()))
+    return f'"\'{catalog}\'!{letters}"&({first_row - 1}+MATCH({entry},{ids},0))'
+

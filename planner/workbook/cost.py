@@ -266,8 +266,9 @@ PREMISES = [
     Row("plan_serving_fits", "The serving set-up fits (the roofline at the users)", formula="=serving_fits",
         kind="bool", unit="", note="Serving: users ≤ B_max. Where serving is sized by a Fleet, its SLO instead",
         name="plan_serving_fits"),
-    Row("plan_serving_reason", "Why serving money reads n/a when it does", formula=f"={NOT_SERVED}", kind="text",
-        unit="", note="Serving: users > B_max", name="plan_serving_reason"),
+    Row("plan_serving_reason", "Why serving money reads n/a (blank while it fits)",
+        formula=f'=IF(plan_serving_fits,"",{NOT_SERVED})', kind="text", unit="", note="Serving: users > B_max",
+        name="plan_serving_reason"),
     Row("plan_rows_na", "Money that a plan too long for the rows leaves n/a", formula=f"=IF(NOT({WITHIN_ROWS}),"
         f"{TOO_LONG},\"\")", kind="text", unit="", note="Every money figure, when the plan needs more "
         "month rows than the Budget has", name="plan_rows_na"),
@@ -468,8 +469,8 @@ def training_tier_price(tier: str) -> str:
 
 
 # With a fleet (§13.15, "One serving GPU"; §11): serving on the Fleet's cheapest GPU, sized by its configuration
-FLEET_STALE = "n/a: the Fleet's inputs changed since the planner ran (its batches and replicas no longer hold); run " \
-              "the planner again"
+FLEET_STALE = shared.FLEET_STALE  # its batches and replicas no longer hold
+FLEET_UNPRICED = "n/a: a Fleet GPU has no price above 0 on Catalog: see Checks"  # fleet_gpus_priced fails
 FLEET_ROWS = {
     "gpu_row": Row("gpu_row", "The serving GPU's Catalog row (the Fleet's cheapest)",
                    formula="=IF(ISNUMBER(MATCH(fleet_cheapest_gpu,catalog_gpu_ids,0)),MATCH(fleet_cheapest_gpu,"
@@ -487,12 +488,14 @@ FLEET_ROWS = {
                           kind="money", unit="per GPU-hour", note="At the training tier, on the GPU on Inputs",
                           name="price_training"),
     "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO, as searched",
-                             formula="=AND(ISNUMBER(fleet_cheapest_cost_per_hour),fleet_rows_hold)", kind="bool",
+                             formula="=AND(ISNUMBER(fleet_cheapest_cost_per_hour),fleet_rows_hold,"
+                                     "ok_fleet_gpus_priced)", kind="bool",
                              unit="", name="plan_serving_fits", note="Serving is sized by the Fleet: its SLO, not the "
                              "users; its rows hold at the Fleet's inputs (else run the planner again)"),
-    "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a when it does",
-                               formula=f"=IF(AND(ISNUMBER(fleet_cheapest_cost_per_hour),NOT(fleet_rows_hold)),"
-                                       f"{text(FLEET_STALE)},{text(shared.NO_FLEET_SERVES)})", kind="text", unit="",
+    "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a (blank while it fits)",
+                               formula=f"=IF(NOT(fleet_rows_hold),{text(FLEET_STALE)},IF(NOT(ok_fleet_gpus_priced),"
+                                       f'{text(FLEET_UNPRICED)},IF(plan_serving_fits,"",'
+                                       f"{text(shared.NO_FLEET_SERVES)})))", kind="text", unit="",
                                note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
                                name="plan_serving_reason"),
     "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
@@ -550,7 +553,7 @@ def _values(book: kit.Book, results) -> dict:
               "generated_on": serial(results.generated)}
     found |= {"plan_rows_na": engine.rows_na(table),
               "plan_money_na": engine.money_na(table),
-              "plan_serving_reason": table.plan.serving_na}
+              "plan_serving_reason": "" if table.plan.serving_fits else table.plan.serving_na}
     for tier in SOURCES:
         quote = getattr(gpu, f"price_{tier}")
         ratio = getattr(scenario.pricing, f"{tier}_ratio")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, NO_FLEET
+from planner.engine.shared import FLEET_STALE
 from planner.workbook import kit, plan_fleet, model
 from planner.workbook.serving import draft_kv_bytes_per_token
 from planner.workbook.kit import Check, KeyResult, Row
@@ -265,13 +266,16 @@ CHECKS_PER_ROW = [
     FleetColumn("holds", "The integers hold", "bool",
                 "=AND({prefill_fits},{tpot_met},{b_star_largest},{batch_row},{ttft_met},{fewest},{within_range})"),
 ]
-HELPERS = [  # the cheapest of each mode: the cost where the row meets the SLO, else blank; MIN and MATCH pick it
+HELPERS = [  # the cheapest of each mode: the cost where the row meets the SLO on a priced GPU, else blank; MIN and
+    # MATCH pick it (a GPU priced 0 or blank on Catalog is never the cheapest: its check fails instead)
     FleetColumn("meets", "Meets the SLO", "bool", "=AND({prefill_fits},{tpot_met},{ttft_met},{within_range})"),
+    FleetColumn("priced", "Its GPU priced above 0", "bool",
+                "=AND(ISNUMBER({price_per_gpu_hour}),{price_per_gpu_hour}>0)", guarded=False),
     FleetColumn("cost_aggregated", "Cost if aggregated and meets", "money",
-                f"=IF(AND({AGG},{{meets}}),{{cost_per_hour}},\"\")"),
+                f"=IF(AND({AGG},{{meets}},{{priced}}),{{cost_per_hour}},\"\")"),
     FleetColumn("cost_disaggregated", "Cost if disaggregated and meets", "money",
-                f"=IF(AND(NOT({AGG}),{{meets}}),{{cost_per_hour}},\"\")"),
-    FleetColumn("cost_any", "Cost if it meets", "money", "=IF({meets},{cost_per_hour},\"\")"),
+                f"=IF(AND(NOT({AGG}),{{meets}},{{priced}}),{{cost_per_hour}},\"\")"),
+    FleetColumn("cost_any", "Cost if it meets", "money", "=IF(AND({meets},{priced}),{cost_per_hour},\"\")"),
 ]
 ROW_COLUMNS = IDENTITY + INTEGERS + LOOKUPS + REPLICA + QUEUE + FIGURES + CHECKS_PER_ROW
 
@@ -283,7 +287,7 @@ def _validation(key: str) -> dict:
 def _cached(column: FleetColumn, row: dict):
     """The engine's value of a row's cell (a blank for None): the row's own key, its mode's miss with one prefill
     replica fewer, TRUE for valid integers, the cost in the helper columns of its mode where it meets."""
-    if column.key == "valid":
+    if column.key in ("valid", "priced"):  # the search's integers, on GPUs the scenario prices above 0
         return True
     if column.key == "miss_one_fewer" and row["mode"] != AGGREGATED:
         return row["miss_one_fewer_prefill"]
@@ -372,7 +376,8 @@ def _answer(sheet: kit.Sheet, table, symbol: str) -> None:
                 book.define(name, sheet.name, cell, value)
         sheet.row_index += 1
     sheet.row(Row("answer", "The fleet's answer", formula=_answer_formula(symbol), kind="text", unit="",
-                  name="fleet_answer"), table.headline["fleet_answer"])
+                  name="fleet_answer"),
+              table.headline["fleet_answer"] if table.checks["fleet_rows_hold"] else FLEET_STALE)
     counts = [Row("configurations", "Configurations searched", formula=f"=COUNTA({_range(sheet, 'mode')})",
                   kind="count", unit="", name="fleet_configurations"),
               Row("feasible", "… meeting the SLO", formula=f"=COUNTIF({_range(sheet, 'meets')},TRUE)", kind="count",
@@ -390,9 +395,10 @@ def _answer_formula(symbol: str) -> str:
                 f'{count(t, "GPU")},{count("fleet_cheapest_prefill_replicas", "prefill replica")}&" of "&'
                 f'{count(t_p, "GPU")}&" and "&{count("fleet_cheapest_decode_replicas", "decode replica")}&" of "&'
                 f'{count(t, "GPU")})')
-    return (f'=IF(fleet_cheapest_mode="","{NO_FLEET}",fleet_cheapest_mode&" on "&fleet_cheapest_gpu&": "&'
+    return (f'=IF(NOT(fleet_rows_hold),"{FLEET_STALE}",IF(fleet_cheapest_mode="","{NO_FLEET}",'
+            f'fleet_cheapest_mode&" on "&fleet_cheapest_gpu&": "&'
             f'{replicas}&" at B "&fleet_cheapest_batch&", "&TEXT(fleet_cheapest_gpus,"#,##0")&'
-            f'" GPUs with spares, {symbol}"&TEXT(fleet_cheapest_cost_per_hour,"#,##0.00")&" per hour")')
+            f'" GPUs with spares, {symbol}"&TEXT(fleet_cheapest_cost_per_hour,"#,##0.00")&" per hour"))')
 
 
 def _holds(sheet: kit.Sheet, tables: list[tuple[int, int]], day: tuple[int, int] | None, value: bool) -> None:
@@ -474,6 +480,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     tables.insert(0, configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
                                          ROW_COLUMNS + HELPERS, reason=True))
     candidate_places = {key: place for key, place in sheet.places.items()}
+    book.define("fleet_candidate_priced", SHEET, _range(sheet, "priced"))
+    book.define("fleet_candidate_gpu", SHEET, _range(sheet, "gpu"))
     for key in dict.fromkeys(plan_fleet.CHOSEN + tuple(key for key, _, _ in DAY_CONFIG)):
         place = candidate_places[key]  # the cheapest configuration, which the day and the plan's months read (§11)
         book.define(f"fleet_chosen_{key}", SHEET, kit.xl_rowcol_to_cell(place.row, place.col, True, True))
@@ -649,7 +657,15 @@ KEY_RESULTS = [
 
 CHECKS = [
     Check("fleet_some_configuration_meets_slo", "Fleet: some configuration meets the SLO",
-          formula="fleet_feasible_configurations>0", note="Fleet: the Candidates table's Meets column"),
+          formula="OR(NOT(fleet_rows_hold),fleet_feasible_configurations>0)",
+          note="Fleet: the Candidates table's Meets column (after an edit the search did not see, the next check fails "
+               "instead: its rows no longer say)"),
     Check("fleet_rows_hold", "Fleet: the search's batches and replicas hold at these inputs",
           formula="fleet_rows_hold", note="FALSE after an edit the search did not see: run the planner again"),
+    Check("fleet_gpus_priced", "Fleet: every GPU searched has a price per GPU-hour above 0 on Catalog",
+          formula="COUNTIF(fleet_candidate_priced,FALSE)=0",
+          note="A GPU priced 0 or blank is never the cheapest; the plan's serving money reads n/a until it has one",
+          label_formula='": "&INDEX(fleet_candidate_gpu,MATCH(FALSE,fleet_candidate_priced,0))&"\'s price is in "&'
+                        "{catalog_cell:catalog_gpu_price_per_hour,catalog_gpu_ids,"
+                        "INDEX(fleet_candidate_gpu,MATCH(FALSE,fleet_candidate_priced,0))}"),
 ]

@@ -92,7 +92,9 @@ def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> Non
 # Catalog edit fails this check, and every money figure on the GPU, which reads the price, reads n/a
 PRICED = kit.Check("price_above_zero", "The plan's GPU has a price per GPU-hour above 0 (price_per_gpu_hour, on "
                    "Catalog)", formula="AND(ISNUMBER(price_per_gpu_hour),price_per_gpu_hour>0)",
-                   note="At 0 every cost of the plan would be 0: its money reads n/a instead.")
+                   note="At 0 every cost of the plan would be 0: its money reads n/a instead.",
+                   label_formula='": "&gpu&"\'s price is in "&'
+                                 "{catalog_cell:catalog_gpu_price_per_hour,catalog_gpu_ids,gpu}")
 
 
 def _needs_a_price(book: kit.Book) -> None:

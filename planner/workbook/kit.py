@@ -83,8 +83,8 @@ class Styles:
                 props["align"] = "center"  # TRUE/FALSE clear of the text beside them
             if kind == "words":
                 props.update(text_wrap=True, indent=1)
-            if right:
-                props.update(align="right", text_wrap=kind == "text")
+            if right:  # wrapped whatever the kind: a number's "n/a: <reason>" reads whole on paper, never clipped
+                props.update(align="right", text_wrap=True)
             if input or sample:
                 props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=not input, border=1,
                              border_color="#BFBFBF")
@@ -483,6 +483,8 @@ class Sheet:
     heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
     label_chars: int = 0  # the longest label written in column A
     guarded: bool = True  # formulas are guarded by the checks of the inputs they need (not on Checks, Catalog, …)
+    money_na: bool = False  # a money cell whose inputs fail reads NOT_AVAILABLE, not "" (where finance reads the
+    # money, so a link or a SUM of it never reads 0 as a figure)
     scalar_col: int | None = None  # where scalar rows and named values go (None: the last value column)
     banner_row: int | None = None  # where the title leaves room for "an input fails its check"
     keys: list[str] = field(default_factory=list)  # the value columns' keys, for Row.at
@@ -915,12 +917,17 @@ class Sheet:
             out.append(parts[i + 1])
         return "".join(out)
 
+    def money(self, kind: str) -> bool:
+        """Whether a cell of this kind reads NOT_AVAILABLE while its inputs fail (`money_na`)."""
+        return self.money_na and kind.startswith("money")
+
     def row(self, spec: Row, value: Any) -> str:
         """A labelled row; returns the scenario cell's address. A per-column row takes one value per column."""
         r = self.row_index
         style = self.book.styles.value(spec.kind, bold=spec.bold)
         self._label(r, spec.label)
-        guard = {"fallback": NOT_AVAILABLE if spec.name else "", "gated": spec.name in self.book.headline}
+        guard = {"fallback": NOT_AVAILABLE if spec.name or self.money(spec.kind) else "",
+                 "gated": spec.name in self.book.headline}
         if spec.per_column:  # one formula copied across: the guard of every column's cell alike (the widest)
             values = list(value)
             cells = [self.formula(r, c, self.expand(spec.formula, r, c), v, style, **guard)
@@ -1003,7 +1010,8 @@ class Sheet:
                 template = column.template(i) if callable(column.template) else column.template
                 needs = (self.name, _a1(first + 1, col)) if alike and i >= 2 else None
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
-                             self.book.styles.value(column.kind), needs=needs)
+                             self.book.styles.value(column.kind), needs=needs,
+                             fallback=NOT_AVAILABLE if self.money(column.kind) else "")
         for col, column in enumerate(columns, start=1):
             self.warn(column.warn, first, col, last, col)
         self.row_index = last + 1

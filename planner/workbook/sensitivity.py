@@ -204,8 +204,13 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table, *, premise: str) -> None:
     sheet.skip()
     sheet.section("Sorted by swing, largest first (each line's rank, then INDEX/MATCH)")
     _, first, _ = sheet.records(list(range(1, len(IDS) + 1)), SORTED, sorted_rows, label_header="Rank")
-    book.define("sensitivity_largest_swing", sheet.name,
-                kit.xl_rowcol_to_cell(first, sheet.places["sorted_input"].col), sorted_rows[0]["sorted_input"])
+    top = kit.xl_rowcol_to_cell(first, sheet.places["sorted_input"].col, True, True)
+    total_now = table.scalars["total_cost"]
+    sheet.row(Row("largest_swing", "The input that moves the plan's total most, while the snapshot is current",
+                  kind="text", unit="", name="sensitivity_largest_swing",
+                  formula=f'=IF(NOT(ISNUMBER(plan_total_cost)),plan_total_cost,IF(sensitivity_snapshot_current,{top},'
+                          f'"{STALE}"))', note="The first line above; n/a once an input changes, as the snapshot"),
+              total_now if isinstance(total_now, str) else sorted_rows[0]["sorted_input"] if current else STALE)
     _tornado_chart(book, sheet)
     sheet.skip()
     sheet.section("The plan against its alternatives (shown on the Cover as differences)")
