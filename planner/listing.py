@@ -9,6 +9,7 @@ words that say what is allowed, so validation, the workbook's dropdowns and rang
 from __future__ import annotations
 
 import datetime as dt
+import re
 import types
 import typing
 from dataclasses import dataclass, replace
@@ -316,6 +317,9 @@ class Input:
         return self.allowed.scaled(TYPED_IN[self.kind][1], self.unit) if self.kind in TYPED_IN else self.allowed
 
 
+SYMBOL = re.compile(r"(.*\S) ([A-Za-zα-ωΑ-Ω](?:_[A-Za-z0-9]+)?)")  # a label that ends in the method's symbol
+
+
 def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Input]:
     """The inputs of a scenario section: each declared field (one with a label), sub-sections and list items in
     order. `title` prefixes labels of list items ("Allocation option 2: GPUs")."""
@@ -337,7 +341,12 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
                             note=info.description or "", kind=extra["kind"], allowed=Allowed.of(item), value=v)
                       for i, v in enumerate(value, start=1)]
         elif "label" in extra:
-            found.append(Input(path, title + extra["label"], extra["unit"], info.description or "",
+            label, note, symbol = extra["label"], info.description or "", extra.get("symbol")
+            if not symbol and (ends := SYMBOL.fullmatch(label)):  # "Tensor parallel t": t goes to the notes
+                label, symbol = ends[1], ends[2]
+            if symbol:  # the method's symbol in the Notes column, the label in words
+                note = f"{symbol}: {note}" if note else symbol
+            found.append(Input(path, title + label, extra["unit"], note,
                                kind=extra["kind"], allowed=Allowed.of(info), value=value))
     return found
 

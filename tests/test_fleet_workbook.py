@@ -80,7 +80,9 @@ def test_an_edited_price_re_ranks_to_the_engine_at_that_price(libreoffice, writt
 
 def test_a_doubled_rate_says_run_the_planner_again(libreoffice, written, tmp_path):
     """At 20 requests per second the engine's replicas no longer meet the target: the rows' checks turn FALSE, the
-    Checks sheet and the Cover fail, the sheet says to run the planner again, and no cheapest fleet is shown."""
+    Checks sheet and the Cover fail, the sheet says to run the planner again, and no cheapest fleet is shown. The
+    answer says the Fleet's inputs changed, not that none meets the SLO (the search at 20 would find one; issue 43
+    finding 2), and the check that some configuration meets the SLO yields to the rows' check."""
     original = written[EXAMPLE_4.stem]
     doubled = tmp_path / "doubled.xlsx"
     set_cells(original, doubled, {"fleet_peak_rate": 20})
@@ -88,14 +90,14 @@ def test_a_doubled_rate_says_run_the_planner_again(libreoffice, written, tmp_pat
     book = xlsx.read(original)
     assert same(False, named(values, book, "fleet_rows_hold"))
     assert same(False, named(values, book, "ok_fleet_rows_hold"))
-    assert same(False, named(values, book, "ok_fleet_some_configuration_meets_slo"))
+    assert same(True, named(values, book, "ok_fleet_some_configuration_meets_slo"))
     assert same(False, named(values, book, "checks_all_pass"))
     assert named(values, book, "fleet_feasible_configurations") == 0
-    assert named(values, book, "fleet_answer") == "none meets the SLO"
+    assert named(values, book, "fleet_answer") == "n/a: the Fleet's inputs changed: run the planner again"
     assert named(values, book, "fleet_cheapest_cost_per_hour") in ("", None)
-    status = next(value for (sheet, _), value in values.items() if sheet == "Fleet" and isinstance(value, str)
-                  and "planner again" in value)
-    assert status == "An input changed since the planner ran: run the planner again"
+    status = [value for (sheet, _), value in values.items() if sheet == "Fleet" and isinstance(value, str)
+              and "planner again" in value]
+    assert "An input changed since the planner ran: run the planner again" in status
 
 
 @pytest.mark.spreadsheet

@@ -118,7 +118,7 @@ def test_the_inputs_show_labels_units_and_values_as_the_workbook_does(default_ht
     start = default_html.index("<h2>Inputs</h2>")
     inputs = default_html[start:default_html.index("<h2>Method and caveats</h2>")]
     assert '<th>Model FLOPs utilisation (MFU)</th><td class="n">40 %</td><td>of peak</td>' in inputs
-    assert '<th>Training tokens T</th><td class="n">15.6</td><td>T tokens</td>' in inputs
+    assert '<th>Training tokens</th><td class="n">15.6</td><td>T tokens</td>' in inputs
     assert '<th>SLO: time to first token</th><td class="n">2,000</td><td>ms</td>' in inputs
     assert "Training hours and cost" in inputs  # each table's section, titled as on the Inputs sheet
     assert "hours.mfu" not in inputs and "15,600,000,000,000" not in inputs

@@ -352,8 +352,11 @@ def test_the_plans_gpu_priced_0_or_blank_on_catalog_fails_a_check_and_its_money_
     assert named(zero, book, "ok_catalog_gpu") in (True, 1)  # 0 is a valid Catalog price: for another GPU
     assert named(zero, book, "hours_gpu_hours") == pytest.approx(book.formulas[book.names["hours_gpu_hours"]],
                                                                   rel=1e-9)
+    # the label names the Catalog cell to fix (finding 3, finished)
+    [(sheet, cell)] = catalog_cells(original, [("catalog_gpu", "h100-sxm", "price_per_hour", 0)])
     assert named(zero, book, "checks_first_failed") == \
-        "The plan's GPU has a price per GPU-hour above 0 (price_per_gpu_hour, on Catalog)"
+        f"The plan's GPU has a price per GPU-hour above 0 (price_per_gpu_hour, on Catalog): h100-sxm's price is in " \
+        f"'{sheet}'!{cell}"
 
 
 # Finding 4: the word layout offered only where the workbook has a layout search ----------------------------------------

@@ -51,10 +51,10 @@ def test_tornado_bars_by_hand():
     assert t.scalars["total_cost"] == pytest.approx(base)
     bars = {line["input"]: line for line in t.sorted}
     assert bars["Price per GPU-hour"]["change_high"] == pytest.approx(0.2 * base)
-    assert bars["Training tokens T"]["change_low"] == pytest.approx(-0.2 * training)
+    assert bars["Training tokens"]["change_low"] == pytest.approx(-0.2 * training)
     assert bars["Training MFU"]["change_low"] == pytest.approx(0.25 * training)
-    assert bars["Served tokens per day D"]["change_high"] == pytest.approx(0.2 * serving)
-    assert bars["Productive share q"]["change_high"] == 0 and bars["Productive share q"]["change_low"] == \
+    assert bars["Served tokens per day"]["change_high"] == pytest.approx(0.2 * serving)
+    assert bars["Productive share"]["change_high"] == 0 and bars["Productive share"]["change_low"] == \
         pytest.approx(0.25 * training)
     # the horizon at ×0.8 and ×1.2 is 584 and 876 days of serving at D: the same swing as D's (line order keeps D
     # first)
@@ -68,13 +68,13 @@ def test_tornado_bars_by_hand():
              for m in range(26)]
     days = [(min(b, end) - a).total_seconds() / 86400 for a, b in zip(steps, steps[1:]) if a < end]
     grown = sum(1.01 ** m * d for m, d in enumerate(days)) / HORIZON * serving
-    assert bars["Monthly traffic growth g"]["change_high"] == pytest.approx(grown - serving, rel=1e-9)
+    assert bars["Monthly traffic growth"]["change_high"] == pytest.approx(grown - serving, rel=1e-9)
     # swings: price 0.4·base, D and the horizon 0.4·serving, growth, MFU (1/0.8 − 1/1.2)·training, T 0.4·training,
     # q 0.25·training
     order = [line["input"] for line in t.sorted]
-    assert [name for name in order if name != "Bandwidth efficiency η_m"] == [
-        "Price per GPU-hour", "Served tokens per day D", "Serving horizon", "Monthly traffic growth g",
-        "Training MFU", "Training tokens T", "Productive share q"]
+    assert [name for name in order if name != "Bandwidth efficiency"] == [
+        "Price per GPU-hour", "Served tokens per day", "Serving horizon", "Monthly traffic growth",
+        "Training MFU", "Training tokens", "Productive share"]
 
 
 @pytest.mark.spreadsheet

@@ -24,9 +24,8 @@ from planner.method import Constant, Method
 from planner.model.passes import serving_gpu_hours
 
 NO_TRAFFIC = "no traffic"  # the cost per served token without traffic
-COLUMNS = ("phase", "year", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
+COLUMNS = ("phase", "serving_month", "days", "training", "tokens_per_day", "served_tokens",
            "serving_gpu_hours", "scale", "committed_gpus", "serving", "standby", "total", "cumulative")
-YEAR_COLUMNS = ("training", "serving", "standby", "total")
 
 
 def months(days, days_per_month=DAYS_PER_MONTH) -> int:
@@ -64,11 +63,10 @@ def peak_sized(gpu_hours, days, profile) -> tuple[float, int]:
 @dataclass
 class BudgetTable:
     """docs/method.md §9's totals and budget for one scenario: the scalars, every month row of the sheet (the plan's
-    months and the spare ones, blank) and every year row."""
+    months and the spare ones, blank); its years are the calendar's fiscal years (Cost, §13)."""
 
     scalars: dict
     rows: list[dict]  # average_row_count rows, keyed by COLUMNS; "" where the month is not in the plan
-    years: list[dict]  # a row per twelve of them, keyed by YEAR_COLUMNS
 
     @property
     def headline(self) -> dict:
@@ -87,8 +85,7 @@ class BudgetTable:
         return {"budget_run_within_rows": s["training_months"] + s["serving_months"] <= len(self.rows)}
 
     def to_json(self) -> dict:
-        return {**self.scalars, "months": [r for r in self.rows if r["phase"]],
-                "years": [y for y in self.years if y["training"] != ""]}
+        return {**self.scalars, "months": [r for r in self.rows if r["phase"]]}
 
 
 def compute(scenario, tables) -> BudgetTable:
@@ -127,7 +124,6 @@ def compute(scenario, tables) -> BudgetTable:
     held = tables.month_rows  # an edited workbook's rows, else the plan's and the spare
     count = held.average if held else average_row_count(n_training, n_serving, scenario.budget.spare_months)
     rows = month_rows(scenario, scalars, count, fits=fits, profile=profile, fleet=fleet, na=na)
-    years = year_rows(rows, fits, na)
     used = [r for r in rows if r["phase"]]
     served = [r for r in used if r["phase"] == "serving"]
     serving_cost = sum(r["serving"] for r in served) if fits else na
@@ -144,9 +140,8 @@ def compute(scenario, tables) -> BudgetTable:
     if scalars["run_na"]:  # the rows hold part of the plan: no sums to show
         scalars |= dict.fromkeys(("months_training_cost", "served_tokens", "serving_cost", "standby_cost",
                                   "total_cost"), TOO_LONG)
-        years = [y if y["training"] == "" else dict.fromkeys(YEAR_COLUMNS, TOO_LONG) for y in years]
     return BudgetTable({k: plain(v) for k, v in scalars.items()},
-                       [{k: plain(v) for k, v in r.items()} for r in rows], years)
+                       [{k: plain(v) for k, v in r.items()} for r in rows])
 
 
 def month_rows(scenario, s: dict, count: int, *, fits: bool, profile: tuple, fleet=None,
@@ -187,24 +182,9 @@ def month_rows(scenario, s: dict, count: int, *, fits: bool, profile: tuple, fle
             continue
         if not isinstance(cumulative, str):
             cumulative = cumulative + total if not isinstance(total, str) else na
-        row |= {"total": total, "cumulative": cumulative, "year": (i - 1) // 12 + 1}
+        row |= {"total": total, "cumulative": cumulative}
         rows.append(row)
     return rows
-
-
-def year_rows(rows: list[dict], fits: bool, na: str = NOT_SERVED) -> list[dict]:
-    """Each year of twelve months from the first training month: its sums, "n/a" where it serves and the users do
-    not fit, blank beyond the plan."""
-    years = []
-    for year in range(1, -(-len(rows) // 12) + 1):
-        inside = [r for r in rows if r["year"] == year]
-        if not inside:
-            years.append(dict.fromkeys(YEAR_COLUMNS, ""))
-            continue
-        served = any(r["phase"] == "serving" for r in inside)
-        years.append({key: na if key != "training" and served and not fits else
-                      sum(r[key] for r in inside if isinstance(r[key], float)) for key in YEAR_COLUMNS})
-    return years
 
 
 CONSTANTS = [
@@ -230,7 +210,7 @@ METHOD = Method(
         "Over the horizon at launch traffic: horizon days × D / (3600·TokS) × price, beside Crossover's figure at "
         "its assumed serving MFU (a comparison of compute, not a cost of the plan); serving cost per million "
         "served tokens = serving cost / (horizon × D) × 1e6.",
-        "Total and cumulative by month; subtotals per year of twelve months from the first training month. The "
+        "Total and cumulative by month (the years are the calendar's fiscal years, §13: one timeline). The "
         "sheet has a row for each of the plan's months and budget.spare_months more (at most ten years of "
         "training and the longest horizon), those beyond the plan blank and grouped out of sight; an edit that "
         "needs more months than the rows hold leaves the sums n/a until the planner runs again.",

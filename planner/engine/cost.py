@@ -24,7 +24,8 @@ from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HOUR
                                    PAST_DEADLINE, TOO_LONG, TooManyGPUs)
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
 from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
-                                        npv, owned_columns, path_columns, plan_end, timeline, training_column)
+                                        npv, owned_columns, path_columns, path_end, plan_end, timeline,
+                                        training_column)
 from planner.engine.plan.prices import (NO_SERVER, NO_SERVING, TIERS, TRAINING_DAYS_MAX, Baseline,
                                         TierPrices, baseline, break_even_utilisation, tier_prices,
                                         tokens_per_s_per_mw)
@@ -345,7 +346,8 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     extra = {"months": cal.plan_months(p.start, end), "rows": m.rows,
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),
              "bridge": {line["line"]: line["amount"] for line in lines} or {"calendar_months": 0.0}}
-    scalars = named_cells(p, sums, t=t, b=b, own=own, tiers=tiers) | {"plan_end": end, "months": extra["months"]}
+    scalars = named_cells(p, sums, t=t, b=b, own=own, tiers=tiers) | {"plan_end": end, "months": extra["months"],
+                                                                       "path_end": path_end(t, b, p.path)}
     table = CostTable(scalars=scalars, rows=month_rows(m, c, in_plan) if rows else [], fiscal_years=years,
                       bridge=lines,
                       unit=unit_economics(p, c, sums), checks=checks(p, t, own, sums, extra),

@@ -46,9 +46,9 @@ def training_cost(flops, peak_tflops, mfu, productive_share, price):
 
 
 GRIDS = ("training_cost", "days", "crossing_day", "cost_per_million_tokens")
-TORNADO = {"mfu": "Training MFU", "price": "Price per GPU-hour", "training_tokens": "Training tokens T",
-           "tokens_per_day": "Served tokens per day D", "bandwidth_efficiency": "Bandwidth efficiency η_m",
-           "productive_share": "Productive share q", "monthly_growth": "Monthly traffic growth g",
+TORNADO = {"mfu": "Training MFU", "price": "Price per GPU-hour", "training_tokens": "Training tokens",
+           "tokens_per_day": "Served tokens per day", "bandwidth_efficiency": "Bandwidth efficiency",
+           "productive_share": "Productive share", "monthly_growth": "Monthly traffic growth",
            "horizon": "Serving horizon"}  # the tornado's inputs, as the sheet names them
 GROWTH_STEP = 0.01  # growth of 0 moves by ±0.01 a month (×0.8 and ×1.2 of 0 would not move it)
 ALTERNATIVES = ("assumed_mfu", "standby", "growth")  # the Cover's bridge: the plan's total against each

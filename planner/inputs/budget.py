@@ -47,9 +47,9 @@ class Budget(Section):
     model_config = ConfigDict(title="Monthly budget")
 
     monthly_growth: Annotated[float, Field(ge=-0.5, le=1)] = declared(
-        0.0, "Monthly traffic growth g", "per month", "Served tokens per day grow by this share each month after "
+        0.0, "Monthly traffic growth", "per month", "Served tokens per day grow by this share each month after "
         "launch, compounding: month m serves D·(1 + g)^(m − 1). 0: flat, and the budget's serving total equals "
-        "the serving cost over the horizon.", kind="percent")
+        "the serving cost over the horizon.", kind="percent", symbol="g")
     include_standby: bool = declared(False, "Standby capacity in the total", "", "TRUE adds to each month of the "
                                      "on-demand path the idle hours of a fleet sized for that month's peak hour "
                                      "(from the traffic and the demand profile), at the on-demand price; FALSE shows "
@@ -65,8 +65,8 @@ class Budget(Section):
         0.0, "Price escalation", "per year", "On-demand and spot prices, owned running costs and other costs grow "
         "by this share at the start of each plan year; commitments and purchases do not.", kind="percent")
     contingency: Annotated[float, Field(ge=0, le=2)] = declared(
-        0.0, "Contingency κ", "of the subtotal", "A line of its own on every month: total = subtotal × (1 + κ). "
-        "Reported training hours ran 16 % to 177 % above the calculation for Llama 3.1.", kind="percent")
+        0.0, "Contingency", "of the subtotal", "A line of its own on every month: total = subtotal × (1 + κ). "
+        "Reported training hours ran 16 % to 177 % above the calculation for Llama 3.1.", kind="percent", symbol="κ")
     discount_rate: Annotated[float, Field(ge=0, le=1)] = declared(
         0.08, "Discount rate", "per year", "The cost of capital the NPV discounts at. 8 % is illustrative: use your "
         "company's own rate.", kind="percent")

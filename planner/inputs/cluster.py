@@ -17,10 +17,10 @@ CUSTOM_PROFILE = "custom"  # the Catalog id of a profile given inline as 24 frac
 class Cluster(Section):
     model_config = ConfigDict(title="Cluster over 24 hours")
 
-    gpus: Count = declared(1024, "Cluster GPUs N", "GPUs", "The whole cluster, for inference and training.",
-                           kind="count")
-    inference_peak_gpus: whole(0) = declared(600, "Inference peak P", "GPUs", "GPUs inference needs at its busiest "
-                                             "hour.", kind="count")
+    gpus: Count = declared(1024, "Cluster GPUs", "GPUs", "The whole cluster, for inference and training.",
+                           kind="count", symbol="N")
+    inference_peak_gpus: whole(0) = declared(600, "Inference peak", "GPUs", "GPUs inference needs at its busiest "
+                                             "hour.", kind="count", symbol="P")
     spare: Annotated[float, Field(ge=0, le=10)] = declared(0.10, "Spare share r", "of demand", "Held ready for "
                                                             "failures and spikes: separate pools add it to the "
                                                             "peak, a shared cluster to each hour's demand.",

@@ -33,8 +33,8 @@ class Pricing(Section):
         "committed_1y", "Serving baseline tier", "", "The term of the committed serving baseline; demand above it "
         "is rented on demand.", kind="text")
     serving_baseline_gpus: _range(0, COUNT_MAX) | None = declared(
-        None, "Serving baseline B_c", "GPUs", "The size of a quote you hold. Blank: the suggested baseline, from "
-        "the demand profile and the prices.", kind="count", blank=True)
+        None, "Serving baseline", "GPUs", "The size of a quote you hold. Blank: the suggested baseline, from "
+        "the demand profile and the prices.", kind="count", blank=True, symbol="B_c")
     committed_1y_ratio: Share = declared(
         0.80, "1-year committed price", "of on-demand", "Used where the Catalog has no 1-year quote. Illustrative: "
         "between on-demand and the 3-year rate.", kind="percent")
@@ -46,25 +46,26 @@ class Pricing(Section):
         0.50, "Spot price", "of on-demand", "Used where the Catalog has no spot quote. Illustrative: providers "
         "publish discounts of up to 91 %, but GPU spot capacity is scarce.", kind="percent")
     spot_overhead: _range(0, 2) = declared(
-        0.10, "Spot overhead ω", "of GPU-hours", "GPU-hours lost to preemptions on spot: ten a day, each losing 0.25 "
-        "GPU-hours per GPU, is 10 × 0.25 / 24 = 0.104.", kind="percent")
+        0.10, "Spot overhead", "of GPU-hours", "GPU-hours lost to preemptions on spot: ten a day, each losing 0.25 "
+        "GPU-hours per GPU, is 10 × 0.25 / 24 = 0.104.", kind="percent", symbol="ω")
 
 
 class Ownership(Section):
     model_config = ConfigDict(title="Owning GPUs")
 
     gpus: whole(1) | None = declared(
-        None, "Owned GPUs N_own", "GPUs", "A purchase you already plan. Blank: the plan's largest month of committed "
-        "GPUs (and at least the run's GPUs when training is owned).", kind="count", blank=True)
+        None, "Owned GPUs", "GPUs", "A purchase you already plan. Blank: the plan's largest month of committed "
+        "GPUs (and at least the run's GPUs when training is owned).", kind="count", blank=True, symbol="N_own")
     training: bool = declared(
         False, "Train on owned GPUs", "", "TRUE: the owned path buys its GPUs at the start date and trains on them; "
         "the rented paths still rent training at its tier.", kind="bool")
     useful_life_years: _range(0.5, 10) = declared(
-        4, "Useful life Y", "years", "Straight-line depreciation to the residual value, by day. 4 years is a common "
-        "economic life for GPUs; hyperscalers' accounting lives for servers are 5 to 6 years.", kind="decimal")
+        4, "Useful life", "years", "Straight-line depreciation to the residual value, by day. 4 years is a common "
+        "economic life for GPUs; hyperscalers' accounting lives for servers are 5 to 6 years.", kind="decimal",
+        symbol="Y")
     residual_value: _range(0, 0.9) = declared(
-        0.10, "Residual value R", "of the price", "What a server is worth at the end of its useful life. "
-        "Illustrative.", kind="percent")
+        0.10, "Residual value", "of the price", "What a server is worth at the end of its useful life. "
+        "Illustrative.", kind="percent", symbol="R")
     pue: _range(1, 3) = declared(
         1.3, "Power usage effectiveness", "", "Facility power ÷ IT power: an industry average of about 1.56; new "
         "large facilities reach 1.3 or better.", kind="decimal")

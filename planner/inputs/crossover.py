@@ -14,8 +14,8 @@ class Crossover(Section):
     model_config = ConfigDict(title="Crossover: serving against training")
 
     tokens_per_day: id_or_number(PresetId, TokensPerDay) = declared(
-        "popular-app", "Served tokens per day D", "tokens per day", "A traffic preset from Catalog, or a whole "
-        "number of tokens (0: no traffic).", kind="count", choices="catalog_traffic_preset_ids")
+        "popular-app", "Served tokens per day", "tokens per day", "A traffic preset from Catalog, or a whole "
+        "number of tokens (0: no traffic).", kind="count", choices="catalog_traffic_preset_ids", symbol="D")
     serving_mfu: word_or_number((ROOFLINE,), Share) = declared(
         0.10, "Serving MFU", "of peak", "A share of peak, or the word roofline: the Serving table's MFU at its "
         "users. Decode is bound by memory bandwidth: serving often reaches a small share of peak.", kind="percent",

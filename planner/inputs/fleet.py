@@ -40,8 +40,8 @@ class Fleet(Section):
     peak_rate: Annotated[float, Field(ge=MIN_RATE, le=MAX_RATE)] | None = declared(
         None, "Peak request rate λ_u", "requests per second", "First attempts at the busiest hour. Left out: from "
         "crossover.tokens_per_day when that is given, else 10.", kind="decimal")
-    quality: Share = declared(1.0, "Quality share q", "of responses", "Of the responses meeting the SLO, the share "
-                              "also acceptable in quality.", kind="percent")
+    quality: Share = declared(1.0, "Quality share", "of responses", "Of the responses meeting the SLO, the share "
+                              "also acceptable in quality.", kind="percent", symbol="q")
     retries: bool = declared(True, "Retries", "", "TRUE: a response that fails on quality is asked again, so the "
                              "fleet serves λ_u/q.", kind="bool")
     profile: Annotated[str, Field(min_length=1, max_length=64)] = declared(

@@ -19,8 +19,8 @@ Strategy = Annotated[
 class Memory(Section):
     model_config = ConfigDict(title="Training memory")
 
-    gpus: Count = declared(8, "GPUs in the sharding group N", "GPUs", "The GPUs the model state is sharded over "
-                           "(t × p × d); a multiple of t × p.", kind="count")
+    gpus: Count = declared(8, "GPUs in the sharding group", "GPUs", "The GPUs the model state is sharded over "
+                           "(t × p × d); a multiple of t × p.", kind="count", symbol="N")
     strategy: Strategy = declared("zero3", "Strategy", "", "ddp replicates everything; zero1 shards the optimizer "
                                   "state, zero2 also gradients, zero3 (= FSDP) also weights.", kind="text",
                                   choices="catalog_strategy_ids")

@@ -32,8 +32,8 @@ class Speculative(Section):
         "(not vLLM's accepted/draft ratio). Left out: 0.85 for mtp (DeepSeek-V3's 85-90 %), 0.7 for draft.",
         kind="percent", blank=True)
     accept_length: Annotated[float, Field(ge=1, le=MAX_DRAFT_TOKENS + 1)] | None = declared(
-        None, "Measured tokens per step E", "tokens", "From vLLM's counters: 1 + accepted / drafts; replaces the "
-        "formula from α. At most k + 1.", kind="decimal", blank=True)
+        None, "Measured tokens per step", "tokens", "From vLLM's counters: 1 + accepted / drafts; replaces the "
+        "formula from α. At most k + 1.", kind="decimal", blank=True, symbol="E")
     draft_model: ModelId | None = declared(None, "Draft model", "", "With draft: a Catalog model with the same "
                                            "vocabulary, served at the same t and precisions.", kind="text",
                                            choices="catalog_model_ids", blank=True)
@@ -45,8 +45,8 @@ class Speculative(Section):
 class Serving(Section):
     model_config = ConfigDict(title="Serving")
 
-    users: Count = declared(32, "Concurrent users u (sequences B)", "users", "Requests served at once; each keeps a "
-                            "KV cache of its whole sequence.", kind="count")
+    users: Count = declared(32, "Concurrent users (sequences served at once)", "users", "Requests served at once; "
+                            "each keeps a KV cache of its whole sequence.", kind="count", symbol="u, B")
     sequence_length: whole(2) | None = declared(None, "Serving sequence length", "tokens", "Prompt plus output per "
                                                 "request; defaults to the training sequence length.", kind="count")
     prompt_tokens: Count | None = declared(None, "Prompt tokens s", "tokens", "Below the sequence length; defaults to "
@@ -60,16 +60,16 @@ class Serving(Section):
                                              choices="catalog_precision_ids")
     kv_precision: PrecisionId = declared("bf16", "KV-cache precision", "", "A precision from Catalog: only its bytes "
                                          "per KV value are read.", kind="text", choices="catalog_precision_ids")
-    compute_efficiency: Share = declared(0.5, "Compute efficiency η_c", "of peak", "The share of the peak a "
-                                         "compute-bound pass (prefill) sustains.", kind="percent")
-    bandwidth_efficiency: Share = declared(0.7, "Bandwidth efficiency η_m", "of HBM", "The share of HBM bandwidth a "
-                                           "memory-bound pass (decode) sustains.", kind="percent")
+    compute_efficiency: Share = declared(0.5, "Compute efficiency", "of peak", "The share of the peak a "
+                                         "compute-bound pass (prefill) sustains.", kind="percent", symbol="η_c")
+    bandwidth_efficiency: Share = declared(0.7, "Bandwidth efficiency", "of HBM", "The share of HBM bandwidth a "
+                                           "memory-bound pass (decode) sustains.", kind="percent", symbol="η_m")
     memory_reserve: Annotated[float, Field(ge=0, le=0.9)] = declared(
         0.10, "Memory reserve r", "of GPU memory", "Held back for activations and fragmentation: 1 − vLLM's "
         "gpu_memory_utilization (0.9).", kind="percent")
-    overhead_ms: Annotated[float, Field(ge=0, le=1e4)] = declared(0, "Overhead per pass τ", "ms", "Kernel launches "
+    overhead_ms: Annotated[float, Field(ge=0, le=1e4)] = declared(0, "Overhead per pass", "ms", "Kernel launches "
                                                                   "and sampling: a knob to calibrate with.",
-                                                                  kind="count")
+                                                                  kind="count", symbol="τ")
     prefix_hit_rate: Annotated[float, Field(ge=0, le=0.99)] = declared(
         0, "Prefix-cache hit rate h", "of prompt tokens", "The share of prompt tokens served from the prefix cache "
         "(vLLM's hits / queries, in tokens): only the new tokens are prefilled. Below 1.", kind="percent")

@@ -19,7 +19,7 @@ SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's c
 def findings(results) -> list[str]:
     scenario, s, cost = results.scenario, results.budget.scalars, results.cost
     symbol, b = scenario.currency_symbol, scenario.budget
-    start, end = date_of(cost.scalars["start_date"]), date_of(cost.scalars["plan_end"])
+    start, end = date_of(cost.scalars["start_date"]), date_of(cost.scalars["path_end"])
     years = [fy for fy in cost.fiscal_years]
     path = cost.scalars["path"]
     plan = (f"The plan runs {number(cost.scalars['months'])} calendar months from {start:%-d %B %Y} to "

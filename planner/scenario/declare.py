@@ -30,15 +30,18 @@ Fraction = Annotated[float, Field(ge=0, le=1)]
 
 def declared(default: Any = ..., label: str = "", unit: str = "", note: str = "", *, kind: str = "number",
              choices: str | None = None, words: tuple[str, ...] = (), blank: bool = False, sheet: bool = True,
-             between: tuple | None = None, **limits) -> Any:
+             between: tuple | None = None, symbol: str = "", **limits) -> Any:
     """An input's default, allowed range and words, read by validation, the Inputs sheet and the Checks sheet.
 
     `kind` is how the workbook shows it (a planner.units.KINDS key); `choices` a workbook name whose values a dropdown
     offers (catalog_model_ids, …); `words` the words a number's cell may hold instead (roofline); `blank` that
     its cell may be left blank (None: no deadline); `sheet=False` that no sheet reads it yet, so the Inputs sheet
     leaves it out (its label, unit and kind wait under "pending" until its sheets are written); `between` the
-    first and last dates a date input takes (ISO text)."""
+    first and last dates a date input takes (ISO text); `symbol` the method's symbol for it, shown in the Notes
+    column before the note (the label stays in words)."""
     extra = {"label": label, "unit": unit, "kind": kind}
+    if symbol:
+        extra["symbol"] = symbol
     if choices:
         extra["choices"] = choices
     if words:

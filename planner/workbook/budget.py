@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.engine.budget import COLUMNS, NO_TRAFFIC, YEAR_COLUMNS
+from planner.engine.budget import COLUMNS, NO_TRAFFIC
 from planner.engine.shared import TOO_LONG
 from planner.workbook import kit, model, plan_fleet
 from planner.workbook.cost import NO_SERVER, on_time, swapped_rows, text, unless
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
+MONEY_BACK = "below 0 at the end: money back: the GPUs sold at book value at the end"  # the owned path's
 NA = "plan_serving_reason"  # the users do not fit, or a Fleet searched for other inputs (Cost)
 
 
@@ -79,7 +80,8 @@ def path_columns(path: str, label: str) -> list[Column]:
                template=then(serving, f"budget_contingency*{{{path}_subtotal}}")),
         Column(f"{path}_total", f"{label}: total per month", kind="money0",
                template=then(serving, f"{{{path}_subtotal}}+{{{path}_contingency}}")),
-        Column(f"{path}_cash", f"{label}: cash per month", kind="money0", template=then(serving, cash)),
+        Column(f"{path}_cash", f"{label}: cash per month" + (f" ({MONEY_BACK})" if path == "owned" else ""),
+               kind="money0", template=then(serving, cash)),
     ]
 
 
@@ -206,7 +208,8 @@ SUMMARY = [
     Row("npv", "… its NPV over the plan, as at its first month", formula="=tco_npv", kind="money0", unit=""),
     Row("months", "Months in the plan", formula="=tco_months", kind="count", unit=""),
     Row("start", "The plan starts", formula="=tco_start_date", kind="date", unit=""),
-    Row("end", "… and ends", formula="=plan_end", kind="date", unit=""),
+    Row("end", "… and ends: the last day the budget's path pays for", formula="=plan_path_end", kind="date",
+        unit=""),
 ]
 
 
@@ -225,7 +228,8 @@ YEARLY = [
     Column("fy_total", "Budget's path: total per fiscal year", kind="money0",
            template='=IF({fiscal_year}="","",IF(budget_path="committed",{committed_total},IF(budget_path="owned",'
                     "{owned_total},{on_demand_total})))"),
-    *[Column(f"{path}_{key}", f"{label}: {key} per fiscal year", kind="money0", template=fy_sum(path, key))
+    *[Column(f"{path}_{key}", f"{label}: {key} per fiscal year" + (f" ({MONEY_BACK})" if (path, key) == ("owned",
+             "cash") else ""), kind="money0", template=fy_sum(path, key))
       for path, label in (("on_demand", "On demand"), ("committed", "Committed"), ("owned", "Owned"))
       for key in ("total", "cash")],
     Column("fy_number", "Fiscal year (number)", kind="count",
@@ -327,7 +331,6 @@ def _average_cumulative(i: int) -> str:
 MONTHS = [  # one row per average month of the plan, {label} its number from the first training month
     Column("phase", "Phase", kind="text", template='=IF({label}<=budget_training_months,"training",'
            'IF({label}<=budget_training_months+budget_months,"serving",""))'),
-    Column("year", "Year", kind="count", template='=IF({phase}="","",INT(({label}-1)/12)+1)'),
     Column("serving_month", "Serving month m", kind="count",
            template=_is("serving", "{label}-budget_training_months")),
     Column("days", "Days", kind="days", template='=IF({phase}="training",MIN(budget_days_per_month,hours_days-'
@@ -378,20 +381,6 @@ def with_fleet(items: list, templates: dict, fleet: bool, field: str = "template
             for item in items]
 
 
-def _yearly(column: str, served: bool = False) -> str:
-    total = f"SUMIFS({{{column}:range}},{{year:range}},{{label}})"
-    if served:
-        total = f'IF(AND(NOT(plan_serving_fits),COUNTIFS({{year:range}},{{label}},{{phase:range}},"serving")>0),{NA},' \
-                f"{total})"
-    return f'=IF(COUNTIF({{year:range}},{{label}})=0,"",IF(budget_run_na<>"",budget_run_na,{total}))'
-
-
-AVERAGE_YEARS = [
-    Column("year_training", "Training per year", kind="money0", template=_yearly("training")),
-    Column("year_serving", "Serving per year", kind="money0", template=_yearly("serving", served=True)),
-    Column("year_standby", "Standby per year", kind="money0", template=_yearly("standby", served=True)),
-    Column("year_total", "Total per year", kind="money0", template=_yearly("total", served=True)),
-]
 CHART_HEIGHT = 380
 
 
@@ -409,7 +398,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "the three paths side by side, then the average-month budget the bridge starts from (Cost).")
     sheet.section("The plan's total")
     summary = {"plan_total_cost": cost.headline["plan_total_cost"], "npv": cost.headline["tco_npv"],
-               "months": cost.scalars["months"], "start": cost.scalars["start_date"], "end": cost.scalars["plan_end"]}
+               "months": cost.scalars["months"], "start": cost.scalars["start_date"], "end": cost.scalars["path_end"]}
     top = sheet.row_index
     chart_rows = 2 + -(-CHART_HEIGHT // 20)
     month_rows = len(cost.rows)  # the plan's months and the spare ones (the engine's result)
@@ -472,7 +461,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
 
 
 def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, searched: bool) -> None:
-    """§9's budget over months of 30.4375 days: its totals, sums, years and months (with a layout search, the totals
+    """§9's budget over months of 30.4375 days: its totals, sums and months (with a layout search, the totals
     that include training read n/a past its deadline)."""
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
     sheet.rows(_bare(swapped_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)),
@@ -480,7 +469,7 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     sheet.rows(_bare(with_fleet(PLAN, PLAN_FLEET, fleet, "formula")), table.scalars)
     sheet.skip()
     top = sheet.row_index
-    months_at = top + (1 + len(SUMS) + 1) + (1 + 1 + len(table.years) + 1)
+    months_at = top + (1 + len(SUMS) + 1)
     sheet.row_index = months_at
     spare = len(table.rows) - table.scalars["training_months"] - table.scalars["serving_months"]
     sheet.section(f"Every average month: training, then launch and {table.scalars['serving_months']} serving months "
@@ -495,11 +484,6 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     sheet.row_index = top
     sheet.section("The average months' sums, with the monthly growth")
     sheet.rows(_bare(swapped_rows(SUMS, searched, ON_TIME)), table.scalars)
-    sheet.skip()
-    sheet.section("Per year of twelve months, from the first training month")
-    years = [{f"year_{key}": year[key] for key in YEAR_COLUMNS} for year in table.years]
-    _, first, _ = sheet.records(list(range(1, len(years) + 1)), AVERAGE_YEARS, years, label_header="Year")
-    _hide(sheet, [first + i for i, year in enumerate(table.years) if year["training"] == ""])
     sheet.skip()
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end
@@ -522,16 +506,17 @@ def _hide(sheet: kit.Sheet, rows: list[int]) -> None:
 
 
 def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
-    """The budget's path stacked by month: training, other costs, serving and contingency add up to its total. A
-    date axis over every row, the rows beyond the plan placed at its last month (with nothing to add), so the
-    months shown follow the plan when the run or the horizon changes."""
-    chart = book.wb.add_chart({"type": "area", "subtype": "stacked"})
+    """The budget's path stacked by month, a column each: training, other costs, serving and contingency add up to
+    its total (columns, not areas: each is the month's bill, training's paid in the months it runs, not a ramp
+    between them). A date axis over every row, the rows beyond the plan placed at its last month (with nothing to
+    add), so the months shown follow the plan when the run or the horizon changes."""
+    chart = book.wb.add_chart({"type": "column", "subtype": "stacked"})
     months = sheet.series("chart_month")
     for key, name, colour in (("chosen_training", "Training", "#4472C4"), ("other", "Other costs", "#A5A5A5"),
                               ("chosen_serving", "Serving", "#ED7D31"),
                               ("chosen_contingency", "Contingency", "#FFC000")):
         chart.add_series({"name": name, "categories": months, "values": sheet.series(key),
-                          "fill": {"color": colour}, "line": {"none": True}})
+                          "fill": {"color": colour}, "border": {"none": True}, "gap": 30})
     chart.set_title({"name": "The budget's path by month"})
     chart.set_x_axis({"date_axis": True, "num_format": "mmm yy", "major_unit": 3, "major_unit_type": "months",
                       "base_unit": "months"})

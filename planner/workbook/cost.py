@@ -8,6 +8,8 @@ The month rows these totals sum are on the Budget sheet (planner/workbook/budget
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from planner.engine import cost as engine
 from planner.engine.plan import inputs as plan_inputs
 from planner.engine.plan import months as plan_months
@@ -74,21 +76,27 @@ def dated(key: str, label: str, formula: str, note: str = "", *, kind: str = "da
 
 
 CALENDAR = [
-    dated("start_date", "Start date S", '=IF(budget_start_date="",EOMONTH(generated_on,0)+1,budget_start_date)',
+    dated("start_date", "Start date", '=IF(budget_start_date="",EOMONTH(generated_on,0)+1,budget_start_date)',
           "The start date on Inputs; blank: the first of the month after the workbook was generated",
           kind="date", name="tco_start_date", bold=True),
-    Row("training_days", "Training days D_tr", formula='=MIN(hours_days*IF(pricing_training_tier="spot",'
+    Row("training_days", "Training days", formula='=MIN(hours_days*IF(pricing_training_tier="spot",'
         "1+pricing_spot_overhead,1),training_days_max)", kind="days", note="Hours' wall-clock days, × (1 + ω) on "
         "spot; at most a century (a longer run is past the month rows)", name="training_days"),
-    dated("launch_date", "Launch L = S + D_tr", "=tco_start_date+training_days", "Serving starts at the time of "
-          "day training ends"),
-    dated("serving_end", "Serving ends E = L + horizon", "=launch_date+crossover_horizon_days"),
-    Row("launch_month", "Launch month k_L", formula="=12*(YEAR(launch_date)-YEAR(tco_start_date))+MONTH(launch_date)"
-        "-MONTH(tco_start_date)+1", kind="count", unit="month", note="The month row that holds L",
+    dated("launch_date", "Launch: the start plus the training days", "=tco_start_date+training_days",
+          "Serving starts at the time of day training ends"),
+    dated("serving_end", "Serving ends: the launch plus the horizon", "=launch_date+crossover_horizon_days"),
+    Row("launch_month", "Launch month (its row on Budget)",
+        formula="=12*(YEAR(launch_date)-YEAR(tco_start_date))+MONTH(launch_date)-MONTH(tco_start_date)+1",
+        kind="count", unit="month", note="The month row that holds L",
         name="launch_month"),
-    dated("plan_end", "The plan ends", "=MAX(serving_end,IF(training_term_months>0,training_commitment_end,0),"
+    dated("plan_end", "The calendar ends", "=MAX(serving_end,IF(training_term_months>0,training_commitment_end,0),"
           "IF(ISNUMBER(serving_baseline_gpus_used),IF(serving_baseline_gpus_used>0,serving_commitment_end,0),0))",
-          "The latest of E and the end of any commitment in use, whatever the path"),
+          "The latest of E and the end of any commitment in use, whatever the path: the calendar the three paths "
+          "share"),
+    dated("path_end", "The budget's path ends: the last day it pays for", '=MAX(serving_end,IF(training_term_months>0,'
+          'training_commitment_end,0),IF(AND(budget_path="committed",ISNUMBER(serving_baseline_gpus_used)),'
+          "IF(serving_baseline_gpus_used>0,serving_commitment_end,0),0))", "E, or a committed training tier's end; "
+          "on the committed path, the baseline's end (an on-demand plan ends with its serving)", name="plan_path_end"),
     Row("months", "Months in the plan", formula="=12*(YEAR(plan_end)-YEAR(tco_start_date))+MONTH(plan_end)"
         "-MONTH(tco_start_date)+1-IF(plan_end=EOMONTH(plan_end,-1)+1,1,0)", kind="count", unit="months",
         note="The calendar months that start before the plan ends (past the Budget's rows too)", name="tco_months",
@@ -98,16 +106,16 @@ CALENDAR = [
 PRICES = [
     Row("gpu_row", "The GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)", kind="count", unit="",
         name="gpu_row"),
-    Row("price_on_demand", "On demand p_od", formula="=price_per_gpu_hour_converted", kind="money",
+    Row("price_on_demand", "On demand", formula="=price_per_gpu_hour_converted", kind="money",
         unit="per GPU-hour", note="The price per GPU-hour (Catalog, or the scenario's) × fx, on Inputs",
         name="price_on_demand", bold=True),
-    Row("price_committed_1y", "Committed 1 year p_1y", formula=tier_price("committed_1y"), kind="money",
+    Row("price_committed_1y", "Committed 1 year", formula=tier_price("committed_1y"), kind="money",
         unit="per GPU-hour", note="The Catalog's quote × fx; blank: the 1-year ratio × p_od",
         name="price_committed_1y"),
-    Row("price_committed_3y", "Committed 3 years p_3y", formula=tier_price("committed_3y"), kind="money",
+    Row("price_committed_3y", "Committed 3 years", formula=tier_price("committed_3y"), kind="money",
         unit="per GPU-hour", note="The Catalog's quote × fx; blank: the 3-year ratio × p_od",
         name="price_committed_3y"),
-    Row("price_spot", "Spot p_sp", formula=tier_price("spot"), kind="money", unit="per GPU-hour",
+    Row("price_spot", "Spot", formula=tier_price("spot"), kind="money", unit="per GPU-hour",
         note="The Catalog's quote × fx; blank: the spot ratio × p_od", name="price_spot"),
 ]
 SOURCES = {"committed_1y": "1-year", "committed_3y": "3-year", "spot": "spot"}
@@ -122,14 +130,15 @@ def source_row(tier: str) -> Row:
 
 
 TRAINING = [
-    Row("price_training", "Training's price p_T", formula='=IF(pricing_training_tier="spot",price_spot,'
+    Row("price_training", "Training's price", formula='=IF(pricing_training_tier="spot",price_spot,'
         'IF(pricing_training_tier="committed_1y",price_committed_1y,IF(pricing_training_tier="committed_3y",'
         "price_committed_3y,price_on_demand)))", kind="money", unit="per GPU-hour", note="At the training tier",
         name="price_training"),
     Row("training_term_months", "Training's term", formula='=IF(training_days>0,IF(pricing_training_tier='
         '"committed_1y",12,IF(pricing_training_tier="committed_3y",36,0)),0)', kind="count", unit="months",
         note="0: by the hour (on demand, spot), or no training", name="training_term_months"),
-    Row("training_commitment_months", "Months from S to L", formula=months_to_cover("tco_start_date", "launch_date"),
+    Row("training_commitment_months", "Months from the start to the launch",
+        formula=months_to_cover("tco_start_date", "launch_date"),
         kind="count", unit="months", note="The fewest whole months that cover training",
         name="training_commitment_months"),
     dated("training_commitment_end", "Training's commitment ends",
@@ -154,33 +163,34 @@ TRAINING = [
 BASELINE = [
     Row("serving_term_months", "Baseline's term", formula='=IF(pricing_serving_baseline_tier="committed_3y",36,12)',
         kind="count", unit="months", name="serving_term_months"),
-    Row("serving_commitment_months", "Months from L to E", formula=months_to_cover("launch_date", "serving_end"),
+    Row("serving_commitment_months", "Months from the launch to the end of serving",
+        formula=months_to_cover("launch_date", "serving_end"),
         kind="count", unit="months", name="serving_commitment_months"),
     dated("serving_commitment_end", "Baseline's commitment ends",
           "=" + commitment_end("launch_date", "serving_commitment_months", "serving_term_months"),
           "Whole terms from L that cover [L, E)"),
-    Row("price_baseline", "Baseline's price p_c", formula='=IF(pricing_serving_baseline_tier="committed_3y",'
+    Row("price_baseline", "Baseline's price", formula='=IF(pricing_serving_baseline_tier="committed_3y",'
         "price_committed_3y,price_committed_1y)", kind="money", unit="per GPU-hour", name="price_baseline"),
-    Row("price_baseline_effective", "… per served day p_eff", formula="=IF(crossover_horizon_days>0,price_baseline*"
+    Row("price_baseline_effective", "… per served day", formula="=IF(crossover_horizon_days>0,price_baseline*"
         f"(serving_commitment_end-launch_date)/crossover_horizon_days,{NO_SERVING})", kind="money",
         unit="per GPU-hour", note="p_c · (C_s − L) / horizon: a longer term than the plan costs more per served day",
         name="price_baseline_effective"),
-    Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ", formula="=IF(plan_serving_fits,IF("
+    Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month", formula="=IF(plan_serving_fits,IF("
         "AND(SUM(plan_profile)>0,serving_tokens_per_s_per_gpu>0),crossover_served_tokens_per_day/(3600*"
         "serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),plan_serving_reason)", kind="number",
         unit="GPUs, a fraction",
         note="D / (3600 · TokS · Σf)", name="launch_scale"),
-    Row("baseline_hours", "Hours a day a committed GPU must be busy h*", formula=f"=IF(crossover_horizon_days=0,"
+    Row("baseline_hours", "Hours a day a committed GPU must be busy", formula=f"=IF(crossover_horizon_days=0,"
         f"{NO_SERVING},IF(price_on_demand=0,{PRICE_ZERO},MIN(24,MAX(1,CEILING(ROUND(24*price_baseline_effective/"
         "price_on_demand,gpu_rounding_decimals),1)))))", kind="count", unit="hours",
         note="CEILING(24 · p_eff / p_od): below it, on demand is cheaper", name="baseline_hours"),
-    Row("serving_baseline_gpus_suggested", "Suggested baseline B*",
+    Row("serving_baseline_gpus_suggested", "Suggested baseline",
         formula="=IF(NOT(plan_serving_fits),plan_serving_reason,"
         "IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(launch_scale*"
         "LARGE(plan_profile,baseline_hours),gpu_rounding_decimals)))))", kind="count", unit="GPUs",
         note="ĝ · the profile's h*-th largest fraction: the GPUs busy at least h* hours a day",
         name="serving_baseline_gpus_suggested"),
-    Row("serving_baseline_gpus_used", "Baseline B_c", formula='=IF(pricing_serving_baseline_gpus="",'
+    Row("serving_baseline_gpus_used", "Baseline", formula='=IF(pricing_serving_baseline_gpus="",'
         "serving_baseline_gpus_suggested,pricing_serving_baseline_gpus)", kind="count", unit="GPUs",
         note="The baseline on Inputs; blank: B*", name="serving_baseline_gpus_used", bold=True),
 ]
@@ -189,23 +199,23 @@ OWNING = [
     Row("own_priced", "The GPU's server price and kW are given", formula=f"=AND(ISNUMBER({catalog('server_price')}),"
         f"ISNUMBER({catalog('server_kw')}))", kind="bool", unit="", note="Catalog; without them owning is n/a",
         name="own_priced"),
-    Row("own_depreciation_per_day", "Depreciation δ per GPU", formula=f"=IF(own_priced,{catalog('server_price')}"
+    Row("own_depreciation_per_day", "Depreciation per GPU", formula=f"=IF(own_priced,{catalog('server_price')}"
         "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*days_per_year),"
         f"{NO_SERVER})", kind="money", unit="per GPU-day", note="P · (1 − R) / (Y · 365.25), straight line by day",
         name="own_depreciation_per_day"),
-    Row("own_facility_per_day", "Facility φ per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}"
+    Row("own_facility_per_day", "Facility per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}"
         f"*ownership_datacenter_per_kw_month*fx_rate*12/days_per_year,{NO_SERVER})", kind="money",
         unit="per GPU-day", note="kW · data-centre cost per kW-month · 12 / 365.25", name="own_facility_per_day"),
-    Row("own_staff_per_day", "Staff σ per GPU", formula="=IF(own_priced,ownership_staff_per_1000_gpus/1000*"
+    Row("own_staff_per_day", "Staff per GPU", formula="=IF(own_priced,ownership_staff_per_1000_gpus/1000*"
         f"ownership_staff_cost_per_year*fx_rate/days_per_year,{NO_SERVER})", kind="money", unit="per GPU-day",
         note="FTE per 1,000 GPUs / 1,000 · cost per FTE-year / 365.25", name="own_staff_per_day"),
-    Row("own_energy_per_day", "Energy ε per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}*ownership_power_share"
+    Row("own_energy_per_day", "Energy per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}*ownership_power_share"
         f"*ownership_pue*ownership_price_per_kwh*fx_rate*24,{NO_SERVER})", kind="money", unit="per GPU-day",
         note="24 · kW · power drawn · PUE · price per kWh", name="own_energy_per_day"),
-    Row("own_cost_per_gpu_hour", "Owned cost per GPU-hour at full use c_own", formula="=IF(own_priced,("
+    Row("own_cost_per_gpu_hour", "Owned cost per GPU-hour at full use", formula="=IF(own_priced,("
         f"own_depreciation_per_day+own_facility_per_day+own_staff_per_day+own_energy_per_day)/24,{NO_SERVER})",
         kind="money", unit="per GPU-hour", note="(δ + φ + σ + ε) / 24", name="own_cost_per_gpu_hour", bold=True),
-    Row("own_break_even_utilisation", "Break-even utilisation against on demand u*",
+    Row("own_break_even_utilisation", "Break-even utilisation against on demand",
         formula=break_even("price_on_demand"), kind="percent", unit="of hours",
         note="c_own / p_od: owning costs less when the GPUs are busy more of the time",
         name="own_break_even_utilisation"),
@@ -213,7 +223,7 @@ OWNING = [
         kind="percent", unit="of hours", name="own_break_even_utilisation_1y"),
     Row("own_break_even_utilisation_3y", "… against the 3-year price", formula=break_even("price_committed_3y"),
         kind="percent", unit="of hours", name="own_break_even_utilisation_3y"),
-    Row("own_gpus", "Owned GPUs N_own", formula='=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
+    Row("own_gpus", "Owned GPUs", formula='=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
         "calendar_committed_gpus),IF(ownership_training,hours_gpus,0)),plan_serving_reason),ownership_gpus)",
         kind="count",
         unit="GPUs", note="The owned GPUs on Inputs; blank: the plan's largest month (and N_run when they train)",
@@ -228,7 +238,7 @@ OWNING = [
         f'""),plan_serving_reason,IF(own_priced,own_capex-own_gpus*own_depreciation_per_day*MAX(0,MIN(serving_end,'
         f"own_life_end)-own_start),{NO_SERVER}))", kind="money0", unit="once, at E",
         note="Capex − the depreciation to E: credited back in the owned path's cash", name="own_book_value"),
-    Row("own_utilisation", "The plan's own utilisation u_plan",
+    Row("own_utilisation", "The plan's own utilisation",
         formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,"
         f"IF(NOT(own_priced),{NO_SERVER},IF(AND(crossover_horizon_days>0,own_gpus>0),(SUM(calendar_serving_gpu_hours)"
         f"-SUM(calendar_burst_owned_gpu_hours))/(own_gpus*24*crossover_horizon_days),{NO_SERVING})))",
@@ -302,8 +312,10 @@ TOTALS = [  # one row per path
     Column("subtotal", "Subtotal over the plan (with other costs)", template=path_total("subtotal"), kind="money0"),
     Column("contingency", "Contingency over the plan", template=path_total("contingency"), kind="money0"),
     Column("total", "Total over the plan", template=path_total("total"), kind="money0"),
-    Column("cash", "Cash over the plan (undiscounted)", template=path_total("cash"), kind="money0"),
-    Column("npv", "NPV over the plan at the discount rate", template=path_total("npv"), kind="money0"),
+    Column("cash", "Cash over the plan (undiscounted; owned: after the money back: the GPUs sold at book value at "
+           "the end)", template=path_total("cash"), kind="money0"),
+    Column("npv", "NPV over the plan at the discount rate (owned: above its total, as the money back: the GPUs sold "
+           "at book value at the end, is discounted most)", template=path_total("npv"), kind="money0"),
 ]
 TOTAL_NAMES = {"training": "tco_{path}_training", "serving": "tco_{path}_serving", "subtotal": "tco_{path}_subtotal",
                "contingency": "tco_{path}_contingency", "total": "tco_{path}_total_cost", "cash": "tco_{path}_cash",
@@ -453,10 +465,10 @@ WARNINGS = [
         formula="=NOT(plan_serving_fits)", note="Serving money is n/a (Serving: users > B_max)", warn="true",
         name="tco_warn_serving_does_not_fit"),
 ]
-PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
+PROFILE = [Column("fraction", "Fraction of the peak", kind="percent",
                   template=lambda i: f"=INDEX(catalog_profile_fractions,{i + 1},MATCH(cluster_profile,"
                                      "catalog_profile_ids,0))")]
-FLEET_PROFILE = [Column("fraction", "Fraction of the peak f_h", kind="percent",
+FLEET_PROFILE = [Column("fraction", "Fraction of the peak", kind="percent",
                         template=lambda i: f'=IF(fleet_profile="none",1,INDEX(catalog_profile_fractions,{i + 1},'
                                            'MATCH(IF(fleet_profile="cluster",cluster_profile,fleet_profile),'
                                            "catalog_profile_ids,0)))")]
@@ -476,12 +488,12 @@ FLEET_ROWS = {
                    formula="=IF(ISNUMBER(MATCH(fleet_cheapest_gpu,catalog_gpu_ids,0)),MATCH(fleet_cheapest_gpu,"
                            "catalog_gpu_ids,0),MATCH(gpu,catalog_gpu_ids,0))", kind="count", unit="",
                    note="Training keeps the GPU on Inputs (its row below)", name="gpu_row"),
-    "price_on_demand": Row("price_on_demand", "On demand p_od (the serving GPU)",
+    "price_on_demand": Row("price_on_demand", "On demand (the serving GPU)",
                            formula="=IF(INDEX(catalog_gpu_ids,gpu_row)=gpu,price_per_gpu_hour_converted,"
                                    "INDEX(catalog_gpu_price_per_hour,gpu_row)*fx_rate)", kind="money",
                            unit="per GPU-hour", note="The serving GPU's price per GPU-hour × fx",
                            name="price_on_demand", bold=True),
-    "price_training": Row("price_training", "Training's price p_T (the training GPU)", formula='=IF('
+    "price_training": Row("price_training", "Training's price (the training GPU)", formula='=IF('
                           f'pricing_training_tier="spot",{training_tier_price("spot")},IF(pricing_training_tier='
                           f'"committed_1y",{training_tier_price("committed_1y")},IF(pricing_training_tier='
                           f'"committed_3y",{training_tier_price("committed_3y")},price_per_gpu_hour_converted)))',
@@ -498,12 +510,12 @@ FLEET_ROWS = {
                                        f"{text(shared.NO_FLEET_SERVES)})))", kind="text", unit="",
                                note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
                                name="plan_serving_reason"),
-    "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month ĝ",
+    "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month",
                         formula="=IF(plan_serving_fits,IF(SUM(plan_profile)>0,fleet_plan_gpu_hours_a_day/"
                                 "SUM(plan_profile),0),plan_serving_reason)", kind="number", unit="GPUs, a fraction",
                         note="The Fleet's GPU-hours a day at launch / Σf", name="launch_scale"),
     "serving_baseline_gpus_suggested": Row(
-        "serving_baseline_gpus_suggested", "Suggested baseline B*", formula="=IF(NOT(plan_serving_fits),"
+        "serving_baseline_gpus_suggested", "Suggested baseline", formula="=IF(NOT(plan_serving_fits),"
         "plan_serving_reason,IF(ISTEXT(baseline_hours),0,IF(price_baseline_effective>=price_on_demand,0,INT(ROUND(LARGE("
         "fleet_plan_launch_gpus,baseline_hours),gpu_rounding_decimals)))))", kind="count", unit="GPUs",
         note="The h*-th largest of the Fleet's GPUs over the launch day: those busy at least h* hours a day",
@@ -742,3 +754,26 @@ KEY_RESULTS = [
               first=True),
     KeyResult("plan_standby_note", "Standby", kind="text", unit="", first=True),
 ]
+
+
+# The method's symbols stand in the Notes column, the labels in words (issue 43 finding 11)
+SYMBOLS = {"training_days": "D_tr", "launch_month": "k_L", "price_on_demand": "p_od", "price_committed_1y": "p_1y",
+           "price_committed_3y": "p_3y", "price_spot": "p_sp", "price_training": "p_T",
+           "training_commitment_months": "mo(S, L)", "serving_commitment_months": "mo(L, E)", "price_baseline": "p_c",
+           "price_baseline_effective": "p_eff", "launch_scale": "ĝ", "baseline_hours": "h*",
+           "serving_baseline_gpus_suggested": "B*", "serving_baseline_gpus_used": "B_c",
+           "own_depreciation_per_day": "δ", "own_facility_per_day": "φ", "own_staff_per_day": "σ",
+           "own_energy_per_day": "ε", "own_cost_per_gpu_hour": "c_own", "own_break_even_utilisation": "u*",
+           "own_gpus": "N_own", "own_utilisation": "u_plan", "start_date": "S", "launch_date": "L = S + D_tr",
+           "serving_end": "E = L + horizon"}
+
+
+def noted(rows: list[Row]) -> list[Row]:
+    """The rows with their symbol first in the note ("p_od: …")."""
+    return [replace(row, note=f"{SYMBOLS[row.key]}: {row.note}" if row.note else SYMBOLS[row.key])
+            if row.key in SYMBOLS else row for row in rows]
+
+
+CALENDAR, PRICES, TRAINING, BASELINE, OWNING = (noted(rows) for rows in (CALENDAR, PRICES, TRAINING, BASELINE,
+                                                                         OWNING))
+FLEET_ROWS = {key: noted([row])[0] for key, row in FLEET_ROWS.items()}

@@ -1,10 +1,10 @@
 """The Fleet sheet (docs/method.md §11): every configuration's shown row, the cheapest of each mode, the Pareto
 front and the day, as live formulas. The search stays in the engine; each row's integers (B*, B, n or x and y, and
-each hour's replicas) are input cells, and every other column a formula of them, of Inputs, of the configuration's
-Catalog rows and of the method constants: the roofline through the model core's Excel twins (planner/workbook/
-model.py) over the row's own cells, then the queue (Erlang C in its POISSON form), the fleet's figures and the
-checks that say whether the engine's integers still hold. Editing a price re-ranks the cheapest live; editing the
-rate or an efficiency turns a check FALSE until the planner runs again."""
+each hour's replicas) are a locked snapshot of what it found (grey, not input cells), and every other column a
+formula of them, of Inputs, of the configuration's Catalog rows and of the method constants: the roofline through
+the model core's Excel twins (planner/workbook/model.py) over the row's own cells, then the queue (Erlang C in its
+POISSON form), the fleet's figures and the checks that say whether the engine's integers still hold. Editing a price
+re-ranks the cheapest live; editing the rate or an efficiency turns a check FALSE until the planner runs again."""
 
 from __future__ import annotations
 
@@ -93,8 +93,9 @@ def disaggregated_miss(prefill: str, decode: str, rate: str, c: Served) -> str:
 # The Candidates table: one row per configuration ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class FleetColumn:
-    """A column of a table of configurations: text (the engine's words), an input (an integer the search chose), or
-    a formula over the row's cells; `guarded`: "n/a" while the row's integers are not valid."""
+    """A column of a table of configurations: text (the engine's words), an integer the search chose (role "input":
+    written as a locked snapshot), or a formula over the row's cells; `guarded`: "n/a" while the row's integers are
+    not valid."""
 
     key: str
     header: str
@@ -280,10 +281,6 @@ HELPERS = [  # the cheapest of each mode: the cost where the row meets the SLO o
 ROW_COLUMNS = IDENTITY + INTEGERS + LOOKUPS + REPLICA + QUEUE + FIGURES + CHECKS_PER_ROW
 
 
-def _validation(key: str) -> dict:
-    return {"validate": "integer", "criteria": "between", "minimum": 1, "maximum": 10**9, "ignore_blank": True}
-
-
 def _cached(column: FleetColumn, row: dict):
     """The engine's value of a row's cell (a blank for None): the row's own key, its mode's miss with one prefill
     replica fewer, TRUE for valid integers, the cost in the helper columns of its mode where it meets."""
@@ -299,7 +296,7 @@ def _cached(column: FleetColumn, row: dict):
 
 def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, columns: list[FleetColumn], *,
                         reason: bool = False) -> tuple[int, int]:
-    """A table of configurations, one per row: the engine's words as text, its integers as input cells, every other
+    """A table of configurations, one per row: the engine's words as text, its integers a locked snapshot, every other
     column a formula of the row; a row with a reason (no batch meets the SLO) shows its words, sizes and reason
     only. Returns the first and last row (0-based)."""
     styles = sheet.book.styles
@@ -314,8 +311,8 @@ def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, column
         for col, column in enumerate(columns, start=1):
             if column.role == "text":
                 sheet.ws.write_string(r, col, row[column.key], styles.value("text"))
-            elif column.role == "input":
-                sheet.input_cell(r, col, row[column.key], "count", _validation(column.key))
+            elif column.role == "input":  # the search's integer: a locked snapshot (grey), as generated
+                sheet.value_cell(r, col, row[column.key], styles.value("count", constant=True), None)
             elif row.get("reason") is None:
                 template = column.template if not column.guarded else \
                     f'=IF({{valid}},{column.template[1:]},"n/a")'
@@ -621,8 +618,8 @@ def _hours(sheet: kit.Sheet, hours: list[dict]) -> tuple[int, int]:
         sheet._label(r, hour["hour"])
         for col, column in enumerate(DAY_COLUMNS, start=1):
             value = "" if hour.get(column.key) is None else hour[column.key]
-            if column.role == "input":
-                sheet.input_cell(r, col, value, "count", _validation(column.key))
+            if column.role == "input":  # the search's integer: a locked snapshot (grey), as generated
+                sheet.value_cell(r, col, value, styles.value("count", constant=True), None)
             else:
                 sheet.formula(r, col, sheet.expand(column.template, r, col, {"label": kit.xl_rowcol_to_cell(r, 0)}),
                               value, styles.value(column.kind))

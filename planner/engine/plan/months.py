@@ -203,6 +203,14 @@ def plan_end(t: Timeline, b: Baseline) -> float:
     return max(t.end, t.training_commitment_end if t.training_term_months else 0.0, b.end if b.used > 0 else 0.0)
 
 
+def path_end(t: Timeline, b: Baseline, path: str) -> float:
+    """The last day the budget's path pays for: E, or a committed training tier's end (every path trains so), or on
+    the committed path the baseline's end; an on-demand or owned plan ends with its serving (the calendar's plan_end
+    runs on to the committed path's terms, which it prices beside them)."""
+    return max(t.end, t.training_commitment_end if t.training_term_months else 0.0,
+               b.end if path == "committed" and b.used > 0 else 0.0)
+
+
 def npv(cash, discount) -> float:
     """SUMPRODUCT(cash, DF): every month's cash at the end of its month, as at M_1."""
     return float(np.sum(np.asarray(cash) * np.asarray(discount)))
