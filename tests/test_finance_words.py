@@ -108,3 +108,25 @@ def test_the_fleets_integers_are_a_locked_snapshot(example_files):
     assert all(cell.protection.locked for cell in integers)
     unlocked = [cell.coordinate for row in ws.iter_rows() for cell in row if not cell.protection.locked]
     assert unlocked == []
+
+
+def test_the_plans_drivers_stand_together_at_the_top_of_inputs_under_their_own_names(default_workbook):
+    """Finding 10: before, the plan's length was "Horizon" under Crossover, the demand a preset name among engineering
+    inputs, the path, growth and start date under Budget and Cost. Now "The plan" is Inputs' first section: start
+    date, horizon, demand, growth, path, currency and FX rate, each input under the defined name PRODUCT.md gives it
+    (the scenario keys do not move; import reads the workbook back as its scenario, tests/test_roundtrip.py)."""
+    from planner import xlsx
+    from tests.helpers import address
+    ws = openpyxl.load_workbook(default_workbook)["Inputs"]
+    sections = [(cell.row, cell.value) for cell in ws["A"] if isinstance(cell.value, str) and cell.value.strip()
+                and cell.font.bold and cell.row > 4]
+    first, title = sections[0]
+    assert title.startswith("The plan")
+    end = sections[1][0]
+    book = xlsx.read(default_workbook)
+    for name in ("budget_start_date", "crossover_horizon_days", "crossover_tokens_per_day", "budget_monthly_growth",
+                 "budget_path", "currency", "fx_rate"):
+        sheet, ref = address(book, name)
+        assert sheet == "Inputs" and first < xlsx.split(ref)[1] < end, name
+    model = xlsx.split(address(book, "model")[1])[1]
+    assert model > end

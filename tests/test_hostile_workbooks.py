@@ -76,10 +76,10 @@ INPUTS = "xl/worksheets/sheet2.xml (the sheet Inputs)"
     (lambda clean, to: damaged.lying_size(clean, to, "xl/worksheets/sheet2.xml", 1e6),
      ["too large when unpacked (4,", " MB; a planner workbook is a few MB, the limit is 200 MB): not read"]),
     (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
-        r'(<c r="B7"[^>]*t="s"[^>]*><v>)\d+', r"\g<1>999999")}),
-     [f"a damaged xlsx workbook: {INPUTS}: the cell B7 holds '999999' as 's'"]),
+        r'(<c r="B17"[^>]*t="s"[^>]*><v>)\d+', r"\g<1>999999")}),
+     [f"a damaged xlsx workbook: {INPUTS}: the cell B17 holds '999999' as 's'"]),
     (lambda clean, to: damaged.rewritten(clean, to, {"xl/worksheets/sheet2.xml": damaged.replace(
-        r'<c r="B7"', '<c r="XFE1048577"')}),
+        r'<c r="B17"', '<c r="XFE1048577"')}),
      [f"a damaged xlsx workbook: {INPUTS}: the cell XFE1048577 lies beyond Excel's grid (XFD1048576)"]),
     (lambda clean, to: to.write_bytes(clean.read_bytes()[:int(clean.stat().st_size * 0.9)]),
      ["not an xlsx workbook, or a damaged one (a text file, or a copy cut short?): File is not a zip file"]),
@@ -147,7 +147,7 @@ def test_a_catalog_id_typed_twice_is_named_with_both_cells(clean, tmp_path):
 def test_a_defined_name_set_to_ref_is_named_by_audit_and_refused_by_import(clean, tmp_path):
     path = damaged.rewritten(clean, tmp_path / "ref.xlsx", {"xl/workbook.xml": damaged.defined_name("model",
                                                                                                     "#REF!")})
-    message = "model: the defined name points at #REF!; the planner writes 'Inputs'!$B$7"
+    message = "model: the defined name points at #REF!; the planner writes 'Inputs'!$B$16"
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1 and f"    {message}" in output
     code, output = run("import", "--take-cached", str(path))
@@ -163,9 +163,9 @@ FORMULAS = {"WEBSERVICE": '_xlfn.WEBSERVICE("https://example.com/x")', "HYPERLIN
 def test_a_formula_in_an_input_cell_is_reported_and_refused_unless_take_cached(clean, tmp_path, formula):
     path = tmp_path / "formula.xlsx"
     cell = damaged.formula_in(clean, path, "memory_gpus", formula, "8")
-    assert cell == "Inputs!B16"
+    assert cell == "Inputs!B23"
     shown = "=" + formula.removeprefix("_xlfn.")  # as the formula bar shows it
-    message = f"Inputs!B16 (memory_gpus): holds the formula {shown}, not a value (its cached value: 8)"
+    message = f"Inputs!B23 (memory_gpus): holds the formula {shown}, not a value (its cached value: 8)"
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1 and f"    {message}" in output
     code, output = run("import", str(path))
@@ -182,7 +182,7 @@ def test_a_formula_in_an_input_cell_is_reported_and_refused_unless_take_cached(c
 def test_an_input_name_moved_or_widened_is_named_by_audit_and_refused_by_import(clean, tmp_path, refers_to, shown):
     path = damaged.rewritten(clean, tmp_path / "moved.xlsx", {"xl/workbook.xml": damaged.defined_name("memory_gpus",
                                                                                                       refers_to)})
-    message = f"memory_gpus: the defined name points at {shown}; the planner writes 'Inputs'!$B$16"
+    message = f"memory_gpus: the defined name points at {shown}; the planner writes 'Inputs'!$B$23"
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1 and f"    {message}" in output
     code, output = run("import", "--take-cached", str(path))
@@ -253,8 +253,8 @@ def test_no_recalc_says_it_did_not_recalculate_and_the_changed_inputs_are_listed
     code, output = run("audit", "--no-recalc", str(path))
     assert code == 1
     assert output.endswith("  Inputs changed since the workbook was generated (2)\n"
-                           "    Inputs!B16 (memory_gpus): 16, when generated 8\n"
-                           "    Inputs!B28 (hours_mfu): 0.5, when generated 0.4\n")
+                           "    Inputs!B23 (memory_gpus): 16, when generated 8\n"
+                           "    Inputs!B35 (hours_mfu): 0.5, when generated 0.4\n")
 
 
 def test_a_batch_summary_is_skipped_not_failed(clean, tmp_path):

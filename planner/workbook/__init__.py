@@ -15,11 +15,12 @@ from planner.listing import Columns, Input, general_inputs, input_sections
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
                 "tokens on {hours_gpus|count} GPUs"
 def converted_price(scenario) -> kit.Row:
-    """The price in the reporting currency, below the FX rate: converted once, here, and read by every table's money
-    on the chosen GPU (Hours, Crossover, Cluster, Serving, Sensitivity, Layouts, the Fleet's row for it, Cost)."""
+    """The price in the reporting currency, below the price (the FX rate is under The plan): converted once, here,
+    and read by every table's money on the chosen GPU (Hours, Crossover, Cluster, Serving, Sensitivity, Layouts, the
+    Fleet's row for it, Cost)."""
     return kit.Row("price_per_gpu_hour_converted", f"Price per GPU-hour in {scenario.currency}",
                    formula="=price_per_gpu_hour*fx_rate", kind="money", unit="per GPU-hour",
-                   note="The price above × the FX rate: what every cost on this GPU reads",
+                   note="The price above × the FX rate (The plan): what every cost on this GPU reads",
                    name="price_per_gpu_hour_converted")
 
 

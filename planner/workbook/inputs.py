@@ -31,18 +31,43 @@ def write_inputs_sheet(book: kit.Book, general: list[tuple[kit.Row | Input | Con
         sheet.section("Scenario")
         _write(sheet, columns.chooser, columns.chosen)
         sheet.skip()
-    sheet.section("Model, GPU and price")
-    for item, value in general:
+    typed = {spec.path: spec for _, specs in sections for spec in specs}
+    drivers = [typed[path] for path in PLAN_DRIVERS if path in typed]
+    money = [(item, value) for item, value in general if _key(item) in PLAN_MONEY]
+    sheet.section("The plan: when it starts, how long it serves, its demand and growth, its path and currency")
+    for spec in drivers:
+        _write(sheet, spec, spec.value, columns)
+    for item, value in money:
         _write(sheet, item, value, columns)
     sheet.skip()
+    sheet.section("Model, GPU and price")
+    for item, value in general:
+        if _key(item) not in PLAN_MONEY:
+            _write(sheet, item, value, columns)
+    sheet.skip()
     for title, inputs in sections:
+        rest = [spec for spec in inputs if spec.path not in PLAN_DRIVERS]
+        if not rest:
+            continue
         sheet.section(title)
-        for spec in inputs:
+        for spec in rest:
             _write(sheet, spec, spec.value, columns)
         sheet.skip()
     cells = [cell for name, cell in book.changed_cells if name == sheet.name]
     book.define("inputs_changed", sheet.name, f"{cells[0]}:{cells[-1]}")  # whether any input changed since generation
     return sheet
+
+
+# The plan's drivers, together at the top of Inputs (issue 43 finding 10): their names and scenario keys stay those of
+# their sections (PRODUCT.md's contract); only where they are typed moves
+PLAN_DRIVERS = ("budget.start_date", "crossover.horizon_days", "crossover.tokens_per_day", "fleet.peak_rate",
+                "budget.monthly_growth", "budget.path")
+PLAN_MONEY = ("currency", "fx_rate")  # the reporting currency and its rate
+
+
+def _key(item) -> str:
+    """An Inputs row's name: an input's, a constant's or a formula row's."""
+    return item.name if isinstance(item, Input) else getattr(item, "name", None) or getattr(item, "key", "")
 
 
 def _write(sheet: kit.Sheet, item, value, columns: Columns | None = None) -> None:
