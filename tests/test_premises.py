@@ -545,8 +545,7 @@ def test_an_edited_fleet_input_reads_run_the_planner_again_on_the_cover_never_no
     """Finding 2: fleet-1's peak rate typed 10 → 20 in a copy. Before, the Cover's total read "n/a: no fleet
     configuration meets the SLO" (`planner run` at 20 finds one: 28 MI300X replicas). Now the total, its NPV, the
     fleet's answer and every money figure that reads the Fleet say the Fleet's inputs changed; no cell of the Cover
-    says no configuration meets the SLO; and the Cover's value cells wrap (a reason in its narrow column is read
-    whole on paper)."""
+    says no configuration meets the SLO; and the reason, in the Cover's narrow value column, reads whole on paper."""
     from planner import xlsx
     original = example_files(FLEET_1)["xlsx"]
     edited = tmp_path / "rate-20.xlsx"
@@ -566,7 +565,10 @@ def test_an_edited_fleet_input_reads_run_the_planner_again_on_the_cover_never_no
     total = next(cell for row in ws.iter_rows() for cell in row if cell.data_type == "f"
                  and cell.value == '=IFERROR(IF(plan_total_cost="","n/a: see Checks",plan_total_cost),'
                                     '"n/a: see Checks")')
-    assert total.alignment.wrap_text
+    # general alignment: the number right, the reason left, on one line into the empty cells to its right (before:
+    # right-aligned, it ran left under the label and was clipped to "…nfiguration meets the SLO")
+    assert total.alignment.horizontal in (None, "general") and not total.alignment.wrap_text
+    assert [cell.value for cell in ws[total.row][total.column:]] == [None] * (ws.max_column - total.column)
 
 
 def test_standing_na_texts_are_blank_while_their_premise_holds():

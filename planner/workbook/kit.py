@@ -83,8 +83,11 @@ class Styles:
                 props["align"] = "center"  # TRUE/FALSE clear of the text beside them
             if kind == "words":
                 props.update(text_wrap=True, indent=1)
-            if right:  # wrapped whatever the kind: a number's "n/a: <reason>" reads whole on paper, never clipped
-                props.update(align="right", text_wrap=True)
+            if right and kind in ("text", "bool"):  # right-aligned like the numbers above and below, text wrapped
+                props.update(align="right", text_wrap=kind == "text")
+            # a number's own cell keeps the general alignment: the number right-aligned, and the "n/a: <reason>" that
+            # replaces it when its premises fail left-aligned, running on one line into the empty cells to its right
+            # (right-aligned it ran left under the label, clipped to "…nfiguration meets the SLO")
             if input or sample:
                 props.update(font_color=INPUT_BLUE, bg_color=INPUT_FILL, locked=not input, border=1,
                              border_color="#BFBFBF")
