@@ -31,7 +31,7 @@ FILLED = ["id", "source", "source_date", "model", "gpu", "engine", "precision", 
 WHOLE = ["id", "t", "e", "d_a", "gpus", "s", "o"]  # whole numbers ≥ 1
 WHOLE_OR_BLANK = ["c", "R", "requests", "N"]
 UNITS = {"ttft": {"ms"}, "tpot": {"ms"}, "itl": {"ms"},
-         "output_throughput": {"tokens/s per GPU", "tokens/s total"}}
+         "output_throughput": {"tokens/s per GPU", "tokens/s total"}, "request_throughput": {"requests/s"}}
 STATISTICS = {"mean", "median", "run"}  # "run": a whole run's figure (throughput)
 WITHIN = (0.15, 0.25)  # the bands the ledger counts
 
@@ -152,9 +152,14 @@ def predicted(row, serving: dict) -> tuple[float | None, str]:
     if metric == "ttft":
         load = "" if row["c"] in ("", "1") else f", measured under load at c {row['c']} (§14 not yet implemented)"
         return serving["ttft_ms"], "§6 idle TTFT (one request)" + load
+    if metric in ("tpot", "itl") and row["c"] == "1":  # alone: no other request's prefill stalls its decode
+        return serving["tpot_ms"], "§6 TPOT(1) (one request alone)"
     if metric in ("tpot", "itl"):
         return serving["itl_ms_at_max" if at_max else "itl_ms"], f"§6 ITL = cycle/o {where}{over}"
     per_gpu = serving["tokens_per_s_per_gpu_at_max" if at_max else "tokens_per_s_per_gpu"]
+    if metric == "request_throughput":  # B/cycle = TokS·GPUs/o
+        return (per_gpu * int(row["gpus"]) / int(row["o"]),
+                f"§6 requests/s = output tokens/s per GPU × {row['gpus']} GPUs / o {where}{over}")
     if row["unit"] == "tokens/s total":
         return per_gpu * int(row["gpus"]), f"§6 output tokens/s per GPU × {row['gpus']} GPUs {where}{over}"
     return per_gpu, f"§6 output tokens/s per GPU {where}{over}"
@@ -249,25 +254,38 @@ concurrency, engine priors, expert parallelism) is not yet implemented, and will
 
 How a row is predicted (docs/method.md §6; the engine's Serving table for a scenario with the row's model, GPU, t,
 precisions, s and o = sequence length − s, users = c):
-- **TTFT** is compared with §6's TTFT, one request on an idle server. **Every TTFT row here was measured under load
-  (closed loop at c clients), so it is compared with the idle TTFT and says so** ("ttft under load" below); §14's
-  TTFT at concurrency c (its median twin for a median) is what these rows will be compared with once it exists.
-- **TPOT / ITL** is compared with §6's ITL(c) = cycle/o, which counts the prefill stalls a closed-loop benchmark's
-  TPOT contains (§12.1).
+- **TTFT** is compared with §6's TTFT, one request on an idle server. A row measured with one request alone
+  (c = 1) is what §6 predicts. **A row measured under load (closed loop at c > 1 clients) is still compared with the
+  idle TTFT, and says so** ("ttft under load (vs §6 idle)" below): §14's TTFT at concurrency c (its median twin for a
+  median) is what these rows will be compared with once it exists.
+- **TPOT / ITL** at c = 1 is compared with §6's TPOT(1); at c > 1 with §6's ITL(c) = cycle/o, which counts the
+  prefill stalls a closed-loop benchmark's TPOT contains (§12.1).
 - **Output tokens per second** is compared with §6's tokens/s per GPU at B = c, times the GPUs when the source gives
-  a total. A run that states no concurrency (an offline throughput run at maximum load) is compared at B_max.
+  a total; **requests per second** with B/cycle = tokens/s per GPU × GPUs / o. A run that states no concurrency (an
+  offline throughput run at maximum load) is compared at B_max. An offline run that submits c requests at once is
+  §6's cycle at B = c. Where c is over §6's B_max the comparison says so (the engine then queued or preempted).
 - A row whose model, GPU or precision the Catalog lacks is kept, marked "not on Catalog" and not predicted; a row
   with expert parallelism or attention data parallelism (e > 1 or d_a > 1) is kept and marked "layout not
   expressible before §14". A model is mapped to a Catalog model only where its config.json has that model's
   shapes: Llama 3.3 70B → llama-3.1-70b, DeepSeek-R1 and R1-0528 → deepseek-v3.
 
+What the generic row does not know, and so counts against today's method rather than being guessed: the KV
+precision where the source does not state it (ModelOpt and AMD FP8 checkpoints may carry FP8 KV scales; bf16 is
+taken), an engine's own memory fraction (TensorRT-LLM's runs used 0.90-0.95; the reserve stays 0.10), chunked
+prefill and its token budget N, and the engine's efficiency (η_c, η_m and τ are today's defaults on every GPU and
+engine: §14's engines table is where they will differ).
+
 ## How the rows were chosen
 
 Sources that publish their numbers as text (tables, or a benchmark's raw output file) with the layout and lengths
-they ran: the TensorRT-LLM performance overviews (offline throughput at fixed ISL/OSL on H100, H200, B200 and GB200),
-and dstack's DeepSeek-R1 benchmark (closed-loop runs at c = 4 … 128 on 8×H200 and 8×MI300X with vLLM, SGLang and
-TensorRT-LLM, raw CSV of SGLang's bench_serving). Every row of a table was taken (no selection by agreement); runs with
-prefix-cache hits were left out. {rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}.
+they ran: the TensorRT-LLM performance overviews (offline throughput at fixed ISL/OSL on H100, H200, B200 and GB200);
+dstack's DeepSeek-R1 benchmark (closed-loop runs at c = 4 … 128 and offline batches on 8×H200 and 8×MI300X with vLLM,
+SGLang and TensorRT-LLM, raw CSVs of SGLang's bench_serving and vLLM's benchmark_throughput); dstack's Llama 3.1 405B
+FP8 offline batches on 8×H100 and 8×MI300X (vLLM) and its single-request runs of Llama 3.1 405B BF16 on 8×MI300X
+(vLLM and TGI). Every row of a table was taken (no selection by agreement); left out were runs with prefix-cache
+hits, layouts the source does not give, offline batches over 256 requests (the engine's cap on running sequences,
+not stated, then sets the concurrency) and a TensorRT-LLM offline run on an engine built from another branch in BF16.
+ {rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}.
 
 ## Figures at today's defaults
 

@@ -103,6 +103,18 @@ def test_the_itl_at_users_is_compared_with_a_tpot():
     assert table["predicted"][0] == pytest.approx(15.56 + 32 * 64.39 / 6144, abs=0.01)
 
 
+def test_one_request_alone_is_compared_with_tpot_1_and_an_offline_batch_in_requests_per_second():
+    # §6's worked case: TPOT at B = 1 is 6.69 ms; at B_max 52, 2,382 tokens/s per GPU, so 52 requests of 6,144
+    # output tokens finish at 2,382/6,144 = 0.3877 requests/s
+    table = accuracy.predictions(pd.DataFrame([
+        _row(id="1", metric="tpot", statistic="median", unit="ms", c="1"),
+        _row(id="2", metric="request_throughput", unit="requests/s", c="52", value="0.5")]))
+    assert table["predicted"][0] == pytest.approx(6.69, abs=0.005)
+    assert table["compared_with"][0] == "§6 TPOT(1) (one request alone)"
+    assert table["predicted"][1] == pytest.approx(2382 / 6144, abs=0.0001)
+    assert table["ratio"][1] == pytest.approx(2382 / 6144 / 0.5, abs=0.0002)
+
+
 def test_rows_outside_the_catalog_or_todays_layouts_are_kept_without_a_prediction():
     table = accuracy.predictions(pd.DataFrame([
         _row(id="1", gpu="GB200"), _row(id="2", precision="fp4"), _row(id="3", model="qwen3-235b-a22b"),
