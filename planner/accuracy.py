@@ -32,7 +32,7 @@ WHOLE = ["id", "t", "e", "d_a", "gpus", "s", "o"]  # whole numbers ≥ 1
 WHOLE_OR_BLANK = ["c", "R", "requests", "N"]
 UNITS = {"ttft": {"ms"}, "tpot": {"ms"}, "itl": {"ms"},
          "output_throughput": {"tokens/s per GPU", "tokens/s total"}, "request_throughput": {"requests/s"}}
-STATISTICS = {"mean", "median", "run"}  # "run": a whole run's figure (throughput)
+STATISTICS = {"mean", "median", "run", "not stated"}  # "run": a whole run's figure (throughput)
 WITHIN = (0.15, 0.25)  # the bands the ledger counts
 
 # Published names → Catalog ids. A model is mapped only where its config.json has the Catalog model's shapes.
@@ -282,10 +282,12 @@ they ran: the TensorRT-LLM performance overviews (offline throughput at fixed IS
 dstack's DeepSeek-R1 benchmark (closed-loop runs at c = 4 … 128 and offline batches on 8×H200 and 8×MI300X with vLLM,
 SGLang and TensorRT-LLM, raw CSVs of SGLang's bench_serving and vLLM's benchmark_throughput); dstack's Llama 3.1 405B
 FP8 offline batches on 8×H100 and 8×MI300X (vLLM) and its single-request runs of Llama 3.1 405B BF16 on 8×MI300X
-(vLLM and TGI). Every row of a table was taken (no selection by agreement); left out were runs with prefix-cache
-hits, layouts the source does not give, offline batches over 256 requests (the engine's cap on running sequences,
-not stated, then sets the concurrency) and a TensorRT-LLM offline run on an engine built from another branch in BF16.
- {rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}.
+(vLLM and TGI); NVIDIA's NIM benchmarking page (Llama 3.3 70B FP8 on 2×H100 at c = 1 … 250, AIPerf). Every row of a
+table was taken (no selection by agreement); left out were runs with prefix-cache hits, layouts the source does not
+give, offline batches over 256 requests (the engine's cap on running sequences, not stated, then sets the
+concurrency) and a TensorRT-LLM offline run on an engine built from another branch in BF16. Sources that give
+variable output lengths (ShareGPT, or random prompts without a fixed output) were skipped: o would be a mean.
+{rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}.
 
 ## Figures at today's defaults
 
