@@ -251,6 +251,8 @@ statistic, value and unit. No value is estimated or read off a chart: a source t
 η_c 0.5, η_m 0.7, τ 0, reserve 0.10; the KV precision is the row's where the source states it, else the default bf16)
 and the ratio predicted/measured. It is the "before §14" ledger: METHOD.md §14 (per-pass overhead, TTFT at a client
 concurrency, engine priors, expert parallelism) is not yet implemented, and will be scored against these same rows.
+The prediction at the engines-table row that applies, and the split between the rows a prior was fitted on and the
+others, come with §14.3: until then no row was fitted on, and every figure below is out of sample.
 
 How a row is predicted (docs/method.md §6; the engine's Serving table for a scenario with the row's model, GPU, t,
 precisions, s and o = sequence length − s, users = c):
