@@ -124,7 +124,7 @@ def status(row) -> str:
     if lacking:
         return "not on Catalog: " + ", ".join(lacking)
     if row["e"] != "1" or row["d_a"] != "1":
-        return f"layout not expressible before §14 (e {row['e']}, d_a {row['d_a']})"
+        return f"layout not expressible today (e {row['e']}, d_a {row['d_a']})"
     return SCORED
 
 
@@ -150,7 +150,7 @@ def predicted(row, serving: dict) -> tuple[float | None, str]:
             if not at_max and int(row["c"]) > serving["max_concurrency"] else "")
     metric = row["metric"]
     if metric == "ttft":
-        load = "" if row["c"] in ("", "1") else f", measured under load at c {row['c']} (§14 not yet implemented)"
+        load = "" if row["c"] in ("", "1") else f", measured under load at c {row['c']} (TTFT at c: not yet)"
         return serving["ttft_ms"], "§6 idle TTFT (one request)" + load
     if metric in ("tpot", "itl") and row["c"] == "1":  # alone: no other request's prefill stalls its decode
         return serving["tpot_ms"], "§6 TPOT(1) (one request alone)"
@@ -249,17 +249,17 @@ statistic, value and unit. No value is estimated or read off a chart: a source t
 
 `docs/accuracy/predictions.csv` holds, for each row, the planner's prediction at the generic row (today's defaults:
 η_c 0.5, η_m 0.7, τ 0, reserve 0.10; the KV precision is the row's where the source states it, else the default bf16)
-and the ratio predicted/measured. It is the "before §14" ledger: METHOD.md §14 (per-pass overhead, TTFT at a client
-concurrency, engine priors, expert parallelism) is not yet implemented, and will be scored against these same rows.
-The prediction at the engines-table row that applies, and the split between the rows a prior was fitted on and the
-others, come with §14.3: until then no row was fitted on, and every figure below is out of sample.
+and the ratio predicted/measured. It is the ledger before Fidelity II: the per-pass overhead, the TTFT at a client
+concurrency, engine priors and expert parallelism are not yet in the method, and will be scored against these same
+rows. The prediction at the engine prior's row that applies, and the split between the rows a prior was fitted on
+and the others, come with those priors: until then no row was fitted on, and every figure below is out of sample.
 
 How a row is predicted (docs/method.md §6; the engine's Serving table for a scenario with the row's model, GPU, t,
 precisions, s and o = sequence length − s, users = c):
 - **TTFT** is compared with §6's TTFT, one request on an idle server. A row measured with one request alone
   (c = 1) is what §6 predicts. **A row measured under load (closed loop at c > 1 clients) is still compared with the
-  idle TTFT, and says so** ("ttft under load (vs §6 idle)" below): §14's TTFT at concurrency c (its median twin for a
-  median) is what these rows will be compared with once it exists.
+  idle TTFT, and says so** ("ttft under load (vs §6 idle)" below): the coming TTFT at concurrency c (its median
+  twin for a median) is what these rows will be compared with once it exists.
 - **TPOT / ITL** at c = 1 is compared with §6's TPOT(1); at c > 1 with §6's ITL(c) = cycle/o, which counts the
   prefill stalls a closed-loop benchmark's TPOT contains (§12.1).
 - **Output tokens per second** is compared with §6's tokens/s per GPU at B = c, times the GPUs when the source gives
@@ -268,14 +268,14 @@ precisions, s and o = sequence length − s, users = c):
   §6's cycle at B = c. Where c is over §6's B_max the comparison says so (the engine then queued or preempted).
 - A row whose model, GPU or precision the Catalog lacks is kept, marked "not on Catalog" and not predicted; a row
   with expert parallelism or attention data parallelism (e > 1 or d_a > 1) is kept and marked "layout not
-  expressible before §14". A model is mapped to a Catalog model only where its config.json has that model's
+  expressible today". A model is mapped to a Catalog model only where its config.json has that model's
   shapes: Llama 3.3 70B → llama-3.1-70b, DeepSeek-R1 and R1-0528 → deepseek-v3.
 
 What the generic row does not know, and so counts against today's method rather than being guessed: the KV
 precision where the source does not state it (ModelOpt and AMD FP8 checkpoints may carry FP8 KV scales; bf16 is
 taken), an engine's own memory fraction (TensorRT-LLM's runs used 0.90-0.95; the reserve stays 0.10), chunked
 prefill and its token budget N, and the engine's efficiency (η_c, η_m and τ are today's defaults on every GPU and
-engine: §14's engines table is where they will differ).
+engine: the coming engine priors are where they will differ).
 
 ## How the rows were chosen
 
@@ -309,7 +309,7 @@ Per GPU × engine × metric:
 
 {reasons}
 
-What the Catalog lacks for these rows (issue 44, item 3):
+What the Catalog lacks for these rows (the GPUs and precisions to add):
 
 {lacking}
 

@@ -121,7 +121,7 @@ def test_rows_outside_the_catalog_or_todays_layouts_are_kept_without_a_predictio
         _row(id="4", model="deepseek-r1", precision="fp8", t="1", e="8", d_a="8", gpus="8")]))
     assert list(table["status"]) == ["not on Catalog: GPU GB200", "not on Catalog: precision fp4",
                                      "not on Catalog: model qwen3-235b-a22b",
-                                     "layout not expressible before §14 (e 8, d_a 8)"]
+                                     "layout not expressible today (e 8, d_a 8)"]
     assert table["predicted"].isna().all()
 
 
