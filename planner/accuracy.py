@@ -170,13 +170,14 @@ def predictions(measurements: pd.DataFrame) -> pd.DataFrame:
     cache: dict = {}
     out = []
     for _, row in measurements.iterrows():
-        state, value, compared = status(row), None, ""
+        state, value, compared, b_max = status(row), None, "", None
         if state == SCORED:
             scenario = scenario_of(row)
             key = repr(scenario.normalised())
             if key not in cache:  # the engine's path, as the CLI's compute(): the Serving table of the scenario
                 cache[key] = Tables(scenario.shown())["serving"].scalars
             value, compared = predicted(row, cache[key])
+            b_max = cache[key]["max_concurrency"]
             if value is None:
                 state = compared
         measured = float(row["value"])
@@ -184,7 +185,7 @@ def predictions(measurements: pd.DataFrame) -> pd.DataFrame:
                     "metric": row["metric"], "statistic": row["statistic"], "c": row["c"], "s": int(row["s"]),
                     "o": int(row["o"]), "t": int(row["t"]), "measured": measured, "unit": row["unit"],
                     "catalog_model": catalog_model(row["model"]) or "", "catalog_gpu": catalog_gpu(row["gpu"]) or "",
-                    "status": state, "compared_with": compared, "predicted": value,
+                    "status": state, "compared_with": compared, "b_max": b_max, "predicted": value,
                     "ratio": None if value is None else value / measured})
     return pd.DataFrame(out)
 
@@ -224,8 +225,9 @@ def report(measurements: pd.DataFrame, table: pd.DataFrame) -> str:
                       for part in s.removeprefix("not on Catalog: ").split(",")})
     sources = measurements.groupby(["source", "source_date"]).size().reset_index(name="rows")
     scored = table[table["status"] == SCORED]
+    over = scored[pd.to_numeric(scored["c"], errors="coerce") > scored["b_max"]]
     return TEMPLATE.format(
-        rows=len(table), scored=len(scored), gpus=", ".join(sorted(measurements["gpu"].unique())),
+        rows=len(table), scored=len(scored), over=len(over), gpus=", ".join(sorted(measurements["gpu"].unique())),
         engines=", ".join(sorted(measurements["engine"].unique())),
         by_metric=markdown(summary(labelled, ["metric"])),
         by_gpu_engine=markdown(summary(labelled, ["gpu", "engine"])),
@@ -280,16 +282,19 @@ engine: the coming engine priors are where they will differ).
 ## How the rows were chosen
 
 Sources that publish their numbers as text (tables, or a benchmark's raw output file) with the layout and lengths
-they ran: the TensorRT-LLM performance overviews (offline throughput at fixed ISL/OSL on H100, H200, B200 and GB200);
-dstack's DeepSeek-R1 benchmark (closed-loop runs at c = 4 … 128 and offline batches on 8×H200 and 8×MI300X with vLLM,
-SGLang and TensorRT-LLM, raw CSVs of SGLang's bench_serving and vLLM's benchmark_throughput); dstack's Llama 3.1 405B
-FP8 offline batches on 8×H100 and 8×MI300X (vLLM) and its single-request runs of Llama 3.1 405B BF16 on 8×MI300X
-(vLLM and TGI); NVIDIA's NIM benchmarking page (Llama 3.3 70B FP8 on 2×H100 at c = 1 … 250, AIPerf). Every row of a
-table was taken (no selection by agreement); left out were runs with prefix-cache hits, layouts the source does not
-give, offline batches over 256 requests (the engine's cap on running sequences, not stated, then sets the
-concurrency) and a TensorRT-LLM offline run on an engine built from another branch in BF16. Sources that give
-variable output lengths (ShareGPT, or random prompts without a fixed output) were skipped: o would be a mean.
-{rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}.
+they ran: the TensorRT-LLM performance overviews (offline throughput at fixed ISL/OSL on H100, H200, B200 and
+GB200); dstack's DeepSeek-R1 benchmark (closed-loop runs at c = 4 … 128 and offline batches on 8×H200 and 8×MI300X
+with vLLM, SGLang and TensorRT-LLM, raw CSVs of SGLang's bench_serving and vLLM's benchmark_throughput); dstack's
+Llama 3.1 405B FP8 offline batches on 8×H100 and 8×MI300X (vLLM) and its single-request runs of Llama 3.1 405B BF16
+on 8×MI300X (vLLM and TGI); NVIDIA's NIM benchmarking page (Llama 3.3 70B FP8 on 2×H100 at c = 1 … 250, AIPerf);
+Oracle Cloud's Llama 3.1 405B FP8 on 8×MI300X (vLLM batches of 1 … 256 and two offline runs). Every row of a table
+was taken (no selection by agreement); left out were runs with prefix-cache hits, layouts the source does not give,
+offline batches over 256 requests (the engine's cap on running sequences, not stated, then sets the concurrency) and
+a TensorRT-LLM offline run on an engine built from another branch in BF16. Sources that give variable output lengths
+(ShareGPT, or random prompts without a fixed output) were skipped: o would be a mean.
+{rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}. In {over} of the predicted rows c is above §6's
+B_max at the generic row (column b_max of predictions.csv): there §6's figure at B = c assumes sequences that do not
+fit, and the engine queued or preempted instead.
 
 ## Figures at today's defaults
 

@@ -91,6 +91,7 @@ def test_a_row_is_predicted_by_the_method_worked_example():
         _row(id="3", unit="tokens/s total", gpus="1", c="52")]))
     assert table["predicted"][0] == pytest.approx(2382, abs=0.5)
     assert table["ratio"][0] == pytest.approx(2.382, abs=0.0005)
+    assert list(table["b_max"]) == [52, 52, 52]
     assert table["predicted"][1] == pytest.approx(64.4, abs=0.05)
     assert "under load at c 32" in table["compared_with"][1]
     assert table["predicted"][2] == pytest.approx(2382, abs=0.5)
