@@ -90,6 +90,8 @@ def test_the_budget_chart_draws_training_as_columns(default_workbook):
     [budget] = [c for c in charts if "path by month" in c]
     assert "<c:barChart>" in budget and '<c:barDir val="col"/>' in budget and "<c:areaChart>" not in budget
     assert '<c:grouping val="stacked"/>' in budget
+    # a column a month wide on the date axis (without a base unit LibreOffice draws each a day wide, a hairline)
+    assert '<c:lblOffset val="100"/><c:baseTimeUnit val="months"/>' in budget
 
 
 def test_the_fleets_integers_are_a_locked_snapshot(example_files):

@@ -518,12 +518,24 @@ def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
         chart.add_series({"name": name, "categories": months, "values": sheet.series(key),
                           "fill": {"color": colour}, "border": {"none": True}, "gap": 30})
     chart.set_title({"name": "The budget's path by month"})
-    chart.set_x_axis({"date_axis": True, "num_format": "mmm yy", "major_unit": 3, "major_unit_type": "months",
-                      "base_unit": "months"})
+    chart.set_x_axis({"date_axis": True, "num_format": "mmm yy", "major_unit": 3, "major_unit_type": "months"})
+    _month_columns(chart)
     chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
     chart.set_legend({"position": "bottom"})
     chart.show_hidden_data()
     sheet.chart(chart, height=CHART_HEIGHT, width=760)
+
+
+def _month_columns(chart) -> None:
+    """A date axis whose base unit is the month (<c:baseTimeUnit val="months"/>, after <c:lblOffset> as the schema
+    orders it), so each column is a month wide: XlsxWriter writes no base unit, and a column is then a day wide."""
+    write_label_offset = chart._write_label_offset
+
+    def then_months(val) -> None:
+        write_label_offset(val)
+        chart._xml_empty_tag("c:baseTimeUnit", [("val", "months")])
+
+    chart._write_label_offset = then_months
 
 
 KEY_RESULTS: list[KeyResult] = []  # the plan's total is the Cost table's (the Cover shows it once)
