@@ -156,3 +156,17 @@ def test_no_modules_import_each_other(tmp_path):
     (tmp_path / "c.py").write_text("import pkg.a\n")
     (tmp_path / "d.py").write_text("from pkg import a\n")
     assert circles(import_edges(tmp_path, "pkg")) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def test_a_run_without_a_fleet_or_a_search_imports_neither(tmp_path):
+    """`planner run` pays for the tables the scenario has: without `fleet:` or `search:` no module of the Fleet or
+    the layout search is imported (their engines once cost a run 15 ms: planner/engine/plan imported the Fleet's
+    for a type, output.py the search's for its error, the Cover every table's sheet for the checks' labels); and
+    the cyclic garbage collector, held off while the planner's modules are imported (cli._importing), runs after."""
+    code = ("import gc, sys; from planner.cli import main\n"
+            f"try: main(['run', '-o', {str(tmp_path)!r}])\n"
+            "except SystemExit as end: assert not end.code, end\n"
+            "print(gc.isenabled(), sorted(m for m in sys.modules if m.rsplit('.', 1)[-1] in ('fleet', 'layouts') "
+            "and not m.startswith('planner.inputs')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip().splitlines()[-1]) == (0, "True []"), done.stderr

@@ -134,3 +134,18 @@ def test_one_table_of_kinds_for_the_workbook_and_the_html():
     assert (shown(1_055_545.2, "money0", "€"), shown(0.000_012_34, "money5", "$")) == ("€1,055,545", "$0.00001")
     assert (shown(2.5, "money", "CHF"), shown(True, "count"), shown(0, "bool")) == ("2.50 CHF", "yes", "no")
     assert (shown(8192, "count"), shown("never", "days")) == ("8,192", "never")
+
+
+def test_text_lines_counts_as_textwrap_does():
+    """A text as short as the column is one line without textwrap's regexes (half a workbook's texts): the count
+    is textwrap's for short, long, blank, tabbed and multi-line texts alike."""
+    import textwrap
+
+    from planner.workbook.kit import text_lines
+
+    texts = ["", " ", "a", "x" * 46, "x" * 47, "word " * 9, "a\tb", "\t" * 6, "one\ntwo", "no-break-" * 8,
+             "Goodput per GPU (req/s)", "é" * 46]
+    for text in texts:
+        for width in (0.5, 10, 40):
+            assert text_lines(text, width) == (len(textwrap.wrap(text, max(1, int(width * 1.15)))) or 1), (text, width)
+    assert text_lines("x" * 47, 40) == 2  # 46 characters a line at a width of 40

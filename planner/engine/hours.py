@@ -72,7 +72,7 @@ def mfu_used(scenario, tables) -> float:
         return given
     found = tables["layouts"].search
     if not found.cheapest:
-        from planner.engine.layouts import NoLayout
+        from planner.engine.shared import NoLayout
 
         raise NoLayout(f"the word layout needs a layout that fits and meets the deadline: {found.reason}")
     return found.cheapest[0]["mfu"]

@@ -1143,10 +1143,13 @@ def _shows(cell) -> bool:
 def text_lines(text: str, width: float) -> int:
     """The lines plain text wraps to in a column `width` characters wide (letters run narrower than the digits
     the width counts)."""
+    text, columns = str(text), max(1, int(width * 1.15))  # at 1.25 a 50-letter note in a 40-wide column
+    # counted one line and printed two, over the next row (the Checks of scenarios-1)
+    if len(text) <= columns and "\t" not in text:  # one line, as textwrap would say, without its regexes: half
+        return 1  # of a workbook's texts
     import textwrap
 
-    return len(textwrap.wrap(str(text), max(1, int(width * 1.15)))) or 1  # at 1.25 a 50-letter note in a
-    # 40-wide column counted one line and printed two, over the next row (the Checks of scenarios-1)
+    return len(textwrap.wrap(text, columns)) or 1
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
