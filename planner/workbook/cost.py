@@ -647,14 +647,11 @@ def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
                                  fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
             book.define(name, SHEET, cell, value)
         sheet.row_index += 1
-    chart = book.wb.add_chart({"type": "column"})
-    for key, name, colour in (("total", "Total over the plan", "#4472C4"), ("npv", "NPV", "#ED7D31")):
-        chart.add_series({"name": name, "categories": [SHEET, heading, 1, heading, len(PATHS)],
-                          "values": [SHEET, rows[key], 1, rows[key], len(PATHS)], "fill": {"color": colour}})
-    chart.set_title({"name": "The three paths: total and NPV over the plan"})
-    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart, height=300, width=620)
+    sheet.column_chart([(name, [SHEET, heading, 1, heading, len(PATHS)], [SHEET, rows[key], 1, rows[key], len(PATHS)],
+                         colour) for key, name, colour in (("total", "Total over the plan", "#4472C4"),
+                                                           ("npv", "NPV", "#ED7D31"))],
+                       title="The three paths: total and NPV over the plan",
+                       y_axis={"num_format": book.number_format("money0")}, height=300, width=620)
 
 
 def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple, fleet: bool) -> None:

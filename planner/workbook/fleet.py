@@ -635,10 +635,9 @@ def _day_chart(book: kit.Book, sheet: kit.Sheet) -> None:
     line.add_series({"name": "Busy GPUs (the work)", "values": sheet.series("busy_gpus"),
                      "line": {"color": "#A5A5A5", "width": 2, "dash_type": "dash"}})
     chart.combine(line)
-    chart.set_title({"name": "GPUs over the day: sized for the peak against following demand"})
-    chart.set_x_axis({"name": "Hour"})
-    chart.set_y_axis({"name": "GPUs", "num_format": "#,##0", "major_gridlines": {"visible": True}})
-    sheet.chart(chart, height=300)
+    sheet.chart(chart, height=300, title="GPUs over the day: sized for the peak against following demand",
+                x_axis={"name": "Hour"},
+                y_axis={"name": "GPUs", "num_format": "#,##0", "major_gridlines": {"visible": True}})
 
 
 KEY_RESULTS = [
