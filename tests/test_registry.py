@@ -134,3 +134,17 @@ def test_every_cover_result_is_written_on_its_tables_sheet():
     assert found == []
     assert book.names["plan_total_cost"] == book.names["tco_total_cost"]
     assert book.names["budget_total_cost"][0] == "Budget"
+
+
+def test_a_tables_headline_is_its_values_under_its_prefix():
+    """engine/values.prefixed names each value by its table's prefix, in the order given (the JSON's order):
+    Hours, Crossover, Cluster and Goodput name their headlines so."""
+    from planner.engine.values import prefixed
+
+    assert list(prefixed("hours", {"cost": 2.0, "days": 3, "other": 9}, ("days", "cost")).items()) == [
+        ("hours_days", 3), ("hours_cost", 2.0)]
+    results = every_table()
+    hours = results.tables["hours"]
+    assert hours.headline["hours_days"] == hours.scalars["days"]
+    assert [k for k in results.tables["crossover"].headline][:3] == [
+        "crossover_serving_mfu_used", "crossover_day_flops", "crossover_day_gpu_hours"]
