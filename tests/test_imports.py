@@ -170,3 +170,20 @@ def test_a_run_without_a_fleet_or_a_search_imports_neither(tmp_path):
             "and not m.startswith('planner.inputs')))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert (done.returncode, done.stdout.strip().splitlines()[-1]) == (0, "True []"), done.stderr
+
+
+def test_a_command_line_run_ends_without_the_interpreters_teardown(tmp_path):
+    """`planner run` from its own command line exits once its files are written and its lines printed, without
+    the teardown (exit handlers among it: this one's line is never printed); called with a list of arguments, as
+    click's test runner calls it, it returns and the process ends as usual."""
+    def run(call: str, folder: Path) -> list[str]:
+        code = (f"import atexit, sys; atexit.register(print, 'torn down'); sys.argv = ['planner', 'run', '-o', "
+                f"{str(folder)!r}]\nfrom planner.cli import main\n{call}")
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    lines = run("main()", tmp_path / "a")
+    assert [Path(line).name for line in lines] == ["default.xlsx", "default.html", "default.json"]
+    assert all(Path(line).stat().st_size > 0 for line in lines)
+    assert run(f"main(['run', '-o', {str(tmp_path / 'b')!r}])", tmp_path / "b")[-1] == "torn down"
