@@ -47,7 +47,8 @@ MODEL_IDS = {
     "mixtral-8x7b-instruct": "mixtral-8x7b",
     "gpt-oss-20b": "gpt-oss-20b",
 }
-GPU_IDS = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200", "MI300X": "mi300x"}
+GPU_IDS = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200", "MI300X": "mi300x",
+           "GB200": "gb200", "B300": "b300", "MI325X": "mi325x", "MI355X": "mi355x"}
 
 SCORED = "scored"
 
