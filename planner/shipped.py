@@ -67,8 +67,8 @@ GPUS: dict[str, GPU] = {
              server_price=50_000, server_kw=1.275, **OWNED,
              server_kw_source=f"DGX H200: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
         dict(id="b200", memory_gb=180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
-             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
-             network_gbps=100, gemm_efficiency=0.45,
+             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, fp4_tflops=9000,
+             nvlink_gbps=900, network_gbps=100, gemm_efficiency=0.45,
              server_price=65_000, server_kw=1.7875, **OWNED,
              server_kw_source=f"DGX B200: 14.3 kW max ÷ 8 ({NOT_CONFIRMED})"),
         dict(id="mi300x", memory_gb=192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
@@ -76,17 +76,17 @@ GPUS: dict[str, GPU] = {
              network_gbps=50, gemm_efficiency=0.3,
              server_price=33_000, server_kw=1.366, **OWNED,
              server_kw_source="H100's 1.275 × 750 W ÷ 700 W (AMD board power; illustrative)"),
-        # Beyond the first five (docs/method.md, Catalog, "Added GPUs"): memory, dense BF16/FP8 and HBM from
+        # Beyond the first five (docs/method.md, Catalog, "Added GPUs"): memory, dense BF16/FP8/FP4 and HBM from
         # [ML Engineering] (vendor figures without sparsity), NVLink and network per direction from NVIDIA's
         # [AIConfigurator] system files, Infinity Fabric per direction from [ML Engineering]'s network table. AMD
         # publishes no network per GPU (the server's NICs), so theirs is blank. Prices: ADDED_PRICES; η: ADDED_ETA.
         dict(id="gb200", memory_gb=186, peak_tflops=2500, hbm_tbps=8.0, price_per_hour=5.12,
-             price_source=ADDED_PRICES, price_as_of=PRICES_AS_OF, fp8_tflops=5000,
+             price_source=ADDED_PRICES, price_as_of=PRICES_AS_OF, fp8_tflops=5000, fp4_tflops=10000,
              nvlink_gbps=900, network_gbps=100, gpus_per_node=72, gemm_efficiency=0.43,
              server_price=75_000, server_kw=2.186, **ADDED_OWNED,
              server_kw_source="H100's 1.275 × 1,200 W ÷ 700 W (board power; illustrative)"),
         dict(id="b300", memory_gb=288, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=5.40,
-             price_source=ADDED_PRICES, price_as_of=PRICES_AS_OF, fp8_tflops=4500,
+             price_source=ADDED_PRICES, price_as_of=PRICES_AS_OF, fp8_tflops=4500, fp4_tflops=14000,
              nvlink_gbps=900, network_gbps=100, gemm_efficiency=0.46,
              server_price=79_000, server_kw=2.004, **ADDED_OWNED,
              server_kw_source="H100's 1.275 × 1,100 W ÷ 700 W (board power; illustrative)"),
@@ -96,7 +96,7 @@ GPUS: dict[str, GPU] = {
              server_price=34_000, server_kw=1.821, **ADDED_OWNED,
              server_kw_source="H100's 1.275 × 1,000 W ÷ 700 W (AMD board power; illustrative)"),
         dict(id="mi355x", memory_gb=288, peak_tflops=2500, hbm_tbps=8.0, price_per_hour=2.71,
-             price_source=ADDED_PRICES, price_as_of=PRICES_AS_OF, fp8_tflops=5000,
+             price_source=ADDED_PRICES, price_as_of=PRICES_AS_OF, fp8_tflops=5000, fp4_tflops=10100,
              nvlink_gbps=535.5, gemm_efficiency=0.37,
              server_price=36_000, server_kw=2.55, **ADDED_OWNED,
              server_kw_source="H100's 1.275 × 1,400 W ÷ 700 W (AMD board power; illustrative)"),
@@ -110,6 +110,8 @@ PRECISIONS: dict[str, Precision] = {
         dict(id="fp8", weight_bits=8, kv_bytes=1, fp8_gemm=True),
         dict(id="int8", weight_bits=8, kv_bytes=1, fp8_gemm=False),  # weight-only: BF16 GEMMs
         dict(id="int4-g128", weight_bits=4.125, kv_bytes=1, fp8_gemm=False),
+        # NVFP4: 4 bits and one FP8 scale per 16 values, 4.5 bits; its GEMMs at the FP4 peak, or FP8's without one
+        dict(id="fp4", weight_bits=4.5, kv_bytes=0.5625, fp8_gemm=True, fp4_gemm=True),
     )
 }
 
