@@ -12,6 +12,7 @@ from planner.workbook import kit
 from planner.workbook.budget import fiscal_year_count
 from planner.workbook import cost as cost_sheet
 from planner.workbook.cost import months_to_cover, text
+from planner.answers import CHEAPEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, PEAK, UNIT_COSTS
 from planner.workbook.kit import KeyResult
 
 PATHS = engine.ANSWER_PATHS
@@ -48,47 +49,27 @@ def _past(end: str) -> str:
     return f"IF({end}>serving_end,{months_to_cover('serving_end', end)[1:]},0)"
 
 
-# (name, label template, kind, formula): each a named cell on the Cover
-MONTHS = [
-    ("plan_first_month", "The plan's first month", "month", "=EOMONTH(tco_start_date,-1)+1"),
-    ("plan_last_month", "… and its last ({tco_months|count} calendar months)", "month",
-     "=EOMONTH(tco_start_date,tco_months-2)+1"),
-]
-UNIT_COSTS = [
-    ("plan_training_cost", "Training at its tier ({pricing_training_tier|words}), over the run", "money0",
-     "=tco_training_cost"),
-    ("plan_cost_per_million_tokens", "Serving per million output tokens served over the plan (the {budget_path|words}"
-     " path's serving with contingency ÷ the plan's output tokens)", "money",
-     '=IF(NOT(ISNUMBER(unit_serving_cost)),unit_serving_cost,IF(unit_output_tokens>0,unit_serving_cost/'
-     f'unit_output_tokens*1e6,{text(engine.NO_TOKENS)}))'),
-]
-COMMITMENTS = [
-    ("plan_training_commitment_value", "Training commitment: contract value over its whole terms (the run's GPUs)",
-     "money0",
-     f"=IF(training_term_months>0,training_tier_cost,{NOT_COMMITTED})"),
-    ("plan_training_commitment_end", "… its term ends", "date",
-     f"=IF(training_term_months>0,training_commitment_end,{NOT_COMMITTED})"),
-    ("plan_training_commitment_months_past", "… months it outlives the plan's serving", "count",
-     f"=IF(training_term_months>0,{_past('training_commitment_end')},{NOT_COMMITTED})"),
-    ("plan_baseline_commitment_value", "Serving baseline commitment ({pricing_serving_baseline_tier|words}): "
-     "contract value over its terms", "money0",
-     _baseline(f"{BASELINE_USED}*24*(serving_commitment_end-launch_date)*price_baseline")),
-    ("plan_baseline_commitment_end", "… its term ends", "date", _baseline("serving_commitment_end")),
-    ("plan_baseline_commitment_months_past", "… months it outlives the plan's serving", "count",
-     _baseline(_past("serving_commitment_end"))),
-    ("plan_capex_date", "Owned path: the GPUs are bought (the capex goes out) on", "date",
-     "=IF(ISNUMBER(own_capex),own_start,own_capex)"),
-    ("plan_capex", "… the capex, paid once", "money0", "=own_capex"),
-]
-DEMAND = [
-    KeyResult("plan_total_demand_low", "With 20 % less demand (tokens a day × 0.8): the total over the plan",
-              kind="money0", unit="", snapshot=True),
-    KeyResult("plan_total_demand_high", "… with 20 % more demand (× 1.2), over the plan", kind="money0", unit="",
-              snapshot=True),
-]
-GPU_COLUMNS = [("training", "Training (the run's GPUs)"), ("serving", "Serving at the month's peak hour"),
-               ("held", "Held: training + serving"), ("committed", "Committed baseline (its terms)"),
-               ("owned", "Owned (the owned path)")]
+FORMULAS = {  # each answer's formula: a named cell on the Cover
+    "plan_first_month": "=EOMONTH(tco_start_date,-1)+1",
+    "plan_last_month": "=EOMONTH(tco_start_date,tco_months-2)+1",
+    "plan_training_cost": "=tco_training_cost",
+    "plan_cost_per_million_tokens": '=IF(NOT(ISNUMBER(unit_serving_cost)),unit_serving_cost,IF(unit_output_tokens>0,'
+                                    f'unit_serving_cost/unit_output_tokens*1e6,{text(engine.NO_TOKENS)}))',
+    "plan_training_commitment_value": f"=IF(training_term_months>0,training_tier_cost,{NOT_COMMITTED})",
+    "plan_training_commitment_end": f"=IF(training_term_months>0,training_commitment_end,{NOT_COMMITTED})",
+    "plan_training_commitment_months_past": f"=IF(training_term_months>0,{_past('training_commitment_end')},"
+                                            f"{NOT_COMMITTED})",
+    "plan_baseline_commitment_value": _baseline(f"{BASELINE_USED}*24*(serving_commitment_end-launch_date)"
+                                                "*price_baseline"),
+    "plan_baseline_commitment_end": _baseline("serving_commitment_end"),
+    "plan_baseline_commitment_months_past": _baseline(_past("serving_commitment_end")),
+    "plan_capex_date": "=IF(ISNUMBER(own_capex),own_start,own_capex)",
+    "plan_capex": "=own_capex",
+}
+
+
+SAVING = ("=IF(NOT(ISNUMBER(plan_total_cost)),plan_total_cost,IF(ISNUMBER(plan_cheapest_total),"
+          "plan_total_cost-plan_cheapest_total,plan_cheapest_total))")
 
 
 def _ov_positive(start: str, end: str, k: int, month: str) -> str:
@@ -124,10 +105,10 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     sheet.section("The plan's total, in the reporting currency")
     for name in SHOWN:
         key_result(book, sheet, first[name], results)
-    _row(book, sheet, ("plan_currency", "Reporting currency (every amount on this page)", "text", "=currency"),
-         value=results.scenario.currency, named=False)
+    _row(book, sheet, KeyResult("plan_currency", "Reporting currency (every amount on this page)", kind="text"),
+         formula="=currency", value=results.scenario.currency, named=False)
     for spec in MONTHS:
-        _row(book, sheet, spec, value=answers[spec[0]])
+        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
     sheet.skip()
 
     sheet.section("Which path, compared like for like (each path's total with contingency; NPV as at the first month)")
@@ -136,7 +117,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
 
     sheet.section("What training and a million output tokens cost in the plan")
     for spec in UNIT_COSTS:
-        _row(book, sheet, spec, value=answers[spec[0]])
+        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
     sheet.skip()
 
     sheet.section("What if demand differs from the traffic the plan is sized for")
@@ -148,7 +129,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
 
     sheet.section("What we commit to, and when the cash goes out (contract values before contingency)")
     for spec in COMMITMENTS:
-        _row(book, sheet, spec, value=answers[spec[0]])
+        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
     sheet.skip()
 
     _gpus(book, sheet, cost, answers)
@@ -189,9 +170,9 @@ def across(sheet: kit.Sheet, r: int, value, cell_style) -> int:
     return 1
 
 
-def _row(book: kit.Book, sheet: kit.Sheet, spec: tuple, *, value, named: bool = True) -> None:
-    """A labelled answer across the value columns, named: `spec` is (name, label template, kind, formula)."""
-    name, label, kind, formula = spec
+def _row(book: kit.Book, sheet: kit.Sheet, spec: KeyResult, *, formula: str, value, named: bool = True) -> None:
+    """A labelled answer across the value columns, named."""
+    name, label, kind = spec.name, spec.label, spec.kind
     r = sheet.row_index
     _label(book, sheet, r, label)
     cell_style = style(book, kind)
@@ -241,15 +222,8 @@ def _paths(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     named = "".join(f"IF({totals[path]}=plan_cheapest_total,{headings[path]}," for path in PATHS[:-1])
     words = (f"=IF(COUNT({rng})=0,{no_total},{named}{headings[PATHS[-1]]}{')' * (len(PATHS) - 1)}"
              f'&IF(OR({",".join(f"ISTEXT({totals[path]})" for path in PATHS)}),"{engine.OF_THOSE}",""))')
-    _row(book, sheet, ("plan_cheapest_total", "The cheapest path's total over the plan", "money0",
-                       f"=IF(COUNT({rng})=0,{no_total},MIN({rng}))"), value=answers["plan_cheapest_total"])
-    _row(book, sheet, ("plan_cheapest_path", "The cheapest path (of those with a total)", "text", words),
-         value=answers["plan_cheapest_path"])
-    _row(book, sheet, ("plan_cheapest_saving", "What it saves over the plan against the chosen path "
-                       "({budget_path|words}): the plan's total less the cheapest", "money0",
-                       "=IF(NOT(ISNUMBER(plan_total_cost)),plan_total_cost,IF(ISNUMBER(plan_cheapest_total),"
-                       "plan_total_cost-plan_cheapest_total,plan_cheapest_total))"),
-         value=answers["plan_cheapest_saving"])
+    for spec, formula in zip(CHEAPEST, (f"=IF(COUNT({rng})=0,{no_total},MIN({rng}))", words, SAVING)):
+        _row(book, sheet, spec, formula=formula, value=answers[spec.name])
 
 
 def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
@@ -295,8 +269,7 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     last = first + len(months) - 1
     held_range = (f"{kit.xl_rowcol_to_cell(first, 3, True, True)}:"
                   f"{kit.xl_rowcol_to_cell(last, 3, True, True)}")
-    _row(book, sheet, ("plan_peak_gpus", "The most GPUs held in any month (training + serving at its peak hour)",
-                       "count", f"=IF(NOT(plan_serving_fits),plan_serving_reason,MAX({held_range}))"),
+    _row(book, sheet, PEAK, formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,MAX({held_range}))",
          value=answers["plan_peak_gpus"])
     header = sheet.heading_row(["Month"] + [heading for _, heading in GPU_COLUMNS])
     assert header + 1 == first
