@@ -291,13 +291,13 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
                 f"{kit.xl_rowcol_to_cell(last, len(GPU_COLUMNS), True, True)}")
     _gpu_chart(book, sheet, first, shown=len(months) - len(hidden))
 
-CHART_LEFT, CHART_WIDTH, CHART_LEAST = 80, 330, 220  # pixels: beside the months, within column A
+CHART_LEFT, CHART_WIDTH, CHART_LEAST, CHART_MOST = 80, 330, 220, 496  # pixels: beside the months, in column A
 
 
 def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None:
     """GPUs by month as lines, in column A beside the month names (which stand at its left), as tall as the plan's
-    months (at least CHART_LEAST pixels: rows follow the table where it is shorter), so the table and its chart
-    print on one page."""
+    months (at least CHART_LEAST pixels: rows follow the table where it is shorter; at most CHART_MOST, beside the
+    first 25 months: a longer plan's months run on to the next page)."""
     chart = book.wb.add_chart({"type": "line"})
     last = first + shown - 1  # the plan's months (the rows beyond it are hidden)
     for col, (key, heading), colour in zip(range(1, 6), GPU_COLUMNS,
@@ -309,10 +309,10 @@ def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None
     chart.set_x_axis({"num_format": "mmm yy", "date_axis": True, "base_unit": "months"})
     chart.set_y_axis({"num_format": "#,##0", "min": 0, "major_gridlines": {"visible": True}})
     chart.set_legend({"position": "bottom"})
-    height = max(shown * 20 - 4, CHART_LEAST)  # rows of the default 20 px
+    height = min(max(shown * 20 - 4, CHART_LEAST), CHART_MOST)  # rows of the default 20 px
     chart.set_size({"width": CHART_WIDTH, "height": height})
     kit.readable(chart)
     sheet.ws.insert_chart(first, 0, chart, {"x_offset": CHART_LEFT, "y_offset": 2, "object_position": 1})
     rows = -(-height // 20)
-    sheet.charts.append((first, sheet.row_index - first))  # the table with its chart: never split
+    sheet.charts.append((first, rows))  # the chart whole; a long plan's months flow on to the next page
     sheet.skip(max(rows - shown, 0))  # where the plan's months are fewer than the chart is tall
