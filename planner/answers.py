@@ -25,13 +25,13 @@ UNIT_COSTS = [
               "{budget_path|words} path's serving with contingency ÷ the plan's output tokens)", kind="money", unit=""),
 ]
 COMMITMENTS = [
-    KeyResult("plan_training_commitment_value", "Training commitment: contract value over its whole terms (the "
-              "run's GPUs)", kind="money0", unit=""),
+    KeyResult("plan_training_commitment_value", "Training commitment: its contract value over whole terms",
+              kind="money0", unit=""),
     KeyResult("plan_training_commitment_end", "… its term ends", kind="date", unit=""),
     KeyResult("plan_training_commitment_months_past", "… months it outlives the plan's serving", kind="count",
               unit=""),
-    KeyResult("plan_baseline_commitment_value", "Serving baseline commitment ({pricing_serving_baseline_tier|words}):"
-              " contract value over its terms", kind="money0", unit=""),
+    KeyResult("plan_baseline_commitment_value", "Serving baseline ({pricing_serving_baseline_tier|words}): "
+              "contract over its terms", kind="money0", unit=""),
     KeyResult("plan_baseline_commitment_end", "… its term ends", kind="date", unit=""),
     KeyResult("plan_baseline_commitment_months_past", "… months it outlives the plan's serving", kind="count",
               unit=""),
@@ -39,9 +39,9 @@ COMMITMENTS = [
     KeyResult("plan_capex", "… the capex, paid once", kind="money0", unit=""),
 ]
 DEMAND = [  # the Sensitivity's snapshot, shown while current
-    KeyResult("plan_total_demand_low", "With 20 % less demand (tokens a day × 0.8): the total over the plan",
+    KeyResult("plan_total_demand_low", "At 20 % less demand (tokens a day × 0.8), over the plan",
               kind="money0", unit="", snapshot=True),
-    KeyResult("plan_total_demand_high", "… with 20 % more demand (× 1.2), over the plan", kind="money0", unit="",
+    KeyResult("plan_total_demand_high", "… at 20 % more demand (× 1.2), over the plan", kind="money0", unit="",
               snapshot=True),
 ]
 GPU_COLUMNS = [("training", "Training (the run's GPUs)"), ("serving", "Serving at the month's peak hour"),
