@@ -79,6 +79,16 @@ def test_the_cheapest_path_is_named_among_those_with_a_total():
     assert answers.saving(9.0, 4.0) == 5.0 and answers.saving("n/a: x", 4.0) == "n/a: x"
 
 
+def test_an_owned_path_without_a_server_price_is_left_out_and_the_words_say_so():
+    """custom-model-and-gpu's GPU has no server price or kW: the owned path reads n/a, the cheapest is chosen among
+    the other three and says so (the workbook's twin is recalculated with every example)."""
+    h = _example("custom-model-and-gpu").headline
+    assert h["plan_total_owned"] == "n/a: no server price or kW"
+    assert h["plan_cheapest_path"].endswith(answers.OF_THOSE)
+    assert h["plan_cheapest_total"] == min(h["plan_total_on_demand"], h["plan_total_on_demand_held"],
+                                           h["plan_total_committed"])
+
+
 def test_the_default_names_the_committed_path_and_its_saving():
     """tco-1's worked totals (METHOD §13.12): on demand $21,198,797, committed below it, owned far above."""
     h = compute(scenario_with(), generated=DAY).headline
