@@ -282,3 +282,27 @@ def test_the_json_headline_holds_the_answers():
     months = payload["tables"]["gpus_by_month"]
     assert len(months) == 25 and months[0]["training"] == 1024
 
+
+
+@pytest.mark.spreadsheet
+def test_a_failed_input_turns_every_answer_n_a_never_blank_or_an_error(libreoffice, default_workbook, default_book,
+                                                                        tmp_path):
+    """Contingency typed as text: its check fails, and every answer on the Cover (the paths, their fiscal years, the
+    cheapest, the GPUs by month that read the plan's money or months) reads a value or "n/a: see Checks", never an
+    empty cell or an error value, once LibreOffice recalculates."""
+    from tests.helpers import UNCOMPARED, recalculated, set_cells
+    from planner.workbook.kit import xl_rowcol_to_cell
+
+    copy = tmp_path / "text-contingency.xlsx"
+    set_cells(default_workbook, copy, {"budget_contingency": "ten percent"})
+    [values] = recalculated(libreoffice, [copy], [UNCOMPARED])
+    cover = default_book.sheets["Cover"]
+    answers_at = {key: values.get(("Cover", xl_rowcol_to_cell(place.row, place.col)))
+                  for key, place in cover.places.items() if key.startswith(("answer_", "key_"))}
+    assert [key for key, value in answers_at.items() if value in (None, "")] == []
+    for name in ("plan_total_on_demand", "plan_total_on_demand_held", "plan_total_committed", "plan_cheapest_path"):
+        sheet, a1 = default_book.names[name]
+        assert values[(sheet, a1)] == "n/a: see Checks", name
+    errors = [cell for cell, value in values.items() if cell[0] == "Cover" and isinstance(value, str)
+              and value.startswith("#")]
+    assert errors == []

@@ -100,11 +100,11 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     named result shown again (the Cover's own)."""
     cost, values = results.cost, results.headline
     answers = {**values}
-    guarded, sheet.guarded = sheet.guarded, True  # these are the Cover's own formulas: guarded as any sheet's
     first = {k.name: k for k in cost_sheet.KEY_RESULTS if k.name in SHOWN}
     sheet.section("The plan's total, in the reporting currency")
-    for name in SHOWN:
+    for name in SHOWN:  # named results shown again: "n/a: see Checks" where theirs are blank, as every key result
         key_result(book, sheet, first[name], results)
+    guarded, sheet.guarded = sheet.guarded, True  # the answers' own formulas: guarded as any sheet's
     _row(book, sheet, KeyResult("plan_currency", "Reporting currency (every amount on this page)", kind="text"),
          formula="=currency", value=results.scenario.currency, named=False)
     for spec in MONTHS:
@@ -254,7 +254,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
                                                            "calendar_standby)") + ")")
             else:
                 formula = f'={blank}IF(plan_money_na<>"",plan_money_na,{found_sum}))'
-            sheet.formula(r, col, formula, fy[f"{path}_total"] if fy else "", money)
+            sheet.formula(r, col, formula, fy[f"{path}_total"] if fy else "", money, fallback=kit.NOT_AVAILABLE)
         if fy is None:
             hidden.append(r)
         sheet.row_index += 1
@@ -282,7 +282,7 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
         for col, (key, _) in enumerate(GPU_COLUMNS, start=1):
             value = row[key]
             style = book.styles.value("text", right=True) if isinstance(value, str) and value else count
-            sheet.formula(r, col, formulas[key], value, style)
+            sheet.formula(r, col, formulas[key], value, style, fallback=kit.NOT_AVAILABLE)
         sheet.row_index += 1
     hidden = [first + i for i, row in enumerate(months) if row["month"] == ""]
     sheet.hide(hidden)
