@@ -291,7 +291,9 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
                 f"{kit.xl_rowcol_to_cell(last, len(GPU_COLUMNS), True, True)}")
     _gpu_chart(book, sheet, first, shown=len(months) - len(hidden))
 
-CHART_LEFT, CHART_WIDTH, CHART_LEAST, CHART_MOST = 80, 330, 220, 496  # pixels: beside the months, in column A
+LEGEND = {"training": "Training", "serving": "Serving at the peak", "held": "Held", "committed": "Committed",
+          "owned": "Owned"}  # the table's headings, short enough for the chart's legend
+CHART_LEFT, CHART_WIDTH, CHART_LEAST, CHART_MOST = 80, 340, 236, 496  # pixels: beside the months, in column A
 
 
 def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None:
@@ -300,19 +302,19 @@ def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None
     first 25 months: a longer plan's months run on to the next page)."""
     chart = book.wb.add_chart({"type": "line"})
     last = first + shown - 1  # the plan's months (the rows beyond it are hidden)
-    for col, (key, heading), colour in zip(range(1, 6), GPU_COLUMNS,
-                                           ("#ED7D31", "#4472C4", "#000000", "#A5A5A5", "#70AD47")):
-        chart.add_series({"name": heading, "categories": [sheet.name, first, 0, last, 0],
+    for col, (key, _), colour in zip(range(1, 6), GPU_COLUMNS,
+                                     ("#ED7D31", "#4472C4", "#000000", "#A5A5A5", "#70AD47")):
+        chart.add_series({"name": LEGEND[key], "categories": [sheet.name, first, 0, last, 0],
                           "values": [sheet.name, first, col, last, col],
                           "line": {"color": colour, "width": 2.25 if key == "held" else 1.5}})
-    chart.set_title({"name": "GPUs by month"})
+    chart.set_title({"none": True})  # the section's title says it
     chart.set_x_axis({"num_format": "mmm yy", "date_axis": True, "base_unit": "months"})
     chart.set_y_axis({"num_format": "#,##0", "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
+    chart.set_legend({"position": "right"})
     height = min(max(shown * 20 - 4, CHART_LEAST), CHART_MOST)  # rows of the default 20 px
     chart.set_size({"width": CHART_WIDTH, "height": height})
     kit.readable(chart)
     sheet.ws.insert_chart(first, 0, chart, {"x_offset": CHART_LEFT, "y_offset": 2, "object_position": 1})
     rows = -(-height // 20)
     sheet.charts.append((first, rows))  # the chart whole; a long plan's months flow on to the next page
-    sheet.skip(max(rows - shown, 0))  # where the plan's months are fewer than the chart is tall
+    sheet.skip(max(rows - shown, 0) + 1)  # where the plan's months are fewer than the chart is tall; a blank row
