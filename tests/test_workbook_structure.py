@@ -156,7 +156,8 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert lists[cell_of(book, "crossover_tokens_per_day").coordinate] == "catalog_traffic_preset_ids"
     sheet, ref = address(book, "catalog_gpu_ids")
     ids = [row[0].value for row in book[sheet][ref]]
-    assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x"] + [None] * 10  # ten empty rows to add your own
+    assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "gb200", "b300", "mi325x",
+                   "mi355x"] + [None] * 10  # ten empty rows to add your own
     sheet, ref = address(book, "catalog_gpu_price_per_hour")
     assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 
@@ -364,9 +365,10 @@ def test_charts_read_formula_cells_and_value_axes_start_at_zero(workbook, result
     with zipfile.ZipFile(workbook) as z:
         charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
     charted = {sheet.title for sheet in opened(workbook).worksheets if sheet._charts}
-    assert charted == {t.sheet.SHEET for t in present(results.scenario)}  # each table's sheet has its chart
-    assert "<c:barChart>" in charts[0] and "<c:lineChart>" in charts[0]  # stacked columns and the capacity line
-    assert "Memory!$B$" in charts[0]
+    # each table's sheet has its chart, and the Cover its GPUs by month
+    assert charted == {t.sheet.SHEET for t in present(results.scenario)} | {"Cover"}
+    memory = next(chart for chart in charts if "Memory!$B$" in chart)
+    assert "<c:barChart>" in memory and "<c:lineChart>" in memory  # stacked columns and the capacity line
     for chart in charts:
         if '<c:barDir val="bar"/>' in chart:  # the tornado: changes either side of the total, below zero too
             continue
