@@ -6,6 +6,7 @@ each as a formula."""
 from __future__ import annotations
 
 from planner.engine import calendar as cal
+from planner.engine.values import to_the_cent
 
 # The paths side by side: the three of budget.path, and on demand held at each month's peak (with standby)
 ANSWER_PATHS = ("on_demand", "on_demand_held", "committed", "owned")
@@ -25,24 +26,26 @@ def path_words(path: str, include_standby: bool) -> str:
 
 
 def cheapest(totals: dict, include_standby: bool) -> tuple[str, float | str]:
-    """The cheapest path with a total (the first of equal ones, in ANSWER_PATHS order) and its total; when a path
-    reads n/a, the words say the choice was among the others; without any total, NO_TOTAL twice."""
+    """The cheapest path with a total (the first of those equal to the cent, in ANSWER_PATHS order: totals equal by
+    the method differ in their last digits from one application to another) and its total; when a path reads n/a,
+    the words say the choice was among the others; without any total, NO_TOTAL twice."""
     found = {path: totals[f"{path}_total"] for path in ANSWER_PATHS}
     numbers = {path: value for path, value in found.items() if not isinstance(value, str)}
     if not numbers:
         return NO_TOTAL, NO_TOTAL
     least = min(numbers.values())
-    path = next(path for path in ANSWER_PATHS if path in numbers and numbers[path] == least)
+    path = next(path for path in ANSWER_PATHS if path in numbers and to_the_cent(numbers[path]) == to_the_cent(least))
     return path_words(path, include_standby) + (OF_THOSE if len(numbers) < len(found) else ""), least
 
 
 def saving(plan_total, least) -> float | str:
-    """The chosen path's total less the cheapest's: what taking the cheapest would save (the reason, where either
+    """The chosen path's total less the cheapest's, to the cent (two totals equal by the method differ in their
+    last digits from one application to another): what taking the cheapest would save (the reason, where either
     has no number)."""
     for value in (plan_total, least):
         if isinstance(value, str):
             return value
-    return plan_total - least
+    return to_the_cent(plan_total - least)
 
 
 def _overlaps(row: dict, start: float, end: float) -> bool:

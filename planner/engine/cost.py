@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from planner.engine import answers, calendar as cal
 from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HOURS_PER_DAY,
                                    PAST_DEADLINE, TOO_LONG, TooManyGPUs)
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
+from planner.engine.values import to_the_cent
 from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
                                         npv, owned_columns, path_columns, path_end, plan_end, timeline,
                                         training_column)
@@ -79,16 +79,10 @@ def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dic
                at_od - avg.serving_cost, other,
                sums["on_demand_subtotal"] - (t.training_tier_cost + at_od + standby + other),
                sums[f"{path}_subtotal"] - sums["on_demand_subtotal"], sums[f"{path}_contingency"]]
-    lines = [(key, label, to_the_cent_of(amount)) for (key, label), amount in zip(BRIDGE_LINES, amounts)]
+    lines = [(key, label, to_the_cent(amount)) for (key, label), amount in zip(BRIDGE_LINES, amounts)]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [
         {"line": "total", "label": "Total", "amount": sum(amount for _, _, amount in lines)}]
 
-
-def to_the_cent_of(amount: float) -> float:
-    """ROUND(x, 2) as a spreadsheet rounds (the 15-digit decimal, halves away from zero): a bridge line that is 0 by
-    the method (calendar months without growth, escalation at 0) is a difference of two large sums, whose last
-    digits no two applications compute alike (1e-4 on a plan of billions); to the cent they agree."""
-    return float(Decimal(f"{amount:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 # Unit economics -------------------------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, replace
-from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
 from typing import NamedTuple
 
@@ -27,7 +26,7 @@ import numpy as np
 from planner.engine import money
 from planner.engine import serving as serving_engine
 from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY  # §10's sustained link shares
-from planner.engine.values import plain
+from planner.engine.values import excel_round, plain, to_the_cent
 from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.method import Constant, Method
 from planner.model import passes
@@ -68,10 +67,6 @@ def ceil9_int(x) -> int:
     """CEIL9(x) = CEILING(ROUND(x, 9), 1) as a Python int: engine/cluster.py's ceil9 for one number."""
     return int(math.ceil(r9(x)))
 
-
-def excel_round(x: float) -> int:
-    """ROUND(x, 0) as a spreadsheet rounds: halves away from zero (Python's round() rounds halves to even)."""
-    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
 
 
 def meets(miss: float, attainment: float) -> bool:
@@ -1002,7 +997,7 @@ def answer(row: dict | None, symbol: str) -> str:
         replicas = (f"{count(row['prefill_replicas'], 'prefill replica')} of "
                     f"{count(row['prefill_tensor_parallel'], 'GPU')} and "
                     f"{count(row['decode_replicas'], 'decode replica')} of {count(row['tensor_parallel'], 'GPU')}")
-    cents = Decimal(f"{row['cost_per_hour']:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    cents = to_the_cent(row["cost_per_hour"])
     return (f"{row['mode']} on {row['gpu']}: {replicas} at B {row['batch']}, {row['gpus']:,} GPUs with spares, "
             f"{symbol}{cents:,.2f} per hour")
 

@@ -8,9 +8,7 @@ the total cost (training plus serving over the horizon at the roofline's through
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
-from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine import money
 from planner.engine.cost import money_na
@@ -18,22 +16,13 @@ from planner.engine.crossover import NEVER
 from planner.engine.serving import served
 from planner.engine.shared import HOURS_PER_DAY, TooManyGPUs
 from planner.model.passes import cost_per_million_tokens, gpu_hours
-from planner.engine.values import plain
+from planner.engine.values import excel_round, plain, to_the_cent
 from planner.method import Constant, Method
 
 STEPS = (0.5, 0.75, 1, 1.25, 1.5)  # a grid's multipliers, the scenario's value in the middle
 TORNADO_LOW, TORNADO_HIGH = 0.8, 1.2
 ABOVE_B_MAX = "B > B_max"  # a grid cell whose users do not fit
 
-
-def excel_round(x) -> float:
-    """ROUND(x, 0) as a spreadsheet rounds: halves away from zero (Python's round() rounds them to even)."""
-    return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
-
-
-def to_the_cent(x) -> float:
-    """ROUND(x, 2) as a spreadsheet rounds: on the decimal the cell shows (15 digits), halves away from zero."""
-    return float(Decimal(f"{x:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
 def share(x) -> float:

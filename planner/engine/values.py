@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
@@ -32,3 +33,15 @@ def plain(value):
             raise ValueError(f"a result is not a finite number: {value}")
         return float(value)
     return value
+
+
+def excel_round(x: float) -> int:
+    """ROUND(x, 0) as a spreadsheet rounds: halves away from zero (Python's round() rounds halves to even)."""
+    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
+
+def to_the_cent(x: float) -> float:
+    """ROUND(x, 2) as a spreadsheet rounds: on the 15-digit decimal the cell holds, halves away from zero. Two sums
+    that are equal by the method differ in their last digits from one application to another; to the cent they
+    agree."""
+    return float(Decimal(f"{x:.15g}").quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))

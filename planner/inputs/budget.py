@@ -122,5 +122,6 @@ def _grown_demand(scenario, catalog) -> list:
         return []
     return [(("budget", "monthly_growth"), growth, f"the demand grows {factor:.3g}-fold by month {last} of the "
              f"{horizon:,}-day horizon, from {first:.6g} to {first * factor:.3g} {what}, above the {bound:.3g} "
-             "allowed: lower budget.monthly_growth, crossover.horizon_days or the demand", ("crossover", "horizon_days"))]
+             "allowed: lower budget.monthly_growth, crossover.horizon_days or the demand",
+             ("crossover", "horizon_days"))]
 

@@ -69,7 +69,7 @@ FORMULAS = {  # each answer's formula: a named cell on the Cover
 
 
 SAVING = ("=IF(NOT(ISNUMBER(plan_total_cost)),plan_total_cost,IF(ISNUMBER(plan_cheapest_total),"
-          "plan_total_cost-plan_cheapest_total,plan_cheapest_total))")
+          "ROUND(plan_total_cost-plan_cheapest_total,2),plan_cheapest_total))")  # to the cent: engine's saving
 
 
 def _ov_positive(start: str, end: str, k: int, month: str) -> str:
@@ -219,7 +219,10 @@ def _paths(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     _fiscal_years(book, sheet, cost)
     rng = f"{totals[PATHS[0]]}:{totals[PATHS[-1]]}"
     no_total = text(engine.NO_TOTAL)
-    named = "".join(f"IF({totals[path]}=plan_cheapest_total,{headings[path]}," for path in PATHS[:-1])
+    # the first path whose total equals the least to the cent (as the engine's answers.cheapest); a text total is not
+    # rounded (ROUND of a text is an error value)
+    named = "".join(f"IF(IF(ISNUMBER({totals[path]}),ROUND({totals[path]},2)=ROUND(plan_cheapest_total,2),FALSE),"
+                    f"{headings[path]}," for path in PATHS[:-1])
     words = (f"=IF(COUNT({rng})=0,{no_total},{named}{headings[PATHS[-1]]}{')' * (len(PATHS) - 1)}"
              f'&IF(OR({",".join(f"ISTEXT({totals[path]})" for path in PATHS)}),"{engine.OF_THOSE}",""))')
     for spec, formula in zip(CHEAPEST, (f"=IF(COUNT({rng})=0,{no_total},MIN({rng}))", words, SAVING)):

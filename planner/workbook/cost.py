@@ -355,7 +355,7 @@ AVERAGE_NA = "IF(NOT(ISNUMBER(budget_average_month_total_cost)),budget_average_m
 
 
 def bridge_line(formula: str) -> str:
-    """A bridge line to the cent (engine.to_the_cent_of), or the reason the plan's total has none."""
+    """A bridge line to the cent (engine.values.to_the_cent), or the reason the plan's total has none."""
     return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),{NO_SERVER},'
             f"{AVERAGE_NA}ROUND({formula},2))))")
 

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 from planner.engine.crossover import NEVER
-from planner.engine.cost import money_na, to_the_cent_of
-from planner.engine.sensitivity import ABOVE_B_MAX, DEMAND, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
+from planner.engine.cost import money_na
+from planner.engine.sensitivity import ABOVE_B_MAX, DEMAND, STANDBY_WORDS, STEPS, TORNADO
+from planner.engine.values import to_the_cent
 from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
 
@@ -270,7 +271,7 @@ def _sorted(lines: list[dict], total) -> list[dict]:
     that no two applications compute alike)."""
     for line in lines:
         numbers = all(isinstance(line[key], (int, float)) for key in ("total_low", "total_high"))
-        line["swing"] = to_the_cent_of(abs(line["total_high"] - line["total_low"])) if numbers else "n/a"
+        line["swing"] = to_the_cent(abs(line["total_high"] - line["total_low"])) if numbers else "n/a"
         line["cents"] = to_the_cent(line["swing"]) if numbers else -1
     for i, line in enumerate(lines):
         line["rank"] = sum(other["cents"] > line["cents"] for other in lines) + \
@@ -282,7 +283,7 @@ def _sorted(lines: list[dict], total) -> list[dict]:
 
         def change(value):
             numbers = isinstance(value, (int, float)) and isinstance(total, (int, float))
-            return to_the_cent_of(value - total) if numbers else "n/a"
+            return to_the_cent(value - total) if numbers else "n/a"
 
         found.append({"position": position, "sorted_input": line["input"], "sorted_total_low": line["total_low"],
                       "sorted_total_high": line["total_high"], "change_low": change(line["total_low"]),
