@@ -178,7 +178,7 @@ def test_every_sheet_is_protected_and_prints_landscape_at_a_readable_size_with_l
         assert "default" in ws.oddHeader.left.text
         assert ws.print_title_rows.startswith("$1:")  # the title and the scenario line repeat on every page
         assert ws["A2"].data_type == "f"
-    assert "Serving" in blocks and "Inputs" not in blocks  # twelve columns of a table; a key-value sheet
+    assert "Crossover" in blocks and "Inputs" not in blocks  # its columns, the table's; a key-value sheet
 
 
 def test_headline_names_point_at_formulas(workbook, results):

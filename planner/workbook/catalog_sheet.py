@@ -140,11 +140,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
     derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
     model_rows = [{**vars(m), **results.catalog_columns["models"][key]} for key, m in merged.models.items()]
-    _block(book, sheet, MODELS, model_rows, formula_params=derived)
+    chosen = {MODELS.prefix: _block(book, sheet, MODELS, model_rows, formula_params=derived)}
     sheet.text("A model without a given Ψ takes it from its architecture: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + "
                "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
     sheet.skip()
-    _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
+    chosen[GPUS.prefix] = _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
     sheet.skip()
     _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
     sheet.skip()
@@ -157,7 +157,31 @@ def write(book: kit.Book, results) -> kit.Sheet:
     width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS)) + 1
     assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
     sheet.hide_columns(SNAPSHOT_COL, SNAPSHOT_COL + width)
+    _in_use(book, sheet, {block.prefix: chosen[block.prefix].get(book.values.get(chooser)) for block, chooser, _
+                          in IN_USE})
     return sheet
+
+
+IN_USE = ((MODELS, "model", "The plan's model"), (GPUS, "gpu", "The plan's GPU"))
+PRINTED_COLS = 4  # the summary's last printed column: its text values run over the empty columns beside them
+
+
+def _in_use(book: kit.Book, sheet: kit.Sheet, rows: dict[str, list]) -> None:
+    """The rows of the blocks above that the plan uses (its model and GPU), one field a row, each looked up by the
+    input that chooses it: what the Catalog prints (its whole tables stay on screen)."""
+    for block, chooser, title in IN_USE:
+        sheet.skip()
+        sheet.section(f"{title}: its row of the table above, as the plan reads it (Inputs' {chooser})")
+        written = rows[block.prefix] or [None] * (len(block.columns) + 1)  # not in the block: n/a
+        for column, value in zip(block.columns, written[1:], strict=True):
+            found = f"INDEX({block.name(column)},MATCH({chooser},{block.ids},0))"
+            sheet._label(sheet.row_index, column.header)
+            sheet.formula(sheet.row_index, 1, f'=IFERROR(IF({found}="","",{found}),"n/a")',
+                          "n/a" if rows[block.prefix] is None else "" if value is None else kit.plain(value),
+                          book.styles.value(column.kind))
+            sheet.row_index += 1
+    sheet.print_sections(IN_USE[0][2])
+    sheet.printed_cols = PRINTED_COLS
 
 
 CHANGED = "Changed"  # beside Valid: TRUE once a row's typed values differ from those when generated
@@ -177,9 +201,9 @@ def valid_rule(block: Block, cells: dict[str, str], id_cell: str, derived=frozen
     return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
 
 
-def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> None:
+def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> dict:
     """A block of entries and its empty rows, with each row's Valid column; every column named over the whole
-    block."""
+    block. Returns each entry's id and values as written, by its id."""
     sheet.section(block.title)
     sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID, CHANGED], height=45)
     first = sheet.row_index
@@ -219,6 +243,7 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
     book.define(f"{block.prefix}_valid", sheet.name,
                 f"{xl_rowcol_to_cell(first, valid_col)}:{xl_rowcol_to_cell(last, valid_col)}")
     sheet.warn("false", first, valid_col, last, valid_col)
+    return {row[0]: row for row in written if row[0]}
 
 
 def _changed(book: kit.Book, sheet: kit.Sheet, block: Block, *, first: int, written: list[list]) -> None:
