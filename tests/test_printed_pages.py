@@ -205,5 +205,5 @@ def test_the_default_prints_on_40_pages_and_a_fleet_on_60(printed):
     assert "Each part of the list" in checks and "Recalculation canary" in checks
     assert "Set 1 (ok_group_1)" not in checks  # the whole list stays on screen only
     catalog = " ".join(_words(printed, "default", "Catalog"))
-    assert "The plan's model" in catalog and "The plan's GPU" in catalog
+    assert "model: its row of the table above" in catalog and "GPU: its row of the table above" in catalog
     assert "mixtral" not in catalog and "b200" not in catalog  # Catalog rows the plan does not use
