@@ -301,7 +301,7 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
         sheet.formula(peak_row, col, f'=IF({valid}=TRUE,MAX({column}),"")', peaks.get(key, ""),
                       book.styles.value(fraction.kind))
         within = (f'COUNTIFS({column},">={fraction.allowed.minimum:g}",{column},"<={fraction.allowed.maximum:g}")'
-                  f"={hours}")
+                  "=hours_per_day")  # every hour of the day
         sheet.formula(valid_row, col, f'=IF({id_cell}="","",IFERROR(AND(COUNTIF({PROFILES.ids},{id_cell})=1,'
                       f"{within}),FALSE))", True if key else "", book.styles.value("bool"))
     for hour in range(hours):
