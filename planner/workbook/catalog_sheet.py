@@ -173,6 +173,10 @@ def _in_use(book: kit.Book, sheet: kit.Sheet, rows: dict[str, list]) -> None:
         sheet.skip()
         sheet.section(f"{title}: its row of the table above, as the plan reads it (Inputs' {chooser})")
         written = rows[block.prefix] or [None] * (len(block.columns) + 1)  # not in the block: n/a
+        sheet._label(sheet.row_index, block.id_header)
+        sheet.formula(sheet.row_index, 1, f'=IFERROR(INDEX({block.ids},MATCH({chooser},{block.ids},0)),"n/a")',
+                      written[0] or "n/a", book.styles.value("text"))
+        sheet.row_index += 1
         for column, value in zip(block.columns, written[1:], strict=True):
             found = f"INDEX({block.name(column)},MATCH({chooser},{block.ids},0))"
             sheet._label(sheet.row_index, column.header)
