@@ -108,6 +108,9 @@ class Formulas:
             checks = set()
             for name in re.findall(r"ok_[a-z0-9_]+", match[1]):
                 group = self.texts.get(self.names[name]) if name.startswith("ok_group_") else None
+                if group and not re.search(r"ok_[a-z0-9_]+", group):  # a long set: the AND of its parts' cells
+                    sheet = self.names[name][0]
+                    group = ",".join(self.texts[(sheet, cell)] for cell in re.findall(r"[A-Z]+\d+", group))
                 checks |= set(re.findall(r"ok_[a-z0-9_]+", group)) if group else {name}
             checks = frozenset(checks)
         self.guards[key] = checks

@@ -157,6 +157,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS)) + 1
     assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
     sheet.hide_columns(SNAPSHOT_COL, SNAPSHOT_COL + width)
+    assert min(HELPER_COLS) > width + 1, "the Valid rules' helper columns right of every block's Changed column"
+    sheet.hide_columns(min(HELPER_COLS), max(HELPER_COLS))
     _in_use(book, sheet, {block.prefix: chosen[block.prefix].get(book.values.get(chooser)) for block, chooser, _
                           in IN_USE})
     return sheet
@@ -205,6 +207,38 @@ def valid_rule(block: Block, cells: dict[str, str], id_cell: str, derived=frozen
     return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
 
 
+HELPER_COLS = range(SNAPSHOT_COL - 1, SNAPSHOT_COL - 4, -1)  # hidden: a long Valid rule's further parts
+
+
+def valid_parts(rule: str, row: int) -> list[tuple[int, str]]:
+    """A row's Valid rule (valid_rule) as (column, formula without "="): itself, or, where it runs over
+    kit.LONGEST_AND characters, its first rules in the Valid column ANDed with its further parts, each in a hidden
+    helper column of the row (HELPER_COLS) under the same blank-without-an-id guard (no formula over 1,000
+    characters)."""
+    if len(rule) <= kit.LONGEST_AND:
+        return [(-1, rule)]
+    head, rules = rule.split("IFERROR(AND(", 1)
+    rules = rules.removesuffix("),FALSE))")
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(rules):  # the top-level rules, split at their commas
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(rules[start:i])
+            start = i + 1
+    parts.append(rules[start:])
+    runs: list[list[str]] = [[]]
+    for part in parts:
+        if runs[-1] and len(",".join(runs[-1] + [part])) > kit.LONGEST_AND - 60:
+            runs.append([])
+        runs[-1].append(part)
+    assert len(runs) - 1 <= len(HELPER_COLS), "a Valid rule longer than its helper columns hold"
+    helpers = [xl_rowcol_to_cell(row, col) for col in HELPER_COLS[:len(runs) - 1]]
+    first = runs[0] + [f"{cell}=TRUE" for cell in helpers]
+    found = [(-1, f'{head}IFERROR(AND({",".join(first)}),FALSE))')]
+    return found + [(col, f'{head}IFERROR(AND({",".join(run)}),FALSE))') for col, run in zip(HELPER_COLS, runs[1:])]
+
+
 def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> dict:
     """A block of entries and its empty rows, with each row's Valid column; every column named over the whole
     block. Returns each entry's id and values as written, by its id."""
@@ -235,8 +269,10 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
                 sheet.formula(r, col, "=" + cells["params_from_architecture"], value, book.styles.value(column.kind))
             else:
                 sheet.input_cell(r, col, value, column.kind, {**column.allowed.validation(), "ignore_blank": True})
-        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True), derived),
-                      True if values.get("id") else "", book.styles.value("bool"))
+        rule = valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True), derived)
+        for col, part in valid_parts(rule, r):
+            sheet.formula(r, valid_col if col < 0 else col, "=" + part, True if values.get("id") else "",
+                          book.styles.value("bool"))
         sheet.row_index += 1
     last = sheet.row_index - 1
     _changed(book, sheet, block, first=first, written=written)

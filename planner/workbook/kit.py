@@ -156,6 +156,19 @@ def all_of(names) -> str:
     return names[0] if len(names) == 1 else f"AND({','.join(names)})"
 
 
+LONGEST_AND = 900  # characters: a longer AND of checks is written in parts (no formula over 1,000 characters)
+
+
+def in_parts(names, longest: int = LONGEST_AND) -> list[list[str]]:
+    """Sorted names in runs whose AND(…) is at most `longest` characters: one run when the whole AND is."""
+    parts: list[list[str]] = [[]]
+    for name in sorted(names):
+        if parts[-1] and len(all_of(parts[-1] + [name])) + 1 > longest:
+            parts.append([])
+        parts[-1].append(name)
+    return parts
+
+
 # The workbook ---------------------------------------------------------------------------------------------------
 class _NoFile:
     def __repr__(self) -> str:
@@ -329,6 +342,7 @@ class Book:
             formula = waiting.formula
             if needs:
                 condition = conditions.get(needs) or conditions.setdefault(needs, self.group(needs))
+                self.sheets[sheet].guards.add(condition)
                 formula = f'=IF({condition},{formula[1:]},"{waiting.fallback}")'
                 self.guarded_rows.setdefault(condition, set()).add((sheet, waiting.row))
             self.texts[(sheet, cell)] = formula
@@ -355,23 +369,44 @@ class Book:
         sheet.skip()
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
         first, failing, first_failing = sheet.row_index, 0, None
+        long: dict[str, tuple[int, list[list[str]]]] = {}  # a set too long for one AND: its row, its parts
         for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
             checks = sorted(check.removeprefix("ok_") for check in needs)
             named = ", ".join(checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
             label = f"Set {name.removeprefix('ok_group_')} ({name}): {named}"
+            parts = in_parts(needs)
+            if len(parts) > 1:
+                long[name] = (sheet.row_index, parts)
             sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
                           name=name, warn="false", note=self.guarded_results(name)), passes)
             failing += not passes
             first_failing = first_failing or (label if not passes else None)
+        end = sheet.row_index
+        if long:  # below the sets (outside their count): each long set's parts, which its row ANDs
+            sheet.skip()
+            sheet.section("The longest sets in parts: each set's row is the AND of its parts")
+            col = sheet.own_col
+            for name, (row, parts) in long.items():
+                cells = []
+                for k, part in enumerate(parts, start=1):
+                    passes = all(self.formulas.get(self.names.get(check)) is True for check in part)
+                    cells.append(sheet.row(Row(f"{name}_part_{k}", f"{name}, part {k} of {len(parts)}: "
+                                               f"{part[0].removeprefix('ok_')} … {part[-1].removeprefix('ok_')}",
+                                               formula=f"={all_of(part)}", kind="bool", unit="", warn="false"),
+                                           passes).replace("$", ""))
+                passes = self.formulas[(sheet.name, xl_rowcol_to_cell(row, col))]
+                sheet.formula(row, col, f"=AND({','.join(c + '=TRUE' for c in cells)})", passes,
+                              self.styles.value("bool"))
+        sets_end, sheet.row_index = sheet.row_index, end
         if sheet.sets_row is not None:  # the printed summary's line for the sets (checks.PARTS' last)
             col = xl_col_to_name(sheet.last_col)
-            end, sheet.row_index = sheet.row_index, sheet.sets_row
+            sheet.row_index = sheet.sets_row
             sheet.row(Row("part_sets", "Sets of checks that guard results", kind="count", unit="", warn="positive",
                           formula=f"=IFERROR(COUNTIF({col}{first + 1}:{col}{end},FALSE),0)"), failing)
             sheet.formula(sheet.row_index - 1, sheet.note_col, f'=IFERROR(INDEX(A{first + 1}:A{end},MATCH(FALSE,'
                           f'{col}{first + 1}:{col}{end},0)),"")', first_failing or "", self.styles.note)
-            sheet.row_index = end
+        sheet.row_index = sets_end
 
     def guarded_results(self, condition: str) -> str:
         """What a set of checks guards, in words: on each sheet, the rows (by their labels) it blanks."""
@@ -416,6 +451,11 @@ class Book:
             value = self.formulas.get(self.names[name]) if name in self.names else None
             self.sheets[sheet].formula(row, col, formula, shown_value(value), style)
         self.write_guarded()
+        for sheet in self.sheets.values():  # a banner too long as the AND of its sheet's guards: a set of its own
+            needs = self.sheet_needs.get(sheet.name)
+            if sheet.guarded and sheet.banner_row is not None and needs and \
+                    min(len(all_of(needs)), len(all_of(sheet.guards))) > LONGEST_AND:
+                sheet.guards = {self.group(frozenset(needs))}
         self.write_groups()
         for sheet in self.sheets.values():
             sheet.finish()
@@ -512,6 +552,7 @@ class Sheet:
     printed_from: int = 0  # the first row that prints below the titles (a summary block: print_sections)
     section_titles: dict[int, str] = field(default_factory=dict)  # a section's row → its title
     sets_row: int | None = None  # Checks: where the sets of checks' count that fail goes (Book.write_groups)
+    guards: set[str] = field(default_factory=set)  # the checks and sets of checks its formulas are guarded by
     numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
     # written, whether one was negative]: how wide the column must be (never "###")
     beside: bool = False  # scalar rows in column B, their unit in C and their note from D (Book.sheet)
@@ -658,7 +699,9 @@ class Sheet:
         if self.guarded and self.banner_row is not None:
             needs = self.book.sheet_needs.get(self.name)
             if needs:
-                banner = f'=IF({all_of(needs)},"","{BANNER}")'
+                # the sets its formulas read (together, the checks it needs), short of the checks one by one
+                shorter = min(all_of(needs), all_of(self.guards), key=len) if self.guards else all_of(needs)
+                banner = f'=IF({shorter},"","{BANNER}")'
                 self.ws.merge_range(self.banner_row, 0, self.banner_row, min(self.note_col, 6), "",
                                     self.book.styles.warning)
                 self.write_formula(self.banner_row, 0, banner, self.book.styles.warning, "")
