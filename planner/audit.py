@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 
 from planner import __version__, recalc, xlsx
 from planner.engine import compute
-from planner.engine.layouts import NoLayout
+from planner.engine.shared import NoLayout
 from planner.engine.shared import TooManyGPUs
 from planner.roundtrip import INPUT_SHEETS, WorkbookData, logical, workbook_data
 from planner.scenario import ScenarioError

@@ -7,7 +7,10 @@ so `planner --help` pays for click alone.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -27,15 +30,48 @@ def _fail_input(problems: list[str]) -> None:
     sys.exit(2)
 
 
+COMMAND_LINE = "command_line"  # in the context's obj: the command runs as the process's command line
+
+
+def _finished() -> None:
+    """A command line's `planner run` ends here once its files are written and closed and its lines printed: the
+    process exits without the interpreter's teardown, which frees every object of numpy, pydantic and the planner
+    one by one (a sixteenth of the run's CPU, benchmarks/README.md) and runs nothing `run` needs (it registers no
+    exit handler). Called in-process (main with a list of arguments), it returns as any command does."""
+    if not (click.get_current_context().obj or {}).get(COMMAND_LINE):
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:  # a closed pipe: the usual way out says so
+        return
+    os._exit(0)
+
+
+@contextlib.contextmanager
+def _importing():
+    """The planner's modules imported without the cyclic garbage collector, then frozen out of its reach: they
+    live as long as the process, and the collections their objects set off, then scanned again at every full
+    collection, cost `planner run` a tenth of its CPU (benchmarks/README.md). The collector runs as usual after."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
 class _Commands(click.Group):
     """The commands, each ended by Ctrl-C or SIGTERM with one line and exit 130 or 143 (planner/signals.py): every
     set of files being written is left whole or as it was, and no temporary file is left."""
 
-    def main(self, *args, **kwargs):
+    def main(self, args=None, *rest, **kwargs):
         from planner import signals
 
         signals.stop_on_signals()  # kept after the command: a signal then still ends the process as one
-        return super().main(*args, **kwargs)
+        if args is None:  # the process's own command line (not a caller's list: click's test runner, a script)
+            kwargs.setdefault("obj", {})[COMMAND_LINE] = True
+        return super().main(args, *rest, **kwargs)
 
     def invoke(self, ctx):
         from planner.signals import Stopped
@@ -61,16 +97,18 @@ def main() -> None:
               type=click.Path(file_okay=False, path_type=Path), help="Folder for <slug>.xlsx, .html and .json.")
 def run(scenario: Path | None, out_dir: Path) -> None:
     """Write the workbook, HTML summary and JSON results for SCENARIO (default: the built-in default scenario)."""
-    from planner import progress
-    from planner.scenario import DEFAULT, ScenarioError, load_scenario
+    with _importing():
+        from planner import progress
+        from planner.scenario import DEFAULT, ScenarioError, load_scenario
 
     with progress.Bars() as bars:  # long work (thousands of logs, the layout search) said on a terminal
-        try:
-            loaded = load_scenario(scenario) if scenario else DEFAULT
-        except ScenarioError as exc:
-            bars.close()
-            _fail_input(exc.problems)
-        from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
+        with _importing():
+            try:
+                loaded = load_scenario(scenario) if scenario else DEFAULT
+            except ScenarioError as exc:
+                bars.close()
+                _fail_input(exc.problems)
+            from planner.output import OutputError, write_outputs  # after validation: a bad file fails fast
 
         if loaded.search is not None and progress.wanted():
             from planner.engine import layouts
@@ -87,6 +125,7 @@ def run(scenario: Path | None, out_dir: Path) -> None:
         count = len(loaded.variants())
         click.echo(f"{scenario}: its sweep has {count:,} variant{'s' if count != 1 else ''}; this wrote the scenario "
                    f"without them. `planner batch {scenario}` writes every variant.", err=True)
+    _finished()
 
 
 @main.command()

@@ -49,8 +49,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
-from planner.engine.layouts import NoLayout
-from planner.engine.shared import TooManyGPUs
+from planner.engine.shared import NoLayout, TooManyGPUs
 from planner.report import render_html
 from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build

@@ -41,33 +41,27 @@ SERVER_PRICES = "Illustrative, see docs/method.md §13"
 SERVER_PRICES_AS_OF = "2026-12-02"
 NOT_CONFIRMED = "data sheet, not confirmed here"
 OWNED = dict(server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF)
+RENTED = dict(price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF)
+
+
+def dgx(name: str, kw: float) -> dict:
+    """An NVIDIA server's kW per GPU: the DGX's maximum power over its 8 GPUs, from its data sheet."""
+    return dict(server_kw=kw / 8, server_kw_source=f"DGX {name}: {kw} kW max ÷ 8 ({NOT_CONFIRMED})")
+
+
 GPUS: dict[str, GPU] = {
-    row["id"]: GPU(**row)
+    row["id"]: GPU(**row, **RENTED, **OWNED)
     for row in (
-        dict(id="a100-80gb", memory_gb=80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50,
-             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, nvlink_gbps=300,
-             network_gbps=25, gemm_efficiency=0.65,
-             server_price=20_000, server_kw=0.8125, **OWNED,
-             server_kw_source=f"DGX A100: 6.5 kW max ÷ 8 ({NOT_CONFIRMED})"),
-        dict(id="h100-sxm", memory_gb=80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00,
-             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-             network_gbps=50, gemm_efficiency=0.47,
-             server_price=45_000, server_kw=1.275, **OWNED,
-             server_kw_source=f"DGX H100: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
-        dict(id="h200", memory_gb=141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50,
-             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=1979, nvlink_gbps=450,
-             network_gbps=50, gemm_efficiency=0.47,
-             server_price=50_000, server_kw=1.275, **OWNED,
-             server_kw_source=f"DGX H200: 10.2 kW max ÷ 8 ({NOT_CONFIRMED})"),
-        dict(id="b200", memory_gb=180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50,
-             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=4500, nvlink_gbps=900,
-             network_gbps=100, gemm_efficiency=0.45,
-             server_price=65_000, server_kw=1.7875, **OWNED,
-             server_kw_source=f"DGX B200: 14.3 kW max ÷ 8 ({NOT_CONFIRMED})"),
-        dict(id="mi300x", memory_gb=192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00,
-             price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF, fp8_tflops=2614.9, nvlink_gbps=400,
-             network_gbps=50, gemm_efficiency=0.3,
-             server_price=33_000, server_kw=1.366, **OWNED,
+        dict(id="a100-80gb", memory_gb=80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50, nvlink_gbps=300,
+             network_gbps=25, gemm_efficiency=0.65, server_price=20_000, **dgx("A100", 6.5)),
+        dict(id="h100-sxm", memory_gb=80, peak_tflops=989, hbm_tbps=3.35, price_per_hour=2.00, fp8_tflops=1979,
+             nvlink_gbps=450, network_gbps=50, gemm_efficiency=0.47, server_price=45_000, **dgx("H100", 10.2)),
+        dict(id="h200", memory_gb=141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50, fp8_tflops=1979,
+             nvlink_gbps=450, network_gbps=50, gemm_efficiency=0.47, server_price=50_000, **dgx("H200", 10.2)),
+        dict(id="b200", memory_gb=180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50, fp8_tflops=4500,
+             nvlink_gbps=900, network_gbps=100, gemm_efficiency=0.45, server_price=65_000, **dgx("B200", 14.3)),
+        dict(id="mi300x", memory_gb=192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00, fp8_tflops=2614.9,
+             nvlink_gbps=400, network_gbps=50, gemm_efficiency=0.3, server_price=33_000, server_kw=1.366,
              server_kw_source="H100's 1.275 × 750 W ÷ 700 W (AMD board power; illustrative)"),
     )
 }

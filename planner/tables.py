@@ -132,28 +132,27 @@ class Layer:
             raise
 
 
+class _LayerOf:
+    """A table's module of one layer, read as an attribute of the Table (table.sheet: planner/workbook/K.py), imported
+    when first read and handed out as a Layer of its protocol."""
+
+    def __init__(self, package: str, protocol: type):
+        self.package, self.protocol = package, protocol
+
+    def __get__(self, table: Table | None, owner: type) -> Any:
+        if table is None:
+            return self
+        return Layer(importlib.import_module(f"planner.{self.package}.{table.key}"), self.protocol)
+
+
 @dataclass(frozen=True)
 class Table:
     key: str  # names its modules, its template, its JSON table and its Method section
 
-    def _module(self, layer: str, protocol: type) -> Any:
-        return Layer(importlib.import_module(f"planner.{layer}.{self.key}"), protocol)
-
-    @property
-    def inputs(self) -> InputsModule:
-        return self._module("inputs", InputsModule)
-
-    @property
-    def engine(self) -> EngineModule:
-        return self._module("engine", EngineModule)
-
-    @property
-    def sheet(self) -> SheetModule:
-        return self._module("workbook", SheetModule)
-
-    @property
-    def report(self) -> ReportModule:
-        return self._module("report", ReportModule)
+    inputs = _LayerOf("inputs", InputsModule)  # an InputsModule
+    engine = _LayerOf("engine", EngineModule)  # an EngineModule
+    sheet = _LayerOf("workbook", SheetModule)  # a SheetModule
+    report = _LayerOf("report", ReportModule)  # a ReportModule
 
     @property
     def template(self) -> str:

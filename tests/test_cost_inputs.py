@@ -99,3 +99,16 @@ def test_a_catalog_quote_reaches_the_merged_catalog():
                                                                        "price_committed_1y_source": "our quote"}}}})
     g = s.merged_catalog.gpus["h100-sxm"]
     assert g.price_committed_1y == 1.45 and g.price_committed_1y_source == "our quote" and g.server_price == 45_000
+
+
+def test_an_nvidia_servers_kw_per_gpu_is_its_dgx_maximum_over_eight():
+    """The shipped NVIDIA GPUs' server kW, one rule (planner/shipped.dgx): the DGX's maximum power ÷ its 8 GPUs, its
+    source naming the system; the MI300X's is its own."""
+    from planner import shipped
+
+    assert shipped.dgx("H100", 10.2) == {"server_kw": 1.275,
+                                         "server_kw_source": f"DGX H100: 10.2 kW max ÷ 8 ({shipped.NOT_CONFIRMED})"}
+    assert [shipped.GPUS[g].server_kw for g in ("a100-80gb", "h100-sxm", "h200", "b200")] == [
+        6.5 / 8, 1.275, 1.275, 14.3 / 8]
+    assert shipped.GPUS["mi300x"].server_kw == 1.366
+    assert {g.price_source for g in shipped.GPUS.values()} == {shipped.ILLUSTRATIVE}

@@ -114,6 +114,19 @@ def test_charts_escape_their_text_and_start_their_value_axes_at_zero():
     assert [plot.compact(v) for v in (1500, 2.5e6, 3e9, 7.52e23)] == ["1,500", "2.5M", "3B", "7.5e23"]
 
 
+def test_each_axis_title_is_drawn_centred_along_its_axis_and_escaped():
+    """The three axis titles, one way: the left rotated up, the right rotated down, the bottom one level; each
+    centred (text-anchor middle) and escaped; a title left empty draws nothing."""
+    from planner.report import plot
+    chart = plot.Chart("t", x_label="days <1>", y_label="GPU-hours", y2_label="cost & more")
+    svg = chart.columns(["A"], [("x", [1], plot.BLUE)]).svg()
+    assert svg.count('text-anchor="middle">GPU-hours</text>') == 1 and 'rotate(-90)" text-anchor="middle">GPU' in svg
+    assert 'rotate(90)" text-anchor="middle">cost &amp; more</text>' in svg
+    assert 'text-anchor="middle">days &lt;1&gt;</text>' in svg
+    bare = plot.Chart("t").columns(["A"], [("x", [1], plot.BLUE)]).svg()
+    assert "rotate(" not in bare
+
+
 def test_the_inputs_show_labels_units_and_values_as_the_workbook_does(default_html):
     start = default_html.index("<h2>Inputs</h2>")
     inputs = default_html[start:default_html.index("<h2>Method and caveats</h2>")]

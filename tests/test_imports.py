@@ -156,3 +156,34 @@ def test_no_modules_import_each_other(tmp_path):
     (tmp_path / "c.py").write_text("import pkg.a\n")
     (tmp_path / "d.py").write_text("from pkg import a\n")
     assert circles(import_edges(tmp_path, "pkg")) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def test_a_run_without_a_fleet_or_a_search_imports_neither(tmp_path):
+    """`planner run` pays for the tables the scenario has: without `fleet:` or `search:` no module of the Fleet or
+    the layout search is imported (their engines once cost a run 15 ms: planner/engine/plan imported the Fleet's
+    for a type, output.py the search's for its error, the Cover every table's sheet for the checks' labels); and
+    the cyclic garbage collector, held off while the planner's modules are imported (cli._importing), runs after."""
+    code = ("import gc, sys; from planner.cli import main\n"
+            f"try: main(['run', '-o', {str(tmp_path)!r}])\n"
+            "except SystemExit as end: assert not end.code, end\n"
+            "print(gc.isenabled(), sorted(m for m in sys.modules if m.rsplit('.', 1)[-1] in ('fleet', 'layouts') "
+            "and not m.startswith('planner.inputs')))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout.strip().splitlines()[-1]) == (0, "True []"), done.stderr
+
+
+def test_a_command_line_run_ends_without_the_interpreters_teardown(tmp_path):
+    """`planner run` from its own command line exits once its files are written and its lines printed, without
+    the teardown (exit handlers among it: this one's line is never printed); called with a list of arguments, as
+    click's test runner calls it, it returns and the process ends as usual."""
+    def run(call: str, folder: Path) -> list[str]:
+        code = (f"import atexit, sys; atexit.register(print, 'torn down'); sys.argv = ['planner', 'run', '-o', "
+                f"{str(folder)!r}]\nfrom planner.cli import main\n{call}")
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    lines = run("main()", tmp_path / "a")
+    assert [Path(line).name for line in lines] == ["default.xlsx", "default.html", "default.json"]
+    assert all(Path(line).stat().st_size > 0 for line in lines)
+    assert run(f"main(['run', '-o', {str(tmp_path / 'b')!r}])", tmp_path / "b")[-1] == "torn down"

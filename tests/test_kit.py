@@ -134,3 +134,42 @@ def test_one_table_of_kinds_for_the_workbook_and_the_html():
     assert (shown(1_055_545.2, "money0", "€"), shown(0.000_012_34, "money5", "$")) == ("€1,055,545", "$0.00001")
     assert (shown(2.5, "money", "CHF"), shown(True, "count"), shown(0, "bool")) == ("2.50 CHF", "yes", "no")
     assert (shown(8192, "count"), shown("never", "days")) == ("8,192", "never")
+
+
+def test_text_lines_counts_as_textwrap_does():
+    """A text as short as the column is one line without textwrap's regexes (half a workbook's texts): the count
+    is textwrap's for short, long, blank, tabbed and multi-line texts alike."""
+    import textwrap
+
+    from planner.workbook.kit import text_lines
+
+    texts = ["", " ", "a", "x" * 46, "x" * 47, "word " * 9, "a\tb", "\t" * 6, "one\ntwo", "no-break-" * 8,
+             "Goodput per GPU (req/s)", "é" * 46]
+    for text in texts:
+        for width in (0.5, 10, 40):
+            assert text_lines(text, width) == (len(textwrap.wrap(text, max(1, int(width * 1.15)))) or 1), (text, width)
+    assert text_lines("x" * 47, 40) == 2  # 46 characters a line at a width of 40
+
+
+def test_a_column_chart_names_its_series_by_their_headings_and_finishes_alike():
+    """One way to chart columns (Hours, Goodput, GPUs, Cost): each series named by its column's heading, the row
+    labels as categories, the y axis from 0 with gridlines, the legend below, the title set."""
+    import zipfile
+
+    target = io.BytesIO()
+    book = kit.Book(target)
+    sheet = book.sheet("Day", [("", 12)] * 2)
+    sheet.records([f"Hour {h}" for h in range(4)], [Column("demand", "Demand", template=lambda i: f"={i}*1",
+                                                           kind="count")], [{"demand": i} for i in range(4)])
+    place = sheet.places["demand"]
+    assert sheet.heading_of("demand") == ["Day", place.row - 1, place.col]
+    assert sheet.labels_of("demand") == ["Day", place.row, 0, place.last_row, 0]
+    sheet.column_chart([(sheet.heading_of("demand"), sheet.labels_of("demand"), sheet.series("demand"), "#4472C4")],
+                       title="Demand by hour", y_axis={"name": "GPUs", "num_format": "#,##0"})
+    book.close()
+    xml = zipfile.ZipFile(target).read("xl/charts/chart1.xml").decode()
+    first, last = place.row + 1, place.last_row + 1  # A1 rows count from 1
+    assert f"<c:f>Day!$B${first - 1}</c:f>" in xml  # the series' name: the heading cell
+    assert f"<c:f>Day!$A${first}:$A${last}</c:f>" in xml and f"<c:f>Day!$B${first}:$B${last}</c:f>" in xml
+    assert "Demand by hour" in xml and '<c:min val="0"/>' in xml and "<c:majorGridlines/>" in xml
+    assert '<c:legendPos val="b"/>' in xml

@@ -108,3 +108,43 @@ def test_a_member_left_out_reads_as_its_default():
     assert table("goodput").inputs.EXTERNAL is vars(table("goodput").inputs.module)["EXTERNAL"] is not None
     for protocol, defaults in DEFAULTS.items():  # every default is a member of its protocol
         assert set(defaults) <= set(members(protocol)), protocol
+
+
+# The plan as one table (issue 42, item 2): a module and a Cover result belong to the table whose sheet they write ---
+WORKBOOK_OWN = {"__init__", "kit", "model", "pages", "cover", "inputs", "catalog_sheet", "checks", "method",
+                "scenarios", "summary"}  # the toolkit, the Excel twins, printing and the sheets no table owns
+
+
+def test_every_workbook_module_is_a_tables_or_the_workbooks_own():
+    """A sheet's code lives in its table's planner/workbook/K.py: no module of planner/workbook/ belongs to no table
+    (the Fleet in the plan, once plan_fleet.py, is the Cost table's)."""
+    modules = {path.stem for path in (ROOT / "planner" / "workbook").glob("*.py")}
+    assert modules - WORKBOOK_OWN - {t.key for t in TABLES} == set()
+
+
+def test_every_cover_result_is_written_on_its_tables_sheet():
+    """A table declares as Cover key results only the names it writes on its own sheet: the plan's total is the Cost
+    table's (computed by engine/cost.py, declared in workbook/cost.py, named on the Cost sheet; the Budget shows it
+    as budget_total_cost)."""
+    from tests.helpers import build_in_memory
+
+    book = build_in_memory(scenario_with(**{"search.gpus_max": 1024, "fleet.peak_rate": 10}))
+    found = [(t.key, k.name, book.names[k.name][0]) for t in TABLES for k in t.sheet.KEY_RESULTS
+             if book.names[k.name][0] != t.sheet.SHEET]
+    assert found == []
+    assert book.names["plan_total_cost"] == book.names["tco_total_cost"]
+    assert book.names["budget_total_cost"][0] == "Budget"
+
+
+def test_a_tables_headline_is_its_values_under_its_prefix():
+    """engine/values.prefixed names each value by its table's prefix, in the order given (the JSON's order):
+    Hours, Crossover, Cluster and Goodput name their headlines so."""
+    from planner.engine.values import prefixed
+
+    assert list(prefixed("hours", {"cost": 2.0, "days": 3, "other": 9}, ("days", "cost")).items()) == [
+        ("hours_days", 3), ("hours_cost", 2.0)]
+    results = every_table()
+    hours = results.tables["hours"]
+    assert hours.headline["hours_days"] == hours.scalars["days"]
+    assert [k for k in results.tables["crossover"].headline][:3] == [
+        "crossover_serving_mfu_used", "crossover_day_flops", "crossover_day_gpu_hours"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.engine import money
-from planner.engine.values import plain
+from planner.engine.values import plain, prefixed
 from planner.method import Constant, Method
 
 ROUNDING_DECIMALS = 9  # CEIL9: round to 9 decimals before rounding up, as the sheet does (15-digit arithmetic)
@@ -54,14 +54,9 @@ class ClusterTable:
 
     @property
     def headline(self) -> dict:
-        s = self.scalars
-        return {"cluster_training_gpu_hours_separate": s["training_gpu_hours_separate"],
-                "cluster_training_gpu_hours_shared": s["training_gpu_hours_shared"],
-                "cluster_moved_gpu_hours": s["moved_gpu_hours"],
-                "cluster_idle_gpu_hours_separate": s["idle_gpu_hours_separate"],
-                "cluster_preemptions": s["preemptions"],
-                "cluster_net_gain_gpu_hours": s["net_gain_gpu_hours"],
-                "cluster_net_gain_value": s["net_gain_value"]}
+        return prefixed("cluster", self.scalars, ("training_gpu_hours_separate", "training_gpu_hours_shared",
+                                                  "moved_gpu_hours", "idle_gpu_hours_separate", "preemptions",
+                                                  "net_gain_gpu_hours", "net_gain_value"))
 
     @property
     def checks(self) -> dict[str, bool]:

@@ -13,7 +13,7 @@ import numpy as np
 from planner.engine import money
 from planner.engine.hours import cost, gpu_hours
 from planner.engine.catalog_columns import active_params
-from planner.engine.values import plain
+from planner.engine.values import plain, prefixed
 from planner.engine.shared import ROOFLINE
 from planner.method import Method
 from planner.model import passes
@@ -57,12 +57,9 @@ class CrossoverTable:
 
     @property
     def headline(self) -> dict:
-        s = self.scalars
-        return {"crossover_serving_mfu_used": s["serving_mfu_used"],
-                "crossover_day_flops": s["day_flops"], "crossover_day_gpu_hours": s["day_gpu_hours"],
-                "crossover_serving_cost_over_horizon": s["serving_cost_over_horizon"],
-                "crossover_total_cost_over_horizon": s["total_cost_over_horizon"],
-                "crossover_serving_cost_per_million_tokens": s["serving_cost_per_million_tokens"]}
+        return prefixed("crossover", self.scalars, ("serving_mfu_used", "day_flops", "day_gpu_hours",
+                                                    "serving_cost_over_horizon", "total_cost_over_horizon",
+                                                    "serving_cost_per_million_tokens"))
 
     @property
     def checks(self) -> dict[str, bool]:

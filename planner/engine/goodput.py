@@ -14,7 +14,7 @@ import numpy as np
 
 from planner.engine import money
 from planner.engine.shared import advance
-from planner.engine.values import plain
+from planner.engine.values import plain, prefixed
 from planner.method import Method
 
 TABULATING = "benchmark runs' attainment"  # long work with a glob of thousands of runs (a progress bar)
@@ -159,9 +159,8 @@ class GoodputTable:
 
     @property
     def headline(self) -> dict:
-        s = self.scalars
-        return {f"goodput_{key}": s[key] for key in ("cheapest_server", "cheapest_cost_per_acceptable_request",
-                                                      "next_cost_per_acceptable_request", "cheapest_saving_share")}
+        return prefixed("goodput", self.scalars, ("cheapest_server", "cheapest_cost_per_acceptable_request",
+                                                  "next_cost_per_acceptable_request", "cheapest_saving_share"))
 
     @property
     def checks(self) -> dict[str, bool]:

@@ -12,7 +12,7 @@ import numpy as np
 from planner import shipped
 from planner.engine import money
 from planner.engine.catalog_columns import active_params
-from planner.engine.values import plain
+from planner.engine.values import plain, prefixed
 from planner.engine.shared import HOURS_PER_DAY, LAYOUT, MONTHS_PER_YEAR, PER_MILLION, SECONDS_PER_HOUR
 from planner.method import Constant, Method
 from planner.model import passes
@@ -50,11 +50,8 @@ class HoursTable:
 
     @property
     def headline(self) -> dict:
-        s = self.scalars
-        return {"hours_mfu_used": s["mfu_used"], "hours_training_flops": s["training_flops"],
-                "hours_gpu_hours": s["gpu_hours"],
-                "hours_allocated_gpu_hours": s["allocated_gpu_hours"], "hours_days": s["days"],
-                "hours_cost": s["cost"]}
+        return prefixed("hours", self.scalars, ("mfu_used", "training_flops", "gpu_hours", "allocated_gpu_hours",
+                                                "days", "cost"))
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -72,7 +69,7 @@ def mfu_used(scenario, tables) -> float:
         return given
     found = tables["layouts"].search
     if not found.cheapest:
-        from planner.engine.layouts import NoLayout
+        from planner.engine.shared import NoLayout
 
         raise NoLayout(f"the word layout needs a layout that fits and meets the deadline: {found.reason}")
     return found.cheapest[0]["mfu"]

@@ -62,11 +62,6 @@ RECOMPUTE = ("none", "selective", "full")  # a recompute code is its index here
 TOP = 10  # cheapest layouts shown
 
 
-class NoLayout(ValueError):
-    """`hours.mfu: layout` when the search finds no layout that fits and meets the deadline: no MFU to train at.
-    The message says why (the search's reason); the command line names hours.mfu with it."""
-
-
 NO_LAYOUT = "none"  # the cheapest layout's results when no layout fits and meets the deadline (the sheet shows it)
 CHUNK = 1 << 19  # candidates per vectorised block: a few MB per array, whatever the grid
 SEARCH_MAX = 2 * 10**9  # candidate layouts one run may evaluate (every scenario's search and references): more is

@@ -45,6 +45,12 @@ def past_deadline(scenario, days: float) -> bool:
     return deadline is not None and days > deadline
 
 
+class NoLayout(ValueError):
+    """`hours.mfu: layout` when the search finds no layout that fits and meets the deadline: no MFU to train at.
+    The message says why (the search's reason); the command line names hours.mfu with it. Here, not in
+    engine/layouts.py, so that a run without a search need not import the search to catch it."""
+
+
 class TooManyGPUs(Exception):
     """Serving a plan's demand needs more than GPUS_MAX GPUs at its peak hour: a serving replica far too slow for
     the traffic at the inputs' caps (1e18 tokens a day on a GPU of 0.001 TB/s), whose GPU counts would be no whole

@@ -7,6 +7,11 @@ import math
 import numpy as np
 
 
+def prefixed(prefix: str, values: dict, keys) -> dict:
+    """A table's headline: each of its values named by the table's prefix (hours_days for Hours' days), in order."""
+    return {f"{prefix}_{key}": values[key] for key in keys}
+
+
 def plain(value):
     """A numpy scalar or 0-d array as a Python bool, int, float or str; NaN and infinity are refused."""
     kind = type(value)

@@ -166,15 +166,11 @@ class Chart:
             out += self._draw(mark, band, left=plot_left, right=plot_right, top=plot_top, bottom=plot_bottom, x=x,
                               y=y)
         axis_y = (plot_top + plot_bottom) / 2
-        if self.y_label:
-            out.append(f'<text transform="translate(14 {axis_y:.0f}) rotate(-90)" text-anchor="middle">'
-                       f'{escape(self.y_label)}</text>')
-        if self.y2_label:
-            out.append(f'<text transform="translate({plot_right + 50} {axis_y:.0f}) rotate(90)" '
-                       f'text-anchor="middle">{escape(self.y2_label)}</text>')
-        if self.x_label:
-            out.append(f'<text x="{(plot_left + plot_right) / 2:.0f}" y="{self.height - 6}" text-anchor="middle">'
-                       f'{escape(self.x_label)}</text>')
+        for label, placed in ((self.y_label, f'transform="translate(14 {axis_y:.0f}) rotate(-90)"'),
+                              (self.y2_label, f'transform="translate({plot_right + 50} {axis_y:.0f}) rotate(90)"'),
+                              (self.x_label, f'x="{(plot_left + plot_right) / 2:.0f}" y="{self.height - 6}"')):
+            if label:  # each axis's title, centred along it
+                out.append(f'<text {placed} text-anchor="middle">{escape(label)}</text>')
         out += self._legend(WIDTH - LEGEND + 12, plot_top)
         out.append("</svg>")
         return Markup("".join(out))

@@ -14,8 +14,9 @@ from dataclasses import replace
 
 from planner.engine.budget import COLUMNS, NO_TRAFFIC, YEAR_COLUMNS
 from planner.engine.shared import TOO_LONG
-from planner.workbook import kit, model, plan_fleet
-from planner.workbook.cost import NO_SERVER, on_time, swapped_rows, text, unless
+from planner.workbook import kit, model
+from planner.workbook.cost import (NO_SERVER, fleet_burst, fleet_calendar_columns, fleet_used_gpu_hours, on_time,
+                                   swapped_rows, text, unless)
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
@@ -183,10 +184,10 @@ CALENDAR = [
 ]
 BEFORE, AFTER = ov("launch_date", "serving_end", ends=",{anniversary}"), ov("launch_date,{anniversary}", "serving_end")
 FLEET_TEMPLATES = {  # with a fleet (§11): its GPUs hour by hour at the month's rate, not the roofline at the users
-    "serving_gpu_hours": plan_fleet.used_gpu_hours(served, BEFORE, AFTER),
+    "serving_gpu_hours": fleet_used_gpu_hours(served, BEFORE, AFTER),
     "committed_gpus": served("IF({serving_days}>0,{fleet_peak_gpus},0)"),
-    "burst_committed_gpu_hours": plan_fleet.burst(served, "serving_baseline_gpus_used"),
-    "burst_owned_gpu_hours": plan_fleet.burst(served, "IF(own_priced,own_gpus,0)"),
+    "burst_committed_gpu_hours": fleet_burst(served, "serving_baseline_gpus_used"),
+    "burst_owned_gpu_hours": fleet_burst(served, "IF(own_priced,own_gpus,0)"),
 }
 
 
@@ -195,7 +196,7 @@ def calendar(fleet: bool) -> list[Column]:
     if not fleet:
         return CALENDAR
     return [replace(c, template=FLEET_TEMPLATES.get(c.key, c.template)) for c in CALENDAR] + \
-        plan_fleet.calendar_columns()
+        fleet_calendar_columns()
 
 
 NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_training", "chosen_serving",
@@ -204,8 +205,8 @@ NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_trainin
 PRINTED = 9  # the month table's columns that print: month, fiscal year, in the plan, the path's parts, total,
 # cumulative (column J, where the scalar rows hold their value)
 SUMMARY = [
-    Row("plan_total_cost", "The plan's total: the budget's path over calendar months, with escalation and "
-        "contingency", formula="=tco_total_cost", kind="money0", unit="", name="plan_total_cost", bold=True),
+    Row("total", "The plan's total: the budget's path over calendar months, with escalation and "
+        "contingency", formula="=tco_total_cost", kind="money0", unit="", name="budget_total_cost", bold=True),
     Row("npv", "… its NPV over the plan, as at its first month", formula="=tco_npv", kind="money0", unit=""),
     Row("months", "Months in the plan", formula="=tco_months", kind="count", unit=""),
     Row("start", "The plan starts", formula="=tco_start_date", kind="date", unit=""),
@@ -410,7 +411,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.title("Budget: the plan by calendar month", "docs/method.md §9 and §13: the budget's path month by month, "
                 "the three paths side by side, then the average-month budget the bridge starts from (Cost).")
     sheet.section("The plan's total")
-    summary = {"plan_total_cost": cost.headline["plan_total_cost"], "npv": cost.headline["tco_npv"],
+    summary = {"total": cost.headline["plan_total_cost"], "npv": cost.headline["tco_npv"],
                "months": cost.scalars["months"], "start": cost.scalars["start_date"], "end": cost.scalars["plan_end"]}
     top = sheet.row_index
     chart_rows = 2 + -(-CHART_HEIGHT // 20)
@@ -422,17 +423,14 @@ def write(book: kit.Book, results) -> kit.Sheet:
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
     _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, rows, label_header="Month k",
                                    alike=True)
-    for key in NAMED + ([c.key for c in plan_fleet.calendar_columns()] if fleet else []):
+    for key in NAMED + ([c.key for c in fleet_calendar_columns()] if fleet else []):
         col = sheet.places[key].col
         book.define(f"calendar_{key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
     _hide(sheet, [first + i for i, row in enumerate(cost.rows) if not row["in_plan"]])
     end = sheet.row_index
 
     sheet.row_index = top
-    rows = list(SUMMARY)
-    sheet.row(rows[0], summary["plan_total_cost"])
-    book.define("budget_total_cost", SHEET, book.names["plan_total_cost"][1], summary["plan_total_cost"])
-    for row in rows[1:]:
+    for row in SUMMARY:
         sheet.row(row, summary[row.key])
     sheet.skip()
     sheet.section("Spend by month: the budget's path (Inputs), over the plan's months")

@@ -119,8 +119,7 @@ def _stack(book: kit.Book, sheet: kit.Sheet, mode: str, title: str) -> None:
     """Stacked columns per hour: inference, spare or idle, training (they add up to the cluster); on the shared
     chart, the training GPUs preempted each hour as a line."""
     chart = book.wb.add_chart({"type": "column", "subtype": "stacked"})
-    first = sheet.series("demand")
-    categories = [sheet.name, first[1], 0, first[3], 0]
+    categories = sheet.labels_of("demand")
     for key, legend, colour in CLUSTER_STACKS[mode]:
         chart.add_series({"name": legend, "categories": categories, "values": sheet.series(key),
                           "fill": {"color": colour}, "gap": 40})
@@ -131,11 +130,9 @@ def _stack(book: kit.Book, sheet: kit.Sheet, mode: str, title: str) -> None:
                          "marker": {"type": "circle", "size": 4, "fill": {"color": kit.WARNING_RED},
                                     "border": {"color": kit.WARNING_RED}}})
         chart.combine(line)
-    chart.set_title({"name": title})
-    chart.set_x_axis({"name": "Hour of the day"})
-    chart.set_y_axis({"name": "GPUs", "num_format": "#,##0", "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart, height=400, width=900)
+    sheet.chart(chart, height=400, width=900, title=title, x_axis={"name": "Hour of the day"},
+                y_axis={"name": "GPUs", "num_format": "#,##0", "min": 0, "major_gridlines": {"visible": True}},
+                legend="bottom")
 
 
 KEY_RESULTS = [

@@ -13,8 +13,9 @@ from planner.engine.plan import inputs as plan_inputs
 from planner.engine.plan import months as plan_months
 from planner.engine.plan import prices as plan_prices
 from planner.engine import shared
+from planner.engine.shared import HOURS_PER_DAY
 from planner.engine.calendar import serial
-from planner.workbook import kit, model, plan_fleet
+from planner.workbook import kit, model
 from planner.workbook.catalog_sheet import GPUS, laid_out
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
@@ -589,7 +590,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.rows(swapped_rows(fleet_rows(PREMISES, fleet), results.scenario.search is not None, DEADLINE_ROWS), values)
     sheet.skip()
     if fleet:
-        plan_fleet.cost_section(book, sheet, results)
+        fleet_section(book, sheet, results)
     sheet.section("Prices per GPU-hour, each tier with its source")
     for row in fleet_rows(PRICES, fleet):
         sheet.row(row, values[row.key])
@@ -626,6 +627,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.rows(WARNINGS, values)
     for alias, name in ALIASES.items():  # the headline's names for cells the formulas read by their own
         book.define(alias, SHEET, book.names[name][1], values[name])
+    # the plan's one total (the Cover's first key result) is the budget's path's total, written here
+    book.define("plan_total_cost", SHEET, book.names["tco_total_cost"][1], table.headline["plan_total_cost"])
     return sheet
 
 
@@ -647,14 +650,11 @@ def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
                                  fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
             book.define(name, SHEET, cell, value)
         sheet.row_index += 1
-    chart = book.wb.add_chart({"type": "column"})
-    for key, name, colour in (("total", "Total over the plan", "#4472C4"), ("npv", "NPV", "#ED7D31")):
-        chart.add_series({"name": name, "categories": [SHEET, heading, 1, heading, len(PATHS)],
-                          "values": [SHEET, rows[key], 1, rows[key], len(PATHS)], "fill": {"color": colour}})
-    chart.set_title({"name": "The three paths: total and NPV over the plan"})
-    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart, height=300, width=620)
+    sheet.column_chart([(name, [SHEET, heading, 1, heading, len(PATHS)], [SHEET, rows[key], 1, rows[key], len(PATHS)],
+                         colour) for key, name, colour in (("total", "Total over the plan", "#4472C4"),
+                                                           ("npv", "NPV", "#ED7D31"))],
+                       title="The three paths: total and NPV over the plan",
+                       y_axis={"num_format": book.number_format("money0")}, height=300, width=620)
 
 
 def _profile(book: kit.Book, sheet: kit.Sheet, profile: tuple, fleet: bool) -> None:
@@ -742,3 +742,140 @@ KEY_RESULTS = [
               first=True),
     KeyResult("plan_standby_note", "Standby", kind="text", unit="", first=True),
 ]
+
+
+# The Fleet in the plan ------------------------------------------------------------------------------------------------
+# (docs/method.md §11, "The fleet in the plan"; §13.9): with a `fleet` section the plan's
+# serving is the Fleet's cheapest configuration at launch, its replicas scaled to each month's rate. The Cost sheet
+# holds that configuration's two pools (aggregated: one) and its replicas hour by hour; the Budget's month rows hold
+# its GPUs in each hour at the month's rate, from which the used GPU-hours, the peak-sized GPUs and the burst follow;
+# the average months read the same row of the calendar. Without a fleet nothing here is written.
+
+FLEET_CHOSEN = ("mode", "tensor_parallel", "prefill_tensor_parallel", "replicas", "prefill_replicas", "decode_replicas")
+FLEET_HOURLY = ("replicas", "prefill_replicas", "decode_replicas")  # the Fleet's day columns of replicas each hour
+FLEET_RATE = "(1+budget_monthly_growth)^({label}-launch_month)"  # λ_k/λ: the month's rate from its growth anniversary
+
+
+def fleet_chosen(key: str) -> str:
+    """The Fleet's cheapest configuration's value (the Candidates table's first row); 0 when no configuration
+    meets the SLO (the first row is then one that does not)."""
+    return f"IF(plan_serving_fits,N(fleet_chosen_{key}),0)"
+
+
+def fleet_pool(replicas: str, parallel: str) -> str:
+    """A pool's GPUs with spares: CEIL9(n·(1 + r_f))·t."""
+    return f"CEILING(ROUND(({replicas})*(1+fleet_spare),gpu_rounding_decimals),1)*{parallel}"
+
+
+def fleet_scaled(replicas: str, rate: str) -> str:
+    """n_k = MAX(n, CEIL9(n·λ_k/λ)): the replicas at a month's rate, never below the launch's."""
+    return f"MAX({replicas},CEILING(ROUND({replicas}*{rate},gpu_rounding_decimals),1))"
+
+
+def fleet_gpus(first: str, second: str, rate: str | None = None) -> str:
+    """Both pools' GPUs with spares at these replicas (scaled to a month's rate when given)."""
+    if rate is not None:
+        first, second = fleet_scaled(first, rate), fleet_scaled(second, rate)
+    return f"{fleet_pool(first, 'fleet_plan_first_parallel')}+{fleet_pool(second, 'fleet_plan_second_parallel')}"
+
+
+FLEET_AGGREGATED = 'fleet_chosen_mode="aggregated"'
+FLEET_CONFIGURATION = [
+    Row("fleet_plan_first_parallel", "First pool's GPUs per replica (t; disaggregated: prefill t_p)",
+        formula=f"=IF({FLEET_AGGREGATED},{fleet_chosen('tensor_parallel')},"
+                f"{fleet_chosen('prefill_tensor_parallel')})", kind="count", unit="GPUs",
+        note="The Fleet's cheapest configuration (its Candidates table's first row)",
+        name="fleet_plan_first_parallel"),
+    Row("fleet_plan_second_parallel", "Second pool's GPUs per replica (disaggregated: decode t_d)",
+        formula=f"=IF({FLEET_AGGREGATED},0,{fleet_chosen('tensor_parallel')})", kind="count", unit="GPUs",
+        note="0 aggregated: one pool", name="fleet_plan_second_parallel"),
+    Row("fleet_plan_first_peak", "First pool's replicas at the peak (n; prefill x)",
+        formula=f"=IF({FLEET_AGGREGATED},{fleet_chosen('replicas')},{fleet_chosen('prefill_replicas')})",
+        kind="count", unit="replicas", name="fleet_plan_first_peak"),
+    Row("fleet_plan_second_peak", "Second pool's replicas at the peak (decode y)",
+        formula=f"=IF({FLEET_AGGREGATED},0,{fleet_chosen('decode_replicas')})", kind="count", unit="replicas",
+        name="fleet_plan_second_peak"),
+]
+FLEET_LAUNCH_TOTAL = Row("fleet_plan_gpu_hours_a_day", "GPU-hours a day at launch (the fleet that follows demand)",
+                         formula="=SUM(fleet_plan_launch_gpus)", kind="count", unit="GPU-hours a day",
+                         note="Without a profile, the peak-sized fleet all day", name="fleet_plan_gpu_hours_a_day")
+
+
+def fleet_hour_columns(with_day: bool) -> list[Column]:
+    """The Cost sheet's 24 hours: each pool's replicas in hour h of the launch month (the Fleet's day, or the peak's
+    every hour without a profile) and their GPUs with spares."""
+    def first(i: int) -> str:
+        if not with_day:
+            return "=fleet_plan_first_peak"
+        return (f"=IF({FLEET_AGGREGATED},INDEX(fleet_hour_replicas,{i + 1}),"
+                f"INDEX(fleet_hour_prefill_replicas,{i + 1}))")
+
+    def second(i: int) -> str:
+        return f"=IF({FLEET_AGGREGATED},0,INDEX(fleet_hour_decode_replicas,{i + 1}))" if with_day else \
+            "=fleet_plan_second_peak"
+
+    return [Column("first_replicas", "First pool's replicas", kind="count", template=first),
+            Column("second_replicas", "Second pool's replicas", kind="count", template=second),
+            Column("launch_gpus", "GPUs at launch G_h", kind="count",
+                   template="=" + fleet_gpus("{first_replicas}", "{second_replicas}"))]
+
+
+def fleet_section(book: kit.Book, sheet: kit.Sheet, results) -> None:
+    """The Fleet's configuration at launch and its replicas hour by hour (named ranges the month rows read)."""
+    fleet, table = results.cost.plan.fleet, results.fleet
+    sheet.section("Serving sized by the Fleet: its cheapest configuration at launch (§11)")
+    aggregated = fleet is None or len(fleet.parallel) == 1
+    parallel = (fleet.parallel + (0,))[:2] if fleet else (0, 0)
+    peak = (fleet.peak + (0,))[:2] if fleet else (0, 0)
+    sheet.rows(FLEET_CONFIGURATION, {"fleet_plan_first_parallel": parallel[0],
+                                     "fleet_plan_second_parallel": parallel[1],
+                                     "fleet_plan_first_peak": peak[0], "fleet_plan_second_peak": peak[1]})
+    hours = fleet.hourly if fleet and fleet.hourly else [peak] * HOURS_PER_DAY
+    launch = fleet.hours(1.0) if fleet else [0] * HOURS_PER_DAY
+    rows = [{"first_replicas": h[0], "second_replicas": 0 if aggregated else h[1], "launch_gpus": g}
+            for h, g in zip(hours, launch)]
+    _, first, last = sheet.records(list(range(HOURS_PER_DAY)), fleet_hour_columns(bool(table.day)), rows,
+                                   label_header="Hour")
+    for key in ("first_replicas", "second_replicas", "launch_gpus"):
+        col = sheet.places[key].col
+        book.define(f"fleet_plan_{key}", sheet.name,
+                    f"{kit.xl_rowcol_to_cell(first, col, True, True)}:{kit.xl_rowcol_to_cell(last, col, True, True)}")
+    sheet.row(FLEET_LAUNCH_TOTAL, float(sum(launch)))
+    sheet.skip()
+
+
+# The Budget's month rows ----------------------------------------------------------------------------------------------
+FLEET_SERVES = "AND({label}>=launch_month,{label}<=launch_month+budget_months)"  # the rows serving can touch: the
+# calendar's and the average months' (k_L + m − 1); 0 beyond, where growth would compound to no purpose
+
+
+def fleet_calendar_columns() -> list[Column]:
+    """G_{h,k} in each hour at the month's rate, their GPU-hours a day, and the peak-sized GPUs, on the rows from
+    launch to the horizon's last month."""
+    hours = [Column(f"fleet_gpus_hour_{h}", f"Fleet: GPUs in hour {h}", kind="count",
+                    template=f"=IF({FLEET_SERVES}," + fleet_gpus(f"INDEX(fleet_plan_first_replicas,{h + 1})",
+                                                                f"INDEX(fleet_plan_second_replicas,{h + 1})",
+                                                                FLEET_RATE) + ",0)")
+             for h in range(HOURS_PER_DAY)]
+    return hours + [
+        Column("fleet_gpu_hours_a_day", "Fleet: GPU-hours a day", kind="count",
+               template="=SUM({fleet_gpus_hour_0}:{fleet_gpus_hour_23})"),
+        Column("fleet_peak_gpus", "Fleet: peak-sized GPUs", kind="count",
+               template=f"=IF({FLEET_SERVES},"
+                        + fleet_gpus("fleet_plan_first_peak", "fleet_plan_second_peak", FLEET_RATE) + ",0)"),
+    ]
+
+
+def fleet_used_gpu_hours(served, before: str, after: str):
+    """U_k: the days before the month's growth anniversary at the previous row's GPU-hours a day (its rate), the
+    days from it at this row's; `served` wraps a demand column (n/a when serving is not priced)."""
+    def template(i: int) -> str:
+        earlier = f"{before}*{{fleet_gpu_hours_a_day:prev}}+" if i else ""
+        return served(f"IF({{serving_days}}>0,{earlier}{after}*{{fleet_gpu_hours_a_day}},0)")
+    return template
+
+
+def fleet_burst(served, baseline: str) -> str:
+    """X_k(B) = v_k·Σ_h MAX(0, G_{h,k} − B) over the row's hours (whole GPUs: SUMIF and COUNTIF above B)."""
+    hours = "{fleet_gpus_hour_0}:{fleet_gpus_hour_23}"
+    return served(f'{{serving_days}}*(SUMIF({hours},">"&{baseline})-{baseline}*COUNTIF({hours},">"&{baseline}))')

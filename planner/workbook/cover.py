@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from planner import __version__
 from planner.workbook import kit
-from planner.tables import TABLES
+from planner.tables import present
 from planner.workbook.kit import KeyResult, Row
 
 HOW_TO_USE = [
@@ -45,7 +45,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     count = f"{len(failing)} check{'s fail' if len(failing) != 1 else ' fails'}: see Checks"
     sheet.row(MASTER, "All checks pass" if not failing else count)
     sheet.warn("failed", sheet.row_of("master"), sheet.last_col, sheet.row_of("master"), sheet.last_col)
-    labels = {check.key: check.label for table in TABLES for check in table.sheet.CHECKS}
+    labels = {check.key: check.label for table in present(scenario) for check in table.sheet.CHECKS}
     sheet.row(FIRST_FAILED, labels[failing[0]] if failing else "none")
     sheet.skip()
 

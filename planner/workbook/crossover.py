@@ -178,14 +178,12 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, *, title: str, axis:
     chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
     days = sheet.series("day")
     for part, colour in (("training", "#4472C4"), ("serving", "#ED7D31")):
-        values = sheet.series(f"{part}_{quantity}")
-        chart.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": days, "values": values,
+        key = f"{part}_{quantity}"
+        chart.add_series({"name": sheet.heading_of(key), "categories": days, "values": sheet.series(key),
                           "line": {"color": colour, "width": 2.25}, "marker": {"type": "none"}})
-    chart.set_title({"name": title})
-    chart.set_x_axis({"name": "Days after launch", "num_format": "#,##0", "min": 0})
-    chart.set_y_axis({"name": axis, "num_format": number_format, "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart)
+    sheet.chart(chart, title=title, x_axis={"name": "Days after launch", "num_format": "#,##0", "min": 0},
+                y_axis={"name": axis, "num_format": number_format, "min": 0, "major_gridlines": {"visible": True}},
+                legend="bottom")
 
 
 KEY_RESULTS = [

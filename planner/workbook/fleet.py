@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, NO_FLEET
-from planner.workbook import kit, plan_fleet, model
+from planner.workbook import kit, model
+from planner.workbook.cost import FLEET_CHOSEN, FLEET_HOURLY
 from planner.workbook.serving import draft_kv_bytes_per_token
 from planner.workbook.kit import Check, KeyResult, Row
 
@@ -474,7 +475,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     tables.insert(0, configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
                                          ROW_COLUMNS + HELPERS, reason=True))
     candidate_places = {key: place for key, place in sheet.places.items()}
-    for key in dict.fromkeys(plan_fleet.CHOSEN + tuple(key for key, _, _ in DAY_CONFIG)):
+    for key in dict.fromkeys(FLEET_CHOSEN + tuple(key for key, _, _ in DAY_CONFIG)):
         place = candidate_places[key]  # the cheapest configuration, which the day and the plan's months read (§11)
         book.define(f"fleet_chosen_{key}", SHEET, kit.xl_rowcol_to_cell(place.row, place.col, True, True))
     end = sheet.row_index
@@ -605,7 +606,7 @@ def _hours(sheet: kit.Sheet, hours: list[dict]) -> tuple[int, int]:
     first, last = header + 1, header + len(hours)
     for col, column in enumerate(DAY_COLUMNS, start=1):
         sheet.places[column.key] = kit.Place("column", first, col, last, col)
-        if column.key in plan_fleet.HOURLY:
+        if column.key in FLEET_HOURLY:
             sheet.book.define(f"fleet_hour_{column.key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
                                                                 f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     for i, hour in enumerate(hours):
@@ -634,10 +635,9 @@ def _day_chart(book: kit.Book, sheet: kit.Sheet) -> None:
     line.add_series({"name": "Busy GPUs (the work)", "values": sheet.series("busy_gpus"),
                      "line": {"color": "#A5A5A5", "width": 2, "dash_type": "dash"}})
     chart.combine(line)
-    chart.set_title({"name": "GPUs over the day: sized for the peak against following demand"})
-    chart.set_x_axis({"name": "Hour"})
-    chart.set_y_axis({"name": "GPUs", "num_format": "#,##0", "major_gridlines": {"visible": True}})
-    sheet.chart(chart, height=300)
+    sheet.chart(chart, height=300, title="GPUs over the day: sized for the peak against following demand",
+                x_axis={"name": "Hour"},
+                y_axis={"name": "GPUs", "num_format": "#,##0", "major_gridlines": {"visible": True}})
 
 
 KEY_RESULTS = [

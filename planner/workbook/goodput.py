@@ -301,29 +301,16 @@ def _define_columns(book: kit.Book, prefix: str, keys: list[str], *, first_col: 
 
 
 # Charts --------------------------------------------------------------------------------------------------------
-def _columns_chart(book: kit.Book, sheet: kit.Sheet, keys: list[tuple[str, str]], *, title: str, axis: str,
-                   number_format: str, categories: str | None = None):
-    """Clustered columns, one series per key; categories: the rows' labels, or a records column by key."""
-    chart = book.wb.add_chart({"type": "column"})
-    for key, colour in keys:
-        values = sheet.series(key)
-        labels = sheet.series(categories) if categories else [sheet.name, values[1], 0, values[3], 0]
-        chart.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": labels, "values": values,
-                          "fill": {"color": colour}})
-    chart.set_title({"name": title})
-    chart.set_y_axis({"name": axis, "num_format": number_format, "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    return chart
-
-
 def _server_charts(book: kit.Book, sheet: kit.Sheet) -> None:
-    sheet.chart(_columns_chart(book, sheet, [("completed_per_hour", "#A5A5A5"), ("acceptable_per_hour", "#4472C4")],
-                               title="Completed against acceptable requests per hour", axis="Requests per hour",
-                               number_format="#,##0", categories="name"), height=280)
-    sheet.chart(_columns_chart(book, sheet, [("cost_per_request", "#A5A5A5"),
-                                             ("cost_per_acceptable_request", "#4472C4")],
-                               title="Cost per request and per acceptable request", axis="Cost per request",
-                               number_format=book.number_format("money5"), categories="name"), height=280)
+    """Per server, clustered columns: a series per key, the servers' names as categories."""
+    for keys, title, axis, number_format in (
+            ((("completed_per_hour", "#A5A5A5"), ("acceptable_per_hour", "#4472C4")),
+             "Completed against acceptable requests per hour", "Requests per hour", "#,##0"),
+            ((("cost_per_request", "#A5A5A5"), ("cost_per_acceptable_request", "#4472C4")),
+             "Cost per request and per acceptable request", "Cost per request", book.number_format("money5"))):
+        sheet.column_chart([(sheet.heading_of(key), sheet.series("name"), sheet.series(key), colour)
+                            for key, colour in keys], title=title, height=280,
+                           y_axis={"name": axis, "num_format": number_format})
 
 
 def _attainment_chart(book: kit.Book, sheet: kit.Sheet, table) -> None:
@@ -341,31 +328,30 @@ def _attainment_chart(book: kit.Book, sheet: kit.Sheet, table) -> None:
                           "values": [sheet.name, top, attainment[2], bottom, attainment[2]],
                           "line": {"color": colour, "width": 2},
                           "marker": {"type": "circle", "fill": {"color": colour}, "border": {"color": colour}}})
-    target = sheet.series("attainment_target")
-    chart.add_series({"name": [sheet.name, target[1] - 1, target[2]], "categories": rate, "values": target,
+    chart.add_series({"name": sheet.heading_of("attainment_target"), "categories": rate,
+                      "values": sheet.series("attainment_target"),
                       "line": {"color": kit.WARNING_RED, "dash_type": "dash", "width": 1.5},
                       "marker": {"type": "none"}})
-    chart.set_title({"name": "Attainment against request rate"})
-    chart.set_x_axis({"name": "Request rate (requests per second)", "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_y_axis({"name": "Attainment", "num_format": "0%", "min": 0, "max": 1})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart)
+    sheet.chart(chart, title="Attainment against request rate", legend="bottom",
+                x_axis={"name": "Request rate (requests per second)", "min": 0, "major_gridlines": {"visible": True}},
+                y_axis={"name": "Attainment", "num_format": "0%", "min": 0, "max": 1})
 
 
 def _latency_chart(book: kit.Book, sheet: kit.Sheet, unit: str) -> None:
     """p50, p90 and p99 per run as columns, the SLO as a dashed line."""
-    name = unit.upper()
-    chart = _columns_chart(book, sheet, [(f"{unit}_p50_ms", "#9DC3E6"), (f"{unit}_p90_ms", "#4472C4"),
-                                         (f"{unit}_p99_ms", "#1F3864")],
-                           title=f"{name} of completed requests against the SLO", axis=f"{name} (ms)",
-                           number_format="#,##0")
-    slo = sheet.series(f"slo_{unit}_ms")
-    line = book.wb.add_chart({"type": "line"})
-    line.add_series({"name": [sheet.name, slo[1] - 1, slo[2]], "categories": [sheet.name, slo[1], 0, slo[3], 0],
-                     "values": slo, "line": {"color": kit.WARNING_RED, "dash_type": "dash", "width": 1.5},
-                     "marker": {"type": "none"}})
-    chart.combine(line)
-    sheet.chart(chart, height=280)
+    name, slo = unit.upper(), f"slo_{unit}_ms"
+
+    def slo_line():
+        line = book.wb.add_chart({"type": "line"})
+        line.add_series({"name": sheet.heading_of(slo), "categories": sheet.labels_of(slo), "values": sheet.series(slo),
+                         "line": {"color": kit.WARNING_RED, "dash_type": "dash", "width": 1.5},
+                         "marker": {"type": "none"}})
+        return line
+
+    sheet.column_chart([(sheet.heading_of(key), sheet.labels_of(key), sheet.series(key), colour) for key, colour in
+                        ((f"{unit}_p50_ms", "#9DC3E6"), (f"{unit}_p90_ms", "#4472C4"), (f"{unit}_p99_ms", "#1F3864"))],
+                       title=f"{name} of completed requests against the SLO", over=slo_line, height=280,
+                       y_axis={"name": f"{name} (ms)", "num_format": "#,##0"})
 
 
 KEY_RESULTS = [

@@ -152,16 +152,12 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
 def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
     """Renting against owning each GPU's fleet for an average month at launch traffic."""
-    chart = book.wb.add_chart({"type": "column"})
-    for key, name, colour in (("rent_per_month", "Rent on demand per average month", "#4472C4"),
-                              ("own_per_month", "Own the peak-hour fleet per average month", "#ED7D31")):
-        chart.add_series({"name": name, "categories": sheet.series("gpu"), "values": sheet.series(key),
-                          "fill": {"color": colour}})
-    chart.set_title({"name": "Rent against own, per average month at launch traffic"})
-    chart.set_y_axis({"num_format": book.number_format("money0"), "min": 0, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
     sheet.skip()
-    sheet.chart(chart, height=300, width=720)
+    sheet.column_chart([(name, sheet.series("gpu"), sheet.series(key), colour) for key, name, colour in (
+        ("rent_per_month", "Rent on demand per average month", "#4472C4"),
+        ("own_per_month", "Own the peak-hour fleet per average month", "#ED7D31"))],
+        title="Rent against own, per average month at launch traffic",
+        y_axis={"num_format": book.number_format("money0")}, height=300, width=720)
 
 
 NONE = f'"{NONE_PRICED}"'

@@ -106,36 +106,25 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
 
 def _reference_chart(book: kit.Book, sheet: kit.Sheet) -> None:
-    chart = book.wb.add_chart({"type": "column"})
-    for key, colour in (("calculated_gpu_hours", "#4472C4"), ("reported_gpu_hours", kit.WARNING_RED)):
-        values = sheet.series(key)
-        chart.add_series({"name": [sheet.name, values[1] - 1, values[2]],
-                          "categories": [sheet.name, values[1], 0, values[3], 0], "values": values,
-                          "fill": {"color": colour}})
-    chart.set_title({"name": "Calculated against reported H100-hours"})
-    chart.set_y_axis({"name": "H100-hours", "num_format": '#,##0.0,,"M"', "min": 0,
-                      "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart)
+    sheet.column_chart([(sheet.heading_of(key), sheet.labels_of(key), sheet.series(key), colour) for key, colour in
+                        (("calculated_gpu_hours", "#4472C4"), ("reported_gpu_hours", kit.WARNING_RED))],
+                       title="Calculated against reported H100-hours",
+                       y_axis={"name": "H100-hours", "num_format": '#,##0.0,,"M"'})
 
 
 def _allocation_chart(book: kit.Book, sheet: kit.Sheet) -> None:
     days = book.wb.add_chart({"type": "column"})
-    values = sheet.series("days")
-    categories = [sheet.name, values[1], 0, values[3], 0]
-    days.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": categories, "values": values,
+    categories = sheet.labels_of("days")
+    days.add_series({"name": sheet.heading_of("days"), "categories": categories, "values": sheet.series("days"),
                      "fill": {"color": "#4472C4"}, "data_labels": {"value": True, "num_format": "#,##0.0"}})
     hours = book.wb.add_chart({"type": "line"})
-    values = sheet.series("allocated_gpu_hours")
-    hours.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": categories, "values": values,
-                      "y2_axis": True, "line": {"color": kit.WARNING_RED, "width": 2.25},
-                      "marker": {"type": "circle"}})
+    hours.add_series({"name": sheet.heading_of("allocated_gpu_hours"), "categories": categories,
+                      "values": sheet.series("allocated_gpu_hours"), "y2_axis": True,
+                      "line": {"color": kit.WARNING_RED, "width": 2.25}, "marker": {"type": "circle"}})
     days.combine(hours)
-    days.set_title({"name": "The run and its options: days and allocated GPU-hours"})
-    days.set_y_axis({"name": "Wall-clock days", "num_format": "#,##0", "min": 0})
     hours.set_y2_axis({"name": "Allocated GPU-hours", "num_format": '#,##0.0,,"M"', "min": 0})
-    days.set_legend({"position": "bottom"})
-    sheet.chart(days)
+    sheet.chart(days, title="The run and its options: days and allocated GPU-hours", legend="bottom",
+                y_axis={"name": "Wall-clock days", "num_format": "#,##0", "min": 0})
 
 
 KEY_RESULTS = [

@@ -23,7 +23,7 @@ import functools
 import io
 import re
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import xlsxwriter
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell  # noqa: F401 (re-exported)
@@ -1107,8 +1107,40 @@ class Sheet:
         chart.set_legend({"none": True})
         self.chart(chart, height=320)
 
-    def chart(self, chart, *, height: int = 320, width: int = 640) -> None:
-        """A chart right under the rows written so far: it prints on the same page as its table."""
+    def heading_of(self, key: str) -> list:
+        """The heading cell above a records column: a chart's series named by it."""
+        place = self.places[key]
+        return [self.name, place.row - 1, place.col]
+
+    def labels_of(self, key: str) -> list:
+        """The row labels (column A) beside a records column: a chart's categories."""
+        place = self.places[key]
+        return [self.name, place.row, 0, place.last_row, 0]
+
+    def column_chart(self, series: list[tuple], *, title: str, y_axis: dict, height: int = 320, width: int = 640,
+                     over: Callable[[], Any] | None = None) -> None:
+        """Clustered columns, a series each (name, categories, values, colour), the y axis from 0 with gridlines and
+        the legend below, placed as `chart` places one; `over` makes a chart drawn over them (an SLO's line)."""
+        chart = self.book.wb.add_chart({"type": "column"})
+        for name, categories, values, colour in series:
+            chart.add_series({"name": name, "categories": categories, "values": values, "fill": {"color": colour}})
+        if over is not None:
+            chart.combine(over())
+        self.chart(chart, height=height, width=width, title=title, legend="bottom",
+                   y_axis={**y_axis, "min": 0, "major_gridlines": {"visible": True}})
+
+    def chart(self, chart, *, height: int = 320, width: int = 640, title: str | None = None,
+              x_axis: dict | None = None, y_axis: dict | None = None, legend: str | None = None) -> None:
+        """A chart right under the rows written so far: it prints on the same page as its table. Its title, axes
+        and legend position, when given, are set here (before `readable` sizes their fonts)."""
+        if title is not None:
+            chart.set_title({"name": title})
+        if x_axis is not None:
+            chart.set_x_axis(x_axis)
+        if y_axis is not None:
+            chart.set_y_axis(y_axis)
+        if legend is not None:
+            chart.set_legend({"position": legend})
         chart.set_size({"width": width, "height": height})
         readable(chart)
         self.ws.insert_chart(self.row_index + 1, 0, chart, {"object_position": 1})
@@ -1223,10 +1255,13 @@ def _shows(cell) -> bool:
 def text_lines(text: str, width: float) -> int:
     """The lines plain text wraps to in a column `width` characters wide (letters run narrower than the digits
     the width counts)."""
+    text, columns = str(text), max(1, int(width * 1.15))  # at 1.25 a 50-letter note in a 40-wide column
+    # counted one line and printed two, over the next row (the Checks of scenarios-1)
+    if len(text) <= columns and "\t" not in text:  # one line, as textwrap would say, without its regexes: half
+        return 1  # of a workbook's texts
     import textwrap
 
-    return len(textwrap.wrap(str(text), max(1, int(width * 1.15)))) or 1  # at 1.25 a 50-letter note in a
-    # 40-wide column counted one line and printed two, over the next row (the Checks of scenarios-1)
+    return len(textwrap.wrap(text, columns)) or 1
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:

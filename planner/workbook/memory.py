@@ -175,12 +175,9 @@ def _training_chart(book: kit.Book, sheet: kit.Sheet, strategies: int) -> None:
                          "values": sheet.series("capacity_gb", strategies),
                          "line": {"color": kit.WARNING_RED, "width": 2.25, "dash_type": "dash"}})
     chart.combine(capacity)
-    chart.set_title({"name": "Training memory per GPU by strategy"})
-    chart.set_y_axis({"name": "GB per GPU", "num_format": '#,##0" GB"', "min": 0,
-                      "major_gridlines": {"visible": True}})
-    chart.set_x_axis({"name": "Strategy"})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart, height=340)
+    sheet.chart(chart, height=340, title="Training memory per GPU by strategy", x_axis={"name": "Strategy"},
+                y_axis={"name": "GB per GPU", "num_format": '#,##0" GB"', "min": 0,
+                        "major_gridlines": {"visible": True}}, legend="bottom")
 
 
 def _serving_chart(book: kit.Book, sheet: kit.Sheet) -> None:
@@ -191,11 +188,9 @@ def _serving_chart(book: kit.Book, sheet: kit.Sheet) -> None:
                       "points": [{"fill": {"color": "#4472C4"}}, {"fill": {"color": "#FFC000"}},
                                  {"fill": {"color": "#7F7F7F"}}, {"fill": {"color": kit.WARNING_RED}}],
                       "data_labels": {"value": True, "num_format": '#,##0.0" GB"'}})
-    chart.set_title({"name": "Serving memory per GPU against the GPU's memory"})
-    chart.set_x_axis({"name": "GB per GPU", "num_format": '#,##0" GB"', "min": 0})
-    chart.set_y_axis({"reverse": True})
     chart.set_legend({"none": True})
-    sheet.chart(chart, height=260)
+    sheet.chart(chart, height=260, title="Serving memory per GPU against the GPU's memory",
+                x_axis={"name": "GB per GPU", "num_format": '#,##0" GB"', "min": 0}, y_axis={"reverse": True})
 
 
 KEY_RESULTS = [

@@ -312,16 +312,13 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
     chart = book.wb.add_chart({"type": "bar"})
     names = sheet.series("sorted_input")
     for key, colour in (("change_low", "#4472C4"), ("change_high", "#ED7D31")):
-        values = sheet.series(key)
-        chart.add_series({"name": [sheet.name, values[1] - 1, values[2]], "categories": names, "values": values,
+        chart.add_series({"name": sheet.heading_of(key), "categories": names, "values": sheet.series(key),
                           "fill": {"color": colour}, "overlap": 100, "gap": 40})
-    chart.set_title({"name": "Tornado: the plan's total with each input at ×0.8 and ×1.2"})
-    chart.set_y_axis({"reverse": True, "label_position": "low"})
     symbol = book.currency_symbol.replace('"', "")  # millions: "$-60M", not "-$60,000,000"
     millions = f'"{symbol}"#,##0,,"M"' if len(symbol) == 1 else f'#,##0,,"M {symbol}"'
-    chart.set_x_axis({"num_format": millions, "major_gridlines": {"visible": True}})
-    chart.set_legend({"position": "bottom"})
-    sheet.chart(chart, height=300, width=800)
+    sheet.chart(chart, height=300, width=800, title="Tornado: the plan's total with each input at ×0.8 and ×1.2",
+                x_axis={"num_format": millions, "major_gridlines": {"visible": True}},
+                y_axis={"reverse": True, "label_position": "low"}, legend="bottom")
 
 
 KEY_RESULTS = [

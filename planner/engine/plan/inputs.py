@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 
 from planner.engine import calendar as cal
-from planner.engine.fleet import PlanFleet
 from planner.engine.shared import HOURS_PER_DAY, NO_FLEET_SERVES, NOT_SERVED, past_deadline
+
+if TYPE_CHECKING:  # the Fleet's engine is imported only with a fleet section
+    from planner.engine.fleet import PlanFleet
 
 # Inputs as plain values (their defaults and limits are the scenario's declarations: planner/inputs/cost.py) -------
 @dataclass(frozen=True, kw_only=True)
@@ -156,6 +159,8 @@ def fleet_columns(scenario, tables) -> PlanFleet | None:
     the users."""
     if scenario.fleet is None:
         return None
+    from planner.engine.fleet import PlanFleet
+
     return PlanFleet.of(tables["fleet"], scenario.fleet.spare)
 
 

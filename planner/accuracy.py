@@ -1,0 +1,359 @@
+"""The public accuracy ledger (issue 44, item 2): published serving measurements (docs/accuracy/measurements.csv)
+beside the planner's docs/method.md §6 prediction for each at today's defaults (the generic row: η_c 0.5, η_m 0.7,
+τ 0), the ratio predicted/measured, and per metric and per GPU × engine the median ratio and the counts within ±15 %
+and ±25 % (docs/accuracy/predictions.csv and docs/accuracy.md).
+
+`python -m planner.accuracy` regenerates both files; tests/test_accuracy.py fails when a method or Catalog change moves
+a figure and the ledger was not regenerated. A malformed row of the measurements is refused naming file and line
+(exit 2)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from planner.engine import Tables
+from planner.scenario import parse_scenario
+from planner.shipped import GPUS, MODELS, PRECISIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASUREMENTS = ROOT / "docs" / "accuracy" / "measurements.csv"
+PREDICTIONS = ROOT / "docs" / "accuracy" / "predictions.csv"
+REPORT = ROOT / "docs" / "accuracy.md"
+
+COLUMNS = ["id", "source", "source_date", "model", "gpu", "engine", "engine_version", "precision", "kv_precision",
+           "t", "e", "d_a", "gpus", "s", "o", "c", "R", "requests", "N", "metric", "statistic", "value", "unit",
+           "notes"]
+FILLED = ["id", "source", "source_date", "model", "gpu", "engine", "precision", "t", "e", "d_a", "gpus", "s", "o",
+          "metric", "statistic", "value", "unit"]  # never blank
+WHOLE = ["id", "t", "e", "d_a", "gpus", "s", "o"]  # whole numbers ≥ 1
+WHOLE_OR_BLANK = ["c", "R", "requests", "N"]
+UNITS = {"ttft": {"ms"}, "tpot": {"ms"}, "itl": {"ms"},
+         "output_throughput": {"tokens/s per GPU", "tokens/s total"}, "request_throughput": {"requests/s"}}
+STATISTICS = {"mean", "median", "run", "not stated"}  # "run": a whole run's figure (throughput)
+WITHIN = (0.15, 0.25)  # the bands the ledger counts
+
+# Published names → Catalog ids. A model is mapped only where its config.json has the Catalog model's shapes.
+MODEL_IDS = {
+    "llama-3.1-8b-instruct": "llama-3.1-8b",
+    "llama-3.1-70b-instruct": "llama-3.1-70b",
+    "llama-3.3-70b-instruct": "llama-3.1-70b",  # Llama 3.3 70B: Llama 3.1 70B's architecture, new weights
+    "llama-3.1-405b-instruct": "llama-3.1-405b",
+    "deepseek-v3": "deepseek-v3",
+    "deepseek-r1": "deepseek-v3",  # DeepSeek-R1 and R1-0528: DeepSeek-V3's architecture
+    "deepseek-r1-0528": "deepseek-v3",
+    "mixtral-8x7b-instruct": "mixtral-8x7b",
+    "gpt-oss-20b": "gpt-oss-20b",
+}
+GPU_IDS = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200", "MI300X": "mi300x"}
+
+SCORED = "scored"
+
+
+def catalog_model(name: str) -> str | None:
+    """The shipped Catalog's model for a published name (or a Catalog id given as it is), None if it has none."""
+    found = MODEL_IDS.get(name, name)
+    return found if found in MODELS else None
+
+
+def catalog_gpu(name: str) -> str | None:
+    found = GPU_IDS.get(name, name)
+    return found if found in GPUS else None
+
+
+class LedgerError(ValueError):
+    """A measurements file the ledger cannot read, naming file and line."""
+
+
+# Reading -------------------------------------------------------------------------------------------------------------
+def read_measurements(path: Path = MEASUREMENTS) -> pd.DataFrame:
+    """The measurements as a table of text cells, each row checked; line numbers count the header as line 1."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as exc:  # pandas names the line ("Expected 24 fields in line 7, saw 25")
+        raise LedgerError(f"{path}: {exc}") from None
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise LedgerError(f"{path}, line 1: the header lacks {', '.join(missing)}")
+    for index, row in table.iterrows():
+        problem = _problem(row)
+        if problem:
+            raise LedgerError(f"{path}, line {index + 2}: {problem}")
+    if table["id"].duplicated().any():
+        line = int(table.index[table["id"].duplicated()][0]) + 2
+        raise LedgerError(f"{path}, line {line}: id {table['id'][line - 2]} is used twice")
+    return table
+
+
+def _problem(row) -> str | None:
+    for column in FILLED:
+        if not row[column].strip():
+            return f"{column} is blank"
+    for column in WHOLE + WHOLE_OR_BLANK:
+        text = row[column].strip()
+        if (text or column in WHOLE) and not (text.isdigit() and int(text) >= 1):
+            return f"{column} is {text!r}, not a whole number of at least 1"
+    try:
+        value = float(row["value"])
+    except ValueError:
+        return f"value is {row['value']!r}, not a number"
+    if not value > 0:
+        return f"value is {row['value']!r}, not above 0"
+    if row["metric"] not in UNITS:
+        return f"metric is {row['metric']!r}, not one of {', '.join(UNITS)}"
+    if row["unit"] not in UNITS[row["metric"]]:
+        return f"unit {row['unit']!r} does not go with metric {row['metric']} ({' or '.join(UNITS[row['metric']])})"
+    if row["statistic"] not in STATISTICS:
+        return f"statistic is {row['statistic']!r}, not one of {', '.join(sorted(STATISTICS))}"
+    return None
+
+
+# Predicting ----------------------------------------------------------------------------------------------------------
+def status(row) -> str:
+    """Why a row has no prediction, or SCORED. Rows outside the Catalog or today's layouts are kept and listed."""
+    lacking = []
+    if catalog_model(row["model"]) is None:
+        lacking.append(f"model {row['model']}")
+    if catalog_gpu(row["gpu"]) is None:
+        lacking.append(f"GPU {row['gpu']}")
+    for precision in dict.fromkeys([row["precision"], row["kv_precision"]]):
+        if precision and precision not in PRECISIONS:
+            lacking.append(f"precision {precision}")
+    if lacking:
+        return "not on Catalog: " + ", ".join(lacking)
+    if row["e"] != "1" or row["d_a"] != "1":
+        return f"layout not expressible today (e {row['e']}, d_a {row['d_a']})"
+    return SCORED
+
+
+def scenario_of(row):
+    """The planner scenario of a measurement at today's defaults: its model, GPU, t, precisions and lengths, with
+    users = c (1 when the run states no concurrency: its figure is then compared at B_max)."""
+    s, o = int(row["s"]), int(row["o"])
+    serving = {"users": int(row["c"] or 1), "sequence_length": s + o, "prompt_tokens": s,
+               "tensor_parallel": int(row["t"]), "weight_precision": row["precision"]}
+    if row["kv_precision"]:
+        serving["kv_precision"] = row["kv_precision"]
+    return parse_scenario({"name": f"ledger row {row['id']}", "model": catalog_model(row["model"]),
+                           "gpu": catalog_gpu(row["gpu"]), "serving": serving})
+
+
+def predicted(row, serving: dict) -> tuple[float | None, str]:
+    """The prediction for the row's metric from the Serving table's scalars, and what was compared."""
+    at_max = not row["c"]
+    if at_max and serving["max_concurrency"] == 0:
+        return None, "does not fit: B_max 0"
+    where = "at B_max (the run states no concurrency)" if at_max else f"at B = c = {row['c']}"
+    over = (f"; c over B_max {serving['max_concurrency']}"
+            if not at_max and int(row["c"]) > serving["max_concurrency"] else "")
+    metric = row["metric"]
+    if metric == "ttft":
+        load = "" if row["c"] in ("", "1") else f", measured under load at c {row['c']} (TTFT at c: not yet)"
+        return serving["ttft_ms"], "§6 idle TTFT (one request)" + load
+    if metric in ("tpot", "itl") and row["c"] == "1":  # alone: no other request's prefill stalls its decode
+        return serving["tpot_ms"], "§6 TPOT(1) (one request alone)"
+    if metric in ("tpot", "itl"):
+        return serving["itl_ms_at_max" if at_max else "itl_ms"], f"§6 ITL = cycle/o {where}{over}"
+    per_gpu = serving["tokens_per_s_per_gpu_at_max" if at_max else "tokens_per_s_per_gpu"]
+    if metric == "request_throughput":  # B/cycle = TokS·GPUs/o
+        return (per_gpu * int(row["gpus"]) / int(row["o"]),
+                f"§6 requests/s = output tokens/s per GPU × {row['gpus']} GPUs / o {where}{over}")
+    if row["unit"] == "tokens/s total":
+        return per_gpu * int(row["gpus"]), f"§6 output tokens/s per GPU × {row['gpus']} GPUs {where}{over}"
+    return per_gpu, f"§6 output tokens/s per GPU {where}{over}"
+
+
+def predictions(measurements: pd.DataFrame) -> pd.DataFrame:
+    """One row per measurement: the Catalog ids, the status, the prediction at today's defaults and the ratio."""
+    cache: dict = {}
+    out = []
+    for _, row in measurements.iterrows():
+        state, value, compared, b_max = status(row), None, "", None
+        if state == SCORED:
+            scenario = scenario_of(row)
+            key = repr(scenario.normalised())
+            if key not in cache:  # the engine's path, as the CLI's compute(): the Serving table of the scenario
+                cache[key] = Tables(scenario.shown())["serving"].scalars
+            value, compared = predicted(row, cache[key])
+            b_max = cache[key]["max_concurrency"]
+            if value is None:
+                state = compared
+        measured = float(row["value"])
+        out.append({"id": int(row["id"]), "model": row["model"], "gpu": row["gpu"], "engine": row["engine"],
+                    "metric": row["metric"], "statistic": row["statistic"], "c": row["c"], "s": int(row["s"]),
+                    "o": int(row["o"]), "t": int(row["t"]), "measured": measured, "unit": row["unit"],
+                    "catalog_model": catalog_model(row["model"]) or "", "catalog_gpu": catalog_gpu(row["gpu"]) or "",
+                    "status": state, "compared_with": compared, "b_max": b_max, "predicted": value,
+                    "ratio": None if value is None else value / measured})
+    return pd.DataFrame(out)
+
+
+# Summaries -----------------------------------------------------------------------------------------------------------
+def summary(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Per group of the scored rows: how many, the median ratio and the counts within ±15 % and ±25 %."""
+    scored = table[table["status"] == SCORED].copy()
+    off = (scored["ratio"] - 1).abs()
+    for band in WITHIN:
+        scored[f"within ±{band:.0%}"] = off <= band + 1e-12
+    grouped = scored.groupby(by, sort=True)
+    return pd.DataFrame({"rows": grouped.size(), "median ratio": grouped["ratio"].median(),
+                         **{f"within ±{b:.0%}": grouped[f"within ±{b:.0%}"].sum() for b in WITHIN}}).reset_index()
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """A pipe table; ratios to three significant figures."""
+    def cell(value):
+        return f"{value:.3g}" if isinstance(value, float) else str(value)
+    lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def metric_label(table: pd.DataFrame) -> pd.Series:
+    """TTFT under load is kept apart from idle TTFT: §6 predicts only the idle one."""
+    loaded = (table["metric"] == "ttft") & ~table["c"].isin(["", "1"])
+    return table["metric"].where(~loaded, "ttft under load (vs §6 idle)")
+
+
+def report(measurements: pd.DataFrame, table: pd.DataFrame) -> str:
+    labelled = table.assign(metric=metric_label(table))
+    unscored = table[table["status"] != SCORED]
+    reasons = unscored.groupby("status").size().reset_index(name="rows")
+    lacking = sorted({part.strip() for s in unscored["status"] if s.startswith("not on Catalog")
+                      for part in s.removeprefix("not on Catalog: ").split(",")})
+    sources = measurements.groupby(["source", "source_date"]).size().reset_index(name="rows")
+    scored = table[table["status"] == SCORED]
+    over = scored[pd.to_numeric(scored["c"], errors="coerce") > scored["b_max"]]
+    return TEMPLATE.format(
+        rows=len(table), scored=len(scored), over=len(over), gpus=", ".join(sorted(measurements["gpu"].unique())),
+        engines=", ".join(sorted(measurements["engine"].unique())),
+        by_metric=markdown(summary(labelled, ["metric"])),
+        by_gpu_engine=markdown(summary(labelled, ["gpu", "engine"])),
+        by_gpu_engine_metric=markdown(summary(labelled, ["gpu", "engine", "metric"])),
+        reasons=markdown(reasons), lacking="\n".join(f"- {item}" for item in lacking),
+        sources="\n".join(f"- {r.source} — {r.source_date} ({r.rows} rows)" for r in sources.itertuples()))
+
+
+TEMPLATE = """# Accuracy ledger: the serving roofline against published measurements
+
+*Generated by `python -m planner.accuracy` from `docs/accuracy/measurements.csv`; do not edit by hand (the test
+tests/test_accuracy.py fails when the engine moves a figure and this page and `predictions.csv` were not regenerated).*
+
+## What it is
+
+Every row of `docs/accuracy/measurements.csv` is one published serving measurement, read from the source it cites
+(a repository, file and commit, or a URL) with the source's date: the model, GPU, engine and version, weight and KV
+precision, tensor parallel t, expert parallel e, attention data parallel d_a, prompt tokens s, output tokens o, the
+client concurrency c, rounds R, requests and prefill token budget N where the source states them, the metric, its
+statistic, value and unit. No value is estimated or read off a chart: a source that gives a chart only was skipped.
+
+`docs/accuracy/predictions.csv` holds, for each row, the planner's prediction at the generic row (today's defaults:
+η_c 0.5, η_m 0.7, τ 0, reserve 0.10; the KV precision is the row's where the source states it, else the default bf16)
+and the ratio predicted/measured. It is the ledger before Fidelity II: the per-pass overhead, the TTFT at a client
+concurrency, engine priors and expert parallelism are not yet in the method, and will be scored against these same
+rows. The prediction at the engine prior's row that applies, and the split between the rows a prior was fitted on
+and the others, come with those priors: until then no row was fitted on, and every figure below is out of sample.
+
+How a row is predicted (docs/method.md §6; the engine's Serving table for a scenario with the row's model, GPU, t,
+precisions, s and o = sequence length − s, users = c):
+- **TTFT** is compared with §6's TTFT, one request on an idle server. A row measured with one request alone
+  (c = 1) is what §6 predicts. **A row measured under load (closed loop at c > 1 clients) is still compared with the
+  idle TTFT, and says so** ("ttft under load (vs §6 idle)" below): the coming TTFT at concurrency c (its median
+  twin for a median) is what these rows will be compared with once it exists.
+- **TPOT / ITL** at c = 1 is compared with §6's TPOT(1); at c > 1 with §6's ITL(c) = cycle/o, which counts the
+  prefill stalls a closed-loop benchmark's TPOT contains (§12.1).
+- **Output tokens per second** is compared with §6's tokens/s per GPU at B = c, times the GPUs when the source gives
+  a total; **requests per second** with B/cycle = tokens/s per GPU × GPUs / o. A run that states no concurrency (an
+  offline throughput run at maximum load) is compared at B_max. An offline run that submits c requests at once is
+  §6's cycle at B = c. Where c is over §6's B_max the comparison says so (the engine then queued or preempted).
+- A row whose model, GPU or precision the Catalog lacks is kept, marked "not on Catalog" and not predicted; a row
+  with expert parallelism or attention data parallelism (e > 1 or d_a > 1) is kept and marked "layout not
+  expressible today". A model is mapped to a Catalog model only where its config.json has that model's
+  shapes: Llama 3.3 70B → llama-3.1-70b, DeepSeek-R1 and R1-0528 → deepseek-v3.
+
+What the generic row does not know, and so counts against today's method rather than being guessed: the KV
+precision where the source does not state it (ModelOpt and AMD FP8 checkpoints may carry FP8 KV scales; bf16 is
+taken), an engine's own memory fraction (TensorRT-LLM's runs used 0.90-0.95; the reserve stays 0.10), chunked
+prefill and its token budget N, and the engine's efficiency (η_c, η_m and τ are today's defaults on every GPU and
+engine: the coming engine priors are where they will differ).
+
+## How the rows were chosen
+
+Sources that publish their numbers as text (tables, or a benchmark's raw output file) with the layout and lengths
+they ran: the TensorRT-LLM performance overviews (offline throughput at fixed ISL/OSL on H100, H200, B200 and
+GB200); dstack's DeepSeek-R1 benchmark (closed-loop runs at c = 4 … 128 and offline batches on 8×H200 and 8×MI300X
+with vLLM, SGLang and TensorRT-LLM, raw CSVs of SGLang's bench_serving and vLLM's benchmark_throughput); dstack's
+Llama 3.1 405B FP8 offline batches on 8×H100 and 8×MI300X (vLLM) and its single-request runs of Llama 3.1 405B BF16
+on 8×MI300X (vLLM and TGI); NVIDIA's NIM benchmarking page (Llama 3.3 70B FP8 on 2×H100 at c = 1 … 250, AIPerf);
+Oracle Cloud's Llama 3.1 405B FP8 on 8×MI300X (vLLM batches of 1 … 256 and two offline runs). Every row of a table
+was taken (no selection by agreement); left out were runs with prefix-cache hits, layouts the source does not give,
+offline batches over 256 requests (the engine's cap on running sequences, not stated, then sets the concurrency) and
+a TensorRT-LLM offline run on an engine built from another branch in BF16. Sources that give variable output lengths
+(ShareGPT, or random prompts without a fixed output) were skipped: o would be a mean.
+{rows} rows, {scored} predicted; GPUs: {gpus}; engines: {engines}. In {over} of the predicted rows c is above §6's
+B_max at the generic row (column b_max of predictions.csv): there §6's figure at B = c assumes sequences that do not
+fit, and the engine queued or preempted instead.
+
+## Figures at today's defaults
+
+Per metric:
+
+{by_metric}
+
+Per GPU × engine (all metrics):
+
+{by_gpu_engine}
+
+Per GPU × engine × metric:
+
+{by_gpu_engine_metric}
+
+## Rows not predicted
+
+{reasons}
+
+What the Catalog lacks for these rows (the GPUs and precisions to add):
+
+{lacking}
+
+## Sources
+
+{sources}
+"""
+
+
+def write(measurements_path: Path = MEASUREMENTS, predictions_path: Path = PREDICTIONS,
+          report_path: Path = REPORT) -> pd.DataFrame:
+    measurements = read_measurements(measurements_path)
+    table = predictions(measurements)
+    predictions_path.write_text(predictions_csv(table), encoding="utf-8")
+    report_path.write_text(report(measurements, table), encoding="utf-8")
+    return table
+
+
+def predictions_csv(table: pd.DataFrame) -> str:
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m planner.accuracy [MEASUREMENTS.csv]`: the shipped ledger, or another file's, whose predictions.csv
+    and accuracy.md are then written beside it."""
+    args = sys.argv[1:] if argv is None else argv
+    paths = (MEASUREMENTS, PREDICTIONS, REPORT)
+    if args:
+        given = Path(args[0])
+        paths = (given, given.with_name("predictions.csv"), given.with_name("accuracy.md"))
+    try:
+        table = write(*paths)
+    except (LedgerError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    scored = table[table["status"] == SCORED]
+    print(f"{len(table)} measurements, {len(scored)} predicted: wrote {paths[1]} and {paths[2]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The public accuracy ledger (issue 44, item 2; planner/accuracy.py): the measurements file is complete and sourced,
+a malformed row is refused naming file and line, a row becomes the §6 scenario it describes, the counts within the
+bands are what they say, and the committed predictions and page are what the engine gives today."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from planner import accuracy
+
+REQUIRED = ["source", "source_date", "model", "gpu", "engine", "engine_version", "precision", "kv_precision", "t",
+            "e", "d_a", "s", "o", "c", "R", "N", "metric", "statistic", "value", "unit", "notes"]  # the brief's list
+
+
+@pytest.fixture(scope="module")
+def measurements():
+    return accuracy.read_measurements()
+
+
+def test_the_measurements_parse_with_every_required_column(measurements):
+    plain = pd.read_csv(accuracy.MEASUREMENTS)  # pandas alone reads it: a header and one measurement per row
+    assert [c for c in REQUIRED if c not in plain.columns] == []
+    assert len(plain) == len(measurements)
+    assert plain["value"].dtype.kind == "f" and (plain["value"] > 0).all()
+
+
+def test_every_row_names_its_source_and_date(measurements):
+    assert (measurements["source"].str.strip() != "").all()
+    assert (measurements["source_date"].str.strip() != "").all()
+    # a repository source names its commit (40 hex digits)
+    repo = measurements[measurements["source"].str.startswith("github ")]
+    assert repo["source"].str.contains(r"@ [0-9a-f]{40}").all()
+
+
+def test_at_least_40_rows_five_gpu_types_and_three_engines(measurements):
+    assert len(measurements) >= 40
+    assert measurements["gpu"].nunique() >= 5
+    assert "B200" in set(measurements["gpu"])
+    assert measurements["engine"].nunique() >= 3
+
+
+def _copy_with(tmp_path, line: int, column: str, text: str):
+    table = pd.read_csv(accuracy.MEASUREMENTS, dtype=str, keep_default_na=False)
+    table.loc[line - 2, column] = text  # line 1 is the header
+    path = tmp_path / "measurements.csv"
+    table.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("column, text, says", [
+    ("value", "fast", "value is 'fast', not a number"),
+    ("t", "0", "t is '0', not a whole number of at least 1"),
+    ("source", "", "source is blank"),
+    ("unit", "ms", "unit 'ms' does not go with metric output_throughput"),
+])
+def test_a_malformed_row_is_refused_naming_file_and_line(tmp_path, capsys, column, text, says):
+    path = _copy_with(tmp_path, 7, column, text)
+    assert accuracy.main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}, line 7: {says}" in err
+    assert not (tmp_path / "predictions.csv").exists()
+
+
+def test_a_row_with_a_field_too_many_is_refused_from_the_command_line(tmp_path):
+    lines = accuracy.MEASUREMENTS.read_text(encoding="utf-8").splitlines()
+    lines[4] += ",extra"
+    path = tmp_path / "measurements.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "planner.accuracy", str(path)], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert str(path) in run.stderr and "line 5" in run.stderr
+
+
+def _row(**changes):
+    row = {c: "" for c in accuracy.COLUMNS}
+    row |= dict(id="1", source="hand", source_date="2026-12-07", model="llama-3.1-8b-instruct", gpu="H100",
+                engine="vllm", precision="bf16", t="1", e="1", d_a="1", gpus="1", s="2048", o="6144",
+                metric="output_throughput", statistic="run", value="1000", unit="tokens/s per GPU")
+    return pd.Series(row | changes)
+
+
+def test_a_row_is_predicted_by_the_method_worked_example():
+    # docs/method.md §6, 8B BF16 on one H100, s 2048, o 6144: TTFT 64.4 ms, TPOT(32) 15.56 ms, 2,382 tokens/s per
+    # GPU at B_max 52 (a run stating no concurrency is compared there)
+    table = accuracy.predictions(pd.DataFrame([
+        _row(id="1"), _row(id="2", metric="ttft", statistic="median", unit="ms", c="32"),
+        _row(id="3", unit="tokens/s total", gpus="1", c="52")]))
+    assert table["predicted"][0] == pytest.approx(2382, abs=0.5)
+    assert table["ratio"][0] == pytest.approx(2.382, abs=0.0005)
+    assert list(table["b_max"]) == [52, 52, 52]
+    assert table["predicted"][1] == pytest.approx(64.4, abs=0.05)
+    assert "under load at c 32" in table["compared_with"][1]
+    assert table["predicted"][2] == pytest.approx(2382, abs=0.5)
+    assert (table["status"] == accuracy.SCORED).all()
+
+
+def test_the_itl_at_users_is_compared_with_a_tpot():
+    # ITL(32) = cycle/o = T_pre(32)/o + TPOT(32) = 32·64.39 ms/6144 + 15.56 ms = 15.895 ms (§6's worked case)
+    table = accuracy.predictions(pd.DataFrame([_row(metric="tpot", statistic="median", unit="ms", c="32")]))
+    assert table["predicted"][0] == pytest.approx(15.56 + 32 * 64.39 / 6144, abs=0.01)
+
+
+def test_one_request_alone_is_compared_with_tpot_1_and_an_offline_batch_in_requests_per_second():
+    # §6's worked case: TPOT at B = 1 is 6.69 ms; at B_max 52, 2,382 tokens/s per GPU, so 52 requests of 6,144
+    # output tokens finish at 2,382/6,144 = 0.3877 requests/s
+    table = accuracy.predictions(pd.DataFrame([
+        _row(id="1", metric="tpot", statistic="median", unit="ms", c="1"),
+        _row(id="2", metric="request_throughput", unit="requests/s", c="52", value="0.5")]))
+    assert table["predicted"][0] == pytest.approx(6.69, abs=0.005)
+    assert table["compared_with"][0] == "§6 TPOT(1) (one request alone)"
+    assert table["predicted"][1] == pytest.approx(2382 / 6144, abs=0.0001)
+    assert table["ratio"][1] == pytest.approx(2382 / 6144 / 0.5, abs=0.0002)
+
+
+def test_rows_outside_the_catalog_or_todays_layouts_are_kept_without_a_prediction():
+    table = accuracy.predictions(pd.DataFrame([
+        _row(id="1", gpu="GB200"), _row(id="2", precision="fp4"), _row(id="3", model="qwen3-235b-a22b"),
+        _row(id="4", model="deepseek-r1", precision="fp8", t="1", e="8", d_a="8", gpus="8")]))
+    assert list(table["status"]) == ["not on Catalog: GPU GB200", "not on Catalog: precision fp4",
+                                     "not on Catalog: model qwen3-235b-a22b",
+                                     "layout not expressible today (e 8, d_a 8)"]
+    assert table["predicted"].isna().all()
+
+
+def test_the_summary_counts_the_bands():
+    table = pd.DataFrame({"gpu": ["H100"] * 5, "status": [accuracy.SCORED] * 4 + ["not on Catalog: GPU X"],
+                          "ratio": [1.0, 1.2, 0.8, 2.0, None]})
+    [row] = accuracy.summary(table, ["gpu"]).to_dict("records")
+    # ratios 0.8, 1.0, 1.2, 2.0: median 1.1; within ±15 % only 1.0; within ±25 % 0.8, 1.0 and 1.2
+    assert row == {"gpu": "H100", "rows": 4, "median ratio": pytest.approx(1.1), "within ±15%": 1,
+                   "within ±25%": 3}
+
+
+def test_the_committed_ledger_is_what_the_engine_gives_today(measurements):
+    """A method or Catalog change that moves a figure fails here until `python -m planner.accuracy` is rerun."""
+    table = accuracy.predictions(measurements)
+    assert accuracy.predictions_csv(table) == accuracy.PREDICTIONS.read_text(encoding="utf-8")
+    assert accuracy.report(measurements, table) == accuracy.REPORT.read_text(encoding="utf-8")
