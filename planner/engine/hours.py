@@ -117,15 +117,14 @@ def compute(scenario, tables) -> HoursTable:
     return HoursTable({k: plain(v) for k, v in scalars.items()}, allocations, reference)
 
 
-UNITS = [  # named, not typed, in every formula (issue 43): the hours, seconds, months and millions they convert
-    Constant("hours_per_day", HOURS_PER_DAY, label="Hours per day", unit="hours", source="A day's 24 hours"),
-    Constant("seconds_per_hour", SECONDS_PER_HOUR, label="Seconds per hour", unit="seconds",
-             source="An hour's 3,600 seconds"),
-    Constant("months_per_year", MONTHS_PER_YEAR, label="Months per year", unit="months",
-             source="The calendar's 12 months: years of months, discounting and escalation per year"),
-    Constant("per_million", PER_MILLION, label="A million (tokens per million; microseconds per second)",
-             unit="count", source="Costs per million tokens; latencies typed in µs"),
-]
+UNITS = [Constant(name, value, label=label, unit=unit, source=source) for name, value, label, unit, source in (
+    # named, not typed, in every formula (issue 43): the hours, seconds, months and millions they convert
+    ("hours_per_day", HOURS_PER_DAY, "Hours per day", "hours", "A day's 24 hours"),
+    ("seconds_per_hour", SECONDS_PER_HOUR, "Seconds per hour", "seconds", "An hour's 3,600 seconds"),
+    ("months_per_year", MONTHS_PER_YEAR, "Months per year", "months",
+     "The calendar's 12 months: years of months, discounting and escalation per year"),
+    ("per_million", PER_MILLION, "A million (tokens per million; microseconds per second)", "count",
+     "Costs per million tokens; latencies typed in µs"))]
 CONSTANTS = [
     *UNITS,
     *passes.TRAINING_CONSTANTS,
