@@ -512,3 +512,25 @@ def test_checks_sets_say_what_they_guard(example_files):
     [found] = [row for row in sets
                if row[0].endswith(": memory_gpus, memory_pipeline_parallel, memory_tensor_parallel")]
     assert found[-1].startswith("Guards Memory: Data-parallel degree d = N / (t·p)")
+
+
+def test_checks_print_each_part_of_the_list_with_its_count_that_fail_and_the_first(example_files):
+    """fleet-2a's users do not fit as generated (70B FP8: one failing table check, serving_users_fit): the Checks
+    sheet prints the master check and one line per part of its list, Tables counting 1 with that check's label in
+    its note, the other parts 0; the print area ends above the list, which stays on screen (issue 43 item 5)."""
+    path = example_files(ROOT / "examples" / "fleet-2a-70b-fp8-chat.yaml")["xlsx"]
+    sheet = openpyxl.load_workbook(path)["Checks"]
+    cached = openpyxl.load_workbook(path, data_only=True)["Checks"]
+    labels = {row: sheet.cell(row, 1).value for row in range(1, sheet.max_row + 1)}
+    parts = {labels[row]: row for row in labels if labels[row] in (
+        "Catalog entries within their limits", "Inputs within their allowed values", "Tables",
+        "Sets of checks that guard results") and sheet.cell(row, 2).data_type == "f"}
+    assert len(parts) == 4, parts
+    failing = [row for row in range(max(parts.values()) + 1, sheet.max_row + 1)
+               if cached.cell(row, 2).value is False and not str(labels[row]).startswith(("Set ", "ok_group_"))]
+    assert len(failing) == 1 and "users" in labels[failing[0]].lower(), [labels[r] for r in failing]
+    assert cached.cell(parts["Tables"], 2).value == 1 and cached.cell(parts["Tables"], 4).value == labels[failing[0]]
+    assert [cached.cell(parts[p], 2).value for p in ("Catalog entries within their limits",
+                                                   "Inputs within their allowed values")] == [0, 0]
+    last_printed = int(sheet.print_area.split(":")[-1].lstrip("$D").replace("$", ""))
+    assert max(parts.values()) <= last_printed < failing[0]
