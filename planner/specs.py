@@ -63,6 +63,7 @@ class KeyResult:
     unit: str | None = None
     first: bool = False  # shown first on the Cover, under the plan's total, apart from the other key results
     snapshot: bool = False  # a value as the engine computed it when generated: not compared across scenarios
+    what_if: bool = False  # from premises other than the plan's (its label says which): apart, under "What-ifs"
 
 
 @dataclass(frozen=True)

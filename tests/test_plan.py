@@ -171,7 +171,8 @@ def test_one_total_on_the_cover_budget_sensitivity_html_and_json(tmp_path):
     # the total once; no second total (Crossover's at its assumed MFU, or §9's over the horizon) among the results
     assert sum("The plan's total" in label for label in labels) == 1
     assert not any(re.search(r"\bTotal\b", label) for label in labels)
-    assert sum(value == total for value in cover.values()) == 1
+    # the total twice: as the plan's total, and in its path's column of the paths compared like for like
+    assert sum(value == total for value in cover.values()) == 2
     payload = json.loads(results_json(results))
     assert payload["headline"]["plan_total_cost"] == payload["headline"]["budget_total_cost"] == total
     assert payload["tables"]["calendar"]["months"][0]["month_start"] == "2027-01-01"

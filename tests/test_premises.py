@@ -146,14 +146,14 @@ def test_cover_labels_show_what_the_cells_hold_and_never_n_a(spreadsheet, tmp_pa
         assert not [text for text in labels if text.endswith((" 0 users", " 2 users")) or " 0 users " in text
                     or " 2 users " in text], label
     too_many = outputs["too-many"]
-    assert label_and_value(too_many, "serving_cost_per_million_tokens") == (
-        "Cost per million output tokens at 100 users", shared.NOT_SERVED)
+    one_server = "One 1-GPU h100-sxm server at {} users, busy every hour at the on-demand price (Serving's " \
+        "roofline, not the plan's months): cost per million output tokens"  # a what-if, not in the plan
+    assert label_and_value(too_many, "serving_cost_per_million_tokens") == (one_server.format(100),
+                                                                            shared.NOT_SERVED)
     for name in ("plan_total_cost", "plan_assumed_mfu_difference", "plan_growth_difference"):
         assert label_and_value(too_many, name)[1] == shared.NOT_SERVED, name
-    assert label_and_value(outputs["fraction"], "serving_cost_per_million_tokens")[0] == \
-        "Cost per million output tokens at 1.5 users"
-    assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == \
-        "Cost per million output tokens at ? users"
+    assert label_and_value(outputs["fraction"], "serving_cost_per_million_tokens")[0] == one_server.format("1.5")
+    assert label_and_value(outputs["blank"], "serving_cost_per_million_tokens")[0] == one_server.format("?")
     assert label_and_value(outputs["blank"], "plan_total_cost")[0].startswith(
         "The plan's total: the on-demand path over ")  # the path in words, not its id on_demand
 

@@ -19,7 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
-from planner.engine import calendar as cal
+from planner.engine import answers, calendar as cal
 from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HOURS_PER_DAY,
                                    PAST_DEADLINE, TOO_LONG, TooManyGPUs)
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
@@ -235,6 +235,7 @@ class CostTable:
                                           "own_gpus", "own_capex", "own_cost_per_gpu_hour",
                                           "own_break_even_utilisation", "own_utilisation",
                                           "own_cost_per_million_tokens", "tokens_per_s_per_mw")}
+        found |= answers.headline(self)
         return found | {"unit_cost_per_request": u["cost_per_request"],
                         "unit_cost_per_user_per_month": u["cost_per_user_per_month"], "unit_revenue": u["revenue"],
                         "unit_margin": u["margin"], "unit_margin_share": u["margin_share"],
@@ -247,6 +248,7 @@ class CostTable:
         months = [{named.get(key, key): (cal.date_of(r[key]).isoformat() if key == "month_start" else r[key])
                    for key in keep if key in r} for r in self.rows if r["in_plan"]]
         return {"calendar": {"months": months, "fiscal_years": self.fiscal_years},
+                "gpus_by_month": [row for row in answers.gpus_by_month(self) if row["month"] != ""],
                 "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit,
                          "warnings": self.warnings}}
 
@@ -264,6 +266,12 @@ def path_totals(p: Plan, c: dict, sums: dict, m: cal.Months, in_plan) -> dict:
                                                                       "cash")}
         found |= {f"{path}_training": training,
                   f"{path}_npv": npv(np.where(in_plan, c[f"{path}_cash"], 0.0), m.discount)}
+    # on demand held at each month's peak: the on-demand path with the standby and its contingency, whether or not
+    # budget.include_standby put it in (then the two are one): the Cover's like-for-like row (docs/method.md §13.16)
+    loading = 0.0 if p.include_standby else 1 + p.contingency
+    found["on_demand_held_total"] = found["on_demand_total"] + loading * sums["standby"]
+    found["on_demand_held_npv"] = found["on_demand_npv"] + loading * npv(np.where(in_plan, c["standby"], 0.0),
+                                                                         m.discount)
     return found
 
 
@@ -341,6 +349,10 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     sums["training_at_e1"] = float(np.sum(np.where(in_plan, c["training"] / m.escalation, 0.0)))
     totals = path_totals(p, c, sums, m, in_plan)
     years = fiscal_years(m, in_plan, c)
+    loading = 0.0 if p.include_standby else 1 + p.contingency
+    for year in years:  # the held path by fiscal year, as its total (path_totals)
+        inside = in_plan & (m.fiscal_year == int(year["fiscal_year"].removeprefix("FY")))
+        year["on_demand_held_total"] = year["on_demand_total"] + loading * float(c["standby"][inside].sum())
     lines = bridge(p, t, m, c, sums)
     extra = {"months": cal.plan_months(p.start, end), "rows": m.rows,
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),

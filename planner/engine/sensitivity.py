@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine import money
+from planner.engine.cost import money_na
 from planner.engine.crossover import NEVER
 from planner.engine.serving import served
 from planner.engine.shared import HOURS_PER_DAY, TooManyGPUs
@@ -50,6 +51,7 @@ TORNADO = {"mfu": "Training MFU", "price": "Price per GPU-hour", "training_token
            "tokens_per_day": "Served tokens per day D", "bandwidth_efficiency": "Bandwidth efficiency η_m",
            "productive_share": "Productive share q", "monthly_growth": "Monthly traffic growth g",
            "horizon": "Serving horizon"}  # the tornado's inputs, as the sheet names them
+DEMAND = "tokens_per_day"  # the tornado's demand line: the Cover's total at ±20 % demand
 GROWTH_STEP = 0.01  # growth of 0 moves by ±0.01 a month (×0.8 and ×1.2 of 0 would not move it)
 ALTERNATIVES = ("assumed_mfu", "standby", "growth")  # the Cover's bridge: the plan's total against each
 STANDBY_WORDS = {True: "without standby (the idle hours of a fleet sized for each month's peak)",
@@ -73,7 +75,11 @@ class SensitivityTable:
         found = {"sensitivity_total_cost": self.scalars["total_cost"],
                  "sensitivity_largest_swing": self.sorted[0]["input"],
                  "plan_standby_alternative": STANDBY_WORDS[self.scalars["include_standby"]]}
-        return found | {f"plan_{line['key']}_difference": line["difference"] for line in self.alternatives}
+        found |= {f"plan_{line['key']}_difference": line["difference"] for line in self.alternatives}
+        demand = next(line for line in self.tornado if line["id"] == DEMAND)  # the tornado's demand bar
+        premise = self.scalars["premise"]  # the plan's own reason, as the alternatives show it first
+        return found | {"plan_total_demand_low": premise or demand["total_low"],
+                        "plan_total_demand_high": premise or demand["total_high"]}
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -92,7 +98,8 @@ def compute(scenario, tables) -> SensitivityTable:
     alternatives = [{"key": key, "total": total, "difference": difference(total, base)}
                     for key, total in what_if.alternatives().items()]
     scalars = {"total_cost": base, "tornado_low": TORNADO_LOW, "tornado_high": TORNADO_HIGH,
-               "growth_step": GROWTH_STEP, "include_standby": scenario.budget.include_standby}
+               "growth_step": GROWTH_STEP, "include_standby": scenario.budget.include_standby,
+               "premise": money_na(plan_table)}
     return SensitivityTable({k: plain(v) for k, v in scalars.items()}, _grids(scenario, tables),
                             [{k: plain(v) for k, v in line.items()} for line in lines],
                             [{k: plain(v) for k, v in line.items()} for line in ordered],

@@ -10,6 +10,7 @@ import jinja2
 
 import planner
 from planner import method
+from planner.report import answers
 from planner.report.format import FILTERS, flatten, shown
 from planner.scenario import CURRENCY_SYMBOLS
 from planner.tables import TABLES, present
@@ -100,7 +101,7 @@ def render_html(results, *, generated: str) -> str:
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,
         inputs=input_rows(scenario), general=method.GENERAL, symbol=scenario.currency_symbol,
-        scenarios=scenario_table(results))
+        scenarios=scenario_table(results), answers=answers.of(results))
 
 
 INDEX_COLUMNS = 10  # result columns per table of the index: each fits at 1,280 px and on A4 landscape

@@ -136,14 +136,16 @@ def _stack(book: kit.Book, sheet: kit.Sheet, mode: str, title: str) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("cluster_idle_gpu_hours_separate", "Idle GPU-hours a day on separate pools: {cluster_profile}, peak "
-              "{cluster_inference_peak_gpus|count} of {cluster_gpus|count} GPUs", kind="hours", unit="GPU-hours"),
-    KeyResult("cluster_moved_gpu_hours", "GPU-hours a day moved to training on a shared cluster", kind="hours",
-              unit="GPU-hours"),
-    KeyResult("cluster_preemptions", "Training GPUs preempted a day", kind="count", unit="GPUs"),
-    KeyResult("cluster_net_gain_gpu_hours", "Net gain a day after the work lost to preemption", kind="hours",
-              unit="GPU-hours"),
-    KeyResult("cluster_net_gain_value", "Its value a day at the {gpu}'s price", kind="money", unit=""),
+    KeyResult("cluster_idle_gpu_hours_separate", "Cluster's own pools ({cluster_gpus|count} GPUs, Cluster's inputs, "
+              "not the plan's): idle GPU-hours a day on separate pools, {cluster_profile}, peak "
+              "{cluster_inference_peak_gpus|count} GPUs", kind="hours", unit="GPU-hours", what_if=True),
+    KeyResult("cluster_moved_gpu_hours", "… GPU-hours a day moved to training on a shared cluster", kind="hours",
+              unit="GPU-hours", what_if=True),
+    KeyResult("cluster_preemptions", "… training GPUs preempted a day", kind="count", unit="GPUs", what_if=True),
+    KeyResult("cluster_net_gain_gpu_hours", "… net gain a day after the work lost to preemption", kind="hours",
+              unit="GPU-hours", what_if=True),
+    KeyResult("cluster_net_gain_value", "… its value a day at the {gpu}'s price", kind="money", unit="",
+              what_if=True),
 ]
 
 CHECKS = [

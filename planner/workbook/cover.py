@@ -4,7 +4,7 @@ what they are for, how to use it, the colour legend and the contents."""
 from __future__ import annotations
 
 from planner import __version__
-from planner.workbook import kit
+from planner.workbook import answers, kit
 from planner.tables import present
 from planner.workbook.kit import KeyResult, Row
 
@@ -35,7 +35,8 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     """`columns`: Inputs' scenario columns, if the file has named scenarios; `matching`: whether the scenario shown
     still matches its snapshot."""
     scenario = results.scenario
-    sheet = book.sheet("Cover", [("Value", 20)], label_width=60, note_width=60, unit_width=4)
+    # five value columns: the paths side by side and the GPUs by month; a single answer in the last
+    sheet = book.sheet("Cover", [("", 15)] * 5, label_width=56, note_width=2, unit_width=2)
     sheet.guarded = False  # its key results read named results, which say NOT_AVAILABLE themselves
     sheet.title("LLM training and serving plan")
     _about(book, sheet, scenario)
@@ -57,6 +58,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
                       formula="=scenarios_match_snapshot", warn="false"), matching)
         sheet.skip()
 
+    answers.write(book, sheet, results, _key_result)
     _key_results(book, sheet, results, key_results)
 
     sheet.section("How to use")
@@ -87,19 +89,24 @@ def _about(book: kit.Book, sheet: kit.Sheet, scenario) -> None:
 
 
 def _key_results(book: kit.Book, sheet: kit.Sheet, results, key_results: list[KeyResult]) -> None:
-    """The plan's total, its NPV and what it would be otherwise first, in a section of their own (then where standby
-    is paid), then every other key result: a label that follows the inputs, and the named result."""
-    first = sorted((result for result in key_results if result.first), key=lambda r: (r.kind == "text", r.snapshot))
+    """What the plan's total would be otherwise (differences from it; the total itself heads the answers) and where
+    standby is paid, then every other key result, then the what-ifs on premises other than the plan's: a label
+    that follows the inputs, and the named result."""
+    first = sorted((result for result in key_results if result.first and result.name not in answers.SHOWN),
+                   key=lambda r: (r.kind == "text", r.snapshot))
     if first:
-        sheet.section("The plan's total, and what it would be otherwise (differences from it)")
+        sheet.section("What the plan's total would be otherwise (differences from it)")
         for result in first:
             _key_result(book, sheet, result, results)
         sheet.skip()
-    sheet.section("Key results")
-    for result in key_results:
-        if not result.first:
-            _key_result(book, sheet, result, results)
-    sheet.skip()
+    for title, wanted in (("Key results", False), ("What-ifs, not in the plan (each on the premises its label names)",
+                                                   True)):
+        chosen = [result for result in key_results if not result.first and result.what_if == wanted]
+        if chosen:
+            sheet.section(title)
+            for result in chosen:
+                _key_result(book, sheet, result, results)
+            sheet.skip()
 
 
 def _legend(book: kit.Book, sheet: kit.Sheet) -> None:
@@ -131,15 +138,14 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     formula = kit.shown(result.name)
     style = styles.value(result.kind, unit=result.unit, right=True)  # text results aligned with the numbers
     shown = results.headline.get(result.name)
-    if isinstance(shown, str):  # a long text wraps in the value column: its row as tall as it
-        sheet.grow(r, kit.DEFAULT_ROW * kit.text_lines(shown, sheet.width_of(sheet.last_col) - 2))
+    col = answers.across(sheet, r, shown, style)  # across the value columns: a text or a reason reads whole
     if result.snapshot:
-        book.late.append((sheet.name, r, sheet.last_col, formula, style, result.name))
+        book.late.append((sheet.name, r, col, formula, style, result.name))
     else:
-        sheet.formula(r, sheet.last_col, formula, kit.shown_value(results.headline[result.name]), style)
+        sheet.formula(r, col, formula, kit.shown_value(results.headline[result.name]), style)
     if result.kind == "bool":
-        sheet.warn("false", r, sheet.last_col, r, sheet.last_col)
-    sheet.places[f"key_{result.name}"] = kit.Place("cell", r, sheet.last_col, r, sheet.last_col)
+        sheet.warn("false", r, col, r, col)
+    sheet.places[f"key_{result.name}"] = kit.Place("cell", r, col, r, col)
     sheet.row_index += 1
 
 

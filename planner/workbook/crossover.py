@@ -189,12 +189,11 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, *, title: str, axis:
 KEY_RESULTS = [
     KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
               "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
-    KeyResult("crossover_day_gpu_hours", "… in GPU-hours, serving at {crossover_serving_mfu_used|percent} MFU",
-              kind="days",
-              unit="days"),
-    KeyResult("crossover_serving_cost_per_million_tokens", "… at the assumed {crossover_serving_mfu_used|percent} "
-              "serving MFU, per million served tokens: a comparison of compute, not a cost of the plan",
-              kind="money"),
+    KeyResult("crossover_day_gpu_hours", "Crossover at its assumed serving MFU of {crossover_serving_mfu_used|percent}"
+              " (not the plan's throughput): the day serving overtakes training in GPU-hours", kind="days",
+              unit="days", what_if=True),
+    KeyResult("crossover_serving_cost_per_million_tokens", "… its cost per million served tokens at that MFU: a "
+              "comparison of compute, not a cost of the plan", kind="money", what_if=True),
 ]
 
 CHECKS = [

@@ -355,11 +355,12 @@ def _latency_chart(book: kit.Book, sheet: kit.Sheet, unit: str) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("goodput_cheapest_server", "Cheapest server per acceptable request", kind="text"),
-    KeyResult("goodput_cheapest_cost_per_acceptable_request", "Its cost per acceptable request", kind="money5",
-        unit=""),
-    KeyResult("goodput_cheapest_saving_share", "Its saving per acceptable request against the next cheapest server",
-              kind="percent", unit=""),
+    KeyResult("goodput_cheapest_server", "Goodput's example servers (Goodput's inputs, not the plan's): the cheapest "
+              "per acceptable request", kind="text", what_if=True),
+    KeyResult("goodput_cheapest_cost_per_acceptable_request", "… its cost per acceptable request", kind="money5",
+              unit="", what_if=True),
+    KeyResult("goodput_cheapest_saving_share", "… its saving per acceptable request against the next cheapest "
+              "example server", kind="percent", unit="", what_if=True),
 ]
 
 CHECKS = [

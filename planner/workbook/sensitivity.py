@@ -10,7 +10,7 @@ from typing import Callable
 
 from planner.engine.crossover import NEVER
 from planner.engine.cost import money_na, to_the_cent_of
-from planner.engine.sensitivity import ABOVE_B_MAX, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
+from planner.engine.sensitivity import ABOVE_B_MAX, DEMAND, STANDBY_WORDS, STEPS, TORNADO, to_the_cent
 from planner.workbook import kit, model
 from planner.workbook.kit import Column, KeyResult, Row
 
@@ -201,6 +201,7 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table, *, premise: str) -> None:
                           "sensitivity_total_snapshot),FALSE),COUNTIF({same:range},FALSE)=0,"
                           "COUNTIF(inputs_changed,TRUE)=0)", warn="false", name="sensitivity_snapshot_current",
                   note="FALSE once an input is edited: run the planner again for a fresh snapshot"), current)
+    _demand(sheet, lines, first, premise=premise, current=current)
     sheet.skip()
     sheet.section("Sorted by swing, largest first (each line's rank, then INDEX/MATCH)")
     _, first, _ = sheet.records(list(range(1, len(IDS) + 1)), SORTED, sorted_rows, label_header="Rank")
@@ -228,6 +229,19 @@ def _snapshot(book: kit.Book, sheet: kit.Sheet, table, *, premise: str) -> None:
     for i, a in enumerate(table.alternatives):
         book.define(f"plan_{a['key']}_difference", sheet.name, kit.xl_rowcol_to_cell(first + i, col),
                     alternatives[i]["shown"])
+
+
+def _demand(sheet: kit.Sheet, lines: list[dict], first: int, *, premise: str, current: bool) -> None:
+    """The tornado's demand line read out for the Cover (the plan's total at ±20 % demand): the plan's own reason
+    first, then the snapshot's total while it is current."""
+    line = IDS.index(DEMAND)
+    for key, end, label in (("total_low", "low", "×0.8"), ("total_high", "high", "×1.2")):
+        cell = kit.xl_rowcol_to_cell(first + line, sheet.places[key].col, row_abs=True, col_abs=True)
+        value = premise or (lines[line][key] if current else STALE)
+        sheet.row(Row(f"demand_{end}", f"The plan's total with served tokens per day at {label} (the demand line)",
+                      formula=f'=IF(plan_money_na<>"",plan_money_na,IF(sensitivity_snapshot_current,{cell},'
+                              f'"{STALE}"))', kind="money0", unit="", name=f"plan_total_demand_{end}",
+                      note="The Cover's demand risk"), value)
 
 
 def _current(book: kit.Book, table, total, lines: list[dict]) -> bool:
@@ -322,9 +336,9 @@ def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 
 KEY_RESULTS = [
-    KeyResult("plan_assumed_mfu_difference", "… serving at the assumed {crossover_serving_mfu_used|percent} MFU "
-              "(Crossover's; an assumption, not a cost), over the plan", kind="money0", unit="",
-              first=True, snapshot=True),
+    KeyResult("plan_assumed_mfu_difference", "Serving at Crossover's assumed {crossover_serving_mfu_used|percent} "
+              "MFU instead of the plan's throughput (an assumption, not a cost): the difference over the plan",
+              kind="money0", unit="", snapshot=True, what_if=True),
     KeyResult("plan_standby_difference", "… {plan_standby_alternative}, over the plan", kind="money0", unit="",
               first=True, snapshot=True),
     KeyResult("plan_growth_difference", "… without growth ({budget_monthly_growth|percent} a month), over the plan",

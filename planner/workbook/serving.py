@@ -570,8 +570,9 @@ KEY_RESULTS = [
     KeyResult("serving_itl_ms", "Inter-token latency at {serving_users|count} users", kind="tenths", unit="ms"),
     KeyResult("serving_tokens_per_s_per_gpu", "Output tokens per second per GPU at {serving_users|count} users",
               kind="count", unit="tokens/s"),
-    KeyResult("serving_cost_per_million_tokens", "Cost per million output tokens at {serving_users|count} users",
-              kind="money"),
+    KeyResult("serving_cost_per_million_tokens", "One {serving_tensor_parallel|count}-GPU {gpu} server at "
+              "{serving_users|count} users, busy every hour at the on-demand price (Serving's roofline, not the plan's"
+              " months): cost per million output tokens", kind="money", what_if=True),
 ]
 
 CHECKS = [

@@ -1,0 +1,147 @@
+"""The Cover's answers to the budget owner (docs/method.md §13.16): the paths like for like and the cheapest, the
+GPUs held month by month and their peak, the plan's cost per million output tokens, and the commitments. Each is
+read from the plan as the cost table priced it (planner/engine/cost.py); the workbook's Cover writes the twin of
+each as a formula."""
+
+from __future__ import annotations
+
+from planner.engine import calendar as cal
+
+# The paths side by side: the three of budget.path, and on demand held at each month's peak (with standby)
+ANSWER_PATHS = ("on_demand", "on_demand_held", "committed", "owned")
+PATH_WORDS = {"on_demand": "On demand, released hour by hour", "on_demand_held": "On demand, held at each month's peak",
+              "committed": "Committed baseline + burst", "owned": "Owned GPUs"}
+WITH_STANDBY = "On demand, with standby (included)"  # the on-demand path when it includes standby
+NO_TOTAL = "n/a: no path has a total"
+OF_THOSE = " (of the paths with a total)"  # the cheapest, when a path reads n/a
+NO_TOKENS = "n/a: no served tokens"
+NOT_COMMITTED = "none: training is not on a committed tier"
+NO_BASELINE = "none: no committed serving baseline"
+
+
+def path_words(path: str, include_standby: bool) -> str:
+    """A path in words, as the Cover's headings say it."""
+    return WITH_STANDBY if path == "on_demand" and include_standby else PATH_WORDS[path]
+
+
+def cheapest(totals: dict, include_standby: bool) -> tuple[str, float | str]:
+    """The cheapest path with a total (the first of equal ones, in ANSWER_PATHS order) and its total; when a path
+    reads n/a, the words say the choice was among the others; without any total, NO_TOTAL twice."""
+    found = {path: totals[f"{path}_total"] for path in ANSWER_PATHS}
+    numbers = {path: value for path, value in found.items() if not isinstance(value, str)}
+    if not numbers:
+        return NO_TOTAL, NO_TOTAL
+    least = min(numbers.values())
+    path = next(path for path in ANSWER_PATHS if path in numbers and numbers[path] == least)
+    return path_words(path, include_standby) + (OF_THOSE if len(numbers) < len(found) else ""), least
+
+
+def saving(plan_total, least) -> float | str:
+    """The chosen path's total less the cheapest's: what taking the cheapest would save (the reason, where either
+    has no number)."""
+    for value in (plan_total, least):
+        if isinstance(value, str):
+            return value
+    return plan_total - least
+
+
+def _overlaps(row: dict, start: float, end: float) -> bool:
+    """Whether [start, end) has days in the row's month (ov_k > 0, to a billionth of a day, §13.5)."""
+    return cal.round9(min(row["next_month_start"], end) - max(row["month_start"], start)) > 0
+
+
+def gpus_by_month(table) -> list[dict]:
+    """Each calendar row: its month, the training GPUs (N_run from the start to the training commitment's end, the
+    launch without one), the serving GPUs at the month's peak G_k, both together, the committed baseline B_c in the
+    months its terms cover, and the owned GPUs N_own from their purchase to the end of serving; "" beyond the
+    plan."""
+    s, p = table.scalars, table.plan
+    found = []
+    for row in table.rows:
+        if not row["in_plan"]:
+            found.append(dict.fromkeys(("month", "training", "serving", "held", "committed", "owned"), ""))
+            continue
+        training = p.run_gpus if _overlaps(row, s["start_date"], s["training_commitment_end"]) else 0
+        serving = row["committed_gpus"]
+        held = serving if isinstance(serving, str) else training + serving
+        committed = (s["serving_baseline_gpus_used"]
+                     if _overlaps(row, s["launch_date"], s["serving_commitment_end"]) else 0)
+        owned = s["own_gpus"] if _overlaps(row, s["own_start"], s["serving_end"]) else 0
+        found.append({"month": row["month_start"], "training": training, "serving": serving, "held": held,
+                      "committed": committed, "owned": owned})
+    return found
+
+
+def peak_gpus(table, months: list[dict]) -> float | str:
+    """The most GPUs held in a plan month: training and serving at the month's peak together (why not, where
+    serving does not fit)."""
+    if not table.plan.serving_fits:
+        return table.plan.serving_na
+    return max((row["held"] for row in months if not isinstance(row["held"], str)), default=0)
+
+
+def cost_per_million_tokens(table) -> float | str:
+    """The plan's serving on the budget's path with its contingency per million output tokens served over the
+    plan (unit economics, §13.8)."""
+    serving, tokens = table.unit["serving_cost"], table.unit["output_tokens"]
+    if isinstance(serving, str):
+        return serving
+    return serving / tokens * 1e6 if tokens > 0 else NO_TOKENS
+
+
+def months_past(end: float, commitment_end: float) -> int:
+    """The whole months a commitment outlives the plan's serving: mo(E, C) past E, else 0."""
+    return cal.months_to_cover(end, commitment_end) if commitment_end > end else 0
+
+
+def commitments(table) -> dict:
+    """Each commitment's contract value (before contingency), term end and months past the serving's end, and the
+    owned path's capex and its day."""
+    s = table.scalars
+    found = {}
+    if s["training_term_months"] > 0:
+        found |= {"plan_training_commitment_value": s["training_tier_cost"],
+                  "plan_training_commitment_end": s["training_commitment_end"],
+                  "plan_training_commitment_months_past": months_past(s["serving_end"],
+                                                                      s["training_commitment_end"])}
+    else:
+        found |= dict.fromkeys(("plan_training_commitment_value", "plan_training_commitment_end",
+                                "plan_training_commitment_months_past"), NOT_COMMITTED)
+    used = s["serving_baseline_gpus_used"]
+    if isinstance(used, str):
+        found |= dict.fromkeys(("plan_baseline_commitment_value", "plan_baseline_commitment_end",
+                                "plan_baseline_commitment_months_past"), used)
+    elif used > 0:
+        value = used * 24 * (s["serving_commitment_end"] - s["launch_date"]) * s["price_baseline"]
+        found |= {"plan_baseline_commitment_value": value,
+                  "plan_baseline_commitment_end": s["serving_commitment_end"],
+                  "plan_baseline_commitment_months_past": months_past(s["serving_end"], s["serving_commitment_end"])}
+    else:
+        found |= dict.fromkeys(("plan_baseline_commitment_value", "plan_baseline_commitment_end",
+                                "plan_baseline_commitment_months_past"), NO_BASELINE)
+    priced = isinstance(s["own_capex"], (int, float))
+    found["plan_capex_date"] = s["own_start"] if priced else s["own_capex"]
+    found["plan_capex"] = s["own_capex"]
+    return found
+
+
+def headline(table) -> dict:
+    """The Cover's answers as named results."""
+    totals, include = table.totals, table.plan.include_standby
+    words, least = cheapest(totals, include)
+    plan_total = totals[f"{table.scalars['path']}_total"]
+    months = gpus_by_month(table)
+    start, count = table.scalars["start_date"], table.scalars["months"]
+    found = {"plan_first_month": cal.eomonth(start, -1) + 1, "plan_last_month": cal.eomonth(start, count - 2) + 1,
+             "plan_total_on_demand": totals["on_demand_total"], "plan_npv_on_demand": totals["on_demand_npv"],
+             "plan_total_on_demand_held": totals["on_demand_held_total"],
+             "plan_npv_on_demand_held": totals["on_demand_held_npv"],
+             "plan_total_committed": totals["committed_total"], "plan_npv_committed": totals["committed_npv"],
+             "plan_total_owned": totals["owned_total"], "plan_npv_owned": totals["owned_npv"],
+             "plan_cheapest_path": words, "plan_cheapest_total": least,
+             "plan_cheapest_saving": saving(plan_total, least),
+             "plan_peak_gpus": peak_gpus(table, months),
+             "plan_training_cost": totals[f"{table.scalars['path']}_training"],
+             "plan_cost_per_million_tokens": cost_per_million_tokens(table)}
+    return found | commitments(table)
+
