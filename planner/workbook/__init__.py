@@ -32,13 +32,14 @@ def finance_first(book: kit.Book) -> None:
 
 
 # Engineering sheets print their summary block: (the section it starts at, the section it stops before; None: the
-# sheet's end), by the sections' titles' beginnings; Memory without its chart, Goodput without the notes of its
-# cheapest server (they printed on a page of their own). Every row stays on screen; the Catalog
+# sheet's end), by the sections' titles' beginnings; Memory without its chart, Serving at the users (not at one
+# sequence nor at B_max), Goodput and Crossover without their notes. Every row stays on screen; the Catalog
 # and Checks print their own summaries (catalog_sheet, checks).
+NOTES_OFF_PAPER = {"Goodput", "Crossover"}  # their summaries' notes printed on pages of their own: on screen only
 SUMMARY_SECTIONS = {
     "Memory": ("Training memory per GPU", "Serving memory"),
     "Hours": ("The training run", "Beside Meta's"),
-    "Serving": ("Capacity", "Over concurrency"),
+    "Serving": ("Capacity", "At one sequence"),
     "Crossover": ("Serving, every day", "Each traffic preset"),
     "Cluster": ("The day's totals", "24 hours"),
     "Goodput": ("Servers", None),
@@ -113,7 +114,7 @@ def build(results, target: Any, *, generated: dt.date | None = None,
     method.write(book, tables)
     for name, (first, stop) in SUMMARY_SECTIONS.items():
         if name in book.sheets:
-            book.sheets[name].print_sections(first, stop, charts=name != "Memory", notes=name != "Goodput")
+            book.sheets[name].print_sections(first, stop, charts=name != "Memory", notes=name not in NOTES_OFF_PAPER)
     finance_first(book)
     cover.contents(book)
     # the file's own creation time is the generation date: the same scenario and date give the same bytes

@@ -636,9 +636,9 @@ class Sheet:
     def print_sections(self, first: str, stop: str | None = None, *, charts: bool = True, notes: bool = True) -> None:
         """Print only a summary block: from the section whose title starts `first` to the row above the section
         whose title starts `stop` (None: to the end), the titles repeated above it; without `charts`, to the row
-        above its first chart; without `notes`, to its last value column (notes that would print on a page of their
-        own). Every row stays on screen and is recalculated; only the printed pages leave the rest out (a print
-        area: a print setting, not data)."""
+        above its first chart; without `notes`, to its last value column and its units (notes that would print on a
+        page of their own). Every row stays on screen and is recalculated; only the printed pages leave the rest
+        out (a print area: a print setting, not data)."""
         def row_of(title: str) -> int:
             return next(r for r, text in self.section_titles.items() if text.startswith(title))
         self.printed_from = row_of(first)
@@ -646,8 +646,8 @@ class Sheet:
         if not charts:
             last = self.row_index - 1 if self.printed_rows is None else self.printed_rows
             self.printed_rows = min([r - 1 for r, _ in self.charts if self.printed_from < r <= last], default=last)
-        if not notes:
-            self.printed_cols = self.last_col
+        if not notes:  # the values and their units
+            self.printed_cols = self.last_col if self.beside else self.unit_col
 
     def width_of(self, col: int) -> float:
         return self.widths.get(col, self.label_width if col == 0 else pages.DEFAULT_WIDTH)
