@@ -740,6 +740,8 @@ class Sheet:
             rows = [*range(self.title_rows), *range(self.printed_from, last_row + 1)]
             last = max((c for r in rows for c, cell in self.ws.table.get(r, {}).items()
                         if _shows(cell) and r >= 2), default=1)
+            if last >= self.note_col:  # a note merged across columns beside the values: all of them
+                last = max(last, self.note_end)
         while last in self.hidden_cols:
             last -= 1
         return last
