@@ -47,9 +47,11 @@ MODEL_IDS = {
     "mixtral-8x7b-instruct": "mixtral-8x7b",
     "gpt-oss-20b": "gpt-oss-20b",
 }
-GPU_IDS = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200", "MI300X": "mi300x"}
+GPU_IDS = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200", "MI300X": "mi300x",
+           "GB200": "gb200", "B300": "b300", "MI325X": "mi325x", "MI355X": "mi355x"}
 
 SCORED = "scored"
+NOTHING_LACKING = "- nothing: every row's model, GPU and precision is on it"
 
 
 def catalog_model(name: str) -> str | None:
@@ -232,7 +234,7 @@ def report(measurements: pd.DataFrame, table: pd.DataFrame) -> str:
         by_metric=markdown(summary(labelled, ["metric"])),
         by_gpu_engine=markdown(summary(labelled, ["gpu", "engine"])),
         by_gpu_engine_metric=markdown(summary(labelled, ["gpu", "engine", "metric"])),
-        reasons=markdown(reasons), lacking="\n".join(f"- {item}" for item in lacking),
+        reasons=markdown(reasons), lacking="\n".join(f"- {item}" for item in lacking) or NOTHING_LACKING,
         sources="\n".join(f"- {r.source} — {r.source_date} ({r.rows} rows)" for r in sources.itertuples()))
 
 

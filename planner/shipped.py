@@ -42,6 +42,13 @@ SERVER_PRICES_AS_OF = "2026-12-02"
 NOT_CONFIRMED = "data sheet, not confirmed here"
 OWNED = dict(server_price_source=SERVER_PRICES, server_price_as_of=SERVER_PRICES_AS_OF)
 RENTED = dict(price_source=ILLUSTRATIVE, price_as_of=PRICES_AS_OF)
+# The added GPUs' prices (illustrative, docs/method.md, Catalog): rent is b200's 4.50 (NVIDIA) or mi300x's 2.00 (AMD)
+# × the ratio of [InferenceX]'s 3-year rental costs (gb200 3.30, b300 3.48, b200 2.90; mi325x 1.80, mi355x 2.10,
+# mi300x 1.55), to the cent; the server price puts §13's owned cost per GPU-hour at InferenceX's neocloud-owned cost
+# (2.75, 2.808, 1.59, 1.90), to the thousand. The η of the layout search (§10) is H100's 0.47 scaled by the GPU's
+# measured BF16 matmul share of peak over H100's ([ML Engineering], MAMF: 794.5 of 989).
+ADDED = dict(price_source="Illustrative: InferenceX rental ratio", price_as_of=PRICES_AS_OF,
+             server_price_source="Illustrative: InferenceX owner's cost", server_price_as_of="2026-12-07")
 
 
 def dgx(name: str, kw: float) -> dict:
@@ -49,8 +56,15 @@ def dgx(name: str, kw: float) -> dict:
     return dict(server_kw=kw / 8, server_kw_source=f"DGX {name}: {kw} kW max ÷ 8 ({NOT_CONFIRMED})")
 
 
+def board_power(watts: int, vendor: str = "") -> dict:
+    """A server's kW per GPU without a published system maximum: H100's 1.275 scaled by the GPU's board power, to
+    the watt (illustrative; MI300X's rule)."""
+    return dict(server_kw=round(1.275 * watts / 700, 3),
+                server_kw_source=f"H100's 1.275 × {watts:,} W ÷ 700 W ({vendor}board power; illustrative)")
+
+
 GPUS: dict[str, GPU] = {
-    row["id"]: GPU(**row, **RENTED, **OWNED)
+    row["id"]: GPU(**(RENTED | OWNED | row))  # an added row states its own provenance (ADDED)
     for row in (
         dict(id="a100-80gb", memory_gb=80, peak_tflops=312, hbm_tbps=2.039, price_per_hour=1.50, nvlink_gbps=300,
              network_gbps=25, gemm_efficiency=0.65, server_price=20_000, **dgx("A100", 6.5)),
@@ -59,10 +73,26 @@ GPUS: dict[str, GPU] = {
         dict(id="h200", memory_gb=141, peak_tflops=989, hbm_tbps=4.8, price_per_hour=2.50, fp8_tflops=1979,
              nvlink_gbps=450, network_gbps=50, gemm_efficiency=0.47, server_price=50_000, **dgx("H200", 10.2)),
         dict(id="b200", memory_gb=180, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=4.50, fp8_tflops=4500,
-             nvlink_gbps=900, network_gbps=100, gemm_efficiency=0.45, server_price=65_000, **dgx("B200", 14.3)),
+             fp4_tflops=9000, nvlink_gbps=900, network_gbps=100, gemm_efficiency=0.45, server_price=65_000,
+             **dgx("B200", 14.3)),
         dict(id="mi300x", memory_gb=192, peak_tflops=1307, hbm_tbps=5.3, price_per_hour=2.00, fp8_tflops=2614.9,
-             nvlink_gbps=400, network_gbps=50, gemm_efficiency=0.3, server_price=33_000, server_kw=1.366,
-             server_kw_source="H100's 1.275 × 750 W ÷ 700 W (AMD board power; illustrative)"),
+             nvlink_gbps=400, network_gbps=50, gemm_efficiency=0.3, server_price=33_000,
+             **board_power(750, "AMD ")),
+        # Beyond the first five (docs/method.md, Catalog, "Added GPUs"): memory, dense BF16/FP8/FP4 and HBM from
+        # [ML Engineering] (vendor figures without sparsity; B300's FP4 from [AIConfigurator]), NVLink and network
+        # per direction from NVIDIA's [AIConfigurator] system files, Infinity Fabric per direction from
+        # [ML Engineering]'s network table. AMD publishes no network per GPU (the server's NICs): blank.
+        dict(id="gb200", memory_gb=186, peak_tflops=2500, hbm_tbps=8.0, price_per_hour=5.12, fp8_tflops=5000,
+             fp4_tflops=10000, nvlink_gbps=900, network_gbps=100, gpus_per_node=72, gemm_efficiency=0.43,
+             server_price=75_000, **board_power(1200), **ADDED),
+        dict(id="b300", memory_gb=288, peak_tflops=2250, hbm_tbps=8.0, price_per_hour=5.40, fp8_tflops=4500,
+             fp4_tflops=14000, nvlink_gbps=900, network_gbps=100, gemm_efficiency=0.46,
+             server_price=79_000, **board_power(1100), **ADDED),
+        dict(id="mi325x", memory_gb=256, peak_tflops=1307.4, hbm_tbps=6.0, price_per_hour=2.32, fp8_tflops=2614.9,
+             nvlink_gbps=448, gemm_efficiency=0.35, server_price=34_000, **board_power(1000, "AMD "), **ADDED),
+        dict(id="mi355x", memory_gb=288, peak_tflops=2500, hbm_tbps=8.0, price_per_hour=2.71, fp8_tflops=5000,
+             fp4_tflops=10100, nvlink_gbps=535.5, gemm_efficiency=0.37, server_price=36_000,
+             **board_power(1400, "AMD "), **ADDED),
     )
 }
 # Weight and KV-cache precisions (docs/method.md §6): GPTQ/AWQ int4 with a 16-bit scale per 128 weights is 4.125 bits.
@@ -73,6 +103,8 @@ PRECISIONS: dict[str, Precision] = {
         dict(id="fp8", weight_bits=8, kv_bytes=1, fp8_gemm=True),
         dict(id="int8", weight_bits=8, kv_bytes=1, fp8_gemm=False),  # weight-only: BF16 GEMMs
         dict(id="int4-g128", weight_bits=4.125, kv_bytes=1, fp8_gemm=False),
+        # NVFP4: 4 bits and one FP8 scale per 16 values, 4.5 bits; its GEMMs at the FP4 peak, or FP8's without one
+        dict(id="fp4", weight_bits=4.5, kv_bytes=0.5625, fp8_gemm=True, fp4_gemm=True),
     )
 }
 

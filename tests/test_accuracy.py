@@ -118,9 +118,9 @@ def test_one_request_alone_is_compared_with_tpot_1_and_an_offline_batch_in_reque
 
 def test_rows_outside_the_catalog_or_todays_layouts_are_kept_without_a_prediction():
     table = accuracy.predictions(pd.DataFrame([
-        _row(id="1", gpu="GB200"), _row(id="2", precision="fp4"), _row(id="3", model="qwen3-235b-a22b"),
+        _row(id="1", gpu="H20"), _row(id="2", precision="fp6"), _row(id="3", model="qwen3-235b-a22b"),
         _row(id="4", model="deepseek-r1", precision="fp8", t="1", e="8", d_a="8", gpus="8")]))
-    assert list(table["status"]) == ["not on Catalog: GPU GB200", "not on Catalog: precision fp4",
+    assert list(table["status"]) == ["not on Catalog: GPU H20", "not on Catalog: precision fp6",
                                      "not on Catalog: model qwen3-235b-a22b",
                                      "layout not expressible today (e 8, d_a 8)"]
     assert table["predicted"].isna().all()
@@ -140,3 +140,9 @@ def test_the_committed_ledger_is_what_the_engine_gives_today(measurements):
     table = accuracy.predictions(measurements)
     assert accuracy.predictions_csv(table) == accuracy.PREDICTIONS.read_text(encoding="utf-8")
     assert accuracy.report(measurements, table) == accuracy.REPORT.read_text(encoding="utf-8")
+
+
+def test_a_ledger_whose_rows_are_all_on_the_catalog_says_it_lacks_nothing():
+    measurements = pd.DataFrame([_row(id="1")])
+    text = accuracy.report(measurements, accuracy.predictions(measurements))
+    assert "What the Catalog lacks for these rows (the GPUs and precisions to add):\n\n- nothing:" in text

@@ -111,4 +111,8 @@ def test_an_nvidia_servers_kw_per_gpu_is_its_dgx_maximum_over_eight():
     assert [shipped.GPUS[g].server_kw for g in ("a100-80gb", "h100-sxm", "h200", "b200")] == [
         6.5 / 8, 1.275, 1.275, 14.3 / 8]
     assert shipped.GPUS["mi300x"].server_kw == 1.366
-    assert {g.price_source for g in shipped.GPUS.values()} == {shipped.ILLUSTRATIVE}
+    first_five = ("a100-80gb", "h100-sxm", "h200", "b200", "mi300x")
+    assert {shipped.GPUS[g].price_source for g in first_five} == {shipped.ILLUSTRATIVE}
+    # the added GPUs (tests/test_catalog_hardware.py): illustrative too, by InferenceX's ratios
+    assert {g.price_source for g in shipped.GPUS.values() if g.id not in first_five} == {
+        shipped.ADDED["price_source"]} and shipped.ADDED["price_source"].startswith("Illustrative")

@@ -503,9 +503,13 @@ def test_compute_when_nothing_meets_the_slo_leaves_the_headline_blank():
     assert all(row["gpus"] is None for row in table.candidates)
 
 
+FIRST_FIVE = ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x"]  # the Catalog's GPUs before the added ones
+
+
 def test_a_gpu_price_moves_the_ranking():
-    base = F.compute(scenario_with(**{"fleet.peak_rate": 10}), {})
+    base = F.compute(scenario_with(**{"fleet.peak_rate": 10, "fleet.gpus": FIRST_FIVE}), {})
     assert base.headline["fleet_cheapest_gpu"] == "mi300x"
-    dearer = F.compute(scenario_with(**{"fleet.peak_rate": 10, "catalog.gpus.mi300x.price_per_hour": 3.0}), {})
+    dearer = F.compute(scenario_with(**{"fleet.peak_rate": 10, "fleet.gpus": FIRST_FIVE,
+                                        "catalog.gpus.mi300x.price_per_hour": 3.0}), {})
     assert dearer.headline["fleet_cheapest_gpu"] == "h200"  # 18 GPUs at $2.50, $45 < 16·$3 = $48
     assert math.isclose(dearer.headline["fleet_cheapest_cost_per_hour"], 45.0)

@@ -21,7 +21,8 @@ def test_defaults_follow_the_other_sections():
     fleet = scenario.fleet
     assert fleet.peak_rate == 10 and fleet.quality == 1 and fleet.retries and fleet.profile == "none"
     assert fleet.spare == 0.2 and [(p.weight, p.kv) for p in fleet.precisions] == [("fp8", "fp8")]
-    assert fleet.gpus == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x"]  # every Catalog GPU with a price
+    assert fleet.gpus == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "gb200", "b300", "mi325x",
+                          "mi355x"]  # every Catalog GPU with a price
     assert fleet.tensor_parallel == [1, 2, 4, 8] and fleet.modes == ["aggregated", "disaggregated"]
     assert fleet_of({}).fleet is None  # no fleet: section, no Fleet table
 

@@ -403,7 +403,7 @@ def test_an_unknown_id_among_a_thousand_lists_twelve_and_counts_the_rest(tmp_pat
     gpus = "".join(f"    g{i}: {{memory_gb: 80, peak_tflops: 100, hbm_tbps: 1}}\n" for i in range(1000))
     output = assert_refused(tmp_path, "name: x\ngpu: nope\ncatalog:\n  gpus:\n" + gpus, [
         "scenario.yaml:2: gpu: value 'nope' is not allowed: unknown GPU 'nope' allowed: a100-80gb, h100-sxm, h200, "
-        "b200, mi300x, g0, g1, g2, g3, g4, g5, g6, … (1,005 in all), or a mapping describing a custom GPU"])
+        "b200, mi300x, gb200, b300, mi325x, mi355x, g0, g1, g2, … (1,009 in all), or a mapping describing a custom GPU"])
     assert len(output) < 400
 
 

@@ -128,15 +128,15 @@ def test_an_unterminated_formula_is_a_changed_formula_not_a_traceback(clean, tmp
 
 def test_a_catalog_block_of_10000_added_rows_is_refused_at_its_stated_length(clean, tmp_path):
     path = damaged.with_catalog_rows(clean, tmp_path / "long.xlsx", "catalog_gpu", 10_000)
-    refused_everywhere(path, "Catalog!A172:A10186 (catalog_gpu_ids): a Catalog block of 10,015 rows; the planner "
-                             "reads at most 1,016 (its shipped entries, 1,000 of the scenario's own and 10 empty "
+    refused_everywhere(path, "Catalog!A178:A10196 (catalog_gpu_ids): a Catalog block of 10,019 rows; the planner "
+                             "reads at most 1,020 (its shipped entries, 1,000 of the scenario's own and 10 empty "
                              "rows): not read")
 
 
 def test_a_catalog_id_typed_twice_is_named_with_both_cells(clean, tmp_path):
     path = tmp_path / "twice.xlsx"
     set_cells(clean, path, catalog_cells(clean, [("catalog_gpu", "", "ids", "h100-sxm")]))
-    message = ("Catalog!A32: catalog.gpus.h100-sxm: the id is typed twice in its block, first in Catalog!A28: one "
+    message = ("Catalog!A36: catalog.gpus.h100-sxm: the id is typed twice in its block, first in Catalog!A28: one "
                "row per id (the first is read, the other is not)")
     code, output = run("import", str(path))
     assert code == 2 and f"error: {path}: {message}" in output

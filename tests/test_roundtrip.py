@@ -35,19 +35,19 @@ def test_an_edited_unchosen_model_and_an_added_gpu_come_back_in_the_catalog_sect
     edited = tmp_path / "edited.xlsx"
     set_cells(default_workbook, edited, catalog_cells(default_workbook, [
         ("catalog_model", "llama-3.1-70b", "params", 71e9),
-        ("catalog_gpu", "", "ids", "gb200"),  # the GPU block's first empty row
-        ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
-        ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
-        ("catalog_gpu", "gb200", "gpus_per_node", 72)]))
+        ("catalog_gpu", "", "ids", "my-gpu"),  # the GPU block's first empty row
+        ("catalog_gpu", "my-gpu", "memory_gb", 186), ("catalog_gpu", "my-gpu", "peak_tflops", 2500),
+        ("catalog_gpu", "my-gpu", "hbm_tbps", 8.0), ("catalog_gpu", "my-gpu", "price_per_hour", 6.0),
+        ("catalog_gpu", "my-gpu", "gpus_per_node", 72)]))
     scenario = scenario_from_workbook(edited)
     own = scenario.normalised()["catalog"]
     assert own["models"] == {"llama-3.1-70b": {"params": 71e9}}  # only what differs from the shipped entry
-    assert own["gpus"] == {"gb200": {"memory_gb": 186, "peak_tflops": 2500, "hbm_tbps": 8.0, "price_per_hour": 6.0,
+    assert own["gpus"] == {"my-gpu": {"memory_gb": 186, "peak_tflops": 2500, "hbm_tbps": 8.0, "price_per_hour": 6.0,
                                      "gpus_per_node": 72}}
     # the reference rows read the edited 70B: 6 × 71e9 × 15.6e12 / (989e12 × 0.4 × 3600)
     reference = {row["model"]: row for row in compute(scenario).hours.reference}
     assert reference["llama-3.1-70b"]["calculated_gpu_hours"] == pytest.approx(6 * 71e9 * 15.6e12 / 1.424160e18)
-    assert scenario.merged_catalog.gpus["gb200"].price_per_hour == 6.0
+    assert scenario.merged_catalog.gpus["my-gpu"].price_per_hour == 6.0
 
 
 def test_an_edited_price_reads_back_as_that_gpus_price(default_workbook, tmp_path):
@@ -72,13 +72,13 @@ def test_an_invalid_input_cell_is_reported_with_its_address(default_workbook, tm
 def test_an_incomplete_new_catalog_row_is_reported_with_its_cell(default_workbook, tmp_path):
     edited = tmp_path / "edited.xlsx"
     set_cells(default_workbook, edited, catalog_cells(default_workbook, [
-        ("catalog_gpu", "", "ids", "gb200"), ("catalog_gpu", "gb200", "memory_gb", 186)]))
+        ("catalog_gpu", "", "ids", "my-gpu"), ("catalog_gpu", "my-gpu", "memory_gb", 186)]))
     with pytest.raises(ScenarioError) as error:
         scenario_from_workbook(edited)
     # each blank cell named: never a silent default
     for column, key in (("C", "peak_tflops"), ("D", "hbm_tbps"), ("E", "price_per_hour")):
         assert f"{edited}: Catalog!{column}" in str(error.value)
-        assert f"catalog.gpus.gb200.{key}: blank, where a value is needed" in str(error.value)
+        assert f"catalog.gpus.my-gpu.{key}: blank, where a value is needed" in str(error.value)
 
 
 def test_true_and_false_as_libreoffice_saves_them_read_back(default_workbook, tmp_path):

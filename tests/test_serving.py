@@ -142,7 +142,7 @@ def test_the_sheet_recalculates_to_the_engine_and_follows_its_inputs(libreoffice
     ("{tensor_parallel: 3}", "serving.tensor_parallel: value 3 is not allowed: tensor parallel 3 does not divide"),
     ("{tensor_parallel: 16}", "serving.tensor_parallel: value 16 is not allowed: Input should be less than or equal "
                               "to 8"),
-    ("{weight_precision: fp4}", "serving.weight_precision: value 'fp4' is not allowed: unknown precision"),
+    ("{weight_precision: fp6}", "serving.weight_precision: value 'fp6' is not allowed: unknown precision"),
     ("{compute_efficiency: 0}", "serving.compute_efficiency: value 0 is not allowed"),
     ("{memory_reserve: 0.95}", "serving.memory_reserve: value 0.95 is not allowed"),
     ("{overhead_ms: -1}", "serving.overhead_ms: value -1 is not allowed"),

@@ -207,13 +207,42 @@ def test_fp8_weights_on_an_a100_fall_back_to_the_bf16_peak():
     assert round(headline(r)["serving_ttft_ms"], 1) == 204.1
 
 
+B200 = dict(memory_gb=180, peak_tflops=2250, fp8_tflops=4500, fp4_tflops=9000, hbm_tbps=8.0, nvlink_gbps=900,
+            price_per_gpu_hour=4.50)
+FP4 = dict(weight_bits=4.5, fp8_gemm=True, fp4_gemm=True, kv_bytes=0.5625)
+
+
+def test_fp4_weights_take_the_fp4_peak_where_the_gpu_has_one_else_the_next_available():
+    # docs/method.md §6: FP4 if the GEMMs are FP4 and the GPU has FP4, else FP8 if it has FP8, else BF16
+    assert passes.effective_peak_flops(2250, 4500, True, 9000, True) == 9000e12  # B200
+    assert passes.effective_peak_flops(989, 1979, True, None, True) == 1979e12  # H100: no FP4, FP8's peak
+    assert passes.effective_peak_flops(312, None, True, None, True) == 312e12  # A100: neither, BF16
+    assert passes.effective_peak_flops(2250, 4500, True, 9000, False) == 4500e12  # fp8 weights stay at FP8
+    assert passes.effective_peak_flops(2250, 4500, False, 9000, False) == 2250e12  # bf16 at BF16
+    r = replica(gpu=B200, **FP4)
+    # TTFT compute-bound at the FP4 peak: the same 31,839,683,084,288 FLOPs as above /(9000e12·0.5) = 7.08 ms; the
+    # memory term (7,504,924,672·0.5625 + 2048·2·32·8·128·0.5625)/(8e12·0.7) = 4,297,017,600/5.6e12 = 0.77 ms
+    assert headline(r)["serving_ttft_ms"] == pytest.approx(31_839_683_084_288 / 4500e12 * 1000)
+    assert round(headline(r)["serving_ttft_ms"], 2) == 7.08
+    # on an H100 the same weights run at the FP8 peak: /(1979e12·0.5) = 32.18 ms
+    assert round(headline(replica(gpu=H100, **FP4))["serving_ttft_ms"], 2) == 32.18
+
+
 def test_shipped_precisions_and_gpu_figures_are_sections_six():
-    assert {k: (p.weight_bits, p.kv_bytes, p.fp8_gemm) for k, p in catalog.PRECISIONS.items()} == {
-        "bf16": (16, 2, False), "fp8": (8, 1, True), "int8": (8, 1, False), "int4-g128": (4.125, 1, False)}
+    # NVFP4: 4 bits plus one 8-bit scale per 16 values = 4.5 bits, 0.5625 bytes
+    assert {k: (p.weight_bits, p.kv_bytes, p.fp8_gemm, p.fp4_gemm) for k, p in catalog.PRECISIONS.items()} == {
+        "bf16": (16, 2, False, False), "fp8": (8, 1, True, False), "int8": (8, 1, False, False),
+        "int4-g128": (4.125, 1, False, False), "fp4": (4.5, 0.5625, True, True)}
     assert {k: g.fp8_tflops for k, g in catalog.GPUS.items()} == {
-        "h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9, "a100-80gb": None}
+        "h100-sxm": 1979, "h200": 1979, "b200": 4500, "mi300x": 2614.9, "a100-80gb": None,
+        "gb200": 5000, "b300": 4500, "mi325x": 2614.9, "mi355x": 5000}
+    # dense FP4: DGX B200 (ML Engineering 9,000), GB200 10,000, B300 14,000 (AIConfigurator), MI355X 10,100 (AMD)
+    assert {k: g.fp4_tflops for k, g in catalog.GPUS.items()} == {
+        "h100-sxm": None, "h200": None, "b200": 9000, "mi300x": None, "a100-80gb": None,
+        "gb200": 10000, "b300": 14000, "mi325x": None, "mi355x": 10100}
     assert {k: g.nvlink_gbps for k, g in catalog.GPUS.items()} == {
-        "h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400, "a100-80gb": 300}
+        "h100-sxm": 450, "h200": 450, "b200": 900, "mi300x": 400, "a100-80gb": 300,
+        "gb200": 900, "b300": 900, "mi325x": 448, "mi355x": 535.5}
     assert passes.bytes_per_weight(4.125) == pytest.approx(0.515625)
 
 

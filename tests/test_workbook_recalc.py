@@ -128,13 +128,13 @@ def test_an_edited_unchosen_catalog_row_and_an_added_gpu_verify(libreoffice, def
     """Edit the 70B row while 8B is chosen and add a GPU in an empty row: the workbook reads back as a scenario
     whose engine equals LibreOffice in every cell; then choose the new GPU."""
     original, book = default_workbook, default_book
-    edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "gb200"),
-             ("catalog_gpu", "gb200", "memory_gb", 186), ("catalog_gpu", "gb200", "peak_tflops", 2500),
-             ("catalog_gpu", "gb200", "hbm_tbps", 8.0), ("catalog_gpu", "gb200", "price_per_hour", 6.0),
-             ("catalog_gpu", "gb200", "gpus_per_node", 72)]
+    edits = [("catalog_model", "llama-3.1-70b", "params", 71e9), ("catalog_gpu", "", "ids", "my-gpu"),
+             ("catalog_gpu", "my-gpu", "memory_gb", 186), ("catalog_gpu", "my-gpu", "peak_tflops", 2500),
+             ("catalog_gpu", "my-gpu", "hbm_tbps", 8.0), ("catalog_gpu", "my-gpu", "price_per_hour", 6.0),
+             ("catalog_gpu", "my-gpu", "gpus_per_node", 72)]
     edited, chosen = tmp_path / "edited.xlsx", tmp_path / "chosen.xlsx"
     set_cells(original, edited, catalog_cells(original, edits))
-    set_cells(edited, chosen, {"gpu": "gb200"})
+    set_cells(edited, chosen, {"gpu": "my-gpu"})
     outputs = recalculated(libreoffice, [edited, chosen], [expected_book(edited), expected_book(chosen)])
     # by hand: 6 × 71e9 × 15.6e12 / (989e12 × 0.4 × 3600) H100-hours for the edited 70B reference row
     assert any(v == pytest.approx(6 * 71e9 * 15.6e12 / (989e12 * 0.4 * 3600)) for (s, _), v in outputs[0].items()

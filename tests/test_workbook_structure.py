@@ -161,7 +161,8 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert lists[cell_of(book, "crossover_tokens_per_day").coordinate] == "catalog_traffic_preset_ids"
     sheet, ref = address(book, "catalog_gpu_ids")
     ids = [row[0].value for row in book[sheet][ref]]
-    assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x"] + [None] * 10  # ten empty rows to add your own
+    assert ids == ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x", "gb200", "b300", "mi325x",
+                   "mi355x"] + [None] * 10  # ten empty rows to add your own
     sheet, ref = address(book, "catalog_gpu_price_per_hour")
     assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 

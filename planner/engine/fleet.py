@@ -581,13 +581,14 @@ def catalog_terms(gpu, weight, kv, *, price: float, knobs: Knobs) -> dict:
     """The Catalog figures a configuration's sheet row looks up (a blank FP8, NVLink or network figure as 0), the
     efficiencies on its GPU (§12.1) and what follows from them alone: bytes per weight, the effective peak and
     bandwidth."""
-    fp8, nvlink, network = (float(passes.blank_as_zero(getattr(gpu, key)))
-                            for key in ("fp8_tflops", "nvlink_gbps", "network_gbps"))
+    fp8, fp4, nvlink, network = (float(passes.blank_as_zero(getattr(gpu, key)))
+                                 for key in ("fp8_tflops", "fp4_tflops", "nvlink_gbps", "network_gbps"))
     return {"price_per_gpu_hour": price, "memory_gb": gpu.memory_gb, "peak_tflops": gpu.peak_tflops,
-            "fp8_tflops": fp8, "hbm_tbps": gpu.hbm_tbps, "nvlink_gbps": nvlink, "network_gbps": network,
-            "gpus_per_node": gpu.gpus_per_node, "weight_bits": weight.weight_bits, "fp8_gemm": weight.fp8_gemm,
+            "fp8_tflops": fp8, "fp4_tflops": fp4, "hbm_tbps": gpu.hbm_tbps, "nvlink_gbps": nvlink,
+            "network_gbps": network, "gpus_per_node": gpu.gpus_per_node, "weight_bits": weight.weight_bits,
+            "fp8_gemm": weight.fp8_gemm, "fp4_gemm": weight.fp4_gemm,
             "kv_value_bytes": kv.kv_bytes, "weight_bytes": passes.bytes_per_weight(weight.weight_bits),
-            "peak_flops": passes.effective_peak_flops(gpu.peak_tflops, fp8, weight.fp8_gemm),
+            "peak_flops": passes.effective_peak_flops(gpu.peak_tflops, fp8, weight.fp8_gemm, fp4, weight.fp4_gemm),
             "compute_efficiency": knobs.compute_efficiency, "bandwidth_efficiency": knobs.bandwidth_efficiency,
             "overhead_ms": knobs.overhead_ms, "bandwidth": passes.effective_bandwidth(gpu.hbm_tbps,
                                                                                       knobs.bandwidth_efficiency)}
@@ -874,9 +875,10 @@ CANDIDATE_KEYS = (
     "miss_one_fewer_decode", "attainment", "ttft_percentile_ms", "gpus", "cost_per_hour", "acceptable_per_hour",
     "cost_per_acceptable_request", "cost_per_million_tokens", "cost_per_million_acceptable_tokens",
     "tokens_per_s_per_gpu", "tokens_per_s_per_user", "gpu_seconds_per_request", "memory_gb", "peak_tflops",
-    "fp8_tflops", "hbm_tbps", "nvlink_gbps", "network_gbps", "gpus_per_node", "weight_bits", "fp8_gemm",
-    "kv_value_bytes", "weight_bytes", "compute_efficiency", "bandwidth_efficiency", "overhead_ms", "peak_flops",
-    "bandwidth", "kv_bytes_per_token", "draft_kv_bytes_per_token", "pool_gb", "first_parallel", "kv_first",
+    "fp8_tflops", "fp4_tflops", "hbm_tbps", "nvlink_gbps", "network_gbps", "gpus_per_node", "weight_bits",
+    "fp8_gemm", "fp4_gemm", "kv_value_bytes", "weight_bytes", "compute_efficiency", "bandwidth_efficiency",
+    "overhead_ms", "peak_flops", "bandwidth", "kv_bytes_per_token", "draft_kv_bytes_per_token", "pool_gb",
+    "first_parallel", "kv_first",
     "draft_kv_first", "prefill_fits", "kv_one", "latency_next_ms", "tpot_met", "b_star_largest", "batch_row",
     "ttft_met", "fewest", "within_range", "holds", "meets", "reason")
 HEADLINE = {  # defined name → the overall cheapest row's key

@@ -164,7 +164,8 @@ def compute(scenario, tables) -> ServingTable:
 
     scalars = {
         "weight_bits": weight.weight_bits, "weight_bytes": r.b_w, "fp8_gemm": weight.fp8_gemm,
-        "kv_value_bytes": kv.kv_bytes, "fp8_tflops": gpu.fp8_tflops or 0, "nvlink_gbps": gpu.nvlink_gbps or 0,
+        "fp4_gemm": weight.fp4_gemm, "kv_value_bytes": kv.kv_bytes, "fp8_tflops": gpu.fp8_tflops or 0,
+        "fp4_tflops": gpu.fp4_tflops or 0, "nvlink_gbps": gpu.nvlink_gbps or 0,
         "hbm_tbps": gpu.hbm_tbps, "vocab": model.vocab, "active_params": r.psi_active,
         "multiplied_params": r.psi_mm, "weights_gb": r.w_g / GB, "kv_bytes_per_token": r.kv_g,
         "kv_bytes_held_per_token": r.kv_held, **_speculation(r),

@@ -107,6 +107,8 @@ GPU: tuple[Field, ...] = (
           note="Illustrative list price.", default=2.00),
     Field("fp8_tflops", "Dense FP8 peak", "number", "number", ge=0.001, le=1e6, unit="TFLOPS",
           note="Blank: no FP8 (FP8 GEMMs run at the BF16 peak).", sheet_blank=True),
+    Field("fp4_tflops", "Dense FP4 peak", "number", "number", ge=0.001, le=1e6, unit="TFLOPS",
+          note="Blank: no FP4 (FP4 GEMMs run at the FP8 peak, or BF16 without one).", sheet_blank=True),
     Field("nvlink_gbps", "NVLink", "number", "number", ge=0.001, le=1e5, unit="GB/s",
           note="Per direction, as listed: serving's tensor-parallel all-reduces.", needed_by=(SERVING_TP, SEARCH),
           sheet_blank=True),
@@ -145,6 +147,8 @@ PRECISION: tuple[Field, ...] = (
           note="What kv_precision reads: fp8 keeps 1 byte per key or value.", new=REQUIRED),
     Field("fp8_gemm", "GEMMs in FP8", "bool", "bool", note="TRUE: matrix multiplies at the GPU's FP8 peak.",
           new=REQUIRED),
+    Field("fp4_gemm", "GEMMs in FP4", "bool", "bool", note="TRUE: matrix multiplies at the GPU's FP4 peak where it "
+          "has one (else as GEMMs in FP8 says). Blank or left out: FALSE.", default=False, sheet_blank=True),
 )
 
 # Speculative decoding's draft tokens k and acceptance α when not given, by method (docs/method.md §12.2): DeepSeek-V3

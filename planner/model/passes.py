@@ -54,11 +54,14 @@ def weights_per_gpu(params, weight_bytes, tensor_parallel):
     return params * weight_bytes / tensor_parallel
 
 
-def effective_peak_flops(peak_tflops, fp8_tflops, fp8_gemm):
-    """P_e = (FP8 TFLOPS if the weight precision's GEMMs are FP8 and the GPU has FP8, else BF16 TFLOPS)·1e12;
-    a blank (None) or zero FP8 figure means the GPU has none."""
+def effective_peak_flops(peak_tflops, fp8_tflops, fp8_gemm, fp4_tflops=None, fp4_gemm=False):
+    """P_e = (FP4 TFLOPS if the weight precision's GEMMs are FP4 and the GPU has FP4, else FP8 TFLOPS if they are
+    FP8 and the GPU has FP8, else BF16 TFLOPS)·1e12; a blank (None) or zero FP4 or FP8 figure means the GPU has
+    none. (fp4's GEMMs are FP8 too: without an FP4 peak they run at FP8's.)"""
     fp8 = np.asarray(blank_as_zero(fp8_tflops), dtype=float)
-    return np.where(np.asarray(fp8_gemm, dtype=bool) & (fp8 > 0), fp8, peak_tflops) * 1e12
+    fp4 = np.asarray(blank_as_zero(fp4_tflops), dtype=float)
+    below = np.where(np.asarray(fp8_gemm, dtype=bool) & (fp8 > 0), fp8, peak_tflops)
+    return np.where(np.asarray(fp4_gemm, dtype=bool) & (fp4 > 0), fp4, below) * 1e12
 
 
 def effective_bandwidth(hbm_tbps, bandwidth_efficiency):

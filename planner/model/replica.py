@@ -96,10 +96,12 @@ class Replica:
     hbm_tbps: float
     price_per_gpu_hour: float
     fp8_tflops: float | None = None  # None = no FP8
+    fp4_tflops: float | None = None  # None = no FP4
     nvlink_gbps: float | None = None  # needed when tensor_parallel > 1
     # the precisions (weight_precision's bits and FP8 GEMMs; kv_precision's bytes)
     weight_bits: float = 16
     fp8_gemm: bool = False
+    fp4_gemm: bool = False
     kv_bytes: float = 2
     # the serving section
     users: int = 32
@@ -135,6 +137,7 @@ class Replica:
             memory_gb=gpu.memory_gb, peak_tflops=gpu.peak_tflops, hbm_tbps=gpu.hbm_tbps,
             price_per_gpu_hour=price_per_gpu_hour,
             fp8_tflops=getattr(gpu, "fp8_tflops", None), nvlink_gbps=getattr(gpu, "nvlink_gbps", None),
+            fp4_tflops=getattr(gpu, "fp4_tflops", None), fp4_gemm=getattr(weight, "fp4_gemm", False),
             weight_bits=weight.weight_bits, fp8_gemm=weight.fp8_gemm, kv_bytes=kv.kv_bytes,
             **{k: getattr(serving, k) for k in knobs if getattr(serving, k, None) is not None},
         )
@@ -183,7 +186,8 @@ class Replica:
 
     @property
     def p_e(self) -> float:
-        return passes.effective_peak_flops(self.peak_tflops, self.fp8_tflops, self.fp8_gemm)
+        return passes.effective_peak_flops(self.peak_tflops, self.fp8_tflops, self.fp8_gemm, self.fp4_tflops,
+                                           self.fp4_gemm)
 
     @property
     def bw_e(self) -> float:

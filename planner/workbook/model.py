@@ -205,9 +205,11 @@ def checkpointed_bytes_per_token(hidden: str, tensor_parallel: str) -> str:
 
 
 # Passes (planner/model/passes.py) ------------------------------------------------------------------------------
-def effective_peak_flops(peak_tflops: str, fp8_tflops: str, fp8_gemm: str) -> str:
-    """P_e: the FP8 peak when the weights' GEMMs are FP8 and the GPU has FP8 (a number above 0), else BF16; FLOP/s."""
-    return f"IF(AND({fp8_gemm},{fp8_tflops}>0),{fp8_tflops},{peak_tflops})*1e12"
+def effective_peak_flops(peak_tflops: str, fp8_tflops: str, fp8_gemm: str, fp4_tflops: str, fp4_gemm: str) -> str:
+    """P_e: the FP4 peak when the weights' GEMMs are FP4 and the GPU has FP4 (a number above 0), else the FP8 peak
+    when they are FP8 and the GPU has FP8, else BF16; FLOP/s."""
+    return (f"IF(AND({fp4_gemm},{fp4_tflops}>0),{fp4_tflops},"
+            f"IF(AND({fp8_gemm},{fp8_tflops}>0),{fp8_tflops},{peak_tflops}))*1e12")
 
 
 def effective_bandwidth(hbm_tbps: str, bandwidth_efficiency: str) -> str:

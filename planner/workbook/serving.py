@@ -46,6 +46,8 @@ LOOKUPS = [
         note="bits / 8", name="serving_weight_bytes"),
     Row("fp8_gemm", "GEMMs in FP8", formula="=" + _lookup("precision", "fp8_gemm", "serving_weight_precision"),
         kind="bool", unit="", name="serving_fp8_gemm"),
+    Row("fp4_gemm", "GEMMs in FP4", formula="=" + _lookup("precision", "fp4_gemm", "serving_weight_precision"),
+        kind="bool", unit="", name="serving_fp4_gemm"),
     Row("kv_value_bytes", "Bytes per KV value (KV precision)",
         formula="=" + _lookup("precision", "kv_bytes", "serving_kv_precision"), kind="decimal", unit="bytes",
         note="Catalog, the KV precision's row: only this column is read", name="serving_kv_value_bytes"),
@@ -53,6 +55,10 @@ LOOKUPS = [
         formula=f'=IF(ISNUMBER({_lookup("gpu", "fp8_tflops", "gpu")}),{_lookup("gpu", "fp8_tflops", "gpu")},0)',
         kind="number", unit="TFLOPS", note="Blank on Catalog: no FP8 (FP8 GEMMs run at the BF16 peak)",
         name="gpu_fp8_tflops"),
+    Row("fp4_tflops", "GPU dense FP4 peak (0: none)",
+        formula=f'=IF(ISNUMBER({_lookup("gpu", "fp4_tflops", "gpu")}),{_lookup("gpu", "fp4_tflops", "gpu")},0)',
+        kind="number", unit="TFLOPS", note="Blank on Catalog: no FP4 (FP4 GEMMs run at the FP8 peak, or BF16)",
+        name="gpu_fp4_tflops"),
     Row("nvlink_gbps", "GPU NVLink (0: none)",
         formula=f'=IF(ISNUMBER({_lookup("gpu", "nvlink_gbps", "gpu")}),{_lookup("gpu", "nvlink_gbps", "gpu")},0)',
         kind="number", unit="GB/s", note="Per direction, as listed: the all-reduces are not derated",
@@ -79,8 +85,10 @@ PER_TOKEN = [
         unit="", note="heads · head dim each: the query heads (GQA does not reduce FLOPs); latent attention "
         "heads · (nope + rope) and heads · v", name="serving_attention_width"),
     Row("peak_flops", "Effective peak P_e",
-        formula="=" + model.effective_peak_flops("gpu_peak_tflops", "gpu_fp8_tflops", "serving_fp8_gemm"), kind="tera",
-        unit="TFLOP/s", note="FP8 when the weights' GEMMs are FP8 and the GPU has FP8, else BF16",
+        formula="=" + model.effective_peak_flops("gpu_peak_tflops", "gpu_fp8_tflops", "serving_fp8_gemm",
+                                                 "gpu_fp4_tflops", "serving_fp4_gemm"), kind="tera",
+        unit="TFLOP/s", note="FP4 when the weights' GEMMs are FP4 and the GPU has FP4, else FP8 when they are FP8 and "
+        "the GPU has FP8, else BF16",
         name="serving_peak_flops"),
     Row("bandwidth", "Effective bandwidth BW_e = HBM · η_m",
         formula="=" + model.effective_bandwidth("gpu_hbm_tbps", "serving_bandwidth_efficiency_used"), kind="tera",
@@ -359,10 +367,12 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
     numbers = [row["run"] for row in runs]
 
     def cells(i: int) -> model.ReplicaCells:  # the run's benchmark GPU and its own lengths
-        fp8, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
-                                  for column in ("fp8_tflops", "peak_tflops", "hbm_tbps", "nvlink_gbps"))
+        fp8, fp4, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
+                                       for column in ("fp8_tflops", "fp4_tflops", "peak_tflops", "hbm_tbps",
+                                                      "nvlink_gbps"))
         gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency", overhead_ms="serving_overhead_ms",
-                      peak_flops=f"(IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak})*1e12)",
+                      peak_flops=f"(IF(AND(serving_fp4_gemm,ISNUMBER({fp4})),{fp4},"
+                                 f"IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak}))*1e12)",
                       bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency)",
                       nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
         return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
