@@ -36,7 +36,7 @@ def rewritten(source: Path, target: Path, edits: dict[str, Edit] | None = None, 
 
 
 def part_of(source: Path, sheet: str) -> str:
-    """The archive part of a sheet (xl/worksheets/sheet2.xml for Inputs)."""
+    """The archive part of a sheet (xl/worksheets/sheet5.xml for Inputs, behind the Cover and the finance pages)."""
     return xlsx.read(source, cells=False).parts[sheet]
 
 

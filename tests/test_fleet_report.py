@@ -97,12 +97,11 @@ def test_a_calibrated_fleet_says_which_gpu_reads_the_fit():
     assert "The cheapest: aggregated, 2 replicas of 1 GPU (h200, bf16/bf16) at B 64" in said
 
 
-def test_the_printed_fleet_sheet_repeats_the_configurations_headings_and_says_why_it_has_no_day(tmp_path):
-    """Example 1's 100 configurations run over several printed pages: their table comes last on the Fleet sheet, so
-    its heading row is the sheet's print titles (Excel repeats one range of rows per sheet; before, the day's or
-    the front's table came after it and the configurations' continuation pages had no headings). Example 1 has a
-    configuration that meets the SLO and no profile: its day says fleet.profile is none (before: "no configuration
-    meets the SLO")."""
+def test_the_printed_fleet_sheet_is_its_summary_and_says_why_it_has_no_day(tmp_path):
+    """Example 1's 100 configurations stay on screen below the answer, but the Fleet prints its summary block (the
+    demand and the SLO, the answer) and not the configurations' table (issue 43 item 5: before, they ran over 37
+    printed pages). Example 1 has a configuration that meets the SLO and no profile: its day says fleet.profile is
+    none (before: "no configuration meets the SLO")."""
     import openpyxl
 
     from planner.workbook import build
@@ -111,7 +110,12 @@ def test_the_printed_fleet_sheet_repeats_the_configurations_headings_and_says_wh
     sheet = openpyxl.load_workbook(path)["Fleet"]
     texts = {cell.row: cell.value for row in sheet.iter_rows(max_col=1) for cell in row if cell.value}
     section = next(r for r, text in texts.items() if str(text).startswith("Every configuration, cheapest first"))
+    answer = next(r for r, text in texts.items() if str(text).startswith("The answer: the cheapest"))
     heading = next(r for r in range(section + 1, section + 4) if sheet.cell(r, 2).value == "Mode")
-    assert sheet.print_title_rows.replace("$", "") == f"{heading}:{heading}"
+    printed = [area.split("!")[1].replace("$", "") for area in sheet.print_area.split(",")]
+    last_printed = max(int("".join(ch for ch in area.split(":")[1] if ch.isdigit())) for area in printed)
+    first_printed = min(int("".join(ch for ch in area.split(":")[0] if ch.isdigit())) for area in printed)
+    assert first_printed < answer < last_printed < section, printed
+    assert sheet.print_title_rows.replace("$", "") == "1:2"  # the sheet's titles on every page
     assert max(r for r, text in texts.items() if isinstance(text, int)) - heading == 100  # rows 1 … 100 below it
     assert "No day: fleet.profile is none (the peak hour only)." in texts.values()

@@ -58,7 +58,7 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path, libreoffice)
     _run([command, "run", BENCHMARK_EXAMPLE, "-o", "out"], elsewhere, env)
     for stem in ("default", BENCHMARK_EXAMPLE.stem):
         book = openpyxl.load_workbook(elsewhere / "out" / f"{stem}.xlsx", read_only=True)
-        assert book.sheetnames[:3] == ["Cover", "Inputs", "Memory"]
+        assert book.sheetnames[:3] == ["Cover", "Budget", "Cost"]  # the finance pages first (issue 43)
         book.close()
         html = (elsewhere / "out" / f"{stem}.html").read_text(encoding="utf-8")
         assert html.startswith("<!DOCTYPE html>") and "<h2" in html  # the templates came with the package

@@ -119,11 +119,13 @@ def test_the_html_shows_the_front_and_the_reasons(worked):
 
 
 # The Layouts sheet ----------------------------------------------------------------------------------------------------
-def test_the_sheet_comes_after_gpus_and_before_catalog(tmp_path, worked):
+def test_the_sheet_comes_after_sensitivity_and_before_catalog(tmp_path, worked):
+    """The table order, the finance pages (Budget, Cost, GPUs) moved up behind the Cover (issue 43)."""
     path = tmp_path / "layouts.xlsx"
     build(worked, str(path))
     names = openpyxl.load_workbook(path, read_only=True).sheetnames
-    assert names.index("Layouts") == names.index("GPUs") + 1 and names[names.index("Layouts") + 1] == "Catalog"
+    assert names.index("Layouts") == names.index("Sensitivity") + 1 and names[names.index("Layouts") + 1] == "Catalog"
+    assert names[1:4] == ["Budget", "Cost", "GPUs"]
 
 
 def shown_rows(path) -> dict[int, tuple]:

@@ -176,15 +176,34 @@ def test_a_table_that_runs_onto_another_page_repeats_its_headings(printed):
 
 @pytest.mark.spreadsheet
 @pytest.mark.long
-def test_the_fleets_configurations_repeat_their_headings_on_every_page(printed):
-    """fleet-1's 100 configurations run over pages (in blocks of columns): every page after the one where their table
-    starts begins with headings, neither a numbered row nor the sheet's title (before: the day's rows came last and
-    the sheet's title, "Fleet: the cheapest serving fleet that meets the SLO", repeated in their place, so the
-    next page began "that meets the SLO" over rows 28 to 74 with no headings)."""
+def test_the_fleet_prints_its_summary_not_its_configurations(printed):
+    """fleet-1's 100 configurations stay on screen; the Fleet prints its summary block (the demand and the SLO, the
+    answer) on at most two pages (before: 37 pages of configurations, issue 43)."""
     pages = [page for page in printed if page.workbook.startswith("fleet-1-") and page.sheet == "Fleet"]
-    first = next(i for i, page in enumerate(pages)
-                 if any(" ".join(w[4] for w in line).startswith("Every configuration") for line in page.lines))
-    starts = [" ".join(w[4] for w in page.lines[0]) for page in pages[first + 1:] if page.lines]
-    assert len(starts) >= 2, starts  # the table runs onto other pages
-    assert [start for start in starts if NUMBERED.match(start.split()[0])
-            or start.startswith(("Fleet:", "that meets the SLO"))] == [], starts
+    text = " ".join(w[4] for page in pages for line in page.lines for w in line)
+    assert 1 <= len(pages) <= 2, len(pages)
+    assert "The answer" in text and "Every configuration" not in text
+
+
+PAGES_AT_MOST = {"default": 40, "fleet-1-8b-at-10-requests-per-second-on-five-gpus": 60}  # issue 43 item 5
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_the_default_prints_on_40_pages_and_a_fleet_on_60(printed):
+    """Proportionate print (issue 43 item 5; before: default 89 pages, fleet-1 132): Checks prints one line per part
+    of its list with the count that fail and the first of them, Catalog the plan's model and GPU, the engineering
+    sheets their summary block; every page stays at 8 points or more (the test above) and none is empty."""
+    counts = {workbook: sum(1 for page in printed if page.workbook == workbook) for workbook in PAGES_AT_MOST}
+    assert all(counts[workbook] <= most for workbook, most in PAGES_AT_MOST.items()), counts
+    sheets = {}
+    for page in printed:
+        if page.workbook == "default":
+            sheets[page.sheet] = sheets.get(page.sheet, 0) + 1
+    assert sheets["Checks"] == 1 and sheets["Catalog"] <= 2 and sheets["Hours"] == 1, sheets
+    checks = " ".join(_words(printed, "default", "Checks"))
+    assert "Each part of the list" in checks and "Recalculation canary" in checks
+    assert "Set 1 (ok_group_1)" not in checks  # the whole list stays on screen only
+    catalog = " ".join(_words(printed, "default", "Catalog"))
+    assert "model: its row of the table above" in catalog and "GPU: its row of the table above" in catalog
+    assert "mixtral" not in catalog and "b200" not in catalog  # Catalog rows the plan does not use

@@ -94,10 +94,11 @@ def cases(tmp_path_factory):
 
 def test_the_workbook_names_live_cells_and_typed_columns(cases):
     """With scenarios each input's name names its Live cell (a formula), the typed cells are <name>_base and
-    <name>_<scenario>, the dropdown is `scenario`; the Scenarios sheet sits after GPUs. The cached values are the
+    <name>_<scenario>, the dropdown is `scenario`; the Scenarios sheet sits after the tables every scenario has
+    (Sensitivity, the finance pages moved up behind the Cover: issue 43). The cached values are the
     base's; the snapshot columns hold each scenario's training cost as worked by hand."""
     path, book = cases
-    assert list(book.sheets).index("Scenarios") == list(book.sheets).index("GPUs") + 1
+    assert list(book.sheets).index("Scenarios") == list(book.sheets).index("Sensitivity") + 1
     sheet, live = book.names["hours_mfu"]
     assert book.texts[(sheet, live)].startswith("=IF(") and "hours_mfu_low" in book.texts[(sheet, live)]
     for name in ("hours_mfu_base", "hours_mfu_low", "hours_mfu_high", "gpu_base", "hours_tokens_trillions_high",

@@ -108,6 +108,9 @@ class Formulas:
             checks = set()
             for name in re.findall(r"ok_[a-z0-9_]+", match[1]):
                 group = self.texts.get(self.names[name]) if name.startswith("ok_group_") else None
+                if group and not re.search(r"ok_[a-z0-9_]+", group):  # a long set: the AND of its parts' cells
+                    sheet = self.names[name][0]
+                    group = ",".join(self.texts[(sheet, cell)] for cell in re.findall(r"[A-Z]+\d+", group))
                 checks |= set(re.findall(r"ok_[a-z0-9_]+", group)) if group else {name}
             checks = frozenset(checks)
         self.guards[key] = checks
@@ -161,8 +164,9 @@ class Formulas:
 
     def aggregates(self) -> set:
         """The cells that read every check (the master check, the count of failing checks, the first that fails;
-        a group of checks that guards results is not a check of its own) or every input's Changed flag: FALSE, or a
-        count, whatever fails, so no input's cone goes through them."""
+        a group of checks that guards results is not a check of its own), a part of them (Checks' printed summary:
+        each part's count that fail and the first of them) or every input's Changed flag: FALSE, or a count,
+        whatever fails, so no input's cone goes through them."""
         groups = {ref for name, (sheet, ref) in self.names.items() if name.startswith("ok_group_")}
         checks = {ref for sheet, ref in self.texts if sheet == "Checks"} - groups
         found = set()
@@ -175,11 +179,11 @@ class Formulas:
                 if target and target[0] == "Checks" and ":" in target[1]:
                     first_column, first_row, last_column, last_row = range_boundaries(target[1])
                     covered = 0
-                    for ref in checks:
+                    for ref in checks | groups if key[0] == "Checks" else checks:
                         column, row = coordinate_from_string(ref)
                         covered += (first_column <= column_index_from_string(column) <= last_column
                                     and first_row <= row <= last_row)
-                    if covered > len(checks) / 2:
+                    if covered > len(checks) / 2 or key[0] == "Checks" and covered > 1:
                         found.add(key)
         return found
 

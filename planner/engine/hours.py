@@ -13,7 +13,7 @@ from planner import shipped
 from planner.engine import money
 from planner.engine.catalog_columns import active_params
 from planner.engine.values import plain, prefixed
-from planner.engine.shared import HOURS_PER_DAY, LAYOUT
+from planner.engine.shared import HOURS_PER_DAY, LAYOUT, MONTHS_PER_YEAR, PER_MILLION, SECONDS_PER_HOUR
 from planner.method import Constant, Method
 from planner.model import passes
 from planner.model.passes import RECOMPUTE_OPS, TRAINING_OPS, gpu_hours, training_flops
@@ -117,7 +117,16 @@ def compute(scenario, tables) -> HoursTable:
     return HoursTable({k: plain(v) for k, v in scalars.items()}, allocations, reference)
 
 
+UNITS = [Constant(name, value, label=label, unit=unit, source=source) for name, value, label, unit, source in (
+    # named, not typed, in every formula (issue 43): the hours, seconds, months and millions they convert
+    ("hours_per_day", HOURS_PER_DAY, "Hours per day", "hours", "A day's 24 hours"),
+    ("seconds_per_hour", SECONDS_PER_HOUR, "Seconds per hour", "seconds", "An hour's 3,600 seconds"),
+    ("months_per_year", MONTHS_PER_YEAR, "Months per year", "months",
+     "The calendar's 12 months: years of months, discounting and escalation per year"),
+    ("per_million", PER_MILLION, "A million (tokens per million; microseconds per second)", "count",
+     "Costs per million tokens; latencies typed in µs"))]
 CONSTANTS = [
+    *UNITS,
     *passes.TRAINING_CONSTANTS,
     Constant("reference_gpu", shipped.REFERENCE_GPU, label="Reference GPU for Meta's reported hours", unit="",
              source="Meta reports Llama 3.1's training in H100-80GB GPU-hours"),

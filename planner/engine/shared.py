@@ -18,6 +18,7 @@ SECONDS_PER_HOUR = 3600
 HOURS_PER_DAY = 24
 SECONDS_PER_DAY = SECONDS_PER_HOUR * HOURS_PER_DAY
 MONTHS_PER_YEAR = 12
+PER_MILLION = 1e6  # tokens per million; microseconds per second
 DAYS_PER_YEAR = 365.25  # the Julian year: depreciation by day, and whole years of it
 DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR  # 30.4375: §9's average month, and "per month" rates
 

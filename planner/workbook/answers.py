@@ -54,12 +54,12 @@ FORMULAS = {  # each answer's formula: a named cell on the Cover
     "plan_last_month": "=EOMONTH(tco_start_date,tco_months-2)+1",
     "plan_training_cost": "=tco_training_cost",
     "plan_cost_per_million_tokens": '=IF(NOT(ISNUMBER(unit_serving_cost)),unit_serving_cost,IF(unit_output_tokens>0,'
-                                    f'unit_serving_cost/unit_output_tokens*1e6,{text(engine.NO_TOKENS)}))',
+                                    f'unit_serving_cost/unit_output_tokens*per_million,{text(engine.NO_TOKENS)}))',
     "plan_training_commitment_value": f"=IF(training_term_months>0,training_tier_cost,{NOT_COMMITTED})",
     "plan_training_commitment_end": f"=IF(training_term_months>0,training_commitment_end,{NOT_COMMITTED})",
     "plan_training_commitment_months_past": f"=IF(training_term_months>0,{_past('training_commitment_end')},"
                                             f"{NOT_COMMITTED})",
-    "plan_baseline_commitment_value": _baseline(f"{BASELINE_USED}*24*(serving_commitment_end-launch_date)"
+    "plan_baseline_commitment_value": _baseline(f"{BASELINE_USED}*hours_per_day*(serving_commitment_end-launch_date)"
                                                 "*price_baseline"),
     "plan_baseline_commitment_end": _baseline("serving_commitment_end"),
     "plan_baseline_commitment_months_past": _baseline(_past("serving_commitment_end")),

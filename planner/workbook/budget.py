@@ -118,7 +118,7 @@ CALENDAR = [
            template=money("{serving_gpu_hours}*price_on_demand*{escalation}+IF(budget_include_standby,{standby},0)")),
     *path_columns("on_demand", "On demand"),
     Column("baseline", "Committed: baseline per month", kind="money0",
-           template=money(f"serving_baseline_gpus_used*24*{ov('launch_date', 'serving_commitment_end')}"
+           template=money(f"serving_baseline_gpus_used*hours_per_day*{ov('launch_date', 'serving_commitment_end')}"
                           "*price_baseline")),
     Column("burst_committed", "Committed: burst per month", kind="money0",
            template=money("{burst_committed_gpu_hours}*price_on_demand*{escalation}")),
@@ -140,15 +140,16 @@ CALENDAR = [
         "IF(AND({month_start}<serving_end,serving_end<={next_month_start}),own_book_value,0)", owned=True)),
     *path_columns("owned", "Owned"),
     Column("standby", "Standby per month", kind="money0",
-           template=money("ROUND(24*{committed_gpus}*{serving_days}-{serving_gpu_hours},gpu_rounding_decimals)"
+           template=money("ROUND(hours_per_day*{committed_gpus}*{serving_days}-{serving_gpu_hours},gpu_rounding_decimals)"
                           "*price_on_demand*{escalation}")),
     Column("training", "Training per month (rented)", kind="money0", template=money(
-        f"IF(training_term_months>0,hours_gpus*24*{ov('tco_start_date', 'training_commitment_end')}*price_training,"
+        f"IF(training_term_months>0,hours_gpus*hours_per_day*{ov('tco_start_date', 'training_commitment_end')}"
+        "*price_training,"
         "IF(training_days>0,training_tier_cost/training_days*{training_days}*{escalation},0))", rows_only=True)),
     Column("revenue", "Revenue per month", kind="money0",
            template='=IF({in_plan},IF(OR(unit_price_input_per_million="",unit_price_output_per_million=""),"",'
                     'IF(plan_money_na<>"",plan_money_na,({input_tokens}*unit_price_input_per_million+{served_tokens}'
-                    '*unit_price_output_per_million)/1e6*fx_rate)),"")'),
+                    '*unit_price_output_per_million)/per_million*fx_rate)),"")'),
     Column("next_month_start", "Next month starts", kind="date", template="=EOMONTH(tco_start_date,{label}-1)+1"),
     Column("days", "Days", kind="count", template="={next_month_start}-{month_start}"),
     Column("plan_days", "Days in the plan", kind="days",
@@ -160,8 +161,10 @@ CALENDAR = [
     Column("fiscal_year_number", "Fiscal year (number)", kind="count",
            template="=YEAR({month_start})+IF(AND(budget_first_fiscal_month>1,MONTH({month_start})>="
                     "budget_first_fiscal_month),1,0)"),
-    Column("escalation", "Escalation", kind="decimal", template="=(1+budget_escalation)^INT(({label}-1)/12)"),
-    Column("discount", "Discount factor", kind="decimal", template="=(1+budget_discount_rate)^(-{label}/12)"),
+    Column("escalation", "Escalation", kind="decimal",
+           template="=(1+budget_escalation)^INT(({label}-1)/months_per_year)"),
+    Column("discount", "Discount factor", kind="decimal",
+           template="=(1+budget_discount_rate)^(-{label}/months_per_year)"),
     Column("anniversary", "Growth steps on", kind="datetime",
            template="=IF({label}>=launch_month,EDATE(INT(launch_date),{label}-launch_month)+MOD(launch_date,1),0)"),
     Column("served_tokens", "Served tokens", kind="giga", template=SERVED_TOKENS),
@@ -272,7 +275,7 @@ TOTALS = [
         unit="per M tokens", note="Serving cost / (horizon · D) × 1e6", name="budget_serving_cost_per_million_tokens",
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",IF(plan_serving_fits,'
                 f'budget_horizon_serving_cost/'
-                f"(crossover_horizon_days*crossover_served_tokens_per_day)*1e6,{NA}))"),
+                f"(crossover_horizon_days*crossover_served_tokens_per_day)*per_million,{NA}))"),
 ]
 
 # the average months' rows hold the plan's (not a number: an input's check fails instead)
@@ -352,8 +355,8 @@ MONTHS = [  # one row per average month of the plan, {label} its number from the
     Column("serving", "Serving per month", kind="money0",
            template=_is("serving", f"IF(plan_serving_fits,{{serving_gpu_hours}}*price_on_demand,{NA})")),
     Column("standby", "Standby per month", kind="money0",
-           template=_is("serving", f"IF(plan_serving_fits,(24*{{committed_gpus}}*{{days}}-{{serving_gpu_hours}})"
-                                   f"*price_on_demand,{NA})")),
+           template=_is("serving", "IF(plan_serving_fits,(hours_per_day*{committed_gpus}*{days}"
+                                   f"-{{serving_gpu_hours}})*price_on_demand,{NA})")),
     Column("total", "Total per month", kind="money0", template='=IF({phase}="","",IF({phase}="training",{training},'
            f'IF(plan_serving_fits,{{serving}}+IF(budget_include_standby,{{standby}},0),{NA})))'),
     Column("cumulative", "Cumulative over the plan", kind="money0", template=_average_cumulative),

@@ -140,11 +140,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "dropdowns. Values are inputs; type a new entry in a block's empty rows.")
     derived = {key for key, entry in own.models.items() if entry.params is None and key not in shipped.MODELS}
     model_rows = [{**vars(m), **results.catalog_columns["models"][key]} for key, m in merged.models.items()]
-    _block(book, sheet, MODELS, model_rows, formula_params=derived)
+    chosen = {MODELS.prefix: _block(book, sheet, MODELS, model_rows, formula_params=derived)}
     sheet.text("A model without a given Ψ takes it from its architecture: Ψ = 2·V·h + L·(2·h·h + 2·h·kv·hd + "
                "3·h·FFN + 2·h) + h, which reproduces the Llama 3.1 counts exactly.", style=book.styles.note)
     sheet.skip()
-    _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
+    chosen[GPUS.prefix] = _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
     sheet.skip()
     _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
     sheet.skip()
@@ -157,7 +157,37 @@ def write(book: kit.Book, results) -> kit.Sheet:
     width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS)) + 1
     assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
     sheet.hide_columns(SNAPSHOT_COL, SNAPSHOT_COL + width)
+    assert min(HELPER_COLS) > width + 1, "the Valid rules' helper columns right of every block's Changed column"
+    sheet.hide_columns(min(HELPER_COLS), max(HELPER_COLS))
+    _in_use(book, sheet, {block.prefix: chosen[block.prefix].get(book.values.get(chooser)) for block, chooser, _
+                          in IN_USE})
     return sheet
+
+
+IN_USE = ((MODELS, "model", "The plan's model"), (GPUS, "gpu", "The plan's GPU"))
+PRINTED_COLS = 4  # the summary's last printed column: its text values run over the empty columns beside them
+
+
+def _in_use(book: kit.Book, sheet: kit.Sheet, rows: dict[str, list]) -> None:
+    """The rows of the blocks above that the plan uses (its model and GPU), one field a row, each looked up by the
+    input that chooses it: what the Catalog prints (its whole tables stay on screen)."""
+    for block, chooser, title in IN_USE:
+        sheet.skip()
+        sheet.section(f"{title}: its row of the table above, as the plan reads it (Inputs' {chooser})")
+        written = rows[block.prefix] or [None] * (len(block.columns) + 1)  # not in the block: n/a
+        sheet._label(sheet.row_index, block.id_header)
+        sheet.formula(sheet.row_index, 1, f'=IFERROR(INDEX({block.ids},MATCH({chooser},{block.ids},0)),"n/a")',
+                      written[0] or "n/a", book.styles.value("text"))
+        sheet.row_index += 1
+        for column, value in zip(block.columns, written[1:], strict=True):
+            found = f"INDEX({block.name(column)},MATCH({chooser},{block.ids},0))"
+            sheet._label(sheet.row_index, column.header)
+            sheet.formula(sheet.row_index, 1, f'=IFERROR(IF({found}="","",{found}),"n/a")',
+                          "n/a" if rows[block.prefix] is None else "" if value is None else kit.plain(value),
+                          book.styles.value(column.kind))
+            sheet.row_index += 1
+    sheet.print_sections(IN_USE[0][2])
+    sheet.printed_cols = PRINTED_COLS
 
 
 CHANGED = "Changed"  # beside Valid: TRUE once a row's typed values differ from those when generated
@@ -177,9 +207,41 @@ def valid_rule(block: Block, cells: dict[str, str], id_cell: str, derived=frozen
     return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
 
 
-def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> None:
+HELPER_COLS = range(SNAPSHOT_COL - 1, SNAPSHOT_COL - 4, -1)  # hidden: a long Valid rule's further parts
+
+
+def valid_parts(rule: str, row: int) -> list[tuple[int, str]]:
+    """A row's Valid rule (valid_rule) as (column, formula without "="): itself, or, where it runs over
+    kit.LONGEST_AND characters, its first rules in the Valid column ANDed with its further parts, each in a hidden
+    helper column of the row (HELPER_COLS) under the same blank-without-an-id guard (no formula over 1,000
+    characters)."""
+    if len(rule) <= kit.LONGEST_AND:
+        return [(-1, rule)]
+    head, rules = rule.split("IFERROR(AND(", 1)
+    rules = rules.removesuffix("),FALSE))")
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(rules):  # the top-level rules, split at their commas
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(rules[start:i])
+            start = i + 1
+    parts.append(rules[start:])
+    runs: list[list[str]] = [[]]
+    for part in parts:
+        if runs[-1] and len(",".join(runs[-1] + [part])) > kit.LONGEST_AND - 60:
+            runs.append([])
+        runs[-1].append(part)
+    assert len(runs) - 1 <= len(HELPER_COLS), "a Valid rule longer than its helper columns hold"
+    helpers = [xl_rowcol_to_cell(row, col) for col in HELPER_COLS[:len(runs) - 1]]
+    first = runs[0] + [f"{cell}=TRUE" for cell in helpers]
+    found = [(-1, f'{head}IFERROR(AND({",".join(first)}),FALSE))')]
+    return found + [(col, f'{head}IFERROR(AND({",".join(run)}),FALSE))') for col, run in zip(HELPER_COLS, runs[1:])]
+
+
+def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], formula_params=frozenset()) -> dict:
     """A block of entries and its empty rows, with each row's Valid column; every column named over the whole
-    block."""
+    block. Returns each entry's id and values as written, by its id."""
     sheet.section(block.title)
     sheet.heading_row([block.id_header] + [column.header for column in block.columns] + [VALID, CHANGED], height=45)
     first = sheet.row_index
@@ -207,8 +269,10 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
                 sheet.formula(r, col, "=" + cells["params_from_architecture"], value, book.styles.value(column.kind))
             else:
                 sheet.input_cell(r, col, value, column.kind, {**column.allowed.validation(), "ignore_blank": True})
-        sheet.formula(r, valid_col, "=" + valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True), derived),
-                      True if values.get("id") else "", book.styles.value("bool"))
+        rule = valid_rule(block, cells, xl_rowcol_to_cell(r, 0, False, True), derived)
+        for col, part in valid_parts(rule, r):
+            sheet.formula(r, valid_col if col < 0 else col, "=" + part, True if values.get("id") else "",
+                          book.styles.value("bool"))
         sheet.row_index += 1
     last = sheet.row_index - 1
     _changed(book, sheet, block, first=first, written=written)
@@ -219,6 +283,7 @@ def _block(book: kit.Book, sheet: kit.Sheet, block: Block, rows: list[dict], for
     book.define(f"{block.prefix}_valid", sheet.name,
                 f"{xl_rowcol_to_cell(first, valid_col)}:{xl_rowcol_to_cell(last, valid_col)}")
     sheet.warn("false", first, valid_col, last, valid_col)
+    return {row[0]: row for row in written if row[0]}
 
 
 def _changed(book: kit.Book, sheet: kit.Sheet, block: Block, *, first: int, written: list[list]) -> None:
@@ -276,7 +341,7 @@ def _profiles(book: kit.Book, sheet: kit.Sheet, profiles: dict[str, tuple], peak
         sheet.formula(peak_row, col, f'=IF({valid}=TRUE,MAX({column}),"")', peaks.get(key, ""),
                       book.styles.value(fraction.kind))
         within = (f'COUNTIFS({column},">={fraction.allowed.minimum:g}",{column},"<={fraction.allowed.maximum:g}")'
-                  f"={hours}")
+                  "=hours_per_day")  # every hour of the day
         sheet.formula(valid_row, col, f'=IF({id_cell}="","",IFERROR(AND(COUNTIF({PROFILES.ids},{id_cell})=1,'
                       f"{within}),FALSE))", True if key else "", book.styles.value("bool"))
     for hour in range(hours):

@@ -35,14 +35,19 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
                   note="Always 42; verification tools use it to "
                   "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
     sheet.skip()
+    summary_row = sheet.row_index
+    sheet.skip(len(PARTS) + 2)  # what prints: each part's count that fail and the first of them
     first = sheet.row_index
 
     # Catalog first: an input that chooses an entry fails with it, and the first failure names the Catalog row
-    sheet.section("Catalog entries within their limits")
+    starts = [sheet.row_index]
+    sheet.section(PARTS[0])
     for block in BLOCKS:
         _catalog_check(book, sheet, block)
+    starts.append(sheet.row_index)
     _input_checks(sheet, inputs, columns, results.scenario)
-    sheet.section("Tables")
+    starts.append(sheet.row_index)
+    sheet.section(PARTS[2])
     labels = {}
     for check in table_checks:
         labels[check.key] = check.label
@@ -51,8 +56,33 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     end = sheet.row_index
     sheet.row_index = master_row
     _master(sheet, results, labels=labels, first=first, end=end)
+    sheet.row_index = summary_row
+    _printed_summary(sheet, results, labels=labels, first=first, starts=[*starts, end])
+    sheet.printed_rows = first - 1  # the whole list stays on screen; the pages print its summary
     sheet.row_index = end
     return sheet
+
+
+PARTS = ["Catalog entries within their limits", "Inputs within their allowed values", "Tables",
+         "Sets of checks that guard results"]
+
+
+def _printed_summary(sheet: kit.Sheet, results, *, labels: dict, first: int, starts: list[int]) -> None:
+    """What the Checks sheet prints (its whole list stays on screen): one line per part of the list with its count
+    that fail and, in the Notes, the first of them. The sets of checks (below the list, written last) have their
+    line written by kit.Book.write_groups, at sheet.sets_row."""
+    col = kit.xl_col_to_name(sheet.last_col)
+    failing = sorted((key for key, passes in results.checks.items() if not passes), key=sheet.row_of)
+    sheet.section("Each part of the list: its checks that fail, and the first of them (the whole list is below)")
+    for part, top, bottom in zip(PARTS, starts, starts[1:]):
+        results_range, labels_range = f"{col}{top + 2}:{col}{bottom}", f"A{top + 2}:A{bottom}"
+        found = [key for key in failing if top < sheet.row_of(key) < bottom]
+        sheet.row(Row(f"part_{len(sheet.places)}", part, formula=f"=IFERROR(COUNTIF({results_range},FALSE),0)",
+                      kind="count", unit="", warn="positive"), len(found))
+        sheet.formula(sheet.row_index - 1, sheet.note_col,
+                      f'=IFERROR(INDEX({labels_range},MATCH(FALSE,{results_range},0)),"")',
+                      labels[found[0]] if found else "", sheet.book.styles.note)
+    sheet.sets_row = sheet.row_index
 
 
 def _catalog_check(book: kit.Book, sheet: kit.Sheet, block) -> None:

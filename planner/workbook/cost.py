@@ -50,7 +50,7 @@ def tier_price(tier: str) -> str:
 def months_to_cover(x: str, y: str) -> str:
     """mo(x, y) = m0 + IF(y > EDATE(INT(x), m0) + MOD(x, 1), 1, 0), m0 = 12·(YEAR(y) − YEAR(x)) + MONTH(y) −
     MONTH(x): the fewest whole months m with EDATE(x, m) ≥ y."""
-    m0 = f"(12*(YEAR({y})-YEAR({x}))+MONTH({y})-MONTH({x}))"
+    m0 = f"(months_per_year*(YEAR({y})-YEAR({x}))+MONTH({y})-MONTH({x}))"
     return f"={m0}+IF({y}>EDATE(INT({x}),{m0})+MOD({x},1),1,0)"
 
 
@@ -87,7 +87,7 @@ CALENDAR = [
           "Serving starts at the time of day training ends"),
     dated("serving_end", "Serving ends: the launch plus the horizon", "=launch_date+crossover_horizon_days"),
     Row("launch_month", "Launch month (its row on Budget)",
-        formula="=12*(YEAR(launch_date)-YEAR(tco_start_date))+MONTH(launch_date)-MONTH(tco_start_date)+1",
+        formula="=months_per_year*(YEAR(launch_date)-YEAR(tco_start_date))+MONTH(launch_date)-MONTH(tco_start_date)+1",
         kind="count", unit="month", note="The month row that holds L",
         name="launch_month"),
     dated("plan_end", "The calendar ends", "=MAX(serving_end,IF(training_term_months>0,training_commitment_end,0),"
@@ -98,7 +98,7 @@ CALENDAR = [
           'training_commitment_end,0),IF(AND(budget_path="committed",ISNUMBER(serving_baseline_gpus_used)),'
           "IF(serving_baseline_gpus_used>0,serving_commitment_end,0),0))", "E, or a committed training tier's end; "
           "on the committed path, the baseline's end (an on-demand plan ends with its serving)", name="plan_path_end"),
-    Row("months", "Months in the plan", formula="=12*(YEAR(plan_end)-YEAR(tco_start_date))+MONTH(plan_end)"
+    Row("months", "Months in the plan", formula="=months_per_year*(YEAR(plan_end)-YEAR(tco_start_date))+MONTH(plan_end)"
         "-MONTH(tco_start_date)+1-IF(plan_end=EOMONTH(plan_end,-1)+1,1,0)", kind="count", unit="months",
         note="The calendar months that start before the plan ends (past the Budget's rows too)", name="tco_months",
         bold=True),
@@ -136,8 +136,8 @@ TRAINING = [
         "price_committed_3y,price_on_demand)))", kind="money", unit="per GPU-hour", note="At the training tier",
         name="price_training"),
     Row("training_term_months", "Training's term", formula='=IF(training_days>0,IF(pricing_training_tier='
-        '"committed_1y",12,IF(pricing_training_tier="committed_3y",36,0)),0)', kind="count", unit="months",
-        note="0: by the hour (on demand, spot), or no training", name="training_term_months"),
+        '"committed_1y",months_per_year,IF(pricing_training_tier="committed_3y",3*months_per_year,0)),0)',
+        kind="count", unit="months", note="0: by the hour (on demand, spot), or no training", name="training_term_months"),
     Row("training_commitment_months", "Months from the start to the launch",
         formula=months_to_cover("tco_start_date", "launch_date"),
         kind="count", unit="months", note="The fewest whole months that cover training",
@@ -146,7 +146,7 @@ TRAINING = [
           "=IF(training_term_months=0,launch_date," + commitment_end("tco_start_date", "training_commitment_months",
                                                                    "training_term_months") + ")",
           "Whole terms of N_run GPUs from S, paid for every hour, used or not"),
-    Row("training_tier_cost", "Training at its tier", formula="=IF(training_term_months>0,hours_gpus*24*("
+    Row("training_tier_cost", "Training at its tier", formula="=IF(training_term_months>0,hours_gpus*hours_per_day*("
         "training_commitment_end-tco_start_date)*price_training,hours_allocated_gpu_hours*IF(pricing_training_tier="
         '"spot",1+pricing_spot_overhead,1)*price_training)', kind="money0", unit="paid once",
         note="Committed: N_run · 24 · the terms' days · p_T; else allocated GPU-hours (× (1 + ω) on spot) · p_T",
@@ -162,7 +162,8 @@ TRAINING = [
 ]
 
 BASELINE = [
-    Row("serving_term_months", "Baseline's term", formula='=IF(pricing_serving_baseline_tier="committed_3y",36,12)',
+    Row("serving_term_months", "Baseline's term",
+        formula='=IF(pricing_serving_baseline_tier="committed_3y",3*months_per_year,months_per_year)',
         kind="count", unit="months", name="serving_term_months"),
     Row("serving_commitment_months", "Months from the launch to the end of serving",
         formula=months_to_cover("launch_date", "serving_end"),
@@ -177,12 +178,12 @@ BASELINE = [
         unit="per GPU-hour", note="p_c · (C_s − L) / horizon: a longer term than the plan costs more per served day",
         name="price_baseline_effective"),
     Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month", formula="=IF(plan_serving_fits,IF("
-        "AND(SUM(plan_profile)>0,serving_tokens_per_s_per_gpu>0),crossover_served_tokens_per_day/(3600*"
+        "AND(SUM(plan_profile)>0,serving_tokens_per_s_per_gpu>0),crossover_served_tokens_per_day/(seconds_per_hour*"
         "serving_tokens_per_s_per_gpu*SUM(plan_profile)),0),plan_serving_reason)", kind="number",
         unit="GPUs, a fraction",
         note="D / (3600 · TokS · Σf)", name="launch_scale"),
     Row("baseline_hours", "Hours a day a committed GPU must be busy", formula=f"=IF(crossover_horizon_days=0,"
-        f"{NO_SERVING},IF(price_on_demand=0,{PRICE_ZERO},MIN(24,MAX(1,CEILING(ROUND(24*price_baseline_effective/"
+        f"{NO_SERVING},IF(price_on_demand=0,{PRICE_ZERO},MIN(hours_per_day,MAX(1,CEILING(ROUND(hours_per_day*price_baseline_effective/"
         "price_on_demand,gpu_rounding_decimals),1)))))", kind="count", unit="hours",
         note="CEILING(24 · p_eff / p_od): below it, on demand is cheaper", name="baseline_hours"),
     Row("serving_baseline_gpus_suggested", "Suggested baseline",
@@ -205,16 +206,16 @@ OWNING = [
         f"{NO_SERVER})", kind="money", unit="per GPU-day", note="P · (1 − R) / (Y · 365.25), straight line by day",
         name="own_depreciation_per_day"),
     Row("own_facility_per_day", "Facility per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}"
-        f"*ownership_datacenter_per_kw_month*fx_rate*12/days_per_year,{NO_SERVER})", kind="money",
+        f"*ownership_datacenter_per_kw_month*fx_rate*months_per_year/days_per_year,{NO_SERVER})", kind="money",
         unit="per GPU-day", note="kW · data-centre cost per kW-month · 12 / 365.25", name="own_facility_per_day"),
     Row("own_staff_per_day", "Staff per GPU", formula="=IF(own_priced,ownership_staff_per_1000_gpus/1000*"
         f"ownership_staff_cost_per_year*fx_rate/days_per_year,{NO_SERVER})", kind="money", unit="per GPU-day",
         note="FTE per 1,000 GPUs / 1,000 · cost per FTE-year / 365.25", name="own_staff_per_day"),
     Row("own_energy_per_day", "Energy per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}*ownership_power_share"
-        f"*ownership_pue*ownership_price_per_kwh*fx_rate*24,{NO_SERVER})", kind="money", unit="per GPU-day",
+        f"*ownership_pue*ownership_price_per_kwh*fx_rate*hours_per_day,{NO_SERVER})", kind="money", unit="per GPU-day",
         note="24 · kW · power drawn · PUE · price per kWh", name="own_energy_per_day"),
     Row("own_cost_per_gpu_hour", "Owned cost per GPU-hour at full use", formula="=IF(own_priced,("
-        f"own_depreciation_per_day+own_facility_per_day+own_staff_per_day+own_energy_per_day)/24,{NO_SERVER})",
+        f"own_depreciation_per_day+own_facility_per_day+own_staff_per_day+own_energy_per_day)/hours_per_day,{NO_SERVER})",
         kind="money", unit="per GPU-hour", note="(δ + φ + σ + ε) / 24", name="own_cost_per_gpu_hour", bold=True),
     Row("own_break_even_utilisation", "Break-even utilisation against on demand",
         formula=break_even("price_on_demand"), kind="percent", unit="of hours",
@@ -242,7 +243,7 @@ OWNING = [
     Row("own_utilisation", "The plan's own utilisation",
         formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,"
         f"IF(NOT(own_priced),{NO_SERVER},IF(AND(crossover_horizon_days>0,own_gpus>0),(SUM(calendar_serving_gpu_hours)"
-        f"-SUM(calendar_burst_owned_gpu_hours))/(own_gpus*24*crossover_horizon_days),{NO_SERVING})))",
+        f"-SUM(calendar_burst_owned_gpu_hours))/(own_gpus*hours_per_day*crossover_horizon_days),{NO_SERVING})))",
         kind="percent", unit="of hours", note="(Σ U − the burst above N_own) / (N_own · 24 · horizon)",
         name="own_utilisation"),
 ]
@@ -360,7 +361,7 @@ def bridge_line(formula: str) -> str:
             f"{AVERAGE_NA}ROUND({formula},2))))")
 
 
-STANDBY_AT_E1 = ("IF(budget_include_standby,price_on_demand*(24*SUMPRODUCT(calendar_serving_days,"
+STANDBY_AT_E1 = ("IF(budget_include_standby,price_on_demand*(hours_per_day*SUMPRODUCT(calendar_serving_days,"
                  "calendar_committed_gpus)-SUM(calendar_serving_gpu_hours)),0)")
 OTHER_AT_E1 = "budget_other_monthly_cost*fx_rate*SUMPRODUCT(calendar_plan_days/calendar_days)"
 AT_OD = "SUM(calendar_serving_gpu_hours)*price_on_demand"
@@ -440,8 +441,8 @@ UNIT = [
         formula=unit("unit_revenue-tco_total_cost", blank_without=PRICES_GIVEN), name="unit_plan_margin"),
     Row("break_even_price_output", "Break-even price per million output tokens", kind="money",
         unit="per M tokens", formula=f'=IF({PRICES_GIVEN},"",IF(unit_output_tokens=0,{NO_SERVING},{PRICED}'
-        '(unit_serving_cost-unit_input_tokens*unit_price_input_per_million*fx_rate/1e6)/'
-        "(unit_output_tokens/1e6)))))", note="At the input price charged", name="unit_break_even_price_output"),
+        '(unit_serving_cost-unit_input_tokens*unit_price_input_per_million*fx_rate/per_million)/'
+        "(unit_output_tokens/per_million)))))", note="At the input price charged", name="unit_break_even_price_output"),
 ]
 
 WARNINGS = [

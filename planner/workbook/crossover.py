@@ -41,7 +41,7 @@ SERVING = [
         at="serving_cost"),
 ]
 FLEET_DEMAND = Row("tokens_per_day", "Served tokens per day D, from the Fleet",
-                   formula="=3600*serving_output_tokens*fleet_peak_rate*SUM(plan_profile)/MAX(plan_profile)",
+                   formula="=seconds_per_hour*serving_output_tokens*fleet_peak_rate*SUM(plan_profile)/MAX(plan_profile)",
                    kind="count", unit="tokens a day", note="3600 · o · λ_u · Σ_h f_h / MAX(f): the Fleet's first "
                    "attempts over its day (the plan's profile, Cost: 24 hours at the peak without one)",
                    name="crossover_served_tokens_per_day", at="served_tokens")
@@ -87,7 +87,8 @@ TOTALS = [
         name="crossover_total_cost_over_horizon", bold=True, at="total_cost"),
     Row("serving_cost_per_million_tokens", "Serving cost per million served tokens",
         formula=f'=IF(crossover_served_tokens_per_day=0,"{NO_TRAFFIC}",'
-                "{serving_cost_per_day}/crossover_served_tokens_per_day*1e6)", kind="money", unit="per M tokens",
+                "{serving_cost_per_day}/crossover_served_tokens_per_day*per_million)", kind="money",
+        unit="per M tokens",
         note="Serving cost per day / tokens per day × 1e6", name="crossover_serving_cost_per_million_tokens",
         at="serving_cost"),
 ]

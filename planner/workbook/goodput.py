@@ -141,7 +141,7 @@ COSTS = [
     Column("price_per_gpu_hour", "Price per GPU-hour", template=f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
            kind="money"),
     Column("cost", "Run cost, over its duration",
-           template="=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/3600",
+           template="=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/seconds_per_hour",
            kind="money"),
     Column("cost_per_acceptable_request", "Cost per acceptable request",
            template=f'=IF(INDEX({{acceptable:range}},{{label}})>0,{{cost}}/INDEX({{acceptable:range}},{{label}}),'
@@ -150,7 +150,7 @@ COSTS = [
     Column("acceptable_output_tokens", "Acceptable output tokens",
            template="=SUMIFS(requests_output_tokens,requests_run,{label},requests_acceptable,TRUE)", kind="count"),
     Column("cost_per_million_acceptable_output_tokens", "Cost per million acceptable output tokens",
-           template=f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*1e6,"{NONE_ACCEPTABLE}")',
+           template=f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*per_million,"{NONE_ACCEPTABLE}")',
            kind="money"),
 ]
 

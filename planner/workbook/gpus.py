@@ -59,9 +59,11 @@ ROW_GPU = replace(model.SERVING, peak_flops="{peak_flops}", bandwidth="{bandwidt
                   compute_efficiency=in_force("serving_compute_efficiency"),
                   overhead_ms=in_force("serving_overhead_ms"))
 OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*"
-            "days_per_year)+" + catalog("server_kw") + "*ownership_datacenter_per_kw_month*fx_rate*12/days_per_year+"
-            "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year+24*"
-            + catalog("server_kw") + "*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate)/24")
+            "days_per_year)+" + catalog("server_kw") + "*ownership_datacenter_per_kw_month*fx_rate*months_per_year"
+            "/days_per_year+"
+            "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year+hours_per_day*"
+            + catalog("server_kw") + "*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate)"
+            "/hours_per_day")
 
 COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are computed from, on screen
     Column("gpu", "GPU", kind="text", template=f'=IF(AND({catalog("ids")}<>"",ISNUMBER({catalog("price_per_hour")})),'
@@ -69,7 +71,7 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("training_cost", "Training cost, paid once", kind="money0",
            template=listed("{training_gpu_hours}/hours_productive_share*{price}")),
     Column("training_days", "Training days", kind="days",
-           template=listed("{training_gpu_hours}/hours_productive_share/hours_gpus/24")),
+           template=listed("{training_gpu_hours}/hours_productive_share/hours_gpus/hours_per_day")),
     Column("max_users", "Sequences that fit B_max", kind="count",
            template=listed(f"IF({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb<=0,0,INT(ROUND("
                            f"({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb)/"
@@ -85,7 +87,7 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
            template=by_the_month("CEILING(ROUND({serving_gpu_hours_per_day}/SUM(plan_profile)*MAX(plan_profile),"
                                  "gpu_rounding_decimals),1)")),
     Column("own_per_month", "Own per average month", kind="money0",
-           template=by_the_month(owned("{owned_fleet}*{own_cost_per_gpu_hour}*24*budget_days_per_month"))),
+           template=by_the_month(owned("{owned_fleet}*{own_cost_per_gpu_hour}*hours_per_day*budget_days_per_month"))),
     Column("break_even_utilisation", "Break-even utilisation u*", kind="percent",
            template=by_the_month(owned(f"IF({{price}}=0,{PRICE_ZERO},IF({{own_cost_per_gpu_hour}}>{{price}},"
                                        f"{NEVER},{{own_cost_per_gpu_hour}}/{{price}}))"))),  # compared, not divided
@@ -117,7 +119,7 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("serving_gpu_hours_per_day", "GPU-hours a day at launch", kind="count",
            template=by_the_month(model.serving_gpu_hours("crossover_served_tokens_per_day", "{tokens_per_s_per_gpu}"))),
     Column("fleet_utilisation", "Its utilisation", kind="percent",
-           template=by_the_month(f"IF({{owned_fleet}}>0,{{serving_gpu_hours_per_day}}/(24*{{owned_fleet}}),"
+           template=by_the_month(f"IF({{owned_fleet}}>0,{{serving_gpu_hours_per_day}}/(hours_per_day*{{owned_fleet}}),"
                                  f"{NO_SERVING})")),
     Column("own_cost_per_gpu_hour", "Owned cost per GPU-hour", kind="money",
            template=by_the_month(owned(OWN_COST))),

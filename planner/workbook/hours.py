@@ -44,7 +44,8 @@ RUN = [
     Row("cost", "Cost", formula="=hours_allocated_gpu_hours*price_per_gpu_hour_converted", kind="money0",
         unit="paid once", note="Allocated GPU-hours × the GPU's price per GPU-hour in the reporting currency (Inputs)",
         name="hours_cost", bold=True),
-    Row("days", "Wall-clock days on the run's GPUs", formula="=hours_allocated_gpu_hours/hours_gpus/24", kind="days",
+    Row("days", "Wall-clock days on the run's GPUs", formula="=hours_allocated_gpu_hours/hours_gpus/hours_per_day",
+        kind="days",
         note="Allocated GPU-hours / GPUs in the run / 24", name="hours_days", bold=True),
 ]
 
@@ -57,7 +58,7 @@ ALLOCATIONS = [
            template="=" + model.gpu_hours("hours_training_flops", "hours_peak_tflops", "{mfu}"),
            kind="hours"),
     Column("allocated_gpu_hours", "Allocated GPU-hours", template="={gpu_hours}/hours_productive_share", kind="hours"),
-    Column("days", "Wall-clock days", template="={allocated_gpu_hours}/{gpus}/24", kind="days"),
+    Column("days", "Wall-clock days", template="={allocated_gpu_hours}/{gpus}/hours_per_day", kind="days"),
     Column("cost", "Cost, paid once", template="={allocated_gpu_hours}*price_per_gpu_hour_converted", kind="money0"),
 ]
 

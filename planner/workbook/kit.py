@@ -159,6 +159,19 @@ def all_of(names) -> str:
     return names[0] if len(names) == 1 else f"AND({','.join(names)})"
 
 
+LONGEST_AND = 900  # characters: a longer AND of checks is written in parts (no formula over 1,000 characters)
+
+
+def in_parts(names, longest: int = LONGEST_AND) -> list[list[str]]:
+    """Sorted names in runs whose AND(…) is at most `longest` characters: one run when the whole AND is."""
+    parts: list[list[str]] = [[]]
+    for name in sorted(names):
+        if parts[-1] and len(all_of(parts[-1] + [name])) + 1 > longest:
+            parts.append([])
+        parts[-1].append(name)
+    return parts
+
+
 # The workbook ---------------------------------------------------------------------------------------------------
 class _NoFile:
     def __repr__(self) -> str:
@@ -332,6 +345,7 @@ class Book:
             formula = waiting.formula
             if needs:
                 condition = conditions.get(needs) or conditions.setdefault(needs, self.group(needs))
+                self.sheets[sheet].guards.add(condition)
                 formula = f'=IF({condition},{formula[1:]},"{waiting.fallback}")'
                 self.guarded_rows.setdefault(condition, set()).add((sheet, waiting.row))
             self.texts[(sheet, cell)] = formula
@@ -357,13 +371,45 @@ class Book:
         sheet = self.sheets["Checks"]
         sheet.skip()
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
+        first, failing, first_failing = sheet.row_index, 0, None
+        long: dict[str, tuple[int, list[list[str]]]] = {}  # a set too long for one AND: its row, its parts
         for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
             checks = sorted(check.removeprefix("ok_") for check in needs)
             named = ", ".join(checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
             label = f"Set {name.removeprefix('ok_group_')} ({name}): {named}"
+            parts = in_parts(needs)
+            if len(parts) > 1:
+                long[name] = (sheet.row_index, parts)
             sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
                           name=name, warn="false", note=self.guarded_results(name)), passes)
+            failing += not passes
+            first_failing = first_failing or (label if not passes else None)
+        end = sheet.row_index
+        if long:  # below the sets (outside their count): each long set's parts, which its row ANDs
+            sheet.skip()
+            sheet.section("The longest sets in parts: each set's row is the AND of its parts")
+            col = sheet.own_col
+            for name, (row, parts) in long.items():
+                cells = []
+                for k, part in enumerate(parts, start=1):
+                    passes = all(self.formulas.get(self.names.get(check)) is True for check in part)
+                    cells.append(sheet.row(Row(f"{name}_part_{k}", f"{name}, part {k} of {len(parts)}: "
+                                               f"{part[0].removeprefix('ok_')} … {part[-1].removeprefix('ok_')}",
+                                               formula=f"={all_of(part)}", kind="bool", unit="", warn="false"),
+                                           passes).replace("$", ""))
+                passes = self.formulas[(sheet.name, xl_rowcol_to_cell(row, col))]
+                sheet.formula(row, col, f"=AND({','.join(c + '=TRUE' for c in cells)})", passes,
+                              self.styles.value("bool"))
+        sets_end, sheet.row_index = sheet.row_index, end
+        if sheet.sets_row is not None:  # the printed summary's line for the sets (checks.PARTS' last)
+            col = xl_col_to_name(sheet.last_col)
+            sheet.row_index = sheet.sets_row
+            sheet.row(Row("part_sets", "Sets of checks that guard results", kind="count", unit="", warn="positive",
+                          formula=f"=IFERROR(COUNTIF({col}{first + 1}:{col}{end},FALSE),0)"), failing)
+            sheet.formula(sheet.row_index - 1, sheet.note_col, f'=IFERROR(INDEX(A{first + 1}:A{end},MATCH(FALSE,'
+                          f'{col}{first + 1}:{col}{end},0)),"")', first_failing or "", self.styles.note)
+        sheet.row_index = sets_end
 
     def guarded_results(self, condition: str) -> str:
         """What a set of checks guards, in words: on each sheet, the rows (by their labels) it blanks."""
@@ -408,6 +454,11 @@ class Book:
             value = self.formulas.get(self.names[name]) if name in self.names else None
             self.sheets[sheet].formula(row, col, formula, shown_value(value), style)
         self.write_guarded()
+        for sheet in self.sheets.values():  # a banner too long as the AND of its sheet's guards: a set of its own
+            needs = self.sheet_needs.get(sheet.name)
+            if sheet.guarded and sheet.banner_row is not None and needs and \
+                    min(len(all_of(needs)), len(all_of(sheet.guards))) > LONGEST_AND:
+                sheet.guards = {self.group(frozenset(needs))}
         self.write_groups()
         for sheet in self.sheets.values():
             sheet.finish()
@@ -503,6 +554,10 @@ class Sheet:
     units: dict[int, str] = field(default_factory=dict)  # row → its unit in the Unit column
     printed_cols: int | None = None  # the last column that prints (None: the last written)
     printed_rows: int | None = None  # the last row that prints (None: the last written)
+    printed_from: int = 0  # the first row that prints below the titles (a summary block: print_sections)
+    section_titles: dict[int, str] = field(default_factory=dict)  # a section's row → its title
+    sets_row: int | None = None  # Checks: where the sets of checks' count that fail goes (Book.write_groups)
+    guards: set[str] = field(default_factory=set)  # the checks and sets of checks its formulas are guarded by
     numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
     # written, whether one was negative]: how wide the column must be (never "###")
     beside: bool = False  # scalar rows in column B, their unit in C and their note from D (Book.sheet)
@@ -583,6 +638,22 @@ class Sheet:
         self.hidden_cols.update(range(first, last + 1))
         self.ws.set_column(first, last, None, None, {"hidden": True})
 
+    def print_sections(self, first: str, stop: str | None = None, *, charts: bool = True, notes: bool = True) -> None:
+        """Print only a summary block: from the section whose title starts `first` to the row above the section
+        whose title starts `stop` (None: to the end), the titles repeated above it; without `charts`, to the row
+        above its first chart; without `notes`, to its last value column and its units (notes that would print on a
+        page of their own). Every row stays on screen and is recalculated; only the printed pages leave the rest
+        out (a print area: a print setting, not data)."""
+        def row_of(title: str) -> int:
+            return next(r for r, text in self.section_titles.items() if text.startswith(title))
+        self.printed_from = row_of(first)
+        self.printed_rows = row_of(stop) - 1 if stop is not None else None
+        if not charts:
+            last = self.row_index - 1 if self.printed_rows is None else self.printed_rows
+            self.printed_rows = min([r - 1 for r, _ in self.charts if self.printed_from < r <= last], default=last)
+        if not notes:  # the values and their units
+            self.printed_cols = self.last_col if self.beside else self.unit_col
+
     def width_of(self, col: int) -> float:
         return self.widths.get(col, self.label_width if col == 0 else pages.DEFAULT_WIDTH)
 
@@ -633,7 +704,9 @@ class Sheet:
         if self.guarded and self.banner_row is not None:
             needs = self.book.sheet_needs.get(self.name)
             if needs:
-                banner = f'=IF({all_of(needs)},"","{BANNER}")'
+                # the sets its formulas read (together, the checks it needs), short of the checks one by one
+                shorter = min(all_of(needs), all_of(self.guards), key=len) if self.guards else all_of(needs)
+                banner = f'=IF({shorter},"","{BANNER}")'
                 self.ws.merge_range(self.banner_row, 0, self.banner_row, min(self.note_col, 6), "",
                                     self.book.styles.warning)
                 self.write_formula(self.banner_row, 0, banner, self.book.styles.warning, "")
@@ -667,6 +740,13 @@ class Sheet:
         if self.printed_cols is not None:
             return self.printed_cols
         last = max(self.ws.dim_colmax or 0, self.edge)
+        if self.printed_from:  # a summary block: as wide as what it and the repeated titles hold
+            last_row = self.row_index - 1 if self.printed_rows is None else self.printed_rows
+            rows = [*range(self.title_rows), *range(self.printed_from, last_row + 1)]
+            last = max((c for r in rows for c, cell in self.ws.table.get(r, {}).items()
+                        if _shows(cell) and r >= 2), default=1)
+            if last >= self.note_col:  # a note merged across columns beside the values: all of them
+                last = max(last, self.note_end)
         while last in self.hidden_cols:
             last -= 1
         return last
@@ -708,16 +788,16 @@ class Sheet:
             self.ws.repeat_columns(0)
             self._wrap_titles()
             edges = [1, *breaks, len(widths)]
-            areas = [(0, 0, last_row, edges[1] - 1)]
+            areas = [(self.printed_from, 0, last_row, edges[1] - 1)]
             for first, stop in zip(edges[1:], edges[2:]):
-                rows = [r for r in self._rows_holding(first, stop - 1) if r <= last_row]
+                rows = [r for r in self._rows_holding(first, stop - 1) if self.printed_from <= r <= last_row]
                 runs = pages.runs(rows, self.sections, self.hidden)
                 areas += [(top, first, bottom, stop - 1) for top, bottom in runs]
             self.ws.print_area_range = ",".join(self.ws._convert_name_area(*area) for area in areas)
         else:
             scale = pages.fitted_scale(widths)
-            if self.printed_cols is not None or self.printed_rows is not None:
-                self.ws.print_area(0, 0, last_row, self._last_printed())
+            if self.printed_cols is not None or self.printed_rows is not None or self.printed_from:
+                self.ws.print_area(self.printed_from, 0, last_row, self._last_printed())
         titles = sum(self.heights.get(r, DEFAULT_ROW) for r in range(self.title_rows))
         heights = {**self.heights, **{r: 0 for r in self.hidden}}
         capacity = pages.page_capacity(scale, titles)
@@ -725,9 +805,9 @@ class Sheet:
         if heading is not None:  # its headings on every page it runs onto, in place of the titles
             self.ws.repeat_rows(heading)
             capacity = pages.page_capacity(scale, heights.get(heading, DEFAULT_ROW))
-        self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if r <= last_row], self.charts,
-                                                   heights, last_row + 1, capacity=capacity,
-                                                   first=self.title_rows))
+        self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if self.printed_from <= r <= last_row],
+                                                   self.charts, heights, last_row + 1, capacity=capacity,
+                                                   first=max(self.title_rows, self.printed_from)))
 
     def _long_table_heading(self, heights: dict[int, float], last_row: int, capacity: float) -> int | None:
         """The heading row of the table that ends the printed rows, where that table runs longer than a page and no
@@ -800,6 +880,7 @@ class Sheet:
 
     def section(self, text: str) -> None:
         self.sections.append(self.row_index)
+        self.section_titles[self.row_index] = text
         for col in range(0, self.edge + 1):
             self.ws.write_blank(self.row_index, col, None, self.book.styles.section)
         self.ws.write_string(self.row_index, 0, text, self.book.styles.section)
@@ -969,6 +1050,7 @@ class Sheet:
         corner = xl_rowcol_to_cell(first_row, first_col)
         rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
                 "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
+                "positive": f"=AND(ISNUMBER({corner}),{corner}>0)",
                 "failed": "=NOT(IFERROR(checks_all_pass,FALSE))",
                 "changed": f"=AND(ISLOGICAL({corner}),{corner})",
                 "true": f"=AND(ISLOGICAL({corner}),{corner})"}[warn]

@@ -105,14 +105,14 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
     ("tp", "TP (s)", "decimal",
      f"=IF({{tensor_parallel}}>1,(tp_collectives_per_layer+recompute_tp_collectives*IF({FULL},1,0))"
      "*{stage_layers}*(2*({tensor_parallel}-1)/{tensor_parallel}*serving_activation_bytes*{tokens}*model_hidden/search_nvlink"
-     "+tp_collective_latency_us/1e6),0)"),
+     "+tp_collective_latency_us/per_million),0)"),
     ("cp", "CP (s)", "decimal",
      f"=IF({{context_parallel}}>1,(cp_exchanges_per_layer+recompute_cp_exchanges*IF({FULL},1,0))*{{stage_layers}}"
      "*({context_parallel}-1)*kv_tensors_per_layer*serving_activation_bytes*{tokens}*search_kv_width/{tensor_parallel}"
      f"/{_link('{tensor_parallel}*{context_parallel}')},0)"),
     ("pp", "PP sends (s)", "decimal",
      "=IF({pipeline_parallel}>1,pp_sends_per_micro_batch*{interleave}*(serving_activation_bytes*{tokens}*model_hidden"
-     f"/{{tensor_parallel}}/{_link('{tensor_parallel}*{pipeline_parallel}')}+pp_send_latency_us/1e6),0)"),
+     f"/{{tensor_parallel}}/{_link('{tensor_parallel}*{pipeline_parallel}')}+pp_send_latency_us/per_million),0)"),
     ("micro_batch_s", "Micro-batch on a stage (s)", "decimal",
      "=IF(search_tp_overlap,MAX({gemm}+{memory},{tp}),{gemm}+{memory}+{tp})+{cp}+{pp}"),
     ("critical", "Critical stage (s)", "decimal",
@@ -151,7 +151,7 @@ COLUMNS = [  # each but the first reads "n/a" while its row's integers are not v
     ("memory_gb", "Memory per GPU (GB)", "gb", "={states_gb}+{activations_gb}+{logits_gb}"),
     ("fits", "Fits", "bool", "={memory_gb}<=search_usable_gb"),
     ("days", "Days", "days", "={step}*search_steps/86400"),
-    ("gpu_hours", "GPU-hours", "hours", "={step}*{gpus}*search_steps/3600"),
+    ("gpu_hours", "GPU-hours", "hours", "={step}*{gpus}*search_steps/seconds_per_hour"),
     ("cost", "Training cost, paid once", "money0", "={gpu_hours}*price_per_gpu_hour_converted"),
     ("meets_deadline", "Fits and meets the deadline", "bool",
      "=AND({fits},OR(ISBLANK(search_deadline_days),{days}<=search_deadline_days))"),

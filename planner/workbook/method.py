@@ -29,6 +29,8 @@ def write(book: kit.Book, tables) -> kit.Sheet:
             for line in lines:
                 sheet.text(line, height=_height(line))
         sheet.skip()
+    sheet.sections = [sheet.sections[0]]  # prose: its parts run on from page to page (none starts a page of its own)
+    sheet.headings = []  # and every page repeats the sheet's titles, not the constants' headings
     return sheet
 
 

@@ -220,7 +220,8 @@ def effective_bandwidth(hbm_tbps: str, bandwidth_efficiency: str) -> str:
 def all_reduce_seconds(r: ReplicaCells, tokens: str, terms: TermsCells | None = None) -> str:
     """AR(n): two all-reduces per layer, a ring moving 2·(t−1)/t of the n·h activations over NVLink."""
     t, m = r.tensor_parallel, terms or target(r)
-    return (f"IF({t}=1,0,serving_all_reduces_per_layer*{m.layers}*(serving_all_reduce_latency_us/1e6+2*({t}-1)/{t}"
+    return (f"IF({t}=1,0,serving_all_reduces_per_layer*{m.layers}*(serving_all_reduce_latency_us/per_million"
+            f"+2*({t}-1)/{t}"
             f"*({tokens})*{m.hidden}*serving_activation_bytes/({r.nvlink_gbps}*1e9)))")
 
 
@@ -326,17 +327,17 @@ def tokens_per_second_per_gpu(r: ReplicaCells, batch: str) -> str:
 
 def gpu_hours(flops: str, peak_tflops: str, mfu: str) -> str:
     """H = C / (peak·1e12 · MFU · 3600)."""
-    return f"{flops}/({peak_tflops}*1e12*{mfu}*3600)"
+    return f"{flops}/({peak_tflops}*1e12*{mfu}*seconds_per_hour)"
 
 
 def serving_gpu_hours(tokens: str, tokens_per_s: str) -> str:
     """tokens / (3600·TokS)."""
-    return f"{tokens}/(3600*{tokens_per_s})"
+    return f"{tokens}/(seconds_per_hour*{tokens_per_s})"
 
 
 def cost_per_million_tokens(price: str, tokens_per_s: str) -> str:
     """price·1e6 / (3600·TokS)."""
-    return f"{price}*1e6/(3600*{tokens_per_s})"
+    return f"{price}*per_million/(seconds_per_hour*{tokens_per_s})"
 
 
 def serving_mfu(r: ReplicaCells, batch: str) -> str:

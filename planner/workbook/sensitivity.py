@@ -58,7 +58,7 @@ GRIDS = [
     Grid("days", "Wall-clock days over the run's GPUs (rows) × MFU (columns)", corner="GPUs ↓  MFU →",
          row_heading=_count("hours_gpus", at_least_one=True), column_heading=_share("hours_mfu_used"),
          cell=lambda r, c: model.gpu_hours("hours_training_flops", "hours_peak_tflops", c)
-         + f"/hours_productive_share/{r}/24",
+         + f"/hours_productive_share/{r}/hours_per_day",
          row_kind="count", column_kind="percent", kind="days", unit="days",
          note="C / (peak · MFU · 3600) / q / GPUs / 24"),
     Grid("crossing_day", "Crossing day in GPU-hours over tokens per day (rows) × serving MFU (columns)",
