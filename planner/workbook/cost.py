@@ -137,7 +137,8 @@ TRAINING = [
         name="price_training"),
     Row("training_term_months", "Training's term", formula='=IF(training_days>0,IF(pricing_training_tier='
         '"committed_1y",months_per_year,IF(pricing_training_tier="committed_3y",3*months_per_year,0)),0)',
-        kind="count", unit="months", note="0: by the hour (on demand, spot), or no training", name="training_term_months"),
+        kind="count", unit="months", note="0: by the hour (on demand, spot), or no training",
+        name="training_term_months"),
     Row("training_commitment_months", "Months from the start to the launch",
         formula=months_to_cover("tco_start_date", "launch_date"),
         kind="count", unit="months", note="The fewest whole months that cover training",
