@@ -287,16 +287,20 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
             style = book.styles.value("text", right=True) if isinstance(value, str) and value else count
             sheet.formula(r, col, formulas[key], value, style, fallback=kit.NOT_AVAILABLE)
         sheet.row_index += 1
-    hidden = [first + i for i, row in enumerate(months) if row["month"] == ""]
+    # the rows beyond the plan out of sight, but for those the chart beside the first months needs (the table's cells
+    # stand where they stood whatever the plan's length: an edited copy lays out as the planner's run of it)
+    hidden = [first + i for i, row in enumerate(months) if row["month"] == "" and i >= CHART_LEAST_ROWS]
     sheet.hide(hidden)
     sheet.heights.update(dict.fromkeys(hidden, 0))
     book.define("plan_gpus_by_month", sheet.name, f"{kit.xl_rowcol_to_cell(first, 0, True, True)}:"
                 f"{kit.xl_rowcol_to_cell(last, len(GPU_COLUMNS), True, True)}")
-    _gpu_chart(book, sheet, first, shown=len(months) - len(hidden))
+    _gpu_chart(book, sheet, first, shown=sum(1 for row in months if row["month"] != ""))
+    sheet.skip(max(CHART_LEAST_ROWS - len(months), 0) + 1)  # a blank row after the table (and the chart, if taller)
 
 LEGEND = {"training": "Training", "serving": "Serving at the peak", "held": "Held", "committed": "Committed",
           "owned": "Owned"}  # the table's headings, short enough for the chart's legend
 CHART_LEFT, CHART_WIDTH, CHART_LEAST, CHART_MOST = 80, 340, 236, 496  # pixels: beside the months, in column A
+CHART_LEAST_ROWS = -(-CHART_LEAST // 20)  # the rows of the default 20 px the shortest chart stands beside
 
 
 def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None:
@@ -320,4 +324,3 @@ def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None
     sheet.ws.insert_chart(first, 0, chart, {"x_offset": CHART_LEFT, "y_offset": 2, "object_position": 1})
     rows = -(-height // 20)
     sheet.charts.append((first, rows))  # the chart whole; a long plan's months flow on to the next page
-    sheet.skip(max(rows - shown, 0) + 1)  # where the plan's months are fewer than the chart is tall; a blank row
