@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.engine.cluster import ROUNDING_DECIMALS  # noqa: F401 (the Cost table's day_rounding_decimals)
+from planner.engine.cluster import ROUNDING_DECIMALS  # the Cost table's day_rounding_decimals
 from planner.engine.shared import MONTHS_PER_YEAR
 
 EPOCH = dt.date(1899, 12, 30)  # serial day 0 of Excel's 1900 date system (1900-03-01 onwards), LibreOffice, Gnumeric
@@ -203,6 +203,14 @@ def growth_parts(m: Months, ann, *, launch: float, end: float, launch_month: int
     return before, after, (m.k - launch_month).astype(float)
 
 
+_SCALE = 10.0 ** ROUNDING_DECIMALS
+
+
 def round9(x):
-    """ROUND(x, 9), as the sheet rounds before a whole-GPU or whole-hour step (15-digit arithmetic)."""
+    """ROUND(x, 9), as the sheet rounds before a whole-GPU or whole-hour step (15-digit arithmetic). A Python float
+    is rounded as numpy rounds it (x · 10⁹ to the nearest, halves to even, ÷ 10⁹; the sign of a zero kept), without
+    numpy's cost per call: the Cover's month rows call it thousands of times (benchmarks/run_ratio.py)."""
+    if type(x) is float and math.isfinite(x * _SCALE):
+        rounded = round(x * _SCALE) / _SCALE
+        return rounded if rounded else math.copysign(0.0, x)
     return np.round(x, ROUNDING_DECIMALS)
