@@ -6,6 +6,7 @@ each as a formula."""
 from __future__ import annotations
 
 from planner.engine import calendar as cal
+from planner.engine.shared import HOURS_PER_DAY, PER_MILLION
 from planner.engine.values import to_the_cent
 
 # The paths side by side: the three of budget.path, and on demand held at each month's peak (with standby)
@@ -49,8 +50,8 @@ def saving(plan_total, least) -> float | str:
 
 
 def _overlaps(row: dict, start: float, end: float) -> bool:
-    """Whether [start, end) has days in the row's month (ov_k > 0, to a billionth of a day, §13.5)."""
-    return cal.round9(min(row["next_month_start"], end) - max(row["month_start"], start)) > 0
+    """Whether [start, end) has days in the row's month (ov_k > 0, §13.5)."""
+    return cal.overlap(row["month_start"], row["next_month_start"], start, end) > 0
 
 
 def gpus_by_month(table) -> list[dict]:
@@ -89,7 +90,7 @@ def cost_per_million_tokens(table) -> float | str:
     serving, tokens = table.unit["serving_cost"], table.unit["output_tokens"]
     if isinstance(serving, str):
         return serving
-    return serving / tokens * 1e6 if tokens > 0 else NO_TOKENS
+    return serving / tokens * PER_MILLION if tokens > 0 else NO_TOKENS
 
 
 def months_past(end: float, commitment_end: float) -> int:
@@ -115,7 +116,7 @@ def commitments(table) -> dict:
         found |= dict.fromkeys(("plan_baseline_commitment_value", "plan_baseline_commitment_end",
                                 "plan_baseline_commitment_months_past"), used)
     elif used > 0:
-        value = used * 24 * (s["serving_commitment_end"] - s["launch_date"]) * s["price_baseline"]
+        value = used * HOURS_PER_DAY * (s["serving_commitment_end"] - s["launch_date"]) * s["price_baseline"]
         found |= {"plan_baseline_commitment_value": value,
                   "plan_baseline_commitment_end": s["serving_commitment_end"],
                   "plan_baseline_commitment_months_past": months_past(s["serving_end"], s["serving_commitment_end"])}
@@ -133,7 +134,7 @@ def headline(table) -> dict:
     totals, include = table.totals, table.plan.include_standby
     words, least = cheapest(totals, include)
     plan_total = totals[f"{table.scalars['path']}_total"]
-    months = gpus_by_month(table)
+    months = table.gpus_by_month
     start, count = table.scalars["start_date"], table.scalars["months"]
     found = {"plan_first_month": cal.eomonth(start, -1) + 1, "plan_last_month": cal.eomonth(start, count - 2) + 1,
              "plan_total_on_demand": totals["on_demand_total"], "plan_npv_on_demand": totals["on_demand_npv"],

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -211,6 +212,11 @@ class CostTable:
     totals: dict = field(default_factory=dict)  # per path: subtotal, contingency, total, npv, cash (or "n/a …")
     plan: Plan | None = None  # what it was computed from: the Sensitivity's what-ifs start there
 
+    @cached_property
+    def gpus_by_month(self) -> list[dict]:
+        """The Cover's GPUs by month (answers.gpus_by_month), once for the headline, the sheet, the HTML and JSON."""
+        return answers.gpus_by_month(self)
+
     @property
     def headline(self) -> dict:
         s, path, totals, u = self.scalars, self.scalars["path"], self.totals, self.unit
@@ -243,7 +249,7 @@ class CostTable:
         months = [{named.get(key, key): (cal.date_of(r[key]).isoformat() if key == "month_start" else r[key])
                    for key in keep if key in r} for r in self.rows if r["in_plan"]]
         return {"calendar": {"months": months, "fiscal_years": self.fiscal_years},
-                "gpus_by_month": [row for row in answers.gpus_by_month(self) if row["month"] != ""],
+                "gpus_by_month": [row for row in self.gpus_by_month if row["month"] != ""],
                 "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit,
                          "warnings": self.warnings}}
 

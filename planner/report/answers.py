@@ -32,7 +32,7 @@ def of(results) -> dict:
               "npv": shown(h[f"plan_npv_{path}"], "money0", symbol),
               "years": [shown(fy[f"{path}_total"], "money0", symbol) for fy in cost.fiscal_years]}
              for path in engine.ANSWER_PATHS]
-    months = [row for row in engine.gpus_by_month(cost) if row["month"] != ""]
+    months = [row for row in cost.gpus_by_month if row["month"] != ""]
     return {
         "sentences": _sentences(results),
         "years": years, "paths": paths,

@@ -267,7 +267,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
 def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     """GPUs by month: a row per calendar row (beyond the plan blank and out of sight), its chart, and the peak."""
     sheet.section("How many GPUs we hold or commit each month (each path's GPUs; the peak hour sizes serving)")
-    months = engine.gpus_by_month(cost)
+    months = cost.gpus_by_month
     first = sheet.row_index + 2  # under the peak and the headings
     last = first + len(months) - 1
     held_range = (f"{kit.xl_rowcol_to_cell(first, 3, True, True)}:"
