@@ -187,7 +187,8 @@ class Allowed:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
             least = ">" if self.above else ">="
             whole += f",MOD({ref},{self.step:g})=0" if self.step else ""
-            rule = f"IF(ISNUMBER({ref}),AND({ref}{least}{self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
+            rule = (f"IF(ISNUMBER({ref}),AND({ref}{least}{self.minimum:.15g},{ref}<={self.maximum:.15g}{whole}),"
+                    "FALSE)")  # every digit: 1048576, not 1.04858e+06
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
     def _listed(self, ref: str) -> str:

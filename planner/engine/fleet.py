@@ -131,7 +131,7 @@ class Knobs:
 
     @classmethod
     def of(cls, scenario) -> Knobs:
-        sv = scenario.serving
+        sv = serving_engine.knobs_in(scenario)
         draft = sv.speculative.draft_model
         knobs = {key: getattr(sv, key) for key in cls.__dataclass_fields__ if key != "draft_model"}
         return cls(**knobs, draft_model=scenario.merged_catalog.models[draft] if draft else None)
@@ -937,7 +937,7 @@ class FleetTable:
 
 
 def compute(scenario, tables) -> FleetTable:
-    fleet, sv, goodput = scenario.fleet, scenario.serving, scenario.goodput
+    fleet, sv, goodput = scenario.fleet, serving_engine.knobs_in(scenario), scenario.goodput
     merged = scenario.merged_catalog
     knobs = Knobs.of(scenario)
     fit = tables["serving"].fit if sv.calibration != "none" else None

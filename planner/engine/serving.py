@@ -10,7 +10,7 @@ from planner.engine import calibration, money
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
 from planner.engine.shared import advance
 from planner.method import Method
-from planner.model import counts, passes
+from planner.model import counts, engines, passes
 from planner.model.passes import GB
 from planner.model.replica import Replica, number
 
@@ -90,7 +90,9 @@ class ServingTable:
                 "serving_nvlink_known": self.scalars["nvlink_known"],
                 "serving_speculative_valid": True,  # a scenario's speculative decoding is checked when read
                 "serving_draft_model_valid": True,
-                "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"]}
+                "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"],
+                "serving_engine_known": True,  # a scenario's engine and Catalog ids are checked when read (§14.7)
+                "catalog_ids_plain": True}
 
     def to_json(self) -> dict:
         fit = None if self.fit is None else {k: v for k, v in self.fit.items() if k != "residuals_s"}
@@ -113,9 +115,23 @@ HEADLINE = {  # defined name → scalar key
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
 
+def engine_row(scenario) -> engines.EngineRow:
+    """The engines-table row that applies to the scenario's engine, GPU and weight precision (§14.3)."""
+    sv = scenario.serving
+    return engines.applying(scenario.merged_catalog.engines, sv.engine, scenario.gpu, sv.weight_precision)
+
+
+def knobs_in(scenario):
+    """The serving section with each engine prior's key at its `_in` value: the key where given, else the prior of
+    the row that applies (§14.1)."""
+    sv, row = scenario.serving, engine_row(scenario)
+    return sv.model_copy(update={key: row.value(key) if getattr(sv, key) is None else getattr(sv, key)
+                                 for key in engines.PRIORS})
+
+
 def replica_of(scenario, gpu=None) -> Replica:
     """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
-    merged, sv = scenario.merged_catalog, scenario.serving
+    merged, sv = scenario.merged_catalog, knobs_in(scenario)
     # in the reporting currency; a benchmark's GPU (or a Catalog row, GPUs): its Catalog price
     price = money.converted(gpu.price_per_hour, scenario) if gpu else money.gpu_price(scenario)
     draft = sv.speculative.draft_model
@@ -127,7 +143,7 @@ def replica_of(scenario, gpu=None) -> Replica:
 def in_force(scenario, fit: dict | None) -> dict:
     """The efficiencies the roofline reads on the scenario's GPU (§12.1): with `serving.calibration`, each fitted
     value where its own rule allowed the fit and the benchmark ran on this GPU, else the input."""
-    sv = scenario.serving
+    sv = knobs_in(scenario)
     if fit is None or sv.calibration == "none" or fit["gpu"] != scenario.gpu:
         return {"compute_efficiency": sv.compute_efficiency, "bandwidth_efficiency": sv.bandwidth_efficiency,
                 "overhead_ms": sv.overhead_ms}
@@ -195,9 +211,27 @@ def compute(scenario, tables) -> ServingTable:
     for row in rows:  # B_max = 0: the row is blank, as the sheet shows it
         if row["role"] == "max" and row["batch"] == 0:
             row["batch"] = ""
+    scalars |= _engine_scalars(scenario)
     scalars |= _fit_scalars(scenario, fit, r)
     return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
                         rows, runs, fit)
+
+
+def _engine_scalars(scenario) -> dict:
+    """The engines-table lookup as the Serving sheet shows it (§14.3): each level's place in Catalog's table (MATCH,
+    which ignores case; 0: none), the first that exists, its row, and each prior with its `_in` and `_used` values."""
+    sv, rows = scenario.serving, scenario.merged_catalog.engines
+    places = [engines.lookup_key(key).lower() for key in rows]
+    matches = [places.index(engines.lookup_key(k).lower()) + 1 if engines.lookup_key(k).lower() in places else 0
+               for k in engines.levels(sv.engine, scenario.gpu, sv.weight_precision)]
+    row, used = engine_row(scenario), knobs_in(scenario)
+    found = {f"engine_match_{i}": m for i, m in enumerate(matches, start=1)}
+    found |= {"engine_row_index": next(m for m in matches + [0] if m > 0), "engine_row": engines.label(row.key)}
+    for key in engines.PRIORS:
+        found |= {f"{key}_prior": row.value(key), f"{key}_in": getattr(used, key)}
+        if key not in ("compute_efficiency", "bandwidth_efficiency"):  # η's _used: §12.1's, below
+            found[f"{key}_used"] = getattr(used, key)
+    return found
 
 
 DRAFT_TERMS = ("multiplied_params", "layers", "hidden", "attention_width", "kv_bytes_per_token", "experts",
@@ -241,7 +275,7 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
     logs = scenario.external("goodput")
     if logs is None:
         return [], None
-    merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, scenario.serving
+    merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, knobs_in(scenario)
     named = next((i for i, b in enumerate(benches, start=1) if b.name == sv.calibration), None)
     requests, found, fitted_runs = logs.requests, [], []
     runs = tables["goodput"].runs

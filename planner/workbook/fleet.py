@@ -40,7 +40,12 @@ CALIBRATED = {key: f"fleet_calibrated_{key}" for key in ("compute_efficiency", "
 
 
 def _on_its_gpu(key: str) -> str:
-    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},serving_{key})"
+    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},{_given(key)})"
+
+
+def _given(key: str) -> str:
+    """The input of an efficiency the fit may replace: η_c's and η_m's the key, else the engine row's prior (§14.1)."""
+    return f"serving_{key}" if key == "overhead_ms" else f"serving_{key}_in"
 
 
 
@@ -440,8 +445,8 @@ def calibrated_rows(benchmarks: bool) -> list[Row]:
     """The efficiencies fitted on the benchmark serving.calibration names (§12.1), which the candidates on its GPU
     read; the inputs without a calibration (the Serving sheet's fit exists only with benchmarks)."""
     def row(key: str, label: str, kind: str, unit: str) -> Row:
-        formula = (f'=IF(serving_calibration="none",serving_{key},serving_fit_{key})' if benchmarks
-                   else f"=serving_{key}")
+        formula = (f'=IF(serving_calibration="none",{_given(key)},serving_fit_{key})' if benchmarks
+                   else f"={_given(key)}")
         return Row(f"calibrated_{key}", label, formula=formula, kind=kind, unit=unit, name=CALIBRATED[key],
                    note="On the GPU of the benchmark calibrated from (Serving); every other GPU keeps the input")
 

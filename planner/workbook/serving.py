@@ -12,11 +12,13 @@ from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
 from planner.engine.serving import DOES_NOT_FIT, NOT_SERVED
+from planner.model import engines, fields
 from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Serving"
+FITTED = ("compute_efficiency", "bandwidth_efficiency")  # the priors §12.1's fit may replace (their _used: in force)
 
 T = "serving_tensor_parallel"
 R = model.SERVING  # the scenario's replica: the names below and on Memory
@@ -295,6 +297,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
     sheet.blocks((("The precisions and the GPU, looked up in Catalog", LOOKUPS),
+                  ("The engine's priors: Catalog's engines table (docs/method.md §14.3)", ENGINE_ROWS),
                   ("Efficiencies in force: the inputs, or fitted from benchmark logs", in_force_rows(
                       results.scenario.goodput.benchmarks if table.calibration else [])),
                   ("Per token and per GPU", PER_TOKEN),
@@ -370,10 +373,11 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
         fp8, fp4, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
                                        for column in ("fp8_tflops", "fp4_tflops", "peak_tflops", "hbm_tbps",
                                                       "nvlink_gbps"))
-        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency", overhead_ms="serving_overhead_ms",
+        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency_in",
+                      overhead_ms="serving_overhead_ms",
                       peak_flops=f"(IF(AND(serving_fp4_gemm,ISNUMBER({fp4})),{fp4},"
                                  f"IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak}))*1e12)",
-                      bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency)",
+                      bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency_in)",
                       nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
         return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
 
@@ -531,7 +535,7 @@ FIT = [
              '"τ < 0: the runs contradict the model","fitted"))))))', "text",
              note="Where it is not fitted, η_m and τ keep the inputs"),
     _fit_row("fit_bandwidth_efficiency", "η_m in force on the benchmark's GPU",
-             '=IF(serving_fit_status="fitted",1/serving_fit_slope,serving_bandwidth_efficiency)', "percent"),
+             '=IF(serving_fit_status="fitted",1/serving_fit_slope,serving_bandwidth_efficiency_in)', "percent"),
     _fit_row("fit_overhead_ms", "τ in force on the benchmark's GPU",
              '=IF(serving_fit_status="fitted",serving_fit_intercept_ms,serving_overhead_ms)', unit="ms"),
     _fit_row("fit_compute_efficiency_fit", "η_c fitted = Σ x² / Σ x·y",
@@ -539,8 +543,8 @@ FIT = [
              'SUMSQ({x_prefill_ms:range})/SUMPRODUCT({x_prefill_ms:range},{y_prefill_ms:range}),""))', "percent"),
     _fit_row("fit_compute_efficiency", "η_c in force on the benchmark's GPU",
              "=IF(ISNUMBER(serving_fit_compute_efficiency_fit),IF(AND(serving_fit_compute_efficiency_fit>0,"
-             "serving_fit_compute_efficiency_fit<=1),serving_fit_compute_efficiency_fit,serving_compute_efficiency),"
-             "serving_compute_efficiency)", "percent"),
+             "serving_fit_compute_efficiency_fit<=1),serving_fit_compute_efficiency_fit,serving_compute_efficiency_in),"
+             "serving_compute_efficiency_in)", "percent"),
     _fit_row("fit_standard_error_ms", "Standard error of Y", '=IF(AND(serving_fit_status="fitted",'
              'serving_fit_runs_used>=3),SQRT(SUMSQ({residual_ms:range})/(serving_fit_runs_used-2)),"")', unit="ms"),
     *(_fit_row(f"fit_error_{when}", f"Mean absolute error of TTFT and ITL, {words}",
@@ -548,6 +552,49 @@ FIT = [
                f'"<0")+SUMIF({{itl_error_{when}:range}},">0")-SUMIF({{itl_error_{when}:range}},"<0"))'
                f"/(2*serving_fit_runs_used))", "percent")
       for when, words in (("before", "at the inputs"), ("after", "as fitted"))),
+]
+
+
+def _level_key(parts: tuple[str, str, str]) -> str:
+    """A lookup key of the engines table: the scenario's cells and the words generic and any, joined by |."""
+    cells = {"engine": "serving_engine", "gpu": "gpu", "precision": "serving_weight_precision"}
+    pieces, literal = [], []
+    for part in parts:
+        if part in cells:
+            if literal:
+                pieces.append('"' + "|".join(literal) + '|"')
+                literal = []
+            elif pieces:
+                pieces.append('"|"')
+            pieces.append(cells[part])
+        else:
+            literal.append(part)
+    if literal:
+        pieces.append('"' + ("|" if pieces else "") + "|".join(literal) + '"')
+    return "&".join(pieces)
+
+
+LEVELS = engines.levels("engine", "gpu", "precision")  # the eight rows a scenario may take, most specific first
+ENGINE_ROWS = [
+    *(Row(f"engine_match_{i}", f"Row {engines.label(level)}", kind="count", unit="",
+          formula=f"=IFERROR(MATCH({_level_key(level)},catalog_engine_key,0),0)",
+          note="Its place in Catalog's engines table; 0: no such row" if i == 1 else "")
+      for i, level in enumerate(LEVELS, start=1)),
+    Row("engine_row_index", "The first of them that exists", kind="count", unit="",
+        formula="=" + "".join(f"IF({{engine_match_{i}}}>0,{{engine_match_{i}}}," for i in range(1, 8))
+        + "{engine_match_8}" + ")" * 7, name="serving_engine_row_index"),
+    Row("engine_row", "The engines row that applies", kind="text", unit="",
+        formula='=IFERROR(SUBSTITUTE(INDEX(catalog_engine_key,serving_engine_row_index),"|"," | "),"n/a")',
+        note="Its priors fill each blank key below; a number typed in the key overrides it (§14.3)",
+        name="serving_engine_row", bold=True),
+    *(row for f in fields.ENGINE for row in (
+        Row(f"{f.key}_prior", f"{f.label} {engines.SYMBOLS[f.key]}: the row's prior", kind=f.kind, unit=f.unit,
+            formula=f"=INDEX(catalog_engine_{f.key},serving_engine_row_index)", name=f"serving_{f.key}_prior"),
+        Row(f"{f.key}_in", f"{engines.SYMBOLS[f.key]} used: the input, else the prior", kind=f.kind, unit=f.unit,
+            formula=f'=IF(serving_{f.key}="",serving_{f.key}_prior,serving_{f.key})', name=f"serving_{f.key}_in"),
+        *([] if f.key in FITTED else [Row(f"{f.key}_used", f"{engines.SYMBOLS[f.key]} in force", kind=f.kind,
+                                          unit=f.unit, formula=f"=serving_{f.key}_in",
+                                          name=f"serving_{f.key}_used")]))),
 ]
 
 
@@ -560,7 +607,8 @@ def in_force_rows(benchmarks: list) -> list[Row]:
     here = 'AND(serving_calibration<>"none",serving_calibration_gpu=gpu)'
 
     def used(key: str, fitted: str, label: str, kind: str, unit: str) -> Row:
-        formula = f"=IF({here},{fitted},serving_{key})" if benchmarks else f"=serving_{key}"
+        given = f"serving_{key}_in" if key in FITTED else f"serving_{key}"  # η: the input, else the engine's prior
+        formula = f"=IF({here},{fitted},{given})" if benchmarks else f"={given}"
         return Row(f"{key}_used", label, formula=formula, kind=kind, unit=unit, name=f"serving_{key}_used")
 
     return [Row("calibration_gpu", "GPU of the benchmark calibrated from", formula="=" + gpu, kind="text", unit="",
@@ -585,6 +633,7 @@ KEY_RESULTS = [
               " months): cost per million output tokens", kind="money", what_if=True),
 ]
 
+_ID_RANGES = ("catalog_engine_ids", "catalog_gpu_ids", "catalog_precision_ids")
 CHECKS = [
     Check("serving_users_fit", "Serving: the users fit (u ≤ B_max)", formula="serving_users<=serving_max_concurrency",
           note="The values at the users are shown even when they do not fit."),
@@ -610,6 +659,15 @@ CHECKS = [
     Check("serving_calibration_on_this_gpu", "Serving: serving.calibration names a benchmark that ran on the "
           "scenario's GPU (efficiencies do not carry across GPUs)",
           formula='OR(serving_calibration="none",serving_calibration_gpu=gpu)', about=("serving_calibration",)),
+    Check("serving_engine_known", "Serving: serving.engine is an engine of Catalog's engines table",
+          formula='AND(LEN(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE(serving_engine,"*",""),"?",""),"~",""))'
+                  '=LEN(serving_engine),ISNUMBER(MATCH(serving_engine,catalog_engine_ids,0)))',
+          about=("serving_engine",)),
+    Check("catalog_ids_plain", "Catalog: engine, GPU and precision ids contain no * ? or ~ and none is the word any "
+          "(the engines table's lookup MATCHes them, §14.3)",
+          formula="SUMPRODUCT(" + "+".join(f'LEN({ids})-LEN(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({ids},"*",""),"?",""),'
+                                           f'"~",""))+({ids}="any")' for ids in _ID_RANGES) + ")=0",
+          note="= ignores case: Any and ANY count too"),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]
