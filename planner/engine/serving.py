@@ -111,6 +111,14 @@ HEADLINE = {  # defined name → scalar key
     "serving_fit_overhead_ms": "fit_overhead_ms", "serving_fit_compute_efficiency": "fit_compute_efficiency",
     "serving_fit_status": "fit_status", "serving_fit_error_before": "fit_error_before",
     "serving_fit_error_after": "fit_error_after",
+    "serving_pass_overhead_ms": "pass_overhead_ms", "serving_pass_overhead_ttft_ms": "pass_overhead_ttft_ms",
+    "serving_ttft_at_concurrency_ms": "ttft_at_concurrency_ms",
+    "serving_ttft_median_at_concurrency_ms": "ttft_median_at_concurrency_ms",
+    "serving_ttft_burst_ms": "ttft_burst_ms", "serving_ttft_steady_ms": "ttft_steady_ms",
+    "serving_rank_clients": "rank_clients", "serving_prefill_passes": "prefill_passes",
+    "serving_prompts_per_pass": "prompts_per_pass", "serving_burst_cohorts": "burst_cohorts",
+    "serving_engine_row": "engine_row", "serving_compute_efficiency_prior": "compute_efficiency_prior",
+    "serving_bandwidth_efficiency_prior": "bandwidth_efficiency_prior",
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
@@ -190,7 +198,7 @@ def compute(scenario, tables) -> ServingTable:
         "sequence_gb": (r.s + r.o) * r.kv_held / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
         "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
         "ttft_all_reduce_ms": r.all_reduce(r.s - r.cached_tokens) * 1000,
-        "ttft_draft_ms": (r._prefill(1, draft) if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
+        "ttft_draft_ms": (r._prefill(1, draft, draft=True) if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
         "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
         "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
         "tpot_ms": users["tpot_ms"], "itl_ms": users["itl_ms"], "tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
@@ -207,7 +215,14 @@ def compute(scenario, tables) -> ServingTable:
         "prompt_below_sequence": sv.prompt_tokens < sv.sequence_length,
         "nvlink_known": t == 1 or bool(gpu.nvlink_gbps),
     }
+    scalars |= _at_concurrency(r, sv.users)
     rows = [{k: ("" if v is None else v) for k, v in row.items()} for row in r.table()]
+    for row in rows:  # §14.2's τ_pass(B) and §14.4's TTFT at c = B, blank above B_max
+        shown = row["batch"] not in ("", None) and row["batch"] > 0
+        row["pass_overhead_ms"] = number(r.pass_overhead(row["batch"]) * 1000) if shown else ""
+        ttft = r.ttft_at(row["batch"]) if shown else {}
+        for key in ("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms", *TTFT_HELPERS):
+            row[key] = number(ttft[key]) if ttft and (row["batch"] <= r.b_max or key in TTFT_HELPERS) else ""
     for row in rows:  # B_max = 0: the row is blank, as the sheet shows it
         if row["role"] == "max" and row["batch"] == 0:
             row["batch"] = ""
@@ -215,6 +230,20 @@ def compute(scenario, tables) -> ServingTable:
     scalars |= _fit_scalars(scenario, fit, r)
     return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
                         rows, runs, fit)
+
+
+TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens", "fill_one_ms")
+ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modelled)"
+
+
+def _at_concurrency(r: Replica, users: int) -> dict:
+    """τ_pass at the users and at one sequence (§14.2), and the TTFT block at c = users (§14.4): its b, p_s, κ, m,
+    fills, burst and steady state, and the closed-loop mean and median (n/a above B_max)."""
+    found = {"pass_overhead_ms": r.pass_overhead(users) * 1000, "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000}
+    found |= r.ttft_at(users)
+    if users > r.b_max:
+        found |= dict.fromkeys(("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms"), ABOVE_B_MAX)
+    return found
 
 
 def _engine_scalars(scenario) -> dict:
@@ -323,7 +352,8 @@ def _fit(runs: list, sv) -> dict:
     after = calibration.prediction_errors(forced, measured, rows)
     for row, run, early, late in zip(rows, measured, before, after):
         residual = next(residuals) if row["used"] else None
-        row.update(y_prefill_s=run.ttft_s - row["all_reduce_prompt_s"] - fit["overhead_s"] if row["used"] else "",
+        row.update(y_prefill_s=run.ttft_s - row["all_reduce_prompt_s"] - fit["overhead_s"] - row["known_overhead_one_s"]
+                   if row["used"] else "",
                    residual_s="" if residual is None else residual,
                    ttft_error_before=early["ttft_error"], itl_error_before=early["itl_error"],
                    ttft_error_after=late["ttft_error"], itl_error_after=late["itl_error"])

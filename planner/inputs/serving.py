@@ -92,6 +92,10 @@ class Serving(Section):
     overhead_per_moe_layer_ms: prior("overhead_per_moe_layer_ms") = prior_input("overhead_per_moe_layer_ms")
     dispatch_ms_per_layer: prior("dispatch_ms_per_layer") = prior_input("dispatch_ms_per_layer")
     prefill_token_budget: prior("prefill_token_budget") = prior_input("prefill_token_budget")
+    client_rounds: Annotated[float, Field(ge=1, le=1e6)] = declared(
+        10, "Rounds per client R", "requests per client", "A closed-loop benchmark's requests per client "
+        "(num_prompts / c; InferenceMAX runs 10): the share of the opening burst in the mean TTFT at c clients.",
+        kind="decimal")
     prefix_hit_rate: Annotated[float, Field(ge=0, le=0.99)] = declared(
         0, "Prefix-cache hit rate h", "of prompt tokens", "The share of prompt tokens served from the prefix cache "
         "(vLLM's hits / queries, in tokens): only the new tokens are prefilled. Below 1.", kind="percent")
