@@ -38,50 +38,35 @@ def close(value, expected, decimals):
     assert round(value, decimals) == pytest.approx(expected, abs=10 ** -decimals / 2), (value, expected)
 
 
+def figures(s: dict, expected: tuple) -> None:
+    for key, value, decimals in expected:
+        close(s[key], value, decimals)
+
+
 def test_example_1_the_per_pass_overhead_on_every_pass():
-    s = example_1()
-    close(s["pass_overhead_ttft_ms"], 1.1544, 4)
-    close(s["pass_overhead_ms"], 1.2908, 4)
-    close(s["ttft_ms"], 65.54, 2)
-    close(s["tpot_ms_single"], 7.68, 2)
-    close(s["tpot_ms"], 11.58, 2)
-    close(s["itl_ms"], 19.64, 2)
-    close(s["tokens_per_s_per_gpu"], 1629.6, 1)
-    assert s["max_concurrency"] == 185  # unchanged
-    close(s["tpot_ms_at_max"], 30.87, 2)
-    close(s["tokens_per_s_per_gpu_at_max"], 2390.1, 1)
-    close(s["cost_per_million_tokens_at_max"], 0.2324, 4)
+    figures(example_1(), (("pass_overhead_ttft_ms", 1.1544, 4), ("pass_overhead_ms", 1.2908, 4), ("ttft_ms", 65.54, 2),
+                          ("tpot_ms_single", 7.68, 2), ("tpot_ms", 11.58, 2), ("itl_ms", 19.64, 2),
+                          ("tokens_per_s_per_gpu", 1629.6, 1), ("max_concurrency", 185, 0),  # B_max unchanged
+                          ("tpot_ms_at_max", 30.87, 2), ("tokens_per_s_per_gpu_at_max", 2390.1, 1),
+                          ("cost_per_million_tokens_at_max", 0.2324, 4)))
     close(example_1(users=185)["pass_overhead_ms"], 1.9640, 4)
 
 
 def test_example_1_with_the_overheads_at_zero_is_todays_section_6():
-    s = example_1(**ZERO)
-    close(s["ttft_ms"], 64.39, 2)
-    close(s["tpot_ms_single"], 6.52, 2)
-    close(s["tpot_ms"], 10.29, 2)
-    close(s["itl_ms"], 18.34, 2)
-    close(s["tokens_per_s_per_gpu"], 1744.7, 1)
-    close(s["tpot_ms_at_max"], 28.90, 2)
-    close(s["tokens_per_s_per_gpu_at_max"], 2452.5, 1)
-    close(s["cost_per_million_tokens_at_max"], 0.2265, 4)
+    figures(example_1(**ZERO), (("ttft_ms", 64.39, 2), ("tpot_ms_single", 6.52, 2), ("tpot_ms", 10.29, 2),
+                                ("itl_ms", 18.34, 2), ("tokens_per_s_per_gpu", 1744.7, 1),
+                                ("tpot_ms_at_max", 28.90, 2), ("tokens_per_s_per_gpu_at_max", 2452.5, 1),
+                                ("cost_per_million_tokens_at_max", 0.2265, 4)))
 
 
 def test_example_2_eighty_layers_pay_more():
-    s = example_2()
-    close(s["pass_overhead_ttft_ms"], 2.6904, 4)
-    close(s["pass_overhead_ms"], 2.9676, 4)
-    close(s["ttft_ms"], 189.17, 2)
-    close(s["tpot_ms_single"], 11.46, 2)
-    close(s["tpot_ms"], 17.08, 2)
-    close(s["itl_ms"], 40.24, 2)
-    close(s["tokens_per_s_per_gpu"], 397.6, 1)
-    assert s["max_concurrency"] == 288
-    close(s["tokens_per_s_per_gpu_at_max"], 509.8, 1)
-    before = example_2(**ZERO)
-    for key, value, decimals in (("ttft_ms", 186.48, 2), ("tpot_ms_single", 8.77, 2), ("tpot_ms", 14.11, 2),
-                                 ("itl_ms", 37.27, 2), ("tokens_per_s_per_gpu", 429.3, 1),
-                                 ("tokens_per_s_per_gpu_at_max", 524.5, 1)):
-        close(before[key], value, decimals)
+    figures(example_2(), (("pass_overhead_ttft_ms", 2.6904, 4), ("pass_overhead_ms", 2.9676, 4),
+                          ("ttft_ms", 189.17, 2), ("tpot_ms_single", 11.46, 2), ("tpot_ms", 17.08, 2),
+                          ("itl_ms", 40.24, 2), ("tokens_per_s_per_gpu", 397.6, 1), ("max_concurrency", 288, 0),
+                          ("tokens_per_s_per_gpu_at_max", 509.8, 1)))
+    figures(example_2(**ZERO), (("ttft_ms", 186.48, 2), ("tpot_ms_single", 8.77, 2), ("tpot_ms", 14.11, 2),
+                                ("itl_ms", 37.27, 2), ("tokens_per_s_per_gpu", 429.3, 1),
+                                ("tokens_per_s_per_gpu_at_max", 524.5, 1)))
 
 
 def test_example_7_the_fleet_under_section_14():
@@ -116,18 +101,16 @@ EXAMPLE_3 = [  # c, κ, m, T_fill(κ, c), burst, T_fill(1, c), steady, TTFT_c, T
 def test_example_3_ttft_at_a_client_concurrency(c, kappa, m, fill, burst, fill_one, steady, mean, median):
     s = example_1(users=c)
     assert (s["prefill_passes"], s["prompts_per_pass"], s["burst_cohorts"]) == (1, kappa, m)
-    for key, value in (("fill_ms", fill), ("ttft_burst_ms", burst), ("fill_one_ms", fill_one),
-                       ("ttft_steady_ms", steady), ("ttft_at_concurrency_ms", mean),
-                       ("ttft_median_at_concurrency_ms", median)):
-        close(s[key], value, 2)
+    figures(s, (("fill_ms", fill, 2), ("ttft_burst_ms", burst, 2), ("fill_one_ms", fill_one, 2),
+                ("ttft_steady_ms", steady, 2), ("ttft_at_concurrency_ms", mean, 2),
+                ("ttft_median_at_concurrency_ms", median, 2)))
 
 
 def test_example_3_the_seventy_b_at_sixty_four_clients():
     s = example_2()
     assert (s["prompts_per_pass"], s["burst_cohorts"]) == (2, 32)
-    for key, value in (("fill_ms", 377.55), ("ttft_burst_ms", 6229.50), ("fill_one_ms", 192.39),
-                       ("itl_ms", 40.24), ("ttft_steady_ms", 212.51), ("ttft_at_concurrency_ms", 878.21)):
-        close(s[key], value, 2)
+    figures(s, (("fill_ms", 377.55, 2), ("ttft_burst_ms", 6229.50, 2), ("fill_one_ms", 192.39, 2),
+                ("itl_ms", 40.24, 2), ("ttft_steady_ms", 212.51, 2), ("ttft_at_concurrency_ms", 878.21, 2)))
 
 
 @pytest.mark.parametrize("c, fill_one, burst, steady, mean", [
@@ -139,9 +122,8 @@ def test_example_4_a_prompt_longer_than_the_budget_is_chunked(c, fill_one, burst
         "weight_precision": "fp8", "kv_precision": "fp8"})
     assert (s["max_concurrency"], s["prefill_passes"], s["prompts_per_pass"], s["burst_cohorts"]) == (139, 2, 1, c)
     close(s["ttft_ms"], 2343.64, 2)
-    for key, value in (("fill_one_ms", fill_one), ("ttft_burst_ms", burst), ("ttft_steady_ms", steady),
-                       ("ttft_at_concurrency_ms", mean)):
-        close(s[key], value, 2)
+    figures(s, (("fill_one_ms", fill_one, 2), ("ttft_burst_ms", burst, 2), ("ttft_steady_ms", steady, 2),
+                ("ttft_at_concurrency_ms", mean, 2)))
 
 
 @pytest.mark.parametrize("engine, means", [("generic", (449.05, 631.64, 1166.38)),

@@ -111,14 +111,10 @@ HEADLINE = {  # defined name → scalar key
     "serving_fit_overhead_ms": "fit_overhead_ms", "serving_fit_compute_efficiency": "fit_compute_efficiency",
     "serving_fit_status": "fit_status", "serving_fit_error_before": "fit_error_before",
     "serving_fit_error_after": "fit_error_after",
-    "serving_pass_overhead_ms": "pass_overhead_ms", "serving_pass_overhead_ttft_ms": "pass_overhead_ttft_ms",
-    "serving_ttft_at_concurrency_ms": "ttft_at_concurrency_ms",
-    "serving_ttft_median_at_concurrency_ms": "ttft_median_at_concurrency_ms",
-    "serving_ttft_burst_ms": "ttft_burst_ms", "serving_ttft_steady_ms": "ttft_steady_ms",
-    "serving_rank_clients": "rank_clients", "serving_prefill_passes": "prefill_passes",
-    "serving_prompts_per_pass": "prompts_per_pass", "serving_burst_cohorts": "burst_cohorts",
-    "serving_engine_row": "engine_row", "serving_compute_efficiency_prior": "compute_efficiency_prior",
-    "serving_bandwidth_efficiency_prior": "bandwidth_efficiency_prior",
+    **{f"serving_{key}": key for key in (  # §14.8
+        "pass_overhead_ms", "pass_overhead_ttft_ms", "ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms",
+        "ttft_burst_ms", "ttft_steady_ms", "rank_clients", "prefill_passes", "prompts_per_pass", "burst_cohorts",
+        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior")},
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
