@@ -411,13 +411,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
                       results.scenario.goodput.benchmarks if table.calibration else [])),
                   ("Per token and per GPU", PER_TOKEN),
                   ("Speculative decoding and prefix caching (0: none)", SPECULATION),
-                  ("The per-pass overhead (docs/method.md §14.2)", OVERHEAD),
                   ("Capacity: how many sequences fit", CAPACITY),
+                  ("The per-pass overhead τ_pass (docs/method.md §14.2)", OVERHEAD),
                   ("One request on an idle server", IDLE),
                   ("At the users (shown even when they do not fit)", AT_USERS),
+                  ("TTFT at the users as clients of a closed loop (docs/method.md §14.4)", _ttft_rows()),
                   ("At one sequence (B = 1)", AT_ONE),
-                  ("At B_max (the most that fit)", AT_MAX),
-                  ("TTFT at the users as clients of a closed loop (docs/method.md §14.4)", _ttft_rows())), s)
+                  ("At B_max (the most that fit)", AT_MAX)), s)
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
     values = [{key: row[source] for key, source in TABLE_VALUES.items()} for row in table.rows]
