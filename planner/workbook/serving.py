@@ -789,9 +789,9 @@ CHECKS = [
           about=("serving_engine",)),
     Check("catalog_ids_plain", "Catalog: engine, GPU and precision ids contain no * ? or ~ and none is the word any "
           "(the engines table's lookup MATCHes them, §14.3)",
-          formula="SUMPRODUCT(" + "+".join(f'LEN({ids})-LEN(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({ids},"*",""),"?",""),'
-                                           f'"~",""))+({ids}="any")' for ids in _ID_RANGES) + ")=0",
-          note="= ignores case: Any and ANY count too"),
+          formula="+".join(f'COUNTIF({ids},"{pattern}")' for ids in _ID_RANGES
+                           for pattern in ("*~**", "*~?*", "*~~*", "any")) + "=0",
+          note="COUNTIF's own wildcards find them (~ escapes one) and ignore case: Any counts too"),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]
