@@ -243,7 +243,8 @@ def compute(scenario, tables) -> ServingTable:
                         rows, runs, fit)
 
 
-TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens", "fill_one_ms")
+TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_flops", "fill_bytes", "fill_ms", "fill_one_pass_tokens",
+                "fill_one_flops", "fill_one_bytes", "fill_one_ms")  # the fills of §14.4 at c = B (hidden columns)
 ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modelled)"
 
 
