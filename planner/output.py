@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import io
 import json
 import os
@@ -69,8 +70,19 @@ class OutputError(Exception):
     """An output path that cannot be used or written; the message is one line naming the path."""
 
 
-def results_json(results: Results) -> str:
-    return json.dumps(results.to_json(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+def results_json(results: Results, stamp: dict | None = None) -> str:
+    """The JSON results; `stamp` (output.stamp: the planner's version and the scenario's fingerprint) first, the
+    names of the checks that fail last."""
+    found = results.to_json()
+    if stamp:
+        found = {"planner": stamp, **found}
+    found["checks_failed"] = failed_checks(results)
+    return json.dumps(found, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+def failed_checks(results: Results) -> list[str]:
+    """The names of the checks that fail (the Checks sheet's FALSE rows), in table order."""
+    return [name for name, ok in results.checks.items() if not ok]
 
 
 def output_names(slug: str) -> list[str]:
@@ -78,13 +90,66 @@ def output_names(slug: str) -> list[str]:
     return [f"{slug}.{suffix}" for suffix in SUFFIXES]
 
 
+def fingerprint(scenario: Scenario) -> str:
+    """SHA-256 of what a scenario's files are made from: the planner's version, the scenario with every default
+    filled in, and the bytes of each file it reads besides its own (benchmark logs). `planner batch --resume`
+    keeps a scenario's files whose JSON holds the same."""
+    import planner
+
+    digest = hashlib.sha256(json.dumps({"planner": planner.__version__, "scenario": scenario.normalised()},
+                                       sort_keys=True, ensure_ascii=False).encode())
+    for path in scenario.input_files()[1 if scenario._source else 0:]:
+        digest.update(f"\0{path.name}\0".encode())
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def stamp(scenario: Scenario) -> dict:
+    """The JSON's "planner" entry: the version that wrote the files and the scenario's fingerprint."""
+    import planner
+
+    return {"version": planner.__version__, "scenario_sha256": fingerprint(scenario)}
+
+
+def output_writers(scenario: Scenario, results: Results, *, generated: dt.date, slug: str,
+                   stamped: dict | None = None) -> dict[str, bytes | Callable[[BinaryIO], object]]:
+    """<slug>.xlsx's bytes (the workbook made in memory first: what only making it finds, a named scenario whose
+    name makes a workbook name twice, is a ScenarioError before anything is written), and writers of .html and
+    .json, for write_files."""
+    book = io.BytesIO()
+    try:
+        build(results, book, generated=generated)
+    except NameClash as clash:
+        raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
+                             f"{clash}"], [("scenarios", clash.scenario)]) from None
+    stamped = stamped or stamp(scenario)
+    return {f"{slug}.xlsx": book.getvalue(),
+            f"{slug}.html": lambda file: file.write(render_html(results, generated=generated.isoformat()).encode()),
+            f"{slug}.json": lambda file: file.write(results_json(results, stamped).encode())}
+
+
+def output_bytes(scenario: Scenario, results: Results, *, generated: dt.date, slug: str,
+                 stamped: dict | None = None) -> dict[str, bytes]:
+    """The three files as bytes, written nowhere (a batch's Dask task returns them to the client)."""
+    found = {}
+    for name, write in output_writers(scenario, results, generated=generated, slug=slug, stamped=stamped).items():
+        if isinstance(write, bytes):
+            found[name] = write
+        else:
+            buffer = io.BytesIO()
+            write(buffer)
+            found[name] = buffer.getvalue()
+    return found
+
+
 def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | None = None, slug: str | None = None,
                   results: Results | None = None) -> dict[str, Path]:
     """Compute (unless `results` are given) and write <slug>.xlsx, .html and .json into out_dir; returns
     {suffix: path}. Raises OutputError, with nothing changed, when the folder or a file cannot be written, or a
-    file would replace one the scenario was read from. The workbook is made in memory first, so that what only
-    making it finds (a named scenario whose name makes a workbook name twice) is refused before anything, the
-    folder included, is created."""
+    file would replace one the scenario was read from. The files are made in memory first, so that what only
+    making the workbook finds is refused before anything, the folder included, is created."""
     out_dir = Path(out_dir)
     slug = slug or scenario.slug
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
@@ -92,17 +157,7 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     check_targets(out_dir, [path.name for path in final.values()], inputs)
     date = generated or dt.date.today()
     results = results or computed(scenario, generated=date)
-    book = io.BytesIO()
-    try:
-        build(results, book, generated=date)
-    except NameClash as clash:
-        raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
-                             f"{clash}"], [("scenarios", clash.scenario)]) from None
-    write_files(out_dir, slug, {
-        final["xlsx"].name: book.getvalue(),
-        final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
-        final["json"].name: lambda file: file.write(results_json(results).encode()),
-    }, inputs=inputs)
+    write_files(out_dir, slug, output_writers(scenario, results, generated=date, slug=slug), inputs=inputs)
     return final
 
 

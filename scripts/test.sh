@@ -6,7 +6,7 @@
 # exit 5) fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PLANNER_EXTRAS="[test]"
+PLANNER_EXTRAS="[test,dask]"  # dask: `planner batch --scheduler` and its tests
 # pip's check of an installed, editable project takes 7 s of the fast tier's minute: skipped while .venv holds this
 # pyproject.toml's install (the project's code itself is read from the checkout)
 stamp="${PLANNER_VENV:-.venv}/.installed-for-tests"
