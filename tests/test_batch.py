@@ -283,3 +283,58 @@ def test_the_sweep_example_writes_one_set_per_variant_named_after_its_values(tmp
     headline = json.loads((tmp_path / "out" / f"{stem}.json").read_text())["headline"]
     gpu_hours = 6 * 405_853_388_800 * 15.6e12 / (989e12 * 0.5 * 3600)  # 21.34 M GPU-hours
     assert headline["hours_cost"] == pytest.approx(gpu_hours * 2.50, rel=1e-12)
+
+
+# --resume ---------------------------------------------------------------------------------------------------------
+def _stats(folder: Path) -> dict[str, int]:
+    """Each file's inode: a file written again is a new one (write_files renames a new file into place)."""
+    return {path.name: path.stat().st_ino for path in folder.iterdir()}
+
+
+def test_resume_writes_only_the_scenarios_whose_files_are_missing(tmp_path, small_workbooks):
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3]}\n")
+    out = tmp_path / "out"
+    first = run_batch([str(sweep)], out, jobs=1, date=dt.date(2026, 1, 1), progress=False)
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    (out / "s-memory-strategy-zero1.xlsx").unlink()  # as an interrupted batch leaves it: one set missing, ...
+    for suffix in ("xlsx", "html", "json"):
+        (out / f"s-memory-strategy-zero3.{suffix}").unlink()  # ... or all of it
+    inodes = _stats(out)
+    result = CliRunner().invoke(main, ["batch", str(sweep), "-o", str(out), "-q", "-j", "1", "--resume",
+                                       "--date", "2026-01-01"])
+    assert result.exit_code == 0, result.output
+    assert f"4 of 4 scenarios written to {out} (2 kept as they were: --resume)" in result.output
+    after = _stats(out)
+    kept = {name for name in inodes if inodes[name] == after.get(name)}
+    assert kept == {f"s-memory-strategy-{s}.{x}" for s in ("ddp", "zero2") for x in ("xlsx", "html", "json")}
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before  # the same files, index included
+    assert [o.slug for o in first] == [f"s-memory-strategy-{s}" for s in ("ddp", "zero1", "zero2", "zero3")]
+
+
+def test_resume_writes_again_what_another_scenario_or_planner_version_wrote(tmp_path, small_workbooks,
+                                                                            monkeypatch):
+    import planner
+
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name}\nmemory: {{gpus: 8}}\n")
+    out = tmp_path / "out"
+    run_batch([str(tmp_path)], out, jobs=1, progress=False)
+    (tmp_path / "a.yaml").write_text("name: a\nmemory: {gpus: 16}\n")  # a changed since its files were written
+    outcomes = run_batch([str(tmp_path)], out, jobs=1, progress=False, resume=True)
+    assert [(o.slug, o.resumed) for o in outcomes] == [("a", False), ("b", True)]
+    assert json.loads((out / "a.json").read_text())["scenario"]["memory"]["gpus"] == 16
+    monkeypatch.setattr(planner, "__version__", "0.0.0-other")
+    outcomes = run_batch([str(tmp_path)], out, jobs=1, progress=False, resume=True)
+    assert [(o.slug, o.resumed) for o in outcomes] == [("a", False), ("b", False)]
+    assert json.loads((out / "b.json").read_text())["planner"]["version"] == "0.0.0-other"
+
+
+def test_resume_keeps_nothing_whose_json_is_not_the_planners(tmp_path, small_workbooks):
+    (tmp_path / "a.yaml").write_text("name: a\n")
+    out = tmp_path / "out"
+    run_batch([str(tmp_path / "a.yaml")], out, jobs=1, progress=False)
+    (out / "a.json").write_text("{not json")
+    assert [o.resumed for o in run_batch([str(tmp_path / "a.yaml")], out, jobs=1, progress=False, resume=True)] \
+        == [False]
+    assert json.loads((out / "a.json").read_text())["planner"]["scenario_sha256"]

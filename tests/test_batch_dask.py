@@ -139,6 +139,15 @@ def test_ctrl_c_cancels_the_tasks_ends_the_workers_and_leaves_whole_sets(tmp_pat
     slugs = {name.rsplit(".", 1)[0] for name in names}
     assert all(f"{slug}.{suffix}" in names for slug in slugs for suffix in ("xlsx", "html", "json"))  # whole sets
     assert len(slugs) < 8 and "index.html" not in names
+    # --resume after the interruption writes only the scenarios it had not
+    inodes = {name: (out / name).stat().st_ino for name in names}
+    done = subprocess.run([sys.executable, "-m", "planner", "batch", str(tmp_path / "d.yaml"), "-o", str(out), "-q",
+                           "--scheduler", "local:2", "--resume"], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT, env=CHECKOUT)
+    assert done.returncode == 0, done.stderr
+    assert f"({len(slugs)} kept as they were: --resume)" in done.stdout
+    assert all((out / name).stat().st_ino == inode for name, inode in inodes.items())
+    assert len(list(out.iterdir())) == 8 * 3 + 2
 
 
 @pytest.mark.long
