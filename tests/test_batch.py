@@ -338,3 +338,40 @@ def test_resume_keeps_nothing_whose_json_is_not_the_planners(tmp_path, small_wor
     assert [o.resumed for o in run_batch([str(tmp_path / "a.yaml")], out, jobs=1, progress=False, resume=True)] \
         == [False]
     assert json.loads((out / "a.json").read_text())["planner"]["scenario_sha256"]
+
+
+# Scale: what is said before and while a batch runs; the limit -------------------------------------------------------
+def test_a_batch_says_each_sweeps_size_before_expanding_it_and_shows_a_bar_on_every_long_step(tmp_path, monkeypatch,
+                                                                                              small_workbooks):
+    import planner.batch
+
+    monkeypatch.setattr(planner.batch, "DELAY", 0)  # every bar shown at once, however quick the step
+    (tmp_path / "s.yaml").write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3], "
+                                     "memory.sequence_length: [4096, 8192]}\n")
+    (tmp_path / "t.yaml").write_text("name: t\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "*.yaml"), "-o", str(tmp_path / "out"), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    said = result.output.index(f"planner batch: {tmp_path}/s.yaml: a sweep of 8 variants, expanding")
+    assert said < result.output.index("expanding the sweep: 100%") < result.output.index("9 scenarios to write")
+    for step in ("finding scenario files", "reading scenarios: 100%", "planner batch: 100%",
+                 "writing index.html: 100%", "writing summary.xlsx: 100%"):
+        assert step in result.output
+    assert "scenario/s]" in result.output  # with its rate
+
+
+def test_a_batch_past_the_limit_is_written_with_yes(tmp_path, monkeypatch, small_workbooks):
+    import planner.batch
+    from planner.scenario import sweep
+
+    monkeypatch.setattr(planner.batch, "MAX_SCENARIOS", 3)
+    monkeypatch.setattr(sweep, "MAX_VARIANTS", 3)
+    (tmp_path / "s.yaml").write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3]}\n")
+    command = ["batch", str(tmp_path / "s.yaml"), "-o", str(tmp_path / "out"), "-q", "-j", "1"]
+    refused = CliRunner().invoke(main, command)
+    assert refused.exit_code == 1
+    assert (f"FAILED {tmp_path}/s.yaml: {tmp_path}/s.yaml:2: sweep: 4 variants (4 values); a sweep may have at "
+            f"most 3 (`planner batch --yes`: 1,048,575)") in refused.output
+    result = CliRunner().invoke(main, [*command, "--yes"])
+    assert result.exit_code == 0, result.output
+    assert "4 of 4 scenarios written" in result.output
+    assert sweep.MAX_VARIANTS == 3  # lifted while the batch read its scenarios, not after
