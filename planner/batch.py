@@ -29,9 +29,10 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import islice, product
 from pathlib import Path
 from typing import Iterator
 
@@ -82,6 +83,7 @@ class Outcome:
     error: str = ""
     renamed: str = ""  # why its files have another slug than its name's, in words (said in the output)
     resumed: bool = False  # --resume found its files written from the same scenario and version
+    seq: int = 0  # its place in the batch's order (files in order, variants in sweep order)
 
     @property
     def ok(self) -> bool:
@@ -166,8 +168,7 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
                 found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
             except ScenarioError as exc:
                 slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
-                failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems)))
-                failed[-1].record = {"seq": seq}
+                failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems), seq=seq))
                 seq += 1
                 reading.update()
                 continue
@@ -189,26 +190,27 @@ def _axes(scenario: Scenario) -> list[dict]:
     """Each sweep variant's values by swept key, in words, in the variants' order (the sweep's product)."""
     if not scenario.sweep:
         return []
-    from itertools import product
-
     keys = list(scenario.sweep)
     return [{key: sweeps.plain_text(value) for key, value in zip(keys, values)}
             for values in product(*scenario.sweep.values())]
 
 
 class _sweep_said:
-    """While a scenario file is read: its sweep's size said before it is expanded, and a bar over the expansion
-    (planner.engine.shared.advance from planner.scenario.sweep); a sweep larger than `limit` refused by it."""
+    """While a scenario file is read: its sweep's size said before it is expanded, and a bar on each long step of
+    reading it (planner.engine.shared.advance: the sweep's expansion, its benchmark logs); a sweep larger than
+    `limit` is refused by planner.scenario.sweep."""
 
     def __init__(self, path: Path, shown: bool, limit: int):
-        self.path, self.shown, self.limit, self.bar = path, shown, limit, None
+        self.path, self.shown, self.limit, self.bars = path, shown, limit, {}
 
     def __call__(self, what: str, done: int, total: float | None, unit: str) -> None:
-        if self.bar is None:
-            if total is not None:
+        if what not in self.bars:
+            if what == sweeps.EXPANDING and total is not None:
                 say(f"{cut(str(self.path))}: a sweep of {int(total):,} variants, expanding")
-            self.bar = bar(total, what, unit, self.shown)
-        self.bar.update(done)
+            self.bars[what] = bar(total, what, unit, self.shown)
+        elif total is not None and total > (self.bars[what].total or 0):
+            self.bars[what].total = total
+        self.bars[what].update(done)
 
     def __enter__(self):
         from planner.engine import shared
@@ -222,8 +224,8 @@ class _sweep_said:
         from planner.engine import shared
 
         shared.PROGRESS, sweeps.MAX_VARIANTS = self.saved
-        if self.bar is not None:
-            self.bar.close()
+        for each in self.bars.values():
+            each.close()
 
 
 def output_paths_checked(jobs: list[Job], files: list[Path], out_dir: Path) -> None:
@@ -248,7 +250,8 @@ def record_of(data: dict) -> dict:
 
 def _made(job: Job, date: dt.date, stamped: dict | None = None) -> tuple[Outcome, dict[str, bytes]]:
     """One scenario's outcome and its three files' bytes (none when it failed); writes nothing (a Dask task)."""
-    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed)
+    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed,
+                      seq=job.seq)
     files: dict[str, bytes] = {}
     try:
         results = computed(job.scenario, generated=date)
@@ -293,7 +296,7 @@ def kept(job: Job, out_dir: Path) -> Outcome | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, record=record_of(data),
-                   renamed=job.renamed, resumed=True)
+                   renamed=job.renamed, resumed=True, seq=job.seq)
 
 
 # Worker processes -----------------------------------------------------------------------------------------------
@@ -397,13 +400,14 @@ def _on_dask(todo: list[Job], out_dir: Path, date: dt.date, scheduler: str) -> I
 
     client, cluster = connect(scheduler)
     futures: dict = {}
+    batch = uuid.uuid4().hex  # this batch's task keys: never another batch's on a shared cluster
     try:
         ahead = max(1, sum(client.nthreads().values()) * IN_FLIGHT_PER_WORKER)
         pending = iter(todo)
 
         def submit(job: Job):
             job.scenario.input_files()  # its benchmark logs read here, so a worker needs no access to them
-            future = client.submit(_made, job, date, stamp(job.scenario), pure=False, key=f"planner-{job.seq}")
+            future = client.submit(_made, job, date, stamp(job.scenario), pure=False, key=f"planner-{batch}-{job.seq}")
             futures[future.key] = (future, job)
             return future
 
@@ -415,7 +419,7 @@ def _on_dask(todo: list[Job], out_dir: Path, date: dt.date, scheduler: str) -> I
             except Exception as exc:  # the task's worker died each time it was tried (KilledWorker), or worse
                 outcome, files = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency,
                                          error=f"the Dask task failed: {type(exc).__name__}: {cut(str(exc))}",
-                                         renamed=job.renamed), {}
+                                         renamed=job.renamed, seq=job.seq), {}
             future.release()
             following = next(pending, None)
             if following is not None:
@@ -446,9 +450,10 @@ def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date:
     output_paths_checked(todo, files, out_dir)
     with Spool() as spool:
         for seq, outcome in enumerate(missing):
-            spool.add(seq, outcome)
+            outcome.seq = seq
+            spool.add(outcome)
         for outcome in failed:
-            spool.add(outcome.record.pop("seq"), outcome)
+            spool.add(outcome)
         if resume:
             todo = _resumed(todo, out_dir, spool, progress)
         if progress:
@@ -456,7 +461,7 @@ def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date:
                 + (f" on the Dask scheduler {scheduler}" if scheduler else ""))
         with bar(len(todo), "planner batch", "scenario", progress) as writing:
             for job, outcome in _outcomes(todo, out_dir, date, jobs, scheduler):
-                spool.add(job.seq, outcome, job.axes)
+                spool.add(outcome, job.axes)
                 writing.update()
         write_index(spool, out_dir, date, progress)
         return spool.outcomes()
@@ -471,7 +476,7 @@ def _resumed(todo: list[Job], out_dir: Path, spool: "Spool", shown: bool) -> lis
             if outcome is None:
                 left.append(job)
             else:
-                spool.add(job.seq, outcome, job.axes)
+                spool.add(outcome, job.axes)
             looking.update()
     if shown:
         say(f"--resume: {len(todo) - len(left):,} of {len(todo):,} scenarios already written, kept as they are")
@@ -512,17 +517,17 @@ class Spool:
     def __init__(self):
         self.folder = tempfile.TemporaryDirectory(prefix="planner-batch-")
         self.db = sqlite3.connect(Path(self.folder.name) / "spool.sqlite", isolation_level="DEFERRED")
-        self.db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, source TEXT, failed INTEGER, row TEXT)")
+        self.db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, source TEXT, row TEXT)")
         self.added = 0
         self.count = self.failed = self.longest = 0
         self.sources: dict[str, list] = {}  # a file's sweep: its keys, each key's values in order
 
-    def add(self, seq: int, outcome: Outcome, axes: dict | None = None) -> None:
+    def add(self, outcome: Outcome, axes: dict | None = None) -> None:
         row = {"name": outcome.name, "slug": outcome.slug, "source": outcome.source, "error": outcome.error,
                "currency": outcome.currency, "renamed": outcome.renamed, "resumed": outcome.resumed,
                "axes": axes or {}, **(outcome.record or record_of({}))}
-        self.db.execute("INSERT INTO rows VALUES (?, ?, ?, ?)",
-                        (seq, outcome.source, int(bool(outcome.error)), json.dumps(row, allow_nan=False)))
+        self.db.execute("INSERT INTO rows VALUES (?, ?, ?)", (outcome.seq, outcome.source,
+                                                              json.dumps(row, allow_nan=False)))
         self.count += 1
         self.failed += bool(outcome.error)
         self.longest = max(self.longest, len(outcome.name))

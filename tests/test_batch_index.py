@@ -162,7 +162,7 @@ def test_an_index_of_10000_rows_opens_and_sorts_within_seconds(tmp_path):
                                    "plan_cheapest_path": ["On demand", "Committed"][i % 2], "plan_peak_gpus": i % 97,
                                    "serving_cost_per_million_tokens": 0.25, "fleet_answer": ""},
                       "not_available": {}, "checks_failed": []}
-            spool.add(i, Outcome(f"scenario {i}", f"scenario-{i}", "sweep.yaml", "USD", record=record))
+            spool.add(Outcome(f"scenario {i}", f"scenario-{i}", "sweep.yaml", "USD", record=record, seq=i))
         write_index(spool, out, __import__("datetime").date(2026, 1, 1))
     found = in_chromium(out / "index.html", 1, 4999.5, tmp_path)
     assert found["ascending"][:2] == ["scenario 0", "scenario 7679"]  # totals 0 and 1: 7919 × 7679 = 6,081 × 10,000 + 1
