@@ -16,6 +16,8 @@ import openpyxl
 import pytest
 from markupsafe import escape
 
+from planner import xlsx
+from planner.audit import is_summary
 from planner.batch import KEY_COLUMNS, Outcome, Spool, run_batch, write_index
 from tests.conftest import _required
 
@@ -74,6 +76,7 @@ def test_the_summary_has_an_autofilter_frozen_headings_and_a_pivot_sheet_per_two
     assert summary.freeze_panes == "B2"
     headings = [c.value for c in summary[1]]
     assert headings[4:4 + len(KEY_COLUMNS)] == [heading for _, heading, _ in KEY_COLUMNS]
+    assert is_summary(xlsx.read(out / "summary.xlsx"))  # verify and audit skip it, pivot sheet and all
     pivot = [list(row) for row in book["Sweep 1"].iter_rows(values_only=True)]
     assert pivot[0][0].endswith("a.yaml: the sweep's price_per_gpu_hour down, memory.strategy across")
     assert pivot[2][0] == "The plan's total" and pivot[3] == ["price_per_gpu_hour \\ memory.strategy", "ddp", "zero3"]
