@@ -7,7 +7,8 @@ as in a real batch), beside the same at N variants, to show whether memory grows
     python benchmarks/batch.py [--runs 3] [--scenarios 200] [--memory 2000] [--modes j1,j2,local2]
 
 Projected time for K variants on W workers: K / (the measured rate per worker), the workers' rate being the -j 1
-rate (a worker writes one scenario at a time; a cluster of W workers with as many cores writes W at once).
+rate (a worker writes one scenario at a time; a cluster of W workers with as many cores writes W at once). On a
+shared machine the wall-clock rate follows the load; the CPU seconds per scenario say what a scenario costs a core.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from timing import ROOT, median_process
+import statistics
+
+from timing import ROOT, median_process, process_usage
 
 MODES = {"j1": ["-j", "1"], "j2": ["-j", "2"], "local2": ["--scheduler", "local:2"]}
 STAND_IN = ("import sys\nfrom planner import output\nfrom tests.helpers import small_workbook\n"
@@ -41,21 +44,25 @@ def main() -> None:
     parser.add_argument("--memory", type=int, default=2000, help="variants of the memory measurement (0: none)")
     parser.add_argument("--modes", default="j1,j2,local2")
     args = parser.parse_args()
-    rates = {}
+    rates, costs = {}, {}
     with tempfile.TemporaryDirectory() as work:
         sweep, count = sweep_file(Path(work), args.scenarios)
         for mode in args.modes.split(","):
             command = [sys.executable, "-m", "planner", "batch", str(sweep), "-o", str(Path(work) / mode), "-q",
                        "--date", "2026-01-01", *MODES[mode]]
-            wall, memory = median_process(command, args.runs, cwd=ROOT)
-            rates[mode] = count / wall
+            runs = [process_usage(command, ROOT) for _ in range(args.runs)]
+            wall, cpu, memory = (statistics.median(run[i] for run in runs) for i in range(3))
+            rates[mode], costs[mode] = count / wall, cpu / count
             print(f"batch of {count} scenarios, {' '.join(MODES[mode])}: median {wall:6.1f} s, "
-                  f"{count / wall:5.2f} scenarios/s, peak {memory:.0f} MB (the batch process)", flush=True)
+                  f"{count / wall:5.2f} scenarios/s, {cpu / count:.2f} CPU-s per scenario (the batch and the "
+                  f"processes it waited for), peak {memory:.0f} MB (the batch process)", flush=True)
         if "j1" in rates:
             for variants in (10_000, 100_000):
                 for workers in (1, 2, 8, 32):
                     hours = variants / (rates["j1"] * workers) / 3600
-                    print(f"projected: {variants:,} variants on {workers} worker(s): {hours:6.1f} h")
+                    idle = variants * costs["j1"] / workers / 3600
+                    print(f"projected: {variants:,} variants on {workers} worker(s): {hours:6.1f} h at the measured "
+                          f"rate, {idle:6.1f} h at a core each ({costs['j1']:.2f} CPU-s per scenario)")
         if args.memory:
             for variants in (args.scenarios, args.memory):
                 sweep, count = sweep_file(Path(work), variants)

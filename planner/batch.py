@@ -178,7 +178,7 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
                                   f"batch writes at most {limit:,}{yes} (summary.xlsx has a row each): split it")
             for i, s in enumerate(found):
                 slug, renamed = unique(s.slug, f"the files of {quoted(s.name)} ({cut(str(path))})")
-                jobs.append(Job(s, slug, str(path), renamed, seq, axes[i] if i < len(axes) else {}))
+                jobs.append(Job(s, slug, str(path), renamed, seq=seq, axes=axes[i] if i < len(axes) else {}))
                 seq += 1
             reading.update()
     finally:
@@ -520,7 +520,7 @@ class Spool:
         self.db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, source TEXT, row TEXT)")
         self.added = 0
         self.count = self.failed = self.longest = 0
-        self.sources: dict[str, list] = {}  # a file's sweep: its keys, each key's values in order
+        self.sources: dict[str, list] = {}  # a file whose variants came with their sweep's values: its swept keys
 
     def add(self, outcome: Outcome, axes: dict | None = None) -> None:
         row = {"name": outcome.name, "slug": outcome.slug, "source": outcome.source, "error": outcome.error,
@@ -532,9 +532,7 @@ class Spool:
         self.failed += bool(outcome.error)
         self.longest = max(self.longest, len(outcome.name))
         if axes:
-            keys = self.sources.setdefault(outcome.source, [{} for _ in axes])
-            for values, value in zip(keys, axes.items()):
-                values.setdefault(value[0], {})[value[1]] = None  # each key's values in their order
+            self.sources.setdefault(outcome.source, list(axes))
         self.added += 1
         if self.added % self.COMMIT_EVERY == 0:
             self.db.commit()
@@ -552,13 +550,17 @@ class Spool:
                         resumed=r["resumed"]) for r in self.rows()]
 
     def two_axis_sweeps(self) -> list[tuple[str, str, list, str, list]]:
-        """(file, first key, its values, second key, its values) of each file whose sweep has two keys."""
+        """(file, first key, its values, second key, its values) of each file whose sweep has two keys, the values
+        in the sweep's order (the rows', not the order the scenarios were finished in)."""
         found = []
         for source, keys in self.sources.items():
             if len(keys) == 2:
-                (first, values_1), = keys[0].items()
-                (second, values_2), = keys[1].items()
-                found.append((source, first, list(values_1), second, list(values_2)))
+                values: list[dict] = [{}, {}]
+                for row in self.rows(source):
+                    for key, seen in zip(keys, values):
+                        if key in row["axes"]:
+                            seen[row["axes"][key]] = None
+                found.append((source, keys[0], list(values[0]), keys[1], list(values[1])))
         return found
 
     def __enter__(self) -> "Spool":

@@ -18,7 +18,7 @@ from markupsafe import escape
 
 from planner import xlsx
 from planner.audit import is_summary
-from planner.batch import KEY_COLUMNS, Outcome, Spool, run_batch, write_index
+from planner.batch import KEY_COLUMNS, Outcome, Spool, record_of, run_batch, write_index
 from tests.conftest import _required
 
 HOSTILE = "<img src=x onerror=alert(1)> =HYPERLINK(\"http://x\")"
@@ -172,3 +172,19 @@ def test_an_index_of_10000_rows_opens_and_sorts_within_seconds(tmp_path):
     assert len(found["above"]) == 5000 and found["shown"] == "Showing 5000 of 10000 scenarios."
     assert found["sort_ms"] < 2000 and found["filter_ms"] < 2000, found
     assert found["opened"] < 10_000, found  # the page parsed and its script run, in ms since it was asked for
+
+
+def test_a_pivot_sheet_follows_the_sweeps_order_whatever_order_the_scenarios_finished_in(tmp_path):
+    """On Dask (or -j 2) scenarios finish in any order: the pivot's rows and columns are still the sweep's."""
+    out = tmp_path / "out"
+    variants = [(seq, price, strategy) for seq, (price, strategy) in
+                enumerate((p, s) for p in PRICES for s in ("ddp", "zero3"))]
+    with Spool() as spool:
+        for seq, price, strategy in reversed(variants):  # the last variant finished first
+            record = record_of({"headline": {"plan_total_cost": 1000.0 * price + (strategy == "zero3")}})
+            spool.add(Outcome(name_of(price, strategy), f"v{seq}", "a.yaml", "USD", record=record, seq=seq),
+                      {"price_per_gpu_hour": str(price), "memory.strategy": strategy})
+        write_index(spool, out, __import__("datetime").date(2026, 1, 1))
+    pivot = [list(row) for row in openpyxl.load_workbook(out / "summary.xlsx")["Sweep 1"].iter_rows(values_only=True)]
+    assert pivot[3] == ["price_per_gpu_hour \\ memory.strategy", "ddp", "zero3"]
+    assert [row[:3] for row in pivot[4:7]] == [["3", 3000, 3001], ["1", 1000, 1001], ["2", 2000, 2001]]
