@@ -155,6 +155,9 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, schedul
     from planner.output import OutputError
     from planner.scenario.errors import cut
 
+    if scheduler is not None and jobs is not None:
+        _fail_input(["-j and --scheduler: -j is this machine's processes, --scheduler a Dask cluster's workers "
+                     "(local:N for N here): give one"])
     try:
         outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
                              progress=not quiet, scheduler=scheduler, resume=resume, yes=yes)

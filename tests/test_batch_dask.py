@@ -84,6 +84,16 @@ def test_without_dask_the_scheduler_option_names_the_extra_and_exits_2(tmp_path,
     assert not (tmp_path / "out").exists()
 
 
+def test_jobs_and_a_scheduler_together_are_refused(tmp_path):
+    (tmp_path / "a.yaml").write_text("name: a\n")
+    result = CliRunner().invoke(main, ["batch", str(tmp_path / "a.yaml"), "-o", str(tmp_path / "out"), "-j", "2",
+                                       "--scheduler", "local:2", "-q"])
+    assert result.exit_code == 2
+    assert result.output == ("error: -j and --scheduler: -j is this machine's processes, --scheduler a Dask "
+                             "cluster's workers (local:N for N here): give one\n")
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_local_scheduler_takes_a_whole_number_of_workers(tmp_path):
     _required(importlib.util.find_spec("distributed") and "found", "Dask (pip install 'planner[dask]')")
     (tmp_path / "a.yaml").write_text("name: a\n")
