@@ -383,7 +383,7 @@ def connect(scheduler: str):
         if workers and not (workers.isdigit() and 1 <= int(workers) <= 256):
             raise OutputError(f"--scheduler {cut(scheduler)}: local:N takes N from 1 to 256 worker processes")
         cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1), threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=40)  # 40: logging.ERROR
+                               dashboard_address=":0", silence_logs=40)  # 40: logging.ERROR
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout="30s"), None

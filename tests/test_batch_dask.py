@@ -37,7 +37,7 @@ def threads_cluster():
     _required(importlib.util.find_spec("distributed") and "found", "Dask (pip install 'planner[dask]')")
     from distributed import LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0",
                            silence_logs=40)
     yield cluster.scheduler_address
     cluster.close()
@@ -113,6 +113,7 @@ def test_local_worker_processes_give_the_same_files_as_one_process(tmp_path):
                                str(tmp_path / out), "-q", "--date", "2026-01-01", *how], capture_output=True,
                               text=True, timeout=300, cwd=ROOT, env=CHECKOUT)
         assert done.returncode == 0, done.stderr
+        assert done.stderr == ""  # -q: not a word from Dask either (its dashboard's port, its logs)
     assert files_of(tmp_path / "dask") == files_of(tmp_path / "one")
     assert len(files_of(tmp_path / "one")) == 2 * 3 + 2
 
@@ -167,7 +168,7 @@ def test_a_worker_killed_mid_task_leaves_the_batch_finishing_with_nothing_partia
     from distributed import Client, LocalCluster
 
     (tmp_path / "d.yaml").write_text("name: d\nsweep: {memory.gpus: [8, 16, 24, 32]}\n")
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                            silence_logs=50)
     client = Client(cluster)
     try:
