@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import io
 import json
@@ -99,10 +100,18 @@ def fingerprint(scenario: Scenario) -> str:
     digest = hashlib.sha256(json.dumps({"planner": planner.__version__, "scenario": scenario.normalised()},
                                        sort_keys=True, ensure_ascii=False).encode())
     for path in scenario.input_files()[1 if scenario._source else 0:]:
-        digest.update(f"\0{path.name}\0".encode())
-        with open(path, "rb") as file:
-            for block in iter(lambda: file.read(1 << 20), b""):
-                digest.update(block)
+        info = os.stat(path)
+        digest.update(f"\0{path.name}\0{_file_digest(os.path.abspath(path), info.st_mtime_ns, info.st_size)}".encode())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    """SHA-256 of a file's bytes, once per version of the file (a sweep's 10,000 variants read the same logs)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
     return digest.hexdigest()
 
 

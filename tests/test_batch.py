@@ -375,3 +375,18 @@ def test_a_batch_past_the_limit_is_written_with_yes(tmp_path, monkeypatch, small
     assert result.exit_code == 0, result.output
     assert "4 of 4 scenarios written" in result.output
     assert sweep.MAX_VARIANTS == 3  # lifted while the batch read its scenarios, not after
+
+
+def test_resume_writes_again_a_scenario_whose_benchmark_log_changed(tmp_path, small_workbooks):
+    log = {"request_rate": 2, "duration": 10.0, "completed": 1, "input_lens": [10], "output_lens": [5],
+           "ttfts": [0.1], "latencies": [0.14], "errors": [""]}
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "c.json").write_text(json.dumps(log))
+    (tmp_path / "c.yaml").write_text("name: c\ngoodput: {benchmarks: [{name: b, files: [logs/c.json]}]}\n")
+    out = tmp_path / "out"
+    run_batch([str(tmp_path / "c.yaml")], out, jobs=1, progress=False)
+    assert [o.resumed for o in run_batch([str(tmp_path / "c.yaml")], out, jobs=1, progress=False, resume=True)] \
+        == [True]
+    (tmp_path / "logs" / "c.json").write_text(json.dumps({**log, "ttfts": [0.125]}))  # the same scenario file
+    assert [o.resumed for o in run_batch([str(tmp_path / "c.yaml")], out, jobs=1, progress=False, resume=True)] \
+        == [False]
