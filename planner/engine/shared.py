@@ -25,8 +25,8 @@ DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR  # 30.4375: §9's average month
 FLEET_MAX_CONFIGURATIONS = 2048  # the Fleet's Candidates table's rows: N, mixed GPU pools or not (METHOD §15.1)
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
-FLEET_MIXED = ("n/a: the cheapest fleet is mixed (two GPU types, §15.1), which the plan does not price yet: set "
-               "fleet.mixed_gpus FALSE to plan the cheapest single-type fleet")  # serving money with a mixed fleet
+# serving money when the Fleet's cheapest mixes two GPU types (§15.1): fleet.mixed_gpus FALSE plans the best on one
+FLEET_MIXED = "n/a: the cheapest fleet mixes two GPU types, which the plan does not price"
 FLEET_STALE = "n/a: the Fleet's inputs changed: run the planner again"  # an edit the search did not see
 PAST_DEADLINE = "n/a: the training run takes longer than the deadline"  # Hours' days > search.deadline_days
 TOO_LONG = ("n/a: the plan needs more months than this workbook holds: run the planner again (or raise "
