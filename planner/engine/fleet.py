@@ -15,6 +15,7 @@ built in one place (`replica`). Times are seconds unless a name says ms; rates a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field, replace
@@ -76,6 +77,7 @@ def meets(miss: float, attainment: float) -> bool:
 
 
 # The queue -------------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1 << 16)  # the configurations that share a decode replica ask for the same C(y·B, a_d)
 def erlang_c(servers: int, load: float) -> float:
     """C(c, a), the probability that a request waits with c servers and a Erlangs offered (Kleinrock 1975, M/M/c):
     IF(a ≥ c, 1, POISSON(c, a) / (POISSON(c, a) + (1 − ρ)·POISSON(c − 1, a, TRUE))), ρ = a/c.
