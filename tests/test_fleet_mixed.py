@@ -17,6 +17,7 @@ from tests.helpers import scenario_with
 
 RETRIEVAL = Path(__file__).parent.parent / "examples" / "fleet-2b-70b-fp8-retrieval.yaml"  # §11's 2(b)
 CHAT_8B = Path(__file__).parent.parent / "examples" / "fleet-1-8b-five-gpus.yaml"  # §11's example 1
+SPLITWISE_HA = Path(__file__).parent.parent / "examples" / "fleet-6-70b-fp8-splitwise-ha.yaml"
 FIVE_GPUS = ["a100-80gb", "h100-sxm", "h200", "b200", "mi300x"]
 
 
@@ -330,3 +331,15 @@ def test_planner_run_exits_2_on_a_bad_pair_naming_the_key_and_line(tmp_path):
             "  mixed_pairs: [{prefill: h100-sxm, decode: mi300x}]\n")
     said, path = refused(tmp_path, text)
     assert "fleet.mixed_pairs" in said and "mi300x" in said and "allowed: h100-sxm, h200" in said
+
+
+def test_a_pair_where_the_plan_needs_one_number_exits_2_naming_the_key(tmp_path):
+    """ownership.gpus and pricing.serving_baseline_gpus take one number: the plan prices one serving GPU (a mixed
+    cheapest fleet reads n/a), so a {prefill, decode} pair is refused, naming each key."""
+    from tests.helpers import refused
+
+    text = (SPLITWISE_HA.read_text(encoding="utf-8") + "\nownership: {gpus: {prefill: 10, decode: 6}}\n"
+            "pricing: {serving_baseline_gpus: {prefill: 10, decode: 6}}\n")
+    said, _ = refused(tmp_path, text)
+    assert "ownership.gpus: Input should be a valid integer" in said
+    assert "pricing.serving_baseline_gpus: Input should be a valid number" in said
