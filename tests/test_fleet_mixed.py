@@ -15,6 +15,8 @@ from planner.scenario import ScenarioError
 
 from tests.helpers import scenario_with
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §15.1's examples, at §6's τ alone as §11's
+
 RETRIEVAL = Path(__file__).parent.parent / "examples" / "fleet-2b-70b-fp8-retrieval.yaml"  # §11's 2(b)
 CHAT_8B = Path(__file__).parent.parent / "examples" / "fleet-1-8b-five-gpus.yaml"  # §11's example 1
 SPLITWISE_HA = Path(__file__).parent.parent / "examples" / "fleet-6-70b-fp8-splitwise-ha.yaml"

@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from planner.engine import fleet as F
 from planner.engine.fleet import AGGREGATED, DISAGGREGATED, prefill_gpus
+from planner.engine.serving import knobs_in
 from planner.report import plot
 from planner.report.format import and_list, money, number, percent
 
@@ -43,7 +44,7 @@ def configuration(row: dict) -> str:
 def _refinements(results) -> list[str]:
     """What §12 changes in every candidate's roofline: a calibration (on its benchmark's GPU only), a cached prefix,
     speculative decoding."""
-    sv, s, said = results.scenario.serving, results.fleet.scalars, []
+    sv, s, said = knobs_in(results.scenario), results.fleet.scalars, []
     fit = results.serving.fit
     if sv.calibration != "none" and fit:
         said.append(f"The {fit['gpu']} candidates use the efficiencies fitted from the benchmark "
