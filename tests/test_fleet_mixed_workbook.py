@@ -36,10 +36,9 @@ def written(tmp_path_factory) -> dict:
     return found
 
 
-
 def test_mixed_fleets_recalculate_in_gnumeric(gnumeric, written):
-    """Both workbooks in Gnumeric, as test_mixed_fleets_recalculate in LibreOffice (they recalculated there, every
-    cell, before the merge of main's 107bf7c; now only main's Catalog-id check differs)."""
+    """Both workbooks in Gnumeric, every formula cell equal to the engine, as test_mixed_fleets_recalculate does in
+    LibreOffice."""
     recalculated(gnumeric, [written["a"], written["ha"]])
 
 
