@@ -1038,7 +1038,7 @@ def compute(scenario, tables) -> FleetTable:
         scalars["peak_fraction"] = float(max(merged.profiles[profile]))
         scalars |= {k: plain(v) if v is not None else None for k, v in totals.items()}
     candidates = [_candidate_row(c) for c in found.candidates]
-    return FleetTable(scalars, candidates, pareto, hours, configs, day_terms)
+    return FleetTable(scalars, candidates, pareto, hours, configs, day_terms=day_terms)
 
 
 NO_FLEET = "none meets the SLO"  # the answer when no configuration meets it

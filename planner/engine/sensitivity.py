@@ -96,7 +96,7 @@ def compute(scenario, tables) -> SensitivityTable:
                             [{k: plain(v) for k, v in line.items()} for line in lines],
                             [{k: plain(v) for k, v in line.items()} for line in ordered],
                             [{k: plain(v) for k, v in line.items()} for line in alternatives],
-                            _passes(scenario, tables))
+                            passes=_passes(scenario, tables))
 
 
 def _passes(scenario, tables) -> list[dict]:

@@ -138,7 +138,8 @@ PASS_COLUMNS = [
 LATENCY_NEXT = (f"IF({AGG},{model.cycle_s(ROW, '{b_star}+1', AT_NEXT)}/{O},"
                 f"{model.tpot_s(ROW, '{b_star}+1', AT_NEXT)})*1000")
 C_FEWER = "{erlang_c_one_fewer}"  # C with one replica fewer (the miss at n − 1 or x − 1 reads it)
-DECODE_C = "{erlang_c}"  # disaggregated: the decode pool's C_d at its y
+MISS_FEWER_DISAGGREGATED = disaggregated_miss("{prefill_replicas}-1", "{decode_replicas}", RATE, SERVED,
+                                              prefill_erlang=C_FEWER, decode_erlang="{erlang_c}")  # C_d at its y
 LEFT = f"{BUDGET}-ROUND({{erlang_c}},{NINE})"  # 1 − p − C_d, C_d at 9 decimals (engine.fleet, the percentile)
 PERCENTILE = (f"=IF({{ttft_met}},IF({AGG},{{first_token_ms}}+IF({{erlang_c}}<={BUDGET},0,LN({{erlang_c}}/{BUDGET})"
               f"/{{drain_rate}}*1000),{{ttft_ms}}+{{kv_transfer_ms}}+IF({{prefill_erlang_c}}<={LEFT},0,"
@@ -260,8 +261,7 @@ QUEUE = [
                 f"=IF({AGG},{erlang_c('({replicas}-1)*{batch}', f'{RATE}*{{cycle_s}}')},"
                 f"{erlang_c('({prefill_replicas}-1)', f'{RATE}*({{ttft_ms}}/1000)')})"),
     FleetColumn("miss_one_fewer", "Miss at n − 1 (or x − 1)", "decimal",
-                f"=IF({AGG},{aggregated_miss('{replicas}-1', RATE, SERVED, C_FEWER)},"
-                f"{disaggregated_miss('{prefill_replicas}-1', '{decode_replicas}', RATE, SERVED, C_FEWER, DECODE_C)})"),
+                f"=IF({AGG},{aggregated_miss('{replicas}-1', RATE, SERVED, C_FEWER)},{MISS_FEWER_DISAGGREGATED})"),
     FleetColumn("miss_one_fewer_decode", "Miss at y − 1", "decimal",
                 f"=IF({AGG},\"\",{disaggregated_miss('{prefill_replicas}', '{decode_replicas}-1', RATE, SERVED)})"),
 ]
@@ -553,7 +553,7 @@ def _miss_at(replicas: tuple[str, str, str], rate: str, erlang: tuple[str, str])
     its C (aggregated, or the prefill pool's) and its decode pool's C_d are."""
     n, x, y = replicas
     return (f"IF({DAY_AGG},{aggregated_miss(n, rate, DAY, erlang[0])},"
-            f"{disaggregated_miss(x, y, rate, DAY, *erlang)})")
+            f"{disaggregated_miss(x, y, rate, DAY, prefill_erlang=erlang[0], decode_erlang=erlang[1])})")
 
 
 PEAK = ("fleet_day_replicas", "fleet_day_prefill_replicas", "fleet_day_decode_replicas")
@@ -617,14 +617,15 @@ DAY_HELPERS = [  # what the misses read, each hour: C of the first pool (n, or t
                      FleetColumn(f"decode_erlang_{key}", f"C_d {words}", "decimal",
                                  _when_demand(_decode_erlang_at(decode, "{rate}"))))),
     FleetColumn("miss_peak_disaggregated", "Miss sized for the peak, disaggregated", "decimal", _when_demand(
-        disaggregated_miss(*PEAK[1:], "{rate}", DAY, "{erlang_peak}", "{decode_erlang_peak}"), disaggregated=True)),
+        disaggregated_miss(*PEAK[1:], "{rate}", DAY, prefill_erlang="{erlang_peak}",
+                           decode_erlang="{decode_erlang_peak}"), disaggregated=True)),
     FleetColumn("miss_peak", "Miss, sized for the peak", "decimal", _when_demand(
         f'IF({DAY_AGG},{aggregated_miss(PEAK[0], "{rate}", DAY, "{erlang_peak}")},{{miss_peak_disaggregated}})')),
     FleetColumn("miss_fewer", "Miss at n_h − 1 (or x_h − 1)", "decimal",
                 _when_demand(_miss_at(FEWER, "{rate}", ("{erlang_fewer}", "{decode_erlang_following}")))),
     FleetColumn("miss_fewer_decode", "Miss at y_h − 1", "decimal", _when_demand(disaggregated_miss(
-        "{prefill_replicas}", "{decode_replicas}-1", "{rate}", DAY, "{erlang_following}", "{decode_erlang_fewer}"),
-        disaggregated=True)),
+        "{prefill_replicas}", "{decode_replicas}-1", "{rate}", DAY, prefill_erlang="{erlang_following}",
+        decode_erlang="{decode_erlang_fewer}"), disaggregated=True)),
 ]
 DAY_COLUMN = {column.key: i for i, column in enumerate(DAY_COLUMNS, start=1)}
 DAY_TOTALS = [  # (key, label, formula, kind, the engine's total)

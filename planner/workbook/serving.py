@@ -6,7 +6,7 @@ the sheet's names."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from typing import Callable
 
@@ -397,35 +397,46 @@ CALIBRATION_VALUES = ("mean_concurrency", "mean_prompt_tokens", "mean_output_tok
                       "implied_bandwidth_efficiency")
 
 
-def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, helper_col: int) -> None:
-    """Each benchmark run (Goodput, Requests) beside the prediction at its mean concurrency on its GPU: live
-    formulas of the Requests sheet's rows and of the run's benchmark GPU's Catalog row."""
-    sheet.section("Calibration: measured benchmark runs beside the prediction at their mean concurrency")
-    numbers = [row["run"] for row in runs]
+@dataclass(frozen=True)
+class RunCells:
+    """Where each benchmark run's terms are: its benchmark GPU's Catalog values and its helper cells."""
 
-    def lookup(i: int, column: str) -> str:  # the run's benchmark GPU's Catalog value
-        return _lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
+    runs: list[dict]
 
-    def cells(i: int) -> model.ReplicaCells:  # the run's benchmark GPU (its helper cells) and its own lengths
+    def lookup(self, i: int, column: str) -> str:  # the run's benchmark GPU's Catalog value
+        return _lookup("gpu", column, f"goodput_benchmarks_{self.runs[i]['benchmark']}_gpu")
+
+    def cells(self, i: int) -> model.ReplicaCells:  # the run's benchmark GPU (its helper cells) and its lengths
         gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency", overhead_ms="serving_overhead_ms",
                       peak_flops="{run_peak_flops}", bandwidth="({run_hbm_tbps}*1e12*serving_bandwidth_efficiency)",
-                      nvlink_gbps="{run_nvlink_gbps}", peak_tflops=lookup(i, "peak_tflops"),
+                      nvlink_gbps="{run_nvlink_gbps}", peak_tflops=self.lookup(i, "peak_tflops"),
                       hbm_tbps="{run_hbm_tbps}")
         return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
 
-    def peak(i: int) -> str:
-        fp8, fp4, bf16 = (lookup(i, column) for column in ("fp8_tflops", "fp4_tflops", "peak_tflops"))
+    def after(self, i: int) -> model.ReplicaCells:  # the same run at the values in force on the benchmark's GPU
+        return replace(self.cells(i), compute_efficiency="serving_fit_compute_efficiency",
+                       overhead_ms="serving_fit_overhead_ms",
+                       bandwidth="({run_hbm_tbps}*1e12*serving_fit_bandwidth_efficiency)")
+
+    def peak(self, i: int) -> str:  # P_e on the run's GPU
+        fp8, fp4, bf16 = (self.lookup(i, column) for column in ("fp8_tflops", "fp4_tflops", "peak_tflops"))
         return (f"=(IF(AND(serving_fp4_gemm,ISNUMBER({fp4})),{fp4},IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},"
                 f"{bf16}))*1e12)")
 
-    helpers = [  # what the predictions read: the run's GPU, and its passes at one prompt and at B̄ (ms)
-        Column("run_peak_flops", "Its GPU's effective peak P_e (TFLOP/s)", kind="tera", template=peak),
-        Column("run_hbm_tbps", "Its GPU's HBM (TB/s)", kind="decimal", template=lambda i: "=" + lookup(i, "hbm_tbps")),
+
+def _run_helpers(r: RunCells) -> list[Column]:
+    """What the runs' predictions read (grouped out of sight): the run's GPU, and its passes at one prompt and at
+    B̄ (ms), at the inputs and as fitted."""
+    nvlink = "nvlink_gbps"
+    return [
+        Column("run_peak_flops", "Its GPU's effective peak P_e (TFLOP/s)", kind="tera", template=r.peak),
+        Column("run_hbm_tbps", "Its GPU's HBM (TB/s)", kind="decimal",
+               template=lambda i: "=" + r.lookup(i, "hbm_tbps")),
         Column("run_nvlink_gbps", "Its GPU's NVLink (GB/s, 0: none)", kind="count",
-               template=lambda i: f"=IF(ISNUMBER({lookup(i, 'nvlink_gbps')}),{lookup(i, 'nvlink_gbps')},0)"),
+               template=lambda i: f"=IF(ISNUMBER({r.lookup(i, nvlink)}),{r.lookup(i, nvlink)},0)"),
         *(Column(key, f"{words}{where} (ms)", kind="tenths",
                  template=lambda i, key=key, batch=batch, prefix=prefix, fitted=fitted: "=" + _run_piece(
-                     after(i) if fitted else cells(i), batch, key, prefix, AS_FITTED if fitted else None))
+                     r.after(i) if fitted else r.cells(i), batch, key, prefix, AS_FITTED if fitted else None))
           for prefix, batch, where, fitted in ((RUN_ONE, None, ", one prompt", False),
                                                (RUN_B, "{mean_concurrency}", " at B̄", False),
                                                (RUN_FITTED_ONE, None, ", one prompt, as fitted", True),
@@ -434,10 +445,12 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, he
           if not fitted or key.endswith("_pass_ms")),
     ]
 
-    def after(i: int) -> model.ReplicaCells:  # the same run at the values in force on the benchmark's GPU
-        return replace(cells(i), compute_efficiency="serving_fit_compute_efficiency",
-                       overhead_ms="serving_fit_overhead_ms",
-                       bandwidth="({run_hbm_tbps}*1e12*serving_fit_bandwidth_efficiency)")
+
+def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, helper_col: int) -> None:
+    """Each benchmark run (Goodput, Requests) beside the prediction at its mean concurrency on its GPU: live
+    formulas of the Requests sheet's rows and of the run's benchmark GPU's Catalog row."""
+    sheet.section("Calibration: measured benchmark runs beside the prediction at their mean concurrency")
+    numbers, cells, after = [row["run"] for row in runs], RunCells(runs).cells, RunCells(runs).after
 
     def left(c: model.ReplicaCells, measured: str, tokens: str) -> str:  # the measured time less AR and τ
         return f"({{{measured}}}/1000-{model.all_reduce_seconds(c, tokens)}-serving_overhead_ms/1000)"
@@ -473,8 +486,8 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, he
     columns += _fit_columns(runs, cells, after)
     values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) | _measured_values(found)
               for row, found in zip(runs, results.serving.passes["measured"])]
-    header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)", helpers=helpers,
-                                 helper_col=helper_col)
+    header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)",
+                                 helpers=_run_helpers(RunCells(runs)), helper_col=helper_col)
     sheet.set_height(header, 45)
     sheet.text("η_m implied = the decode step's bytes / (HBM · (median TPOT − AR − τ)); η_c implied = the prefill "
                "FLOPs / (t · P_e · (median TTFT − AR − τ)). A TTFT measured under load includes queueing, so the η_c "
