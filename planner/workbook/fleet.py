@@ -218,39 +218,47 @@ REPLICA = [
                 f"=IF({{b_star}}>={{b_max}},\"\",{LATENCY_NEXT})"),
     FleetColumn("service_rate", "μ_r = B/cycle (per s)", "decimal", "={batch}/{cycle_s}"),
 ]
+def aggregated_only(expression: str) -> str:
+    """A cell only an aggregated row has: blank on a disaggregated one."""
+    return f'=IF({AGG},{expression},"")'
+
+
+def disaggregated_only(expression: str) -> str:
+    """A cell only a disaggregated row has: blank on an aggregated one."""
+    return f'=IF({AGG},"",{expression})'
+
+
 QUEUE = [
-    FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths",
-                f"=IF({AGG},\"\",IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),"
-                "fleet_kv_transfer_gbps,MIN("
-                "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
-                "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency)))"),
+    FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths", disaggregated_only(
+        "IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),fleet_kv_transfer_gbps,MIN("
+        "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
+        "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency))")),
     FleetColumn("kv_transfer_ms", "T_kv (ms)", "decimal",
-                f"=IF({AGG},\"\",serving_prompt_tokens*{{kv_one}}/({{kv_transfer_gbps}}*1e9)*1000)"),
+                disaggregated_only("serving_prompt_tokens*{kv_one}/({kv_transfer_gbps}*1e9)*1000")),
     FleetColumn("load", "Offered load a (Erlangs)", "decimal",
                 f"=IF({AGG},{RATE}*{{cycle_s}},{RATE}*{O}*{{tpot_ms}}/1000)"),
     FleetColumn("servers", "Slots c = n·B or y·B", "count", f"=IF({AGG},{{replicas}},{{decode_replicas}})*{{batch}}"),
     FleetColumn("utilisation", "ρ = a/c", "decimal", "={load}/{servers}"),
     FleetColumn("erlang_c", "C(c, a)", "decimal", "=" + erlang_c("{servers}", "{load}")),
     FleetColumn("prefill_utilisation", "ρ_pre = λ·D/n", "decimal",
-                f"=IF({AGG},{RATE}*{{ttft_ms}}/1000/{{replicas}},\"\")"),
-    FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal",
-                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{prefill_utilisation}}*{{ttft_ms}}"
-                "/(1-{prefill_utilisation}),\"\"),\"\")"),
+                aggregated_only(f"{RATE}*{{ttft_ms}}/1000/{{replicas}}")),
+    FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal", aggregated_only(
+        'IF({prefill_utilisation}<1,{prefill_utilisation}*{ttft_ms}/(1-{prefill_utilisation}),"")')),
     FleetColumn("first_token_ms", "T_first = TPOT + W_pre + D (ms)", "tenths",
-                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{tpot_ms}}+{{prefill_wait_ms}}+{{ttft_ms}},\"\"),\"\")"),
-    FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", f"=IF({AGG},\"\",{RATE}*{{ttft_ms}}/1000)"),
+                aggregated_only('IF({prefill_utilisation}<1,{tpot_ms}+{prefill_wait_ms}+{ttft_ms},"")')),
+    FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", disaggregated_only(f"{RATE}*{{ttft_ms}}/1000")),
     FleetColumn("prefill_erlang_c", "C_p(x, a_p)", "decimal",
-                f"=IF({AGG},\"\",{erlang_c('{prefill_replicas}', '{prefill_load}')})"),
+                disaggregated_only(erlang_c("{prefill_replicas}", "{prefill_load}"))),
     FleetColumn("prefill_drain_rate", "x/D − λ (per s)", "decimal",
-                f"=IF({AGG},\"\",{{prefill_replicas}}/({{ttft_ms}}/1000)-{RATE})"),
+                disaggregated_only(f"{{prefill_replicas}}/({{ttft_ms}}/1000)-{RATE}")),
     FleetColumn("slack_ms", "Slack w (ms)", "tenths",
                 f"=IF({AGG},IF({{first_token_ms}}=\"\",\"\",{X}-{{first_token_ms}}),"
                 f"{X}-{{ttft_ms}}-{{kv_transfer_ms}})"),
-    FleetColumn("prefill_tail", "tail_p", "decimal",
-                f"=IF({AGG},\"\",IF({{prefill_load}}>={{prefill_replicas}},1,IF({{slack_ms}}<0,1,{{prefill_erlang_c}}"
-                "*EXP(-{prefill_drain_rate}*{slack_ms}/1000))))"),
+    FleetColumn("prefill_tail", "tail_p", "decimal", disaggregated_only(
+        "IF({prefill_load}>={prefill_replicas},1,IF({slack_ms}<0,1,{prefill_erlang_c}"
+        "*EXP(-{prefill_drain_rate}*{slack_ms}/1000)))")),
     FleetColumn("drain_rate", "n·μ_r − λ (per s)", "decimal",
-                f"=IF({AGG},{{replicas}}*{{service_rate}}-{RATE},\"\")"),
+                aggregated_only(f"{{replicas}}*{{service_rate}}-{RATE}")),
     FleetColumn("miss", "Miss P(TTFT > X)", "decimal",
                 f"=IF({AGG},IF(OR({{load}}>={{servers}},{{prefill_utilisation}}>=1),1,IF({{slack_ms}}<0,1,{{erlang_c}}"
                 "*EXP(-{drain_rate}*{slack_ms}/1000))),{prefill_tail}+{erlang_c})"),
@@ -262,8 +270,8 @@ QUEUE = [
                 f"{erlang_c('({prefill_replicas}-1)', f'{RATE}*({{ttft_ms}}/1000)')})"),
     FleetColumn("miss_one_fewer", "Miss at n − 1 (or x − 1)", "decimal",
                 f"=IF({AGG},{aggregated_miss('{replicas}-1', RATE, SERVED, C_FEWER)},{MISS_FEWER_DISAGGREGATED})"),
-    FleetColumn("miss_one_fewer_decode", "Miss at y − 1", "decimal",
-                f"=IF({AGG},\"\",{disaggregated_miss('{prefill_replicas}', '{decode_replicas}-1', RATE, SERVED)})"),
+    FleetColumn("miss_one_fewer_decode", "Miss at y − 1", "decimal", disaggregated_only(
+        disaggregated_miss("{prefill_replicas}", "{decode_replicas}-1", RATE, SERVED))),
 ]
 FIGURES = [
     FleetColumn("gpus", "GPUs with spares", "count",
