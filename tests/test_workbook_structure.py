@@ -5,6 +5,7 @@ the registry, so a new table edits nothing here."""
 from __future__ import annotations
 
 import functools
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -557,3 +558,20 @@ def test_checks_print_each_part_of_the_list_with_its_count_that_fail_and_the_fir
                                                    "Inputs within their allowed values")] == [0, 0]
     last_printed = int(sheet.print_area.split(":")[-1].lstrip("$D").replace("$", ""))
     assert max(parts.values()) <= last_printed < failing[0]
+
+
+@pytest.mark.parametrize("stem", ["fleet-4-8b-office-day", "fleet-5-8b-calibrated-h100"])
+def test_the_fleet_sheet_holds_the_rows_its_search_found(example_files, stem):
+    """docs/method.md §11: one Candidates row per configuration searched, one Pareto row per shown front row (at
+    most 32), the 24 hours only with a profile, and no row under the Candidates table: the sheet's size follows the
+    search, not a fixed maximum (issue 42)."""
+    files = example_files(ROOT / "examples" / f"{stem}.yaml")
+    fleet = json.loads(files["json"].read_text())["tables"]["fleet"]
+    sheet = openpyxl.load_workbook(files["xlsx"])["Fleet"]
+    labels = [sheet.cell(r, 1).value for r in range(1, sheet.max_row + 1)]
+    fronts = [label for label in labels if isinstance(label, str) and label.startswith("Front ")]
+    numbered = [label for label in labels if isinstance(label, int)]  # the hours (0 …) and the candidates (1 …)
+    assert len(fronts) == len(fleet["pareto"]) <= 32
+    assert len(numbered) == len(fleet["candidates"]) + len(fleet["day"]) and len(fleet["day"]) in (0, 24)
+    assert len(fleet["candidates"]) == fleet["configurations"]
+    assert labels[-1] == len(fleet["candidates"])  # the Candidates table is the sheet's last
