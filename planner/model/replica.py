@@ -8,6 +8,7 @@ Every undefined value comes out as None, never NaN or infinity. Units: bytes, FL
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -18,6 +19,7 @@ from planner.model.entries import shape
 from planner.model.fields import DRAFT_DEFAULTS
 from planner.model.passes import GB
 
+OVERHEAD_TERMS = ("overhead_fixed_ms", "overhead_per_layer_ms", "overhead_per_sequence_ms", "overhead_per_moe_layer_ms")
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
 PASSES = ("prefill", "draft_prefill", "draft", "verify")  # the passes of a cycle (Replica.pass_pieces)
@@ -63,6 +65,9 @@ def concurrency_batches(max_batch, users, powers=POWERS_OF_TWO) -> list[tuple[st
     shown = {b for _, b in rows if b is not None}
     rows.append(("users", None if users in shown else int(users)))
     return rows
+
+
+NO_DRAFT = Terms(params=0, multiplied=0, layers=0, hidden=0, width=0, kv_per_token=0)  # the sheet's draft cells
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,6 +120,14 @@ class Replica:
     bandwidth_efficiency: float = 0.7
     memory_reserve: float = 0.10
     overhead_ms: float = 0
+    # the per-pass overhead's known terms (§14.2), ms: 0 here, the engines table's priors from a scenario
+    overhead_fixed_ms: float = 0  # τ_0
+    overhead_per_layer_ms: float = 0  # τ_L
+    overhead_per_sequence_ms: float = 0  # τ_seq
+    overhead_per_moe_layer_ms: float = 0  # τ_moe
+    dispatch_ms_per_layer: float = 0  # δ: the engine's dispatch a request's first token pays (§14.4, §14.6)
+    prefill_token_budget: int = 8192  # N: the tokens a prefill pass takes (§14.4)
+    client_rounds: float = 10  # R: requests per client of a closed-loop benchmark (§14.4)
     prefix_hit_rate: float = 0  # h: the share of prompt tokens served from the prefix cache (§12.3)
     # speculative decoding (§12.2): none, mtp (self-drafting layers) or draft (a Catalog model at the same t)
     speculative: str = "none"
@@ -130,7 +143,8 @@ class Replica:
         precision entries, the serving section's knobs (its precisions are the entries given; its speculative
         decoding and prefix hit rate where it has them) and speculative decoding's draft model entry."""
         knobs = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
-                 "bandwidth_efficiency", "memory_reserve", "overhead_ms", "prefix_hit_rate")
+                 "bandwidth_efficiency", "memory_reserve", "overhead_ms", "prefix_hit_rate", "dispatch_ms_per_layer",
+                 "prefill_token_budget", "client_rounds", *OVERHEAD_TERMS)
         spec = getattr(serving, "speculative", None)
         speculation = {} if spec is None else {
             "speculative": spec.method, "draft_tokens": spec.tokens, "acceptance": spec.acceptance,
@@ -293,6 +307,28 @@ class Replica:
         return self.overhead_ms / 1000
 
     @property
+    def dispatch_s(self) -> float:
+        """δ·L/1000 s: the dispatch a request pays before its prefill (§14.4, §11's T_first)."""
+        return self.dispatch_ms_per_layer * self.layers / 1000
+
+    def known_overhead(self, sequences, terms: Terms | None = None):
+        """K(n) = (τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s: the per-pass overhead less τ (§14.2, §12.1), of the
+        target (or of a draft pass: its L_d and MoE layers)."""
+        terms = terms or self.target
+        return (self.overhead_fixed_ms + self.overhead_per_layer_ms * terms.layers
+                + self.overhead_per_moe_layer_ms * terms.moe_layers
+                + self.overhead_per_sequence_ms * np.asarray(sequences, dtype=float)) / 1000
+
+    def pass_overhead(self, sequences, terms: Terms | None = None):
+        """τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s for a pass of n sequences (§14.2)."""
+        return self.tau + self.known_overhead(sequences, terms)
+
+    def draft_prefill_overhead(self, terms: Terms):
+        """The draft's prefill runs in the target's step: (τ + τ_L·L_d + τ_moe·L_moe,d)/1000 s only (§14.2)."""
+        return (self.overhead_ms + self.overhead_per_layer_ms * terms.layers
+                + self.overhead_per_moe_layer_ms * terms.moe_layers) / 1000
+
+    @property
     def pool(self) -> float:
         return passes.capacity_pool(self.memory_gb, self.memory_reserve, self.w_g)
 
@@ -316,9 +352,13 @@ class Replica:
                 "memory": passes.memory_seconds(bytes_moved, self.bw_e), "all_reduce": self.all_reduce(tokens, terms)}
 
     def overhead_s(self, kind: str, batch):
-        """The overhead a pass pays, in seconds: τ on every pass (§6). `kind` is one of PASSES, `batch` its B (1:
-        one prompt); the one place a per-pass overhead enters (its Excel twin: workbook/model.py overhead_s)."""
-        return self.tau
+        """The overhead a pass pays, in seconds, τ_pass (§14.2): `kind` is one of PASSES, `batch` its B (1: one
+        prompt); the draft's prefill only τ, τ_L·L_d and τ_moe·L_moe,d; a draft's terms 0 without one (as the sheet's
+        draft cells are). The one place a pass's overhead enters (its Excel twin: workbook/model.py overhead_s)."""
+        draft = self.draft or NO_DRAFT
+        if kind == "draft_prefill":
+            return self.draft_prefill_overhead(draft)
+        return self.pass_overhead(batch, draft if kind == "draft" else None)
 
     def _pass(self, pieces: dict, kind: str, batch):
         return passes.pass_seconds(**pieces, overhead_s=self.overhead_s(kind, batch))
@@ -402,6 +442,66 @@ class Replica:
     def cycle_s(self, batch):
         return passes.cycle_seconds(self.prefill_s(batch), self.o, self.tpot_s(batch))
 
+    # TTFT at a client concurrency c, closed loop (§14.4), at e = d_a = 1
+    @property
+    def prefill_passes(self) -> int:
+        """p_s = CEILING(s_n/N, 1): the passes one prompt's new tokens take at the prefill token budget N."""
+        return math.ceil(float(self.s - self.cached_tokens) / self.prefill_token_budget)
+
+    def prompts_per_pass(self, clients) -> int:
+        """κ = IF(s_n ≤ N, MIN(b, INT(N/s_n)), 1): the prompts of the opening burst one pass takes."""
+        new = float(self.s - self.cached_tokens)
+        return min(int(clients), int(self.prefill_token_budget // new)) if new <= self.prefill_token_budget else 1
+
+    def fill_s(self, prompts, clients):
+        """T_fill(j, c): j prompts prefilled in p_s passes beside c − j decoding sequences (§14.4): the GEMMs of
+        n_f = j·s_n + p_s·(c − j) tokens, the prompts' causal attention once and the decoders' at c̄; the weights
+        the q = j·s_n/p_s + c − j tokens of a pass touch, read once per pass, and the KV cache; p_s·(AR(q) +
+        τ_pass(c))."""
+        j, c, p_s, m = float(prompts), float(clients), self.prefill_passes, self.target
+        new, cached = float(self.s - self.cached_tokens), float(self.cached_tokens)
+        decoders = p_s * (c - j)
+        pass_tokens = j * new / p_s + c - j
+        flops = (passes.FORWARD_OPS * m.multiplied * (j * new + decoders)
+                 + j * m.layers * (self.s ** 2 - cached ** 2) * m.width
+                 + decoders * 2 * m.layers * self.c_bar * m.width)
+        compute = flops / (self.tensor_parallel * self.p_e * self.compute_efficiency)
+        return (np.maximum(compute, self.fill_memory_s(prompts, clients))
+                + p_s * (self.all_reduce(pass_tokens) + self.pass_overhead(c)))
+
+    def fill_memory_s(self, prompts, clients):
+        """T_fill(j, c)'s memory time (the sheets show it beside the fill that reads it): the weights the q tokens of
+        each of its p_s passes touch, and the prompts' and decoders' KV cache, at BW_e."""
+        j, c, p_s, m = float(prompts), float(clients), self.prefill_passes, self.target
+        new = float(self.s - self.cached_tokens)
+        decoders = p_s * (c - j)
+        moved = (p_s * m.streamed(j * new / p_s + c - j) * self.b_w / self.tensor_parallel
+                 + (j * self.s + decoders * self.c_bar) * m.kv_per_token)
+        return moved / self.bw_e
+
+    def ttft_at(self, clients) -> dict:
+        """TTFT at c clients of a closed loop over R rounds (§14.4), in ms where named so: the opening burst of m
+        cohorts of κ prompts, the steady state (one prompt beside c − 1 decoders and half the loaded pass in flight),
+        the mean TTFT_c = δ·L + burst/R + (1 − 1/R)·steady and the median TTFT_med = δ·L + steady."""
+        c = int(clients)
+        kappa = self.prompts_per_pass(c)
+        cohorts = math.ceil(c / kappa)
+        fill_kappa, fill_one = float(self.fill_s(kappa, c)), float(self.fill_s(1, c))
+        itl = float(self.cycle_s(c)) / self.o
+        burst = (cohorts + 1) / 2 * fill_kappa
+        steady = fill_one + (0 if c == 1 else itl / 2)
+        layers = self.layers + (self.draft.layers if self.draft is not None else 0)  # §12.2: δ·(L + L_d)
+        dispatch = self.dispatch_ms_per_layer * layers / 1000
+        rounds = self.client_rounds
+        new = float(self.s - self.cached_tokens)
+        return {"rank_clients": c, "prefill_passes": self.prefill_passes, "prompts_per_pass": kappa,
+                "burst_cohorts": cohorts, "fill_pass_tokens": kappa * new / self.prefill_passes + c - kappa,
+                "fill_ms": fill_kappa * 1000, "fill_one_pass_tokens": new / self.prefill_passes + c - 1,
+                "fill_one_ms": fill_one * 1000,
+                "itl_at_concurrency_ms": itl * 1000, "ttft_burst_ms": burst * 1000, "ttft_steady_ms": steady * 1000,
+                "ttft_at_concurrency_ms": (dispatch + burst / rounds + (1 - 1 / rounds) * steady) * 1000,
+                "ttft_median_at_concurrency_ms": (dispatch + steady) * 1000}
+
     # results as plain numbers
     def memory_stack(self, batch) -> dict:
         """The memory stack at B against the GPU, GB: weights, KV (final lengths), reserve and free (negative when
@@ -453,10 +553,10 @@ class Replica:
         ttft, tpot = median_ttft_ms / 1000, median_tpot_ms / 1000
         predicted_tpot = None if not (b and b > 0 and run.o > 0) else number(run.tpot_s(b) * 1000)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
-            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.tau)
+            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.pass_overhead(math.ceil(b)))
         eta_c = passes.implied_compute_efficiency(flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel,
                                                   peak_flops=run.p_e, measured_ttft_s=ttft,
-                                                  all_reduce_s=run.all_reduce(run.s), overhead_s=run.tau)
+                                                  all_reduce_s=run.all_reduce(run.s), overhead_s=run.pass_overhead(1))
         return {"mean_concurrency": b, "predicted_ttft_ms": number(run.ttft_s() * 1000),
                 "predicted_tpot_ms": predicted_tpot, "measured_ttft_ms": median_ttft_ms,
                 "measured_tpot_ms": median_tpot_ms, "implied_compute_efficiency": eta_c,

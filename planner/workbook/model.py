@@ -64,6 +64,11 @@ class ReplicaCells:
     price: str = "price_per_gpu_hour_converted"  # in the reporting currency
     compute_efficiency: str = "serving_compute_efficiency_used"  # the inputs', or fitted from benchmark logs (§12.1)
     overhead_ms: str = "serving_overhead_ms_used"
+    # the per-pass overhead's known terms τ_0, τ_L, τ_seq, τ_moe (§14.2), ms: the engines row's or the keys
+    overhead_fixed_ms: str = "serving_overhead_fixed_ms_used"
+    overhead_per_layer_ms: str = "serving_overhead_per_layer_ms_used"
+    overhead_per_sequence_ms: str = "serving_overhead_per_sequence_ms_used"
+    overhead_per_moe_layer_ms: str = "serving_overhead_per_moe_layer_ms_used"
     prompt_tokens: str = "serving_prompt_tokens"  # s
     output_tokens: str = "serving_output_tokens"  # o
     mean_context: str = "serving_mean_context"  # c̄
@@ -277,6 +282,21 @@ def memory_seconds(r: ReplicaCells, bytes_moved: str) -> str:
     return f"{bytes_moved}/{r.bandwidth}"
 
 
+def pass_overhead(r: ReplicaCells, sequences: str, terms: TermsCells | None = None) -> str:
+    """τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s for a pass of n sequences (§14.2): the
+    target's layers, or a draft pass's own."""
+    m = terms or target(r)
+    return (f"({r.overhead_ms}+{r.overhead_fixed_ms}+{r.overhead_per_layer_ms}*{m.layers}"
+            f"+{r.overhead_per_moe_layer_ms}*{m.moe_layer_count}+{r.overhead_per_sequence_ms}*({sequences}))/1000")
+
+
+def draft_prefill_overhead(r: ReplicaCells, terms: TermsCells) -> str:
+    """The draft's prefill in the target's step: (τ + τ_L·L_d + τ_moe·L_moe,d)/1000 s only (§14.2)."""
+    return (f"({r.overhead_ms}+{r.overhead_per_layer_ms}*{terms.layers}"
+            f"+{r.overhead_per_moe_layer_ms}*{terms.moe_layer_count})/1000")
+
+
+
 PASSES = ("prefill", "draft_prefill", "draft", "verify")  # planner/model/replica.py's PASSES and PIECES
 PIECES = ("memory", "pass")
 PASS_WORDS = {"prefill": "Prefill of the B prompts", "draft_prefill": "The draft's prefill of them",
@@ -333,9 +353,12 @@ def pieces_in_ms(pieces: dict, prefix: str = "") -> dict:
 
 
 def overhead_s(r: ReplicaCells, kind: str, batch: str | None) -> str:
-    """The overhead a pass pays, in seconds: τ on every pass (§6); the one place a per-pass overhead enters (the
-    engine's Replica.overhead_s)."""
-    return f"{r.overhead_ms}/1000"
+    """The overhead a pass pays, in seconds, τ_pass (§14.2): a pass of B sequences (one prompt: 1), the draft's own
+    layers in a draft pass, and the draft's prefill only τ, τ_L and τ_moe; the one place a pass's overhead enters
+    (the engine's Replica.overhead_s)."""
+    if kind == "draft_prefill":
+        return draft_prefill_overhead(r, r.draft)
+    return pass_overhead(r, batch or "1", r.draft if kind == "draft" else None)
 
 
 def pass_s(r: ReplicaCells, kind: str, batch: str | None, at: dict[str, str] | None = None) -> str:
