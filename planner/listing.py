@@ -430,21 +430,25 @@ class Columns:
             formula = f'IF(scenario="{scenario}",{self.price_allowed.check(f"{name}_{scenario}")},{formula})'
         return formula
 
-    def check(self, item: Input) -> str:
-        """The input's check across its columns: the base allowed, each scenario's blank or allowed."""
+    def column_checks(self, item: Input) -> list[str]:
+        """The input's check in each of its columns: the base allowed, each scenario's blank or allowed."""
         allowed = item.typed_allowed
         base, *own = self.typed_names(item)
-        return "AND(" + ",".join([allowed.check(base)] + [f"OR(ISBLANK({cell}),{allowed.check(cell)})"
-                                                          for cell in own]) + ")"
+        return [allowed.check(base)] + [f"OR(ISBLANK({cell}),{allowed.check(cell)})" for cell in own]
 
-    def check_shown(self, item: Input) -> str:
+    def check(self, item: Input, at: list[str] | None = None) -> str:
+        """The input's check across its columns: each of column_checks (`at`: the cells that hold them)."""
+        return "AND(" + ",".join(at or self.column_checks(item)) + ")"
+
+    def check_shown(self, item: Input, at: list[str] | None = None) -> str:
         """The input's check in the scenario shown, what its results read (ok_<input>): the chosen column's value,
-        the base's where that is blank, as `live` chooses; another column's error blanks only its own scenario."""
-        allowed = item.typed_allowed
+        the base's where that is blank, as `live` chooses; another column's error blanks only its own scenario.
+        `at`: the cells that hold column_checks (a column's is its own check where it is not blank)."""
         base, *own = self.typed_names(item)
-        formula = shown = allowed.check(base)
-        for name, cell in reversed(list(zip(self.names, own))):
-            formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{shown},{allowed.check(cell)}),{formula})'
+        formula = shown = (at or self.column_checks(item))[0]
+        own_checks = at[1:] if at else [item.typed_allowed.check(cell) for cell in own]
+        for name, cell, checked in reversed(list(zip(self.names, own, own_checks))):
+            formula = f'IF(scenario="{name}",IF(ISBLANK({cell}),{shown},{checked}),{formula})'
         return formula
 
 

@@ -57,11 +57,14 @@ def test_the_rows_stop_at_the_longest_plans():
 
 @pytest.mark.parametrize("example", ["default", "memory-1-8b-ddp"])
 def test_a_workbook_holds_a_few_thousand_formulas(example, tmp_path):
-    """Before: 34,812 formula cells in every workbook, 26,182 of them in hidden month rows past the plan."""
+    """Before: 34,812 formula cells in every workbook, 26,182 of them in hidden month rows past the plan. The cap
+    was 8,000 (issue 42) until issue 43's helper cells: no formula over 1,000 characters takes the serving roofline's
+    passes into cells of their own (612 in the default: Serving 216, GPUs 304, Sensitivity 45, and 47 more sets of
+    checks on Checks), 7,682 → 8,294."""
     path = tmp_path / "book.xlsx"
     from planner.scenario import load_scenario
     book = build(compute(load_scenario(ROOT / "examples" / f"{example}.yaml")), str(path))
-    assert len(book.formulas) <= 8000
+    assert len(book.formulas) <= 8400
     assert workbook_data(path).month_rows == MonthRows(calendar=PLAN_MONTHS + SPARE,
                                                                average=AVERAGE_MONTHS + SPARE)
 

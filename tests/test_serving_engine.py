@@ -119,6 +119,28 @@ def test_a_table_row_by_hand():
         (16.060522496, 8.589934592, 8.0, 80 - 16.060522496 - 8.589934592 - 8.0))
 
 
+def test_each_pass_in_its_pieces_by_hand():
+    """A pass in its pieces, and what the sheets' helper cells hold (Replica.pass_pieces): at B = 32 the verify pass
+    (the decode step) is memory-bound, (15,009,849,344 + 32·5,120·131,072)/2.345e12 = 15.56 ms against its compute
+    32·(2·Ψ_mm + 2·32·5,120·8,192)/494.5e12 = 1.15 ms; the prefill of 32 prompts compute-bound, 32·31.84e12/
+    494.5e12 = 2.06 s; no all-reduce on one GPU; MAX(compute, memory) + AR + τ of each is TPOT, T_pre."""
+    r = replica(overhead_ms=2)  # τ 2 ms on every pass
+    decode, prefill = r.decode_pieces(32, r.target), r.prefill_pieces(32, r.target)
+    memory = (15_009_849_344 + 32 * 5120 * 131_072) / 2.345e12
+    compute = 32 * (2 * 7_504_924_672 + 2 * 32 * 5120 * 8192) / 494.5e12
+    assert (decode["memory"], decode["compute"], decode["all_reduce"]) == pytest.approx((memory, compute, 0))
+    assert round(memory * 1000, 2) == 15.56 and round(compute * 1000, 2) == 1.15
+    assert prefill["compute"] == pytest.approx(32 * 31_839_683_084_288 / 494.5e12)
+    assert round(prefill["compute"], 2) == 2.06 and prefill["memory"] < prefill["compute"]
+    # what the sheets show: each pass's memory time and the pass, MAX(compute, memory) + AR + τ
+    shown = r.pass_pieces(32)
+    assert (shown["verify_memory_s"], shown["verify_pass_s"]) == pytest.approx((memory, memory + 0.002))
+    assert shown["prefill_pass_s"] == pytest.approx(prefill["compute"] + 0.002)
+    assert all(shown[f"{kind}_memory_s"] == 0 and shown[f"{kind}_pass_s"] == pytest.approx(0.002)
+               for kind in ("draft_prefill", "draft"))  # no draft: nothing moved, the overhead paid (k = 0 of them)
+    assert r.tpot_s(32) == pytest.approx(shown["verify_pass_s"]) and r.prefill_s(32) == shown["prefill_pass_s"]
+
+
 def test_table_rows_powers_below_max_then_max_then_users():
     # B_max 52, 32 users: 1 … 32 (32 is a power below 52), 52; the users' 32 is already shown
     batches = [b for _, b in sv.concurrency_batches(52, 32)]

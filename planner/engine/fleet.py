@@ -885,6 +885,20 @@ def _hour_checks(config: Configuration, roof: Roofline, replicas: tuple[int, ...
                               for f in fewer)}
 
 
+def _erlang_terms(config: Configuration, roof: Roofline, replicas: tuple[int, ...], rate: float) -> tuple:
+    """(C of the first pool, C_d of the decode pool or None aggregated) at these replicas: C(n·B, λ·cycle)
+    aggregated; C(x, λ·D) and C(y·B, λ·o·TPOT) disaggregated."""
+    if config.aggregated:
+        return erlang_c(replicas[0] * roof.batch, rate * roof.cycle), None
+    x, y = replicas
+    return erlang_c(x, rate * config.ttft_s), erlang_c(y * roof.batch, rate * roof.outputs * roof.step)
+
+
+def _miss_or_one(config: Configuration, roof: Roofline, replicas: tuple[int, ...], rate: float, slo: SLO) -> float:
+    """The miss at these replicas, 1 where a pool has none."""
+    return 1.0 if min(replicas) < 1 else miss_at(config, roof, replicas, rate, slo)
+
+
 def _gpu_seconds_per_request(config: Configuration, roof: Roofline) -> float:
     """g = t·cycle(B)/B aggregated, t_p·D + t_d·o·TPOT(B)/B disaggregated: a request's work at full batch."""
     if config.aggregated:
@@ -1001,6 +1015,7 @@ class FleetTable:
     pareto: list[dict]  # the front's shown rows, each with its `position` on the whole front
     day: list[dict]  # 24 hours with a profile, else none
     configurations: list[Configuration] = field(default_factory=list, repr=False)  # for the sheet's rooflines
+    day_terms: tuple | None = field(default=None, repr=False)  # the day's (configuration, roofline, peak, SLO)
 
     @property
     def cheapest(self) -> dict | None:
@@ -1067,6 +1082,52 @@ class FleetTable:
     def to_json(self) -> dict:
         return {**self.scalars, "candidates": self.candidates, "pareto": self.pareto, "day": self.day}
 
+    def passes(self, row: dict) -> dict:
+        """A sized row's Replica.pass_pieces, where its sheet row shows them (not in the JSON): the replica that
+        prefills at one prompt ("first"), the row's replica at B ("b") and at B* + 1 ("next"; None at B_max)."""
+        config = self.configurations[row["index"]]
+        rep = config.decode
+        first = rep if config.aggregated else config.prefill
+        return {"first": first.pass_pieces(1), "b": rep.pass_pieces(row["batch"]),
+                "next": rep.pass_pieces(row["b_star"] + 1) if row["b_star"] < rep.b_max else None,
+                "erlang_c_one_fewer": self.erlang_c_one_fewer(row)}
+
+    def day_queues(self) -> list[dict]:
+        """Each hour's queue terms, where the sheet's day shows them beside the misses that read them (not in the
+        JSON): C of the first pool (aggregated, or the prefill pool) and C_d of the decode pool, following demand,
+        sized for the peak and with one replica fewer, and the misses with one fewer (1 below one replica); none at
+        an hour of no demand."""
+        config, roof, peak, slo = self.day_terms
+        found = []
+        for hour in self.day:
+            rate = hour["rate"]
+            if rate == 0:
+                found.append({})
+                continue
+            following = tuple(hour[key] for key in _replica_keys(config))
+            fewer = (following[0] - 1, *following[1:])
+            terms = {}
+            for name, replicas in (("following", following), ("peak", peak), ("fewer", fewer)):
+                first, decode = _erlang_terms(config, roof, replicas, rate)
+                terms |= {f"erlang_{name}": first, f"decode_erlang_{name}": decode}
+            if not config.aggregated:
+                terms["decode_erlang_fewer"] = _erlang_terms(config, roof, (following[0], following[1] - 1), rate)[1]
+                terms["miss_fewer_decode"] = _miss_or_one(config, roof, (following[0], following[1] - 1), rate, slo)
+            terms["miss_fewer"] = _miss_or_one(config, roof, fewer, rate, slo)
+            terms["miss_peak"] = miss_at(config, roof, peak, rate, slo)
+            if not config.aggregated:
+                terms["miss_peak_disaggregated"] = terms["miss_peak"]
+            found.append(terms)
+        return found
+
+    def erlang_c_one_fewer(self, row: dict) -> float:
+        """C with one replica fewer: C((n − 1)·B, λ·cycle) aggregated, C(x − 1, λ·D) disaggregated (the miss at n − 1
+        or x − 1 reads it)."""
+        rate = self.scalars["rate"]
+        if row["mode"] == AGGREGATED:
+            return erlang_c((row["replicas"] - 1) * row["batch"], rate * row["cycle_s"])
+        return erlang_c(row["prefill_replicas"] - 1, rate * row["ttft_ms"] / 1000)
+
 
 def compute(scenario, tables) -> FleetTable:
     fleet, sv, goodput = scenario.fleet, serving_engine.knobs_in(scenario), scenario.goodput
@@ -1099,18 +1160,19 @@ def compute(scenario, tables) -> FleetTable:
                "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol,
                "mixed_gpus": fleet.mixed_gpus, "mixed_configurations": sum(1 for c in configs if c.mixed),
                **{f"calibrated_{key}": value for key, value in on_benchmark_gpu.items()}}
-    hours = []
+    hours, day_terms = [], None
     if profile and best:
         config = configs[best["index"]]
         roof = Roofline.rows(config.decode, [best["batch"]], config.ttft_s if config.aggregated
                              else float(config.decode.ttft_s()))[0]
         peak = tuple(best[key] for key in _replica_keys(config))
         totals = day(config, roof, peak=peak, rate=rate, fractions=merged.profiles[profile], slo=slo)
+        day_terms = (config, roof, peak, slo)
         hours = [_plain_row(h) for h in totals.pop("hours")]
         scalars["peak_fraction"] = float(max(merged.profiles[profile]))
         scalars |= {k: plain(v) if v is not None else None for k, v in totals.items()}
     candidates = [_candidate_row(c) for c in found.candidates]
-    return FleetTable(scalars, candidates, pareto, hours, configs)
+    return FleetTable(scalars, candidates, pareto, hours, configs, day_terms=day_terms)
 
 
 def prefill_gpus(row: dict) -> int:

@@ -10,7 +10,7 @@ the run's GPUs, the users, the demand and its profile, the ownership inputs. The
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from planner.engine import cost
 from planner.engine.plan import inputs as plan_inputs
@@ -123,6 +123,8 @@ class GPUsTable:
     its Catalog row (1-based) under "catalog_row"."""
 
     rows: list[dict]
+    passes: list = field(default_factory=list)  # each row's Replica.pass_pieces at B and at B_max ({"b", "max"};
+    # None where none fits), where the sheet shows them (not in the JSON)
 
     @property
     def headline(self) -> dict:
@@ -158,7 +160,7 @@ def compute(scenario, tables) -> GPUsTable:
                     tokens_per_day=tables["crossover"].scalars["tokens_per_day"],
                     profile=plan_inputs.plan_profile(s), fx=s.fx_rate,
                     owning=plan_inputs.Owning(server_price=None, server_kw=None, **s.ownership.model_dump()))
-    rows, positions, replicas = [], [], []
+    rows, positions, replicas, passes = [], [], [], []
     for position, (gpu_id, gpu) in enumerate(catalog.gpus.items(), start=1):
         if gpu.price_per_hour is None:
             continue
@@ -167,6 +169,8 @@ def compute(scenario, tables) -> GPUsTable:
             replica = replace(replica, **in_force(s, tables["serving"].fit))
         b_max = replica.b_max
         at = replica.at(min(s.serving.users, b_max))["tokens_per_s_per_gpu"] if b_max > 0 else None
+        passes.append({"b": replica.pass_pieces(min(s.serving.users, b_max)), "max": replica.pass_pieces(b_max)}
+                      if b_max > 0 else None)
         at_max = replica.at(b_max)["tokens_per_s_per_gpu"] if b_max > 0 else None
         rows.append(GPURow(gpu=gpu_id, peak_tflops=gpu.peak_tflops, fp8_tflops=gpu.fp8_tflops,
                            price_per_hour=gpu.price_per_hour, server_price=gpu.server_price,
@@ -178,7 +182,7 @@ def compute(scenario, tables) -> GPUsTable:
     for row, position, replica in zip(found, positions, replicas):
         row |= {"catalog_row": position, "price": replica.price_per_gpu_hour,  # × fx already (replica_of)
                 "peak_flops": replica.p_e, "bandwidth": replica.bw_e, "nvlink_gbps": replica.nvlink_gbps or 0.0}
-    return GPUsTable([{key: plain(value) for key, value in row.items()} for row in found])
+    return GPUsTable([{key: plain(value) for key, value in row.items()} for row in found], passes)
 
 
 CONSTANTS: list = []

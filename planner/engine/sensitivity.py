@@ -58,6 +58,8 @@ class SensitivityTable:
     tornado: list[dict]
     sorted: list[dict]
     alternatives: list[dict] = field(default_factory=list)
+    passes: list[dict] = field(default_factory=list)  # the serving grid's rows: Replica.pass_pieces at each B and
+    # its tokens per second per GPU, where the sheet shows them (not in the JSON)
 
     @property
     def headline(self) -> dict:
@@ -93,7 +95,15 @@ def compute(scenario, tables) -> SensitivityTable:
     return SensitivityTable({k: plain(v) for k, v in scalars.items()}, _grids(scenario, tables),
                             [{k: plain(v) for k, v in line.items()} for line in lines],
                             [{k: plain(v) for k, v in line.items()} for line in ordered],
-                            [{k: plain(v) for k, v in line.items()} for line in alternatives])
+                            [{k: plain(v) for k, v in line.items()} for line in alternatives],
+                            passes=_passes(scenario, tables))
+
+
+def _passes(scenario, tables) -> list[dict]:
+    """The serving grid's rows (users B at each step): the passes' pieces at B and TokS(B), which its cells read."""
+    replica, users = served(scenario, tables), scenario.serving.users
+    return [replica.pass_pieces(b) | {"tokens_per_s_per_gpu": replica.at(b)["tokens_per_s_per_gpu"]}
+            for b in (max(1, excel_round(users * m)) for m in STEPS)]
 
 
 def _grids(scenario, tables) -> dict:

@@ -4,7 +4,7 @@ concurrency, and the measured benchmark runs beside their predictions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from planner.engine import calibration, money
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
@@ -90,6 +90,9 @@ class ServingTable:
     rows: list[dict]  # TABLE_ROWS rows of the concurrency table
     calibration: list[dict]  # one per benchmark run (none without benchmark logs)
     fit: dict | None = None  # with serving.calibration: the fit over that benchmark's runs (§12.1)
+    passes: dict = field(default_factory=dict)  # Replica.pass_pieces where the sheet shows them (not in the JSON):
+    # idle (one prompt), users, one (B = 1), max (B_max; None at 0), plain (at the users without speculation), table,
+    # measured (each benchmark run's: _measured_passes)
 
     @property
     def headline(self) -> dict:
@@ -182,7 +185,7 @@ def served(scenario, tables) -> Replica:
 
 
 def compute(scenario, tables) -> ServingTable:
-    runs, fit = _calibration(scenario, tables)
+    runs, fit, measured = _calibration(scenario, tables)
     r = replace(replica_of(scenario), **in_force(scenario, fit))
     model, gpu, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.serving
     precisions = scenario.merged_catalog.precisions
@@ -209,7 +212,7 @@ def compute(scenario, tables) -> ServingTable:
         "sequence_gb": (r.s + r.o) * r.kv_held / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
         "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
         "ttft_all_reduce_ms": r.all_reduce(r.s - r.cached_tokens) * 1000,
-        "ttft_draft_ms": (r._prefill(1, draft, draft=True) if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
+        "ttft_draft_ms": (r._prefill(1, draft, "draft_prefill") if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
         "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
         "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
         "tpot_ms": users["tpot_ms"], "itl_ms": users["itl_ms"], "tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
@@ -240,7 +243,16 @@ def compute(scenario, tables) -> ServingTable:
     scalars |= _engine_scalars(scenario)
     scalars |= _fit_scalars(scenario, fit, r)
     return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
-                        rows, runs, fit)
+                        rows, runs, fit, _passes(r, plain, sv.users, rows) | {"measured": measured})
+
+
+def _passes(r: Replica, plain: Replica, users: int, rows: list[dict]) -> dict:
+    """What the Serving sheet's helper cells show (ServingTable.passes): the passes at one prompt, the users, B = 1,
+    B_max (None at 0) and without speculation, each table row's (None where blank)."""
+    shown = [row["batch"] if row["batch"] != "" and row["batch"] is not None else None for row in rows]
+    return {"idle": r.pass_pieces(1), "users": r.pass_pieces(users), "one": r.pass_pieces(1),
+            "max": r.pass_pieces(r.b_max) if r.b_max > 0 else None, "plain": plain.pass_pieces(users),
+            "table": [None if b is None else r.pass_pieces(b) for b in shown]}
 
 
 TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_flops", "fill_bytes", "fill_ms", "fill_one_pass_tokens",
@@ -310,15 +322,16 @@ def _fit_scalars(scenario, fit: dict | None, r: Replica) -> dict:
                     **{f"fit_{key}": fit[key] for key in FIT_KEYS}}
 
 
-def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
+def _calibration(scenario, tables) -> tuple[list[dict], dict | None, list[dict]]:
     """Each benchmark run beside the prediction at its mean concurrency, on its benchmark's GPU, with the fit's
-    columns; and with `serving.calibration`, the fit over that benchmark's runs (docs/method.md §12.1)."""
+    columns; with `serving.calibration`, the fit over that benchmark's runs (docs/method.md §12.1); and what the
+    sheet's predictions read, per run (_measured_passes)."""
     logs = scenario.external("goodput")
     if logs is None:
-        return [], None
+        return [], None, []
     merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, knobs_in(scenario)
     named = next((i for i, b in enumerate(benches, start=1) if b.name == sv.calibration), None)
-    requests, found, fitted_runs = logs.requests, [], []
+    requests, found, fitted_runs, measured_passes = logs.requests, [], [], []
     runs = tables["goodput"].runs
     for run in runs:
         advance(CALIBRATING, 1, total=len(runs), unit="run")
@@ -343,10 +356,26 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
                       **{k: ("" if v is None else v) for k, v in values.items()}, **columns})
         fitted_runs.append((found[-1], measured, replica))
     fit = _fit(fitted_runs, sv)
+    for _, measured, replica in fitted_runs:
+        measured_passes.append(_measured_passes(replica, measured, fit))
     fit["gpu"] = benches[named - 1].gpu if named else None
     if not named:
         fit["status"] = calibration.NOT_ASKED
-    return [{k: number(v) if not isinstance(v, str) else v for k, v in row.items()} for row in found], fit
+    return ([{k: number(v) if not isinstance(v, str) else v for k, v in row.items()} for row in found], fit,
+            measured_passes)
+
+
+def _measured_passes(replica: Replica, measured, fit: dict) -> dict:
+    """What a run's predictions read on the sheet: its GPU's P_e, HBM and NVLink, and the passes' pieces of the
+    replica at its lengths, of one prompt ("one") and at its mean concurrency B̄ ("b"; None when B̄ is not above 0),
+    at the inputs and at the values in force on the benchmark's GPU ("fitted_one", "fitted_b")."""
+    run, b = replica.at_run(measured.prompt_tokens, measured.output_tokens), measured.concurrency
+    fitted = replace(run, compute_efficiency=fit["compute_efficiency"],
+                     bandwidth_efficiency=fit["bandwidth_efficiency"], overhead_ms=fit["overhead_s"] * 1000)
+    at_b = b is not None and b > 0
+    return {"peak_flops": replica.p_e, "hbm_tbps": replica.hbm_tbps, "nvlink_gbps": replica.nvlink_gbps or 0,
+            "one": run.pass_pieces(1), "b": run.pass_pieces(b) if at_b else None,
+            "fitted_one": fitted.pass_pieces(1), "fitted_b": fitted.pass_pieces(b) if at_b else None}
 
 
 def _fit(runs: list, sv) -> dict:

@@ -150,11 +150,20 @@ def decode_bytes(streamed, weight_bytes, tensor_parallel, context, kv_per_token,
     return streamed * weight_bytes / tensor_parallel + np.multiply(batch, context, dtype=float) * kv_per_token
 
 
-def pass_seconds(*, flops, bytes_moved, tensor_parallel, peak_flops, compute_efficiency, bandwidth, all_reduce,
-                 overhead_s):
-    """MAX(FLOPs/(t·P_e·η_c), bytes/BW_e) + AR + τ: the roofline of one pass, plus its all-reduces and overhead."""
-    compute = flops / (np.multiply(tensor_parallel, peak_flops) * compute_efficiency)
-    return np.maximum(compute, bytes_moved / bandwidth) + all_reduce + overhead_s
+def compute_seconds(flops, tensor_parallel, peak_flops, compute_efficiency):
+    """FLOPs/(t·P_e·η_c): a pass's time at the compute roofline."""
+    return flops / (np.multiply(tensor_parallel, peak_flops) * compute_efficiency)
+
+
+def memory_seconds(bytes_moved, bandwidth):
+    """bytes/BW_e: a pass's time at the memory roofline."""
+    return bytes_moved / bandwidth
+
+
+def pass_seconds(*, compute, memory, all_reduce, overhead_s):
+    """MAX(compute, memory) + AR + τ: the roofline of one pass (compute_seconds, memory_seconds), plus its
+    all-reduces and overhead."""
+    return np.maximum(compute, memory) + all_reduce + overhead_s
 
 
 def cycle_seconds(prefill_s, outputs, tpot_s):

@@ -22,6 +22,9 @@ from planner.model.passes import GB
 OVERHEAD_TERMS = ("overhead_fixed_ms", "overhead_per_layer_ms", "overhead_per_sequence_ms", "overhead_per_moe_layer_ms")
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
+PASSES = ("prefill", "draft_prefill", "draft", "verify")  # the passes of a cycle (Replica.pass_pieces)
+PIECES = ("memory", "pass")  # what the sheets show of each: its memory time, and the pass = MAX(compute, memory) +
+# all-reduces + overhead (the compute time and the all-reduces are short enough to stand inside the pass's formula)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +65,9 @@ def concurrency_batches(max_batch, users, powers=POWERS_OF_TWO) -> list[tuple[st
     shown = {b for _, b in rows if b is not None}
     rows.append(("users", None if users in shown else int(users)))
     return rows
+
+
+NO_DRAFT = Terms(params=0, multiplied=0, layers=0, hidden=0, width=0, kv_per_token=0)  # the sheet's draft cells
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -340,12 +346,22 @@ class Replica:
     def b_max(self) -> int:
         return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_held))
 
-    # passes, in seconds
-    def _seconds(self, flops, bytes_moved, tokens, terms: Terms | None, overhead_s):
-        return passes.pass_seconds(flops=flops, bytes_moved=bytes_moved, tensor_parallel=self.tensor_parallel,
-                                   peak_flops=self.p_e, compute_efficiency=self.compute_efficiency,
-                                   bandwidth=self.bw_e, all_reduce=self.all_reduce(tokens, terms),
-                                   overhead_s=overhead_s)
+    # passes, in seconds: each pass as its compute, memory and all-reduce time (its pieces), then the pass
+    def _pieces(self, flops, bytes_moved, tokens, terms: Terms | None = None) -> dict:
+        return {"compute": passes.compute_seconds(flops, self.tensor_parallel, self.p_e, self.compute_efficiency),
+                "memory": passes.memory_seconds(bytes_moved, self.bw_e), "all_reduce": self.all_reduce(tokens, terms)}
+
+    def overhead_s(self, kind: str, batch):
+        """The overhead a pass pays, in seconds, τ_pass (§14.2): `kind` is one of PASSES, `batch` its B (1: one
+        prompt); the draft's prefill only τ, τ_L·L_d and τ_moe·L_moe,d; a draft's terms 0 without one (as the sheet's
+        draft cells are). The one place a pass's overhead enters (its Excel twin: workbook/model.py overhead_s)."""
+        draft = self.draft or NO_DRAFT
+        if kind == "draft_prefill":
+            return self.draft_prefill_overhead(draft)
+        return self.pass_overhead(batch, draft if kind == "draft" else None)
+
+    def _pass(self, pieces: dict, kind: str, batch):
+        return passes.pass_seconds(**pieces, overhead_s=self.overhead_s(kind, batch))
 
     def prefill_flops(self, batch=1, terms: Terms | None = None):
         """B prompts' FLOPs: the new tokens' GEMMs and their attention over the whole prompt (§6, §12.3)."""
@@ -360,11 +376,13 @@ class Replica:
         return passes.prefill_bytes(terms.streamed(tokens), self.b_w, self.tensor_parallel, self.s,
                                     terms.kv_per_token, batch=batch)
 
-    def _prefill(self, batch, terms: Terms, draft: bool = False):
+    def prefill_pieces(self, batch, terms: Terms) -> dict:
+        """B prompts' prefill by `terms` (the target's or the draft's): compute, memory and all-reduce seconds."""
         tokens = np.multiply(batch, self.s - self.cached_tokens)
-        overhead = self.draft_prefill_overhead(terms) if draft else self.pass_overhead(batch)
-        return self._seconds(self.prefill_flops(batch, terms), self.prefill_bytes(batch, terms), tokens, terms,
-                             overhead)
+        return self._pieces(self.prefill_flops(batch, terms), self.prefill_bytes(batch, terms), tokens, terms)
+
+    def _prefill(self, batch, terms: Terms, kind: str = "prefill"):
+        return self._pass(self.prefill_pieces(batch, terms), kind, batch)
 
     def decode_bytes(self, batch, terms: Terms | None = None, tokens_per_sequence=1):
         """The weights a step's tokens touch, once, and every sequence's KV cache."""
@@ -372,13 +390,32 @@ class Replica:
         return passes.decode_bytes(terms.streamed(np.multiply(batch, tokens_per_sequence)), self.b_w,
                                    self.tensor_parallel, self.c_bar, terms.kv_per_token, batch=batch)
 
-    def _decode(self, batch, terms: Terms, tokens_per_sequence=1):
-        """One pass for B sequences of `tokens_per_sequence` tokens each (a verify pass: k + 1)."""
+    def decode_pieces(self, batch, terms: Terms, tokens_per_sequence=1) -> dict:
+        """One pass for B sequences of `tokens_per_sequence` tokens each (a verify pass: k + 1): compute, memory and
+        all-reduce seconds."""
         flops = passes.decode_flops(terms.multiplied, terms.layers, self.c_bar, terms.width, batch=batch,
                                     tokens_per_sequence=tokens_per_sequence)
         tokens = np.multiply(batch, tokens_per_sequence)
-        return self._seconds(flops, self.decode_bytes(batch, terms, tokens_per_sequence), tokens, terms,
-                             self.pass_overhead(batch, terms))
+        return self._pieces(flops, self.decode_bytes(batch, terms, tokens_per_sequence), tokens, terms)
+
+    def _decode(self, batch, terms: Terms, tokens_per_sequence=1, kind: str = "verify"):
+        return self._pass(self.decode_pieces(batch, terms, tokens_per_sequence), kind, batch)
+
+    def pass_pieces(self, batch) -> dict:
+        """The passes at B as the sheets show them beside their formulas: for each of PASSES (the B prompts'
+        prefill, the draft's prefill of them, one draft pass, the verify pass: the decode step without a draft),
+        its memory time and the pass in seconds, under "<pass>_memory_s" and "<pass>_pass_s"; without a draft, its
+        passes move nothing (the sheet's draft terms are 0) and take only the overhead."""
+        draft = self.draft
+        k = self._draft_settings[0] if draft else 0
+        nothing = {"compute": 0.0, "memory": 0.0, "all_reduce": 0.0}
+        found = {"prefill": self.prefill_pieces(batch, self.target),
+                 "draft_prefill": self.prefill_pieces(batch, draft) if draft else nothing,
+                 "draft": self.decode_pieces(batch, draft) if draft else nothing,
+                 "verify": self.decode_pieces(batch, self.target, k + 1) if draft else
+                 self.decode_pieces(batch, self.target)}
+        return {key: number(value) for kind in PASSES for key, value in (
+            (f"{kind}_memory_s", found[kind]["memory"]), (f"{kind}_pass_s", self._pass(found[kind], kind, batch)))}
 
     def ttft_s(self):
         """TTFT: one request's prefill on an idle server (the draft's after the target's)."""
@@ -390,7 +427,7 @@ class Replica:
         if draft is None:
             return self._decode(batch, self.target)
         k, _ = self._draft_settings
-        return k * self._decode(batch, draft) + self._decode(batch, self.target, k + 1)
+        return k * self._decode(batch, draft, kind="draft") + self._decode(batch, self.target, k + 1)
 
     def tpot_s(self, batch):
         """TPOT(B) = the step / E, the tokens a step yields."""
@@ -400,7 +437,7 @@ class Replica:
     def prefill_s(self, batch):
         """T_pre(B): B prompts prefilled together, and the draft's prefill of them."""
         seconds = self._prefill(batch, self.target)
-        return seconds if self.draft is None else seconds + self._prefill(batch, self.draft, draft=True)
+        return seconds if self.draft is None else seconds + self._prefill(batch, self.draft, "draft_prefill")
 
     def cycle_s(self, batch):
         return passes.cycle_seconds(self.prefill_s(batch), self.o, self.tpot_s(batch))
@@ -497,14 +534,19 @@ class Replica:
             rows.append(row | stack)
         return rows
 
+    def at_run(self, prompt_tokens, output_tokens) -> Replica:
+        """The replica as a benchmark run measured it: at the run's mean lengths, of the model alone (without
+        speculative decoding or a cached prefix, §12.1)."""
+        return replace(self, prompt_tokens=prompt_tokens, sequence_length=prompt_tokens + output_tokens,
+                       speculative="none", prefix_hit_rate=0)
+
     def calibration(self, *, latency_sum_s, duration_s, mean_prompt_tokens, mean_output_tokens, median_ttft_ms,
                     median_tpot_ms) -> dict:
         """A measured run beside the prediction at its mean concurrency (Little's law) with its mean prompt and
         output lengths, and the η_c and η_m its median TTFT and TPOT imply (None where undefined). A benchmark run is
         of the model alone: without speculative decoding or a cached prefix (§12.1)."""
         b = passes.mean_concurrency(latency_sum_s, duration_s)
-        run = replace(self, prompt_tokens=mean_prompt_tokens, sequence_length=mean_prompt_tokens + mean_output_tokens,
-                      speculative="none", prefix_hit_rate=0)
+        run = self.at_run(mean_prompt_tokens, mean_output_tokens)
         ttft, tpot = median_ttft_ms / 1000, median_tpot_ms / 1000
         predicted_tpot = None if not (b and b > 0 and run.o > 0) else number(run.tpot_s(b) * 1000)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(

@@ -104,15 +104,21 @@ def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None
     GPU priced above 0, and each scenario's own price."""
     sheet.section("Inputs within their allowed values" + (": in the scenario shown (what its results read), "
                                                           "then in every column" if columns else ""))
+    if columns:  # the helper columns' headings: each column's own check, which the two checks of an input read
+        for i, name in enumerate(("base", *columns.names)):
+            sheet.ws.write_string(sheet.row_index - 1, COLUMN_CHECKS + i, f"{name}: allowed (blank: base's)",
+                                  sheet.book.styles.header)
+        sheet.group_columns(COLUMN_CHECKS, COLUMN_CHECKS + len(columns.names))
     for spec in inputs:
         across = columns is not None and spec.path != "scenario"
-        formula = columns.check_shown(spec) if across else spec.typed_allowed.check(spec.typed_name)
+        at = _column_checks(sheet, columns, spec) if across and len(columns.typed_names(spec)) > 1 else None
+        formula = columns.check_shown(spec, at) if across else spec.typed_allowed.check(spec.typed_name)
         shown = " in the scenario shown" if across else ""
         _check(sheet, Check(f"input_{spec.name}", f"{spec.label}{shown} ({spec.typed_name})", formula=formula,
                             note=spec.typed_allowed.words()), True, kit.ok_name(spec.name))
-        if across and len(columns.typed_names(spec)) > 1:  # a column not shown fails here, and not its results
+        if at:  # a column not shown fails here, and not its results
             _check(sheet, Check(f"input_{spec.name}_columns", f"{spec.label} in every scenario's column "
-                                f"({spec.typed_name}_<scenario>)", formula=columns.check(spec),
+                                f"({spec.typed_name}_<scenario>)", formula=columns.check(spec, at),
                                 note=spec.typed_allowed.words() + " In the Base column; a scenario's, blank or the "
                                      "same."), True, kit.ok_name(f"{spec.name}_columns"))
     _check(sheet, PRICED, scenario.gpu_price > 0, kit.ok_name(PRICED.key))  # the YAML refuses 0: an edit fails it
@@ -123,6 +129,19 @@ def _input_checks(sheet: kit.Sheet, inputs: list[Input], columns: Columns | None
         _check(sheet, Check("input_price_per_gpu_hour_columns", "Price per GPU-hour in every scenario's column "
                             "(price_per_gpu_hour_<scenario>)", formula=columns.price_check(),
                             note=columns.price_allowed.words()), True, kit.ok_name("price_per_gpu_hour_columns"))
+
+
+COLUMN_CHECKS = 4  # with named scenarios: each input's check in each of its columns, right of the notes (hidden)
+
+
+def _column_checks(sheet: kit.Sheet, columns: Columns, spec: Input) -> list[str]:
+    """The input's check in each of its columns (Columns.column_checks), in the helper columns of the row its check
+    in the scenario shown takes; their cells, which that check and the check of every column read."""
+    r, cells = sheet.row_index, []
+    for i, formula in enumerate(columns.column_checks(spec)):
+        cells.append(sheet.formula(r, COLUMN_CHECKS + i, f"=IFERROR({formula},FALSE)", True,
+                                   sheet.book.styles.value("bool")))
+    return [kit.xl_rowcol_to_cell(r, COLUMN_CHECKS + i, True, True) for i in range(len(cells))]
 
 
 def _master(sheet: kit.Sheet, results, *, labels: dict, first: int, end: int) -> None:

@@ -84,23 +84,27 @@ class Served:
 DISPATCH = "serving_dispatch_ms_per_layer_used*model_layers"  # δ·L in ms: what the first token pays (§14.6)
 
 
-def aggregated_miss(replicas: str, rate: str, c: Served) -> str:
+def aggregated_miss(replicas: str, rate: str, c: Served, erlang: str | None = None) -> str:
     """P(TTFT > X) of n replicas at λ: 1 below one replica, when unstable (a ≥ c or ρ_pre ≥ 1) or when the first
-    token's wait leaves no slack; else C·EXP(−(n·B/cycle − λ)·w). Nested IFs: no error reaches a comparison."""
+    token's wait leaves no slack; else C·EXP(−(n·B/cycle − λ)·w). Nested IFs: no error reaches a comparison.
+    `erlang`: where C(n·B, λ·cycle) is, if a cell holds it."""
     n, d = f"({replicas})", f"{c.ttft_ms}/1000"
     load, servers, busy = f"{rate}*{c.cycle_s}", f"{n}*{c.batch}", f"{rate}*{d}/{n}"
     slack = f"({X}-({DISPATCH}+{c.tpot_ms}/2+{busy}*{c.ttft_ms}/(1-{busy})+{c.ttft_ms}))/1000"
-    return (f"IF({n}<1,1,IF(OR({load}>={servers},{busy}>=1),1,IF({slack}<0,1,{erlang_c(servers, load)}"
+    return (f"IF({n}<1,1,IF(OR({load}>={servers},{busy}>=1),1,IF({slack}<0,1,{erlang or erlang_c(servers, load)}"
             f"*EXP(-({n}*{c.batch}/{c.cycle_s}-{rate})*{slack}))))")
 
 
-def disaggregated_miss(prefill: str, decode: str, rate: str, c: Served) -> str:
-    """tail_p + C_d of x prefill and y decode replicas at λ (Boole's bound); 1 below one replica in a pool."""
+def disaggregated_miss(prefill: str, decode: str, rate: str, c: Served, prefill_erlang: str | None = None,
+                       decode_erlang: str | None = None) -> str:
+    """tail_p + C_d of x prefill and y decode replicas at λ (Boole's bound); 1 below one replica in a pool.
+    `prefill_erlang`, `decode_erlang`: where C(x, λ·D) and C(y·B, λ·o·TPOT) are, if cells hold them."""
     x, d = f"({prefill})", f"({c.ttft_ms}/1000)"
     load, slack = f"{rate}*{d}", f"({X}-{c.ttft_ms}-{c.transfer_ms})/1000"
-    tail = (f"IF({load}>={x},1,IF({slack}<0,1,{erlang_c(x, load)}*EXP(-({x}/{d}-{rate})*{slack})))")
+    tail = (f"IF({load}>={x},1,IF({slack}<0,1,{prefill_erlang or erlang_c(x, load)}"
+            f"*EXP(-({x}/{d}-{rate})*{slack})))")
     servers, decode_load = f"({decode})*{c.batch}", f"{rate}*{O}*{c.tpot_ms}/1000"
-    return f"IF(OR({x}<1,({decode})<1),1,{tail}+{erlang_c(servers, decode_load)})"
+    return f"IF(OR({x}<1,({decode})<1),1,{tail}+{decode_erlang or erlang_c(servers, decode_load)})"
 
 
 # The Candidates table: one row per configuration ----------------------------------------------------------------------
@@ -133,7 +137,22 @@ VALID = (f"=IF({AGG},AND({_whole('tensor_parallel')},{_whole('b_star')},{_whole(
          f"{_whole('prefill_replicas')},{_whole('decode_replicas')}))")
 SERVED = Served(batch="{batch}", cycle_s="{cycle_s}", tpot_ms="{tpot_ms}", ttft_ms="{ttft_ms}",
                 transfer_ms="{kv_transfer_ms}")
-LATENCY_NEXT = (f"IF({AGG},{model.cycle_s(ROW, '{b_star}+1')}/{O},{model.tpot_s(ROW, '{b_star}+1')})*1000")
+# What a row's times read: each pass's memory time and the pass (ms), of the replica that prefills at one prompt,
+# and of the row's replica at B and at B* + 1 (blank at B_max); grouped out of sight
+PASS_FIRST, PASS_B, PASS_NEXT = "pass_first_", "pass_b_", "pass_next_"
+AT_FIRST, AT_B, AT_NEXT = (model.pieces_at(prefix) for prefix in (PASS_FIRST, PASS_B, PASS_NEXT))
+PASS_COLUMNS = [
+    *(FleetColumn(key, f"{words}, one prompt (ms)", "tenths", "=" + expression)
+      for key, words, expression in model.piece_specs(FIRST, None, PASS_FIRST)),
+    *(FleetColumn(key, f"{words} at B (ms)", "tenths", "=" + expression)
+      for key, words, expression in model.piece_specs(ROW, "{batch}", PASS_B)),
+    *(FleetColumn(key, f"{words} at B* + 1 (ms)", "tenths", f'=IF({{b_star}}>={{b_max}},"",{expression})')
+      for key, words, expression in model.piece_specs(ROW, "{b_star}+1", PASS_NEXT))]
+LATENCY_NEXT = (f"IF({AGG},{model.cycle_s(ROW, '{b_star}+1', AT_NEXT)}/{O},"
+                f"{model.tpot_s(ROW, '{b_star}+1', AT_NEXT)})*1000")
+C_FEWER = "{erlang_c_one_fewer}"  # C with one replica fewer (the miss at n − 1 or x − 1 reads it)
+MISS_FEWER_DISAGGREGATED = disaggregated_miss("{prefill_replicas}-1", "{decode_replicas}", RATE, SERVED,
+                                              prefill_erlang=C_FEWER, decode_erlang="{erlang_c}")  # C_d at its y
 LEFT = f"{BUDGET}-ROUND({{erlang_c}},{NINE})"  # 1 − p − C_d, C_d at 9 decimals (engine.fleet, the percentile)
 PERCENTILE = (f"=IF({{ttft_met}},IF({AGG},{{first_token_ms}}+IF({{erlang_c}}<={BUDGET},0,LN({{erlang_c}}/{BUDGET})"
               f"/{{drain_rate}}*1000),{{ttft_ms}}+{{kv_transfer_ms}}+IF({{prefill_erlang_c}}<={LEFT},0,"
@@ -235,61 +254,72 @@ REPLICA = [
                 "+{draft_kv_first})"),
     FleetColumn("kv_one", "KV bytes per token on one GPU KV_1", "count",
                 "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}")),
-    FleetColumn("ttft_ms", "D: one prompt, idle (ms)", "tenths", f"={model.ttft_s(FIRST)}*1000"),
-    FleetColumn("tpot_ms", "TPOT(B) (ms)", "tenths", f"={model.tpot_s(ROW, '{batch}')}*1000"),
-    FleetColumn("prefill_s", "T_pre(B) (s)", "decimal", "=" + model.prefill_s(ROW, "{batch}")),
-    FleetColumn("cycle_s", "cycle(B) (s)", "decimal", "=" + model.cycle_s(ROW, "{batch}")),
+    *PASS_COLUMNS,
+    FleetColumn("ttft_ms", "D: one prompt, idle (ms)", "tenths", f"={model.ttft_s(FIRST, AT_FIRST)}*1000"),
+    FleetColumn("tpot_ms", "TPOT(B) (ms)", "tenths", f"={model.tpot_s(ROW, '{batch}', AT_B)}*1000"),
+    FleetColumn("prefill_s", "T_pre(B) (s)", "decimal", "=" + model.prefill_s(ROW, "{batch}", AT_B)),
+    FleetColumn("cycle_s", "cycle(B) (s)", "decimal", "=" + model.cycle_s(ROW, "{batch}", AT_B)),
     FleetColumn("itl_ms", "ITL(B) = cycle/o (ms)", "tenths", f"={{cycle_s}}/{O}*1000"),
     FleetColumn("latency_next_ms", "ITL or TPOT at B* + 1 (ms)", "tenths",
                 f"=IF({{b_star}}>={{b_max}},\"\",{LATENCY_NEXT})"),
     FleetColumn("service_rate", "μ_r = B/cycle (per s)", "decimal", "={batch}/{cycle_s}"),
 ]
+def aggregated_only(expression: str) -> str:
+    """A cell only an aggregated row has: blank on a disaggregated one."""
+    return f'=IF({AGG},{expression},"")'
+
+
+def disaggregated_only(expression: str) -> str:
+    """A cell only a disaggregated row has: blank on an aggregated one."""
+    return f'=IF({AGG},"",{expression})'
+
+
 QUEUE = [
-    FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths",
-                f"=IF({AGG},\"\",IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),"
-                "fleet_kv_transfer_gbps,IF({prefill_gpu}<>{decode_gpu},MIN({prefill_tensor_parallel}"  # §15.1
-                "*{prefill_network_gbps},{tensor_parallel}*{network_gbps})*fleet_network_efficiency,MIN("
-                "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
-                "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency))))"),
+    FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths", disaggregated_only(
+        "IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),fleet_kv_transfer_gbps,"
+        "IF({prefill_gpu}<>{decode_gpu},MIN({prefill_tensor_parallel}*{prefill_network_gbps},"  # §15.1
+        "{tensor_parallel}*{network_gbps})*fleet_network_efficiency,MIN("
+        "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
+        "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency)))")),
     FleetColumn("kv_transfer_ms", "T_kv (ms)", "decimal",
-                f"=IF({AGG},\"\",serving_prompt_tokens*{{kv_one}}/({{kv_transfer_gbps}}*1e9)*1000)"),
+                disaggregated_only("serving_prompt_tokens*{kv_one}/({kv_transfer_gbps}*1e9)*1000")),
     FleetColumn("load", "Offered load a (Erlangs)", "decimal",
                 f"=IF({AGG},{RATE}*{{cycle_s}},{RATE}*{O}*{{tpot_ms}}/1000)"),
     FleetColumn("servers", "Slots c = n·B or y·B", "count", f"=IF({AGG},{{replicas}},{{decode_replicas}})*{{batch}}"),
     FleetColumn("utilisation", "ρ = a/c", "decimal", "={load}/{servers}"),
     FleetColumn("erlang_c", "C(c, a)", "decimal", "=" + erlang_c("{servers}", "{load}")),
     FleetColumn("prefill_utilisation", "ρ_pre = λ·D/n", "decimal",
-                f"=IF({AGG},{RATE}*{{ttft_ms}}/1000/{{replicas}},\"\")"),
-    FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal",
-                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{prefill_utilisation}}*{{ttft_ms}}"
-                "/(1-{prefill_utilisation}),\"\"),\"\")"),
-    FleetColumn("first_token_ms", "T_first = δ·L + TPOT/2 + W_pre + D (ms)", "tenths",
-                f"=IF({AGG},IF({{prefill_utilisation}}<1,{DISPATCH}+{{tpot_ms}}/2+{{prefill_wait_ms}}+{{ttft_ms}},"
-                f"\"\"),\"\")"),
-    FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", f"=IF({AGG},\"\",{RATE}*{{ttft_ms}}/1000)"),
+                aggregated_only(f"{RATE}*{{ttft_ms}}/1000/{{replicas}}")),
+    FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal", aggregated_only(
+        'IF({prefill_utilisation}<1,{prefill_utilisation}*{ttft_ms}/(1-{prefill_utilisation}),"")')),
+    FleetColumn("first_token_ms", "T_first = δ·L + TPOT/2 + W_pre + D (ms)", "tenths", aggregated_only(
+        f'IF({{prefill_utilisation}}<1,{DISPATCH}+{{tpot_ms}}/2+{{prefill_wait_ms}}+{{ttft_ms}},"")')),
+    FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", disaggregated_only(f"{RATE}*{{ttft_ms}}/1000")),
     FleetColumn("prefill_erlang_c", "C_p(x, a_p)", "decimal",
-                f"=IF({AGG},\"\",{erlang_c('{prefill_replicas}', '{prefill_load}')})"),
+                disaggregated_only(erlang_c("{prefill_replicas}", "{prefill_load}"))),
     FleetColumn("prefill_drain_rate", "x/D − λ (per s)", "decimal",
-                f"=IF({AGG},\"\",{{prefill_replicas}}/({{ttft_ms}}/1000)-{RATE})"),
+                disaggregated_only(f"{{prefill_replicas}}/({{ttft_ms}}/1000)-{RATE}")),
     FleetColumn("slack_ms", "Slack w (ms)", "tenths",
                 f"=IF({AGG},IF({{first_token_ms}}=\"\",\"\",{X}-{{first_token_ms}}),"
                 f"{X}-{{ttft_ms}}-{{kv_transfer_ms}})"),
-    FleetColumn("prefill_tail", "tail_p", "decimal",
-                f"=IF({AGG},\"\",IF({{prefill_load}}>={{prefill_replicas}},1,IF({{slack_ms}}<0,1,{{prefill_erlang_c}}"
-                "*EXP(-{prefill_drain_rate}*{slack_ms}/1000))))"),
+    FleetColumn("prefill_tail", "tail_p", "decimal", disaggregated_only(
+        "IF({prefill_load}>={prefill_replicas},1,IF({slack_ms}<0,1,{prefill_erlang_c}"
+        "*EXP(-{prefill_drain_rate}*{slack_ms}/1000)))")),
     FleetColumn("drain_rate", "n·μ_r − λ (per s)", "decimal",
-                f"=IF({AGG},{{replicas}}*{{service_rate}}-{RATE},\"\")"),
+                aggregated_only(f"{{replicas}}*{{service_rate}}-{RATE}")),
     FleetColumn("miss", "Miss P(TTFT > X)", "decimal",
                 f"=IF({AGG},IF(OR({{load}}>={{servers}},{{prefill_utilisation}}>=1),1,IF({{slack_ms}}<0,1,{{erlang_c}}"
                 "*EXP(-{drain_rate}*{slack_ms}/1000))),{prefill_tail}+{erlang_c})"),
     FleetColumn("attainment", "Attainment A = 1 − miss", "decimal", "=1-{miss}"),
     FleetColumn("ttft_met", "TTFT met", "bool", "=" + meets("{miss}")),
     FleetColumn("ttft_percentile_ms", "TTFT at the target's percentile (ms)", "tenths", PERCENTILE),
+    FleetColumn("erlang_c_one_fewer", "C at n − 1 (or x − 1)", "decimal",
+                f"=IF({AGG},{erlang_c('({replicas}-1)*{batch}', f'{RATE}*{{cycle_s}}')},"
+                f"{erlang_c('({prefill_replicas}-1)', f'{RATE}*({{ttft_ms}}/1000)')})"),
     FleetColumn("miss_one_fewer", "Miss at n − 1 (or x − 1)", "decimal",
-                f"=IF({AGG},{aggregated_miss('{replicas}-1', RATE, SERVED)},"
-                f"{disaggregated_miss('{prefill_replicas}-1', '{decode_replicas}', RATE, SERVED)})"),
-    FleetColumn("miss_one_fewer_decode", "Miss at y − 1", "decimal",
-                f"=IF({AGG},\"\",{disaggregated_miss('{prefill_replicas}', '{decode_replicas}-1', RATE, SERVED)})"),
+                f"=IF({AGG},{aggregated_miss('{replicas}-1', RATE, SERVED, C_FEWER)},{MISS_FEWER_DISAGGREGATED})"),
+    FleetColumn("miss_one_fewer_decode", "Miss at y − 1", "decimal", disaggregated_only(
+        disaggregated_miss("{prefill_replicas}", "{decode_replicas}-1", RATE, SERVED))),
 ]
 FIGURES = [
     FleetColumn("gpus", "GPUs with spares", "count",
@@ -349,6 +379,7 @@ HELPERS = [  # the cheapest of each mode: the cost where the row meets the SLO o
                 "=IF(AND({mixed},{meets},{priced}),{cost_per_hour},\"\")"),
 ]
 ROW_COLUMNS = IDENTITY + INTEGERS + LOOKUPS + REPLICA + QUEUE + FIGURES + CHECKS_PER_ROW
+PASS_COL = 1 + ROW_COLUMNS.index(PASS_COLUMNS[0])  # the helper columns, grouped out of sight (the day's beside them)
 
 
 def _cached(column: FleetColumn, row: dict):
@@ -369,8 +400,18 @@ def _cached(column: FleetColumn, row: dict):
     return "" if value is None else value
 
 
+def _pieces(passes: dict) -> dict:
+    """A row's helper cells from the engine (FleetTable.passes): the passes in ms (blank at B* + 1 = B_max + 1)
+    and C with one replica fewer."""
+    found = model.pieces_in_ms(passes["first"], PASS_FIRST) | model.pieces_in_ms(passes["b"], PASS_B) \
+        | {"erlang_c_one_fewer": passes["erlang_c_one_fewer"]}
+    if passes["next"] is None:
+        return found | {column.key: "" for column in PASS_COLUMNS if column.key.startswith(PASS_NEXT)}
+    return found | model.pieces_in_ms(passes["next"], PASS_NEXT)
+
+
 def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, columns: list[FleetColumn], *,
-                        reason: bool = False) -> tuple[int, int]:
+                        passes, reason: bool = False) -> tuple[int, int]:
     """A table of configurations, one per row: the engine's words as text, its integers a locked snapshot, every other
     column a formula of the row; a row with a reason (no batch meets the SLO) shows its words, sizes and reason
     only. Returns the first and last row (0-based)."""
@@ -383,6 +424,7 @@ def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, column
     for i, (row, label) in enumerate(zip(rows, labels)):
         r = first + i
         sheet._label(r, label)
+        pieces = _pieces(passes(row)) if row.get("reason") is None else {}
         for col, column in enumerate(columns, start=1):
             if column.role == "text":
                 sheet.ws.write_string(r, col, row[column.key], styles.value("text"))
@@ -391,13 +433,15 @@ def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, column
             elif row.get("reason") is None or column.every_row:
                 template = column.template if not column.guarded else \
                     f'=IF({{valid}},{column.template[1:]},"n/a")'
-                sheet.formula(r, col, sheet.expand(template, r, col), _cached(column, row),
+                sheet.formula(r, col, sheet.expand(template, r, col),
+                              pieces[column.key] if column.key in pieces else _cached(column, row),
                               styles.value(column.kind))
         if reason and row.get("reason"):
             sheet.ws.write_string(r, len(columns) + 1, row["reason"], styles.note)
     for col, column in enumerate(columns, start=1):
         if column.kind == "bool" and column.key != "fp8_gemm":
             sheet.warn("false", first, col, last, col)
+    sheet.group_columns(PASS_COL, PASS_COL + len(PASS_COLUMNS) - 1)
     sheet.row_index = last + 1
     return first, last
 
@@ -631,7 +675,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section(f"The Pareto front: {axis[1]} against tokens/s per user, every sized batch row")
     if table.pareto:
         tables.append(configuration_table(sheet, table.pareto, [f"Front {r['position']}" for r in table.pareto],
-                                          ROW_COLUMNS))
+                                          ROW_COLUMNS, passes=table.passes))
         sheet.front_chart(name="Pareto front", x="tokens_per_s_per_user", y=axis[0],
                           title=f"{axis[1][0].upper()}{axis[1][1:]} against tokens/s per user: the Pareto front"
                           if mixing else "Output tokens/s per GPU against per user: the Pareto front",
@@ -646,7 +690,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     # last, so that its headings repeat on every page it runs onto (one range of rows repeats per sheet)
     sheet.section("Every configuration, cheapest first; those no batch of which meets the SLO last, with the reason")
     tables.insert(0, configuration_table(sheet, table.candidates, list(range(1, len(table.candidates) + 1)),
-                                         ROW_COLUMNS + HELPERS, reason=True))
+                                         ROW_COLUMNS + HELPERS, passes=table.passes, reason=True))
     candidate_places = {key: place for key, place in sheet.places.items()}
     book.define("fleet_candidate_priced", SHEET, _range(sheet, "priced"))
     book.define("fleet_candidate_gpu", SHEET, _range(sheet, "gpu"))
@@ -681,10 +725,12 @@ DAY_CONFIG = [("mode", "Mode", "text"), ("batch", "Batch B", "count"),
 DAY_MIXED = "fleet_day_prefill_gpu<>fleet_day_decode_gpu"  # two GPU types: each pool at its own price (§15.1)
 
 
-def _miss_at(replicas: tuple[str, str, str], rate: str) -> str:
-    """The chosen configuration's miss at these replicas ((n, x, y) cells) and rate, by its mode."""
+def _miss_at(replicas: tuple[str, str, str], rate: str, erlang: tuple[str, str]) -> str:
+    """The chosen configuration's miss at these replicas ((n, x, y) cells) and rate, by its mode; `erlang`: where
+    its C (aggregated, or the prefill pool's) and its decode pool's C_d are."""
     n, x, y = replicas
-    return f"IF({DAY_AGG},{aggregated_miss(n, rate, DAY)},{disaggregated_miss(x, y, rate, DAY)})"
+    return (f"IF({DAY_AGG},{aggregated_miss(n, rate, DAY, erlang[0])},"
+            f"{disaggregated_miss(x, y, rate, DAY, prefill_erlang=erlang[0], decode_erlang=erlang[1])})")
 
 
 PEAK = ("fleet_day_replicas", "fleet_day_prefill_replicas", "fleet_day_decode_replicas")
@@ -706,20 +752,62 @@ DAY_COLUMNS = [
                 f"*fleet_day_prefill_price_per_gpu_hour+{pool_gpus('{decode_replicas}', 'fleet_day_tensor_parallel')}"
                 "*fleet_day_price_per_gpu_hour)"),
     FleetColumn("busy_gpus", "Busy GPUs λ_h·g", "decimal", "={rate}*fleet_day_gpu_seconds"),
-    FleetColumn("miss_following", "Miss, following", "decimal", f'=IF({{rate}}=0,"",{_miss_at(HOUR, "{rate}")})'),
+    FleetColumn("miss_following", "Miss, following", "decimal",
+                f'=IF({{rate}}=0,"",{_miss_at(HOUR, "{rate}", ("{erlang_following}", "{decode_erlang_following}"))})'),
     FleetColumn("attainment_following", "Attainment, following", "decimal",
                 '=IF({rate}=0,"",1-{miss_following})'),
-    FleetColumn("attainment_peak_sized", "Attainment, sized for the peak", "decimal",
-                f'=IF({{rate}}=0,"",1-{_miss_at(PEAK, "{rate}")})'),
+    FleetColumn("attainment_peak_sized", "Attainment, sized for the peak", "decimal", '=IF({rate}=0,"",1-{miss_peak})'),
     FleetColumn("acceptable_following", "Acceptable requests, following", "count",
                 "=IF({rate}=0,0,seconds_per_hour*{rate}*{attainment_following}*fleet_quality)"),
     FleetColumn("acceptable_peak_sized", "Acceptable requests, sized for the peak", "count",
                 "=IF({rate}=0,0,seconds_per_hour*{rate}*{attainment_peak_sized}*fleet_quality)"),
     FleetColumn("meets", "Meets the SLO", "bool", f"=IF({{rate}}=0,{{gpus_following}}=0,{meets('{miss_following}')})"),
     FleetColumn("fewest", "Fewest replicas", "bool",
-                f"=IF({{rate}}=0,TRUE,IF({DAY_AGG},NOT({meets(aggregated_miss('{replicas}-1', '{rate}', DAY))}),"
-                f"AND(NOT({meets(disaggregated_miss('{prefill_replicas}-1', '{decode_replicas}', '{rate}', DAY))}),"
-                f"NOT({meets(disaggregated_miss('{prefill_replicas}', '{decode_replicas}-1', '{rate}', DAY))}))))"),
+                f"=IF({{rate}}=0,TRUE,IF({DAY_AGG},NOT({meets('{miss_fewer}')}),"
+                f"AND(NOT({meets('{miss_fewer}')}),NOT({meets('{miss_fewer_decode}')}))))"),
+]
+
+
+def _erlang_at(replicas: tuple[str, str, str], rate: str) -> str:
+    """C of the chosen configuration's first pool at these replicas ((n, x, y) cells): C(n·B, λ·cycle) aggregated,
+    C(x, λ·D) disaggregated."""
+    n, x, _ = replicas
+    return (f"IF({DAY_AGG},{erlang_c(f'({n})*{DAY.batch}', f'{rate}*{DAY.cycle_s}')},"
+            f"{erlang_c(f'({x})', f'{rate}*({DAY.ttft_ms}/1000)')})")
+
+
+def _decode_erlang_at(y: str, rate: str) -> str:
+    """C_d(y·B, λ·o·TPOT) of a decode pool of y replicas (blank aggregated)."""
+    return f'IF({DAY_AGG},"",{erlang_c(f"({y})*{DAY.batch}", f"{rate}*{O}*{DAY.tpot_ms}/1000")})'
+
+
+FEWER = ("{replicas}-1", "{prefill_replicas}-1", "{decode_replicas}")  # one replica fewer in the first pool
+
+
+def _when_demand(expression: str, *, disaggregated: bool = False) -> str:
+    """An hour's helper: blank at no demand (and aggregated, for a disaggregated fleet's own terms)."""
+    blank = f"OR({{rate}}=0,{DAY_AGG})" if disaggregated else "{rate}=0"
+    return f'=IF({blank},"",{expression})'
+
+
+DAY_HELPERS = [  # what the misses read, each hour: C of the first pool (n, or the prefill pool's x) and C_d of the
+    # decode pool's y, following demand, sized for the peak and with one replica fewer; the misses that read them
+    *(column for key, words, first, decode in (
+        ("following", "following", HOUR, HOUR[2]), ("peak", "sized for the peak", PEAK, PEAK[2]),
+        ("fewer", "at one replica fewer (n_h − 1, x_h − 1, y_h − 1)", FEWER, "{decode_replicas}-1"))
+      for column in (FleetColumn(f"erlang_{key}", f"C {words}", "decimal", _when_demand(_erlang_at(first, "{rate}"))),
+                     FleetColumn(f"decode_erlang_{key}", f"C_d {words}", "decimal",
+                                 _when_demand(_decode_erlang_at(decode, "{rate}"))))),
+    FleetColumn("miss_peak_disaggregated", "Miss sized for the peak, disaggregated", "decimal", _when_demand(
+        disaggregated_miss(*PEAK[1:], "{rate}", DAY, prefill_erlang="{erlang_peak}",
+                           decode_erlang="{decode_erlang_peak}"), disaggregated=True)),
+    FleetColumn("miss_peak", "Miss, sized for the peak", "decimal", _when_demand(
+        f'IF({DAY_AGG},{aggregated_miss(PEAK[0], "{rate}", DAY, "{erlang_peak}")},{{miss_peak_disaggregated}})')),
+    FleetColumn("miss_fewer", "Miss at n_h − 1 (or x_h − 1)", "decimal",
+                _when_demand(_miss_at(FEWER, "{rate}", ("{erlang_fewer}", "{decode_erlang_following}")))),
+    FleetColumn("miss_fewer_decode", "Miss at y_h − 1", "decimal", _when_demand(disaggregated_miss(
+        "{prefill_replicas}", "{decode_replicas}-1", "{rate}", DAY, prefill_erlang="{erlang_following}",
+        decode_erlang="{decode_erlang_fewer}"), disaggregated=True)),
 ]
 DAY_COLUMN = {column.key: i for i, column in enumerate(DAY_COLUMNS, start=1)}
 DAY_TOTALS = [  # (key, label, formula, kind, the engine's total)
@@ -775,7 +863,7 @@ def _day(sheet: kit.Sheet, table) -> tuple[int, int] | None:
         Row("peak_fraction", "Its busiest hour's share", kind="percent", unit="", name="fleet_day_peak_fraction",
             formula="=INDEX(catalog_profile_peak,1,MATCH(fleet_day_profile,catalog_profile_ids,0))")],
         {"gpu_seconds": s["gpu_seconds_per_request"], "profile": s["profile"], "peak_fraction": s["peak_fraction"]})
-    first, last = _hours(sheet, table.day)
+    first, last = _hours(sheet, table.day, table.day_queues())
     _day_chart(book, sheet)
     for key, label, formula, kind in DAY_TOTALS:
         sheet.row(Row(f"day_{key}", label, formula=formula, kind=kind, unit="", name=DAY_NAMES.get(key)), s[key])
@@ -784,20 +872,26 @@ def _day(sheet: kit.Sheet, table) -> tuple[int, int] | None:
     return first, last
 
 
-def _hours(sheet: kit.Sheet, hours: list[dict]) -> tuple[int, int]:
+def _hours(sheet: kit.Sheet, hours: list[dict], helpers: list[dict]) -> tuple[int, int]:
+    """The 24 hours, and beside them (in the Candidates table's helper columns, grouped out of sight) what their
+    misses read (`helpers`: the engine's FleetTable.day_queues)."""
     styles = sheet.book.styles
     header = sheet.heading_row(["Hour"] + [c.header for c in DAY_COLUMNS], height=60)
     first, last = header + 1, header + len(hours)
-    for col, column in enumerate(DAY_COLUMNS, start=1):
+    placed = [*enumerate(DAY_COLUMNS, start=1), *enumerate(DAY_HELPERS, start=PASS_COL)]
+    for col, column in placed:
         sheet.places[column.key] = kit.Place("column", first, col, last, col)
         if column.key in FLEET_HOURLY:
             sheet.book.define(f"fleet_hour_{column.key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
                                                                 f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
-    for i, hour in enumerate(hours):
+    for col, column in enumerate(DAY_HELPERS, start=PASS_COL):
+        sheet.ws.write_string(header, col, column.header, styles.header)
+    for i, (hour, helper) in enumerate(zip(hours, helpers, strict=True)):
         r = first + i
         sheet._label(r, hour["hour"])
-        for col, column in enumerate(DAY_COLUMNS, start=1):
-            value = "" if hour.get(column.key) is None else hour[column.key]
+        for col, column in placed:
+            value = hour.get(column.key, helper.get(column.key))
+            value = "" if value is None else value
             if column.role == "input":  # the search's integer: a locked snapshot (grey), as generated
                 sheet.value_cell(r, col, value, styles.value("count", constant=True), None)
             else:

@@ -129,13 +129,21 @@ LATENCIES = [
     Column("slo_tpot_ms", "TPOT SLO (ms)", template="=goodput_slo_tpot_ms", kind="ms"),
 ]
 _OWN = "INDEX(runs_benchmark,{label})"
+
+
+def _per_second(count: str) -> str:
+    """A run's count (its column on the Runs table) per second of its duration."""
+    return f"=INDEX({{{count}:range}},{{label}})/INDEX(runs_duration_s,{{label}})"
+
+
+def _per_acceptable(acceptable: str, cost: str) -> str:
+    """The run's cost per acceptable request or token: its words where none is acceptable."""
+    return f'=IF({acceptable}>0,{cost},"{NONE_ACCEPTABLE}")'
+
+
 COSTS = [
-    Column("request_rate", "Completed per second",
-           template="=INDEX({completed:range},{label})/INDEX(runs_duration_s,{label})",
-           kind="decimal"),
-    Column("goodput_rate", "Acceptable per second",
-           template="=INDEX({acceptable:range},{label})/INDEX(runs_duration_s,{label})",
-           kind="decimal"),
+    Column("request_rate", "Completed per second", template=_per_second("completed"), kind="decimal"),
+    Column("goodput_rate", "Acceptable per second", template=_per_second("acceptable"), kind="decimal"),
     Column("gpus", "GPUs", template=f"=INDEX(goodput_benchmark_gpus,{_OWN})", kind="count"),
     Column("standby_gpus", "Standby GPUs", template=f"=INDEX(goodput_benchmark_standby_gpus,{_OWN})", kind="count"),
     Column("price_per_gpu_hour", "Price per GPU-hour", template=f"=INDEX(goodput_benchmark_price_per_gpu_hour,{_OWN})",
@@ -143,15 +151,12 @@ COSTS = [
     Column("cost", "Run cost, over its duration",
            template="=({gpus}+{standby_gpus})*{price_per_gpu_hour}*INDEX(runs_duration_s,{label})/seconds_per_hour",
            kind="money"),
-    Column("cost_per_acceptable_request", "Cost per acceptable request",
-           template=f'=IF(INDEX({{acceptable:range}},{{label}})>0,{{cost}}/INDEX({{acceptable:range}},{{label}}),'
-           f'"{NONE_ACCEPTABLE}")',
-           kind="money5"),
+    Column("cost_per_acceptable_request", "Cost per acceptable request", kind="money5", template=_per_acceptable(
+        "INDEX({acceptable:range},{label})", "{cost}/INDEX({acceptable:range},{label})")),
     Column("acceptable_output_tokens", "Acceptable output tokens",
            template="=SUMIFS(requests_output_tokens,requests_run,{label},requests_acceptable,TRUE)", kind="count"),
-    Column("cost_per_million_acceptable_output_tokens", "Cost per million acceptable output tokens",
-           template=f'=IF({{acceptable_output_tokens}}>0,{{cost}}/{{acceptable_output_tokens}}*per_million,"{NONE_ACCEPTABLE}")',
-           kind="money"),
+    Column("cost_per_million_acceptable_output_tokens", "Cost per million acceptable output tokens", kind="money",
+           template=_per_acceptable("{acceptable_output_tokens}", "{cost}/{acceptable_output_tokens}*per_million")),
 ]
 
 COLUMNS = max(len(RUNS), len(BENCHMARKS), len(LATENCIES), len(COSTS))  # the sheet's value columns

@@ -54,6 +54,7 @@ def in_force(name: str, given: str = "_in") -> str:
     return f"IF({{gpu}}=gpu,{name}_used,{name}{given})"
 
 
+AT_B, AT_MAX = "pass_b_", "pass_max_"  # the helper columns' keys: the passes at B and at B_max
 ROW_GPU = replace(model.SERVING, peak_flops="{peak_flops}", bandwidth="{bandwidth}", nvlink_gbps="{nvlink_gbps}",
                   peak_tflops=catalog("peak_tflops"), hbm_tbps=catalog("hbm_tbps"), price="{price}",
                   compute_efficiency=in_force("serving_compute_efficiency"),
@@ -112,10 +113,10 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("batch", "At B", kind="count", template=served("MIN(serving_users,{max_users})")),
     Column("batch_is", "B is", kind="text", template=served('IF(serving_users<={max_users},"users","B_max")')),
     Column("tokens_per_s_per_gpu", "Tokens/s per GPU at B", kind="tenths",
-           template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}"))),
+           template=served(model.tokens_per_second_per_gpu(ROW_GPU, "{batch}", model.pieces_at(AT_B)))),
     Column("cost_per_million_at_max", "Cost per M tokens at B_max", kind="money",
            template=served(model.cost_per_million_tokens(
-               "{price}", model.tokens_per_second_per_gpu(ROW_GPU, "{max_users}")))),
+               "{price}", model.tokens_per_second_per_gpu(ROW_GPU, "{max_users}", model.pieces_at(AT_MAX))))),
     Column("serving_gpu_hours_per_day", "GPU-hours a day at launch", kind="count",
            template=by_the_month(model.serving_gpu_hours("crossover_served_tokens_per_day", "{tokens_per_s_per_gpu}"))),
     Column("fleet_utilisation", "Its utilisation", kind="percent",
@@ -124,6 +125,11 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("own_cost_per_gpu_hour", "Owned cost per GPU-hour", kind="money",
            template=by_the_month(owned(OWN_COST))),
 ]
+# What the serving figures read: each pass's memory time and the pass on the row's GPU, at B and at B_max
+# (grouped out of sight, never printed)
+PIECE_COLUMNS = [Column(key, f"{words} at {where} (ms)", kind="tenths", template=served(expression))
+                 for prefix, batch, where in ((AT_B, "{batch}", "B"), (AT_MAX, "{max_users}", "B_max"))
+                 for key, words, expression in model.piece_specs(ROW_GPU, batch, prefix)]
 PRINTED = 12
 WIDTHS = {"gpu": 12, "batch_is": 8, "nvlink_gbps": 9, "batch": 7, "cheapest_rent": 9, "cheapest_own": 9}
 
@@ -132,7 +138,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
     merged = results.scenario.merged_catalog
     rows = {row["gpu"]: row for row in results.gpus.rows}
     order = [key for key, _ in laid_out(book, GPUS, merged.gpus)]
-    values = [rows.get(key, dict.fromkeys((c.key for c in COLUMNS), "")) for key in order]
+    passes = dict(zip((row["gpu"] for row in results.gpus.rows), results.gpus.passes))
+    blank = dict.fromkeys((c.key for c in COLUMNS + PIECE_COLUMNS), "")
+    values = [rows[key] | _pieces(passes[key]) if key in rows else blank for key in order]
     sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 11)) for c in COLUMNS], label_width=8, unit_width=2,
                        note_width=2)
     sheet.scalar_col = 2  # the cheapest GPUs' names under the training cost, their labels across the cells before
@@ -140,7 +148,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "training run, serving set-up and launch traffic; every value read from its Catalog row.")
     sheet.section("Training at the scenario's MFU, serving on each GPU's roofline, rent against own per average "
                   "month (30.4375 days) at launch traffic")
-    _, first, _ = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row")
+    _, first, _ = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row",
+                                helpers=PIECE_COLUMNS)
     sheet.printed_cols = PRINTED  # the key columns, a page wide; the chart and the cheapest GPUs under them
     _chart(book, sheet)
     sheet.rows(CHEAPEST, results.gpus.headline)
@@ -149,6 +158,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.ws.set_row(r, None, None, {"level": 1, "hidden": True})
         sheet.heights[r] = 0
     return sheet
+
+
+def _pieces(passes: dict) -> dict:
+    """A row's helper columns: the engine's passes at B and at B_max in ms, "does not fit" where none fits."""
+    if passes is None:
+        return {column.key: DOES_NOT_FIT for column in PIECE_COLUMNS}
+    return model.pieces_in_ms(passes["b"], AT_B) | model.pieces_in_ms(passes["max"], AT_MAX)
 
 
 def _chart(book: kit.Book, sheet: kit.Sheet) -> None:

@@ -548,6 +548,7 @@ class Sheet:
     block_starts: list[int] = field(default_factory=list)  # columns a printed block of columns best starts at
     hidden: set[int] = field(default_factory=set)  # rows grouped out of sight: empty as generated, not printed
     hidden_cols: set[int] = field(default_factory=set)  # columns out of sight (Catalog's snapshots): never printed
+    grouped_cols: set[int] = field(default_factory=set)  # hidden columns grouped (group_columns): a + shows them
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
@@ -630,13 +631,22 @@ class Sheet:
         return 1 + self.keys.index(key)
 
     def set_width(self, col: int, width: float) -> None:
-        self.ws.set_column(col, col, width, None, {"hidden": True} if col in self.hidden_cols else None)
+        hidden = {"hidden": True, "level": 1} if col in self.grouped_cols else {"hidden": True}
+        self.ws.set_column(col, col, width, None, hidden if col in self.hidden_cols else None)
         self.widths[col] = width
 
     def hide_columns(self, first: int, last: int) -> None:
         """Columns kept out of sight and off the printed pages (a snapshot an edited workbook keeps)."""
         self.hidden_cols.update(range(first, last + 1))
         self.ws.set_column(first, last, None, None, {"hidden": True})
+
+    def group_columns(self, first: int, last: int) -> None:
+        """Helper columns a reader does not need (the pieces a formula beside them reads): grouped and hidden, the
+        + above them shows them; never printed."""
+        self.grouped_cols.update(range(first, last + 1))
+        self.hidden_cols.update(range(first, last + 1))
+        for col in range(first, last + 1):
+            self.set_width(col, self.width_of(col))
 
     def print_sections(self, first: str, stop: str | None = None, *, charts: bool = True, notes: bool = True) -> None:
         """Print only a summary block: from the section whose title starts `first` to the row above the section
@@ -1073,21 +1083,28 @@ class Sheet:
         return row
 
     def records(self, labels: Sequence[str | int], columns: Sequence[Column], values: Sequence[dict], *,
-                label_header: str = "", repeat: bool = False, alike: bool = False) -> tuple[int, int, int]:
+                label_header: str = "", repeat: bool = False, alike: bool = False, helpers: Sequence[Column] = (),
+                helper_col: int | None = None) -> tuple[int, int, int]:
         """A table with one row per item (labels in column A) and one formula column per Column, registered under
         the columns' keys. `values` holds one dict per row, keyed by column. A whole-number label (a step, a
         position) is written as a number, so formulas can read it as {label}. `alike`: every row's formulas are the
         same but for their row (a calendar's months), so the third row on needs what the second does (its guard
-        reckoned once per column). Returns (header row, first row, last row), 0-based."""
+        reckoned once per column). `helpers`: columns a reader does not need (what the others read), from
+        `helper_col` on (right after the columns without it), grouped out of sight. Returns (header row, first
+        row, last row), 0-based."""
         header = self.heading_row([label_header] + [column.header for column in columns], repeat=repeat)
         first, last = header + 1, header + len(labels)
-        for col, column in enumerate(columns, start=1):
+        at = helper_col or len(columns) + 1
+        placed = [*enumerate(columns, start=1), *enumerate(helpers, start=at)]
+        for col, column in placed:
             self.places[column.key] = Place("column", first, col, last, col)
+        for col, column in enumerate(helpers, start=at):
+            self.ws.write_string(header, col, column.header, self.book.styles.header)
         for i, label in enumerate(labels):
             r = first + i
             self._label(r, label if isinstance(label, int) else str(label))
             extra = {"label": _a1(r, 0, False, True), "i": str(i + 1)}
-            for col, column in enumerate(columns, start=1):
+            for col, column in placed:
                 if column.snapshot:
                     self.value_cell(r, col, values[i][column.key], self.book.styles.value(column.kind,
                                                                                           constant=True), None)
@@ -1097,8 +1114,10 @@ class Sheet:
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
                              self.book.styles.value(column.kind), needs=needs,
                              fallback=NOT_AVAILABLE if self.money(column.kind) else "")
-        for col, column in enumerate(columns, start=1):
+        for col, column in placed:
             self.warn(column.warn, first, col, last, col)
+        if helpers:
+            self.group_columns(at, at + len(helpers) - 1)
         self.row_index = last + 1
         return header, first, last
 

@@ -296,54 +296,115 @@ def draft_prefill_overhead(r: ReplicaCells, terms: TermsCells) -> str:
             f"+{r.overhead_per_moe_layer_ms}*{terms.moe_layer_count})/1000")
 
 
-def _prefill_pass(r: ReplicaCells, batch: str | None, terms: TermsCells) -> str:
-    is_draft = r.draft is not None and terms == r.draft  # the draft's prefill pays only τ, τ_L and τ_moe (§14.2)
-    overhead = draft_prefill_overhead(r, terms) if is_draft else pass_overhead(r, batch or "1")
-    return (f"(MAX({compute_seconds(r, prefill_flops(r, batch, terms))},"
-            f"{memory_seconds(r, prefill_bytes(r, batch, terms))})"
-            f"+{all_reduce_seconds(r, prefill_tokens(r, batch), terms)}+{overhead})")
+
+PASSES = ("prefill", "draft_prefill", "draft", "verify")  # planner/model/replica.py's PASSES and PIECES
+PIECES = ("memory", "pass")
+PASS_WORDS = {"prefill": "Prefill of the B prompts", "draft_prefill": "The draft's prefill of them",
+              "draft": "One draft pass", "verify": "The verify pass (the decode step without a draft)"}
+PIECE_WORDS = {"memory": "memory time", "pass": "the pass, MAX(compute, memory) + all-reduces + τ"}
 
 
-def _decode_pass(r: ReplicaCells, batch: str, terms: TermsCells, per_sequence: str | None = None) -> str:
-    tokens = batch if per_sequence is None else f"({batch})*({per_sequence})"
-    return (f"(MAX({memory_seconds(r, decode_bytes(r, batch, terms, per_sequence))},"
-            f"{compute_seconds(r, decode_flops(r, batch, terms, per_sequence))})"
-            f"+{all_reduce_seconds(r, tokens, terms)}+{pass_overhead(r, batch, terms)})")
+def _passes(r: ReplicaCells) -> list[tuple[str, TermsCells, bool, str | None]]:
+    """(kind, its terms, a prefill, tokens per sequence) of each pass the replica's cycle takes."""
+    verify = None if r.draft is None else f"{r.draft_tokens}+1"
+    found = [("prefill", target(r), True, None), ("verify", target(r), False, verify)]
+    if r.draft is not None:
+        found += [("draft_prefill", r.draft, True, None), ("draft", r.draft, False, None)]
+    return found
 
 
-def prefill_s(r: ReplicaCells, batch: str | None) -> str:
+def pass_pieces(r: ReplicaCells, batch: str | None) -> dict[str, str]:
+    """Each pass at B (one prompt without a batch: the prefills only), as "<pass>_compute", "<pass>_memory" and
+    "<pass>_all_reduce" → its compute, memory and all-reduce seconds (Replica.prefill_pieces, decode_pieces)."""
+    found = {}
+    for kind, terms, prefill, per_sequence in _passes(r):
+        if prefill:
+            compute, memory = prefill_flops(r, batch, terms), prefill_bytes(r, batch, terms)
+            tokens = prefill_tokens(r, batch)
+        elif batch is None:
+            continue
+        else:
+            compute, memory = decode_flops(r, batch, terms, per_sequence), decode_bytes(r, batch, terms, per_sequence)
+            tokens = batch if per_sequence is None else f"({batch})*({per_sequence})"
+        found |= {f"{kind}_compute": compute_seconds(r, compute), f"{kind}_memory": memory_seconds(r, memory),
+                  f"{kind}_all_reduce": all_reduce_seconds(r, tokens, terms)}
+    return found
+
+
+def piece_specs(r: ReplicaCells, batch: str | None, prefix: str = "", kinds=PASSES):
+    """The helper cells of the passes at B (docs/method.md §6, §12.2): (key, words, expression in ms) for each
+    pass's memory time and the pass that reads it; formulas read them through pieces_at(prefix)."""
+    pieces, at = pass_pieces(r, batch), pieces_at(prefix)
+    return [spec for kind in kinds if f"{kind}_memory" in pieces for spec in (
+        (f"{prefix}{kind}_memory_ms", f"{PASS_WORDS[kind]}: {PIECE_WORDS['memory']}",
+         f"{pieces[f'{kind}_memory']}*1000"),
+        (f"{prefix}{kind}_pass_ms", f"{PASS_WORDS[kind]}: {PIECE_WORDS['pass']}",
+         f"{pass_s(r, kind, batch, {f'{kind}_memory': at[f'{kind}_memory']})}*1000"))]
+
+
+def pieces_at(prefix: str) -> dict[str, str]:
+    """Where a sheet shows the pieces: cells {<prefix><pass>_<piece>_ms}, read back in seconds."""
+    return {f"{kind}_{piece}": f"({{{prefix}{kind}_{piece}_ms}}/1000)" for kind in PASSES for piece in PIECES}
+
+
+def pieces_in_ms(pieces: dict, prefix: str = "") -> dict:
+    """The engine's Replica.pass_pieces (seconds) as the helper cells show them (ms)."""
+    return {f"{prefix}{key[:-2]}_ms": value * 1000 for key, value in pieces.items()}
+
+
+def overhead_s(r: ReplicaCells, kind: str, batch: str | None) -> str:
+    """The overhead a pass pays, in seconds, τ_pass (§14.2): a pass of B sequences (one prompt: 1), the draft's own
+    layers in a draft pass, and the draft's prefill only τ, τ_L and τ_moe; the one place a pass's overhead enters
+    (the engine's Replica.overhead_s)."""
+    if kind == "draft_prefill":
+        return draft_prefill_overhead(r, r.draft)
+    return pass_overhead(r, batch or "1", r.draft if kind == "draft" else None)
+
+
+def pass_s(r: ReplicaCells, kind: str, batch: str | None, at: dict[str, str] | None = None) -> str:
+    """One pass: its cell where `at` has one (pieces_at), else MAX(compute, memory) + AR + its overhead, the memory
+    time from `at` where it has it."""
+    at = at or {}
+    if f"{kind}_pass" in at:
+        return at[f"{kind}_pass"]
+    p = pass_pieces(r, batch)
+    memory = at.get(f"{kind}_memory", p[f"{kind}_memory"])
+    return f"(MAX({p[kind + '_compute']},{memory})+{p[kind + '_all_reduce']}+{overhead_s(r, kind, batch)})"
+
+
+def prefill_s(r: ReplicaCells, batch: str | None, at: dict[str, str] | None = None) -> str:
     """T_pre(B): B prompts prefilled together (one prompt: TTFT), and the draft's prefill of them after."""
-    own = _prefill_pass(r, batch, target(r))
-    return own if r.draft is None else f"({own}+IF({r.draft_on},{_prefill_pass(r, batch, r.draft)},0))"
+    own = pass_s(r, "prefill", batch, at)
+    return own if r.draft is None else f"({own}+IF({r.draft_on},{pass_s(r, 'draft_prefill', batch, at)},0))"
 
 
-def ttft_s(r: ReplicaCells) -> str:
+def ttft_s(r: ReplicaCells, at: dict[str, str] | None = None) -> str:
     """TTFT: one request's prefill on an idle server."""
-    return prefill_s(r, None)
+    return prefill_s(r, None, at)
 
 
-def step_s(r: ReplicaCells, batch: str) -> str:
+def step_s(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> str:
     """The decode step: one pass for B sequences; with a draft, k draft passes and a verify pass over k + 1 tokens
     (k = 0 without one: the verify pass is then the plain step)."""
     if r.draft is None:
-        return _decode_pass(r, batch, target(r))
-    return (f"({r.draft_tokens}*{_decode_pass(r, batch, r.draft)}"
-            f"+{_decode_pass(r, batch, target(r), f'{r.draft_tokens}+1')})")
+        return pass_s(r, "verify", batch, at)
+    return f"({r.draft_tokens}*{pass_s(r, 'draft', batch, at)}+{pass_s(r, 'verify', batch, at)})"
 
 
-def tpot_s(r: ReplicaCells, batch: str) -> str:
+def tpot_s(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> str:
     """TPOT(B) = the step / E."""
-    return step_s(r, batch) if r.draft is None else f"({step_s(r, batch)}/{r.tokens_per_step})"
+    step = step_s(r, batch, at)
+    return step if r.draft is None else f"({step}/{r.tokens_per_step})"
 
 
-def cycle_s(r: ReplicaCells, batch: str) -> str:
+def cycle_s(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> str:
     """cycle(B) = T_pre(B) + o·TPOT(B)."""
-    return f"({prefill_s(r, batch)}+{r.output_tokens}*{tpot_s(r, batch)})"
+    return f"({prefill_s(r, batch, at)}+{r.output_tokens}*{tpot_s(r, batch, at)})"
 
 
-def tokens_per_second_per_gpu(r: ReplicaCells, batch: str) -> str:
+def tokens_per_second_per_gpu(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> str:
     """TokS(B) = B·o / (cycle·t)."""
-    return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch)}*{r.tensor_parallel}))"
+    return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch, at)}*{r.tensor_parallel}))"
 
 
 def gpu_hours(flops: str, peak_tflops: str, mfu: str) -> str:
@@ -361,9 +422,9 @@ def cost_per_million_tokens(price: str, tokens_per_s: str) -> str:
     return f"{price}*per_million/(seconds_per_hour*{tokens_per_s})"
 
 
-def serving_mfu(r: ReplicaCells, batch: str) -> str:
+def serving_mfu(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> str:
     """2·Ψ_active·TokS / BF16 peak."""
-    return (f"serving_ops_per_param_token*{r.model.active_params}*{tokens_per_second_per_gpu(r, batch)}"
+    return (f"serving_ops_per_param_token*{r.model.active_params}*{tokens_per_second_per_gpu(r, batch, at)}"
             f"/({r.peak_tflops}*1e12)")
 
 

@@ -161,16 +161,28 @@ def _inputs_snapshot(book: kit.Book, sheet: kit.Sheet, results, columns: Columns
             sheet.value_cell(first + i, col, value, styles.value("text", constant=True), None)
     last = first + len(kept) - 1
     book.define("scenario_inputs_snapshot", SHEET, f"B{first + 1}:{kit.xl_col_to_name(len(names))}{last + 1}")
-    sheet.row_index = last + 2
     sheet.ws.write_string(flags_at, 0, "Each column's typed inputs as when generated (FALSE: its snapshot is stale; "
                           "run the planner again)", styles.label)
-    for col, name in enumerate(names, start=1):
-        pairs = [(typed[col - 1], kit.xl_rowcol_to_cell(first + i, col)) for i, typed in enumerate(cells)
-                 if typed[col - 1] is not None]
-        formula = "=AND(" + ",".join(f"EXACT({typed},{cell})" for typed, cell in pairs) + ")"
-        now = [book.values.get(typed) for typed, _ in pairs]
-        then = [kept[i][col - 1] for i, typed in enumerate(cells) if typed[col - 1] is not None]
-        sheet.formula(flags_at, col, formula, all(same_text(a, b) for a, b in zip(now, then)), styles.value("bool"))
+    # each column's comparisons in parts (no formula over 1,000 characters), in rows under the snapshot grouped out
+    # of sight; the flag is the AND of its column's parts
+    parts = []
+    for col in range(1, len(names) + 1):
+        compared = {f"EXACT({typed[col - 1]},{kit.xl_rowcol_to_cell(first + i, col)})":
+                    same_text(book.values.get(typed[col - 1]), kept[i][col - 1])
+                    for i, typed in enumerate(cells) if typed[col - 1] is not None}
+        parts.append([(part, all(compared[e] for e in part)) for part in kit.in_parts(compared)])
+    top = last + 2
+    for k in range(max(len(column) for column in parts)):
+        sheet.ws.write_string(top + k, 0, f"Its typed inputs as when generated, part {k + 1}", styles.label)
+        for col, column in enumerate(parts, start=1):
+            part, same = column[k] if k < len(column) else (["TRUE"], True)
+            sheet.formula(top + k, col, f"={kit.all_of(part)}", same, styles.value("bool"))
+    bottom = top + max(len(column) for column in parts) - 1
+    sheet.hide(range(top, bottom + 1))
+    sheet.row_index = bottom + 2
+    for col, column in enumerate(parts, start=1):
+        sheet.formula(flags_at, col, f"=AND({kit.xl_rowcol_to_cell(top, col)}:{kit.xl_rowcol_to_cell(bottom, col)})",
+                      all(same for _, same in column), styles.value("bool"))
         sheet.warn("false", flags_at, col, flags_at, col)
     book.define("scenarios_columns_current", SHEET,
                 f"B{flags_at + 1}:{kit.xl_col_to_name(len(names))}{flags_at + 1}")

@@ -48,6 +48,7 @@ def _scaled(name: str) -> Callable[[str], str]:
     return lambda step: f"{name}*{step}"
 
 
+TOKENS = "{tokens_per_s_per_gpu}"  # the serving grid's TokS(B): its row's helper cell (_passes)
 GRIDS = [
     Grid("training_cost", "Training cost over MFU (rows) × price per GPU-hour (columns)", corner="MFU ↓  price →",
          row_heading=_share("hours_mfu_used"), column_heading=_scaled("price_per_gpu_hour_converted"),
@@ -74,7 +75,7 @@ GRIDS = [
          corner="Users B ↓  price →", row_heading=_count("serving_users", at_least_one=True),
          column_heading=_scaled("price_per_gpu_hour_converted"),
          cell=lambda r, c: f'IF({r}>serving_max_concurrency,"{ABOVE_B_MAX}",'
-                           + model.cost_per_million_tokens(c, model.tokens_per_second_per_gpu(model.SERVING, r)) + ")",
+                           + model.cost_per_million_tokens(c, TOKENS) + ")",
          row_kind="count", column_kind="money", kind="money", unit="per M tokens",
          note="price · 1e6 / (3600 · TokS(B)): the Serving table's roofline at B; more users than fit (B_max) say "
          "so"),
@@ -170,7 +171,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.title("Sensitivity: four grids and a tornado", "docs/method.md §9: each grid moves two inputs to ×0.5 … "
                 "×1.5 of the scenario's values; the middle cell is the scenario's own result.")
     for grid in GRIDS:
-        _grid(book, sheet, grid, table.grids[grid.key])
+        _grid(book, sheet, grid, table.grids[grid.key], table.passes)
 
     _snapshot(book, sheet, table, premise=money_na(results.cost))
     return sheet
@@ -298,10 +299,13 @@ def _name_block(book: kit.Book, sheet: kit.Sheet, name: str, *, rows: tuple[int,
     book.define(name, sheet.name, f"{kit.xl_rowcol_to_cell(first, min(cols))}:{kit.xl_rowcol_to_cell(last, max(cols))}")
 
 
-def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict) -> None:
+def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict, passes: list[dict]) -> None:
     styles = book.styles
     sheet.section(grid.title)
     top = sheet.row_index
+    under = top + 1 + len(STEP_NAMES)
+    columns = _pass_columns(top) if TOKENS in grid.cell("", "") else []
+    tokens = [kit.xl_rowcol_to_cell(under + 2 + i, len(columns)) for i in range(len(STEP_NAMES))]
     sheet.ws.write_string(top, 0, grid.corner, styles.header)
     for j, step in enumerate(STEP_NAMES):
         sheet.formula(top, 1 + j, "=" + grid.column_heading(step), values["columns"][j],
@@ -314,10 +318,9 @@ def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict) -> None:
         row_ref = kit.xl_rowcol_to_cell(r, 0, col_abs=True)
         for j in range(len(STEP_NAMES)):
             column_ref = kit.xl_rowcol_to_cell(top, 1 + j, row_abs=True)
-            sheet.formula(r, 1 + j, "=" + grid.cell(row_ref, column_ref), values["cells"][i][j],
-                          styles.value(grid.kind, bold=(i == j == 2)))
+            sheet.formula(r, 1 + j, "=" + grid.cell(row_ref, column_ref).replace(TOKENS, tokens[i]),
+                          values["cells"][i][j], styles.value(grid.kind, bold=(i == j == 2)))
         sheet.ws.write_string(r, unit_col, grid.unit, styles.unit)
-    under = top + 1 + len(STEP_NAMES)
     sheet.ws.merge_range(under, 0, under, unit_col, grid.note, styles.note)
     sheet.grow(under, kit.DEFAULT_ROW * kit.text_lines(grid.note, sum(sheet.width_of(c) for c in range(unit_col + 1))))
     middle = kit.xl_rowcol_to_cell(top + 3, 3)
@@ -325,6 +328,28 @@ def _grid(book: kit.Book, sheet: kit.Sheet, grid: Grid, values: dict) -> None:
     sheet.ws.conditional_format(top + 1, 1, top + 5, 5, {"type": "3_color_scale", "min_color": "#63BE7B",
                                                          "mid_color": "#FFEB84", "max_color": "#F8696B"})
     sheet.row_index = under + 1
+    if columns:  # what its cells read: each row's passes at B and TokS(B), in rows grouped out of sight
+        values = [{"pass_tokens_per_s_per_gpu": row["tokens_per_s_per_gpu"]}
+                  | model.pieces_in_ms({k: v for k, v in row.items() if k.endswith("_s")}, "pass_")
+                  for row in passes]
+        header, _, last = sheet.records([f"Users B, row {i}" for i in range(1, len(STEP_NAMES) + 1)], columns, values,
+                                        label_header="The passes at each row's B")
+        sheet.hide(range(header, last + 1))
+
+
+def _pass_columns(top: int) -> list[Column]:
+    """The serving grid's helper columns: at its row's B (the row's heading), each pass's memory time and the pass
+    (ms) and TokS(B), the Serving table's roofline (docs/method.md §6)."""
+    def users(i: int) -> str:
+        return kit.xl_rowcol_to_cell(top + 1 + i, 0, col_abs=True)
+
+    at = model.pieces_at("pass_")
+    return [*(Column(key, f"{words} (ms)", kind="tenths",
+                     template=lambda i, key=key: "=" + dict((k, e) for k, _, e in model.piece_specs(
+                         model.SERVING, users(i), "pass_"))[key])
+              for key, words, _ in model.piece_specs(model.SERVING, "B", "pass_")),
+            Column("pass_tokens_per_s_per_gpu", "Output tokens per second per GPU at B", kind="tenths",
+                   template=lambda i: "=" + model.tokens_per_second_per_gpu(model.SERVING, users(i), at))]
 
 
 def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:

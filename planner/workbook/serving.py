@@ -6,7 +6,7 @@ the sheet's names."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from typing import Callable
 
@@ -23,16 +23,17 @@ FITTED = ("compute_efficiency", "bandwidth_efficiency")  # the priors §12.1's f
 T = "serving_tensor_parallel"
 R = model.SERVING  # the scenario's replica: the names below and on Memory
 
-AT = {  # key → (label, unit, kind, the expression at B)
-    "tpot_ms": ("Time per output token TPOT(B)", "ms", "tenths", lambda b: f"{model.tpot_s(R, b)}*1000"),
+AT = {  # key → (label, unit, kind, the expression at B from its passes' pieces)
+    "tpot_ms": ("Time per output token TPOT(B)", "ms", "tenths", lambda b, at: f"{model.tpot_s(R, b, at)}*1000"),
     "itl_ms": ("Inter-token latency under load ITL = cycle / o", "ms", "tenths",
-               lambda b: f"{model.cycle_s(R, b)}/serving_output_tokens*1000"),
+               lambda b, at: f"{model.cycle_s(R, b, at)}/serving_output_tokens*1000"),
     "tokens_per_s_per_gpu": ("Output tokens per second per GPU", "tokens/s", "count",
-                             lambda b: model.tokens_per_second_per_gpu(R, b)),
+                             lambda b, at: model.tokens_per_second_per_gpu(R, b, at)),
     "cost_per_million_tokens": ("Cost per million output tokens", "per M tokens", "money",
-                                lambda b: model.cost_per_million_tokens(
-                                    R.price, model.tokens_per_second_per_gpu(R, b))),
-    "mfu": ("Serving MFU 2·Ψ_active·TokS / BF16 peak", "of peak", "percent", lambda b: model.serving_mfu(R, b)),
+                                lambda b, at: model.cost_per_million_tokens(
+                                    R.price, model.tokens_per_second_per_gpu(R, b, at))),
+    "mfu": ("Serving MFU 2·Ψ_active·TokS / BF16 peak", "of peak", "percent",
+            lambda b, at: model.serving_mfu(R, b, at)),
 }
 
 
@@ -207,6 +208,7 @@ CAPACITY = [
         name="serving_fits", warn="false"),
 ]
 
+IDLE_AT = model.pieces_at("pass_idle_")
 IDLE = [
     Row("ttft_compute_ms", "Prefill compute (2·Ψ_mm·s + L·s²·w) / (t · P_e · η_c)",
         formula=f"={model.compute_seconds(R, model.prefill_flops(R))}*1000", kind="tenths", unit="ms"),
@@ -214,8 +216,11 @@ IDLE = [
         formula=f"={model.memory_seconds(R, model.prefill_bytes(R))}*1000", kind="tenths", unit="ms"),
     Row("ttft_all_reduce_ms", "All-reduces AR(s)",
         formula=f"={model.all_reduce_seconds(R, model.prefill_tokens(R))}*1000", kind="tenths", unit="ms"),
+    *(Row(key, words, formula="=" + expression, kind="tenths", unit="ms")
+      for key, words, expression in model.piece_specs(R, None, "pass_idle_", ("draft_prefill",))),
     Row("ttft_draft_ms", "The draft's prefill (speculative decoding)",
-        formula=f"=IF(serving_draft_on,{model._prefill_pass(R, None, R.draft)},0)*1000", kind="tenths", unit="ms",
+        formula=f"=IF(serving_draft_on,{model.pass_s(R, 'draft_prefill', None, IDLE_AT)},0)*1000",
+        kind="tenths", unit="ms",
         note="A draft builds its own KV cache over every prompt, after the model's prefill"),
     Row("ttft_ms", "Time to first token TTFT", formula="=MAX({ttft_compute_ms},{ttft_memory_ms})"
         "+{ttft_all_reduce_ms}+serving_pass_overhead_ttft_ms+{ttft_draft_ms}", kind="tenths", unit="ms",
@@ -315,12 +320,17 @@ def _dispatch() -> str:
     return "serving_dispatch_ms_per_layer_used*(model_layers+serving_draft_layers)"
 
 
-def _at(suffix: str, b: str, names: dict[str, str], keys=tuple(AT), guard: str = "") -> list[Row]:
-    """Rows of the values at one B, keyed as the engine's scalars (tpot_ms, tpot_ms_single, tpot_ms_at_max, …)."""
-    rows = []
+def _at(suffix: str, b: str, names: dict[str, str], keys=tuple(AT), guard: str = "", *, prefix: str,
+        kinds=model.PASSES) -> list[Row]:
+    """Rows of the values at one B, keyed as the engine's scalars (tpot_ms, tpot_ms_single, tpot_ms_at_max, …),
+    after the helper rows of its passes' pieces (prefix: their keys'; grouped out of sight)."""
+    rows, at = [], model.pieces_at(prefix)
+    for key, words, expression in model.piece_specs(R, b, prefix, kinds):
+        formula = expression if not guard else f'IF({guard},"{DOES_NOT_FIT}",{expression})'
+        rows.append(Row(key, f"{words} at this B", formula="=" + formula, kind="tenths", unit="ms"))
     for key in keys:
         what, unit, kind, expression = AT[key]
-        formula = expression(b)
+        formula = expression(b, at)
         if guard:
             formula = f'IF({guard},"{DOES_NOT_FIT}",{formula})'
         rows.append(Row(key + suffix, what, formula="=" + formula, kind=kind, unit=unit, name=names.get(key)))
@@ -330,21 +340,39 @@ def _at(suffix: str, b: str, names: dict[str, str], keys=tuple(AT), guard: str =
 AT_USERS = _at("", "serving_users", {"tpot_ms": "serving_tpot_ms", "itl_ms": "serving_itl_ms",
                                           "tokens_per_s_per_gpu": "serving_tokens_per_s_per_gpu",
                                           "cost_per_million_tokens": "serving_cost_per_million_tokens",
-                                          "mfu": "serving_mfu"})
+                                          "mfu": "serving_mfu"}, prefix="pass_users_")
 AT_USERS = [replace(row, formula=f'=IF(serving_fits,{row.formula[1:]},"{NOT_SERVED}")')
             if row.key == "cost_per_million_tokens" else row for row in AT_USERS]  # money only where the users fit
+PLAIN_AT = model.pieces_at("pass_plain_")
 AT_USERS += [
-    Row("tpot_ms_plain", "TPOT without speculative decoding", formula=f"={model.step_s(model.PLAIN, 'serving_users')}"
-        "*1000", kind="tenths", unit="ms", name="serving_tpot_ms_plain"),
+    *(Row(key, f"Without speculative decoding, {words[0].lower()}{words[1:]}", formula="=" + expression,
+          kind="tenths", unit="ms")
+      for key, words, expression in model.piece_specs(model.PLAIN, "serving_users", "pass_plain_", ("verify",))),
+    Row("tpot_ms_plain", "TPOT without speculative decoding",
+        formula=f"={model.step_s(model.PLAIN, 'serving_users', PLAIN_AT)}*1000", kind="tenths", unit="ms",
+        name="serving_tpot_ms_plain"),
     Row("speculation_speedup", "Speculative decoding's speed-up (plain TPOT / TPOT)",
         formula="={tpot_ms_plain}/serving_tpot_ms", kind="ratio", unit="×",
         note="Below 1: speculation does not pay at this batch (the verify pass turned compute-bound)"),
 ]
-AT_ONE = _at("_single", "1", {"tpot_ms": "serving_tpot_ms_single"}, keys=("tpot_ms",))
+AT_ONE = _at("_single", "1", {"tpot_ms": "serving_tpot_ms_single"}, keys=("tpot_ms",), prefix="pass_one_",
+             kinds=("draft", "verify"))
 AT_MAX = _at("_at_max", "serving_max_concurrency", {"tpot_ms": "serving_tpot_ms_at_max",
                                                 "tokens_per_s_per_gpu": "serving_tokens_per_s_per_gpu_at_max",
                                                 "cost_per_million_tokens": "serving_cost_per_million_tokens_at_max"},
-             guard="serving_max_concurrency=0")
+             guard="serving_max_concurrency=0", prefix="pass_max_")
+HELPERS = ("pass_idle_", "pass_users_", "pass_one_", "pass_max_", "pass_plain_")  # the helper rows (out of sight):
+# the passes at one prompt, the users, B = 1, B_max, the users without speculation
+
+
+def _helper_values(passes: dict) -> dict:
+    """The helper rows' values (ms) from the engine's pieces (ServingTable.passes); "does not fit" at B_max = 0."""
+    found = {}
+    for prefix in HELPERS:
+        pieces = passes[prefix[5:-1]]
+        found |= model.pieces_in_ms(pieces, prefix) if pieces is not None else \
+            {f"{prefix}{key[:-2]}_ms": DOES_NOT_FIT for key in passes["idle"]}
+    return found
 
 
 def _batch(i: int) -> str:
@@ -368,7 +396,7 @@ def _when_fits(expression: str) -> str:
 TABLE = [
     Column("batch", "Sequences B", template=_batch, kind="count"),
     Column("fits", "Fits", template=_when_shown("{batch}<=serving_max_concurrency"), kind="bool", warn="false"),
-    *[Column(key, header, template=_when_shown(AT[key][3]("{batch}")), kind=AT[key][2])
+    *[Column(key, header, template=_when_shown(AT[key][3]("{batch}", model.pieces_at(""))), kind=AT[key][2])
       for key, header in (("tpot_ms", "TPOT (ms)"), ("itl_ms", "ITL under load (ms)"),
                           ("tokens_per_s_per_gpu", "Tokens/s per GPU"), ("cost_per_million_tokens", "Cost per M "
                            "output tokens"), ("mfu", "Serving MFU"))],
@@ -386,7 +414,8 @@ TABLE = [
                                "+IF({batch}=1,0,{itl_ms}/2))"), kind="tenths"),
     Column("ttft_median_at_concurrency_ms", "Median TTFT at c = B clients (ms)",
            template=_when_fits(f"{_dispatch()}+{{fill_one_ms}}+IF({{batch}}=1,0,{{itl_ms}}/2)"), kind="tenths"),
-    # the fills of §14.4 at c = B (hidden helpers of the two TTFT columns)
+]
+TTFT_COLUMNS = [  # the fills of §14.4 at c = B: what the two TTFT columns read (helpers, grouped out of sight)
     Column("prompts_per_pass", "Prompts per pass κ",
            template=_when_shown(f"IF({S_N}<={N_USED},MIN({{batch}},INT({N_USED}/{S_N})),1)"), kind="count"),
     *(column for key, j, words in (("fill", "{prompts_per_pass}", "Burst fill T_fill(κ, B)"),
@@ -401,6 +430,9 @@ TABLE = [
               fill_s(f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}", "{pass_overhead_ms}")
               + "*1000")))),
 ]
+PIECE_COLUMNS = [Column(key, f"{words} (ms)", template=_when_shown(expression), kind="tenths")
+                 for key, words, expression in model.piece_specs(R, "{batch}")]  # what the table's times read
+PIECE_COLUMNS = TTFT_COLUMNS + PIECE_COLUMNS
 TABLE_LABELS = ["A power of two below B_max"] * (TABLE_ROWS - 2) + ["B_max", "The users, if neither"]
 # the engine's table keys for the memory stack
 TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms": "itl_ms",
@@ -430,19 +462,26 @@ def write(book: kit.Book, results) -> kit.Sheet:
                   ("At the users (shown even when they do not fit)", AT_USERS),
                   ("TTFT at the users as clients of a closed loop (docs/method.md §14.4)", _ttft_rows()),
                   ("At one sequence (B = 1)", AT_ONE),
-                  ("At B_max (the most that fit)", AT_MAX)), s)
+                  ("At B_max (the most that fit)", AT_MAX)),
+                 s | _helper_values(table.passes))
+    sheet.hide([place.row for key, place in sheet.places.items() if key.startswith(HELPERS)])
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
-    values = [{key: row[source] for key, source in TABLE_VALUES.items()} for row in table.rows]
-    header, first, _ = sheet.records(TABLE_LABELS, TABLE, values, label_header="B is")
+    blank = {column.key: "" for column in PIECE_COLUMNS}
+    values = [{key: row[source] for key, source in TABLE_VALUES.items()}
+              | (model.pieces_in_ms(pieces) if pieces is not None else blank)
+              for row, pieces in zip(table.rows, table.passes["table"])]
+    # the helper columns (grouped out of sight) right of every table's columns, the calibration's or this one's
+    helper_col = 1 + max(len(TABLE), len(CALIBRATION_VALUES) + len(_fit_columns([], None)) if table.calibration else 0)
+    header, first, _ = sheet.records(TABLE_LABELS, TABLE, values, label_header="B is", helpers=PIECE_COLUMNS,
+                                     helper_col=helper_col)
     sheet.set_height(header, 45)
     sheet.hide([first + i for i, row in enumerate(values) if row["batch"] == ""])  # powers of two from B_max on
     sheet.block_starts.append(sheet.places["weights_gb"].col)  # the memory columns print as a block of their own
-    sheet.hide_columns(sheet.places[TTFT_HELPERS[0]].col, sheet.places[TTFT_HELPERS[-1]].col)
     _curve_chart(book, sheet)
     _stack_chart(book, sheet)
     if table.calibration:
-        _calibration(book, sheet, table.calibration, results)
+        _calibration(book, sheet, table.calibration, results, helper_col)
     return sheet
 
 
@@ -496,23 +535,61 @@ def _left(c: model.ReplicaCells, measured: str, tokens: str, sequences: str) -> 
     return f"({{{measured}}}/1000-{model.all_reduce_seconds(c, tokens)}-{model.pass_overhead(c, sequences)})"
 
 
-def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) -> None:
+@dataclass(frozen=True)
+class RunCells:
+    """Where each benchmark run's terms are: its benchmark GPU's Catalog values and its helper cells."""
+
+    runs: list[dict]
+
+    def lookup(self, i: int, column: str) -> str:  # the run's benchmark GPU's Catalog value
+        return _lookup("gpu", column, f"goodput_benchmarks_{self.runs[i]['benchmark']}_gpu")
+
+    def cells(self, i: int) -> model.ReplicaCells:  # the run's benchmark GPU (its helper cells) and its lengths
+        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency_in",
+                      overhead_ms="serving_overhead_ms", peak_flops="{run_peak_flops}",
+                      bandwidth="({run_hbm_tbps}*1e12*serving_bandwidth_efficiency_in)",
+                      nvlink_gbps="{run_nvlink_gbps}", peak_tflops=self.lookup(i, "peak_tflops"),
+                      hbm_tbps="{run_hbm_tbps}")
+        return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
+
+    def after(self, i: int) -> model.ReplicaCells:  # the same run at the values in force on the benchmark's GPU
+        return replace(self.cells(i), compute_efficiency="serving_fit_compute_efficiency",
+                       overhead_ms="serving_fit_overhead_ms",
+                       bandwidth="({run_hbm_tbps}*1e12*serving_fit_bandwidth_efficiency)")
+
+    def peak(self, i: int) -> str:  # P_e on the run's GPU
+        fp8, fp4, bf16 = (self.lookup(i, column) for column in ("fp8_tflops", "fp4_tflops", "peak_tflops"))
+        return (f"=(IF(AND(serving_fp4_gemm,ISNUMBER({fp4})),{fp4},IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},"
+                f"{bf16}))*1e12)")
+
+
+def _run_helpers(r: RunCells) -> list[Column]:
+    """What the runs' predictions read (grouped out of sight): the run's GPU, and its passes at one prompt and at
+    B̄ (ms), at the inputs and as fitted."""
+    nvlink = "nvlink_gbps"
+    return [
+        Column("run_peak_flops", "Its GPU's effective peak P_e (TFLOP/s)", kind="tera", template=r.peak),
+        Column("run_hbm_tbps", "Its GPU's HBM (TB/s)", kind="decimal",
+               template=lambda i: "=" + r.lookup(i, "hbm_tbps")),
+        Column("run_nvlink_gbps", "Its GPU's NVLink (GB/s, 0: none)", kind="count",
+               template=lambda i: f"=IF(ISNUMBER({r.lookup(i, nvlink)}),{r.lookup(i, nvlink)},0)"),
+        *(Column(key, f"{words}{where} (ms)", kind="tenths",
+                 template=lambda i, key=key, batch=batch, prefix=prefix, fitted=fitted: "=" + _run_piece(
+                     r.after(i) if fitted else r.cells(i), batch, key, prefix, AS_FITTED if fitted else None))
+          for prefix, batch, where, fitted in ((RUN_ONE, None, ", one prompt", False),
+                                               (RUN_B, "{mean_concurrency}", " at B̄", False),
+                                               (RUN_FITTED_ONE, None, ", one prompt, as fitted", True),
+                                               (RUN_FITTED_B, "{mean_concurrency}", " at B̄, as fitted", True))
+          for key, words, _ in model.piece_specs(model.PLAIN, batch, prefix)
+          if not fitted or key.endswith("_pass_ms")),
+    ]
+
+
+def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, helper_col: int) -> None:
     """Each benchmark run (Goodput, Requests) beside the prediction at its mean concurrency on its GPU: live
     formulas of the Requests sheet's rows and of the run's benchmark GPU's Catalog row."""
     sheet.section("Calibration: measured benchmark runs beside the prediction at their mean concurrency")
-    numbers = [row["run"] for row in runs]
-
-    def cells(i: int) -> model.ReplicaCells:  # the run's benchmark GPU and its own lengths
-        fp8, fp4, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
-                                       for column in ("fp8_tflops", "fp4_tflops", "peak_tflops", "hbm_tbps",
-                                                      "nvlink_gbps"))
-        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency_in",
-                      overhead_ms="serving_overhead_ms",
-                      peak_flops=f"(IF(AND(serving_fp4_gemm,ISNUMBER({fp4})),{fp4},"
-                                 f"IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak}))*1e12)",
-                      bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency_in)",
-                      nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
-        return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
+    numbers, cells, after = [row["run"] for row in runs], RunCells(runs).cells, RunCells(runs).after
 
     block = "INDEX(requests_completed_{0},MATCH({{label}},requests_run,0)):INDEX(requests_completed_{0}," \
             "MATCH({{label}},requests_run,0)+COUNTIF(requests_run,{{label}})-1)"
@@ -530,11 +607,11 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
         Column("measured_ttft_ms", "Measured median TTFT (ms)", template=f"=PERCENTILE({block.format('ttft_ms')},0.5)",
                kind="tenths"),
         Column("predicted_ttft_ms", "Predicted TTFT (ms)", kind="tenths",
-               template=lambda i: f"={model.ttft_s(cells(i))}*1000"),
+               template=lambda i: f"={model.ttft_s(cells(i), AT_RUN_ONE)}*1000"),
         Column("measured_tpot_ms", "Measured median TPOT (ms)", template=f"=PERCENTILE({block.format('tpot_ms')},0.5)",
                kind="tenths"),
         Column("predicted_tpot_ms", "Predicted TPOT (ms)", kind="tenths",
-               template=lambda i: f"={model.tpot_s(cells(i), '{mean_concurrency}')}*1000"),
+               template=lambda i: f"={model.tpot_s(cells(i), '{mean_concurrency}', AT_RUN_B)}*1000"),
         Column("implied_compute_efficiency", "Implied η_c", kind="percent",
                template=lambda i: f"={model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops}"
                                   f"*{_left(cells(i), 'measured_ttft_ms', '{mean_prompt_tokens}', '1')})"),
@@ -542,9 +619,11 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
                template=lambda i: f"={model.decode_bytes(cells(i), '{mean_concurrency}')}/({cells(i).hbm_tbps}"
                                   f"*1e12*{_left(cells(i), 'measured_tpot_ms', '{mean_concurrency}', BUSIEST)})"),
     ]
-    columns += _fit_columns(runs, cells)
-    values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) for row in runs]
-    header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)")
+    columns += _fit_columns(runs, cells, after)
+    values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) | _measured_values(found)
+              for row, found in zip(runs, results.serving.passes["measured"])]
+    header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)",
+                                 helpers=_run_helpers(RunCells(runs)), helper_col=helper_col)
     sheet.set_height(header, 45)
     sheet.text("η_m implied = the decode step's bytes / (HBM · (median TPOT − AR − τ)); η_c implied = the prefill "
                "FLOPs / (t · P_e · (median TTFT − AR − τ)). A TTFT measured under load includes queueing, so the η_c "
@@ -556,15 +635,46 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
     sheet.rows(FIT, _fit_shown(results.serving.scalars))
 
 
-def _fit_columns(runs: list[dict], cells) -> list[Column]:
+RUN_ONE, RUN_B = "run_one_", "run_b_"  # a run's helper cells: its passes at one prompt and at B̄
+AT_RUN_ONE, AT_RUN_B = model.pieces_at(RUN_ONE), model.pieces_at(RUN_B)
+AT_FITTED_ONE, AT_FITTED_B = model.pieces_at("run_fitted_one_"), model.pieces_at("run_fitted_b_")
+
+
+RUN_FITTED_ONE, RUN_FITTED_B = "run_fitted_one_", "run_fitted_b_"  # … and as fitted: the passes only
+AS_FITTED = {"memory": "serving_bandwidth_efficiency_in/serving_fit_bandwidth_efficiency"}  # a memory time as fitted
+
+
+def _run_piece(c: model.ReplicaCells, batch: str | None, key: str, prefix: str, scale: dict | None = None) -> str:
+    """A run's helper cell (its key under `prefix`), in ms, at its lengths on its GPU (`c`); with `scale`, a pass
+    reads the memory time at the inputs' η_m (the run's own cell) times the ratio that makes it the fitted one's."""
+    at = model.pieces_at(RUN_ONE if batch is None else RUN_B)
+    if scale:
+        at = {k: f"({cell}*{scale['memory']})" for k, cell in at.items() if k.endswith("_memory")}
+    kind = key[len(prefix):].rsplit("_", 2)[0]
+    if key.endswith("_memory_ms"):
+        return f"{model.pass_pieces(c, batch)[kind + '_memory']}*1000"
+    return f"{model.pass_s(c, kind, batch, {k: v for k, v in at.items() if k == kind + '_memory'})}*1000"
+
+
+def _measured_values(found: dict) -> dict:
+    """A run's helper cells from the engine (ServingTable.passes["measured"]): its GPU and its passes in ms."""
+    found_at = {}
+    for key, prefix in (("one", RUN_ONE), ("b", RUN_B), ("fitted_one", RUN_FITTED_ONE), ("fitted_b", RUN_FITTED_B)):
+        found_at |= model.pieces_in_ms(found[key], prefix) if found[key] is not None else \
+            {f"{prefix}{piece[:-2]}_ms": "" for piece in found["one"]}
+    return {"run_peak_flops": found["peak_flops"], "run_hbm_tbps": found["hbm_tbps"],
+            "run_nvlink_gbps": found["nvlink_gbps"], **found_at}
+
+
+def _fit_columns(runs: list[dict], cells, after=None) -> list[Column]:
     """The fit's columns beside each run (docs/method.md §12.1), in ms: whether the fit uses the run (its benchmark
     is the one serving.calibration names; the prefill compute-bound and the decode memory-bound at the inputs' η;
     its TTFT within the queueing factor of the idle prediction; more than one output token and Z > 0), then X, the
     prefills' stall, Y, Z, x, y and the residual, blank ("") for a run not used; and the prediction's errors."""
     def used(i: int) -> str:
         c, b = cells(i), "{mean_concurrency}"
-        prefill = (model.compute_seconds(c, model.prefill_flops(c)), model.memory_seconds(c, model.prefill_bytes(c)))
-        decode = (model.memory_seconds(c, model.decode_bytes(c, b)), model.compute_seconds(c, model.decode_flops(c, b)))
+        prefill = (model.compute_seconds(c, model.prefill_flops(c)), AT_RUN_ONE["prefill_memory"])
+        decode = (AT_RUN_B["verify_memory"], model.compute_seconds(c, model.decode_flops(c, b)))
         bound = (f"AND({prefill[0]}>={prefill[1]},{decode[0]}>={decode[1]},"
                  "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_ms},"
                  f"{{measured_ttft_ms}}/1000>{model.all_reduce_seconds(c, '{mean_prompt_tokens}')}+{known(i, '1')})")
@@ -574,13 +684,8 @@ def _fit_columns(runs: list[dict], cells) -> list[Column]:
     def when_used(expression) -> Callable[[int], str]:
         return lambda i: f'=IF({{used}},{expression(i)},"")'
 
-    def after(i: int) -> model.ReplicaCells:  # the same run at the values in force on the benchmark's GPU
-        return replace(cells(i), compute_efficiency="serving_fit_compute_efficiency",
-                       overhead_ms="serving_fit_overhead_ms",
-                       bandwidth=f"({cells(i).hbm_tbps}*1e12*serving_fit_bandwidth_efficiency)")
-
-    def itl(c: model.ReplicaCells) -> str:
-        return f"{model.cycle_s(c, '{mean_concurrency}')}/{{mean_output_tokens}}*1000"
+    def itl(c: model.ReplicaCells, at: dict[str, str]) -> str:
+        return f"{model.cycle_s(c, '{mean_concurrency}', at)}/{{mean_output_tokens}}*1000"
 
     b, s, o = "{mean_concurrency}", "{mean_prompt_tokens}", "{mean_output_tokens}"
 
@@ -609,11 +714,11 @@ def _fit_columns(runs: list[dict], cells) -> list[Column]:
         Column("ttft_error_before", "TTFT error at the inputs", kind="percent",
                template=when_used(lambda i: "{predicted_ttft_ms}/{measured_ttft_ms}-1")),
         Column("itl_error_before", "ITL error at the inputs", kind="percent",
-               template=when_used(lambda i: f"{itl(cells(i))}/{{measured_tpot_ms}}-1")),
-        Column("ttft_error_after", "TTFT error as fitted", kind="percent",
-               template=when_used(lambda i: f"{model.ttft_s(after(i))}*1000/{{measured_ttft_ms}}-1")),
+               template=when_used(lambda i: f"{itl(cells(i), AT_RUN_B)}/{{measured_tpot_ms}}-1")),
+        Column("ttft_error_after", "TTFT error as fitted", kind="percent", template=when_used(
+            lambda i: f"{model.ttft_s(after(i), AT_FITTED_ONE)}*1000/{{measured_ttft_ms}}-1")),
         Column("itl_error_after", "ITL error as fitted", kind="percent",
-               template=when_used(lambda i: f"{itl(after(i))}/{{measured_tpot_ms}}-1")),
+               template=when_used(lambda i: f"{itl(after(i), AT_FITTED_B)}/{{measured_tpot_ms}}-1")),
     ]
 
 
