@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from planner import recalc
+from planner import recalc, shipped
 from planner.tables import sections
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,7 @@ def example_files(tmp_path_factory):
 
     def files(example: Path) -> dict[str, Path]:
         target = folder / Path(example).stem
-        with _locked(folder / f"{Path(example).stem}.lock"):
+        with _locked(folder / f"{Path(example).stem}.lock"), as_shipped():
             if not (target / "written").exists():
                 written = write_outputs(load_scenario(Path(example)), target)
                 (target / "written").write_text("\n".join(f"{suffix} {path.name} {_digest(path)}"
@@ -117,7 +117,8 @@ def default_book(default_workbook):
     where each name points, each formula's text and cached value, each sheet's rows."""
     from tests.helpers import build_in_memory, scenario_with
 
-    return build_in_memory(scenario_with(), like=default_workbook)
+    with as_shipped():
+        return build_in_memory(scenario_with(), like=default_workbook)
 
 
 @pytest.fixture(scope="session")
@@ -177,6 +178,18 @@ def _spreadsheets_only_when_marked(request, monkeypatch):
         monkeypatch.setattr(recalc, "find_ssconvert", refuse)
 
 
+SHIPPED_ENGINES = (shipped.ENGINES_GIVEN, shipped.ENGINES)  # as the product ships them
+
+
+@contextlib.contextmanager
+def as_shipped():
+    """The shipped engines rows while the files every test shares are written (section_6_overheads may be on)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(shipped, "ENGINES_GIVEN", SHIPPED_ENGINES[0])
+        patch.setattr(shipped, "ENGINES", SHIPPED_ENGINES[1])
+        yield
+
+
 @pytest.fixture(scope="module")
 def section_6_overheads():
     """METHOD's §6-§13 worked examples are at §6's overhead τ alone: the engines table's generic row with §14's known
@@ -184,8 +197,8 @@ def section_6_overheads():
     defaults). Tests of those sections' arithmetic use it (pytestmark)."""
     from dataclasses import replace
 
-    from planner import shipped
     from planner.model import engines
+    from planner.scenario import DEFAULT
 
     zero = ("overhead_fixed_ms", "overhead_per_layer_ms", "overhead_per_sequence_ms", "overhead_per_moe_layer_ms",
             "dispatch_ms_per_layer")
@@ -194,4 +207,6 @@ def section_6_overheads():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(shipped, "ENGINES_GIVEN", given)
         patch.setattr(shipped, "ENGINES", engines.filled(given))
+        patch.setattr(DEFAULT, "_merged", None)  # merged again, under the patch, and again after it
         yield
+    DEFAULT._merged = None
