@@ -15,14 +15,14 @@ from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import UNCOMPARED, catalog_cells, named, recalculated, scenario_with, set_cells
 
-pytestmark = pytest.mark.spreadsheet
+pytestmark = pytest.mark.spreadsheet  # §11's worked numbers: at §6's overhead alone (section_6_overheads)
 
 EXAMPLE_1 = ROOT / "examples" / "fleet-1-8b-five-gpus.yaml"
 EXAMPLE_4 = ROOT / "examples" / "fleet-4-8b-office-day.yaml"
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory) -> dict:
+def written(tmp_path_factory, section_6_overheads) -> dict:
     folder = tmp_path_factory.mktemp("fleet")
     found = {}
     for example in (EXAMPLE_1, EXAMPLE_4):
