@@ -32,14 +32,14 @@ def finance_first(book: kit.Book) -> None:
 
 
 # Engineering sheets print their summary block: (the section it starts at, the section it stops before; None: the
-# sheet's end), by the sections' titles' beginnings; Memory without its chart, Serving at the users (not at one
-# sequence nor at B_max), Goodput and Crossover without their notes. Every row stays on screen; the Catalog
+# sheet's end), by the sections' titles' beginnings; Memory without its chart, Serving at the users (not the
+# closed-loop TTFT's workings, at one sequence nor at B_max: on screen), Goodput and Crossover without their notes. Every row stays on screen; the Catalog
 # and Checks print their own summaries (catalog_sheet, checks).
 NOTES_OFF_PAPER = {"Goodput", "Crossover"}  # their summaries' notes printed on pages of their own: on screen only
 SUMMARY_SECTIONS = {
     "Memory": ("Training memory per GPU", "Serving memory"),
     "Hours": ("The training run", "Beside Meta's"),
-    "Serving": ("Capacity", "At one sequence"),
+    "Serving": ("Capacity", "TTFT at the users"),
     "Crossover": ("Serving, every day", "Each traffic preset"),
     "Cluster": ("The day's totals", "24 hours"),
     "Goodput": ("Servers", None),
