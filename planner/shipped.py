@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from planner.model.entries import GPU, Model, Precision
+from planner.model.entries import GPU, ApiOffer, Model, Precision
 
 
 MODELS: dict[str, Model] = {
@@ -108,6 +108,28 @@ PRECISIONS: dict[str, Precision] = {
     )
 }
 
+# Hosted API offers (docs/method.md §15.2): list prices, illustrative. Read on 2026-12-07 from the Bifrost model library
+# (getmaxim.ai/bifrost), which republishes BerriAI/LiteLLM's model_prices_and_context_window.json; not confirmed on
+# the providers' own pages. Re-read before citing.
+API_PRICES = "Illustrative: Bifrost model library (LiteLLM's price map), not confirmed on the provider's page"
+API_PRICES_AS_OF = "2026-12-07"
+API_OFFERS: dict[str, ApiOffer] = {
+    row["id"]: ApiOffer(**(dict(source=API_PRICES, as_of=API_PRICES_AS_OF) | row))
+    for row in (
+        dict(id="together-llama-3.1-8b-turbo", provider="Together AI", model="llama-3.1-8b",
+             price_input_per_million=0.18, price_output_per_million=0.18),
+        dict(id="deepinfra-llama-3.1-8b-turbo", provider="DeepInfra", model="llama-3.1-8b",
+             price_input_per_million=0.02, price_output_per_million=0.03),
+        dict(id="together-llama-3.1-70b-turbo", provider="Together AI", model="llama-3.1-70b",
+             price_input_per_million=0.88, price_output_per_million=0.88),
+        dict(id="deepinfra-llama-3.1-70b-turbo", provider="DeepInfra", model="llama-3.1-70b",
+             price_input_per_million=0.40, price_output_per_million=0.40),
+        dict(id="illustrative-70b-cached", provider="Illustrative", model="llama-3.1-70b",
+             price_input_per_million=0.60, price_cached_input_per_million=0.30, price_output_per_million=0.80,
+             source="Not a provider's price: a cached-input discount of one half, to show the column"),
+    )
+}
+
 # ZeRO stage of each training strategy: 0 shards nothing, 1 the optimizer state, 2 also the gradients,
 # 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.
 STRATEGIES: dict[str, int] = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}
@@ -149,4 +171,5 @@ class Catalog:
     traffic_presets: dict[str, float] = field(default_factory=lambda: dict(TRAFFIC_PRESETS))
     profiles: dict[str, tuple[float, ...]] = field(default_factory=lambda: dict(PROFILES))
     precisions: dict[str, Precision] = field(default_factory=lambda: dict(PRECISIONS))
+    api_offers: dict[str, ApiOffer] = field(default_factory=lambda: dict(API_OFFERS))
 

@@ -79,6 +79,7 @@ GPUId = catalog_id("GPU")
 PresetId = catalog_id("traffic preset")
 ProfileId = catalog_id("demand profile")
 PrecisionId = catalog_id("precision")
+OfferId = catalog_id("API offer")
 
 
 def _by_type(value: Any) -> str:
