@@ -1,0 +1,247 @@
+"""The API sheet (docs/method.md §15.2): the plan's traffic priced on each compared Catalog API offer, per attempt,
+month by month on the Budget's calendar and over the plan, beside the plan's serving cost; and the break-even
+traffic. One row per offer slot (at most 8), one formula per column; the month rows carry one cost column per
+slot. The engine writes what a search finds (the break-even rate, the rate searched to, the fleet's integers there)
+and the words as locked values; everything else is live."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from planner.engine import api as engine
+from planner.inputs.api import MAX_OFFERS
+from planner.workbook import kit
+from planner.workbook.kit import Check, Column, KeyResult, Row
+
+SHEET = "API"
+O = "(serving_sequence_length-serving_prompt_tokens)"  # o, output tokens a request
+NOT_ON_CATALOG = "n/a: not an offer on Catalog"
+BAD_PRICE = "n/a: a price on Catalog is not a number ≥ 0"
+AT = "MATCH({offer},catalog_api_offer_ids,0)"
+
+
+def catalog(key: str) -> str:
+    return f"INDEX(catalog_api_offer_{key},{{at}})"
+
+
+def listed(formula: str) -> str:
+    """Blank on an empty slot; the slot's reason where its offer is not on Catalog."""
+    return f'=IF({{offer}}="","",IF(ISNUMBER({{at}}),{formula},{{at}}))'
+
+
+def priced(formula: str) -> str:
+    """Blank on an empty slot; the reason where the offer or its prices are not what the method needs."""
+    return f'=IF({{offer}}="","",IF(ISNUMBER({{cost_per_request}}),{formula},{{cost_per_request}}))'
+
+
+def slot(i: int) -> str:
+    """Slot i's offer: the i-th `api.offers` cell on Inputs, blank past the ones given."""
+    return f'=IF(ISBLANK(api_offers_{i + 1}),"",api_offers_{i + 1})'
+
+
+CACHED = (f'IF({catalog("price_cached_input_per_million")}="",{catalog("price_input_per_million")},'
+          f'{catalog("price_cached_input_per_million")})')  # blank tested on the Catalog cell itself (§15.2)
+PRICES_OK = (f'AND(ISNUMBER({catalog("price_input_per_million")}),{catalog("price_input_per_million")}>=0,'
+             f'ISNUMBER({{cached_price}}),{{cached_price}}>=0,ISNUMBER({catalog("price_output_per_million")}),'
+             f'{catalog("price_output_per_million")}>=0)')
+A_REQ = ("((1-serving_prefix_hit_rate)*serving_prompt_tokens*{price_input}+serving_prefix_hit_rate*"
+         f"serving_prompt_tokens*{{cached_price}}+{O}*{{price_output}})/per_million*fx_rate")
+AGGREGATED = 'fleet_chosen_mode="aggregated"'
+
+
+def pools(first: str, second: str) -> str:
+    """S: 24·Σ_pool CEIL9(replicas·(1 + r_f))·t·π at the break-even's integers."""
+    def pool(n, t):
+        return f"CEILING(ROUND({n}*(1+fleet_spare),gpu_rounding_decimals),1)*{t}*api_path_price"
+    return (f"hours_per_day*IF({AGGREGATED},{pool(first, 'fleet_chosen_tensor_parallel')},"
+            f"{pool(first, 'fleet_chosen_prefill_tensor_parallel')}+{pool(second, 'fleet_chosen_tensor_parallel')})")
+
+
+FLOOR = ("api_retry_factor*(1+fleet_spare)*api_path_price*IF(" + AGGREGATED + ",fleet_chosen_tensor_parallel*"
+         "fleet_chosen_cycle_s/fleet_chosen_batch,fleet_chosen_prefill_tensor_parallel*fleet_chosen_ttft_ms/1000+"
+         f"fleet_chosen_tensor_parallel*{O}*fleet_chosen_tpot_ms/1000/fleet_chosen_batch)/seconds_per_hour")
+ABOVE = '{break_even}="above"'
+
+OFFER = [
+    Column("offer", "Offer", kind="text", template=slot),
+    Column("at", "Catalog row", kind="count", template=f'=IF({{offer}}="","",IFERROR({AT},"{NOT_ON_CATALOG}"))'),
+    Column("provider", "Provider", kind="text", template=listed(catalog("provider"))),
+    Column("model", "Model", kind="text", template=listed(catalog("model"))),
+    Column("price_input", "Input p_in (USD per M)", kind="money", template=listed(catalog("price_input_per_million"))),
+    Column("cached_price", "Cached input p_ci (USD per M)", kind="money", template=listed(CACHED)),
+    Column("price_output", "Output p_out (USD per M)", kind="money",
+           template=listed(catalog("price_output_per_million"))),
+    Column("cost_per_request", "Price per attempt a_req", kind="money5",
+           template=listed(f'IF({PRICES_OK},{A_REQ},"{BAD_PRICE}")')),
+    Column("cost_per_million_output", "Per output million, input tokens included", kind="money",
+           template=priced("{cost_per_request}*per_million/" + O)),
+    Column("total_cost", "Over the plan, with contingency", kind="money0",
+           template=lambda i: priced(f"SUM(api_month_cost_{i + 1})*(1+budget_contingency)")),
+    Column("source", "Source", kind="text", template=listed(f'IF({catalog("source")}="","",{catalog("source")})')),
+    Column("as_of", "As of", kind="text", template=listed(f'IF({catalog("as_of")}="","",{catalog("as_of")})')),
+]
+WITH_FLEET = [
+    Column("floor_per_request", "Self-hosting's floor a request f", kind="money5", template=priced(FLOOR)),
+    Column("break_even", "Self-hosting costs less", kind="text",
+           template=priced('IF(ROUND({floor_per_request},12)>=ROUND(api_retry_factor*{cost_per_request},12),'
+                           f'"{engine.NEVER}","above")')),
+    Column("break_even_rate", "Break-even rate Y_λ (req/s)", kind="decimal", snapshot=True, template=""),
+    Column("break_even_searched_to", "Searched to (req/s)", kind="decimal", snapshot=True, template=""),
+    Column("first_replicas", "Replicas at Y_λ·r_a: n or x", kind="count", snapshot=True, template=""),
+    Column("second_replicas", "… y", kind="count", snapshot=True, template=""),
+    Column("break_even_api_day_cost", "API a day at Y_λ", kind="money",
+           template=f'=IF({ABOVE},hours_per_day*seconds_per_hour*{{break_even_rate}}*api_retry_factor*'
+                    '{cost_per_request},"")'),
+    Column("break_even_day_cost", "Self-hosting a day at Y_λ", kind="money",
+           template=f'=IF({ABOVE},{pools("{first_replicas}", "{second_replicas}")},"")'),
+    Column("break_even_tokens_per_day", "Break-even Y: output tokens a day", kind="count",
+           template=f'=IF({ABOVE},hours_per_day*seconds_per_hour*{O}*{{break_even_rate}},"")'),
+    Column("break_even_requests_per_day", "… requests a day", kind="count",
+           template=f'=IF({ABOVE},hours_per_day*seconds_per_hour*{{break_even_rate}},"")'),
+    Column("break_even_holds", "Self-hosting at most the API at Y_λ", kind="bool", warn="false",
+           template=f'=IF({ABOVE},ROUND({{break_even_day_cost}},9)<=ROUND({{break_even_api_day_cost}},9),TRUE)'),
+]
+WITHOUT_FLEET = [
+    Column("own_cost_per_million_output", "Self-hosting per output million", kind="money",
+           template=priced("api_path_price*per_million/(seconds_per_hour*serving_tokens_per_s_per_gpu)")),
+    Column("break_even", "Self-hosting costs less", kind="text",
+           template=priced(f'IF({{own_cost_per_million_output}}<={{cost_per_million_output}},"{engine.NO_FLEET_ANY}",'
+                           f'"{engine.NO_FLEET_NONE}")')),
+    Column("break_even_holds", "Holds", kind="bool", template="=TRUE"),
+]
+WORDS = Column("words", "In words (as generated)", kind="text", snapshot=True, template="")
+
+
+def month_columns() -> list[Column]:
+    attempts = "{attempts}"
+    found = [
+        Column("attempts", "Attempts R_k'", kind="count",
+               template=f"=IF(INDEX(calendar_in_plan,{{label}}),INDEX(calendar_served_tokens,{{label}})/{O}*"
+                        'api_retry_factor,"")'),
+        Column("input_tokens", "Input tokens", kind="giga",
+               template=f'=IF({attempts}="","",{attempts}*serving_prompt_tokens)'),
+        Column("cached_input_tokens", "… of them cached", kind="giga",
+               template=f'=IF({attempts}="","",{attempts}*serving_prefix_hit_rate*serving_prompt_tokens)'),
+        Column("output_tokens", "Output tokens", kind="giga", template=f'=IF({attempts}="","",{attempts}*{O})'),
+    ]
+    for i in range(MAX_OFFERS):
+        a_req = f"INDEX(api_offer_cost_per_request,{i + 1})"
+        found.append(Column(f"cost_{i + 1}", f"Offer {i + 1}", kind="money0",
+                            template=f'=IF(OR({attempts}="",NOT(ISNUMBER({a_req}))),"",{attempts}*{a_req}*'
+                                     "INDEX(calendar_escalation,{label}))"))
+    return found
+
+
+SCALARS = [
+    Row("retry_factor", "Attempts per first attempt r_a", kind="decimal", unit="", name="api_retry_factor",
+        formula="=1"),
+    Row("path_price", "The plan's price per GPU-hour on its path π", kind="money", unit="", name="api_path_price",
+        formula='=IF(budget_path="owned",own_cost_per_gpu_hour,IF(budget_path="committed",'
+                "MIN(price_baseline_effective,price_on_demand),price_on_demand))"),
+    Row("serving_total_cost", "The plan's serving cost, with contingency", kind="money0", unit="",
+        name="api_serving_total_cost", formula="=unit_serving_cost"),
+]
+RETRIES = "=IF(fleet_retries,1/fleet_quality,1)"
+CHEAPEST = [
+    Row("offers_compared", "Offers compared", kind="count", unit="", name="api_offers_compared",
+        formula='=COUNTIF(api_offers,"?*")'),
+    Row("cheapest_offer", "The cheapest over the plan", kind="text", unit="", name="api_cheapest_offer",
+        formula='=IFERROR(INDEX(api_offers,MATCH(MIN(api_offer_total_cost),api_offer_total_cost,0)),"n/a")'),
+    Row("cheapest_total_cost", "… its cost over the plan", kind="money0", unit="", name="api_cheapest_total_cost",
+        formula='=IF(COUNT(api_offer_total_cost)=0,"n/a",MIN(api_offer_total_cost))'),
+    Row("cheapest_cost_per_request", "… its price per attempt", kind="money5", unit="",
+        name="api_cheapest_cost_per_request",
+        formula='=IFERROR(INDEX(api_offer_cost_per_request,MATCH(api_cheapest_offer,api_offers,0)),"n/a")'),
+    Row("cheapest_break_even_tokens_per_day", "… its break-even output tokens a day (blank: never)", kind="count",
+        unit="", name="api_cheapest_break_even_tokens_per_day",
+        formula='=IFERROR(INDEX(api_offer_break_even_tokens_per_day,MATCH(api_cheapest_offer,api_offers,0)),"")'),
+]
+
+
+def _values(o: dict | None, fleet: bool) -> dict:
+    """A slot's cached values, as the engine computed them ("" on an empty slot)."""
+    if o is None:
+        return {}
+    found = {**o, "at": o["catalog_row"], "price_input": o["price_input_per_million"],
+             "cached_price": o["price_cached_input_per_million"] if o["price_cached_input_per_million"] is not None
+             else o["price_input_per_million"], "price_output": o["price_output_per_million"]}
+    if fleet:
+        replicas = o["break_even_replicas"] or []
+        above = o["break_even"] == "above"
+        found |= {"first_replicas": replicas[0] if replicas else "",
+                  "second_replicas": replicas[1] if len(replicas) > 1 else "",
+                  "break_even_rate": o["break_even_rate"] if above else "",
+                  "break_even_searched_to": o["break_even_searched_to"] if above else ""}
+        found |= {k: "" for k in ("break_even_api_day_cost", "break_even_day_cost", "break_even_tokens_per_day",
+                                  "break_even_requests_per_day") if not above}
+    return found
+
+
+def write(book: kit.Book, results) -> kit.Sheet:
+    table, scenario = results.api, results.scenario
+    fleet = scenario.fleet is not None
+    columns = OFFER + (WITH_FLEET if fleet else WITHOUT_FLEET) + [WORDS]
+    sheet = book.sheet(SHEET, [(c.header, 14) for c in columns], label_width=8, unit_width=2, note_width=2)
+    sheet.scalar_col = 2
+    sheet.title("The same traffic on a hosted API", "docs/method.md §15.2: the plan's requests priced per token on "
+                "each compared Catalog offer, on the plan's calendar; and the traffic above which self-hosting "
+                "costs less. Prices are USD on Catalog, converted here (fx).")
+    sheet.section("What every offer reads")
+    scalars = [replace(r, formula=RETRIES) if r.key == "retry_factor" and fleet else r for r in SCALARS]
+    sheet.rows(scalars, table.scalars)
+    sheet.skip()
+    sheet.section(f"Each offer compared (at most {MAX_OFFERS}: api.offers on Inputs)")
+    by_offer = {o["offer"]: o for o in table.offers}
+    values = []
+    for i in range(MAX_OFFERS):
+        o = table.offers[i] if i < len(table.offers) else None
+        values.append({c.key: "" for c in columns} | _values(o, fleet))
+    _, first, last = sheet.records(list(range(1, MAX_OFFERS + 1)), columns, values, label_header="Slot")
+    for c in columns:
+        col = sheet.places[c.key].col
+        name = "api_offers" if c.key == "offer" else f"api_offer_{c.key}"
+        book.define(name, SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
+                                 f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
+    sheet.skip()
+    sheet.rows(CHEAPEST, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
+    sheet.text(engine.CAVEAT, style=book.styles.note)
+    sheet.printed_rows = sheet.row_index
+    sheet.skip()
+    sheet.section("Month by month on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
+    month_rows = len(results.cost.rows)
+    by_month = {m["month"]: m for m in table.months}
+    mcols = month_columns()
+    mvalues = []
+    for k in range(1, month_rows + 1):
+        m = by_month.get(k)
+        row = {c.key: "" for c in mcols}
+        if m is not None:
+            row |= {key: m[key] for key in ("attempts", "input_tokens", "cached_input_tokens", "output_tokens")}
+            for i, o in enumerate(table.offers):
+                row[f"cost_{i + 1}"] = m[o["offer"]] if isinstance(by_offer[o["offer"]]["cost_per_request"],
+                                                                   float) else ""
+        mvalues.append(row)
+    _, mfirst, mlast = sheet.records(list(range(1, month_rows + 1)), mcols, mvalues, label_header="Month k",
+                                     alike=True)
+    for i in range(MAX_OFFERS):
+        col = sheet.places[f"cost_{i + 1}"].col
+        book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(mfirst, col, True, True)}:"
+                                                      f"{kit.xl_rowcol_to_cell(mlast, col, True, True)}")
+    return sheet
+
+
+KEY_RESULTS = [
+    KeyResult("api_cheapest_offer", "The same traffic on a hosted API: the cheapest compared offer", kind="text",
+              unit=""),
+    KeyResult("api_cheapest_total_cost", "… its cost over the plan (the plan's serving cost stands beside it)",
+              kind="money0", unit=""),
+    KeyResult("api_serving_total_cost", "… the plan's serving cost, with contingency", kind="money0", unit=""),
+]
+CHECKS = [
+    Check("api_offers_on_catalog", "API: each compared offer is on Catalog",
+          formula='COUNTIF(api_offer_at,"n/a*")=0', note="api.offers on Inputs"),
+    Check("api_prices_allowed", "API: each compared offer's prices are numbers ≥ 0",
+          formula=f'COUNTIF(api_offer_cost_per_request,"{BAD_PRICE}")=0', note="catalog.api_offers (Catalog)"),
+    Check("api_break_even_holds", "API: self-hosting costs at most the API at each break-even rate",
+          formula="AND(api_offer_break_even_holds)", note="run the planner again after an edit"),
+]
