@@ -111,7 +111,7 @@ PRECISIONS: dict[str, Precision] = {
 # Hosted API offers (docs/method.md §15.2): list prices, illustrative. Read on 2026-12-07 from the Bifrost model library
 # (getmaxim.ai/bifrost), which republishes BerriAI/LiteLLM's model_prices_and_context_window.json; not confirmed on
 # the providers' own pages. Re-read before citing.
-API_PRICES = "Illustrative: Bifrost model library (LiteLLM's price map), not confirmed on the provider's page"
+API_PRICES = "Illustrative: Bifrost/LiteLLM, not on the provider's page"
 API_PRICES_AS_OF = "2026-12-07"
 API_OFFERS: dict[str, ApiOffer] = {
     row["id"]: ApiOffer(**(dict(source=API_PRICES, as_of=API_PRICES_AS_OF) | row))
@@ -126,7 +126,7 @@ API_OFFERS: dict[str, ApiOffer] = {
              price_input_per_million=0.40, price_output_per_million=0.40),
         dict(id="illustrative-70b-cached", provider="Illustrative", model="llama-3.1-70b",
              price_input_per_million=0.60, price_cached_input_per_million=0.30, price_output_per_million=0.80,
-             source="Not a provider's price: a cached-input discount of one half, to show the column"),
+             source="Not a provider's price: cached input at half, to show it"),
     )
 }
 

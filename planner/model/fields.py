@@ -162,8 +162,8 @@ def _price(key, label, note, new=REQUIRED) -> Field:
 
 
 def _words(key, label, note="") -> Field:
-    """Text of 1 to 255 characters a row may leave blank (where and when a price was read)."""
-    return Field(key, label, "text", "text", ge=1, le=255, note=note, sheet_blank=True)
+    """Text of 1 to 64 characters a row may leave blank (where and when a price was read)."""
+    return Field(key, label, "text", "text", ge=1, le=64, note=note, sheet_blank=True)
 
 
 API_OFFER: tuple[Field, ...] = (

@@ -99,7 +99,8 @@ WITH_FLEET = [
     Column("break_even_requests_per_day", "… requests a day", kind="count",
            template=f'=IF({ABOVE},hours_per_day*seconds_per_hour*{{break_even_rate}},"")'),
     Column("break_even_holds", "Self-hosting at most the API at Y_λ", kind="bool", warn="false",
-           template=f'=IF({ABOVE},ROUND({{break_even_day_cost}},9)<=ROUND({{break_even_api_day_cost}},9),TRUE)'),
+           template=f'=IF({{offer}}="","",IF({ABOVE},ROUND({{break_even_day_cost}},9)<=ROUND('
+                    '{break_even_api_day_cost},9),TRUE))'),
 ]
 WITHOUT_FLEET = [
     Column("own_cost_per_million_output", "Self-hosting per output million", kind="money",
@@ -107,7 +108,7 @@ WITHOUT_FLEET = [
     Column("break_even", "Self-hosting costs less", kind="text",
            template=priced(f'IF({{own_cost_per_million_output}}<={{cost_per_million_output}},"{engine.NO_FLEET_ANY}",'
                            f'"{engine.NO_FLEET_NONE}")')),
-    Column("break_even_holds", "Holds", kind="bool", template="=TRUE"),
+    Column("break_even_holds", "Holds", kind="bool", template='=IF({offer}="","",TRUE)'),
 ]
 WORDS = Column("words", "In words (as generated)", kind="text", snapshot=True, template="")
 
@@ -180,7 +181,9 @@ def _values(o: dict | None, fleet: bool) -> dict:
 def write(book: kit.Book, results) -> kit.Sheet:
     table, scenario = results.api, results.scenario
     fleet = scenario.fleet is not None
-    columns = OFFER + (WITH_FLEET if fleet else WITHOUT_FLEET) + [WORDS]
+    given = len(scenario.api.offers)  # the Inputs cells api_offers_1 … api_offers_<given>; the other slots blank
+    offer = replace(OFFER[0], template=lambda i: slot(i) if i < given else '=""')
+    columns = [offer] + OFFER[1:] + (WITH_FLEET if fleet else WITHOUT_FLEET) + [WORDS]
     sheet = book.sheet(SHEET, [(c.header, 14) for c in columns], label_width=8, unit_width=2, note_width=2)
     sheet.scalar_col = 2
     sheet.title("The same traffic on a hosted API", "docs/method.md §15.2: the plan's requests priced per token on "
