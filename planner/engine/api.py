@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from planner.engine import fleet as fleet_engine
 from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.engine.values import plain
 from planner.method import Constant, Method
@@ -26,6 +25,7 @@ RELATIVE = 1e-12  # each step's end is bisected to this relative width
 NEVER = "never"
 NO_FLEET_ANY = "at any traffic"
 NO_FLEET_NONE = "at no traffic"
+NO_CONFIGURATION = "none meets the SLO"  # the Fleet's answer when no configuration meets it (fleet.NO_FLEET)
 PATH_WORDS = {"on_demand": "renting on demand", "owned": "owning",
               "committed_1y": "renting with a 1-year commitment", "committed_3y": "renting with a 3-year commitment"}
 CAVEAT = ("An API's model and quality may differ from the plan's: a provider may serve a quantized build (Together "
@@ -74,10 +74,14 @@ class Chosen:
 
     def replicas(self, rate: float) -> tuple[int, ...] | str:
         """(n,) or (x, y) at a flat served rate, as §11 sizes them; or the reason there are none."""
+        from planner.engine import fleet as fleet_engine
+
         return fleet_engine.replicas_at(self.config, self.roof, rate, self.slo)
 
     def day_cost(self, replicas: tuple[int, ...]) -> float:
         """S = 24·Σ_pool CEIL9(replicas·(1 + r_f))·t·π."""
+        from planner.engine import fleet as fleet_engine
+
         pools = zip(replicas, self.config.parallel, self.prices[-len(replicas):])
         return HOURS_PER_DAY * sum(fleet_engine.pool_cost(n, t, self.slo.spare) * price for n, t, price in pools)
 
@@ -94,6 +98,8 @@ class Chosen:
 
 def chosen(scenario, fleet_table, price: float) -> Chosen | None:
     """The fleet's cheapest configuration at its batch, or None when none meets the SLO."""
+    from planner.engine import fleet as fleet_engine
+
     best = fleet_table.cheapest
     if best is None:
         return None
@@ -113,7 +119,7 @@ def break_even(fleet: Chosen, *, per_rate: float, retry: float, peak: float) -> 
     above both twice the largest such end and the peak rate."""
     def cost(rate):
         found = fleet.replicas(rate * retry)
-        return None if isinstance(found, str) else fleet_engine.r9(fleet.day_cost(found))
+        return None if isinstance(found, str) else round(fleet.day_cost(found), 9)
 
     rate, largest = START_RATE, 0.0
     while True:
@@ -155,7 +161,13 @@ class ApiTable:
                 "api_cheapest_offer": best["offer"], "api_cheapest_total_cost": best["total_cost"],
                 "api_cheapest_cost_per_request": best["cost_per_request"],
                 "api_cheapest_break_even_tokens_per_day": blank(best["break_even_tokens_per_day"]),
-                "api_serving_total_cost": self.scalars["serving_total_cost"]}
+                "api_serving_total_cost": self.scalars["serving_total_cost"],
+                "api_answer": " ".join(o["words"] for o in self.ranked), "api_caveat": CAVEAT}
+
+    @property
+    def ranked(self) -> list[dict]:
+        """The offers by their total over the plan, the cheapest first (the earlier listed on a tie)."""
+        return sorted(self.offers, key=lambda o: o["total_cost"])
 
     @property
     def checks(self) -> dict[str, bool]:
@@ -199,8 +211,10 @@ def compute(scenario, tables) -> ApiTable:
                  "catalog_row": list(catalog.api_offers).index(key) + 1}
         found |= _break_even(s, fleet, a_req, retry=retry, price=price,
                              tokens_per_s=cost.plan.tokens_per_s_per_gpu, output=output)
-        found["words"] = words(found, serving_total=serving_total, path=path, prompt=prompt, output=output,
-                               symbol=s.currency_symbol, plan_model=s.model, retry=retry)
+        found["words_cost"], found["words_break_even"] = words(
+            found, serving_total=serving_total, path=path, prompt=prompt, output=output, symbol=s.currency_symbol,
+            plan_model=s.model, retry=retry)
+        found["words"] = found["words_cost"] + found["words_break_even"]
         offers.append(found)
     months = [{"month": r["month"], "attempts": n, "input_tokens": n * prompt,
                "cached_input_tokens": n * s.serving.prefix_hit_rate * prompt, "output_tokens": n * output,
@@ -229,7 +243,7 @@ def _break_even(s, fleet: Chosen | None, a_req: float, *, retry: float, price, t
         return found | {"break_even": NO_FLEET_ANY if own <= api else NO_FLEET_NONE,
                         "own_cost_per_million_output": own}
     if fleet is None:
-        return found | {"break_even": fleet_engine.NO_FLEET}
+        return found | {"break_even": NO_CONFIGURATION}
     floor = fleet.floor(retry)
     found["floor_per_request"] = floor
     if round(floor, 12) >= round(retry * a_req, 12):
@@ -254,29 +268,30 @@ def money_words(value: float, symbol: str, decimals: int = 0) -> str:
 
 
 def words(o: dict, *, serving_total, path: str, prompt: int, output: int, symbol: str, plan_model: str,
-          retry: float) -> str:
-    """The Cover's line for one offer (docs/method.md §15.2, "The Cover's words")."""
+          retry: float) -> tuple[str, str]:
+    """The Cover's line for one offer (docs/method.md §15.2, "The Cover's words"): what it would cost, and when
+    self-hosting costs less."""
     serving = money_words(serving_total, symbol) if isinstance(serving_total, float) else serving_total
-    said = (f"The same traffic on {o['offer']} would cost {money_words(o['total_cost'], symbol)} over the plan, "
+    cost = (f"The same traffic on {o['offer']} would cost {money_words(o['total_cost'], symbol)} over the plan, "
             f"against {serving} for {PATH_WORDS[path]} (the plan's serving cost).")
     if o["model"] != plan_model:
-        said += f" ({o['offer']} serves {o['model']}, not the plan's model)"
+        cost += f" ({o['offer']} serves {o['model']}, not the plan's model)"
     flat = " On a flat day at launch prices, self-hosting this configuration costs"
     shape = f"of {excel_fixed(prompt, 0)} prompt and {excel_fixed(output, 0)} output tokens"
     if o["break_even"] == "above":
-        said += (f"{flat} less at any traffic above {excel_fixed(o['break_even_tokens_per_day'], 0)} output tokens a "
-                 f"day ({excel_fixed(o['break_even_requests_per_day'], 0)} requests {shape}).")
+        then = (f"{flat} less at any traffic above {excel_fixed(o['break_even_tokens_per_day'], 0)} output tokens a "
+                f"day ({excel_fixed(o['break_even_requests_per_day'], 0)} requests {shape}).")
     elif o["break_even"] == NEVER:
-        said += (f"{flat} more at any traffic: its cost never falls below "
-                 f"{money_words(o['floor_per_request'], symbol, 6)} a request, the offer's price is "
-                 f"{money_words(retry * o['cost_per_request'], symbol, 6)}.")
+        then = (f"{flat} more at any traffic: its cost never falls below "
+                f"{money_words(o['floor_per_request'], symbol, 6)} a request, the offer's price is "
+                f"{money_words(retry * o['cost_per_request'], symbol, 6)}.")
     elif o["break_even"] in (NO_FLEET_ANY, NO_FLEET_NONE):
-        said += (f" At launch prices, self-hosting costs less {o['break_even']}: its GPU-hours grow with the tokens, "
-                 f"{money_words(o['own_cost_per_million_output'], symbol, 4)} per million output tokens against the "
-                 f"offer's {money_words(o['cost_per_million_output'], symbol, 4)}, input tokens included.")
+        then = (f" At launch prices, self-hosting costs less {o['break_even']}: its GPU-hours grow with the tokens, "
+                f"{money_words(o['own_cost_per_million_output'], symbol, 4)} per million output tokens against the "
+                f"offer's {money_words(o['cost_per_million_output'], symbol, 4)}, input tokens included.")
     else:
-        said += f" No break-even traffic: {o['break_even']}."
-    return said
+        then = f" No break-even traffic: {o['break_even']}."
+    return cost, then
 
 
 CONSTANTS = [

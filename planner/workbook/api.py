@@ -110,7 +110,59 @@ WITHOUT_FLEET = [
                            f'"{engine.NO_FLEET_NONE}")')),
     Column("break_even_holds", "Holds", kind="bool", template='=IF({offer}="","",TRUE)'),
 ]
-WORDS = Column("words", "In words (as generated)", kind="text", snapshot=True, template="")
+
+
+def money_text(cell: str, decimals: int, symbol: str) -> str:
+    """An amount in words as TEXT rounds it, with the currency's symbol before it or its code after."""
+    shown = f'TEXT({cell},"#,##0{"." + "0" * decimals if decimals else ""}")'
+    return f'"{symbol}"&{shown}' if len(symbol) == 1 else f'{shown}&" {symbol}"'
+
+
+def count_text(cell: str) -> str:
+    return f'TEXT({cell},"#,##0")'
+
+
+PATH_WORDS = ('IF(budget_path="owned","owning",IF(budget_path="committed",IF(pricing_serving_baseline_tier='
+              '"committed_3y","renting with a 3-year commitment","renting with a 1-year commitment"),'
+              '"renting on demand"))')
+APOSTROPHE = "'"
+FLAT = " On a flat day at launch prices, self-hosting this configuration costs"
+
+
+def words_columns(symbol: str, fleet: bool) -> list[Column]:
+    """The Cover's line for each offer (docs/method.md §15.2), live: what it would cost, and when self-hosting costs
+    less; the rank of its total (the cheapest first, the earlier slot on a tie)."""
+    cost = (f'"The same traffic on "&{{offer}}&" would cost "&{money_text("{total_cost}", 0, symbol)}&" over the plan, '
+            f'against "&IF(ISNUMBER(api_serving_total_cost),{money_text("api_serving_total_cost", 0, symbol)},'
+            f'api_serving_total_cost)&" for "&{PATH_WORDS}&" (the plan{APOSTROPHE}s serving cost)."&IF({{model}}<>model,'
+            f'" ("&{{offer}}&" serves "&{{model}}&", not the plan{APOSTROPHE}s model)","")')
+    if fleet:
+        shape = (f'" requests of "&{count_text("serving_prompt_tokens")}&" prompt and "&{count_text(O)}&'
+                 '" output tokens)."')
+        then = (f'IF({ABOVE},"{FLAT} less at any traffic above "&{count_text("{break_even_tokens_per_day}")}&'
+                f'" output tokens a day ("&{count_text("{break_even_requests_per_day}")}&{shape},'
+                f'IF({{break_even}}="{engine.NEVER}","{FLAT} more at any traffic: its cost never falls below "&'
+                f'{money_text("{floor_per_request}", 6, symbol)}&" a request, the offer{APOSTROPHE}s price is "&'
+                f'{money_text("api_retry_factor*{cost_per_request}", 6, symbol)}&".",'
+                '" No break-even traffic: "&{break_even}&"."))')
+    else:
+        then = ('" At launch prices, self-hosting costs less "&{break_even}&": its GPU-hours grow with the tokens, "&'
+                f'{money_text("{own_cost_per_million_output}", 4, symbol)}&" per million output tokens against the '
+                f'offer\'s "&{money_text("{cost_per_million_output}", 4, symbol)}&", input tokens included."')
+    return [
+        Column("rank", "Rank by total", kind="count",
+               template='=IF(ISNUMBER({total_cost}),COUNTIF(api_offer_total_cost,"<"&{total_cost})+COUNTIFS('
+                        'api_offer_total_cost,{total_cost},api_offer_slot,"<"&{label})+1,"")'),
+        Column("slot", "Slot", kind="count", template="={label}"),
+        Column("words_cost", "In words: the cost", kind="text", template=priced(cost)),
+        Column("words_break_even", "In words: the break-even", kind="text", template=priced(then)),
+        Column("words", "In words", kind="text", template=priced("{words_cost}&{words_break_even}")),
+    ]
+
+
+ANSWER_FORMULA = "=" + "&".join(
+    f'IFERROR({"" if k == 1 else chr(34) + " " + chr(34) + "&"}INDEX(api_offer_words,MATCH({k},api_offer_rank,0)),"")'
+    for k in range(1, MAX_OFFERS + 1))
 
 
 def month_columns() -> list[Column]:
@@ -183,7 +235,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     fleet = scenario.fleet is not None
     given = len(scenario.api.offers)  # the Inputs cells api_offers_1 … api_offers_<given>; the other slots blank
     offer = replace(OFFER[0], template=lambda i: slot(i) if i < given else '=""')
-    columns = [offer] + OFFER[1:] + (WITH_FLEET if fleet else WITHOUT_FLEET) + [WORDS]
+    columns = [offer] + OFFER[1:] + (WITH_FLEET if fleet else WITHOUT_FLEET) + \
+        words_columns(scenario.currency_symbol, fleet)
     sheet = book.sheet(SHEET, [(c.header, 14) for c in columns], label_width=8, unit_width=2, note_width=2)
     sheet.scalar_col = 2
     sheet.title("The same traffic on a hosted API", "docs/method.md §15.2: the plan's requests priced per token on "
@@ -196,18 +249,26 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section(f"Each offer compared (at most {MAX_OFFERS}: api.offers on Inputs)")
     by_offer = {o["offer"]: o for o in table.offers}
     values = []
+    ranks = {o["offer"]: k for k, o in enumerate(table.ranked, start=1)}
     for i in range(MAX_OFFERS):
         o = table.offers[i] if i < len(table.offers) else None
-        values.append({c.key: "" for c in columns} | _values(o, fleet))
+        values.append({c.key: "" for c in columns} | _values(o, fleet) | {"slot": i + 1} |
+                      ({"rank": ranks[o["offer"]]} if o else {}))
     _, first, last = sheet.records(list(range(1, MAX_OFFERS + 1)), columns, values, label_header="Slot")
     for c in columns:
+        if c.key in ("words_cost", "words_break_even"):
+            continue
         col = sheet.places[c.key].col
         name = "api_offers" if c.key == "offer" else f"api_offer_{c.key}"
         book.define(name, SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
                                  f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     sheet.skip()
     sheet.rows(CHEAPEST, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
+    sheet.row(Row("answer", "Each offer in words, the cheapest first", kind="text", unit="", name="api_answer",
+                  formula=ANSWER_FORMULA), table.headline["api_answer"])
+    r = sheet.row_index
     sheet.text(engine.CAVEAT, style=book.styles.note)
+    book.define("api_caveat", SHEET, kit.xl_rowcol_to_cell(r, 0, True, True))
     sheet.printed_rows = sheet.row_index
     sheet.skip()
     sheet.section("Month by month on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
@@ -234,11 +295,9 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
 
 KEY_RESULTS = [
-    KeyResult("api_cheapest_offer", "The same traffic on a hosted API: the cheapest compared offer", kind="text",
-              unit=""),
-    KeyResult("api_cheapest_total_cost", "… its cost over the plan (the plan's serving cost stands beside it)",
-              kind="money0", unit=""),
-    KeyResult("api_serving_total_cost", "… the plan's serving cost, with contingency", kind="money0", unit=""),
+    KeyResult("api_answer", "The same traffic on a hosted API, at each offer's list prices (API sheet)", kind="text",
+              unit="", what_if=True),
+    KeyResult("api_caveat", "… what the comparison leaves out", kind="text", unit="", what_if=True),
 ]
 CHECKS = [
     Check("api_offers_on_catalog", "API: each compared offer is on Catalog",
