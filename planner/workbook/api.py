@@ -165,7 +165,8 @@ ANSWER_FORMULA = "=" + "&".join(
     for k in range(1, MAX_OFFERS + 1))
 
 
-def month_columns() -> list[Column]:
+def month_columns(a_req: list[str]) -> list[Column]:
+    """`a_req`: each slot's price-per-attempt cell (its own, so that a slot's month costs read no other slot)."""
     attempts = "{attempts}"
     found = [
         Column("attempts", "Attempts R_k'", kind="count",
@@ -177,10 +178,9 @@ def month_columns() -> list[Column]:
                template=f'=IF({attempts}="","",{attempts}*serving_prefix_hit_rate*serving_prompt_tokens)'),
         Column("output_tokens", "Output tokens", kind="giga", template=f'=IF({attempts}="","",{attempts}*{O})'),
     ]
-    for i in range(MAX_OFFERS):
-        a_req = f"INDEX(api_offer_cost_per_request,{i + 1})"
+    for i, cell in enumerate(a_req):
         found.append(Column(f"cost_{i + 1}", f"Offer {i + 1}", kind="money0",
-                            template=f'=IF(OR({attempts}="",NOT(ISNUMBER({a_req}))),"",{attempts}*{a_req}*'
+                            template=f'=IF(OR({attempts}="",NOT(ISNUMBER({cell}))),"",{attempts}*{cell}*'
                                      "INDEX(calendar_escalation,{label}))"))
     return found
 
@@ -239,6 +239,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
         words_columns(scenario.currency_symbol, fleet)
     sheet = book.sheet(SHEET, [(c.header, 14) for c in columns], label_width=8, unit_width=2, note_width=2)
     sheet.scalar_col = 2
+    sheet.money_na = True  # an offer's money whose inputs fail reads n/a, as the Budget's does
     sheet.title("The same traffic on a hosted API", "docs/method.md §15.2: the plan's requests priced per token on "
                 "each compared Catalog offer, on the plan's calendar; and the traffic above which self-hosting "
                 "costs less. Prices are USD on Catalog, converted here (fx).")
@@ -274,7 +275,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("Month by month on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
     month_rows = len(results.cost.rows)
     by_month = {m["month"]: m for m in table.months}
-    mcols = month_columns()
+    place = sheet.places["cost_per_request"]
+    mcols = month_columns([kit.xl_rowcol_to_cell(place.row + i, place.col, True, True) for i in range(MAX_OFFERS)])
     mvalues = []
     for k in range(1, month_rows + 1):
         m = by_month.get(k)
@@ -299,11 +301,8 @@ KEY_RESULTS = [
               unit="", what_if=True),
     KeyResult("api_caveat", "… what the comparison leaves out", kind="text", unit="", what_if=True),
 ]
-CHECKS = [
-    Check("api_offers_on_catalog", "API: each compared offer is on Catalog",
-          formula='COUNTIF(api_offer_at,"n/a*")=0', note="api.offers on Inputs"),
-    Check("api_prices_allowed", "API: each compared offer's prices are numbers ≥ 0",
-          formula=f'COUNTIF(api_offer_cost_per_request,"{BAD_PRICE}")=0', note="catalog.api_offers (Catalog)"),
+CHECKS = [  # an offer not on Catalog or with a price outside its limits fails its Inputs and Catalog checks, which
+    # guard every formula that reads it (n/a)
     Check("api_break_even_holds", "API: self-hosting costs at most the API at each break-even rate",
           formula="AND(api_offer_break_even_holds)", note="run the planner again after an edit"),
 ]
