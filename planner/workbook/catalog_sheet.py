@@ -157,8 +157,6 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     peaks = {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()}
     _profiles(book, sheet, merged.profiles, peaks)
-    sheet.skip()
-    _block(book, sheet, API_OFFERS, [vars(o) for o in merged.api_offers.values()])
     width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, API_OFFERS)) + 1
     assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
     sheet.hide_columns(SNAPSHOT_COL, SNAPSHOT_COL + width)
@@ -166,6 +164,10 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.hide_columns(min(HELPER_COLS), max(HELPER_COLS))
     _in_use(book, sheet, {block.prefix: chosen[block.prefix].get(book.values.get(chooser)) for block, chooser, _
                           in IN_USE})
+    sheet.skip()  # after the summary the Catalog prints, so every cell above stays where it was before API offers
+    _block(book, sheet, API_OFFERS, [vars(o) for o in merged.api_offers.values()])
+    sheet.print_sections(IN_USE[0][2], stop=API_OFFERS.title)
+    sheet.printed_cols = PRINTED_COLS
     return sheet
 
 
