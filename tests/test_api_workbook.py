@@ -1,4 +1,4 @@
-"""The API sheet (docs/method.md §15.2) recalculated in LibreOffice and Gnumeric: example E's figures, worked by hand
+"""The API sheet (docs/method.md §13, "API offers") recalculated in LibreOffice and Gnumeric: example E's figures, worked by hand
 in METHOD.md, read from the recalculated workbook; every formula cell equal to the engine (as `planner verify`
 compares); a bad offer (an id not on Catalog, a negative price) turns its check FALSE and the offer's figures n/a,
 never an error value."""

@@ -1,4 +1,4 @@
-"""The API sheet (docs/method.md §15.2): the plan's traffic priced on each compared Catalog API offer, per attempt,
+"""The API sheet (docs/method.md §13, "API offers"): the plan's traffic priced on each compared Catalog API offer, per attempt,
 month by month on the Budget's calendar and over the plan, beside the plan's serving cost; and the break-even
 traffic. One row per offer slot (at most 8), one formula per column; the month rows carry one cost column per
 slot. The engine writes what a search finds (the break-even rate, the rate searched to, the fleet's integers there)
@@ -40,7 +40,7 @@ def slot(i: int) -> str:
 
 
 CACHED = (f'IF({catalog("price_cached_input_per_million")}="",{catalog("price_input_per_million")},'
-          f'{catalog("price_cached_input_per_million")})')  # blank tested on the Catalog cell itself (§15.2)
+          f'{catalog("price_cached_input_per_million")})')  # blank tested on the Catalog cell itself (docs/method.md §13, "API offers")
 PRICES_OK = (f'AND(ISNUMBER({catalog("price_input_per_million")}),{catalog("price_input_per_million")}>=0,'
              f'ISNUMBER({{cached_price}}),{{cached_price}}>=0,ISNUMBER({catalog("price_output_per_million")}),'
              f'{catalog("price_output_per_million")}>=0)')
@@ -82,7 +82,7 @@ OFFER = [
 ]
 WITH_FLEET = [
     Column("floor_per_request", "Self-hosting's floor a request f", kind="money5", template=priced(FLOOR)),
-    Column("break_even", "Self-hosting costs less", kind="text",
+    Column("break_even", "Self-hosting cheaper: above Y, or never", kind="text",
            template=priced('IF(ROUND({floor_per_request},12)>=ROUND(api_retry_factor*{cost_per_request},12),'
                            f'"{engine.NEVER}","above")')),
     Column("break_even_rate", "Break-even rate Y_λ (req/s)", kind="decimal", snapshot=True, template=""),
@@ -130,7 +130,7 @@ FLAT = " On a flat day at launch prices, self-hosting this configuration costs"
 
 
 def words_columns(symbol: str, fleet: bool) -> list[Column]:
-    """The Cover's line for each offer (docs/method.md §15.2), live: what it would cost, and when self-hosting costs
+    """The Cover's line for each offer (docs/method.md §13, "API offers"), live: what it would cost, and when self-hosting costs
     less; the rank of its total (the cheapest first, the earlier slot on a tie)."""
     cost = (f'"The same traffic on "&{{offer}}&" would cost "&{money_text("{total_cost}", 0, symbol)}&" over the plan, '
             f'against "&IF(ISNUMBER(api_serving_total_cost),{money_text("api_serving_total_cost", 0, symbol)},'
@@ -205,7 +205,7 @@ CHEAPEST = [
     Row("cheapest_cost_per_request", "… its price per attempt", kind="money5", unit="",
         name="api_cheapest_cost_per_request",
         formula='=IFERROR(INDEX(api_offer_cost_per_request,MATCH(api_cheapest_offer,api_offers,0)),"n/a")'),
-    Row("cheapest_break_even_tokens_per_day", "… its break-even output tokens a day (blank: never)", kind="count",
+    Row("cheapest_break_even_tokens_per_day", "… its break-even Y (blank: never)", kind="count",
         unit="", name="api_cheapest_break_even_tokens_per_day",
         formula='=IFERROR(INDEX(api_offer_break_even_tokens_per_day,MATCH(api_cheapest_offer,api_offers,0)),"")'),
 ]
@@ -230,17 +230,28 @@ def _values(o: dict | None, fleet: bool) -> dict:
     return found
 
 
+WIDTHS = {"offer": 30, "source": 30, "words_cost": 40, "words_break_even": 40, "words": 60, "provider": 14,
+          "model": 14}
+PRINTED_WITH_FLEET = ("offer", "cost_per_request", "cost_per_million_output", "total_cost", "break_even",
+                      "break_even_tokens_per_day", "break_even_requests_per_day")
+PRINTED_WITHOUT_FLEET = ("offer", "cost_per_request", "cost_per_million_output", "total_cost",
+                         "own_cost_per_million_output", "break_even")
+
+
 def write(book: kit.Book, results) -> kit.Sheet:
     table, scenario = results.api, results.scenario
     fleet = scenario.fleet is not None
     given = len(scenario.api.offers)  # the Inputs cells api_offers_1 … api_offers_<given>; the other slots blank
     offer = replace(OFFER[0], template=lambda i: slot(i) if i < given else '=""')
-    columns = [offer] + OFFER[1:] + (WITH_FLEET if fleet else WITHOUT_FLEET) + \
+    every = [offer] + OFFER[1:] + (WITH_FLEET if fleet else WITHOUT_FLEET) + \
         words_columns(scenario.currency_symbol, fleet)
-    sheet = book.sheet(SHEET, [(c.header, 14) for c in columns], label_width=8, unit_width=2, note_width=2)
+    first_keys = PRINTED_WITH_FLEET if fleet else PRINTED_WITHOUT_FLEET  # what prints, first
+    columns = [c for key in first_keys for c in every if c.key == key] + [c for c in every if c.key not in first_keys]
+    sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 12)) for c in columns], label_width=6, unit_width=2,
+                       note_width=2)
     sheet.scalar_col = 2
     sheet.money_na = True  # an offer's money whose inputs fail reads n/a, as the Budget's does
-    sheet.title("The same traffic on a hosted API", "docs/method.md §15.2: the plan's requests priced per token on "
+    sheet.title("The same traffic on a hosted API", "docs/method.md §13, "API offers": the plan's requests priced per token on "
                 "each compared Catalog offer, on the plan's calendar; and the traffic above which self-hosting "
                 "costs less. Prices are USD on Catalog, converted here (fx).")
     sheet.section("What every offer reads")
@@ -265,13 +276,21 @@ def write(book: kit.Book, results) -> kit.Sheet:
                                  f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     sheet.skip()
     sheet.rows(CHEAPEST, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
+    answer_row = sheet.row_index
     sheet.row(Row("answer", "Each offer in words, the cheapest first", kind="text", unit="", name="api_answer",
                   formula=ANSWER_FORMULA), table.headline["api_answer"])
     r = sheet.row_index
     sheet.text(engine.CAVEAT, style=book.styles.note)
     book.define("api_caveat", SHEET, kit.xl_rowcol_to_cell(r, 0, True, True))
-    sheet.printed_rows = sheet.row_index
+    blank = sheet.row_index
     sheet.skip()
+    if fleet:  # the prices, the totals and the break-even of each offer, a page wide (the words: on the Cover)
+        sheet.printed_rows, sheet.printed_cols = answer_row - 1, len(first_keys)
+    else:  # on screen only: without a fleet there is no break-even to print, and the Cover says the words; an
+        # empty print area prints no page
+        sheet.printed_from, sheet.printed_rows, sheet.printed_cols = blank, blank, 1
+    sheet.label_chars = 0  # column A as wide as the slot numbers: the labels run across the empty cells beside
+    sheet.long_labels.clear()  # … unwrapped
     sheet.section("Month by month on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
     month_rows = len(results.cost.rows)
     by_month = {m["month"]: m for m in table.months}
