@@ -108,7 +108,7 @@ PRECISIONS: dict[str, Precision] = {
     )
 }
 
-# Hosted API offers (docs/method.md §13, "API offers"): list prices, illustrative. Read on 2026-12-07 from the Bifrost model library
+# Hosted API offers (docs/method.md §13): list prices, illustrative. Read on 2026-12-07 from the Bifrost model library
 # (getmaxim.ai/bifrost), which republishes BerriAI/LiteLLM's model_prices_and_context_window.json; not confirmed on
 # the providers' own pages. Re-read before citing.
 API_PRICES = "Illustrative: Bifrost/LiteLLM, not on the provider's page"

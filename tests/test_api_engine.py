@@ -1,4 +1,4 @@
-"""The same traffic on a hosted API (docs/method.md §13, "API offers"): the worked examples E and F, numbers worked by hand from
+"""The same traffic on a hosted API (docs/method.md §13): the worked examples E and F, numbers worked by hand from
 METHOD.md (365 days from 2027-01-01, `fleet.profile: none`, g 0, on demand, κ 0, h 0 unless stated). A training run
 of a million tokens stands in for "no training": it shifts the launch by a fraction of a second, and with g 0 and
 no escalation the plan's totals do not depend on when in the month serving starts."""

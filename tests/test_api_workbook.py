@@ -1,4 +1,4 @@
-"""The API sheet (docs/method.md §13, "API offers") recalculated in LibreOffice and Gnumeric: example E's figures, worked by hand
+"""The API sheet (docs/method.md §13) recalculated in LibreOffice and Gnumeric: example E's figures, worked by hand
 in METHOD.md, read from the recalculated workbook; every formula cell equal to the engine (as `planner verify`
 compares); a bad offer (an id not on Catalog, a negative price) turns its check FALSE and the offer's figures n/a,
 never an error value."""
@@ -17,7 +17,7 @@ from tests.helpers import UNCOMPARED, address, catalog_cells, named, recalculate
 
 pytestmark = pytest.mark.spreadsheet
 
-EXAMPLE = ROOT / "examples" / "api-1-8b-chat-against-hosted-apis.yaml"  # §15.2 example E
+EXAMPLE = ROOT / "examples" / "api-1-8b-chat-against-hosted-apis.yaml"  # the worked example E
 
 
 def first_cell(book, name: str) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""The same traffic on a hosted API (docs/method.md §13, "API offers"): each compared Catalog offer priced per attempt with the
+"""The same traffic on a hosted API (docs/method.md §13): each compared Catalog offer priced per attempt with the
 prefix hit rate, month by month on the plan's calendar with escalation and contingency, beside the plan's serving
 cost; and the break-even traffic above which self-hosting the plan's serving configuration costs less, on a flat
 day at launch prices (with a fleet, §11), or whether it does at any traffic (without one, §9's GPU-hours are linear
@@ -142,7 +142,7 @@ def break_even(fleet: Chosen, *, per_rate: float, retry: float, peak: float) -> 
 # The table -----------------------------------------------------------------------------------------------------------
 @dataclass
 class ApiTable:
-    """docs/method.md §13, "API offers" for one scenario: one object per compared offer (as listed), the month rows on the plan's
+    """docs/method.md §13 for one scenario: one object per compared offer (as listed), the month rows on the plan's
     calendar, and what they share."""
 
     scalars: dict
@@ -268,7 +268,7 @@ def money_words(value: float, symbol: str, decimals: int = 0) -> str:
 
 def words(o: dict, *, serving_total, path: str, prompt: int, output: int, symbol: str, plan_model: str,
           retry: float) -> tuple[str, str]:
-    """The Cover's line for one offer (docs/method.md §13, "API offers": the words): what it would cost, and when
+    """The Cover's line for one offer (docs/method.md §13: the words): what it would cost, and when
     self-hosting costs less."""
     serving = money_words(serving_total, symbol) if isinstance(serving_total, float) else serving_total
     cost = (f"The same traffic on {o['offer']} would cost {money_words(o['total_cost'], symbol)} over the plan, "
@@ -295,7 +295,7 @@ def words(o: dict, *, serving_total, path: str, prompt: int, output: int, symbol
 
 CONSTANTS = [
     Constant("api_start_rate", START_RATE, label="Where the break-even walk starts", unit="requests per second",
-             source="docs/method.md §13, "API offers": the walk over the fleet's cost steps starts at 1e-9 requests per second"),
+             source="docs/method.md §13: the walk over the fleet's cost steps starts at 1e-9 requests per second"),
 ]
 METHOD = Method(
     title="The same traffic on a hosted API",

@@ -1,4 +1,4 @@
-"""The API table's inputs (docs/method.md §13, "API offers"), the `api:` section: which Catalog API offers the same traffic is
+"""The API table's inputs (docs/method.md §13), the `api:` section: which Catalog API offers the same traffic is
 priced on. Left out: every offer whose model is the scenario's model (none when no offer matches)."""
 
 from __future__ import annotations

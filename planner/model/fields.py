@@ -155,7 +155,7 @@ PRECISION: tuple[Field, ...] = (
 # reports 85-90 % acceptance of its one MTP token; a separate draft model's 0.7 is illustrative (measure it).
 DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}
 
-# A hosted API's offer of a model (docs/method.md §13, "API offers"): USD per million tokens, as GPU prices are USD
+# A hosted API's offer of a model (docs/method.md §13): USD per million tokens, as GPU prices are USD
 def _price(key, label, note, new=REQUIRED) -> Field:
     return Field(key, label, "number", "money", ge=0, le=1e6, unit="USD per million", note=note, new=new,
                  sheet_blank=new != REQUIRED)

@@ -1,4 +1,4 @@
-"""The API section of the HTML summary (docs/method.md §13, "API offers"): which wins and why, one sentence per compared offer
+"""The API section of the HTML summary (docs/method.md §13): which wins and why, one sentence per compared offer
 (the cheapest over the plan first), and the caveat once."""
 
 from __future__ import annotations

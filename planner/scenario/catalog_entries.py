@@ -48,7 +48,7 @@ GPUEntry = _entry("GPUEntry", fields.GPU, "A GPU in the Catalog: memory, dense B
 PrecisionEntry = _entry("PrecisionEntry", fields.PRECISION, "A weight or KV-cache precision in the Catalog "
                         "(docs/method.md §6).")
 ApiOfferEntry = _entry("ApiOfferEntry", fields.API_OFFER, "A hosted API's offer in the Catalog, priced per million "
-                       "tokens in USD (docs/method.md §13, "API offers").")
+                       "tokens in USD (docs/method.md §13).")
 
 
 class ModelWithConfig(ModelEntry):

@@ -1,4 +1,4 @@
-"""The API sheet (docs/method.md §13, "API offers"): the plan's traffic priced on each compared Catalog API offer, per attempt,
+"""The API sheet (docs/method.md §13): the plan's traffic priced on each compared Catalog API offer, per attempt,
 month by month on the Budget's calendar and over the plan, beside the plan's serving cost; and the break-even
 traffic. One row per offer slot (at most 8), one formula per column; the month rows carry one cost column per
 slot. The engine writes what a search finds (the break-even rate, the rate searched to, the fleet's integers there)
@@ -40,7 +40,7 @@ def slot(i: int) -> str:
 
 
 CACHED = (f'IF({catalog("price_cached_input_per_million")}="",{catalog("price_input_per_million")},'
-          f'{catalog("price_cached_input_per_million")})')  # blank tested on the Catalog cell itself (docs/method.md §13, "API offers")
+          f'{catalog("price_cached_input_per_million")})')  # blank tested on the Catalog cell itself
 PRICES_OK = (f'AND(ISNUMBER({catalog("price_input_per_million")}),{catalog("price_input_per_million")}>=0,'
              f'ISNUMBER({{cached_price}}),{{cached_price}}>=0,ISNUMBER({catalog("price_output_per_million")}),'
              f'{catalog("price_output_per_million")}>=0)')
@@ -130,12 +130,12 @@ FLAT = " On a flat day at launch prices, self-hosting this configuration costs"
 
 
 def words_columns(symbol: str, fleet: bool) -> list[Column]:
-    """The Cover's line for each offer (docs/method.md §13, "API offers"), live: what it would cost, and when self-hosting costs
+    """The Cover's line for each offer (docs/method.md §13), live: what it would cost, and when self-hosting costs
     less; the rank of its total (the cheapest first, the earlier slot on a tie)."""
     cost = (f'"The same traffic on "&{{offer}}&" would cost "&{money_text("{total_cost}", 0, symbol)}&" over the plan, '
             f'against "&IF(ISNUMBER(api_serving_total_cost),{money_text("api_serving_total_cost", 0, symbol)},'
-            f'api_serving_total_cost)&" for "&{PATH_WORDS}&" (the plan{APOSTROPHE}s serving cost)."&IF({{model}}<>model,'
-            f'" ("&{{offer}}&" serves "&{{model}}&", not the plan{APOSTROPHE}s model)","")')
+            f'api_serving_total_cost)&" for "&{PATH_WORDS}&" (the plan{APOSTROPHE}s serving cost)."&'
+            f'IF({{model}}<>model," ("&{{offer}}&" serves "&{{model}}&", not the plan{APOSTROPHE}s model)","")')
     if fleet:
         shape = (f'" requests of "&{count_text("serving_prompt_tokens")}&" prompt and "&{count_text(O)}&'
                  '" output tokens)."')
@@ -251,7 +251,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
                        note_width=2)
     sheet.scalar_col = 2
     sheet.money_na = True  # an offer's money whose inputs fail reads n/a, as the Budget's does
-    sheet.title("The same traffic on a hosted API", "docs/method.md §13, "API offers": the plan's requests priced per token on "
+    sheet.title("The same traffic on a hosted API", "docs/method.md §13: the plan's requests priced per token on "
                 "each compared Catalog offer, on the plan's calendar; and the traffic above which self-hosting "
                 "costs less. Prices are USD on Catalog, converted here (fx).")
     sheet.section("What every offer reads")

@@ -103,10 +103,11 @@ TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served token
 PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
                  "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
                      FieldInfo.from_annotation(Fraction))),), section="profiles", shape="columns")
-API_OFFERS = Block("catalog_api_offer", "API offers (USD per million tokens; shipped prices illustrative: see each row's "
-                   "source and date)", "Offer id", _declared(entries.ApiOfferEntry, fields.API_OFFER),
+API_OFFERS = Block("catalog_api_offer", "API offers (USD per million tokens; shipped prices illustrative: see "
+                   "each row's source and date)", "Offer id", _declared(entries.ApiOfferEntry, fields.API_OFFER),
                    section="api_offers")
-BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES, API_OFFERS)  # the ones finance edits (strategies: the method's)
+# the ones finance edits (strategies: the method's)
+BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES, API_OFFERS)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 SHIPPED = {"models": shipped.MODELS, "gpus": shipped.GPUS, "precisions": shipped.PRECISIONS,
            "traffic_presets": shipped.TRAFFIC_PRESETS, "profiles": shipped.PROFILES, "api_offers": shipped.API_OFFERS}
