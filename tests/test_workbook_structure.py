@@ -62,6 +62,9 @@ def declared_names(section, prefix: tuple) -> list[str]:
         if isinstance(value, list):
             names += [name for i, item in enumerate(value, 1) if isinstance(item, BaseModel)
                       for name in declared_names(item, prefix + (key, str(i)))]
+            if "label" in (info.json_schema_extra or {}):  # a list of ids or words: a cell each (api.offers)
+                names += ["_".join(prefix + (key, str(i))) for i, item in enumerate(value, 1)
+                          if not isinstance(item, BaseModel)]
         elif isinstance(value, BaseModel):
             names += declared_names(value, prefix + (key,))
         elif "label" in (info.json_schema_extra or {}):

@@ -22,6 +22,7 @@ PER_MILLION = 1e6
 SECONDS_PER_DAY = HOURS_PER_DAY * SECONDS_PER_HOUR
 START_RATE = 1e-9  # requests per second: where the walk over the fleet's cost steps starts
 RELATIVE = 1e-12  # each step's end is bisected to this relative width
+FLOOR_DECIMALS = 12  # "never" compares ROUND(f, 12) with ROUND(r_a·a_req, 12)
 NEVER = "never"
 NO_FLEET_ANY = "at any traffic"
 NO_FLEET_NONE = "at no traffic"
@@ -245,7 +246,7 @@ def _break_even(s, fleet: Chosen | None, a_req: float, *, retry: float, price, t
         return found | {"break_even": NO_CONFIGURATION}
     floor = fleet.floor(retry)
     found["floor_per_request"] = floor
-    if round(floor, 12) >= round(retry * a_req, 12):
+    if round(floor, FLOOR_DECIMALS) >= round(retry * a_req, FLOOR_DECIMALS):
         return found | {"break_even": NEVER}
     walked = break_even(fleet, per_rate=SECONDS_PER_DAY * retry * a_req, retry=retry, peak=s.fleet.peak_rate)
     y = walked["rate"]
@@ -294,6 +295,9 @@ def words(o: dict, *, serving_total, path: str, prompt: int, output: int, symbol
 
 
 CONSTANTS = [
+    Constant("api_floor_decimals", FLOOR_DECIMALS, label="Decimals the floor and the offer's price are compared at",
+             unit="decimals", source="A trillionth of a currency unit a request: \"never\" when the floor rounds "
+             "to at least the offer's price"),
     Constant("api_start_rate", START_RATE, label="Where the break-even walk starts", unit="requests per second",
              source="docs/method.md §13: the walk over the fleet's cost steps starts at 1e-9 requests per second"),
 ]

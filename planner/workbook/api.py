@@ -73,9 +73,9 @@ OFFER = [
            template=listed(catalog("price_output_per_million"))),
     Column("cost_per_request", "Price per attempt a_req", kind="money5",
            template=listed(f'IF({PRICES_OK},{A_REQ},"{BAD_PRICE}")')),
-    Column("cost_per_million_output", "Per output million, input tokens included", kind="money",
+    Column("cost_per_million_output", "Cost per output million, input tokens included", kind="money",
            template=priced("{cost_per_request}*per_million/" + O)),
-    Column("total_cost", "Over the plan, with contingency", kind="money0",
+    Column("total_cost", "Cost over the plan, with contingency", kind="money0",
            template=lambda i: priced(f"SUM(api_month_cost_{i + 1})*(1+budget_contingency)")),
     Column("source", "Source", kind="text", template=listed(f'IF({catalog("source")}="","",{catalog("source")})')),
     Column("as_of", "As of", kind="text", template=listed(f'IF({catalog("as_of")}="","",{catalog("as_of")})')),
@@ -83,7 +83,8 @@ OFFER = [
 WITH_FLEET = [
     Column("floor_per_request", "Self-hosting's floor a request f", kind="money5", template=priced(FLOOR)),
     Column("break_even", "Self-hosting cheaper: above Y, or never", kind="text",
-           template=priced('IF(ROUND({floor_per_request},12)>=ROUND(api_retry_factor*{cost_per_request},12),'
+           template=priced('IF(ROUND({floor_per_request},api_floor_decimals)>=ROUND(api_retry_factor*'
+                           '{cost_per_request},api_floor_decimals),'
                            f'"{engine.NEVER}","above")')),
     Column("break_even_rate", "Break-even rate Y_λ (req/s)", kind="decimal", snapshot=True, template=""),
     Column("break_even_searched_to", "Searched to (req/s)", kind="decimal", snapshot=True, template=""),
@@ -209,6 +210,7 @@ CHEAPEST = [
         unit="", name="api_cheapest_break_even_tokens_per_day",
         formula='=IFERROR(INDEX(api_offer_break_even_tokens_per_day,MATCH(api_cheapest_offer,api_offers,0)),"")'),
 ]
+NO_BREAK_EVEN = '=""'  # without a fleet there is no break-even traffic
 
 
 def _values(o: dict | None, fleet: bool) -> dict:
@@ -236,6 +238,21 @@ PRINTED_WITH_FLEET = ("offer", "cost_per_request", "cost_per_million_output", "t
                       "break_even_tokens_per_day", "break_even_requests_per_day")
 PRINTED_WITHOUT_FLEET = ("offer", "cost_per_request", "cost_per_million_output", "total_cost",
                          "own_cost_per_million_output", "break_even")
+
+
+def literal(text: str) -> str:
+    """Text as a formula: literals of at most 255 characters (a spreadsheet's limit for one) joined; each of at most
+    120 characters of the text, so that doubling its quotes keeps it within the limit."""
+    parts = [text[i:i + 120].replace('"', '""') for i in range(0, len(text), 120)]
+    return "=" + "&".join(f'"{part}"' for part in parts)
+
+
+def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
+    """Each offer's cost over the plan."""
+    sheet.skip()
+    sheet.column_chart([("Over the plan, with contingency", sheet.series("offer"), sheet.series("total_cost"),
+                         "#4472C4")], title="The same traffic on each offer, over the plan",
+                       y_axis={"num_format": book.number_format("money0")}, height=280, width=640)
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -275,14 +292,16 @@ def write(book: kit.Book, results) -> kit.Sheet:
         book.define(name, SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
                                  f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     sheet.skip()
-    sheet.rows(CHEAPEST, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
+    cheapest = CHEAPEST if fleet else [replace(r, formula=NO_BREAK_EVEN) if r.key == "cheapest_break_even_tokens_per_day"
+                                       else r for r in CHEAPEST]
+    sheet.rows(cheapest, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
     answer_row = sheet.row_index
     sheet.row(Row("answer", "Each offer in words, the cheapest first", kind="text", unit="", name="api_answer",
                   formula=ANSWER_FORMULA), table.headline["api_answer"])
-    r = sheet.row_index
-    sheet.text(engine.CAVEAT, style=book.styles.note)
-    book.define("api_caveat", SHEET, kit.xl_rowcol_to_cell(r, 0, True, True))
+    sheet.row(Row("caveat", "What the comparison leaves out", kind="text", unit="", name="api_caveat",
+                  formula=literal(engine.CAVEAT)), engine.CAVEAT)
     blank = sheet.row_index
+    _chart(book, sheet)
     sheet.skip()
     if fleet:  # the prices, the totals and the break-even of each offer, a page wide (the words: on the Cover)
         sheet.printed_rows, sheet.printed_cols = answer_row - 1, len(first_keys)
