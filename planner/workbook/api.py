@@ -81,7 +81,7 @@ OFFER = [
     Column("as_of", "As of", kind="text", template=listed(f'IF({catalog("as_of")}="","",{catalog("as_of")})')),
 ]
 WITH_FLEET = [
-    Column("floor_per_request", "Self-hosting's floor a request f", kind="money5", template=priced(FLOOR)),
+    Column("floor_per_request", "Self-hosting's floor per request f", kind="money5", template=priced(FLOOR)),
     Column("break_even", "Self-hosting cheaper: above Y, or never", kind="text",
            template=priced('IF(ROUND({floor_per_request},api_floor_decimals)>=ROUND(api_retry_factor*'
                            '{cost_per_request},api_floor_decimals),'
@@ -180,7 +180,7 @@ def month_columns(a_req: list[str]) -> list[Column]:
         Column("output_tokens", "Output tokens", kind="giga", template=f'=IF({attempts}="","",{attempts}*{O})'),
     ]
     for i, cell in enumerate(a_req):
-        found.append(Column(f"cost_{i + 1}", f"Offer {i + 1}", kind="money0",
+        found.append(Column(f"cost_{i + 1}", f"Offer {i + 1} per month", kind="money0",
                             template=f'=IF(OR({attempts}="",NOT(ISNUMBER({cell}))),"",{attempts}*{cell}*'
                                      "INDEX(calendar_escalation,{label}))"))
     return found
@@ -192,7 +192,7 @@ SCALARS = [
     Row("path_price", "The plan's price per GPU-hour on its path π", kind="money", unit="", name="api_path_price",
         formula='=IF(budget_path="owned",own_cost_per_gpu_hour,IF(budget_path="committed",'
                 "MIN(price_baseline_effective,price_on_demand),price_on_demand))"),
-    Row("serving_total_cost", "The plan's serving cost, with contingency", kind="money0", unit="",
+    Row("serving_total_cost", "The plan's serving cost over the plan, with contingency", kind="money0", unit="",
         name="api_serving_total_cost", formula="=unit_serving_cost"),
 ]
 RETRIES = "=IF(fleet_retries,1/fleet_quality,1)"
