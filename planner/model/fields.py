@@ -157,7 +157,7 @@ DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}
 
 # A hosted API's offer of a model (docs/method.md §13): USD per million tokens, as GPU prices are USD
 def _price(key, label, note, new=REQUIRED) -> Field:
-    return Field(key, label, "number", "money", ge=0, le=1e6, unit="USD per million", note=note, new=new,
+    return Field(key, label, "number", "usd", ge=0, le=1e6, unit="USD per million", note=note, new=new,
                  sheet_blank=new != REQUIRED)
 
 

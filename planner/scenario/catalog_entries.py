@@ -217,6 +217,19 @@ def _case_of_shipped(own: CatalogSection) -> list[Problem]:
     return problems
 
 
+def _offers(own: CatalogSection, problems: list[Problem]) -> dict:
+    """The shipped API offers with the scenario's; a new id needs every required field (noted in `problems`)."""
+    offers = dict(shipped.API_OFFERS)
+    for key, entry in own.api_offers.items():
+        values = {**(vars(offers[key]) if key in offers else {"id": key}), **entry.model_dump(exclude_none=True)}
+        missing = [f for f in fields.required(fields.API_OFFER) if f not in values]
+        if missing:
+            problems.append((("catalog", "api_offers", key), None, f"a new API offer needs {', '.join(missing)}"))
+            continue
+        offers[key] = shipped.ApiOffer(**values)
+    return offers
+
+
 def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     """The shipped catalog with the scenario's entries; a new id needs every field."""
     problems = _case_of_shipped(own)
@@ -253,17 +266,9 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
             problems.append((("catalog", "precisions", key), None, f"a new precision needs {', '.join(missing)}"))
             continue
         precisions[key] = shipped.Precision(**values)
-    offers = dict(shipped.API_OFFERS)
-    for key, entry in own.api_offers.items():
-        values = {**(vars(offers[key]) if key in offers else {"id": key}), **entry.model_dump(exclude_none=True)}
-        missing = [f for f in fields.required(fields.API_OFFER) if f not in values]
-        if missing:
-            problems.append((("catalog", "api_offers", key), None, f"a new API offer needs {', '.join(missing)}"))
-            continue
-        offers[key] = shipped.ApiOffer(**values)
     merged = shipped.Catalog(models, gpus, {**shipped.TRAFFIC_PRESETS, **own.traffic_presets},
                              {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}}, precisions,
-                             offers)
+                             api_offers=_offers(own, problems))
     for kind, key_of_kind, ids in (("model", "models", merged.models), ("GPU", "gpus", merged.gpus),
                                    ("traffic preset", "traffic_presets", merged.traffic_presets),
                                    ("demand profile", "profiles", merged.profiles),

@@ -35,7 +35,7 @@ def priced(formula: str) -> str:
 
 
 def slot(i: int) -> str:
-    """Slot i's offer: the i-th `api.offers` cell on Inputs, blank past the ones given."""
+    """Slot i's offer: the i-th `api.offers` cell on Inputs (blank when it is emptied)."""
     return f'=IF(ISBLANK(api_offers_{i + 1}),"",api_offers_{i + 1})'
 
 
@@ -63,13 +63,13 @@ FLOOR = ("api_retry_factor*(1+fleet_spare)*api_path_price*IF(" + AGGREGATED + ",
 ABOVE = '{break_even}="above"'
 
 OFFER = [
-    Column("offer", "Offer", kind="text", template=slot),
+    Column("offer", "Offer", kind="text", template=slot),  # a slot per api.offers cell on Inputs
     Column("at", "Catalog row", kind="count", template=f'=IF({{offer}}="","",IFERROR({AT},"{NOT_ON_CATALOG}"))'),
     Column("provider", "Provider", kind="text", template=listed(catalog("provider"))),
     Column("model", "Model", kind="text", template=listed(catalog("model"))),
-    Column("price_input", "Input p_in (USD per M)", kind="money", template=listed(catalog("price_input_per_million"))),
-    Column("cached_price", "Cached input p_ci (USD per M)", kind="money", template=listed(CACHED)),
-    Column("price_output", "Output p_out (USD per M)", kind="money",
+    Column("price_input", "Input p_in (USD per M)", kind="usd", template=listed(catalog("price_input_per_million"))),
+    Column("cached_price", "Cached input p_ci (USD per M)", kind="usd", template=listed(CACHED)),
+    Column("price_output", "Output p_out (USD per M)", kind="usd",
            template=listed(catalog("price_output_per_million"))),
     Column("cost_per_request", "Price per attempt a_req", kind="money5",
            template=listed(f'IF({PRICES_OK},{A_REQ},"{BAD_PRICE}")')),
@@ -161,9 +161,10 @@ def words_columns(symbol: str, fleet: bool) -> list[Column]:
     ]
 
 
-ANSWER_FORMULA = "=" + "&".join(
-    f'IFERROR({"" if k == 1 else chr(34) + " " + chr(34) + "&"}INDEX(api_offer_words,MATCH({k},api_offer_rank,0)),"")'
-    for k in range(1, MAX_OFFERS + 1))
+def answer_formula(offers: int) -> str:
+    """Each offer's words in the order of their totals, the cheapest first, joined by a space."""
+    return "=" + "&".join(f'IFERROR({"" if k == 1 else chr(34) + " " + chr(34) + "&"}INDEX(api_offer_words,MATCH({k},'
+                          'api_offer_rank,0)),"")' for k in range(1, offers + 1))
 
 
 def month_columns(a_req: list[str]) -> list[Column]:
@@ -256,12 +257,11 @@ def _chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
+    """The sheet: what every offer reads, a row per compared offer (one slot per `api.offers` cell on Inputs), the
+    cheapest, the words, a chart and the months."""
     table, scenario = results.api, results.scenario
     fleet = scenario.fleet is not None
-    given = len(scenario.api.offers)  # the Inputs cells api_offers_1 … api_offers_<given>; the other slots blank
-    offer = replace(OFFER[0], template=lambda i: slot(i) if i < given else '=""')
-    every = [offer] + OFFER[1:] + (WITH_FLEET if fleet else WITHOUT_FLEET) + \
-        words_columns(scenario.currency_symbol, fleet)
+    every = OFFER + (WITH_FLEET if fleet else WITHOUT_FLEET) + words_columns(scenario.currency_symbol, fleet)
     first_keys = PRINTED_WITH_FLEET if fleet else PRINTED_WITHOUT_FLEET  # what prints, first
     columns = [c for key in first_keys for c in every if c.key == key] + [c for c in every if c.key not in first_keys]
     sheet = book.sheet(SHEET, [(c.header, WIDTHS.get(c.key, 12)) for c in columns], label_width=6, unit_width=2,
@@ -272,32 +272,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "each compared Catalog offer, on the plan's calendar; and the traffic above which self-hosting "
                 "costs less. Prices are USD on Catalog, converted here (fx).")
     sheet.section("What every offer reads")
-    scalars = [replace(r, formula=RETRIES) if r.key == "retry_factor" and fleet else r for r in SCALARS]
-    sheet.rows(scalars, table.scalars)
+    sheet.rows([replace(r, formula=RETRIES) if r.key == "retry_factor" and fleet else r for r in SCALARS],
+               table.scalars)
     sheet.skip()
-    sheet.section(f"Each offer compared (at most {MAX_OFFERS}: api.offers on Inputs)")
-    by_offer = {o["offer"]: o for o in table.offers}
-    values = []
-    ranks = {o["offer"]: k for k, o in enumerate(table.ranked, start=1)}
-    for i in range(MAX_OFFERS):
-        o = table.offers[i] if i < len(table.offers) else None
-        values.append({c.key: "" for c in columns} | _values(o, fleet) | {"slot": i + 1} |
-                      ({"rank": ranks[o["offer"]]} if o else {}))
-    _, first, last = sheet.records(list(range(1, MAX_OFFERS + 1)), columns, values, label_header="Slot")
-    for c in columns:
-        if c.key in ("words_cost", "words_break_even"):
-            continue
-        col = sheet.places[c.key].col
-        name = "api_offers" if c.key == "offer" else f"api_offer_{c.key}"
-        book.define(name, SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
-                                 f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
-    sheet.skip()
-    cheapest = CHEAPEST if fleet else [replace(r, formula=NO_BREAK_EVEN) if r.key == "cheapest_break_even_tokens_per_day"
-                                       else r for r in CHEAPEST]
-    sheet.rows(cheapest, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
+    _offers(book, sheet, table, columns, fleet)
     answer_row = sheet.row_index
     sheet.row(Row("answer", "Each offer in words, the cheapest first", kind="text", unit="", name="api_answer",
-                  formula=ANSWER_FORMULA), table.headline["api_answer"])
+                  formula=answer_formula(len(table.offers))), table.headline["api_answer"])
     sheet.row(Row("caveat", "What the comparison leaves out", kind="text", unit="", name="api_caveat",
                   formula=literal(engine.CAVEAT)), engine.CAVEAT)
     blank = sheet.row_index
@@ -310,28 +291,54 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.printed_from, sheet.printed_rows, sheet.printed_cols = blank, blank, 1
     sheet.label_chars = 0  # column A as wide as the slot numbers: the labels run across the empty cells beside
     sheet.long_labels.clear()  # … unwrapped
+    _months(book, sheet, table, len(results.cost.rows))
+    return sheet
+
+
+def _offers(book: kit.Book, sheet: kit.Sheet, table, columns: list[Column], fleet: bool) -> None:
+    """A row per compared offer, each column named api_offer_<key> (the offers themselves api_offers), and the
+    cheapest."""
+    sheet.section(f"Each offer compared (at most {MAX_OFFERS}: api.offers on Inputs)")
+    ranks = {o["offer"]: k for k, o in enumerate(table.ranked, start=1)}
+    values = [{c.key: "" for c in columns} | _values(o, fleet) | {"slot": i + 1, "rank": ranks[o["offer"]]}
+              for i, o in enumerate(table.offers)]
+    _, first, last = sheet.records(list(range(1, len(values) + 1)), columns, values, label_header="Slot")
+    for c in columns:
+        if c.key in ("words_cost", "words_break_even"):
+            continue
+        col = sheet.places[c.key].col
+        name = "api_offers" if c.key == "offer" else f"api_offer_{c.key}"
+        book.define(name, SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
+                                 f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
+    sheet.skip()
+    cheapest = CHEAPEST if fleet else [replace(r, formula=NO_BREAK_EVEN) if r.key.startswith("cheapest_break_even")
+                                       else r for r in CHEAPEST]
+    sheet.rows(cheapest, table.headline | {k.removeprefix("api_"): v for k, v in table.headline.items()})
+
+
+def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
+    """The Budget's calendar rows: attempts, tokens and each offer's cost (its own price cell's), named
+    api_month_cost_<slot>."""
     sheet.section("Month by month on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
-    month_rows = len(results.cost.rows)
     by_month = {m["month"]: m for m in table.months}
     place = sheet.places["cost_per_request"]
-    mcols = month_columns([kit.xl_rowcol_to_cell(place.row + i, place.col, True, True) for i in range(MAX_OFFERS)])
-    mvalues = []
+    columns = month_columns([kit.xl_rowcol_to_cell(place.row + i, place.col, True, True)
+                             for i in range(len(table.offers))])
+    values = []
     for k in range(1, month_rows + 1):
         m = by_month.get(k)
-        row = {c.key: "" for c in mcols}
+        row = {c.key: "" for c in columns}
         if m is not None:
             row |= {key: m[key] for key in ("attempts", "input_tokens", "cached_input_tokens", "output_tokens")}
-            for i, o in enumerate(table.offers):
-                row[f"cost_{i + 1}"] = m[o["offer"]] if isinstance(by_offer[o["offer"]]["cost_per_request"],
-                                                                   float) else ""
-        mvalues.append(row)
-    _, mfirst, mlast = sheet.records(list(range(1, month_rows + 1)), mcols, mvalues, label_header="Month k",
-                                     alike=True)
-    for i in range(MAX_OFFERS):
+            row |= {f"cost_{i + 1}": m[o["offer"]] if isinstance(o["cost_per_request"], float) else ""
+                    for i, o in enumerate(table.offers)}
+        values.append(row)
+    _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, values, label_header="Month k",
+                                   alike=True)
+    for i in range(len(table.offers)):
         col = sheet.places[f"cost_{i + 1}"].col
-        book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(mfirst, col, True, True)}:"
-                                                      f"{kit.xl_rowcol_to_cell(mlast, col, True, True)}")
-    return sheet
+        book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
+                                                      f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
 
 
 KEY_RESULTS = [
