@@ -16,7 +16,8 @@ import pandas as pd
 
 from planner.engine import Tables
 from planner.scenario import parse_scenario
-from planner.shipped import GPUS, MODELS, PRECISIONS
+from planner.model.engines import GENERIC, engine_ids
+from planner.shipped import ENGINES, GPUS, MODELS, PRECISIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 MEASUREMENTS = ROOT / "docs" / "accuracy" / "measurements.csv"
@@ -130,12 +131,17 @@ def status(row) -> str:
     return SCORED
 
 
-def scenario_of(row):
-    """The planner scenario of a measurement at today's defaults: its model, GPU, t, precisions and lengths, with
-    users = c (1 when the run states no concurrency: its figure is then compared at B_max)."""
+def scenario_of(row, engine: str = GENERIC):
+    """The planner scenario of a measurement at the engines row `engine` (generic: the defaults): its model, GPU, t,
+    precisions and lengths, with users = c (1 when the run states no concurrency: its figure is then compared at
+    B_max), and its rounds R and prefill budget N where the source states them."""
     s, o = int(row["s"]), int(row["o"])
     serving = {"users": int(row["c"] or 1), "sequence_length": s + o, "prompt_tokens": s,
-               "tensor_parallel": int(row["t"]), "weight_precision": row["precision"]}
+               "tensor_parallel": int(row["t"]), "weight_precision": row["precision"], "engine": engine}
+    if row["R"]:
+        serving["client_rounds"] = int(row["R"])
+    if row["N"]:
+        serving["prefill_token_budget"] = max(int(row["N"]), 64)
     if row["kv_precision"]:
         serving["kv_precision"] = row["kv_precision"]
     return parse_scenario({"name": f"ledger row {row['id']}", "model": catalog_model(row["model"]),
@@ -151,9 +157,14 @@ def predicted(row, serving: dict) -> tuple[float | None, str]:
     over = (f"; c over B_max {serving['max_concurrency']}"
             if not at_max and int(row["c"]) > serving["max_concurrency"] else "")
     metric = row["metric"]
-    if metric == "ttft":
-        load = "" if row["c"] in ("", "1") else f", measured under load at c {row['c']} (TTFT at c: not yet)"
-        return serving["ttft_ms"], "§6 idle TTFT (one request)" + load
+    if metric == "ttft" and at_max:
+        return serving["ttft_ms"], "§6 idle TTFT (one request; the run states no concurrency)"
+    if metric == "ttft":  # §14.4: a median with TTFT_med(c), a mean (or a statistic not stated) with TTFT_c
+        key, what = (("ttft_median_at_concurrency_ms", "§14.4 median TTFT_med(c)") if row["statistic"] == "median"
+                     else ("ttft_at_concurrency_ms", "§14.4 closed-loop mean TTFT_c"))
+        if isinstance(serving[key], str):
+            return None, f"c {row['c']} over B_max {serving['max_concurrency']}: TTFT at c not modelled"
+        return serving[key], f"{what} at c = {row['c']}"
     if metric in ("tpot", "itl") and row["c"] == "1":  # alone: no other request's prefill stalls its decode
         return serving["tpot_ms"], "§6 TPOT(1) (one request alone)"
     if metric in ("tpot", "itl"):
@@ -172,24 +183,37 @@ def predictions(measurements: pd.DataFrame) -> pd.DataFrame:
     cache: dict = {}
     out = []
     for _, row in measurements.iterrows():
-        state, value, compared, b_max = status(row), None, "", None
+        state, value, compared, b_max, engine, at_engine = status(row), None, "", None, engine_of(row), None
         if state == SCORED:
-            scenario = scenario_of(row)
-            key = repr(scenario.normalised())
-            if key not in cache:  # the engine's path, as the CLI's compute(): the Serving table of the scenario
-                cache[key] = Tables(scenario.shown())["serving"].scalars
-            value, compared = predicted(row, cache[key])
-            b_max = cache[key]["max_concurrency"]
+            value, compared, b_max = _predicted(row, GENERIC, cache)
             if value is None:
                 state = compared
+            at_engine = value if engine == GENERIC else _predicted(row, engine, cache)[0]
         measured = float(row["value"])
         out.append({"id": int(row["id"]), "model": row["model"], "gpu": row["gpu"], "engine": row["engine"],
                     "metric": row["metric"], "statistic": row["statistic"], "c": row["c"], "s": int(row["s"]),
                     "o": int(row["o"]), "t": int(row["t"]), "measured": measured, "unit": row["unit"],
                     "catalog_model": catalog_model(row["model"]) or "", "catalog_gpu": catalog_gpu(row["gpu"]) or "",
                     "status": state, "compared_with": compared, "b_max": b_max, "predicted": value,
-                    "ratio": None if value is None else value / measured})
+                    "ratio": None if value is None else value / measured, "engine_row": engine,
+                    "predicted_at_engine_row": at_engine,
+                    "ratio_at_engine_row": None if at_engine is None else at_engine / measured})
     return pd.DataFrame(out)
+
+
+def engine_of(row) -> str:
+    """The shipped engines row a measurement's engine takes (§14.3): its own where the table has it, else generic."""
+    return row["engine"] if row["engine"] in engine_ids(ENGINES) else GENERIC
+
+
+def _predicted(row, engine: str, cache: dict) -> tuple:
+    """The prediction for a row at an engines row, its words and B_max; each scenario's Serving table computed once."""
+    scenario = scenario_of(row, engine)
+    key = repr(scenario.normalised())
+    if key not in cache:  # the engine's path, as the CLI's compute(): the Serving table of the scenario
+        cache[key] = Tables(scenario.shown())["serving"].scalars
+    value, compared = predicted(row, cache[key])
+    return value, compared, cache[key]["max_concurrency"]
 
 
 # Summaries -----------------------------------------------------------------------------------------------------------
@@ -214,9 +238,9 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 def metric_label(table: pd.DataFrame) -> pd.Series:
-    """TTFT under load is kept apart from idle TTFT: §6 predicts only the idle one."""
+    """TTFT under load (closed loop at c > 1) is kept apart from one request alone."""
     loaded = (table["metric"] == "ttft") & ~table["c"].isin(["", "1"])
-    return table["metric"].where(~loaded, "ttft under load (vs §6 idle)")
+    return table["metric"].where(~loaded, "ttft under load (c > 1)")
 
 
 def report(measurements: pd.DataFrame, table: pd.DataFrame) -> str:
@@ -251,19 +275,23 @@ precision, tensor parallel t, expert parallel e, attention data parallel d_a, pr
 client concurrency c, rounds R, requests and prefill token budget N where the source states them, the metric, its
 statistic, value and unit. No value is estimated or read off a chart: a source that gives a chart only was skipped.
 
-`docs/accuracy/predictions.csv` holds, for each row, the planner's prediction at the generic row (today's defaults:
-η_c 0.5, η_m 0.7, τ 0, reserve 0.10; the KV precision is the row's where the source states it, else the default bf16)
-and the ratio predicted/measured. It is the ledger before Fidelity II: the per-pass overhead, the TTFT at a client
-concurrency, engine priors and expert parallelism are not yet in the method, and will be scored against these same
-rows. The prediction at the engine prior's row that applies, and the split between the rows a prior was fitted on
-and the others, come with those priors: until then no row was fitted on, and every figure below is out of sample.
+`docs/accuracy/predictions.csv` holds, for each row, the planner's prediction at the generic engines row
+(docs/method.md §14.3: η_c 0.5, η_m 0.7, the per-pass overhead τ_0 0.126 ms, τ_L 0.032 ms per layer, τ_seq 0.0044 ms
+per sequence, the dispatch δ 0.8 ms per layer, the prefill budget N 8,192 and R 10 where the source states neither;
+τ 0 and the reserve 0.10; the KV precision is the row's where the source states it, else the default bf16) and the
+ratio predicted/measured; and the prediction at the engines row of the row's engine where the table has one
+(vllm, trtllm, sglang: `predicted_at_engine_row`; nim and tgi take generic). The method includes §14's per-pass
+overhead, the TTFT at a client concurrency and the engines table; expert parallelism and attention data parallelism
+are not yet in it. No engines row beyond the documented defaults was fitted on these rows: every figure below is out
+of sample.
 
 How a row is predicted (docs/method.md §6; the engine's Serving table for a scenario with the row's model, GPU, t,
 precisions, s and o = sequence length − s, users = c):
-- **TTFT** is compared with §6's TTFT, one request on an idle server. A row measured with one request alone
-  (c = 1) is what §6 predicts. **A row measured under load (closed loop at c > 1 clients) is still compared with the
-  idle TTFT, and says so** ("ttft under load (vs §6 idle)" below): the coming TTFT at concurrency c (its median
-  twin for a median) is what these rows will be compared with once it exists.
+- **TTFT** measured at c clients of a closed loop is compared as §14.4 says: a median with TTFT_med(c) (the
+  steady-state request: dispatch, one prompt beside c − 1 decoders, half the loaded pass in flight), a mean or a
+  statistic not stated with the closed-loop mean TTFT_c (the opening burst over R rounds included). Rows at c > 1 are
+  kept apart below ("ttft under load (c > 1)"). A row whose c is over B_max has no prediction (the admission queue
+  is not modelled); one that states no concurrency is compared with §6's idle TTFT.
 - **TPOT / ITL** at c = 1 is compared with §6's TPOT(1); at c > 1 with §6's ITL(c) = cycle/o, which counts the
   prefill stalls a closed-loop benchmark's TPOT contains (§12.1).
 - **Output tokens per second** is compared with §6's tokens/s per GPU at B = c, times the GPUs when the source gives

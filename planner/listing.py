@@ -188,7 +188,8 @@ class Allowed:
             whole = f",{ref}=INT({ref})" if self.type == "whole" else ""
             least = ">" if self.above else ">="
             whole += f",MOD({ref},{self.step:g})=0" if self.step else ""
-            rule = f"IF(ISNUMBER({ref}),AND({ref}{least}{self.minimum:g},{ref}<={self.maximum:g}{whole}),FALSE)"
+            rule = (f"IF(ISNUMBER({ref}),AND({ref}{least}{_exact(self.minimum)},{ref}<={_exact(self.maximum)}{whole}),"
+                    "FALSE)")
         return f"OR(ISBLANK({ref}),{rule})" if self.optional else rule
 
     def _listed(self, ref: str) -> str:
@@ -503,3 +504,9 @@ def general_inputs(scenario) -> list[tuple[Any, Any]]:
     fx = [(i, i.value) for i in model_and_gpu if i.path == "fx_rate"]  # after the currency it converts to
     return [(i, i.value) for i in model_and_gpu if i.path != "fx_rate"] + [(PRICE, scenario.gpu_price),
                                                                            (currency, scenario.currency)] + fx
+
+
+def _exact(value: float) -> str:
+    """A limit as a formula writes it: short (1e+09), unless that loses digits (1048576, not 1.04858e+06)."""
+    short = f"{value:g}"
+    return short if float(short) == value else f"{value:.15g}"

@@ -207,6 +207,7 @@ def _catalog(book: _Book, where: dict, problems: list) -> dict:
                     where[("catalog", key, _id(id_cell), key_name)] = cells[i].address
             section.setdefault(key, {})[_id(id_cell)] = entry
             where[("catalog", key, _id(id_cell))] = id_cell.address
+    section |= {"engines": _engines(book)} if book.has("catalog_engine_engine") else {}
     ids = [row[0] for row in book.block(TRAFFIC_PRESETS, TRAFFIC_PRESETS.ids)]
     tokens = [row[0] for row in book.block(TRAFFIC_PRESETS, TRAFFIC_PRESETS.name(TRAFFIC_PRESETS.columns[0]))]
     for id_cell, cell in zip(ids, tokens):
@@ -221,6 +222,23 @@ def _catalog(book: _Book, where: dict, problems: list) -> dict:
                                                               else row[col].written for row in hours]
             where[("catalog", "profiles", _id(id_cell))] = id_cell.address
     return section
+
+
+def _engines(book: _Book) -> list[dict]:
+    """The engines table's rows other than the shipped ones as written (docs/method.md §14.3), as catalog.engines:
+    its cells are the planner's (filled), so each comes back given."""
+    from planner.shipped import ENGINES
+    from planner.workbook.catalog_sheet import ENGINE_COLUMNS
+
+    columns = {key: [row[0].value for row in book.cells(f"catalog_engine_{key}")] for key, _, _ in ENGINE_COLUMNS}
+    found = []
+    for i in range(len(columns["engine"])):
+        entry = {key: values[i] for key, values in columns.items() if values[i] not in (None, "")}
+        shipped = ENGINES.get((entry.get("engine"), entry.get("gpu"), entry.get("precision")))
+        if shipped is None or any(entry.get(key) != value for key, value in
+                                  {**shipped.priors, "source": shipped.source, "as_of": shipped.as_of}.items()):
+            found.append(entry)
+    return found
 
 
 def _id(cell: Cell) -> str:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from planner.model.engines import GENERIC, EngineRow, filled
 from planner.model.entries import GPU, ApiOffer, Model, Precision
+from planner.model.fields import ENGINE
 
 
 MODELS: dict[str, Model] = {
@@ -108,6 +110,28 @@ PRECISIONS: dict[str, Precision] = {
     )
 }
 
+# The engines table (docs/method.md §14.3): priors by engine × GPU × weight precision; a blank cell is filled from the
+# rows it falls back to. Only `generic | any | any` gives every cell; the others only what a public source gives.
+ENGINES_AS_OF = "2026-12-07"
+BLIS = ("inference-sim (BLIS) trained-physics coefficients β7, β5, β6 (τ_0, τ_L, τ_seq; fitted on H100 vLLM, beside "
+        "BLIS's own multiplicative corrections: priors for the ledger to test); β8 0 for uniform MoE and dense")
+DISPATCH = "AIConfigurator vllm_backend.py _prefill_dispatch_overhead_ms: 0.8 ms × layers (δ)"
+BUDGET = "vLLM arg_utils.py EngineArgs.get_batch_defaults: max_num_batched_tokens 8192 on GPUs of 70 GiB or more (N)"
+ENGINES_GIVEN: dict[tuple, EngineRow] = {
+    row.key: row for row in (
+        EngineRow(GENERIC, priors={f.key: f.default for f in ENGINE},
+                  source=f"§6's η defaults; {BLIS}; {DISPATCH}; {BUDGET}", as_of=ENGINES_AS_OF),
+        EngineRow("vllm", priors={"prefill_token_budget": 8192, "dispatch_ms_per_layer": 0.8},
+                  source=f"{DISPATCH}; {BUDGET}", as_of=ENGINES_AS_OF),
+        EngineRow("vllm", "a100-80gb", priors={"prefill_token_budget": 2048},
+                  source="vLLM arg_utils.py: max_num_batched_tokens 2048 on A100 (\"Setting large "
+                  "max_num_batched_tokens for A100 reduces throughput\")", as_of=ENGINES_AS_OF),
+        EngineRow("trtllm", source="no public source yet", as_of=ENGINES_AS_OF),
+        EngineRow("sglang", source="no public source yet", as_of=ENGINES_AS_OF),
+    )
+}
+ENGINES: dict[tuple, EngineRow] = filled(ENGINES_GIVEN)  # as the Catalog sheet writes them
+
 # Hosted API offers (docs/method.md §13): list prices, illustrative. Read on 2026-12-07 from the Bifrost model library
 # (getmaxim.ai/bifrost), which republishes BerriAI/LiteLLM's model_prices_and_context_window.json; not confirmed on
 # the providers' own pages. Re-read before citing.
@@ -171,5 +195,6 @@ class Catalog:
     traffic_presets: dict[str, float] = field(default_factory=lambda: dict(TRAFFIC_PRESETS))
     profiles: dict[str, tuple[float, ...]] = field(default_factory=lambda: dict(PROFILES))
     precisions: dict[str, Precision] = field(default_factory=lambda: dict(PRECISIONS))
+    engines: dict[tuple, EngineRow] = field(default_factory=lambda: dict(ENGINES))  # filled (§14.3)
     api_offers: dict[str, ApiOffer] = field(default_factory=lambda: dict(API_OFFERS))
 

@@ -175,3 +175,23 @@ def _spreadsheets_only_when_marked(request, monkeypatch):
 
         monkeypatch.setattr(recalc, "find_soffice", refuse)
         monkeypatch.setattr(recalc, "find_ssconvert", refuse)
+
+
+@pytest.fixture(scope="module")
+def section_6_overheads():
+    """METHOD's §6-§13 worked examples are at §6's overhead τ alone: the engines table's generic row with §14's known
+    overhead terms and dispatch at 0, which METHOD §14 says reproduces them (its own tests/test_fidelity.py works the
+    defaults). Tests of those sections' arithmetic use it (pytestmark)."""
+    from dataclasses import replace
+
+    from planner import shipped
+    from planner.model import engines
+
+    zero = ("overhead_fixed_ms", "overhead_per_layer_ms", "overhead_per_sequence_ms", "overhead_per_moe_layer_ms",
+            "dispatch_ms_per_layer")
+    given = {key: replace(row, priors={**row.priors, **{k: 0 for k in zero if k in row.priors}})
+             for key, row in shipped.ENGINES_GIVEN.items()}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(shipped, "ENGINES_GIVEN", given)
+        patch.setattr(shipped, "ENGINES", engines.filled(given))
+        yield

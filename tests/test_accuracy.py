@@ -84,36 +84,40 @@ def _row(**changes):
 
 
 def test_a_row_is_predicted_by_the_method_worked_example():
-    # docs/method.md §6, 8B BF16 on one H100, s 2048, o 6144: TTFT 64.4 ms, TPOT(32) 15.56 ms, 2,382 tokens/s per
-    # GPU at B_max 52 (a run stating no concurrency is compared there)
+    # docs/method.md §14, Example 7 (8B BF16 on one H100, s 2048, o 6144, with §14.2's overhead): cycle(52) 142.58 s,
+    # so 52·6,144/142.58 = 2,240.8 tokens/s per GPU at B_max 52 (a run stating no concurrency is compared there);
+    # Example 3 (s 2048, o 256): a median TTFT at c = 8 is compared with TTFT_med(8) = 96.69 ms
     table = accuracy.predictions(pd.DataFrame([
-        _row(id="1"), _row(id="2", metric="ttft", statistic="median", unit="ms", c="32"),
+        _row(id="1"), _row(id="2", metric="ttft", statistic="median", unit="ms", c="8", o="256"),
         _row(id="3", unit="tokens/s total", gpus="1", c="52")]))
-    assert table["predicted"][0] == pytest.approx(2382, abs=0.5)
-    assert table["ratio"][0] == pytest.approx(2.382, abs=0.0005)
-    assert list(table["b_max"]) == [52, 52, 52]
-    assert table["predicted"][1] == pytest.approx(64.4, abs=0.05)
-    assert "under load at c 32" in table["compared_with"][1]
-    assert table["predicted"][2] == pytest.approx(2382, abs=0.5)
+    assert table["predicted"][0] == pytest.approx(52 * 6144 / 142.58, abs=0.5)
+    assert table["ratio"][0] == pytest.approx(2.2408, abs=0.0005)
+    assert list(table["b_max"]) == [52, 185, 52]
+    assert table["predicted"][1] == pytest.approx(96.69, abs=0.005)
+    assert table["compared_with"][1] == "§14.4 median TTFT_med(c) at c = 8"
+    assert table["predicted"][2] == pytest.approx(52 * 6144 / 142.58, abs=0.5)
     assert (table["status"] == accuracy.SCORED).all()
+    assert list(table["engine_row"]) == ["vllm"] * 3  # vLLM on an H100: the vllm | any | any row, N as generic
+    assert list(table["predicted_at_engine_row"]) == list(table["predicted"])
 
 
 def test_the_itl_at_users_is_compared_with_a_tpot():
-    # ITL(32) = cycle/o = T_pre(32)/o + TPOT(32) = 32·64.39 ms/6144 + 15.56 ms = 15.895 ms (§6's worked case)
+    # ITL(32) = cycle/o = T_pre(32)/o + TPOT(32): §6's compute-bound 32·64.39 ms and TPOT(32) 15.56 ms, each pass
+    # with §14.2's τ_pass(32) = 0.126 + 0.032·32 + 0.0044·32 = 1.2908 ms
     table = accuracy.predictions(pd.DataFrame([_row(metric="tpot", statistic="median", unit="ms", c="32")]))
-    assert table["predicted"][0] == pytest.approx(15.56 + 32 * 64.39 / 6144, abs=0.01)
+    assert table["predicted"][0] == pytest.approx(15.56 + 1.2908 + (32 * 64.39 + 1.2908) / 6144, abs=0.01)
 
 
 def test_one_request_alone_is_compared_with_tpot_1_and_an_offline_batch_in_requests_per_second():
-    # §6's worked case: TPOT at B = 1 is 6.69 ms; at B_max 52, 2,382 tokens/s per GPU, so 52 requests of 6,144
-    # output tokens finish at 2,382/6,144 = 0.3877 requests/s
+    # §6's TPOT at B = 1, 6.69 ms, plus τ_pass(1) 1.1544 ms (§14.2); at B_max 52 the 52 requests of 6,144 output
+    # tokens finish at μ_r = 0.36471 requests/s (§14's Example 7)
     table = accuracy.predictions(pd.DataFrame([
         _row(id="1", metric="tpot", statistic="median", unit="ms", c="1"),
         _row(id="2", metric="request_throughput", unit="requests/s", c="52", value="0.5")]))
-    assert table["predicted"][0] == pytest.approx(6.69, abs=0.005)
+    assert table["predicted"][0] == pytest.approx(6.69 + 1.1544, abs=0.005)
     assert table["compared_with"][0] == "§6 TPOT(1) (one request alone)"
-    assert table["predicted"][1] == pytest.approx(2382 / 6144, abs=0.0001)
-    assert table["ratio"][1] == pytest.approx(2382 / 6144 / 0.5, abs=0.0002)
+    assert table["predicted"][1] == pytest.approx(0.36471, abs=0.00001)
+    assert table["ratio"][1] == pytest.approx(0.36471 / 0.5, abs=0.00002)
 
 
 def test_rows_outside_the_catalog_or_todays_layouts_are_kept_without_a_prediction():

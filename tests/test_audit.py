@@ -248,15 +248,27 @@ def test_an_older_versions_workbook_is_compared_by_its_named_results(tmp_path):
     older = tmp_path / "default.xlsx"
     shutil.copy(OLDER, older)
     report, _ = inspect(older)
-    # the one named result whose method changed since: standby is the idle hours of a fleet sized for each month's
-    # peak from the traffic (docs/method.md §9), no longer Cluster's separate pools (0.1.0: 13,910,880)
+    # the named results whose method changed since: standby is the idle hours of a fleet sized for each month's
+    # peak from the traffic (docs/method.md §9), no longer Cluster's separate pools (0.1.0: 13,910,880); and every
+    # figure of the serving roofline, whose passes now pay §14.2's per-pass overhead, with what is priced from it
+    roofline = ["Serving!M35 (serving_ttft_ms)", "Serving!M38 (serving_tpot_ms)", "Serving!M39 (serving_itl_ms)",
+                "Serving!M40 (serving_tokens_per_s_per_gpu)", "Serving!M41 (serving_cost_per_million_tokens)",
+                "Serving!M42 (serving_mfu)", "Serving!M45 (serving_tpot_ms_single)",
+                "Serving!M48 (serving_tpot_ms_at_max)", "Serving!M50 (serving_tokens_per_s_per_gpu_at_max)",
+                "Serving!M51 (serving_cost_per_million_tokens_at_max)",
+                "Sensitivity!D33 (sensitivity_cost_per_million_tokens_middle)",
+                "Sensitivity!J39 (sensitivity_total_cost)",
+                "Budget!M28 (budget_total_cost)", "Budget!M8 (budget_serving_gpu_hours_per_day)",
+                "Budget!M9 (budget_serving_cost_per_day)", "Budget!M11 (budget_horizon_serving_cost)",
+                "Budget!M13 (budget_horizon_total_cost)", "Budget!M14 (budget_serving_cost_per_million_tokens)",
+                "Budget!M26 (budget_serving_cost)"]
     assert report.older == "0.1.0" and [(f.kind, f.where) for f in report.findings] == [
-        ("stale", "Budget!M27 (budget_standby_cost)")]
+        ("stale", where) for where in roofline + ["Budget!M27 (budget_standby_cost)"]]
     assert report.checked > 200  # every named result of the default workbook the older one has
     assert "Made by planner 0.1.0, an older version than 0.3.0" in report.text()
     # an edit still shows: its memory total typed over, by name
     typed = tmp_path / "typed.xlsx"
     set_cells(older, typed, {"memory_training_total_gb": 1.5})
     report, _ = inspect(typed)
-    assert [f.kind for f in report.findings] == ["stale", "stale"]
+    assert [f.kind for f in report.findings] == ["stale"] * 21
     assert "memory_training_total_gb" in report.findings[0].where

@@ -12,6 +12,8 @@ import pytest
 from planner.engine import compute
 from tests.helpers import build_in_memory, named, recalculated, refused, scenario_with, set_cells
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 MONTH = 365.25 / 12  # 30.4375 days
 PSI, VOCAB, HIDDEN, LAYERS = 8_030_261_248, 128_256, 4096, 32  # llama-3.1-8b
 PRICE, D, HORIZON = 2.00, 1e11, 730  # h100-sxm's price; popular-app; the default horizon

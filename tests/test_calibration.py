@@ -15,6 +15,8 @@ from planner.model.replica import Replica
 from planner.scenario import load_scenario
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 BF16 = shipped.PRECISIONS["bf16"]
 EXAMPLE = ROOT / "examples" / "serving-6-calibrated-fit.yaml"
 # §12.1's worked runs: B̄, median TTFT and TPOT in ms, as printed (8B BF16 on one H100, s 1000, o 250)

@@ -25,6 +25,8 @@ from planner.engine import shared
 from planner.engine import gpus as side
 from tests.helpers import scenario_with
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 S = 46_388
 OFFICE, GLOBAL = shipped.PROFILES["office-assistant"], shipped.PROFILES["global-app"]
 

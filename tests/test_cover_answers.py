@@ -18,6 +18,8 @@ from planner.report import render_html
 from tests.conftest import DEFAULT_EXAMPLE, ROOT
 from tests.helpers import scenario_with
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 DAY = dt.date(2026, 12, 7)
 FLAT = {"budget.escalation": 0.0, "budget.contingency": 0.0, "budget.monthly_growth": 0.0}  # §13.5 by hand
 

@@ -20,6 +20,8 @@ from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 EXAMPLES = ROOT / "examples"
 EUROS = EXAMPLES / "tco-4-8b-in-euros-fiscal-years.yaml"  # EUR at 0.92
 FX = 0.92

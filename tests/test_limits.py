@@ -173,7 +173,9 @@ def test_the_workbook_states_the_declared_bounds():
             if rule["validate"] in ("integer", "decimal"):
                 assert (rule["minimum"], rule["maximum"]) == (low, high), spec.name
             check = spec.allowed.check(spec.name)
-            assert f"{spec.name}>={low:g}" in check and f"{spec.name}<={high:g}" in check, check
+            # short where that keeps every digit (1e+09), else in full (1048576, not 1.04858e+06)
+            low, high = (f"{x:g}" if float(f"{x:g}") == x else f"{x:.15g}" for x in (low, high))
+            assert f"{spec.name}>={low}" in check and f"{spec.name}<={high}" in check, check
     # and they are the pydantic declarations themselves, not copies
     assert bounds(SECTION["memory"], "gpus") == (1, 10**9)
     assert bounds(SECTION["hours"], "mfu") == (0.001, 1)

@@ -27,6 +27,8 @@ from planner.workbook.sensitivity import STALE
 from tests.conftest import ROOT
 from tests.helpers import UNCOMPARED, build_in_memory, named, recalculated, refused, scenario_with, set_cells
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 EXAMPLES = ROOT / "examples"
 
 

@@ -14,6 +14,8 @@ from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import named, recalculated, scenario_with
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 EXAMPLES = ROOT / "examples"
 OFFICE_DAY = EXAMPLES / "fleet-4-8b-office-day.yaml"  # §11 example 4: H100, t 1, B 52, office-assistant day
 FIVE_GPUS = EXAMPLES / "fleet-1-8b-five-gpus.yaml"  # §11 example 1: MI300X t 2, 7 replicas, 16 GPUs, $32.00 an hour

@@ -12,6 +12,8 @@ from planner.engine import compute
 from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
 from tests.test_budget import D, HORIZON, PRICE, PSI, tokens_per_second_per_gpu
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 C = 6 * PSI * 15.6e12  # the default's training operations
 PEAK = 989e12
 

@@ -13,6 +13,8 @@ from planner.workbook import build
 from tests.conftest import ROOT
 from tests.helpers import build_in_memory, named, recalculated, refused, scenario_with, set_cells
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 EXAMPLES = {key: ROOT / "examples" / f"serving-{key}.yaml" for key in (
     "1-8b-bf16-one-h100", "2-70b-bf16-four-h100", "3-70b-fp8-two-h100", "4-405b-fp8-eight-h200",
     "5-calibrated-from-benchmark-logs")}

@@ -12,6 +12,8 @@ from planner import shipped
 from planner.model import passes
 from planner.model.replica import Replica
 
+pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
+
 BF16, FP8 = shipped.PRECISIONS["bf16"], shipped.PRECISIONS["fp8"]
 
 

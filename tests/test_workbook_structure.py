@@ -111,7 +111,10 @@ def test_sheets_in_order(workbook, results):
 MAY_BE_BLANK = {"serving_speculative_tokens", "serving_speculative_acceptance", "serving_speculative_accept_length",
                 "serving_speculative_draft_model", "budget_start_date", "pricing_serving_baseline_gpus",
                 "ownership_gpus", "unit_active_users", "unit_price_input_per_million",
-                "unit_price_output_per_million"}  # declared blank=True: their method's own value, or none
+                "unit_price_output_per_million", "serving_compute_efficiency", "serving_bandwidth_efficiency",
+                "serving_overhead_fixed_ms", "serving_overhead_per_layer_ms", "serving_overhead_per_sequence_ms",
+                "serving_overhead_per_moe_layer_ms", "serving_dispatch_ms_per_layer",
+                "serving_prefill_token_budget"}  # declared blank=True: their method's own value, or none
 TYPED = {"hours_tokens": "hours_tokens_trillions"}  # typed in the unit shown; the named value is a formula of it
 
 

@@ -38,8 +38,9 @@ def terms(replica, run: Run) -> dict:
     b, s, o = run.concurrency, run.prompt_tokens, run.output_tokens
     at = replace(replica, prompt_tokens=s, sequence_length=s + o, speculative="none", prefix_hit_rate=0)
     ar_s, ar_bs, ar_b = (float(at.all_reduce(n)) for n in (s, b * s, b))
+    k_1, k_b = (float(at.known_overhead(n)) for n in (1, b))  # K(1), K(B̄): the overhead less τ (§14.6)
     x_big = float(at.decode_bytes(b)) / (at.hbm_tbps * 1e12)
-    stall = (b * (run.ttft_s - ar_s) + ar_bs) / o if o > 0 else 0.0
+    stall = (b * (run.ttft_s - ar_s - k_1) + ar_bs + k_b) / o if o > 0 else 0.0
     z = 1 - (b - 1) / o if o > 0 else 0.0
     prefill_flops = float(at.prefill_flops())
     x_small = prefill_flops / (at.tensor_parallel * float(at.p_e))
@@ -53,9 +54,12 @@ def terms(replica, run: Run) -> dict:
                                        ("prefill not compute-bound at the inputs' η", not compute_bound),
                                        ("decode not memory-bound at the inputs' η", not memory_bound),
                                        (f"queueing: TTFT over {QUEUEING_FACTOR} × the idle {idle * 1000:,.2f} ms",
-                                        not run.ttft_s <= QUEUEING_FACTOR * idle)) if failed]
-    return {"x_bytes_s": x_big, "stall_s": stall, "y_s": run.tpot_s - ar_b - stall, "z": z, "x_prefill_s": x_small,
-            "all_reduce_prompt_s": ar_s, "idle_ttft_s": idle, "used": not reasons, "why_not": "; ".join(reasons)}
+                                        not run.ttft_s <= QUEUEING_FACTOR * idle),
+                                       ("the known overhead takes the whole prefill (TTFT ≤ AR(s) + K(1))",
+                                        not run.ttft_s > ar_s + k_1)) if failed]
+    return {"x_bytes_s": x_big, "stall_s": stall, "y_s": run.tpot_s - ar_b - stall - k_b, "z": z,
+            "x_prefill_s": x_small, "all_reduce_prompt_s": ar_s, "known_overhead_one_s": k_1, "idle_ttft_s": idle,
+            "used": not reasons, "why_not": "; ".join(reasons)}
 
 
 def fit(columns: list[dict], runs: list[Run], *, eta_c: float, eta_m: float, tau_s: float) -> dict:
@@ -86,7 +90,8 @@ def fit(columns: list[dict], runs: list[Run], *, eta_c: float, eta_m: float, tau
     fitted = status == FITTED
     tau = intercept if fitted else tau_s
     sxx_c = sum(c["x_prefill_s"] ** 2 for c, _ in used)
-    sxy_c = sum(c["x_prefill_s"] * (r.ttft_s - c["all_reduce_prompt_s"] - tau) for c, r in used)
+    sxy_c = sum(c["x_prefill_s"] * (r.ttft_s - c["all_reduce_prompt_s"] - tau - c["known_overhead_one_s"])
+                for c, r in used)
     eta_c_fit = sxx_c / sxy_c if used and sxy_c > 0 else None
     eta_c_fitted = eta_c_fit is not None and 0 < eta_c_fit <= 1
     residuals = [c["y_s"] - slope * c["x_bytes_s"] - intercept * c["z"] if fitted else None for c, _ in used]

@@ -125,13 +125,18 @@ class Knobs:
     bandwidth_efficiency: float = 0.7
     memory_reserve: float = 0.10
     overhead_ms: float = 0.0
+    overhead_fixed_ms: float = 0.0  # §14.2's known per-pass overhead terms (the engines table's priors, or the keys)
+    overhead_per_layer_ms: float = 0.0
+    overhead_per_sequence_ms: float = 0.0
+    overhead_per_moe_layer_ms: float = 0.0
+    dispatch_ms_per_layer: float = 0.0  # δ, the dispatch T_first pays (§14.6)
     prefix_hit_rate: float = 0.0
     speculative: object = None  # serving.speculative; None: no speculative decoding
     draft_model: object = None
 
     @classmethod
     def of(cls, scenario) -> Knobs:
-        sv = scenario.serving
+        sv = serving_engine.knobs_in(scenario)
         draft = sv.speculative.draft_model
         knobs = {key: getattr(sv, key) for key in cls.__dataclass_fields__ if key != "draft_model"}
         return cls(**knobs, draft_model=scenario.merged_catalog.models[draft] if draft else None)
@@ -229,6 +234,7 @@ class Roofline:
     prefill: float  # T_pre(B)
     cycle: float  # T_pre(B) + o·TPOT(B)
     outputs: float  # o
+    dispatch: float = 0.0  # δ·L/1000, the dispatch the first token pays (§14.6)
 
     @classmethod
     def rows(cls, rep: Replica, batches: list[int], ttft_s: float) -> list[Roofline]:
@@ -236,7 +242,8 @@ class Roofline:
         b = np.asarray(batches)
         step, prefill, cycle = (np.broadcast_to(np.asarray(f(b), dtype=float), b.shape)
                                 for f in (rep.tpot_s, rep.prefill_s, rep.cycle_s))
-        return [cls(batch=int(k), ttft=ttft_s, step=float(st), prefill=float(pr), cycle=float(cy), outputs=float(rep.o))
+        return [cls(batch=int(k), ttft=ttft_s, step=float(st), prefill=float(pr), cycle=float(cy), outputs=float(rep.o),
+                    dispatch=float(rep.dispatch_s))
                 for k, st, pr, cy in zip(b, step, prefill, cycle)]
 
     @property
@@ -252,7 +259,8 @@ class Roofline:
 
 def aggregated_queue(replicas: int, rate: float, roof: Roofline, slo: SLO) -> dict:
     """The queue of n replicas at λ: a = λ·cycle(B) Erlangs on c = n·B slots, C = C(c, a); the prompt's wait on
-    its replica ρ_pre = λ·D/n, W_pre = ρ_pre·D/(1 − ρ_pre) (M/M/1 mean); T_first = step(B) + W_pre + D;
+    its replica ρ_pre = λ·D/n, W_pre = ρ_pre·D/(1 − ρ_pre) (M/M/1 mean); T_first = δ·L/1000 + step(B)/2 + W_pre + D
+    (§14.6);
     w = X − T_first; P(TTFT > X) = IF(OR(a ≥ c, ρ_pre ≥ 1), 1, IF(w < 0, 1, C·EXP(−(n·μ_r − λ)·w))). Undefined values
     are None."""
     n, load = replicas, rate * roof.cycle
@@ -261,7 +269,7 @@ def aggregated_queue(replicas: int, rate: float, roof: Roofline, slo: SLO) -> di
     busy_prefill = rate * roof.ttft / n
     stable = load < servers and busy_prefill < 1
     prefill_wait = busy_prefill * roof.ttft / (1 - busy_prefill) if busy_prefill < 1 else None
-    first_token = None if prefill_wait is None else roof.step + prefill_wait + roof.ttft
+    first_token = None if prefill_wait is None else roof.dispatch + roof.step / 2 + prefill_wait + roof.ttft
     slack = None if first_token is None else slo.ttft_s - first_token
     drain = n * roof.service_rate - rate
     miss = wait_tail(erlang, drain, slack) if stable and slack >= 0 else 1.0
@@ -277,8 +285,8 @@ def aggregated_start(rate: float, roof: Roofline) -> int:
 
 def aggregated_replicas(rate: float, roof: Roofline, slo: SLO) -> int | str:
     """The fewest replicas n whose P(TTFT > X) meets the target, or the reason there is none: TTFT not reachable
-    (step(B) + D ≥ X: the prompt's wait makes w < 0 for every n) or beyond the queue range (n·B > 1,000,000)."""
-    if r9((roof.step + roof.ttft) * 1000) >= r9(slo.ttft_ms):
+    (δ·L + step(B)/2 + D ≥ X: the prompt's wait makes w < 0 for every n) or beyond the queue range (n·B > 1,000,000)."""
+    if r9((roof.dispatch + roof.step / 2 + roof.ttft) * 1000) >= r9(slo.ttft_ms):
         return TTFT_NOT_REACHABLE
     found = fewest(aggregated_start(rate, roof), QUEUE_RANGE // roof.batch,
                    lambda n: meets(aggregated_queue(n, rate, roof, slo)["miss"], slo.attainment))
@@ -453,10 +461,11 @@ def decode_rows(config: Configuration, slo: SLO) -> DecodeRows:
 
 
 def ttft_reachable(config: Configuration, single: Roofline, slo: SLO) -> bool:
-    """Whether some number of replicas can meet X: step(1) + D < X aggregated (the prompt's wait is above 0), and
+    """Whether some number of replicas can meet X: δ·L + step(1)/2 + D < X aggregated (the prompt's wait is above 0),
+    and
     D + T_kv ≤ X disaggregated."""
     if config.aggregated:
-        return r9((single.step + config.ttft_s) * 1000) < r9(slo.ttft_ms)
+        return r9((single.dispatch + single.step / 2 + config.ttft_s) * 1000) < r9(slo.ttft_ms)
     return r9((config.ttft_s + config.transfer_s) * 1000) <= r9(slo.ttft_ms)
 
 
@@ -937,7 +946,7 @@ class FleetTable:
 
 
 def compute(scenario, tables) -> FleetTable:
-    fleet, sv, goodput = scenario.fleet, scenario.serving, scenario.goodput
+    fleet, sv, goodput = scenario.fleet, serving_engine.knobs_in(scenario), scenario.goodput
     merged = scenario.merged_catalog
     knobs = Knobs.of(scenario)
     fit = tables["serving"].fit if sv.calibration != "none" else None
@@ -1040,8 +1049,9 @@ METHOD = Method(
         "+ (1 − a/c)·POISSON(c − 1, a, TRUE)), 1 when a ≥ c; the wait exceeds w with probability "
         "C·EXP(−(c/S − λ)·w).",
         "Aggregated, n replicas: c = n·B slots each held S = cycle(B); the prompt then waits on its replica "
-        "W_pre = ρ_pre·D/(1 − ρ_pre) with ρ_pre = λ·D/n; T_first = TPOT(B) + W_pre + D, w = X − T_first; the miss "
-        "is C·EXP(−(n·B/cycle − λ)·w). n is the fewest replicas whose miss, rounded to 9 decimals, is at most "
+        "W_pre = ρ_pre·D/(1 − ρ_pre) with ρ_pre = λ·D/n; T_first = δ·L/1000 + TPOT(B)/2 + W_pre + D (§14.6), "
+        "w = X − T_first; the miss is C·EXP(−(n·B/cycle − λ)·w). n is the fewest replicas whose miss, rounded to "
+        "9 decimals, is at most "
         "1 − p.",
         "Disaggregated, x prefill and y decode replicas: prefill serves one prompt at a time (S = D), the prompt's "
         "KV crosses in T_kv = s·KV_1/(BW_kv·1e9); decode slots c = y·B are held o·TPOT(B); the miss is at most the "

@@ -10,7 +10,7 @@ from planner.engine import calibration, money
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
 from planner.engine.shared import advance
 from planner.method import Method
-from planner.model import counts, passes
+from planner.model import counts, engines, passes
 from planner.model.passes import GB
 from planner.model.replica import Replica, number
 
@@ -90,7 +90,9 @@ class ServingTable:
                 "serving_nvlink_known": self.scalars["nvlink_known"],
                 "serving_speculative_valid": True,  # a scenario's speculative decoding is checked when read
                 "serving_draft_model_valid": True,
-                "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"]}
+                "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"],
+                "serving_engine_known": True,  # a scenario's engine and Catalog ids are checked when read (§14.7)
+                "catalog_ids_plain": True}
 
     def to_json(self) -> dict:
         fit = None if self.fit is None else {k: v for k, v in self.fit.items() if k != "residuals_s"}
@@ -109,13 +111,31 @@ HEADLINE = {  # defined name → scalar key
     "serving_fit_overhead_ms": "fit_overhead_ms", "serving_fit_compute_efficiency": "fit_compute_efficiency",
     "serving_fit_status": "fit_status", "serving_fit_error_before": "fit_error_before",
     "serving_fit_error_after": "fit_error_after",
+    **{f"serving_{key}": key for key in (  # §14.8
+        "pass_overhead_ms", "pass_overhead_ttft_ms", "ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms",
+        "ttft_burst_ms", "ttft_steady_ms", "rank_clients", "prefill_passes", "prompts_per_pass", "burst_cohorts",
+        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior")},
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
 
+def engine_row(scenario) -> engines.EngineRow:
+    """The engines-table row that applies to the scenario's engine, GPU and weight precision (§14.3)."""
+    sv = scenario.serving
+    return engines.applying(scenario.merged_catalog.engines, sv.engine, scenario.gpu, sv.weight_precision)
+
+
+def knobs_in(scenario):
+    """The serving section with each engine prior's key at its `_in` value: the key where given, else the prior of
+    the row that applies (§14.1)."""
+    sv, row = scenario.serving, engine_row(scenario)
+    return sv.model_copy(update={key: row.value(key) if getattr(sv, key) is None else getattr(sv, key)
+                                 for key in engines.PRIORS})
+
+
 def replica_of(scenario, gpu=None) -> Replica:
     """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
-    merged, sv = scenario.merged_catalog, scenario.serving
+    merged, sv = scenario.merged_catalog, knobs_in(scenario)
     # in the reporting currency; a benchmark's GPU (or a Catalog row, GPUs): its Catalog price
     price = money.converted(gpu.price_per_hour, scenario) if gpu else money.gpu_price(scenario)
     draft = sv.speculative.draft_model
@@ -127,7 +147,7 @@ def replica_of(scenario, gpu=None) -> Replica:
 def in_force(scenario, fit: dict | None) -> dict:
     """The efficiencies the roofline reads on the scenario's GPU (§12.1): with `serving.calibration`, each fitted
     value where its own rule allowed the fit and the benchmark ran on this GPU, else the input."""
-    sv = scenario.serving
+    sv = knobs_in(scenario)
     if fit is None or sv.calibration == "none" or fit["gpu"] != scenario.gpu:
         return {"compute_efficiency": sv.compute_efficiency, "bandwidth_efficiency": sv.bandwidth_efficiency,
                 "overhead_ms": sv.overhead_ms}
@@ -174,7 +194,7 @@ def compute(scenario, tables) -> ServingTable:
         "sequence_gb": (r.s + r.o) * r.kv_held / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
         "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
         "ttft_all_reduce_ms": r.all_reduce(r.s - r.cached_tokens) * 1000,
-        "ttft_draft_ms": (r._prefill(1, draft) if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
+        "ttft_draft_ms": (r._prefill(1, draft, draft=True) if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
         "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
         "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
         "tpot_ms": users["tpot_ms"], "itl_ms": users["itl_ms"], "tokens_per_s_per_gpu": users["tokens_per_s_per_gpu"],
@@ -191,13 +211,52 @@ def compute(scenario, tables) -> ServingTable:
         "prompt_below_sequence": sv.prompt_tokens < sv.sequence_length,
         "nvlink_known": t == 1 or bool(gpu.nvlink_gbps),
     }
+    scalars |= _at_concurrency(r, sv.users)
     rows = [{k: ("" if v is None else v) for k, v in row.items()} for row in r.table()]
+    for row in rows:  # §14.2's τ_pass(B) and §14.4's TTFT at c = B, blank above B_max
+        shown = row["batch"] not in ("", None) and row["batch"] > 0
+        row["pass_overhead_ms"] = number(r.pass_overhead(row["batch"]) * 1000) if shown else ""
+        ttft = r.ttft_at(row["batch"]) if shown else {}
+        for key in ("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms", *TTFT_HELPERS):
+            row[key] = number(ttft[key]) if ttft and (row["batch"] <= r.b_max or key in TTFT_HELPERS) else ""
     for row in rows:  # B_max = 0: the row is blank, as the sheet shows it
         if row["role"] == "max" and row["batch"] == 0:
             row["batch"] = ""
+    scalars |= _engine_scalars(scenario)
     scalars |= _fit_scalars(scenario, fit, r)
     return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
                         rows, runs, fit)
+
+
+TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens", "fill_one_ms")
+ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modelled)"
+
+
+def _at_concurrency(r: Replica, users: int) -> dict:
+    """τ_pass at the users and at one sequence (§14.2), and the TTFT block at c = users (§14.4): its b, p_s, κ, m,
+    fills, burst and steady state, and the closed-loop mean and median (n/a above B_max)."""
+    found = {"pass_overhead_ms": r.pass_overhead(users) * 1000, "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000}
+    found |= r.ttft_at(users)
+    if users > r.b_max:
+        found |= dict.fromkeys(("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms"), ABOVE_B_MAX)
+    return found
+
+
+def _engine_scalars(scenario) -> dict:
+    """The engines-table lookup as the Serving sheet shows it (§14.3): each level's place in Catalog's table (MATCH,
+    which ignores case; 0: none), the first that exists, its row, and each prior with its `_in` and `_used` values."""
+    sv, rows = scenario.serving, scenario.merged_catalog.engines
+    places = [engines.lookup_key(key).lower() for key in rows]
+    matches = [places.index(engines.lookup_key(k).lower()) + 1 if engines.lookup_key(k).lower() in places else 0
+               for k in engines.levels(sv.engine, scenario.gpu, sv.weight_precision)]
+    row, used = engine_row(scenario), knobs_in(scenario)
+    found = {f"engine_match_{i}": m for i, m in enumerate(matches, start=1)}
+    found |= {"engine_row_index": next(m for m in matches + [0] if m > 0), "engine_row": engines.label(row.key)}
+    for key in engines.PRIORS:
+        found |= {f"{key}_prior": row.value(key), f"{key}_in": getattr(used, key)}
+        if key not in ("compute_efficiency", "bandwidth_efficiency"):  # η's _used: §12.1's, below
+            found[f"{key}_used"] = getattr(used, key)
+    return found
 
 
 DRAFT_TERMS = ("multiplied_params", "layers", "hidden", "attention_width", "kv_bytes_per_token", "experts",
@@ -241,7 +300,7 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None]:
     logs = scenario.external("goodput")
     if logs is None:
         return [], None
-    merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, scenario.serving
+    merged, benches, sv = scenario.merged_catalog, scenario.goodput.benchmarks, knobs_in(scenario)
     named = next((i for i, b in enumerate(benches, start=1) if b.name == sv.calibration), None)
     requests, found, fitted_runs = logs.requests, [], []
     runs = tables["goodput"].runs
@@ -289,7 +348,8 @@ def _fit(runs: list, sv) -> dict:
     after = calibration.prediction_errors(forced, measured, rows)
     for row, run, early, late in zip(rows, measured, before, after):
         residual = next(residuals) if row["used"] else None
-        row.update(y_prefill_s=run.ttft_s - row["all_reduce_prompt_s"] - fit["overhead_s"] if row["used"] else "",
+        row.update(y_prefill_s=run.ttft_s - row["all_reduce_prompt_s"] - fit["overhead_s"] - row["known_overhead_one_s"]
+                   if row["used"] else "",
                    residual_s="" if residual is None else residual,
                    ttft_error_before=early["ttft_error"], itl_error_before=early["itl_error"],
                    ttft_error_after=late["ttft_error"], itl_error_after=late["itl_error"])

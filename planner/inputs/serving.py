@@ -8,12 +8,27 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field
 
-from planner.model.fields import DRAFT_DEFAULTS
-from planner.scenario.declare import Count, ModelId, PrecisionId, Section, Share, declared, divisors, whole
+from planner.model import engines
+from planner.model.engines import GENERIC, SYMBOLS
+from planner.model.fields import DRAFT_DEFAULTS, ENGINE, named
+from planner.scenario.catalog_entries import annotation
+from planner.scenario.declare import Count, EngineId, ModelId, PrecisionId, Section, declared, divisors, whole
 from planner.scenario.errors import quoted, unknown
 
 MAX_TENSOR_PARALLEL = 8  # one node's NVLink domain: the all-reduce model holds within it
 MAX_DRAFT_TOKENS = 16  # k: drafts beyond a few tokens are rarely accepted whole
+
+
+def prior(key: str):
+    """An engine prior's input type: the Catalog column's (planner/model/fields.py ENGINE), or blank."""
+    return annotation(named(ENGINE)[key]) | None
+
+
+def prior_input(key: str):
+    """An engine prior's input: blank takes the prior of the engines row that applies (§14.1, §14.3)."""
+    f = named(ENGINE)[key]
+    return declared(None, f.label, f.unit, f"{f.note} Blank: the engine row's prior ({f.default:g} generic).",
+                    kind=f.kind, blank=True, symbol=SYMBOLS[key])
 
 
 class Speculative(Section):
@@ -60,16 +75,27 @@ class Serving(Section):
                                              choices="catalog_precision_ids")
     kv_precision: PrecisionId = declared("bf16", "KV-cache precision", "", "A precision from Catalog: only its bytes "
                                          "per KV value are read.", kind="text", choices="catalog_precision_ids")
-    compute_efficiency: Share = declared(0.5, "Compute efficiency", "of peak", "The share of the peak a "
-                                         "compute-bound pass (prefill) sustains.", kind="percent", symbol="η_c")
-    bandwidth_efficiency: Share = declared(0.7, "Bandwidth efficiency", "of HBM", "The share of HBM bandwidth a "
-                                           "memory-bound pass (decode) sustains.", kind="percent", symbol="η_m")
+    engine: EngineId = declared(GENERIC, "Serving engine", "", "A row of Catalog's engines table: the priors of "
+                                "the row that applies (engine, GPU, weight precision) fill the blank keys below.",
+                                kind="text", choices="catalog_engine_ids")
+    compute_efficiency: prior("compute_efficiency") = prior_input("compute_efficiency")
+    bandwidth_efficiency: prior("bandwidth_efficiency") = prior_input("bandwidth_efficiency")
     memory_reserve: Annotated[float, Field(ge=0, le=0.9)] = declared(
         0.10, "Memory reserve r", "of GPU memory", "Held back for activations and fragmentation: 1 − vLLM's "
         "gpu_memory_utilization (0.9).", kind="percent")
     overhead_ms: Annotated[float, Field(ge=0, le=1e4)] = declared(0, "Overhead per pass", "ms", "Kernel launches "
                                                                   "and sampling: a knob to calibrate with.",
                                                                   kind="count", symbol="τ")
+    overhead_fixed_ms: prior("overhead_fixed_ms") = prior_input("overhead_fixed_ms")
+    overhead_per_layer_ms: prior("overhead_per_layer_ms") = prior_input("overhead_per_layer_ms")
+    overhead_per_sequence_ms: prior("overhead_per_sequence_ms") = prior_input("overhead_per_sequence_ms")
+    overhead_per_moe_layer_ms: prior("overhead_per_moe_layer_ms") = prior_input("overhead_per_moe_layer_ms")
+    dispatch_ms_per_layer: prior("dispatch_ms_per_layer") = prior_input("dispatch_ms_per_layer")
+    prefill_token_budget: prior("prefill_token_budget") = prior_input("prefill_token_budget")
+    client_rounds: Annotated[float, Field(ge=1, le=1e6)] = declared(
+        10, "Rounds per client R", "requests per client", "A closed-loop benchmark's requests per client "
+        "(num_prompts / c; InferenceMAX runs 10): the share of the opening burst in the mean TTFT at c clients.",
+        kind="decimal")
     prefix_hit_rate: Annotated[float, Field(ge=0, le=0.99)] = declared(
         0, "Prefix-cache hit rate h", "of prompt tokens", "The share of prompt tokens served from the prefix cache "
         "(vLLM's hits / queries, in tokens): only the new tokens are prefilled. Below 1.", kind="percent")
@@ -117,6 +143,10 @@ def cross_checks(scenario, catalog) -> list:
     if t > 1 and not gpu.nvlink_gbps:
         problems.append((("serving", "tensor_parallel"), t, f"tensor parallel {t} needs the {gpu.id}'s NVLink GB/s "
                          f"(catalog.gpus.{gpu.id}.nvlink_gbps) for its all-reduces"))
+    engine_ids = engines.engine_ids(catalog.engines)
+    if sv.engine not in engine_ids:
+        problems.append((("serving", "engine"), sv.engine, f"an engine of Catalog's engines table: "
+                         f"{', '.join(quoted(e) for e in engine_ids)} (or add rows under catalog.engines)"))
     names = [b.name for b in scenario.goodput.benchmarks]
     if sv.calibration != "none" and sv.calibration not in names:
         problems.append((("serving", "calibration"), sv.calibration, "none, or the name of one of goodput.benchmarks"

@@ -151,6 +151,30 @@ PRECISION: tuple[Field, ...] = (
           "has one (else as GEMMs in FP8 says). Blank or left out: FALSE.", default=False, sheet_blank=True),
 )
 
+# An engines-table row's priors (docs/method.md §14.3): each a Catalog column catalog_engine_<key> and, with the same
+# key, a `serving` input that overrides it (blank: the prior of the row that applies). Blank on a row: filled from
+# the row it falls back to.
+ENGINE: tuple[Field, ...] = (
+    Field("compute_efficiency", "Compute efficiency", "number", "percent", ge=0.001, le=1, unit="of peak",
+          note="η_c: the share of the peak a compute-bound pass (prefill) sustains.", default=0.5),
+    Field("bandwidth_efficiency", "Bandwidth efficiency", "number", "percent", ge=0.001, le=1, unit="of HBM",
+          note="η_m: the share of HBM bandwidth a memory-bound pass (decode) sustains.", default=0.7),
+    Field("overhead_fixed_ms", "Overhead per pass, fixed", "number", "decimal", ge=0, le=1000, unit="ms",
+          note="τ_0: paid once per pass (BLIS β7).", default=0.126),
+    Field("overhead_per_layer_ms", "Overhead per layer", "number", "decimal", ge=0, le=100, unit="ms per layer",
+          note="τ_L: per layer per pass (BLIS β5).", default=0.032),
+    Field("overhead_per_sequence_ms", "Overhead per sequence", "number", "decimal", ge=0, le=100,
+          unit="ms per sequence", note="τ_seq: per sequence in the pass (BLIS β6).", default=0.0044),
+    Field("overhead_per_moe_layer_ms", "Overhead per MoE layer", "number", "decimal", ge=0, le=100,
+          unit="ms per MoE layer", note="τ_moe: per MoE layer per pass (BLIS β8: interleaved MoE only).", default=0),
+    Field("dispatch_ms_per_layer", "Dispatch per layer", "number", "decimal", ge=0, le=100,
+          unit="ms per layer", note="δ: CPU-side dispatch per layer per request (AIConfigurator's vLLM 0.8).",
+          default=0.8),
+    Field("prefill_token_budget", "Prefill token budget", "whole", "count", ge=64, le=1_048_576, unit="tokens",
+          note="Tokens per prefill pass: vLLM max_num_batched_tokens, TensorRT-LLM max_num_tokens.", default=8192),
+)
+ANY = "any"  # an engines row's gpu or precision for every GPU or precision (never *: MATCH reads it as a wildcard)
+
 # Speculative decoding's draft tokens k and acceptance α when not given, by method (docs/method.md §12.2): DeepSeek-V3
 # reports 85-90 % acceptance of its one MTP token; a separate draft model's 0.7 is illustrative (measure it).
 DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}

@@ -8,6 +8,7 @@ Every undefined value comes out as None, never NaN or infinity. Units: bytes, FL
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -18,6 +19,7 @@ from planner.model.entries import shape
 from planner.model.fields import DRAFT_DEFAULTS
 from planner.model.passes import GB
 
+OVERHEAD_TERMS = ("overhead_fixed_ms", "overhead_per_layer_ms", "overhead_per_sequence_ms", "overhead_per_moe_layer_ms")
 POWERS_OF_TWO = 17  # the concurrency table's B = 2^0 … 2^16 rows, then B_max and the users: 19 rows in all
 TABLE_ROWS = POWERS_OF_TWO + 2
 
@@ -112,6 +114,14 @@ class Replica:
     bandwidth_efficiency: float = 0.7
     memory_reserve: float = 0.10
     overhead_ms: float = 0
+    # the per-pass overhead's known terms (§14.2), ms: 0 here, the engines table's priors from a scenario
+    overhead_fixed_ms: float = 0  # τ_0
+    overhead_per_layer_ms: float = 0  # τ_L
+    overhead_per_sequence_ms: float = 0  # τ_seq
+    overhead_per_moe_layer_ms: float = 0  # τ_moe
+    dispatch_ms_per_layer: float = 0  # δ: the engine's dispatch a request's first token pays (§14.4, §14.6)
+    prefill_token_budget: int = 8192  # N: the tokens a prefill pass takes (§14.4)
+    client_rounds: float = 10  # R: requests per client of a closed-loop benchmark (§14.4)
     prefix_hit_rate: float = 0  # h: the share of prompt tokens served from the prefix cache (§12.3)
     # speculative decoding (§12.2): none, mtp (self-drafting layers) or draft (a Catalog model at the same t)
     speculative: str = "none"
@@ -127,7 +137,8 @@ class Replica:
         precision entries, the serving section's knobs (its precisions are the entries given; its speculative
         decoding and prefix hit rate where it has them) and speculative decoding's draft model entry."""
         knobs = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
-                 "bandwidth_efficiency", "memory_reserve", "overhead_ms", "prefix_hit_rate")
+                 "bandwidth_efficiency", "memory_reserve", "overhead_ms", "prefix_hit_rate", "dispatch_ms_per_layer",
+                 "prefill_token_budget", "client_rounds", *OVERHEAD_TERMS)
         spec = getattr(serving, "speculative", None)
         speculation = {} if spec is None else {
             "speculative": spec.method, "draft_tokens": spec.tokens, "acceptance": spec.acceptance,
@@ -290,6 +301,28 @@ class Replica:
         return self.overhead_ms / 1000
 
     @property
+    def dispatch_s(self) -> float:
+        """δ·L/1000 s: the dispatch a request pays before its prefill (§14.4, §11's T_first)."""
+        return self.dispatch_ms_per_layer * self.layers / 1000
+
+    def known_overhead(self, sequences, terms: Terms | None = None):
+        """K(n) = (τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s: the per-pass overhead less τ (§14.2, §12.1), of the
+        target (or of a draft pass: its L_d and MoE layers)."""
+        terms = terms or self.target
+        return (self.overhead_fixed_ms + self.overhead_per_layer_ms * terms.layers
+                + self.overhead_per_moe_layer_ms * terms.moe_layers
+                + self.overhead_per_sequence_ms * np.asarray(sequences, dtype=float)) / 1000
+
+    def pass_overhead(self, sequences, terms: Terms | None = None):
+        """τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s for a pass of n sequences (§14.2)."""
+        return self.tau + self.known_overhead(sequences, terms)
+
+    def draft_prefill_overhead(self, terms: Terms):
+        """The draft's prefill runs in the target's step: (τ + τ_L·L_d + τ_moe·L_moe,d)/1000 s only (§14.2)."""
+        return (self.overhead_ms + self.overhead_per_layer_ms * terms.layers
+                + self.overhead_per_moe_layer_ms * terms.moe_layers) / 1000
+
+    @property
     def pool(self) -> float:
         return passes.capacity_pool(self.memory_gb, self.memory_reserve, self.w_g)
 
@@ -308,10 +341,11 @@ class Replica:
         return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_held))
 
     # passes, in seconds
-    def _seconds(self, flops, bytes_moved, tokens, terms: Terms | None = None):
+    def _seconds(self, flops, bytes_moved, tokens, terms: Terms | None, overhead_s):
         return passes.pass_seconds(flops=flops, bytes_moved=bytes_moved, tensor_parallel=self.tensor_parallel,
                                    peak_flops=self.p_e, compute_efficiency=self.compute_efficiency,
-                                   bandwidth=self.bw_e, all_reduce=self.all_reduce(tokens, terms), overhead_s=self.tau)
+                                   bandwidth=self.bw_e, all_reduce=self.all_reduce(tokens, terms),
+                                   overhead_s=overhead_s)
 
     def prefill_flops(self, batch=1, terms: Terms | None = None):
         """B prompts' FLOPs: the new tokens' GEMMs and their attention over the whole prompt (§6, §12.3)."""
@@ -326,9 +360,11 @@ class Replica:
         return passes.prefill_bytes(terms.streamed(tokens), self.b_w, self.tensor_parallel, self.s,
                                     terms.kv_per_token, batch=batch)
 
-    def _prefill(self, batch, terms: Terms):
+    def _prefill(self, batch, terms: Terms, draft: bool = False):
         tokens = np.multiply(batch, self.s - self.cached_tokens)
-        return self._seconds(self.prefill_flops(batch, terms), self.prefill_bytes(batch, terms), tokens, terms)
+        overhead = self.draft_prefill_overhead(terms) if draft else self.pass_overhead(batch)
+        return self._seconds(self.prefill_flops(batch, terms), self.prefill_bytes(batch, terms), tokens, terms,
+                             overhead)
 
     def decode_bytes(self, batch, terms: Terms | None = None, tokens_per_sequence=1):
         """The weights a step's tokens touch, once, and every sequence's KV cache."""
@@ -341,7 +377,8 @@ class Replica:
         flops = passes.decode_flops(terms.multiplied, terms.layers, self.c_bar, terms.width, batch=batch,
                                     tokens_per_sequence=tokens_per_sequence)
         tokens = np.multiply(batch, tokens_per_sequence)
-        return self._seconds(flops, self.decode_bytes(batch, terms, tokens_per_sequence), tokens, terms)
+        return self._seconds(flops, self.decode_bytes(batch, terms, tokens_per_sequence), tokens, terms,
+                             self.pass_overhead(batch, terms))
 
     def ttft_s(self):
         """TTFT: one request's prefill on an idle server (the draft's after the target's)."""
@@ -363,10 +400,62 @@ class Replica:
     def prefill_s(self, batch):
         """T_pre(B): B prompts prefilled together, and the draft's prefill of them."""
         seconds = self._prefill(batch, self.target)
-        return seconds if self.draft is None else seconds + self._prefill(batch, self.draft)
+        return seconds if self.draft is None else seconds + self._prefill(batch, self.draft, draft=True)
 
     def cycle_s(self, batch):
         return passes.cycle_seconds(self.prefill_s(batch), self.o, self.tpot_s(batch))
+
+    # TTFT at a client concurrency c, closed loop (§14.4), at e = d_a = 1
+    @property
+    def prefill_passes(self) -> int:
+        """p_s = CEILING(s_n/N, 1): the passes one prompt's new tokens take at the prefill token budget N."""
+        return math.ceil(float(self.s - self.cached_tokens) / self.prefill_token_budget)
+
+    def prompts_per_pass(self, clients) -> int:
+        """κ = IF(s_n ≤ N, MIN(b, INT(N/s_n)), 1): the prompts of the opening burst one pass takes."""
+        new = float(self.s - self.cached_tokens)
+        return min(int(clients), int(self.prefill_token_budget // new)) if new <= self.prefill_token_budget else 1
+
+    def fill_s(self, prompts, clients):
+        """T_fill(j, c): j prompts prefilled in p_s passes beside c − j decoding sequences (§14.4): the GEMMs of
+        n_f = j·s_n + p_s·(c − j) tokens, the prompts' causal attention once and the decoders' at c̄; the weights
+        the q = j·s_n/p_s + c − j tokens of a pass touch, read once per pass, and the KV cache; p_s·(AR(q) +
+        τ_pass(c))."""
+        j, c, p_s, m = float(prompts), float(clients), self.prefill_passes, self.target
+        new, cached = float(self.s - self.cached_tokens), float(self.cached_tokens)
+        decoders = p_s * (c - j)
+        pass_tokens = j * new / p_s + c - j
+        flops = (passes.FORWARD_OPS * m.multiplied * (j * new + decoders)
+                 + j * m.layers * (self.s ** 2 - cached ** 2) * m.width
+                 + decoders * 2 * m.layers * self.c_bar * m.width)
+        moved = (p_s * m.streamed(pass_tokens) * self.b_w / self.tensor_parallel
+                 + (j * self.s + decoders * self.c_bar) * m.kv_per_token)
+        compute = flops / (self.tensor_parallel * self.p_e * self.compute_efficiency)
+        return (np.maximum(compute, moved / self.bw_e)
+                + p_s * (self.all_reduce(pass_tokens) + self.pass_overhead(c)))
+
+    def ttft_at(self, clients) -> dict:
+        """TTFT at c clients of a closed loop over R rounds (§14.4), in ms where named so: the opening burst of m
+        cohorts of κ prompts, the steady state (one prompt beside c − 1 decoders and half the loaded pass in flight),
+        the mean TTFT_c = δ·L + burst/R + (1 − 1/R)·steady and the median TTFT_med = δ·L + steady."""
+        c = int(clients)
+        kappa = self.prompts_per_pass(c)
+        cohorts = math.ceil(c / kappa)
+        fill_kappa, fill_one = float(self.fill_s(kappa, c)), float(self.fill_s(1, c))
+        itl = float(self.cycle_s(c)) / self.o
+        burst = (cohorts + 1) / 2 * fill_kappa
+        steady = fill_one + (0 if c == 1 else itl / 2)
+        layers = self.layers + (self.draft.layers if self.draft is not None else 0)  # §12.2: δ·(L + L_d)
+        dispatch = self.dispatch_ms_per_layer * layers / 1000
+        rounds = self.client_rounds
+        new = float(self.s - self.cached_tokens)
+        return {"rank_clients": c, "prefill_passes": self.prefill_passes, "prompts_per_pass": kappa,
+                "burst_cohorts": cohorts, "fill_pass_tokens": kappa * new / self.prefill_passes + c - kappa,
+                "fill_ms": fill_kappa * 1000, "fill_one_pass_tokens": new / self.prefill_passes + c - 1,
+                "fill_one_ms": fill_one * 1000,
+                "itl_at_concurrency_ms": itl * 1000, "ttft_burst_ms": burst * 1000, "ttft_steady_ms": steady * 1000,
+                "ttft_at_concurrency_ms": (dispatch + burst / rounds + (1 - 1 / rounds) * steady) * 1000,
+                "ttft_median_at_concurrency_ms": (dispatch + steady) * 1000}
 
     # results as plain numbers
     def memory_stack(self, batch) -> dict:
@@ -414,10 +503,10 @@ class Replica:
         ttft, tpot = median_ttft_ms / 1000, median_tpot_ms / 1000
         predicted_tpot = None if not (b and b > 0 and run.o > 0) else number(run.tpot_s(b) * 1000)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
-            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.tau)
+            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.pass_overhead(math.ceil(b)))
         eta_c = passes.implied_compute_efficiency(flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel,
                                                   peak_flops=run.p_e, measured_ttft_s=ttft,
-                                                  all_reduce_s=run.all_reduce(run.s), overhead_s=run.tau)
+                                                  all_reduce_s=run.all_reduce(run.s), overhead_s=run.pass_overhead(1))
         return {"mean_concurrency": b, "predicted_ttft_ms": number(run.ttft_s() * 1000),
                 "predicted_tpot_ms": predicted_tpot, "measured_ttft_ms": median_ttft_ms,
                 "measured_tpot_ms": median_tpot_ms, "implied_compute_efficiency": eta_c,

@@ -7,6 +7,7 @@ from collections import Counter
 
 from markupsafe import Markup
 
+from planner.engine.serving import knobs_in
 from planner.engine.fleet import AGGREGATED, DISAGGREGATED
 from planner.report import plot
 from planner.report.format import and_list, money, number, percent
@@ -42,7 +43,7 @@ def configuration(row: dict) -> str:
 def _refinements(results) -> list[str]:
     """What §12 changes in every candidate's roofline: a calibration (on its benchmark's GPU only), a cached prefix,
     speculative decoding."""
-    sv, s, said = results.scenario.serving, results.fleet.scalars, []
+    sv, s, said = knobs_in(results.scenario), results.fleet.scalars, []
     fit = results.serving.fit
     if sv.calibration != "none" and fit:
         said.append(f"The {fit['gpu']} candidates use the efficiencies fitted from the benchmark "

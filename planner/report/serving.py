@@ -32,6 +32,16 @@ def findings(results) -> list[str]:
     sentences = [fit,
                  f"A {number(sv.prompt_tokens)}-token prompt on an idle server gets its first token in "
                  f"{s['ttft_ms']:,.1f} ms; one sequence alone decodes a token every {s['tpot_ms_single']:,.2f} ms."]
+    sentences.append(f"Engine {sv.engine}: the engines row {s['engine_row']} gives the priors (η_c "
+                     f"{percent(s['compute_efficiency_in'])}, η_m {percent(s['bandwidth_efficiency_in'])} where not "
+                     f"typed); every pass pays an overhead of {s['pass_overhead_ttft_ms']:,.2f} ms for one sequence "
+                     f"and {s['pass_overhead_ms']:,.2f} ms at {number(sv.users)} (τ_pass, docs/method.md §14.2).")
+    if s["fits"]:
+        sentences.append(f"As {number(sv.users)} clients of a closed-loop benchmark ({number(sv.client_rounds)} "
+                         f"requests each, a prefill budget of {number(s['prefill_token_budget_in'])} tokens), the "
+                         f"median TTFT is {s['ttft_median_at_concurrency_ms']:,.1f} ms and the mean "
+                         f"{s['ttft_at_concurrency_ms']:,.1f} ms, the opening burst included (a mean over the run, "
+                         "not a percentile; docs/method.md §14.4).")
     per_million = (f"{money(s['cost_per_million_tokens'], symbol, 3)} per million" if s["fits"] else
                    "no cost per million (n/a: the users do not fit)")
     sentences.append(f"At {number(sv.users)} users each token takes {s['tpot_ms']:,.2f} ms ({s['itl_ms']:,.2f} ms "

@@ -13,8 +13,9 @@ from pydantic import Field, create_model
 from planner import shipped
 from planner.engine.shared import HOURS_PER_DAY
 from planner.model import fields
-from planner.scenario.declare import (Fraction, GPUId, ModelId, OfferId, PrecisionId, PresetId, ProfileId, Section,
-                                      divisors, whole)
+from planner.model import engines as engine_rows
+from planner.scenario.declare import (ID_MAX, EngineId, Fraction, GPUId, ModelId, OfferId, PrecisionId, PresetId,
+                                      ProfileId, Section, divisors, whole)
 from planner.scenario.declare import declared as declared_input
 from planner.scenario.errors import Problem, quoted
 
@@ -23,7 +24,7 @@ ARCHITECTURE = fields.required(fields.MODEL)  # what a new model must give
 PARAMS_MAX = fields.named(fields.MODEL)["params"].le
 
 
-def _annotation(field: fields.Field):
+def annotation(field: fields.Field):
     """A declared field's type and limits, as the scenario validates them."""
     if field.type == "whole":
         return whole(int(field.ge), field.le)
@@ -38,7 +39,7 @@ def _entry(name: str, declared: tuple[fields.Field, ...], doc: str, base: type =
     """A Catalog entry's section: every declared field optional (a shipped id gives only what changes; a new id is
     checked for its required fields when merged), with its label, unit, note and kind for the sheets."""
     return create_model(name, __base__=base, __doc__=doc, **{
-        f.key: (_annotation(f) | None, declared_input(None, f.label, f.unit, f.note, kind=f.kind)) for f in declared})
+        f.key: (annotation(f) | None, declared_input(None, f.label, f.unit, f.note, kind=f.kind)) for f in declared})
 
 
 ModelEntry = _entry("ModelEntry", fields.MODEL, "A model in the Catalog (docs/method.md, \"Catalog\"); Ψ is computed "
@@ -49,6 +50,22 @@ PrecisionEntry = _entry("PrecisionEntry", fields.PRECISION, "A weight or KV-cach
                         "(docs/method.md §6).")
 ApiOfferEntry = _entry("ApiOfferEntry", fields.API_OFFER, "A hosted API's offer in the Catalog, priced per million "
                        "tokens in USD (docs/method.md §13).")
+
+
+_AnyOr = Annotated[str, Field(min_length=1, max_length=ID_MAX)]  # a Catalog id or the word any (checked on merge)
+EngineEntry = create_model(
+    "EngineEntry", __base__=Section, __doc__="A row of the engines table (docs/method.md §14.3): priors for one "
+    "engine on one GPU and weight precision (or `any`); a blank prior is filled from the rows it falls back to.",
+    engine=(EngineId, declared_input(..., "Engine", "", "generic, vllm, trtllm, sglang or an engine of your own.",
+                                     kind="text")),
+    gpu=(_AnyOr, declared_input(fields.ANY, "GPU", "", "A Catalog GPU id, or any.", kind="text")),
+    precision=(_AnyOr, declared_input(fields.ANY, "Weight precision", "", "A Catalog precision id, or any.",
+                                      kind="text")),
+    **{f.key: (annotation(f) | None, declared_input(None, f.label, f.unit, f.note, kind=f.kind))
+       for f in fields.ENGINE},
+    source=(Annotated[str, Field(max_length=2000)], declared_input("", "Source", "", "Where each figure comes from.",
+                                                                    kind="text")),
+    as_of=(Annotated[str, Field(max_length=64)], declared_input("", "As of", "", "When.", kind="text")))
 
 
 class ModelWithConfig(ModelEntry):
@@ -67,7 +84,7 @@ class CustomModel(ModelWithConfig):
 CustomGPU = create_model(
     "CustomGPU", __base__=GPUEntry, __doc__="A GPU of the scenario's own, given inline as `gpu:`; it joins the Catalog "
     "under its name.", name=(GPUId, ...),
-    **{f.key: (_annotation(f), ...) for f in fields.GPU if f.new == fields.REQUIRED})
+    **{f.key: (annotation(f), ...) for f in fields.GPU if f.new == fields.REQUIRED})
 
 
 Profile = Annotated[list[Fraction], Field(min_length=HOURS_PER_DAY, max_length=HOURS_PER_DAY)]
@@ -93,6 +110,7 @@ class CatalogSection(Section):
     traffic_presets: Annotated[dict[PresetId, TokensPerDay], Field(max_length=MAX_OWN_ENTRIES)] = {}
     profiles: Annotated[dict[ProfileId, Profile], Field(max_length=MAX_OWN_ENTRIES)] = {}
     precisions: Annotated[dict[PrecisionId, PrecisionEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
+    engines: Annotated[list[EngineEntry], Field(max_length=MAX_OWN_ENTRIES)] = []  # added, or overriding by key
     api_offers: Annotated[dict[OfferId, ApiOfferEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
 
 
@@ -266,9 +284,11 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
             problems.append((("catalog", "precisions", key), None, f"a new precision needs {', '.join(missing)}"))
             continue
         precisions[key] = shipped.Precision(**values)
+    engines, engine_problems = _engines(own.engines, gpus, precisions)
+    problems += engine_problems
     merged = shipped.Catalog(models, gpus, {**shipped.TRAFFIC_PRESETS, **own.traffic_presets},
                              {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}}, precisions,
-                             api_offers=_offers(own, problems))
+                             engines=engines, api_offers=_offers(own, problems))
     for kind, key_of_kind, ids in (("model", "models", merged.models), ("GPU", "gpus", merged.gpus),
                                    ("traffic preset", "traffic_presets", merged.traffic_presets),
                                    ("demand profile", "profiles", merged.profiles),
@@ -283,3 +303,26 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
                              f"differ only by case; spreadsheets match ids ignoring case: give one of them",
                              ("catalog", key_of_kind, first)))
     return merged, problems
+
+
+def _engines(own: list, gpus: dict, precisions: dict) -> tuple[dict, list[Problem]]:
+    """The shipped engines rows with the scenario's added, or overriding a shipped row's given cells by its engine,
+    GPU and precision; each GPU and precision a Catalog id or `any`, each key once; then filled (§14.3)."""
+    rows, problems, seen = dict(shipped.ENGINES_GIVEN), [], set()
+    for i, entry in enumerate(own):
+        at = ("catalog", "engines", i)
+        for key, ids, kind in (("gpu", gpus, "GPU"), ("precision", precisions, "precision")):
+            value = getattr(entry, key)
+            if value != fields.ANY and value not in ids:
+                problems.append((at + (key,), value, f"any, or a Catalog {kind} id: "
+                                 + ", ".join(quoted(k) for k in ids)))
+        key = (entry.engine, entry.gpu, entry.precision)
+        if key in seen:
+            problems.append((at, None, f"the row {engine_rows.label(key)} is given twice: give it once"))
+        seen.add(key)
+        given = {p: getattr(entry, p) for p in engine_rows.PRIORS if getattr(entry, p) is not None}
+        before = rows.get(key)
+        priors = {**(before.priors if before else {}), **given}
+        rows[key] = engine_rows.EngineRow(*key, priors=priors, source=entry.source or (before.source if before else ""),
+                                          as_of=entry.as_of or (before.as_of if before else ""))
+    return engine_rows.filled(rows), problems

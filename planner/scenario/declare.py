@@ -61,12 +61,16 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_default=True, strict=True, allow_inf_nan=False)
 
 
-def catalog_id(kind: str):
-    """A Catalog id: spreadsheet MATCH ignores case and treats * ? ~ as wildcards, so those are refused."""
+def catalog_id(kind: str, reserved: tuple[str, ...] = ()):
+    """A Catalog id: spreadsheet MATCH ignores case and treats * ? ~ as wildcards, so those are refused; so are the
+    `reserved` words (the engines table's `any`, §14.3), in any case."""
 
     def check(name: str) -> str:
         if any(c in name for c in "*?~"):
             raise ValueError(f"a {kind} id may not contain * ? or ~ (spreadsheet wildcards)")
+        if name.lower() in reserved:
+            raise ValueError(f"a {kind} id may not be the word {name.lower()} (the engines table's word for every "
+                             f"{kind})")
         if name != name.strip():
             raise ValueError(f"a {kind} id may not start or end with a space")
         return name
@@ -75,10 +79,11 @@ def catalog_id(kind: str):
 
 
 ModelId = catalog_id("model")
-GPUId = catalog_id("GPU")
+GPUId = catalog_id("GPU", ("any",))
 PresetId = catalog_id("traffic preset")
 ProfileId = catalog_id("demand profile")
-PrecisionId = catalog_id("precision")
+PrecisionId = catalog_id("precision", ("any",))
+EngineId = catalog_id("engine", ("any",))
 OfferId = catalog_id("API offer")
 
 

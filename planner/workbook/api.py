@@ -291,7 +291,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.printed_from, sheet.printed_rows, sheet.printed_cols = blank, blank, 1
     sheet.label_chars = 0  # column A as wide as the slot numbers: the labels run across the empty cells beside
     sheet.long_labels.clear()  # … unwrapped
-    _months(book, sheet, table, len(results.cost.rows))
+    _months(book, sheet, table, sum(1 for row in results.cost.rows if row["in_plan"]))
     return sheet
 
 
@@ -317,9 +317,9 @@ def _offers(book: kit.Book, sheet: kit.Sheet, table, columns: list[Column], flee
 
 
 def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
-    """The Budget's calendar rows: attempts, tokens and each offer's cost (its own price cell's), named
-    api_month_cost_<slot>."""
-    sheet.section("Month by month on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
+    """The plan's months of the Budget's calendar (not its spare rows: a check says when an edit lengthens the plan
+    past them): attempts, tokens and each offer's cost (its own price cell's), named api_month_cost_<slot>."""
+    sheet.section("The plan's months on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
     by_month = {m["month"]: m for m in table.months}
     place = sheet.places["cost_per_request"]
     columns = month_columns([kit.xl_rowcol_to_cell(place.row + i, place.col, True, True)
@@ -335,6 +335,9 @@ def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
         values.append(row)
     _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, values, label_header="Month k",
                                    alike=True)
+    col = sheet.places["attempts"].col
+    book.define("api_month_attempts", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
+                                             f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
     for i in range(len(table.offers)):
         col = sheet.places[f"cost_{i + 1}"].col
         book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
@@ -348,6 +351,8 @@ KEY_RESULTS = [
 ]
 CHECKS = [  # an offer not on Catalog or with a price outside its limits fails its Inputs and Catalog checks, which
     # guard every formula that reads it (n/a)
+    Check("api_months_cover_the_plan", "API: the sheet's month rows cover the plan's months",
+          formula="ROWS(api_month_attempts)>=tco_months", note="an edit lengthened the plan: run the planner again"),
     Check("api_break_even_holds", "API: self-hosting costs at most the API at each break-even rate",
           formula="AND(api_offer_break_even_holds)", note="run the planner again after an edit"),
 ]

@@ -16,6 +16,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from planner import shipped
 from planner.engine.shared import HOURS_PER_DAY
+from planner.model import engines as engine_rows
 from planner.model import fields
 from planner.scenario import catalog_entries as entries
 from planner.scenario.declare import Fraction
@@ -151,6 +152,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     chosen[GPUS.prefix] = _block(book, sheet, GPUS, [vars(g) for g in merged.gpus.values()])
     sheet.skip()
     _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
+    sheet.skip()
+    _engines(book, sheet, merged.engines)
     sheet.skip()
     _strategies(book, sheet)
     sheet.skip()
@@ -387,3 +390,41 @@ def _strategies(book: kit.Book, sheet: kit.Sheet) -> None:
     for col, key in enumerate(STRATEGY_COLUMNS):
         book.define(f"catalog_strategy_{key}", sheet.name,
                     f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(sheet.row_index - 1, col)}")
+
+
+ENGINE_COLUMNS = (("engine", "Engine", "text"), ("gpu", "GPU", "text"), ("precision", "Weight precision", "text"),
+                  *((f.key, f.heading, f.kind) for f in fields.ENGINE), ("source", "Source", "text"),
+                  ("as_of", "As of", "text"))
+
+
+def _engines(book: kit.Book, sheet: kit.Sheet, rows: dict) -> None:
+    """The engines table (docs/method.md §14.3): priors by engine, GPU and weight precision (`any`: every one), each
+    row's blank cells filled from the rows it falls back to (its source names them), and the key column the Serving
+    sheet's lookup MATCHes (catalog_engine_key, engine|gpu|precision). Its values are the planner's: a scenario adds
+    or overrides rows under catalog.engines. Then the engines' ids (catalog_engine_ids, the Inputs dropdown)."""
+    sheet.section("Engines (priors by serving engine × GPU × weight precision; docs/method.md §14.3; add or override "
+                  "rows under catalog.engines)")
+    sheet.heading_row([header for _, header, _ in ENGINE_COLUMNS] + ["Key"], height=45)
+    first = sheet.row_index
+    for row in rows.values():
+        r = sheet.row_index
+        values = {"engine": row.engine, "gpu": row.gpu, "precision": row.precision, **row.priors,
+                  "source": row.source, "as_of": row.as_of}
+        for col, (key, _, kind) in enumerate(ENGINE_COLUMNS):
+            sheet.value_cell(r, col, values[key], book.styles.value(kind, constant=True), None)
+        cells = [xl_rowcol_to_cell(r, col) for col in range(3)]
+        sheet.formula(r, len(ENGINE_COLUMNS), '=' + '&"|"&'.join(cells), engine_rows.lookup_key(row.key),
+                      book.styles.value("text"))
+        sheet.row_index += 1
+    last = sheet.row_index - 1
+    for col, (key, _, _) in enumerate(ENGINE_COLUMNS + (("key", "", ""),)):
+        book.define(f"catalog_engine_{key}", sheet.name,
+                    f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(last, col)}")
+    sheet.skip()
+    sheet.section("Engine ids (the Inputs dropdown of serving.engine)")
+    first = sheet.row_index
+    for engine in engine_rows.engine_ids(rows):
+        sheet.value_cell(sheet.row_index, 0, engine, book.styles.value("text", constant=True), None)
+        sheet.row_index += 1
+    book.define("catalog_engine_ids", sheet.name,
+                f"{xl_rowcol_to_cell(first, 0)}:{xl_rowcol_to_cell(sheet.row_index - 1, 0)}")

@@ -40,7 +40,12 @@ CALIBRATED = {key: f"fleet_calibrated_{key}" for key in ("compute_efficiency", "
 
 
 def _on_its_gpu(key: str) -> str:
-    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},serving_{key})"
+    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},{_given(key)})"
+
+
+def _given(key: str) -> str:
+    """The input of an efficiency the fit may replace: η_c's and η_m's the key, else the engine row's prior (§14.1)."""
+    return f"serving_{key}" if key == "overhead_ms" else f"serving_{key}_in"
 
 
 
@@ -72,12 +77,15 @@ class Served:
     transfer_ms: str = "0"
 
 
+DISPATCH = "serving_dispatch_ms_per_layer_used*model_layers"  # δ·L in ms: what the first token pays (§14.6)
+
+
 def aggregated_miss(replicas: str, rate: str, c: Served) -> str:
     """P(TTFT > X) of n replicas at λ: 1 below one replica, when unstable (a ≥ c or ρ_pre ≥ 1) or when the first
     token's wait leaves no slack; else C·EXP(−(n·B/cycle − λ)·w). Nested IFs: no error reaches a comparison."""
     n, d = f"({replicas})", f"{c.ttft_ms}/1000"
     load, servers, busy = f"{rate}*{c.cycle_s}", f"{n}*{c.batch}", f"{rate}*{d}/{n}"
-    slack = f"({X}-({c.tpot_ms}+{busy}*{c.ttft_ms}/(1-{busy})+{c.ttft_ms}))/1000"
+    slack = f"({X}-({DISPATCH}+{c.tpot_ms}/2+{busy}*{c.ttft_ms}/(1-{busy})+{c.ttft_ms}))/1000"
     return (f"IF({n}<1,1,IF(OR({load}>={servers},{busy}>=1),1,IF({slack}<0,1,{erlang_c(servers, load)}"
             f"*EXP(-({n}*{c.batch}/{c.cycle_s}-{rate})*{slack}))))")
 
@@ -216,8 +224,9 @@ QUEUE = [
     FleetColumn("prefill_wait_ms", "W_pre (ms)", "decimal",
                 f"=IF({AGG},IF({{prefill_utilisation}}<1,{{prefill_utilisation}}*{{ttft_ms}}"
                 "/(1-{prefill_utilisation}),\"\"),\"\")"),
-    FleetColumn("first_token_ms", "T_first = TPOT + W_pre + D (ms)", "tenths",
-                f"=IF({AGG},IF({{prefill_utilisation}}<1,{{tpot_ms}}+{{prefill_wait_ms}}+{{ttft_ms}},\"\"),\"\")"),
+    FleetColumn("first_token_ms", "T_first = δ·L + TPOT/2 + W_pre + D (ms)", "tenths",
+                f"=IF({AGG},IF({{prefill_utilisation}}<1,{DISPATCH}+{{tpot_ms}}/2+{{prefill_wait_ms}}+{{ttft_ms}},"
+                f"\"\"),\"\")"),
     FleetColumn("prefill_load", "Prefill load a_p = λ·D", "decimal", f"=IF({AGG},\"\",{RATE}*{{ttft_ms}}/1000)"),
     FleetColumn("prefill_erlang_c", "C_p(x, a_p)", "decimal",
                 f"=IF({AGG},\"\",{erlang_c('{prefill_replicas}', '{prefill_load}')})"),
@@ -440,8 +449,8 @@ def calibrated_rows(benchmarks: bool) -> list[Row]:
     """The efficiencies fitted on the benchmark serving.calibration names (§12.1), which the candidates on its GPU
     read; the inputs without a calibration (the Serving sheet's fit exists only with benchmarks)."""
     def row(key: str, label: str, kind: str, unit: str) -> Row:
-        formula = (f'=IF(serving_calibration="none",serving_{key},serving_fit_{key})' if benchmarks
-                   else f"=serving_{key}")
+        formula = (f'=IF(serving_calibration="none",{_given(key)},serving_fit_{key})' if benchmarks
+                   else f"={_given(key)}")
         return Row(f"calibrated_{key}", label, formula=formula, kind=kind, unit=unit, name=CALIBRATED[key],
                    note="On the GPU of the benchmark calibrated from (Serving); every other GPU keeps the input")
 

@@ -48,16 +48,16 @@ def owned(formula: str) -> str:
     return f"IF(AND(ISNUMBER({catalog('server_price')}),ISNUMBER({catalog('server_kw')})),{formula},{NO_SERVER})"
 
 
-def in_force(name: str) -> str:
+def in_force(name: str, given: str = "_in") -> str:
     """An efficiency on the row's GPU: on the scenario's GPU the one in force (a calibration's fit, as Serving's),
-    on another the input."""
-    return f"IF({{gpu}}=gpu,{name}_used,{name})"
+    on another the input (or the engine row's prior; τ, which has none, `given` "")."""
+    return f"IF({{gpu}}=gpu,{name}_used,{name}{given})"
 
 
 ROW_GPU = replace(model.SERVING, peak_flops="{peak_flops}", bandwidth="{bandwidth}", nvlink_gbps="{nvlink_gbps}",
                   peak_tflops=catalog("peak_tflops"), hbm_tbps=catalog("hbm_tbps"), price="{price}",
                   compute_efficiency=in_force("serving_compute_efficiency"),
-                  overhead_ms=in_force("serving_overhead_ms"))
+                  overhead_ms=in_force("serving_overhead_ms", ""))
 OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*"
             "days_per_year)+" + catalog("server_kw") + "*ownership_datacenter_per_kw_month*fx_rate*months_per_year"
             "/days_per_year+"

@@ -64,6 +64,11 @@ class ReplicaCells:
     price: str = "price_per_gpu_hour_converted"  # in the reporting currency
     compute_efficiency: str = "serving_compute_efficiency_used"  # the inputs', or fitted from benchmark logs (§12.1)
     overhead_ms: str = "serving_overhead_ms_used"
+    # the per-pass overhead's known terms τ_0, τ_L, τ_seq, τ_moe (§14.2), ms: the engines row's or the keys
+    overhead_fixed_ms: str = "serving_overhead_fixed_ms_used"
+    overhead_per_layer_ms: str = "serving_overhead_per_layer_ms_used"
+    overhead_per_sequence_ms: str = "serving_overhead_per_sequence_ms_used"
+    overhead_per_moe_layer_ms: str = "serving_overhead_per_moe_layer_ms_used"
     prompt_tokens: str = "serving_prompt_tokens"  # s
     output_tokens: str = "serving_output_tokens"  # o
     mean_context: str = "serving_mean_context"  # c̄
@@ -277,17 +282,33 @@ def memory_seconds(r: ReplicaCells, bytes_moved: str) -> str:
     return f"{bytes_moved}/{r.bandwidth}"
 
 
+def pass_overhead(r: ReplicaCells, sequences: str, terms: TermsCells | None = None) -> str:
+    """τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s for a pass of n sequences (§14.2): the
+    target's layers, or a draft pass's own."""
+    m = terms or target(r)
+    return (f"({r.overhead_ms}+{r.overhead_fixed_ms}+{r.overhead_per_layer_ms}*{m.layers}"
+            f"+{r.overhead_per_moe_layer_ms}*{m.moe_layer_count}+{r.overhead_per_sequence_ms}*({sequences}))/1000")
+
+
+def draft_prefill_overhead(r: ReplicaCells, terms: TermsCells) -> str:
+    """The draft's prefill in the target's step: (τ + τ_L·L_d + τ_moe·L_moe,d)/1000 s only (§14.2)."""
+    return (f"({r.overhead_ms}+{r.overhead_per_layer_ms}*{terms.layers}"
+            f"+{r.overhead_per_moe_layer_ms}*{terms.moe_layer_count})/1000")
+
+
 def _prefill_pass(r: ReplicaCells, batch: str | None, terms: TermsCells) -> str:
+    is_draft = r.draft is not None and terms == r.draft  # the draft's prefill pays only τ, τ_L and τ_moe (§14.2)
+    overhead = draft_prefill_overhead(r, terms) if is_draft else pass_overhead(r, batch or "1")
     return (f"(MAX({compute_seconds(r, prefill_flops(r, batch, terms))},"
             f"{memory_seconds(r, prefill_bytes(r, batch, terms))})"
-            f"+{all_reduce_seconds(r, prefill_tokens(r, batch), terms)}+{r.overhead_ms}/1000)")
+            f"+{all_reduce_seconds(r, prefill_tokens(r, batch), terms)}+{overhead})")
 
 
 def _decode_pass(r: ReplicaCells, batch: str, terms: TermsCells, per_sequence: str | None = None) -> str:
     tokens = batch if per_sequence is None else f"({batch})*({per_sequence})"
     return (f"(MAX({memory_seconds(r, decode_bytes(r, batch, terms, per_sequence))},"
             f"{compute_seconds(r, decode_flops(r, batch, terms, per_sequence))})"
-            f"+{all_reduce_seconds(r, tokens, terms)}+{r.overhead_ms}/1000)")
+            f"+{all_reduce_seconds(r, tokens, terms)}+{pass_overhead(r, batch, terms)})")
 
 
 def prefill_s(r: ReplicaCells, batch: str | None) -> str:

@@ -11,12 +11,14 @@ from dataclasses import replace
 from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
-from planner.engine.serving import DOES_NOT_FIT, NOT_SERVED
+from planner.engine.serving import ABOVE_B_MAX, DOES_NOT_FIT, NOT_SERVED
+from planner.model import engines, fields
 from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Serving"
+FITTED = ("compute_efficiency", "bandwidth_efficiency")  # the priors §12.1's fit may replace (their _used: in force)
 
 T = "serving_tensor_parallel"
 R = model.SERVING  # the scenario's replica: the names below and on Memory
@@ -216,9 +218,89 @@ IDLE = [
         formula=f"=IF(serving_draft_on,{model._prefill_pass(R, None, R.draft)},0)*1000", kind="tenths", unit="ms",
         note="A draft builds its own KV cache over every prompt, after the model's prefill"),
     Row("ttft_ms", "Time to first token TTFT", formula="=MAX({ttft_compute_ms},{ttft_memory_ms})"
-        "+{ttft_all_reduce_ms}+serving_overhead_ms_used+{ttft_draft_ms}", kind="tenths", unit="ms",
-        note="The longer of compute and memory, plus the all-reduces and τ", name="serving_ttft_ms", bold=True),
+        "+{ttft_all_reduce_ms}+serving_pass_overhead_ttft_ms+{ttft_draft_ms}", kind="tenths", unit="ms",
+        note="The longer of compute and memory, plus the all-reduces and τ_pass(1)", name="serving_ttft_ms", bold=True),
 ]
+
+
+# TTFT at a client concurrency c, closed loop (docs/method.md §14.4) ---------------------------------------------------
+S_N = model.new_tokens(R)  # s_n: a prompt's tokens not in the prefix cache
+P_S, N_USED = "serving_prefill_passes", "serving_prefill_token_budget_used"
+
+
+def fill_pass_tokens(j: str, c: str) -> str:
+    """q = j·s_n/p_s + c − j: the tokens of one fill pass."""
+    return f"({j})*{S_N}/{P_S}+({c})-({j})"
+
+
+def fill_s(j: str, c: str, q: str, tau: str) -> str:
+    """T_fill(j, c) (§14.4): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(q) + τ_pass(c)); q a cell of fill_pass_tokens and
+    τ_pass(c) a cell, in ms."""
+    decoders = f"{P_S}*(({c})-({j}))"
+    flops = (f"(serving_ops_per_param_token*serving_multiplied_params*(({j})*{S_N}+{decoders})+({j})*model_layers"
+             f"*(serving_prompt_tokens^2-serving_cached_tokens^2)*serving_attention_width+{decoders}*2*model_layers"
+             "*serving_mean_context*serving_attention_width)")
+    moved = (f"({P_S}*{model.streamed_params(R, q)}*serving_weight_bytes/{T}+(({j})*serving_prompt_tokens"
+             f"+{decoders}*serving_mean_context)*serving_kv_bytes_per_token)")
+    return (f"(MAX({model.compute_seconds(R, flops)},{model.memory_seconds(R, moved)})"
+            f"+{P_S}*({model.all_reduce_seconds(R, q)}+{tau}/1000))")
+
+
+OVERHEAD = [
+    Row("pass_overhead_ttft_ms", "Per-pass overhead of one sequence τ_pass(1)",
+        formula=f"={model.pass_overhead(R, '1')}*1000", kind="decimal", unit="ms", name="serving_pass_overhead_ttft_ms",
+        note="(τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000: the engines row above, or the keys"),
+    Row("pass_overhead_ms", "Per-pass overhead at the users τ_pass(B)",
+        formula=f"={model.pass_overhead(R, 'serving_users')}*1000", kind="decimal", unit="ms",
+        name="serving_pass_overhead_ms"),
+]
+
+
+def _ttft_rows() -> list[Row]:
+    c, tau = "serving_users", "serving_pass_overhead_ms"
+    return [
+        Row("rank_clients", "Clients c (the users)", formula=f"={c}", kind="count", unit="clients",
+            name="serving_rank_clients"),
+        Row("prefill_passes", "Prefill passes per prompt p_s = CEILING(s_n / N)",
+            formula=f"=CEILING({S_N}/{N_USED},1)", kind="count", unit="passes", name=P_S,
+            note="A prompt longer than the budget N is chunked"),
+        Row("prompts_per_pass", "Prompts per pass κ = MIN(c, INT(N / s_n)), 1 when s_n > N",
+            formula=f"=IF({S_N}<={N_USED},MIN(serving_rank_clients,INT({N_USED}/{S_N})),1)", kind="count",
+            unit="prompts", name="serving_prompts_per_pass"),
+        Row("burst_cohorts", "Cohorts of the opening burst m = CEILING(c / κ)",
+            formula="=CEILING(serving_rank_clients/serving_prompts_per_pass,1)", kind="count", unit="cohorts",
+            name="serving_burst_cohorts"),
+        Row("fill_pass_tokens", "Tokens per pass of a burst fill q = κ·s_n/p_s + c − κ",
+            formula="=" + fill_pass_tokens("serving_prompts_per_pass", c), kind="number", unit="tokens"),
+        Row("fill_ms", "A burst fill T_fill(κ, c): κ prompts beside c − κ decoders",
+            formula="=" + fill_s("serving_prompts_per_pass", c, "{fill_pass_tokens}", tau) + "*1000",
+            kind="tenths", unit="ms"),
+        Row("fill_one_pass_tokens", "Tokens per pass of a steady fill q = s_n/p_s + c − 1",
+            formula="=" + fill_pass_tokens("1", c), kind="number", unit="tokens"),
+        Row("fill_one_ms", "A steady fill T_fill(1, c): one prompt beside c − 1 decoders",
+            formula="=" + fill_s("1", c, "{fill_one_pass_tokens}", tau) + "*1000", kind="tenths", unit="ms"),
+        Row("itl_at_concurrency_ms", "ITL(c), the loaded pass in flight", formula="=serving_itl_ms", kind="tenths",
+            unit="ms"),
+        Row("ttft_burst_ms", "Opening burst (m + 1)/2 · T_fill(κ, c)",
+            formula="=(serving_burst_cohorts+1)/2*{fill_ms}", kind="tenths", unit="ms", name="serving_ttft_burst_ms"),
+        Row("ttft_steady_ms", "Steady state T_fill(1, c) + ITL(c)/2 (0 at c = 1)",
+            formula="={fill_one_ms}+IF(serving_rank_clients=1,0,{itl_at_concurrency_ms}/2)", kind="tenths",
+            unit="ms", name="serving_ttft_steady_ms"),
+        Row("ttft_at_concurrency_ms", "Mean TTFT, closed loop, c clients, R rounds, budget N",
+            formula=f'=IF({c}>serving_max_concurrency,"{ABOVE_B_MAX}",{_dispatch()}+serving_ttft_burst_ms'
+                    "/serving_client_rounds+(1-1/serving_client_rounds)*serving_ttft_steady_ms)", kind="tenths",
+            unit="ms", name="serving_ttft_at_concurrency_ms", bold=True,
+            note="δ·L + burst/R + (1 − 1/R)·steady: a mean over the run, not a percentile"),
+        Row("ttft_median_at_concurrency_ms", "Median TTFT at c clients (the steady-state request)",
+            formula=f'=IF({c}>serving_max_concurrency,"{ABOVE_B_MAX}",{_dispatch()}+serving_ttft_steady_ms)',
+            kind="tenths", unit="ms", name="serving_ttft_median_at_concurrency_ms",
+            note="δ·L + steady: what a benchmark's median TTFT is compared with"),
+    ]
+
+
+def _dispatch() -> str:
+    """δ·(L + L_d), ms: the dispatch a request pays (§14.4; §12.2: the draft's layers too)."""
+    return "serving_dispatch_ms_per_layer_used*(model_layers+serving_draft_layers)"
 
 
 def _at(suffix: str, b: str, names: dict[str, str], keys=tuple(AT), guard: str = "") -> list[Row]:
@@ -266,6 +348,11 @@ def _when_shown(expression: str) -> str:
     return f'=IF({{batch}}="","",{expression})'
 
 
+def _when_fits(expression: str) -> str:
+    """Blank above B_max: the admission queue is not modelled (§14.4)."""
+    return f'=IF({{batch}}="","",IF({{batch}}>serving_max_concurrency,"",{expression}))'
+
+
 TABLE = [
     Column("batch", "Sequences B", template=_batch, kind="count"),
     Column("fits", "Fits", template=_when_shown("{batch}<=serving_max_concurrency"), kind="bool", warn="false"),
@@ -279,13 +366,37 @@ TABLE = [
     Column("free_gb", "Free (GB)", template=_when_shown("gpu_memory_gb-{weights_gb}-{kv_gb}-{reserve_gb}"),
            kind="gb", warn="negative"),
     Column("capacity_gb", "GPU memory (GB)", template=_when_shown("gpu_memory_gb"), kind="gb"),
+    Column("pass_overhead_ms", "Per-pass overhead τ_pass(B) (ms)",
+           template=_when_shown(f"{model.pass_overhead(R, '{batch}')}*1000"), kind="decimal"),
+    Column("ttft_at_concurrency_ms", "Mean TTFT, closed loop, c = B clients (ms)",
+           template=_when_fits(f"{_dispatch()}+(CEILING({{batch}}/{{prompts_per_pass}},1)+1)/2*{{fill_ms}}"
+                               "/serving_client_rounds+(1-1/serving_client_rounds)*({fill_one_ms}"
+                               "+IF({batch}=1,0,{itl_ms}/2))"), kind="tenths"),
+    Column("ttft_median_at_concurrency_ms", "Median TTFT at c = B clients (ms)",
+           template=_when_fits(f"{_dispatch()}+{{fill_one_ms}}+IF({{batch}}=1,0,{{itl_ms}}/2)"), kind="tenths"),
+    # the fills of §14.4 at c = B (hidden helpers of the two TTFT columns)
+    Column("prompts_per_pass", "Prompts per pass κ",
+           template=_when_shown(f"IF({S_N}<={N_USED},MIN({{batch}},INT({N_USED}/{S_N})),1)"), kind="count"),
+    Column("fill_pass_tokens", "Burst fill: tokens per pass",
+           template=_when_shown(fill_pass_tokens("{prompts_per_pass}", "{batch}")), kind="number"),
+    Column("fill_ms", "Burst fill T_fill(κ, B) (ms)", kind="tenths", template=_when_shown(
+        fill_s("{prompts_per_pass}", "{batch}", "{fill_pass_tokens}", "{pass_overhead_ms}") + "*1000")),
+    Column("fill_one_pass_tokens", "Steady fill: tokens per pass",
+           template=_when_shown(fill_pass_tokens("1", "{batch}")), kind="number"),
+    Column("fill_one_ms", "Steady fill T_fill(1, B) (ms)", kind="tenths", template=_when_shown(
+        fill_s("1", "{batch}", "{fill_one_pass_tokens}", "{pass_overhead_ms}") + "*1000")),
 ]
+TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens", "fill_one_ms")
 TABLE_LABELS = ["A power of two below B_max"] * (TABLE_ROWS - 2) + ["B_max", "The users, if neither"]
 # the engine's table keys for the memory stack
 TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms": "itl_ms",
                 "tokens_per_s_per_gpu": "tokens_per_s_per_gpu", "cost_per_million_tokens": "cost_per_million_tokens",
                 "mfu": "mfu", "weights_gb": "weights_gb", "kv_gb": "kv_gb", "reserve_gb": "reserve_gb",
-                "free_gb": "free_gb", "capacity_gb": "capacity_gb"}
+                "free_gb": "free_gb", "capacity_gb": "capacity_gb", "pass_overhead_ms": "pass_overhead_ms",
+                "ttft_at_concurrency_ms": "ttft_at_concurrency_ms",
+                "ttft_median_at_concurrency_ms": "ttft_median_at_concurrency_ms",
+                **{key: key for key in ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens",
+                                        "fill_one_ms")}}
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -295,15 +406,18 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
     sheet.blocks((("The precisions and the GPU, looked up in Catalog", LOOKUPS),
+                  ("The engine's priors: Catalog's engines table (docs/method.md §14.3)", ENGINE_ROWS),
                   ("Efficiencies in force: the inputs, or fitted from benchmark logs", in_force_rows(
                       results.scenario.goodput.benchmarks if table.calibration else [])),
                   ("Per token and per GPU", PER_TOKEN),
                   ("Speculative decoding and prefix caching (0: none)", SPECULATION),
+                  ("The per-pass overhead (docs/method.md §14.2)", OVERHEAD),
                   ("Capacity: how many sequences fit", CAPACITY),
                   ("One request on an idle server", IDLE),
                   ("At the users (shown even when they do not fit)", AT_USERS),
                   ("At one sequence (B = 1)", AT_ONE),
-                  ("At B_max (the most that fit)", AT_MAX)), s)
+                  ("At B_max (the most that fit)", AT_MAX),
+                  ("TTFT at the users as clients of a closed loop (docs/method.md §14.4)", _ttft_rows())), s)
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
     values = [{key: row[source] for key, source in TABLE_VALUES.items()} for row in table.rows]
@@ -311,6 +425,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.set_height(header, 45)
     sheet.hide([first + i for i, row in enumerate(values) if row["batch"] == ""])  # powers of two from B_max on
     sheet.block_starts.append(sheet.places["weights_gb"].col)  # the memory columns print as a block of their own
+    sheet.hide_columns(sheet.places[TTFT_HELPERS[0]].col, sheet.places[TTFT_HELPERS[-1]].col)
     _curve_chart(book, sheet)
     _stack_chart(book, sheet)
     if table.calibration:
@@ -360,6 +475,14 @@ CALIBRATION_VALUES = ("mean_concurrency", "mean_prompt_tokens", "mean_output_tok
                       "implied_bandwidth_efficiency")
 
 
+BUSIEST = "CEILING({mean_concurrency},1)"  # b̄: the sequences of a run's pass (§14.6)
+
+
+def _left(c: model.ReplicaCells, measured: str, tokens: str, sequences: str) -> str:
+    """A run's measured time less AR and τ_pass(n), seconds (the implied efficiencies, §14.6)."""
+    return f"({{{measured}}}/1000-{model.all_reduce_seconds(c, tokens)}-{model.pass_overhead(c, sequences)})"
+
+
 def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) -> None:
     """Each benchmark run (Goodput, Requests) beside the prediction at its mean concurrency on its GPU: live
     formulas of the Requests sheet's rows and of the run's benchmark GPU's Catalog row."""
@@ -370,15 +493,13 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
         fp8, fp4, peak, hbm, nvlink = (_lookup("gpu", column, f"goodput_benchmarks_{runs[i]['benchmark']}_gpu")
                                        for column in ("fp8_tflops", "fp4_tflops", "peak_tflops", "hbm_tbps",
                                                       "nvlink_gbps"))
-        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency", overhead_ms="serving_overhead_ms",
+        gpu = replace(model.PLAIN, compute_efficiency="serving_compute_efficiency_in",
+                      overhead_ms="serving_overhead_ms",
                       peak_flops=f"(IF(AND(serving_fp4_gemm,ISNUMBER({fp4})),{fp4},"
                                  f"IF(AND(serving_fp8_gemm,ISNUMBER({fp8})),{fp8},{peak}))*1e12)",
-                      bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency)",
+                      bandwidth=f"({hbm}*1e12*serving_bandwidth_efficiency_in)",
                       nvlink_gbps=f"IF(ISNUMBER({nvlink}),{nvlink},0)", peak_tflops=peak, hbm_tbps=hbm)
         return model.at_run(gpu, prompt_tokens="{mean_prompt_tokens}", output_tokens="{mean_output_tokens}")
-
-    def left(c: model.ReplicaCells, measured: str, tokens: str) -> str:  # the measured time less AR and τ
-        return f"({{{measured}}}/1000-{model.all_reduce_seconds(c, tokens)}-serving_overhead_ms/1000)"
 
     block = "INDEX(requests_completed_{0},MATCH({{label}},requests_run,0)):INDEX(requests_completed_{0}," \
             "MATCH({{label}},requests_run,0)+COUNTIF(requests_run,{{label}})-1)"
@@ -403,10 +524,10 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results) ->
                template=lambda i: f"={model.tpot_s(cells(i), '{mean_concurrency}')}*1000"),
         Column("implied_compute_efficiency", "Implied η_c", kind="percent",
                template=lambda i: f"={model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops}"
-                                  f"*{left(cells(i), 'measured_ttft_ms', '{mean_prompt_tokens}')})"),
+                                  f"*{_left(cells(i), 'measured_ttft_ms', '{mean_prompt_tokens}', '1')})"),
         Column("implied_bandwidth_efficiency", "Implied η_m", kind="percent",
                template=lambda i: f"={model.decode_bytes(cells(i), '{mean_concurrency}')}/({cells(i).hbm_tbps}"
-                                  f"*1e12*{left(cells(i), 'measured_tpot_ms', '{mean_concurrency}')})"),
+                                  f"*1e12*{_left(cells(i), 'measured_tpot_ms', '{mean_concurrency}', BUSIEST)})"),
     ]
     columns += _fit_columns(runs, cells)
     values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) for row in runs]
@@ -432,7 +553,8 @@ def _fit_columns(runs: list[dict], cells) -> list[Column]:
         prefill = (model.compute_seconds(c, model.prefill_flops(c)), model.memory_seconds(c, model.prefill_bytes(c)))
         decode = (model.memory_seconds(c, model.decode_bytes(c, b)), model.compute_seconds(c, model.decode_flops(c, b)))
         bound = (f"AND({prefill[0]}>={prefill[1]},{decode[0]}>={decode[1]},"
-                 "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_ms})")
+                 "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_ms},"
+                 f"{{measured_ttft_ms}}/1000>{model.all_reduce_seconds(c, '{mean_prompt_tokens}')}+{known(i, '1')})")
         return (f"=IF(AND(goodput_benchmarks_{runs[i]['benchmark']}_name=serving_calibration,"
                 f"{{mean_output_tokens}}>1,1-({b}-1)/{{mean_output_tokens}}>0),{bound},FALSE)")
 
@@ -448,20 +570,26 @@ def _fit_columns(runs: list[dict], cells) -> list[Column]:
         return f"{model.cycle_s(c, '{mean_concurrency}')}/{{mean_output_tokens}}*1000"
 
     b, s, o = "{mean_concurrency}", "{mean_prompt_tokens}", "{mean_output_tokens}"
+
+    def known(i: int, sequences: str) -> str:  # K(n), the per-pass overhead less τ (§14.6), seconds
+        return model.pass_overhead(replace(cells(i), overhead_ms="0"), sequences)
+
     return [
         Column("used", "Used by the fit", kind="bool", template=used),
         Column("x_bytes_ms", "X: decode bytes at full HBM (ms)", kind="decimal",
                template=when_used(lambda i: f"{model.decode_bytes(cells(i), b)}/({cells(i).hbm_tbps}*1e12)*1000")),
         Column("stall_ms", "Prefills' stall per token (ms)", kind="decimal", template=when_used(
-            lambda i: f"({b}*({{measured_ttft_ms}}/1000-{model.all_reduce_seconds(cells(i), s)})"
-                      f"+{model.all_reduce_seconds(cells(i), f'{b}*{s}')})/{o}*1000")),
-        Column("y_ms", "Y = TPOT − AR(B̄) − stall (ms)", kind="decimal", template=when_used(
-            lambda i: f"{{measured_tpot_ms}}-{model.all_reduce_seconds(cells(i), b)}*1000-{{stall_ms}}")),
+            lambda i: f"({b}*({{measured_ttft_ms}}/1000-{model.all_reduce_seconds(cells(i), s)}-{known(i, '1')})"
+                      f"+{model.all_reduce_seconds(cells(i), f'{b}*{s}')}+{known(i, b)})/{o}*1000")),
+        Column("y_ms", "Y = TPOT − AR(B̄) − stall − K(B̄) (ms)", kind="decimal", template=when_used(
+            lambda i: f"{{measured_tpot_ms}}-({model.all_reduce_seconds(cells(i), b)}+{known(i, b)})*1000"
+                      "-{stall_ms}")),
         Column("z", "Z = 1 − (B̄ − 1) / o", kind="decimal", template=when_used(lambda i: f"1-({b}-1)/{o}")),
         Column("x_prefill_ms", "x: prefill at full peak (ms)", kind="decimal", template=when_used(
             lambda i: f"{model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops})*1000")),
-        Column("y_prefill_ms", "y = TTFT − AR(s) − τ (ms)", kind="decimal", template=when_used(
-            lambda i: f"{{measured_ttft_ms}}-{model.all_reduce_seconds(cells(i), s)}*1000-serving_fit_overhead_ms")),
+        Column("y_prefill_ms", "y = TTFT − AR(s) − τ − K(1) (ms)", kind="decimal", template=when_used(
+            lambda i: f"{{measured_ttft_ms}}-({model.all_reduce_seconds(cells(i), s)}+{known(i, '1')})*1000"
+                      "-serving_fit_overhead_ms")),
         Column("residual_ms", "Residual Y − m·X − τ·Z (ms)", kind="decimal",
                template='=IF(AND({used},serving_fit_status="fitted"),{y_ms}-serving_fit_slope*{x_bytes_ms}'
                         '-serving_fit_intercept_ms*{z},"")'),
@@ -531,7 +659,7 @@ FIT = [
              '"τ < 0: the runs contradict the model","fitted"))))))', "text",
              note="Where it is not fitted, η_m and τ keep the inputs"),
     _fit_row("fit_bandwidth_efficiency", "η_m in force on the benchmark's GPU",
-             '=IF(serving_fit_status="fitted",1/serving_fit_slope,serving_bandwidth_efficiency)', "percent"),
+             '=IF(serving_fit_status="fitted",1/serving_fit_slope,serving_bandwidth_efficiency_in)', "percent"),
     _fit_row("fit_overhead_ms", "τ in force on the benchmark's GPU",
              '=IF(serving_fit_status="fitted",serving_fit_intercept_ms,serving_overhead_ms)', unit="ms"),
     _fit_row("fit_compute_efficiency_fit", "η_c fitted = Σ x² / Σ x·y",
@@ -539,8 +667,8 @@ FIT = [
              'SUMSQ({x_prefill_ms:range})/SUMPRODUCT({x_prefill_ms:range},{y_prefill_ms:range}),""))', "percent"),
     _fit_row("fit_compute_efficiency", "η_c in force on the benchmark's GPU",
              "=IF(ISNUMBER(serving_fit_compute_efficiency_fit),IF(AND(serving_fit_compute_efficiency_fit>0,"
-             "serving_fit_compute_efficiency_fit<=1),serving_fit_compute_efficiency_fit,serving_compute_efficiency),"
-             "serving_compute_efficiency)", "percent"),
+             "serving_fit_compute_efficiency_fit<=1),serving_fit_compute_efficiency_fit,serving_compute_efficiency_in),"
+             "serving_compute_efficiency_in)", "percent"),
     _fit_row("fit_standard_error_ms", "Standard error of Y", '=IF(AND(serving_fit_status="fitted",'
              'serving_fit_runs_used>=3),SQRT(SUMSQ({residual_ms:range})/(serving_fit_runs_used-2)),"")', unit="ms"),
     *(_fit_row(f"fit_error_{when}", f"Mean absolute error of TTFT and ITL, {words}",
@@ -548,6 +676,49 @@ FIT = [
                f'"<0")+SUMIF({{itl_error_{when}:range}},">0")-SUMIF({{itl_error_{when}:range}},"<0"))'
                f"/(2*serving_fit_runs_used))", "percent")
       for when, words in (("before", "at the inputs"), ("after", "as fitted"))),
+]
+
+
+def _level_key(parts: tuple[str, str, str]) -> str:
+    """A lookup key of the engines table: the scenario's cells and the words generic and any, joined by |."""
+    cells = {"engine": "serving_engine", "gpu": "gpu", "precision": "serving_weight_precision"}
+    pieces, literal = [], []
+    for part in parts:
+        if part in cells:
+            if literal:
+                pieces.append('"' + "|".join(literal) + '|"')
+                literal = []
+            elif pieces:
+                pieces.append('"|"')
+            pieces.append(cells[part])
+        else:
+            literal.append(part)
+    if literal:
+        pieces.append('"' + ("|" if pieces else "") + "|".join(literal) + '"')
+    return "&".join(pieces)
+
+
+LEVELS = engines.levels("engine", "gpu", "precision")  # the eight rows a scenario may take, most specific first
+ENGINE_ROWS = [
+    *(Row(f"engine_match_{i}", f"Row {engines.label(level)}", kind="count", unit="",
+          formula=f"=IFERROR(MATCH({_level_key(level)},catalog_engine_key,0),0)",
+          note="Its place in Catalog's engines table; 0: no such row" if i == 1 else "")
+      for i, level in enumerate(LEVELS, start=1)),
+    Row("engine_row_index", "The first of them that exists", kind="count", unit="",
+        formula="=" + "".join(f"IF({{engine_match_{i}}}>0,{{engine_match_{i}}}," for i in range(1, 8))
+        + "{engine_match_8}" + ")" * 7, name="serving_engine_row_index"),
+    Row("engine_row", "The engines row that applies", kind="text", unit="",
+        formula='=IFERROR(SUBSTITUTE(INDEX(catalog_engine_key,serving_engine_row_index),"|"," | "),"n/a")',
+        note="Its priors fill each blank key below; a number typed in the key overrides it (§14.3)",
+        name="serving_engine_row", bold=True),
+    *(row for f in fields.ENGINE for row in (
+        Row(f"{f.key}_prior", f"{f.label} {engines.SYMBOLS[f.key]}: the row's prior", kind=f.kind, unit=f.unit,
+            formula=f"=INDEX(catalog_engine_{f.key},serving_engine_row_index)", name=f"serving_{f.key}_prior"),
+        Row(f"{f.key}_in", f"{engines.SYMBOLS[f.key]} used: the input, else the prior", kind=f.kind, unit=f.unit,
+            formula=f'=IF(serving_{f.key}="",serving_{f.key}_prior,serving_{f.key})', name=f"serving_{f.key}_in"),
+        *([] if f.key in FITTED else [Row(f"{f.key}_used", f"{engines.SYMBOLS[f.key]} in force", kind=f.kind,
+                                          unit=f.unit, formula=f"=serving_{f.key}_in",
+                                          name=f"serving_{f.key}_used")]))),
 ]
 
 
@@ -560,7 +731,8 @@ def in_force_rows(benchmarks: list) -> list[Row]:
     here = 'AND(serving_calibration<>"none",serving_calibration_gpu=gpu)'
 
     def used(key: str, fitted: str, label: str, kind: str, unit: str) -> Row:
-        formula = f"=IF({here},{fitted},serving_{key})" if benchmarks else f"=serving_{key}"
+        given = f"serving_{key}_in" if key in FITTED else f"serving_{key}"  # η: the input, else the engine's prior
+        formula = f"=IF({here},{fitted},{given})" if benchmarks else f"={given}"
         return Row(f"{key}_used", label, formula=formula, kind=kind, unit=unit, name=f"serving_{key}_used")
 
     return [Row("calibration_gpu", "GPU of the benchmark calibrated from", formula="=" + gpu, kind="text", unit="",
@@ -585,6 +757,7 @@ KEY_RESULTS = [
               " months): cost per million output tokens", kind="money", what_if=True),
 ]
 
+_ID_RANGES = ("catalog_engine_ids", "catalog_gpu_ids", "catalog_precision_ids")
 CHECKS = [
     Check("serving_users_fit", "Serving: the users fit (u ≤ B_max)", formula="serving_users<=serving_max_concurrency",
           note="The values at the users are shown even when they do not fit."),
@@ -610,6 +783,15 @@ CHECKS = [
     Check("serving_calibration_on_this_gpu", "Serving: serving.calibration names a benchmark that ran on the "
           "scenario's GPU (efficiencies do not carry across GPUs)",
           formula='OR(serving_calibration="none",serving_calibration_gpu=gpu)', about=("serving_calibration",)),
+    Check("serving_engine_known", "Serving: serving.engine is an engine of Catalog's engines table",
+          formula='AND(LEN(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE(serving_engine,"*",""),"?",""),"~",""))'
+                  '=LEN(serving_engine),ISNUMBER(MATCH(serving_engine,catalog_engine_ids,0)))',
+          about=("serving_engine",)),
+    Check("catalog_ids_plain", "Catalog: engine, GPU and precision ids contain no * ? or ~ and none is the word any "
+          "(the engines table's lookup MATCHes them, §14.3)",
+          formula="SUMPRODUCT(" + "+".join(f'LEN({ids})-LEN(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({ids},"*",""),"?",""),'
+                                           f'"~",""))+({ids}="any")' for ids in _ID_RANGES) + ")=0",
+          note="= ignores case: Any and ANY count too"),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]
