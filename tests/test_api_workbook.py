@@ -39,7 +39,17 @@ def test_example_e_on_the_api_sheet(app, example_files, request):
     1,600,000,000 output tokens a day, where the fleet's 3 replicas (8 GPUs, $384 a day) meet the API."""
     path = example_files(EXAMPLE)["xlsx"]
     book = xlsx.read(path, cells=False)
-    [values] = recalculated(request.getfixturevalue(app), [path])
+    if app == "libreoffice":  # every formula cell against the engine, as `planner verify` compares
+        [values] = recalculated(request.getfixturevalue(app), [path])
+    else:  # the API sheet's and the Cover's cells (main's catalog_ids_plain check is FALSE in Gnumeric: a TRUE
+        # added to a number inside SUMPRODUCT is #VALUE! there; its own tests say so)
+        [values] = recalculated(request.getfixturevalue(app), [path], [UNCOMPARED])
+        written = xlsx.read(path)
+        cached = written.values()
+        compared = [(cell, cached.get(cell, "")) for cell in written.formulas() if cell[0] == "API"]
+        assert len(compared) > 100
+        for cell, value in compared:
+            assert same(value, values.get(cell)), (cell, value, values.get(cell))
     assert named(values, book, "api_cheapest_offer") == "deepinfra-llama-3.1-8b-turbo"
     assert round(named(values, book, "api_cheapest_total_cost")) == 71_044
     assert named(values, book, "api_serving_total_cost") == pytest.approx(280_320, rel=1e-9)
