@@ -183,3 +183,29 @@ def test_no_offer_no_table():
     assert "api" not in compute(scenario_with(None, **{"api.offers": "none"})).tables
     assert scenario_with(None, **{"api.offers": "none"}).api.offers == []
     assert scenario_with(Path(EXAMPLES / "moe-1-mixtral-from-config-json.yaml")).api.offers == []
+
+
+def _without_api(data):
+    """A results JSON without what the API comparison adds: its table, its headline names, its inputs."""
+    if isinstance(data, dict):
+        return {k: _without_api(v) for k, v in data.items()
+                if not (k == "api" or k.startswith("api_") or k == "api_offers")}
+    if isinstance(data, list):
+        return [_without_api(v) for v in data]
+    return data
+
+
+@pytest.mark.parametrize("example", ["default.yaml", "fleet-1-8b-five-gpus.yaml", "tco-4-8b-in-euros-fiscal-years.yaml",
+                                     "scenarios-1-70b-base-low-high.yaml"])
+def test_the_comparison_changes_no_other_number(example):
+    """With `api.offers` at its default (the model's offers) every other figure of the JSON is what it is with no
+    offer compared: the comparison adds a table and names, nothing else."""
+    import json
+
+    from planner.output import results_json
+
+    path = EXAMPLES / example
+    compared = json.loads(results_json(compute(scenario_with(path))))
+    alone = json.loads(results_json(compute(scenario_with(path, **{"api.offers": "none"}))))
+    assert compared["tables"]["api"]["offers"] and "api" not in alone["tables"]
+    assert _without_api(compared) == _without_api(alone)
