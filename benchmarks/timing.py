@@ -37,6 +37,13 @@ def median_wall_and_cpu(fn, runs: int) -> tuple[float, float]:
 
 def process(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
     """(wall seconds, peak resident MB) of one run of a command, whose output is discarded."""
+    wall, _, memory = process_usage(command, cwd)
+    return wall, memory
+
+
+def process_usage(command: list[str], cwd: Path | None = None) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds (user + system, the processes it waited for included), peak resident MB of the
+    process itself) of one run of a command, whose output is discarded."""
     start = time.perf_counter()
     child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                              env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -44,7 +51,7 @@ def process(command: list[str], cwd: Path | None = None) -> tuple[float, float]:
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"{' '.join(command)} failed (status {status})")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def median_process(command: list[str], runs: int, cwd: Path | None = None) -> tuple[float, float]:

@@ -381,13 +381,16 @@ def _outline(path: Path) -> xlsx.Workbook | xlsx.WorkbookError:
 
 
 def is_summary(book: xlsx.Workbook) -> bool:
-    """A batch's summary.xlsx (planner/workbook/summary.py): one sheet, Summary, headed Scenario."""
+    """A batch's summary.xlsx (planner/workbook/summary.py): Summary, headed Scenario, then its sweeps' pivot
+    sheets."""
     return _summary_outline(book) and book.cell("Summary", "A1").value == "Scenario"
 
 
 def _summary_outline(book: xlsx.Workbook) -> bool:
-    """What a summary's sheets and names say, its cells unread: one sheet, Summary, and no defined name."""
-    return book.sheets == ["Summary"] and not book.names
+    """What a summary's sheets and names say, its cells unread: Summary, then Sweep 1, Sweep 2 … (a two-axis
+    sweep's pivot tables), and no defined name."""
+    return book.sheets[:1] == ["Summary"] and book.sheets[1:] == [f"Sweep {n}" for n in range(1, len(book.sheets))] \
+        and not book.names
 
 
 def _structure(report: Report, book: xlsx.Workbook, found: WorkbookData, expected) -> None:

@@ -1,49 +1,89 @@
-"""`planner batch`: files, folders and globs of scenarios, their sweeps expanded, written in parallel; then
-index.html (a row per scenario: headline results, links, every failure with its message) and summary.xlsx (a row
-per scenario: its headline results and a link to its workbook).
+"""`planner batch`: files, folders and globs of scenarios, their sweeps expanded, written in parallel (worker
+processes on this machine, or tasks on a Dask cluster with --scheduler); then index.html (a row per scenario: its
+key results, links, failures; sortable and filterable) and summary.xlsx (a row per scenario: its results and a link
+to its workbook; a pivot-style sheet per two-axis sweep).
 
 A failing scenario is reported and the others go on. Outputs are written all or nothing, as `planner run` writes
-them; with the date fixed, the same batch gives the same files.
+them; with the date fixed, the same batch gives the same files. With --resume, a scenario whose three files are
+there and whose JSON holds its fingerprint (output.fingerprint: the planner's version, the scenario, its logs) is
+kept as it is.
+
+Memory stays bounded over a long batch: each outcome's row goes to a spool on disk (SQLite, in a temporary folder)
+as it comes, and the index and summary are written from it in order, row by row.
 
 The worker processes end with their parent: Ctrl-C (which reaches the whole process group) and SIGTERM are the
 parent's to handle, and it stops its workers with SIGTERM, each removing its set's temporary files on the way out;
-a worker whose parent is gone (SIGKILL gives the parent no chance to say so) stops itself within a second.
+a worker whose parent is gone (SIGKILL gives the parent no chance to say so) stops itself within a second. On Dask,
+tasks return the files' bytes and the client writes them: a stop cancels the tasks and closes the client (and the
+LocalCluster it started, with its worker processes).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import signal
+import sqlite3
+import sys
+import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from itertools import islice, product
 from pathlib import Path
+from typing import Iterator
 
-import pandas as pd
 from tqdm import tqdm
 
 from planner import globs
-from planner.output import OutputError, check_targets, computed, output_names, write_files, write_outputs
+from planner.progress import DELAY
+from planner.engine import json_headline
+from planner.output import (OutputError, check_targets, computed, failed_checks, output_bytes, output_names, stamp,
+                            write_files)
 from planner.scenario import Scenario, ScenarioError, load_scenario, slugify
+from planner.scenario import sweep as sweeps
 from planner.scenario.errors import cut, quoted
 from planner.tables import TABLES
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
+KEY_COLUMNS = [  # (headline name, heading, kind): the index's result columns, and the summary's first
+    ("plan_total_cost", "The plan's total", "money0"),
+    ("tco_npv", "Its NPV", "money0"),
+    ("plan_cheapest_path", "Cheapest path", "text"),
+    ("plan_peak_gpus", "Peak GPUs", "count"),
+    ("serving_cost_per_million_tokens", "Cost per M output tokens", "money"),
+    ("fleet_answer", "The Fleet's choice", "text"),
+]
+DASK_MISSING = ("--scheduler needs Dask, an optional extra of the planner: pip install 'planner[dask]' "
+                "(dask and distributed)")
+
+
+def say(line: str) -> None:
+    print(f"planner batch: {line}", file=sys.stderr, flush=True)
+
+
+def bar(total: float | None, desc: str, unit: str, shown: bool):
+    """A tqdm bar on stderr with its rate and time left; silent with -q."""
+    return tqdm(total=total, desc=desc, unit=unit, disable=not shown, file=sys.stderr, dynamic_ncols=True,
+                delay=DELAY)
 
 
 @dataclass
 class Outcome:
-    """One scenario of a batch: written (with its headline results) or failed (with the message)."""
+    """One scenario of a batch: written (with its key results) or failed (with the message)."""
 
     name: str
     slug: str
     source: str
     currency: str = ""
-    headline: dict = field(default_factory=dict)
+    record: dict = field(default_factory=dict)  # record_of: the results the index and summary show
     error: str = ""
     renamed: str = ""  # why its files have another slug than its name's, in words (said in the output)
+    resumed: bool = False  # --resume found its files written from the same scenario and version
+    seq: int = 0  # its place in the batch's order (files in order, variants in sweep order)
 
     @property
     def ok(self) -> bool:
@@ -56,42 +96,58 @@ class Job:
     slug: str
     source: str
     renamed: str = ""
+    seq: int = 0  # its place in the batch's order (files in order, variants in sweep order)
+    axes: dict = field(default_factory=dict)  # a sweep's variant: swept key → its value in words
 
 
-def scenario_files(paths: list[str]) -> tuple[list[Path], list[Outcome]]:
+def scenario_files(paths: list[str], shown: bool = False) -> tuple[list[Path], list[Outcome]]:
     """The scenario files that PATHs name: files as given, folders' *.yaml and *.yml (sorted), glob patterns
     expanded (sorted; planner.globs: each folder once, at most MAX_ENTRIES entries looked through); a path that
-    names nothing, or a pattern that looks through too much, is a failure of its own."""
+    names nothing, or a pattern that looks through too much, is a failure of its own. A bar counts the folder
+    entries looked through."""
     found: list[Path] = []
+    seen: set[Path] = set()
     missing: list[Outcome] = []
-    for path in paths:
-        if globs.has_magic(path):
-            try:
-                matches = [Path(p) for p in globs.matches(path) if Path(p).suffix in SCENARIO_SUFFIXES]
-            except globs.GlobError as exc:
-                missing.append(Outcome(path, slugify(path), path, error=str(exc)))
-                continue
-        elif Path(path).is_dir():
-            matches = sorted(p for p in Path(path).iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
-        else:
-            matches = [Path(path)]
-        if not matches:
-            missing.append(Outcome(path, slugify(path), path, error=f"{cut(path)}: no scenario files (*.yaml, *.yml)"))
-        found += [m for m in matches if m not in found]
+    with bar(None, "finding scenario files", "entry", shown) as looking:
+        for path in paths:
+            if globs.has_magic(path):
+                try:
+                    matches = [Path(p) for p in globs.matches(path, looked=looking.update)
+                               if Path(p).suffix in SCENARIO_SUFFIXES]
+                except globs.GlobError as exc:
+                    missing.append(Outcome(path, slugify(path), path, error=str(exc)))
+                    continue
+            elif Path(path).is_dir():
+                matches = sorted(p for p in Path(path).iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
+                looking.update(len(matches))
+            else:
+                matches = [Path(path)]
+            if not matches:
+                missing.append(Outcome(path, slugify(path), path,
+                                       error=f"{cut(path)}: no scenario files (*.yaml, *.yml)"))
+            for match in matches:
+                if match not in seen:
+                    seen.add(match)
+                    found.append(match)
     return found, missing
 
 
 BATCH_FILES = {"index": "index.html, the batch's index", "summary": "summary.xlsx, the batch's summary"}
-MAX_SCENARIOS = 100_000  # summary.xlsx holds a row each, and Excel's grid 1,048,576
+MAX_SCENARIOS = 100_000  # a batch larger than this is refused with its count, unless --yes
+MAX_WITH_YES = sweeps.WITH_YES  # summary.xlsx holds a row each below its headings, and Excel's grid 1,048,576
 
 
-def jobs_of(files: list[Path]) -> tuple[list[Job], list[Outcome]]:
+def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
+            start: int = 0) -> tuple[list[Job], list[Outcome]]:
     """A job per scenario, one per variant of a sweep; each slug unique in the batch and none the batch's own
     files' (index, summary): a repeated one gets -2, -3 … in order, and the job says why. A file that cannot be
-    read or validated is a failure. More than MAX_SCENARIOS in all is refused (OutputError)."""
+    read or validated is a failure. More than `limit` (MAX_SCENARIOS) in all is refused (OutputError). With
+    `shown`, a bar over the files read and one over each sweep's expansion, its size said before it starts."""
+    limit = MAX_SCENARIOS if limit is None else limit
     jobs: list[Job] = []
     failed: list[Outcome] = []
     taken: dict[str, str] = dict(BATCH_FILES)  # slug → what holds it, in words
+    seq = start
 
     def unique(slug: str, holder: str) -> tuple[str, str]:
         n, candidate = 2, slug
@@ -101,22 +157,75 @@ def jobs_of(files: list[Path]) -> tuple[list[Job], list[Outcome]]:
         taken[candidate] = holder
         return candidate, renamed
 
-    for path in files:
-        try:
-            scenario = load_scenario(path)
-            found = [variant for _, variant in scenario.variants()] or [scenario]
-            found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
-        except ScenarioError as exc:
-            slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
-            failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems)))
-            continue
-        if len(jobs) + len(found) > MAX_SCENARIOS:
-            raise OutputError(f"{cut(str(path))}: brings the batch to {len(jobs) + len(found):,} scenarios; a batch "
-                              f"writes at most {MAX_SCENARIOS:,} (summary.xlsx has a row each): split it")
-        for s in found:
-            slug, renamed = unique(s.slug, f"the files of {quoted(s.name)} ({cut(str(path))})")
-            jobs.append(Job(s, slug, str(path), renamed))
+    reading = bar(len(files), "reading scenarios", "file", shown and len(files) > 1)
+    try:
+        for path in files:
+            try:
+                with _sweep_said(path, shown, limit):
+                    scenario = load_scenario(path)
+                axes = _axes(scenario)
+                found = [variant for _, variant in scenario.variants()] or [scenario]
+                found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
+            except ScenarioError as exc:
+                slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
+                failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems), seq=seq))
+                seq += 1
+                reading.update()
+                continue
+            if len(jobs) + len(found) > limit:
+                yes = " unless --yes" if limit < MAX_WITH_YES else ""
+                raise OutputError(f"{cut(str(path))}: brings the batch to {len(jobs) + len(found):,} scenarios; a "
+                                  f"batch writes at most {limit:,}{yes} (summary.xlsx has a row each): split it")
+            for i, s in enumerate(found):
+                slug, renamed = unique(s.slug, f"the files of {quoted(s.name)} ({cut(str(path))})")
+                jobs.append(Job(s, slug, str(path), renamed, seq=seq, axes=axes[i] if i < len(axes) else {}))
+                seq += 1
+            reading.update()
+    finally:
+        reading.close()
     return jobs, failed
+
+
+def _axes(scenario: Scenario) -> list[dict]:
+    """Each sweep variant's values by swept key, in words, in the variants' order (the sweep's product)."""
+    if not scenario.sweep:
+        return []
+    keys = list(scenario.sweep)
+    return [{key: sweeps.plain_text(value) for key, value in zip(keys, values)}
+            for values in product(*scenario.sweep.values())]
+
+
+class _sweep_said:
+    """While a scenario file is read: its sweep's size said before it is expanded, and a bar on each long step of
+    reading it (planner.engine.shared.advance: the sweep's expansion, its benchmark logs); a sweep larger than
+    `limit` is refused by planner.scenario.sweep."""
+
+    def __init__(self, path: Path, shown: bool, limit: int):
+        self.path, self.shown, self.limit, self.bars = path, shown, limit, {}
+
+    def __call__(self, what: str, done: int, total: float | None, unit: str) -> None:
+        if what not in self.bars:
+            if what == sweeps.EXPANDING and total is not None:
+                say(f"{cut(str(self.path))}: a sweep of {int(total):,} variants, expanding")
+            self.bars[what] = bar(total, what, unit, self.shown)
+        elif total is not None and total > (self.bars[what].total or 0):
+            self.bars[what].total = total
+        self.bars[what].update(done)
+
+    def __enter__(self):
+        from planner.engine import shared
+
+        self.saved = shared.PROGRESS, sweeps.MAX_VARIANTS
+        shared.PROGRESS = self if self.shown else None
+        sweeps.MAX_VARIANTS = max(sweeps.MAX_VARIANTS, min(self.limit, MAX_WITH_YES))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        from planner.engine import shared
+
+        shared.PROGRESS, sweeps.MAX_VARIANTS = self.saved
+        for each in self.bars.values():
+            each.close()
 
 
 def output_paths_checked(jobs: list[Job], files: list[Path], out_dir: Path) -> None:
@@ -128,18 +237,66 @@ def output_paths_checked(jobs: list[Job], files: list[Path], out_dir: Path) -> N
     check_targets(out_dir, names, inputs)
 
 
-def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
-    """One scenario's outputs (in a worker process)."""
-    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed)
+# One scenario ----------------------------------------------------------------------------------------------------
+def record_of(data: dict) -> dict:
+    """What the index and summary show of a scenario, from its JSON (or the same made from its results): the key
+    and summary results, the reason of each that is not available, the checks that fail."""
+    names = [name for name, _, _ in columns()]
+    headline, missing = data.get("headline") or {}, data.get("not_available") or {}
+    return {"headline": {name: headline.get(name) for name in names},
+            "not_available": {name: missing[name] for name in names if name in missing},
+            "checks_failed": list(data.get("checks_failed") or [])}
+
+
+def _made(job: Job, date: dt.date, stamped: dict | None = None) -> tuple[Outcome, dict[str, bytes]]:
+    """One scenario's outcome and its three files' bytes (none when it failed); writes nothing (a Dask task)."""
+    outcome = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, renamed=job.renamed,
+                      seq=job.seq)
+    files: dict[str, bytes] = {}
     try:
         results = computed(job.scenario, generated=date)
-        write_outputs(job.scenario, out_dir, generated=date, slug=job.slug, results=results)
-        outcome.headline = results.headline
+        files = output_bytes(job.scenario, results, generated=date, slug=job.slug, stamped=stamped)
+        data = {**json_headline(results.headline), "checks_failed": failed_checks(results)}
+        outcome.record = json.loads(json.dumps(record_of(data), allow_nan=False))  # as its JSON gives it back
     except (OutputError, ScenarioError) as exc:
         outcome.error = str(exc)
     except Exception as exc:  # a failure of one scenario must not stop the batch: reported with its type
         outcome.error = f"{type(exc).__name__}: {cut(str(exc))}"
+    if outcome.error:
+        files = {}
+    return outcome, files
+
+
+def _written(job: Job, outcome: Outcome, files: dict[str, bytes], out_dir: Path) -> Outcome:
+    """The files of a scenario written all or nothing; a failure to write them is the scenario's."""
+    if files:
+        try:
+            write_files(out_dir, job.slug, files, inputs=job.scenario.input_files())
+        except OutputError as exc:
+            outcome.error, outcome.record = str(exc), {}
     return outcome
+
+
+def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
+    """One scenario made and written (in this process or a worker process)."""
+    outcome, files = _made(job, date)
+    return _written(job, outcome, files, out_dir)
+
+
+def kept(job: Job, out_dir: Path) -> Outcome | None:
+    """--resume: the outcome of a scenario whose three files are in out_dir and whose JSON was written from the same
+    scenario by the same planner (output.fingerprint); None when it must be written."""
+    paths = [out_dir / name for name in output_names(job.slug)]
+    if not all(path.is_file() for path in paths):
+        return None
+    try:
+        data = json.loads(paths[-1].read_bytes())
+        if data["planner"] != stamp(job.scenario):
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, record=record_of(data),
+                   renamed=job.renamed, resumed=True, seq=job.seq)
 
 
 # Worker processes -----------------------------------------------------------------------------------------------
@@ -196,73 +353,238 @@ def _end_workers(pool: ProcessPoolExecutor) -> None:
             process.join(1.0)
 
 
-def _in_workers(todo: list[Job], out_dir: Path, date: dt.date, workers: int, bar) -> dict[str, Outcome]:
-    """Each job's outcome by slug, written by `workers` processes; a signal or failure here ends them all."""
-    done: dict[str, Outcome] = {}
+def _in_workers(todo: list[Job], out_dir: Path, date: dt.date, workers: int) -> Iterator[tuple[Job, Outcome]]:
+    """Each job with its outcome as it is written by `workers` processes; a signal or failure here ends them all."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_started)
     try:
-        futures = [pool.submit(_work, job, out_dir, date) for job in todo]
+        futures = {pool.submit(_work, job, out_dir, date): job for job in todo}
         for future in as_completed(futures):
-            outcome = future.result()
-            done[outcome.slug] = outcome
-            bar.update()
+            yield futures.pop(future), future.result()
     except BaseException:
         _end_workers(pool)
         raise
     pool.shutdown()
-    return done
 
 
+# Dask ------------------------------------------------------------------------------------------------------------
+IN_FLIGHT_PER_WORKER = 4  # tasks submitted ahead per worker thread: the cluster stays busy, memory stays bounded
+
+
+def connect(scheduler: str):
+    """A Dask client for `scheduler` (an address, or local[:N]: a LocalCluster of N worker processes on this
+    machine, N the cores by default) and the cluster it started (None for an address); OutputError names the
+    extra when Dask is missing, or says why the address cannot be reached."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise OutputError(DASK_MISSING) from None
+    if scheduler == "local" or scheduler.startswith("local:"):
+        workers = scheduler.partition(":")[2]
+        if workers and not (workers.isdigit() and 1 <= int(workers) <= 256):
+            raise OutputError(f"--scheduler {cut(scheduler)}: local:N takes N from 1 to 256 worker processes")
+        cluster = LocalCluster(n_workers=int(workers or os.cpu_count() or 1), threads_per_worker=1, processes=True,
+                               dashboard_address=":0", silence_logs=40)  # 40: logging.ERROR
+        return Client(cluster), cluster
+    try:
+        return Client(scheduler, timeout="30s"), None
+    except (OSError, ValueError, TimeoutError) as exc:
+        raise OutputError(f"--scheduler {cut(scheduler)}: cannot reach the Dask scheduler: {cut(str(exc))}") from None
+
+
+def _on_dask(todo: list[Job], out_dir: Path, date: dt.date, scheduler: str) -> Iterator[tuple[Job, Outcome]]:
+    """Each job with its outcome: made by a task on the cluster (returning the files' bytes), written here, all or
+    nothing. A task whose worker died is retried on another (Dask's allowed-failures) and then reported as the
+    scenario's failure. Stopping (Ctrl-C, SIGTERM, an error) cancels every task and closes the client, and the
+    LocalCluster with its processes."""
+    from distributed import as_completed as completed
+
+    client, cluster = connect(scheduler)
+    futures: dict = {}
+    batch = uuid.uuid4().hex  # this batch's task keys: never another batch's on a shared cluster
+    try:
+        ahead = max(1, sum(client.nthreads().values()) * IN_FLIGHT_PER_WORKER)
+        pending = iter(todo)
+
+        def submit(job: Job):
+            job.scenario.input_files()  # its benchmark logs read here, so a worker needs no access to them
+            future = client.submit(_made, job, date, stamp(job.scenario), pure=False, key=f"planner-{batch}-{job.seq}")
+            futures[future.key] = (future, job)
+            return future
+
+        running = completed([submit(job) for job in islice(pending, ahead)])
+        for future in running:
+            _, job = futures.pop(future.key)
+            try:
+                outcome, files = future.result()
+            except Exception as exc:  # the task's worker died each time it was tried (KilledWorker), or worse
+                outcome, files = Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency,
+                                         error=f"the Dask task failed: {type(exc).__name__}: {cut(str(exc))}",
+                                         renamed=job.renamed, seq=job.seq), {}
+            future.release()
+            following = next(pending, None)
+            if following is not None:
+                running.add(submit(following))
+            yield job, _written(job, outcome, files, out_dir)
+    finally:
+        client.cancel([future for future, _ in futures.values()], force=True)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# The batch -------------------------------------------------------------------------------------------------------
 def run_batch(paths: list[str], out_dir: Path, *, jobs: int | None = None, date: dt.date | None = None,
-              progress: bool = True) -> list[Outcome]:
-    """Write every scenario's outputs, then index.html and summary.xlsx; returns the outcomes in input order."""
+              progress: bool = True, scheduler: str | None = None, resume: bool = False,
+              yes: bool = False) -> list[Outcome]:
+    """Write every scenario's outputs, then index.html and summary.xlsx; returns the outcomes in input order, each
+    without its results (those went to the spool, then the index and summary)."""
     out_dir = Path(out_dir)
     date = date or dt.date.today()
-    files, outcomes = scenario_files(paths)
-    todo, failed = jobs_of(files)
+    if scheduler is not None:
+        try:
+            import distributed  # noqa: F401 (said before any file is read)
+        except ImportError:
+            raise OutputError(DASK_MISSING) from None
+    files, missing = scenario_files(paths, progress)
+    todo, failed = jobs_of(files, limit=MAX_WITH_YES if yes else MAX_SCENARIOS, shown=progress, start=len(missing))
     output_paths_checked(todo, files, out_dir)
-    outcomes += failed
+    with Spool() as spool:
+        for seq, outcome in enumerate(missing):
+            outcome.seq = seq
+            spool.add(outcome)
+        for outcome in failed:
+            spool.add(outcome)
+        if resume:
+            todo = _resumed(todo, out_dir, spool, progress)
+        if progress:
+            say(f"{len(todo):,} scenario{'s' if len(todo) != 1 else ''} to write"
+                + (f" on the Dask scheduler {scheduler}" if scheduler else ""))
+        with bar(len(todo), "planner batch", "scenario", progress) as writing:
+            for job, outcome in _outcomes(todo, out_dir, date, jobs, scheduler):
+                spool.add(outcome, job.axes)
+                writing.update()
+        write_index(spool, out_dir, date, progress)
+        return spool.outcomes()
+
+
+def _resumed(todo: list[Job], out_dir: Path, spool: "Spool", shown: bool) -> list[Job]:
+    """The jobs --resume still has to write; each kept one's outcome spooled."""
+    left = []
+    with bar(len(todo), "looking for finished scenarios", "scenario", shown) as looking:
+        for job in todo:
+            outcome = kept(job, out_dir)
+            if outcome is None:
+                left.append(job)
+            else:
+                spool.add(outcome, job.axes)
+            looking.update()
+    if shown:
+        say(f"--resume: {len(todo) - len(left):,} of {len(todo):,} scenarios already written, kept as they are")
+    return left
+
+
+def _outcomes(todo: list[Job], out_dir: Path, date: dt.date, jobs: int | None,
+              scheduler: str | None) -> Iterator[tuple[Job, Outcome]]:
+    if scheduler is not None:
+        yield from _on_dask(todo, out_dir, date, scheduler)
+        return
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
-    bar = tqdm(total=len(todo), unit="scenario", disable=not progress, desc="planner batch")
-    done: dict[str, Outcome] = {}
-    try:
-        if workers == 1:
-            for job in todo:
-                done[job.slug] = _write(job, out_dir, date)
-                bar.update()
-        else:
-            done = _in_workers(todo, out_dir, date, workers, bar)
-    finally:
-        bar.close()
-    outcomes += [done[job.slug] for job in todo]
-    order = {str(p): i for i, p in enumerate(files)}
-    outcomes.sort(key=lambda o: order.get(o.source, -1))  # input order; variants in sweep order (a stable sort)
-    write_index(outcomes, out_dir, date)
-    return outcomes
+    if workers == 1:
+        for job in todo:
+            yield job, _write(job, out_dir, date)
+    else:
+        yield from _in_workers(todo, out_dir, date, workers)
 
 
-# The index and the summary ---------------------------------------------------------------------------------
+# The spool, the index and the summary ----------------------------------------------------------------------------
 def summary_columns() -> list[tuple[str, str, str]]:
     """(headline name, heading, kind) of every table's summary results, in table order."""
     return [column for table in TABLES for column in table.report.SUMMARY]
 
 
-def summary_table(outcomes: list[Outcome]) -> pd.DataFrame:
-    """A row per scenario: name, slug, source, error and each summary result (blank where it failed)."""
-    names = [name for name, _, _ in summary_columns()]
-    return pd.DataFrame([{"name": o.name, "slug": o.slug, "source": o.source, "error": o.error,
-                          "currency": o.currency, **{n: o.headline.get(n) for n in names}} for o in outcomes],
-                        columns=["name", "slug", "source", "error", "currency", *names])
+def columns() -> list[tuple[str, str, str]]:
+    """The summary's result columns: the key results first, then every table's summary results not among them."""
+    keys = {name for name, _, _ in KEY_COLUMNS}
+    return KEY_COLUMNS + [column for column in summary_columns() if column[0] not in keys]
 
 
-def write_index(outcomes: list[Outcome], out_dir: Path, date: dt.date) -> None:
-    """index.html and summary.xlsx, never over a scenario file of the batch."""
+class Spool:
+    """Each scenario's row (name, files, key results, failure, sweep values), kept on disk as it comes, read back
+    in the batch's order: an SQLite file in a temporary folder, removed at the end."""
+
+    COMMIT_EVERY = 256
+
+    def __init__(self):
+        self.folder = tempfile.TemporaryDirectory(prefix="planner-batch-")
+        self.db = sqlite3.connect(Path(self.folder.name) / "spool.sqlite", isolation_level="DEFERRED")
+        self.db.execute("CREATE TABLE rows (seq INTEGER PRIMARY KEY, source TEXT, row TEXT)")
+        self.added = 0
+        self.count = self.failed = self.longest = 0
+        self.sources: dict[str, list] = {}  # a file whose variants came with their sweep's values: its swept keys
+
+    def add(self, outcome: Outcome, axes: dict | None = None) -> None:
+        row = {"name": outcome.name, "slug": outcome.slug, "source": outcome.source, "error": outcome.error,
+               "currency": outcome.currency, "renamed": outcome.renamed, "resumed": outcome.resumed,
+               "axes": axes or {}, **(outcome.record or record_of({}))}
+        self.db.execute("INSERT INTO rows VALUES (?, ?, ?)", (outcome.seq, outcome.source,
+                                                              json.dumps(row, allow_nan=False)))
+        self.count += 1
+        self.failed += bool(outcome.error)
+        self.longest = max(self.longest, len(outcome.name))
+        if axes:
+            self.sources.setdefault(outcome.source, list(axes))
+        self.added += 1
+        if self.added % self.COMMIT_EVERY == 0:
+            self.db.commit()
+
+    def rows(self, source: str | None = None) -> Iterator[dict]:
+        """Every row in the batch's order (or one file's)."""
+        self.db.commit()
+        query = "SELECT row FROM rows" + (" WHERE source = ?" if source is not None else "") + " ORDER BY seq"
+        for (row,) in self.db.execute(query, () if source is None else (source,)):
+            yield json.loads(row)
+
+    def outcomes(self) -> list[Outcome]:
+        """Each row as an Outcome without its results, in the batch's order."""
+        return [Outcome(r["name"], r["slug"], r["source"], r["currency"], error=r["error"], renamed=r["renamed"],
+                        resumed=r["resumed"]) for r in self.rows()]
+
+    def two_axis_sweeps(self) -> list[tuple[str, str, list, str, list]]:
+        """(file, first key, its values, second key, its values) of each file whose sweep has two keys, the values
+        in the sweep's order (the rows', not the order the scenarios were finished in)."""
+        found = []
+        for source, keys in self.sources.items():
+            if len(keys) == 2:
+                values: list[dict] = [{}, {}]
+                for row in self.rows(source):
+                    for key, seen in zip(keys, values):
+                        if key in row["axes"]:
+                            seen[row["axes"][key]] = None
+                found.append((source, keys[0], list(values[0]), keys[1], list(values[1])))
+        return found
+
+    def __enter__(self) -> "Spool":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.db.close()
+        self.folder.cleanup()
+
+
+def write_index(spool: Spool, out_dir: Path, date: dt.date, shown: bool = False) -> None:
+    """index.html and summary.xlsx from the spool, row by row, never over a scenario file of the batch."""
     from planner.report import render_index
     from planner.workbook.summary import write_summary
 
-    table = summary_table(outcomes)
-    write_files(out_dir, "index", inputs=[Path(o.source) for o in outcomes if Path(o.source).is_file()], writers={
-        "index.html": lambda file: file.write(render_index(table, summary_columns(), generated=date.isoformat())
-                                              .encode()),
-        "summary.xlsx": lambda file: write_summary(table, summary_columns(), file, generated=date),
-    })
+    def index(file) -> None:
+        with bar(spool.count, "writing index.html", "row", shown) as done:
+            for chunk in render_index(spool, KEY_COLUMNS, generated=date.isoformat(), done=done.update):
+                file.write(chunk.encode())
+
+    def summary(file) -> None:
+        with bar(spool.count, "writing summary.xlsx", "row", shown) as done:
+            write_summary(spool, columns(), file, generated=date, done=done.update)
+
+    sources = [Path(source) for (source,) in spool.db.execute("SELECT DISTINCT source FROM rows")]
+    write_files(out_dir, "index", inputs=[path for path in sources if path.is_file()],
+                writers={"index.html": index, "summary.xlsx": summary})

@@ -138,17 +138,29 @@ def run(scenario: Path | None, out_dir: Path) -> None:
 @click.option("--date", "date", type=click.DateTime(["%Y-%m-%d"]), default=None,
               help="The generation date shown in every file [default: today]; fixed, the same batch gives the same "
                    "files.")
+@click.option("--scheduler", default=None, metavar="ADDRESS|local[:N]",
+              help="Run each scenario as a task on a Dask cluster: the scheduler's address (tcp://host:8786), or "
+                   "local:N for a LocalCluster of N worker processes on this machine. Needs pip install "
+                   "'planner[dask]'.")
+@click.option("--resume", is_flag=True, help="Keep each scenario whose three files are in the folder and were "
+              "written from the same scenario by the same planner version (its JSON says so); write the rest.")
+@click.option("--yes", is_flag=True, help="Write a batch of more than 100,000 scenarios (up to Excel's 1,048,575 "
+              "rows in summary.xlsx).")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
-def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: bool) -> None:
+def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, scheduler: str | None, resume: bool,
+          yes: bool, quiet: bool) -> None:
     """Write every scenario in PATHS (files, folders of *.yaml, glob patterns; sweeps expanded), then index.html
     and summary.xlsx. A failing scenario is reported and the rest go on; exit 1 if any failed."""
     from planner.batch import run_batch
     from planner.output import OutputError
     from planner.scenario.errors import cut
 
+    if scheduler is not None and jobs is not None:
+        _fail_input(["-j and --scheduler: -j is this machine's processes, --scheduler a Dask cluster's workers "
+                     "(local:N for N here): give one"])
     try:
         outcomes = run_batch(list(paths), out_dir, jobs=jobs, date=date.date() if date else None,
-                             progress=not quiet)
+                             progress=not quiet, scheduler=scheduler, resume=resume, yes=yes)
     except OutputError as exc:
         _fail_input([str(exc)])
     for outcome in outcomes:
@@ -158,8 +170,10 @@ def batch(paths: tuple[str, ...], out_dir: Path, jobs: int | None, date, quiet: 
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         click.echo(f"FAILED {outcome.source}: {outcome.error}", err=True)
-    click.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} scenarios written to {out_dir}; "
-               f"{out_dir / 'index.html'}, {out_dir / 'summary.xlsx'}")
+    kept = sum(o.resumed for o in outcomes)
+    click.echo(f"{len(outcomes) - len(failed)} of {len(outcomes)} scenarios written to {out_dir}"
+               + (f" ({kept} kept as they were: --resume)" if kept else "")
+               + f"; {out_dir / 'index.html'}, {out_dir / 'summary.xlsx'}")
     sys.exit(1 if failed else 0)
 
 

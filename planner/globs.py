@@ -17,6 +17,7 @@ import os
 # Folder entries one pattern may look through: a `**` over a home folder or / would otherwise run for minutes, and
 # a folder of scenarios or benchmark logs holds far fewer.
 MAX_ENTRIES = 100_000
+LOOKED_STEP = 100  # entries between two words to a progress bar
 
 
 class GlobError(ValueError):
@@ -33,9 +34,10 @@ def has_magic(pattern: str) -> bool:
     return glob.has_magic(pattern)
 
 
-def matches(pattern: str) -> list[str]:
-    """The paths that match `pattern`, sorted, spelled as the pattern spells them (relative stays relative)."""
-    walk = _Walk(pattern)
+def matches(pattern: str, looked=None) -> list[str]:
+    """The paths that match `pattern`, sorted, spelled as the pattern spells them (relative stays relative);
+    `looked(n)`, when given, is told of every LOOKED_STEP folder entries looked through (a progress bar)."""
+    walk = _Walk(pattern, looked)
     parts = pattern.split(os.sep)
     start = os.sep if pattern.startswith(os.sep) else ""
     if start:
@@ -46,8 +48,8 @@ def matches(pattern: str) -> list[str]:
 class _Walk:
     """One pattern's walk: the folder entries seen so far, counted against MAX_ENTRIES."""
 
-    def __init__(self, pattern: str):
-        self.pattern = pattern
+    def __init__(self, pattern: str, looked=None):
+        self.pattern, self.looked = pattern, looked
         self.seen = 0
 
     def expand(self, folder: str, parts: list[str]):
@@ -113,6 +115,8 @@ class _Walk:
 
     def _count(self) -> None:
         self.seen += 1
+        if self.looked is not None and self.seen % LOOKED_STEP == 0:
+            self.looked(LOOKED_STEP)
         if self.seen > MAX_ENTRIES:
             raise GlobError(self.pattern, f"the pattern looked through more than {MAX_ENTRIES:,} folder entries, the "
                                           f"most one pattern may: name a smaller folder, or fewer levels than **")

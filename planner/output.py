@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
+import hashlib
 import io
 import json
 import os
@@ -69,8 +71,19 @@ class OutputError(Exception):
     """An output path that cannot be used or written; the message is one line naming the path."""
 
 
-def results_json(results: Results) -> str:
-    return json.dumps(results.to_json(), indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+def results_json(results: Results, stamp: dict | None = None) -> str:
+    """The JSON results; `stamp` (output.stamp: the planner's version and the scenario's fingerprint) first, the
+    names of the checks that fail last."""
+    found = results.to_json()
+    if stamp:
+        found = {"planner": stamp, **found}
+    found["checks_failed"] = failed_checks(results)
+    return json.dumps(found, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+def failed_checks(results: Results) -> list[str]:
+    """The names of the checks that fail (the Checks sheet's FALSE rows), in table order."""
+    return [name for name, ok in results.checks.items() if not ok]
 
 
 def output_names(slug: str) -> list[str]:
@@ -78,13 +91,74 @@ def output_names(slug: str) -> list[str]:
     return [f"{slug}.{suffix}" for suffix in SUFFIXES]
 
 
+def fingerprint(scenario: Scenario) -> str:
+    """SHA-256 of what a scenario's files are made from: the planner's version, the scenario with every default
+    filled in, and the bytes of each file it reads besides its own (benchmark logs). `planner batch --resume`
+    keeps a scenario's files whose JSON holds the same."""
+    import planner
+
+    digest = hashlib.sha256(json.dumps({"planner": planner.__version__, "scenario": scenario.normalised()},
+                                       sort_keys=True, ensure_ascii=False).encode())
+    for path in scenario.input_files()[1 if scenario._source else 0:]:
+        info = os.stat(path)
+        digest.update(f"\0{path.name}\0{_file_digest(os.path.abspath(path), info.st_mtime_ns, info.st_size)}".encode())
+    return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_digest(path: str, mtime_ns: int, size: int) -> str:
+    """SHA-256 of a file's bytes, once per version of the file (a sweep's 10,000 variants read the same logs)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def stamp(scenario: Scenario) -> dict:
+    """The JSON's "planner" entry: the version that wrote the files and the scenario's fingerprint."""
+    import planner
+
+    return {"version": planner.__version__, "scenario_sha256": fingerprint(scenario)}
+
+
+def output_writers(scenario: Scenario, results: Results, *, generated: dt.date, slug: str,
+                   stamped: dict | None = None) -> dict[str, bytes | Callable[[BinaryIO], object]]:
+    """<slug>.xlsx's bytes (the workbook made in memory first: what only making it finds, a named scenario whose
+    name makes a workbook name twice, is a ScenarioError before anything is written), and writers of .html and
+    .json, for write_files."""
+    book = io.BytesIO()
+    try:
+        build(results, book, generated=generated)
+    except NameClash as clash:
+        raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
+                             f"{clash}"], [("scenarios", clash.scenario)]) from None
+    stamped = stamped or stamp(scenario)
+    return {f"{slug}.xlsx": book.getvalue(),
+            f"{slug}.html": lambda file: file.write(render_html(results, generated=generated.isoformat()).encode()),
+            f"{slug}.json": lambda file: file.write(results_json(results, stamped).encode())}
+
+
+def output_bytes(scenario: Scenario, results: Results, *, generated: dt.date, slug: str,
+                 stamped: dict | None = None) -> dict[str, bytes]:
+    """The three files as bytes, written nowhere (a batch's Dask task returns them to the client)."""
+    found = {}
+    for name, write in output_writers(scenario, results, generated=generated, slug=slug, stamped=stamped).items():
+        if isinstance(write, bytes):
+            found[name] = write
+        else:
+            buffer = io.BytesIO()
+            write(buffer)
+            found[name] = buffer.getvalue()
+    return found
+
+
 def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | None = None, slug: str | None = None,
                   results: Results | None = None) -> dict[str, Path]:
     """Compute (unless `results` are given) and write <slug>.xlsx, .html and .json into out_dir; returns
     {suffix: path}. Raises OutputError, with nothing changed, when the folder or a file cannot be written, or a
-    file would replace one the scenario was read from. The workbook is made in memory first, so that what only
-    making it finds (a named scenario whose name makes a workbook name twice) is refused before anything, the
-    folder included, is created."""
+    file would replace one the scenario was read from. The files are made in memory first, so that what only
+    making the workbook finds is refused before anything, the folder included, is created."""
     out_dir = Path(out_dir)
     slug = slug or scenario.slug
     final = {suffix: out_dir / f"{slug}.{suffix}" for suffix in SUFFIXES}
@@ -92,17 +166,7 @@ def write_outputs(scenario: Scenario, out_dir: Path, *, generated: dt.date | Non
     check_targets(out_dir, [path.name for path in final.values()], inputs)
     date = generated or dt.date.today()
     results = results or computed(scenario, generated=date)
-    book = io.BytesIO()
-    try:
-        build(results, book, generated=date)
-    except NameClash as clash:
-        raise ScenarioError([f"{_at(scenario, ('scenarios', clash.scenario))}: scenarios.{clash.scenario}: "
-                             f"{clash}"], [("scenarios", clash.scenario)]) from None
-    write_files(out_dir, slug, {
-        final["xlsx"].name: book.getvalue(),
-        final["html"].name: lambda file: file.write(render_html(results, generated=date.isoformat()).encode()),
-        final["json"].name: lambda file: file.write(results_json(results).encode()),
-    }, inputs=inputs)
+    write_files(out_dir, slug, output_writers(scenario, results, generated=date, slug=slug), inputs=inputs)
     return final
 
 
@@ -174,11 +238,19 @@ def check_targets(out_dir: Path, names: list[str], inputs: Iterable[Path] = ()) 
     file, and a target that is one of `inputs`. Nothing is created or changed."""
     out_dir = Path(out_dir)
     _check_folder(out_dir)
-    existing = [path for path in inputs if path is not None and os.path.exists(path)]
+    existing: dict[tuple[int, int], Path] = {}  # each input once, by device and inode (a batch names 10,000s)
+    for source in inputs:
+        if source is not None:
+            try:
+                info = os.stat(source)
+            except OSError:
+                continue
+            existing.setdefault((info.st_dev, info.st_ino), source)
     for name in names:
         path = out_dir / name
         try:
-            mode = os.lstat(path).st_mode
+            info = os.lstat(path)
+            mode = info.st_mode
         except FileNotFoundError:
             continue
         except OSError as exc:
@@ -192,11 +264,11 @@ def check_targets(out_dir: Path, names: list[str], inputs: Iterable[Path] = ()) 
             kind = next((kind for is_kind, kind in _KINDS.items() if is_kind(mode)), "a special file")
             raise OutputError(f"{path}: {kind}: an output is written only where there is nothing or a regular "
                               f"file, never over {kind}")
-        for source in existing:
-            if os.path.samefile(path, source):
-                same = "" if os.path.abspath(path) == os.path.abspath(source) else f" (as {source})"
-                raise OutputError(f"{path}: the run reads this file{same}: an output never replaces an input; "
-                                  f"write elsewhere (-o)")
+        source = existing.get((info.st_dev, info.st_ino))  # a regular file here: lstat is the file's own
+        if source is not None:
+            same = "" if os.path.abspath(path) == os.path.abspath(source) else f" (as {source})"
+            raise OutputError(f"{path}: the run reads this file{same}: an output never replaces an input; "
+                              f"write elsewhere (-o)")
 
 
 def _check_folder(out_dir: Path) -> None:

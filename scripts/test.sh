@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Install everything the tests need (the Python packages into .venv, made once; LibreOffice Calc, Gnumeric and
+# Install everything the tests need (the Python packages into .venv, made once; LibreOffice Calc, Gnumeric, Chromium and
 # poppler-utils with apt when they are missing and we are root), then run the whole test suite on every core
 # (pytest-xdist; a group's expensive session fixture stays on one worker: --dist loadgroup). Extra arguments go to
 # pytest, e.g. -m "not spreadsheet and not long" for the fast tier, -n 0 for one process. "No tests ran" (pytest's
 # exit 5) fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PLANNER_EXTRAS="[test]"
+PLANNER_EXTRAS="[test,dask]"  # dask: `planner batch --scheduler` and its tests
 # pip's check of an installed, editable project takes 7 s of the fast tier's minute: skipped while .venv holds this
 # pyproject.toml's install (the project's code itself is read from the checkout)
 stamp="${PLANNER_VENV:-.venv}/.installed-for-tests"
@@ -20,6 +20,7 @@ missing=()
 command -v soffice >/dev/null 2>&1 || command -v libreoffice >/dev/null 2>&1 || missing+=(libreoffice-calc-nogui)
 command -v ssconvert >/dev/null 2>&1 || missing+=(gnumeric)
 command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)  # the printed pages' test reads the PDF's words
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)  # the batch index's sorting and filtering, in a browser
 if [ "${#missing[@]}" -gt 0 ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         export DEBIAN_FRONTEND=noninteractive

@@ -87,3 +87,21 @@ def test_a_scenarios_engine_row_is_added_and_looked_up_first_with_its_blanks_fro
 def test_bad_engine_input_names_the_key(scenario, says):
     with pytest.raises(ScenarioError, match=says.replace(".", r"\.").replace("*", r"\*")):
         parse_scenario({"name": "bad", **scenario}).shown()
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_a_catalog_id_any_or_with_a_wildcard_turns_its_check_false(app, request, default_workbook, default_book,
+                                                                    tmp_path):
+    """§14.7: a GPU id typed as Any (any case) or holding * on the Catalog sheet fails catalog_ids_plain in both
+    applications; the untouched workbook passes it."""
+    from helpers import UNCOMPARED, catalog_cells, named, recalculated, set_cells
+
+    spreadsheet = request.getfixturevalue(app)
+    copies = []
+    for i, typed in enumerate(("Any", "h1*")):
+        copy = tmp_path / f"ids-{i}.xlsx"
+        set_cells(default_workbook, copy, catalog_cells(default_workbook, [("catalog_gpu", "", "ids", typed)]))
+        copies.append(copy)
+    found = recalculated(spreadsheet, [default_workbook, *copies], [default_book, UNCOMPARED, UNCOMPARED])
+    assert [named(values, default_book, "ok_catalog_ids_plain") for values in found] == [True, False, False]

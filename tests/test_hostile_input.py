@@ -268,7 +268,7 @@ def test_the_variant_count_is_said_before_any_is_made(tmp_path):
     keys = "".join(f"  catalog.traffic_presets.p{i}: [1, 2, 3]\n" for i in range(20))
     start = time.perf_counter()
     assert_refused(tmp_path, "name: s\nsweep:\n" + keys, [
-        "scenario.yaml:2: sweep: 3,486,784,401 variants (3 × 3 × 3", "a sweep may have at most 10,000"])
+        "scenario.yaml:2: sweep: 3,486,784,401 variants (3 × 3 × 3", "a sweep may have at most 100,000 (`planner batch --yes`: 1,048,575)"])
     assert time.perf_counter() - start < 30  # a hang guard: none of the variants is made
 
 

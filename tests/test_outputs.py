@@ -21,6 +21,7 @@ import openpyxl
 import pytest
 from click.testing import CliRunner
 
+import planner
 from planner import output, recalc
 from planner.cli import main
 from planner.scenario import DEFAULT
@@ -41,7 +42,9 @@ def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):
 
 def test_json_holds_the_normalised_scenario_headline_and_tables(example_files):
     data = json.loads(example_files(DEFAULT_EXAMPLE)["json"].read_text())
-    assert set(data) == {"scenario", "headline", "not_available", "tables"}
+    assert set(data) == {"planner", "scenario", "headline", "not_available", "tables", "checks_failed"}
+    assert data["planner"]["version"] == planner.__version__ and len(data["planner"]["scenario_sha256"]) == 64
+    assert data["checks_failed"] == []  # the default scenario passes every check
     assert data["scenario"]["memory"]["strategy"] == "zero3"
     assert data["scenario"]["serving"]["sequence_length"] == 8192  # the default filled in
     assert data["headline"]["memory_training_total_gb"] == pytest.approx(52.567744512)  # 16Ψ/8 + 34·s·h·L bytes

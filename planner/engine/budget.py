@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
-from planner.engine.plan.inputs import fleet_columns, plan_profile, prices_of, serving_gpu
-from planner.engine.shared import NO_FLEET_SERVES, NOT_SERVED  # why serving money is n/a (§9, §13.15)
+from planner.engine.plan.inputs import fleet_columns, plan_profile, prices_of, serving_gpu, serving_na
+from planner.engine.shared import NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
                                    past_deadline)
 from planner.engine.values import plain
@@ -94,7 +94,7 @@ def compute(scenario, tables) -> BudgetTable:
     fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
     fleet = fleet_columns(scenario, tables)  # with a fleet, its sizing month by month (§11) and its SLO, not the users
     fits = fits if scenario.fleet is None else fleet is not None
-    na = NOT_SERVED if scenario.fleet is None else NO_FLEET_SERVES  # the reason serving money reads n/a, if it does
+    na = serving_na(scenario, tables)  # the reason serving money reads n/a, if it does
     fx, growth, standby_in = scenario.fx_rate, scenario.budget.monthly_growth, scenario.budget.include_standby
     # the serving GPU's on-demand price in the reporting currency (§13: converted where it enters)
     price = prices_of(scenario, serving_gpu(scenario, tables)).on_demand * fx

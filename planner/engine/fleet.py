@@ -15,9 +15,11 @@ built in one place (`replica`). Times are seconds unless a name says ms; rates a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field, replace
+from decimal import ROUND_HALF_UP, Decimal
 from types import SimpleNamespace
 from typing import NamedTuple
 
@@ -27,7 +29,7 @@ from planner.engine import money
 from planner.engine import serving as serving_engine
 from planner.engine.layouts import NETWORK_EFFICIENCY, NVLINK_EFFICIENCY  # §10's sustained link shares
 from planner.engine.values import excel_round, plain, to_the_cent
-from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
+from planner.engine.shared import FLEET_MAX_CONFIGURATIONS as MAX_CONFIGURATIONS, HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.method import Constant, Method
 from planner.model import passes
 from planner.model.replica import Replica
@@ -75,6 +77,7 @@ def meets(miss: float, attainment: float) -> bool:
 
 
 # The queue -------------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1 << 16)  # the configurations that share a decode replica ask for the same C(y·B, a_d)
 def erlang_c(servers: int, load: float) -> float:
     """C(c, a), the probability that a request waits with c servers and a Erlangs offered (Kleinrock 1975, M/M/c):
     IF(a ≥ c, 1, POISSON(c, a) / (POISSON(c, a) + (1 − ρ)·POISSON(c − 1, a, TRUE))), ρ = a/c.
@@ -346,7 +349,8 @@ def pool_cost(replicas: int, tensor_parallel: int, spare: float) -> int:
 
 
 def disaggregated_replicas(config: Configuration, roof: Roofline, rate: float, slo: SLO) -> tuple[int, int] | str:
-    """(x, y): the pair of fewest GPUs (spares included; ties: the smaller y) whose miss meets the target, or the
+    """(x, y): the pair of least cost per hour (spares included; on one GPU type the fewest GPUs; ties: the smaller
+    y) whose miss meets the target, or the
     reason there is none. x_full, the fewest prefill replicas whose tail alone meets, bounds x from below; y counts
     up from INT9(a_d/B) + 1, and for each y whose C_d leaves a budget the smallest x ≥ x_full that meets is taken;
     the count stops at the first y whose own pool plus x_full's costs at least the best pair (GPUs grow with y).
@@ -367,13 +371,14 @@ def disaggregated_replicas(config: Configuration, roof: Roofline, rate: float, s
         return BEYOND_QUEUE_RANGE
     best, best_gpus = None, None
     while y <= last_y:
-        if best is not None and pool_cost(x_full, t_p, slo.spare) + pool_cost(y, t_d, slo.spare) >= best_gpus:
+        if best is not None and config.pair_cost(pool_cost(x_full, t_p, slo.spare),
+                                                 pool_cost(y, t_d, slo.spare)) >= best_gpus:
             break
         waiting = decode_queue(y, rate, roof)["erlang_c"]
         x = fewest(x_full, QUEUE_RANGE, lambda x: r9(prefill_tail(x) + waiting) <= budget)
         if x is None:
             break
-        gpus = pool_cost(x, t_p, slo.spare) + pool_cost(y, t_d, slo.spare)
+        gpus = config.pair_cost(pool_cost(x, t_p, slo.spare), pool_cost(y, t_d, slo.spare))
         if best is None or gpus < best_gpus:
             best, best_gpus = (x, y), gpus
         y += 1
@@ -403,7 +408,7 @@ class Configuration:
 
     index: int  # its place in the enumeration order
     mode: str
-    gpu: str
+    gpu: str  # its label: one Catalog id, or "prefill/decode" for mixed pools (§15.1)
     weight: str
     kv: str
     parallel: tuple[int, ...]  # (t,) aggregated, (t_p, t_d) disaggregated
@@ -414,10 +419,32 @@ class Configuration:
     transfer_gbps: float | None = None  # disaggregated: BW_kv
     transfer_s: float = 0.0  # disaggregated: T_kv
     terms: dict = field(default_factory=dict, compare=False)  # what its sheet row looks up and derives
+    prefill_gpu: str = ""  # mixed pools (§15.1): the prefill pool's Catalog id ("" = gpu)
+    prefill_price: float | None = None  # … and its price per GPU-hour (None = price)
 
     @property
     def aggregated(self) -> bool:
         return self.mode == AGGREGATED
+
+    @property
+    def mixed(self) -> bool:
+        """Prefill and decode pools on different GPUs (§15.1)."""
+        return bool(self.prefill_gpu) and self.prefill_gpu != self.decode_gpu
+
+    @property
+    def decode_gpu(self) -> str:
+        """The Catalog id of the GPU that decodes (the aggregated replica's, or the decode pool's)."""
+        return self.gpu[len(self.prefill_gpu) + 1:] if self.prefill_gpu else self.gpu
+
+    def cost(self, prefill_gpus: int, decode_gpus: int = 0) -> float:
+        """Cost per hour: G·price on one GPU type; G_p·p_p + G_d·p_d for mixed pools (§15.1)."""
+        if self.mixed:
+            return prefill_gpus * self.prefill_price + decode_gpus * self.price
+        return (prefill_gpus + decode_gpus) * self.price
+
+    def pair_cost(self, prefill_gpus: int, decode_gpus: int):
+        """What the pair search compares: the GPUs on one type (cost ∝ GPUs), ROUND(cost, 9) when mixed."""
+        return r9(self.cost(prefill_gpus, decode_gpus)) if self.mixed else prefill_gpus + decode_gpus
 
     def latency_ms(self, batch):
         """What the TPOT target bounds: ITL(B) aggregated (the prefill stalls included), TPOT(B) on a decode pool."""
@@ -428,8 +455,9 @@ class Configuration:
         """What names the configuration in a row: its place, mode, GPU, precisions and sizes (t_p None
         aggregated)."""
         t_p, t_d = (None, self.parallel[0]) if self.aggregated else self.parallel
-        return {"index": self.index, "mode": self.mode, "gpu": self.gpu, "weight_precision": self.weight,
-                "kv_precision": self.kv, "prefill_tensor_parallel": t_p, "tensor_parallel": t_d}
+        return {"index": self.index, "mode": self.mode, "gpu": self.gpu, "prefill_gpu": self.prefill_gpu or self.gpu,
+                "decode_gpu": self.decode_gpu, "weight_precision": self.weight, "kv_precision": self.kv,
+                "prefill_tensor_parallel": t_p, "tensor_parallel": t_d}
 
     def prefill_fits(self) -> bool:
         """A prefill replica keeps one prompt's KV until it is sent: pool ≥ s·(KV_g + KV_d)(t_p)."""
@@ -503,23 +531,25 @@ def disaggregated_row(config: Configuration, roof: Roofline, pair: tuple[int, in
     fewer_prefill = disaggregated_miss(prefill_queue(x - 1, rate, ttft_s, config.transfer_s, slo), decode) \
         if x > 1 else 1.0
     fewer_decode = disaggregated_miss(prefill, decode_queue(y - 1, rate, roof)) if y > 1 else 1.0
-    gpus = pool_cost(x, t_p, slo.spare) + pool_cost(y, t_d, slo.spare)
+    prefill_gpus, decode_gpus = pool_cost(x, t_p, slo.spare), pool_cost(y, t_d, slo.spare)
+    gpus = prefill_gpus + decode_gpus
     row = {"prefill_replicas": x, "decode_replicas": y, "prefill_with_spares": pool_cost(x, 1, slo.spare),
            "decode_with_spares": pool_cost(y, 1, slo.spare), "kv_transfer_gbps": config.transfer_gbps,
            "kv_transfer_ms": config.transfer_s * 1000, **prefill, **decode, "miss": disaggregated_miss(prefill, decode),
            "miss_one_fewer_prefill": fewer_prefill, "miss_one_fewer_decode": fewer_decode,
            "ttft_percentile_ms": disaggregated_ttft_percentile_ms(ttft_s, config.transfer_s, prefill, decode, slo),
            "gpu_seconds_per_request": _gpu_seconds_per_request(config, roof)}
-    return _with_figures(config, roof, row, gpus=gpus, rate=rate, slo=slo, per_user=1 / roof.step)
+    return _with_figures(config, roof, row, gpus=gpus, rate=rate, slo=slo, per_user=1 / roof.step,
+                         cost=config.cost(prefill_gpus, decode_gpus))
 
 
 def _with_figures(config: Configuration, roof: Roofline, row: dict, *, gpus: int, rate: float, slo: SLO,
-                  per_user: float) -> dict:
+                  per_user: float, cost: float | None = None) -> dict:
     """The row's §6 figures and the fleet's: GPUs, cost per hour (G·price), acceptable requests per hour
     (3600·λ·A·q), cost per acceptable request, per million output tokens (and acceptable ones), tokens/s per GPU
     (λ·o/G) and per user."""
     attainment = 1 - row["miss"]
-    cost = gpus * config.price
+    cost = gpus * config.price if cost is None else cost
     acceptable = SECONDS_PER_HOUR * rate * attainment * slo.quality
     per_million = cost * 1e6 / (SECONDS_PER_HOUR * rate * roof.outputs)
     return {"b_max": int(config.decode.b_max), "batch": roof.batch, "ttft_ms": config.ttft_s * 1000,
@@ -528,7 +558,8 @@ def _with_figures(config: Configuration, roof: Roofline, row: dict, *, gpus: int
             "acceptable_per_hour": acceptable, "cost_per_acceptable_request": cost / acceptable if acceptable else None,
             "cost_per_million_tokens": per_million,
             "cost_per_million_acceptable_tokens": per_million / (attainment * slo.quality) if attainment else None,
-            "tokens_per_s_per_gpu": rate * roof.outputs / gpus, "tokens_per_s_per_user": per_user}
+            "tokens_per_s_per_gpu": rate * roof.outputs / gpus, "tokens_per_s_per_user": per_user,
+            "output_tokens_per_dollar": SECONDS_PER_HOUR * rate * roof.outputs / cost if cost else None}
 
 
 def rank(row: dict) -> tuple:
@@ -544,41 +575,85 @@ def tensor_parallel_fits(model, t: int) -> bool:
 
 
 def configurations(model, gpus: list, precisions: list, *, parallel, modes, knobs: Knobs,
-                   transfer_gbps: float | None = None, calibrated: dict | None = None) -> list[Configuration]:
+                   transfer_gbps: float | None = None, calibrated: dict | None = None,
+                   mixed_pairs: list[tuple[int, int]] = ()) -> list[Configuration]:
     """Every configuration in the enumeration order: `gpus` as listed ((Catalog GPU, price) pairs), then
-    `precisions` ((weight, kv) Catalog entries), aggregated before disaggregated, then t ascending (t_p, then t_d).
-    A t that breaks §6's rules is skipped, as is t > 1 on a GPU without an NVLink figure and a disaggregated pair
-    whose KV link has no figure. `calibrated`: the efficiencies fitted on one GPU ({GPU id: {key: value}}, §12.1),
-    which its candidates read instead of the knobs'."""
-    found = []
-    for gpu, price in gpus:
-        knobs_here = replace(knobs, **(calibrated or {}).get(gpu.id, {}))
-        sizes = [t for t in sorted(set(parallel)) if tensor_parallel_fits(model, t) and (t == 1 or gpu.nvlink_gbps)]
-        for weight, kv in precisions:
-            built = {t: replica(model, gpu, weight=weight, kv=kv, tensor_parallel=t, knobs=knobs_here, price=price)
-                     for t in sizes}
-            ttft = {t: float(rep.ttft_s()) for t, rep in built.items()}
-            one_gpu = built[1] if 1 in built else replica(model, gpu, weight=weight, kv=kv, tensor_parallel=1,
-                                                          knobs=knobs_here, price=price)
-            common = {"gpu": gpu.id, "weight": weight.id, "kv": kv.id, "price": price}
-            looked_up = catalog_terms(gpu, weight, kv, price=price, knobs=knobs_here)
+    `precisions` ((weight, kv) Catalog entries), aggregated before disaggregated, then t ascending (t_p, then t_d);
+    then the mixed pools (§15.1): by pair ((prefill, decode) places in `gpus`) as given, within a pair by precision
+    pair, t_p, t_d. A t that breaks §6's rules is skipped, as is t > 1 on a GPU without an NVLink figure and a
+    disaggregated pair whose KV link has no figure. `calibrated`: the efficiencies fitted on one GPU ({GPU id:
+    {key: value}}, §12.1), which its candidates read instead of the knobs'."""
+    found, built = [], {}  # built: (GPU place, precision place) → {t: replica}, each GPU's replicas built once
+
+    def replicas_of(g: int, p: int) -> tuple[dict, Replica, dict]:
+        """The replicas of GPU g at precision pair p for each valid t, the one on one GPU (KV_1) and the terms its
+        Catalog row gives."""
+        if (g, p) not in built:
+            (gpu, price), (weight, kv) = gpus[g], precisions[p]
+            knobs_here = replace(knobs, **(calibrated or {}).get(gpu.id, {}))
+            sizes = [t for t in sorted(set(parallel)) if tensor_parallel_fits(model, t)
+                     and (t == 1 or gpu.nvlink_gbps)]
+            each = {t: replica(model, gpu, weight=weight, kv=kv, tensor_parallel=t, knobs=knobs_here, price=price)
+                    for t in sizes}
+            one_gpu = each[1] if 1 in each else replica(model, gpu, weight=weight, kv=kv, tensor_parallel=1,
+                                                        knobs=knobs_here, price=price)
+            built[g, p] = each, one_gpu, catalog_terms(gpu, weight, kv, price=price, knobs=knobs_here)
+        return built[g, p]
+
+    def disaggregated(g_p: int, g_d: int, p: int) -> None:
+        (gpu_p, price_p), (gpu_d, price_d), (weight, kv) = gpus[g_p], gpus[g_d], precisions[p]
+        (prefills, one_gpu, terms_p), (decodes, _, terms_d) = replicas_of(g_p, p), replicas_of(g_d, p)
+        mixed = g_p != g_d
+        common = {"gpu": f"{gpu_p.id}/{gpu_d.id}" if mixed else gpu_d.id, "weight": weight.id, "kv": kv.id,
+                  "price": price_d, "prefill_gpu": gpu_p.id if mixed else "", "prefill_price": price_p}
+        for t_p, first in prefills.items():
+            for t_d, decode in decodes.items():
+                gbps = (mixed_transfer_gbps(t_p, t_d, gpu_p, gpu_d, transfer_gbps) if mixed
+                        else kv_transfer_gbps(t_p, t_d, gpu_d, transfer_gbps))
+                if not gbps > 0:
+                    continue
+                transfer = kv_transfer_s(one_gpu.s, float(one_gpu.kv_g), gbps)
+                found.append(Configuration(
+                    len(found), DISAGGREGATED, parallel=(t_p, t_d), decode=decode, ttft_s=float(first.ttft_s()),
+                    prefill=first, transfer_gbps=gbps, transfer_s=transfer,
+                    terms=terms_d | prefill_terms(terms_p) | replica_terms(decode, first, one_gpu), **common))
+
+    for g, (gpu, price) in enumerate(gpus):
+        for p in range(len(precisions)):
+            each, one_gpu, terms = replicas_of(g, p)
+            common = {"gpu": gpu.id, "weight": precisions[p][0].id, "kv": precisions[p][1].id, "price": price}
             if AGGREGATED in modes:
-                found += [Configuration(len(found) + i, AGGREGATED, parallel=(t,), decode=built[t], ttft_s=ttft[t],
-                                        terms=looked_up | replica_terms(built[t], built[t], one_gpu), **common)
-                          for i, t in enumerate(sizes)]
-            if DISAGGREGATED not in modes:
-                continue
-            for t_p in sizes:
-                for t_d in sizes:
-                    gbps = kv_transfer_gbps(t_p, t_d, gpu, transfer_gbps)
-                    if not gbps > 0:
-                        continue
-                    transfer = kv_transfer_s(one_gpu.s, float(one_gpu.kv_g), gbps)
-                    found.append(Configuration(
-                        len(found), DISAGGREGATED, parallel=(t_p, t_d), decode=built[t_d], ttft_s=ttft[t_p],
-                        prefill=built[t_p], transfer_gbps=gbps, transfer_s=transfer,
-                        terms=looked_up | replica_terms(built[t_d], built[t_p], one_gpu), **common))
+                found += [Configuration(len(found) + i, AGGREGATED, parallel=(t,), decode=rep,
+                                        ttft_s=float(rep.ttft_s()),
+                                        terms=terms | prefill_terms(terms) | replica_terms(rep, rep, one_gpu), **common)
+                          for i, (t, rep) in enumerate(each.items())]
+            if DISAGGREGATED in modes:
+                disaggregated(g, g, p)
+    if DISAGGREGATED in modes:
+        for g_p, g_d in mixed_pairs:
+            for p in range(len(precisions)):
+                disaggregated(g_p, g_d, p)
     return found
+
+
+PREFILL_TERMS = ("price_per_gpu_hour", "memory_gb", "peak_flops", "bandwidth", "nvlink_gbps", "network_gbps",
+                 "compute_efficiency", "overhead_ms")  # what the replica that prefills reads of its own GPU
+
+
+def prefill_terms(terms: dict) -> dict:
+    """The Catalog terms of the GPU that prefills, as `prefill_<key>`: the row's own on one GPU type, the prefill
+    pool's GPU's when mixed (§15.1: each pool on its own Catalog row)."""
+    return {f"prefill_{key}": terms[key] for key in PREFILL_TERMS}
+
+
+def mixed_transfer_gbps(prefill_parallel: int, decode_parallel: int, prefill_gpu, decode_gpu,
+                        given: float | None = None) -> float:
+    """BW_kv of a mixed pair (§15.1): the number given, else MIN(t_p·NET_p, t_d·NET_d)·0.90. Two GPU types never
+    share a node, so the pair talks over the network, each side through its own GPUs' NICs: the slower side limits."""
+    if given is not None:
+        return float(given)
+    return min(prefill_parallel * (prefill_gpu.network_gbps or 0),
+               decode_parallel * (decode_gpu.network_gbps or 0)) * NETWORK_EFFICIENCY
 
 
 def catalog_terms(gpu, weight, kv, *, price: float, knobs: Knobs) -> dict:
@@ -698,14 +773,17 @@ def search(configs: list[Configuration], rate: float, slo: SLO) -> Search:
     return Search(met + [c for c in evaluated if not c.rows], [row for c in evaluated for row in c.rows])
 
 
-def pareto_front(rows: list[dict]) -> list[dict]:
-    """The rows no other row beats in both tokens/s per GPU and tokens/s per user (at least as good in both and
-    better in one, at 9 decimals), sorted by tokens/s per GPU, then per user, both descending, then the enumeration
-    order."""
-    keyed = sorted(((r9(r["tokens_per_s_per_gpu"]), r9(r["tokens_per_s_per_user"]), r) for r in rows),
+PER_GPU, PER_DOLLAR = "tokens_per_s_per_gpu", "output_tokens_per_dollar"  # the front's first axis, one type or mixed
+
+
+def pareto_front(rows: list[dict], axis: str = PER_GPU) -> list[dict]:
+    """The rows no other row beats in both `axis` (tokens/s per GPU; output tokens per dollar with mixed pools,
+    §15.1: a GPU of one type is not a unit of another) and tokens/s per user (at least as good in both and better
+    in one, at 9 decimals), sorted by the axis, then per user, both descending, then the enumeration order."""
+    keyed = sorted(((r9(r[axis]), r9(r["tokens_per_s_per_user"]), r) for r in rows),
                    key=lambda k: (-k[0], -k[1], k[2]["index"], k[2]["batch"]))
-    front, best_above = [], -math.inf  # best_above: the most tokens/s per user at more tokens/s per GPU
-    for _, group in itertools.groupby(keyed, key=lambda k: k[0]):  # rows of equal tokens/s per GPU
+    front, best_above = [], -math.inf  # best_above: the most tokens/s per user further along the axis
+    for _, group in itertools.groupby(keyed, key=lambda k: k[0]):  # rows of equal value on the axis
         group = list(group)
         best_here = group[0][1]  # sorted: the first has the most tokens/s per user
         front += [row for _, per_user, row in group if per_user == best_here and best_here > best_above]
@@ -739,6 +817,11 @@ def replicas_at(config: Configuration, roof: Roofline, rate: float, slo: SLO) ->
     return disaggregated_replicas(config, roof, rate, slo)
 
 
+def pool_gpus(config: Configuration, replicas: tuple[int, ...], spare: float) -> tuple[int, ...]:
+    """Each pool's GPUs with spares, in whole replicas: (G,) or (G^p, G^d)."""
+    return tuple(pool_cost(n, t, spare) for n, t in zip(replicas, config.parallel))
+
+
 def fleet_gpus(config: Configuration, replicas: tuple[int, ...], spare: float) -> int:
     """G: every pool's replicas with spares, in whole replicas, times its GPUs."""
     return sum(pool_cost(n, t, spare) for n, t in zip(replicas, config.parallel))
@@ -768,6 +851,7 @@ def day(config: Configuration, roof: Roofline, *, peak: tuple[int, ...], rate: f
         hour = {"hour": h, "fraction": float(fraction), "rate": rate_h, "busy_gpus": rate_h * per_request,
                 **dict(zip(_replica_keys(config), following)),
                 "gpus_following": fleet_gpus(config, following, slo.spare),
+                "cost_following": config.cost(*pool_gpus(config, following, slo.spare)),
                 "gpus_peak_sized": peak_gpus}
         hour["miss_following"] = None if rate_h == 0 else miss_at(config, roof, following, rate_h, slo)
         for fleet, replicas in (("following", following), ("peak_sized", peak)):
@@ -780,6 +864,9 @@ def day(config: Configuration, roof: Roofline, *, peak: tuple[int, ...], rate: f
     for fleet in ("peak_sized", "following"):
         gpu_hours = float(sum(h[f"gpus_{fleet}"] for h in hours))
         cost, acceptable = gpu_hours * config.price, sum(h[f"acceptable_{fleet}"] for h in hours)
+        if config.mixed:  # Σ_h (G_h^p·p_p + G_h^d·p_d) (§15.1)
+            cost = len(hours) * config.cost(*pool_gpus(config, peak, slo.spare)) if fleet == "peak_sized" else \
+                sum(h["cost_following"] for h in hours)
         totals |= {f"gpu_hours_{fleet}": gpu_hours, f"idle_gpu_hours_{fleet}": gpu_hours - busy,
                    f"cost_{fleet}": cost, f"acceptable_{fleet}": acceptable,
                    f"cost_per_acceptable_request_{fleet}": cost / acceptable if acceptable else None}
@@ -870,7 +957,8 @@ class PlanFleet:
 
 # The table for one scenario ---------------------------------------------------------------------------------------
 CANDIDATE_KEYS = (
-    "index", "mode", "gpu", "weight_precision", "kv_precision", "prefill_tensor_parallel", "tensor_parallel",
+    "index", "mode", "gpu", "prefill_gpu", "decode_gpu", "weight_precision", "kv_precision",
+    "prefill_tensor_parallel", "tensor_parallel",
     "price_per_gpu_hour", "b_max", "b_star", "batch", "ttft_ms", "tpot_ms", "prefill_s", "cycle_s", "itl_ms",
     "service_rate", "replicas", "prefill_replicas", "decode_replicas", "replicas_with_spares", "prefill_with_spares",
     "decode_with_spares", "load", "servers", "utilisation", "erlang_c", "prefill_utilisation", "prefill_wait_ms",
@@ -884,7 +972,8 @@ CANDIDATE_KEYS = (
     "overhead_ms", "peak_flops", "bandwidth", "kv_bytes_per_token", "draft_kv_bytes_per_token", "pool_gb",
     "first_parallel", "kv_first",
     "draft_kv_first", "prefill_fits", "kv_one", "latency_next_ms", "tpot_met", "b_star_largest", "batch_row",
-    "ttft_met", "fewest", "within_range", "holds", "meets", "reason")
+    "ttft_met", "fewest", "within_range", "holds", "meets", "reason", "output_tokens_per_dollar",
+    *(f"prefill_{key}" for key in PREFILL_TERMS))
 HEADLINE = {  # defined name → the overall cheapest row's key
     "fleet_cheapest_mode": "mode", "fleet_cheapest_gpu": "gpu", "fleet_cheapest_gpus": "gpus",
     "fleet_cheapest_cost_per_hour": "cost_per_hour",
@@ -931,13 +1020,47 @@ class FleetTable:
             row = self.cheapest_of(mode)
             found[f"fleet_cheapest_{mode}_cost_per_hour"] = row["cost_per_hour"] if row else BLANK
         found |= {"fleet_configurations": s["configurations"], "fleet_feasible_configurations": s["feasible"]}
+        found |= self.mixed_headline
         return found | {name: BLANK if s.get(key) is None else s[key] for name, key in DAY_HEADLINE.items()}
+
+    @property
+    def single_type(self) -> dict | None:
+        """The cheapest row whose pools (or one) use one GPU type, by §11's ranking: the Cover's comparison."""
+        return next((row for row in self.candidates if row["reason"] is None
+                     and row["prefill_gpu"] == row["decode_gpu"]), None)
+
+    @property
+    def cheapest_mixed(self) -> dict | None:
+        """The cheapest row whose prefill and decode GPUs differ (§15.1)."""
+        return next((row for row in self.candidates if row["reason"] is None
+                     and row["prefill_gpu"] != row["decode_gpu"]), None)
+
+    @property
+    def mixed_headline(self) -> dict:
+        """§15.1's names: the chosen fleet's GPU and GPUs per pool (one type: both pools the one GPU; aggregated:
+        its GPUs in the decode pool's name, none in prefill), whether it is mixed, the cheapest mixed row's cost and
+        the cheapest single-type row's GPU, GPUs and cost; blanks where there is none."""
+        best, single, mixed = self.cheapest, self.single_type, self.cheapest_mixed
+        found = {"fleet_cheapest_prefill_gpu": best["prefill_gpu"] if best else BLANK,
+                 "fleet_cheapest_decode_gpu": best["decode_gpu"] if best else BLANK,
+                 "fleet_cheapest_mixed": best["prefill_gpu"] != best["decode_gpu"] if best else BLANK,
+                 "fleet_cheapest_prefill_gpus": prefill_gpus(best) if best else BLANK,
+                 "fleet_cheapest_decode_gpus": best["gpus"] - prefill_gpus(best) if best else BLANK,
+                 "fleet_cheapest_mixed_cost_per_hour": mixed["cost_per_hour"] if mixed else BLANK,
+                 "fleet_mixed_configurations": self.scalars["mixed_configurations"]}
+        found |= {f"fleet_cheapest_single_type_{key}": single[key] if single else BLANK
+                  for key in ("gpu", "gpus", "cost_per_hour")}
+        return found | {"fleet_mixed_answer": mixed_answer(self.scalars["mixed_gpus"], found, best,
+                                                           self.scalars["currency_symbol"])}
 
     @property
     def checks(self) -> dict[str, bool]:
         rows = [row for row in self.candidates + self.pareto if row["reason"] is None]
         return {"fleet_some_configuration_meets_slo": self.cheapest is not None,
-                "fleet_gpus_priced": all(row["price_per_gpu_hour"] > 0 for row in rows),  # the scenario's refuses 0
+                "fleet_search_within_limit": self.scalars["configurations"] <= MAX_CONFIGURATIONS,
+                "fleet_mixed_pairs_valid": True,  # the scenario refuses another pair (planner.inputs.fleet)
+                "fleet_gpus_priced": all(min(row["price_per_gpu_hour"], row["prefill_price_per_gpu_hour"]) > 0
+                                         for row in rows),  # the scenario's refuses 0
                 "fleet_rows_hold": all(row["holds"] for row in rows) and all(h["meets"] and h["fewest"]
                                                                               for h in self.day)}
 
@@ -956,12 +1079,13 @@ def compute(scenario, tables) -> FleetTable:
     gpus = [(merged.gpus[g], money.gpu_price(scenario) if g == scenario.gpu  # in the reporting currency
              else money.converted(merged.gpus[g].price_per_hour, scenario)) for g in fleet.gpus]
     precisions = [(merged.precisions[p.weight], merged.precisions[p.kv]) for p in fleet.precisions]
+    pairs = [(fleet.gpus.index(p), fleet.gpus.index(d)) for p, d in fleet.pairs()]
     configs = configurations(scenario.chosen_model, gpus, precisions, parallel=fleet.tensor_parallel,
                              modes=fleet.modes, knobs=knobs, transfer_gbps=fleet.kv_transfer_gbps,
-                             calibrated=calibrated)
+                             calibrated=calibrated, mixed_pairs=pairs)
     rate = served_rate(fleet.peak_rate, fleet.quality, fleet.retries)
     found = search(configs, rate, slo)
-    front = pareto_front(found.rows)
+    front = pareto_front(found.rows, PER_DOLLAR if fleet.mixed_gpus else PER_GPU)
     pareto = [{"position": i, **_plain_row({key: front[i - 1].get(key) for key in CANDIDATE_KEYS})}
               for i in thinned(len(front))]
     profile = fleet.day_profile(scenario.cluster.profile)
@@ -973,6 +1097,7 @@ def compute(scenario, tables) -> FleetTable:
                "outputs": knobs.sequence_length - knobs.prompt_tokens, "configurations": len(configs),
                "feasible": sum(1 for c in found.candidates if c.rows), "sized_rows": len(found.rows),
                "pareto_rows": len(front), "profile": profile or "", "currency_symbol": scenario.currency_symbol,
+               "mixed_gpus": fleet.mixed_gpus, "mixed_configurations": sum(1 for c in configs if c.mixed),
                **{f"calibrated_{key}": value for key, value in on_benchmark_gpu.items()}}
     hours = []
     if profile and best:
@@ -988,7 +1113,56 @@ def compute(scenario, tables) -> FleetTable:
     return FleetTable(scalars, candidates, pareto, hours, configs)
 
 
+def prefill_gpus(row: dict) -> int:
+    """A sized row's prefill pool's GPUs with spares, CEIL9(x·(1 + r_f))·t_p; 0 aggregated."""
+    return 0 if row["mode"] == AGGREGATED else row["prefill_with_spares"] * row["prefill_tensor_parallel"]
+
+
 NO_FLEET = "none meets the SLO"  # the answer when no configuration meets it
+MIXING_OFF = "not searched: fleet.mixed_gpus is FALSE"
+NO_MIXED = "none of the mixed pools meets the SLO"
+
+
+def mixed_saving(names: dict, best: dict | None, symbol: str) -> str:
+    """The bracket of §15.1's words when the chosen fleet is mixed: " ($0.50 an hour, 1.8 %, below the best
+    single-type fleet: 14 h100-sxm, $28.00)", or that none on one type meets the SLO; "" when it is not mixed."""
+    if best is None or names["fleet_cheapest_mixed"] is not True:
+        return ""
+    cost, single = best["cost_per_hour"], names["fleet_cheapest_single_type_cost_per_hour"]
+    if single == BLANK:
+        return " (no single-type fleet meets the SLO)"
+
+    def cents(x: float) -> str:
+        return f"{symbol}{to_the_cent(x):,.2f}"
+
+    share = Decimal(f"{(single - cost) / single * 100:.15g}").quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+    return (f" ({cents(single - cost)} an hour, {share} %, below the best single-type fleet: "
+            f"{names['fleet_cheapest_single_type_gpus']} {names['fleet_cheapest_single_type_gpu']}, {cents(single)})")
+
+
+def mixed_answer(searched: bool, names: dict, best: dict | None, symbol: str) -> str:
+    """§15.1's words for the Cover: "Serving: 10 h100-sxm for prefill and 3 h200 for decode (mixed pools, §15.1),
+    $27.50 an hour at the peak ($0.50 an hour, 1.8 %, below the best single-type fleet: 14 h100-sxm, $28.00)"; when
+    mixing does not win, by how much the cheapest mixed fleet costs more. Money to the cent and the share to one
+    decimal, rounded half up as a spreadsheet's TEXT does."""
+    if not searched:
+        return MIXING_OFF
+    if best is None:
+        return NO_FLEET
+
+    def cents(x: float) -> str:
+        return f"{symbol}{to_the_cent(x):,.2f}"
+
+    cost = best["cost_per_hour"]
+    if names["fleet_cheapest_mixed"]:
+        return (f"Serving: {names['fleet_cheapest_prefill_gpus']} {names['fleet_cheapest_prefill_gpu']} for prefill "
+                f"and {names['fleet_cheapest_decode_gpus']} {names['fleet_cheapest_decode_gpu']} for decode (mixed "
+                f"pools, §15.1), {cents(cost)} an hour at the peak" + mixed_saving(names, best, symbol))
+    mixed = names["fleet_cheapest_mixed_cost_per_hour"]
+    if mixed == BLANK:
+        return NO_MIXED
+    return (f"Mixed pools do not win: the cheapest costs {cents(mixed)} an hour, {cents(mixed - cost)} above the "
+            f"chosen fleet's {cents(cost)}")
 BLANK = ""  # a headline result without a value, as its cell shows it
 
 
@@ -1030,6 +1204,8 @@ CONSTANTS = [
              source="The sheet's POISSON is within 1e-9 of the exact Erlang C up to here (LibreOffice 7.4)"),
     Constant("fleet_pareto_rows", PARETO_ROWS, label="Rows of the Pareto table", unit="rows",
              source="A longer front is thinned evenly, both ends kept"),
+    Constant("fleet_max_configurations", MAX_CONFIGURATIONS, label="Most configurations a search may hold",
+             unit="configurations", source="The Candidates table's rows, mixed GPU pools or not (§15.1 of the method)"),
     Constant("fleet_nvlink_efficiency", NVLINK_EFFICIENCY, label="Sustained share of NVLink for the KV transfer",
              unit="share", source="As the layout search's collectives (0.65)"),
     Constant("fleet_network_efficiency", NETWORK_EFFICIENCY, label="Sustained share of the network for the KV "
@@ -1063,6 +1239,11 @@ METHOD = Method(
         "Order: cost per hour, then attainment (higher), then tokens/s per user (higher), then the enumeration "
         "order; each configuration is shown at its first batch row. The Pareto front keeps the rows no other beats "
         "in both tokens/s per GPU and per user; over 32 rows it is thinned evenly, both ends kept.",
+        "Mixed GPU pools (fleet.mixed_gpus, Splitwise): prefill on one GPU and decode on another, one precision "
+        "pair for both; each pool on its own Catalog row; the KV crosses the network at MIN(t_p·NET_p, "
+        "t_d·NET_d)·0.90; cost per hour = G_p·p_p + G_d·p_d; listed after the single-type configurations, so a "
+        "full tie goes to one GPU type; the Pareto front then compares output tokens per unit of money, "
+        "3600·λ·o/cost per hour.",
         "Over the day: λ_h = λ·f_h/MAX(f); a fleet sized for the peak keeps its GPUs all day, one that follows "
         "demand is sized each hour by the same rule; busy GPUs λ_h·g with g the GPU-seconds of a request at full "
         "batch; idle GPU-hours = GPU-hours − busy.",
@@ -1082,7 +1263,10 @@ METHOD = Method(
         "prompts on few replicas).",
         "The fleet that follows demand starts replicas within the hour (no scale-up lag, no cold start): a floor "
         "for what autoscaling saves. KV links are placed pair by pair; MI300X's NVLink figure is an aggregate.",
-        "Both pools of a disaggregated fleet use one GPU type; no expert or attention data parallelism.",
+        "Both pools of a disaggregated fleet use one GPU type unless fleet.mixed_gpus is TRUE; then the KV transfer "
+        "between two vendors' GPUs assumes both engines share a KV block layout and an RDMA path (Splitwise "
+        "evaluated NVIDIA pairs only), and the plan reads serving money n/a when the cheapest fleet is mixed. No "
+        "expert or attention data parallelism.",
         "Efficiencies fitted from benchmark logs (serving.calibration) apply on the benchmark's GPU only; the other "
         "GPUs' candidates keep the inputs, so a comparison across GPUs sets measured figures against assumed ones.",
     ],

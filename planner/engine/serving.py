@@ -20,8 +20,19 @@ METHOD = Method(
     title="Serving: capacity, latency, throughput and cost per million tokens",
     formulas=[
         "One replica of t tensor-parallel GPUs under steady continuous batching, as a roofline: each pass takes the "
-        "longer of its FLOPs at t·P_e·η_c and its bytes at BW_e = HBM TB/s·1e12·η_m, plus its all-reduces AR and an "
-        "overhead τ. Prefill is bound by compute, decode by memory bandwidth.",
+        "longer of its FLOPs at t·P_e·η_c and its bytes at BW_e = HBM TB/s·1e12·η_m, plus its all-reduces AR and "
+        "the per-pass overhead τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 for its n sequences "
+        "(§14.2; a draft's prefill τ + τ_L·L_d + τ_moe·L_moe,d only). Prefill is bound by compute, decode by memory "
+        "bandwidth.",
+        "Engine priors (§14.3): η_c, η_m, τ_0 … τ_moe, the dispatch δ and the prefill budget N come from the first "
+        "row of Catalog's engines table that exists of (engine, GPU, precision), (engine, GPU, any), (engine, any, "
+        "precision), (engine, any, any) and the same four for generic; a key of the serving section overrides its "
+        "prior, a calibration's fit overrides η_c and η_m on its GPU.",
+        "TTFT at c clients of a closed loop (§14.4): p_s = CEILING(s_n/N) passes per prompt, κ = MIN(c, INT(N/s_n)) "
+        "prompts per pass (1 when s_n > N), m = CEILING(c/κ) cohorts; T_fill(j, c) is the roofline of j prompts "
+        "beside c − j decoders over p_s passes, plus p_s·(AR(q) + τ_pass(c)); mean TTFT_c = δ·L + (m + 1)/2·"
+        "T_fill(κ, c)/R + (1 − 1/R)·(T_fill(1, c) + ITL(c)/2), median TTFT_med = δ·L + T_fill(1, c) + ITL(c)/2 "
+        "(ITL 0 at c = 1); blank above B_max.",
         "Multiplied parameters Ψ_mm = Ψ_active − (1 − tied)·V·h: the input embedding is a lookup, not a matrix "
         "product. Weights per GPU W_g = Ψ·b_w/t with b_w = bits per weight / 8 (scales included). A pass over n "
         "tokens streams S(n) = Ψ_mm parameters; a mixture-of-experts model streams only the experts its n tokens "
@@ -33,8 +44,9 @@ METHOD = Method(
         "peak. AR(n) = 2·L·(α + 2·(t−1)/t·n·h·b_a/(NVLink GB/s·1e9)) for t > 1, else 0.",
         "Capacity: pool = GPU GB·1e9·(1 − r) − W_g; B_max = INT(pool / ((s+o)·KV_g)), 0 when the pool is empty "
         "(does not fit): each sequence reserves its final length s + o.",
-        "TTFT = MAX((2·Ψ_mm·s + L·s²·(w_qk + w_av))/(t·P_e·η_c), (S(s)·b_w/t + s·KV_g)/BW_e) + AR(s) + τ. "
-        "TPOT(B) = MAX((S(B)·b_w/t + B·c̄·KV_g)/BW_e, B·(2·Ψ_mm + 2·L·c̄·(w_qk + w_av))/(t·P_e·η_c)) + AR(B) + τ "
+        "TTFT = MAX((2·Ψ_mm·s + L·s²·(w_qk + w_av))/(t·P_e·η_c), (S(s)·b_w/t + s·KV_g)/BW_e) + AR(s) + τ_pass(1). "
+        "TPOT(B) = MAX((S(B)·b_w/t + B·c̄·KV_g)/BW_e, B·(2·Ψ_mm + 2·L·c̄·(w_qk + w_av))/(t·P_e·η_c)) + AR(B) + "
+        "τ_pass(B) "
         "with the mean context c̄ = s + o/2. A batch's prefill T_pre(B) is TTFT's pass for B·s tokens.",
         "cycle(B) = T_pre(B) + o·TPOT(B) (prefill and decode in turn); ITL(B) = cycle/o; output tokens per second "
         "per GPU TokS = B·o/(cycle·t); cost per million output tokens = price·1e6/(3600·TokS); serving MFU = "
@@ -42,10 +54,13 @@ METHOD = Method(
         "The concurrency table shows B = 1, 2, 4, … below B_max, B_max and the users, each once. Values at the users "
         "are shown even when they exceed B_max (the fits check is then FALSE).",
         "Calibration: a measured run's mean concurrency is the sum of its request latencies over its duration "
-        "(Little's law); η_m implied = the decode step's bytes / (HBM·(median TPOT − AR − τ)) and η_c implied = the "
-        "prefill FLOPs / (t·P_e·(median TTFT − AR − τ)).",
+        "(Little's law); η_m implied = the decode step's bytes / (HBM·(median TPOT − AR − τ_pass(CEILING(B̄)))) and "
+        "η_c implied = the prefill FLOPs / (t·P_e·(median TTFT − AR − τ_pass(1))).",
     ],
     sources=[
+        "inference-sim (BLIS), trained-physics coefficients β5-β7 (τ_L, τ_seq, τ_0 priors); NVIDIA AIConfigurator, "
+        "vllm_backend.py (dispatch 0.8 ms per layer) and sdk/queueing/closed_form.py (the closed-loop staircase and "
+        "residual); vLLM arg_utils.py (max_num_batched_tokens 8192, 2048 on A100); InferenceMAX (R = 10).",
         "Patel et al. 2024, Splitwise (arXiv 2311.18677), and Zhong et al. 2024, DistServe (arXiv 2401.09670): "
         "prefill compute-bound, decode memory-bound.",
         "Shoeybi et al. 2019, Megatron-LM (arXiv 1909.08053): two all-reduces per layer under tensor parallelism.",
@@ -228,7 +243,8 @@ def compute(scenario, tables) -> ServingTable:
                         rows, runs, fit)
 
 
-TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens", "fill_one_ms")
+TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_flops", "fill_bytes", "fill_ms", "fill_one_pass_tokens",
+                "fill_one_flops", "fill_one_bytes", "fill_one_ms")  # the fills of §14.4 at c = B (hidden columns)
 ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modelled)"
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
-from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
+from planner.engine.shared import FLEET_MAX_CONFIGURATIONS as MAX_CONFIGURATIONS, HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.scenario.declare import GPUId, PrecisionId, Section, Share, declared, whole
 from planner.scenario.errors import quoted, unknown
 
@@ -22,6 +22,7 @@ MAX_GPUS = 12  # GPU ids searched
 MAX_PRECISIONS = 4  # precision pairs searched
 TENSOR_PARALLEL = (1, 2, 4, 8)
 MODES = ("aggregated", "disaggregated")
+SIZE_KEYS = "fleet.gpus, fleet.precisions, fleet.tensor_parallel and fleet.mixed_pairs"
 
 
 class PrecisionPair(Section):
@@ -31,6 +32,15 @@ class PrecisionPair(Section):
                                    choices="catalog_precision_ids")
     kv: PrecisionId = declared(..., "KV-cache precision", "", "A precision from Catalog: its bytes per KV value.",
                                kind="text", choices="catalog_precision_ids")
+
+
+class MixedPair(Section):
+    model_config = ConfigDict(title="Mixed pair")
+
+    prefill: GPUId = declared(..., "Prefill GPU", "", "A GPU of fleet.gpus: the prefill pool's.", kind="text",
+                              choices="catalog_gpu_ids")
+    decode: GPUId = declared(..., "Decode GPU", "", "Another GPU of fleet.gpus: the decode pool's.", kind="text",
+                             choices="catalog_gpu_ids")
 
 
 class Fleet(Section):
@@ -64,6 +74,20 @@ class Fleet(Section):
     kv_transfer_gbps: Annotated[float, Field(ge=0.001, le=1e6)] | None = declared(
         None, "KV link prefill → decode", "GB/s", "Blank: MIN(t_p, t_d) links, NVLink within a node, the network "
         "across nodes.", kind="decimal", blank=True)
+    mixed_gpus: bool = declared(False, "Mixed GPU pools", "", "TRUE adds disaggregated candidates whose prefill and "
+                                "decode pools use different GPUs of fleet.gpus (Splitwise, §15.1).", kind="bool")
+    mixed_pairs: Annotated[list[MixedPair], Field(max_length=MAX_GPUS * (MAX_GPUS - 1))] = declared(
+        [], "Mixed pair", "", "Left out: every ordered pair of different GPUs of fleet.gpus; searched in the order "
+        "given.")
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The mixed (prefill, decode) GPU pairs searched: none unless mixed_gpus; those listed, in their order;
+        else every ordered pair of different GPUs, by prefill GPU as listed, then decode GPU as listed."""
+        if not self.mixed_gpus:
+            return []
+        if self.mixed_pairs:
+            return [(p.prefill, p.decode) for p in self.mixed_pairs]
+        return [(p, d) for p in self.gpus for d in self.gpus if p != d]
 
     def day_profile(self, cluster_profile: str) -> str | None:
         """The profile id the day follows: None for none (the peak hour only), the Cluster section's for cluster,
@@ -142,6 +166,7 @@ def cross_checks(scenario, catalog) -> list:
     if fleet is None:
         return []
     problems = _candidates(fleet, catalog) + _profile(scenario, catalog) + _demand(scenario, catalog)
+    problems += _mixed(fleet) + _search_size(scenario, catalog)
     if scenario.goodput.attainment_target >= 1:
         problems.append((("goodput", "attainment_target"), scenario.goodput.attainment_target,
                          "with a fleet the attainment target must be below 1: under Poisson arrivals some requests "
@@ -183,6 +208,54 @@ def _candidates(fleet, catalog) -> list:
         if t not in TENSOR_PARALLEL:
             problems.append((("fleet", "tensor_parallel", i), t, "allowed: 1, 2, 4, 8"))
     return problems
+
+
+def _mixed(fleet) -> list:
+    """A mixed pair names two different GPUs of fleet.gpus, no pair twice; pairs only with mixed_gpus TRUE, whose
+    candidates are disaggregated (METHOD §15.1's checks)."""
+    problems = []
+    if fleet.mixed_pairs and not fleet.mixed_gpus:
+        problems.append((("fleet", "mixed_pairs"), None, "mixed pairs are searched only with fleet.mixed_gpus TRUE: "
+                         "set it, or leave the pairs out"))
+    if fleet.mixed_gpus and "disaggregated" not in fleet.modes:
+        problems.append((("fleet", "modes"), None, "mixed GPU pools are disaggregated candidates: list "
+                         "disaggregated in fleet.modes, or set fleet.mixed_gpus FALSE"))
+    seen = []
+    for i, pair in enumerate(fleet.mixed_pairs):
+        for key in ("prefill", "decode"):
+            gpu = getattr(pair, key)
+            if gpu not in fleet.gpus:
+                problems.append((("fleet", "mixed_pairs", i, key), gpu, f"{quoted(gpu)} is not in fleet.gpus: "
+                                 f"allowed: {', '.join(fleet.gpus)}"))
+        if pair.prefill == pair.decode:
+            problems.append((("fleet", "mixed_pairs", i), None, f"{quoted(pair.prefill)} is both the prefill and "
+                             "the decode GPU: a mixed pair names two different GPUs of fleet.gpus"))
+        if (pair.prefill, pair.decode) in seen:
+            problems.append((("fleet", "mixed_pairs", i), None, f"prefill {pair.prefill}, decode {pair.decode} is "
+                             "listed twice"))
+        seen.append((pair.prefill, pair.decode))
+    return problems
+
+
+def search_size(fleet, sizes: int) -> int:
+    """N = |P|·|G|·(|T| + |T|²) + [mixed]·|P|·M·|T|², by the modes searched: |P| precision pairs, |G| GPUs, |T|
+    tensor-parallel sizes that split the model, M mixed pairs (METHOD §15.1)."""
+    aggregated, disaggregated = ("aggregated" in fleet.modes), ("disaggregated" in fleet.modes)
+    single = len(fleet.gpus) * (aggregated * sizes + disaggregated * sizes ** 2)
+    return len(fleet.precisions) * (single + disaggregated * len(fleet.pairs()) * sizes ** 2)
+
+
+def _search_size(scenario, catalog) -> list:
+    """N ≤ 2,048 configurations, mixed or not, naming the keys that set it."""
+    from planner.engine.fleet import tensor_parallel_fits
+
+    fleet, model = scenario.fleet, catalog.models[scenario.model]
+    sizes = len([t for t in set(fleet.tensor_parallel) if model is None or tensor_parallel_fits(model, t)])
+    found = search_size(fleet, sizes)
+    if found <= MAX_CONFIGURATIONS:
+        return []
+    return [(("fleet", "gpus"), None, f"the search holds {found:,} configurations, above the {MAX_CONFIGURATIONS:,} "
+             f"the Candidates table takes: fewer in {SIZE_KEYS}")]
 
 
 def _profile(scenario, catalog) -> list:

@@ -421,6 +421,13 @@ class Replica:
         n_f = j·s_n + p_s·(c − j) tokens, the prompts' causal attention once and the decoders' at c̄; the weights
         the q = j·s_n/p_s + c − j tokens of a pass touch, read once per pass, and the KV cache; p_s·(AR(q) +
         τ_pass(c))."""
+        flops, moved, pass_tokens = self.fill_terms(prompts, clients)
+        compute = flops / (self.tensor_parallel * self.p_e * self.compute_efficiency)
+        return (np.maximum(compute, moved / self.bw_e)
+                + self.prefill_passes * (self.all_reduce(pass_tokens) + self.pass_overhead(clients)))
+
+    def fill_terms(self, prompts, clients) -> tuple:
+        """T_fill(j, c)'s FLOPs F, bytes M and tokens per pass q over its p_s passes (§14.4)."""
         j, c, p_s, m = float(prompts), float(clients), self.prefill_passes, self.target
         new, cached = float(self.s - self.cached_tokens), float(self.cached_tokens)
         decoders = p_s * (c - j)
@@ -430,9 +437,7 @@ class Replica:
                  + decoders * 2 * m.layers * self.c_bar * m.width)
         moved = (p_s * m.streamed(pass_tokens) * self.b_w / self.tensor_parallel
                  + (j * self.s + decoders * self.c_bar) * m.kv_per_token)
-        compute = flops / (self.tensor_parallel * self.p_e * self.compute_efficiency)
-        return (np.maximum(compute, moved / self.bw_e)
-                + p_s * (self.all_reduce(pass_tokens) + self.pass_overhead(c)))
+        return flops, moved, pass_tokens
 
     def ttft_at(self, clients) -> dict:
         """TTFT at c clients of a closed loop over R rounds (§14.4), in ms where named so: the opening burst of m
@@ -448,11 +453,11 @@ class Replica:
         layers = self.layers + (self.draft.layers if self.draft is not None else 0)  # §12.2: δ·(L + L_d)
         dispatch = self.dispatch_ms_per_layer * layers / 1000
         rounds = self.client_rounds
-        new = float(self.s - self.cached_tokens)
+        (flops, moved, tokens), (flops_one, moved_one, tokens_one) = (self.fill_terms(j, c) for j in (kappa, 1))
         return {"rank_clients": c, "prefill_passes": self.prefill_passes, "prompts_per_pass": kappa,
-                "burst_cohorts": cohorts, "fill_pass_tokens": kappa * new / self.prefill_passes + c - kappa,
-                "fill_ms": fill_kappa * 1000, "fill_one_pass_tokens": new / self.prefill_passes + c - 1,
-                "fill_one_ms": fill_one * 1000,
+                "burst_cohorts": cohorts, "fill_pass_tokens": tokens, "fill_flops": flops, "fill_bytes": moved,
+                "fill_ms": fill_kappa * 1000, "fill_one_pass_tokens": tokens_one, "fill_one_flops": flops_one,
+                "fill_one_bytes": moved_one, "fill_one_ms": fill_one * 1000,
                 "itl_at_concurrency_ms": itl * 1000, "ttft_burst_ms": burst * 1000, "ttft_steady_ms": steady * 1000,
                 "ttft_at_concurrency_ms": (dispatch + burst / rounds + (1 - 1 / rounds) * steady) * 1000,
                 "ttft_median_at_concurrency_ms": (dispatch + steady) * 1000}

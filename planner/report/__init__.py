@@ -13,7 +13,7 @@ from planner import method
 from planner.report import answers
 from planner.report.format import FILTERS, flatten, shown
 from planner.scenario import CURRENCY_SYMBOLS
-from planner.tables import TABLES, present
+from planner.tables import present
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -104,26 +104,18 @@ def render_html(results, *, generated: str) -> str:
         scenarios=scenario_table(results), answers=answers.of(results))
 
 
-INDEX_COLUMNS = 10  # result columns per table of the index: each fits at 1,280 px and on A4 landscape
+def render_index(spool, columns: list[tuple[str, str, str]], *, generated: str, done=None):
+    """The batch's index page, in pieces as it is made (a generator of text): a row per scenario of `spool`
+    (planner.batch.Spool, read in the batch's order) with its key results `columns`, the checks that fail, links to
+    its files and its failure; an inline script sorts and filters the rows in the browser. `done(1)` is called as
+    each row is made (a progress bar)."""
 
+    def rows():
+        for row in spool.rows():
+            yield row
+            if done is not None:
+                done(1)
 
-def _index_parts(columns: list[tuple[str, str, str]]) -> list[list[tuple[str, str, str]]]:
-    """The summary columns in tables of at most INDEX_COLUMNS, a table's own columns (Crossover's day and its
-    "… day (GPU-hours)") kept together."""
-    groups = [[c for c in table.report.SUMMARY if c in columns] for table in TABLES]
-    parts: list[list] = [[]]
-    for group in (g for g in groups if g):
-        if parts[-1] and len(parts[-1]) + len(group) > INDEX_COLUMNS:
-            parts.append([])
-        parts[-1] += group
-    return parts
-
-
-def render_index(table, columns: list[tuple[str, str, str]], *, generated: str) -> str:
-    """The batch's index page: a row per scenario (pandas DataFrame from planner.batch.summary_table), its
-    summary results, links to its files, and every failure with its message."""
-    return environment.get_template("index.html.j2").render(
-        rows=table.to_dict("records"), parts=_index_parts(columns), generated=generated,
-        version=planner.__version__,
-        symbols=CURRENCY_SYMBOLS,
-        failed=int((table.error != "").sum()) if len(table) else 0)
+    return environment.get_template("index.html.j2").generate(
+        rows=rows(), count=spool.count, failed=spool.failed, columns=columns, generated=generated,
+        version=planner.__version__, symbols=CURRENCY_SYMBOLS)

@@ -7,8 +7,9 @@ from collections import Counter
 
 from markupsafe import Markup
 
+from planner.engine import fleet as F
+from planner.engine.fleet import AGGREGATED, DISAGGREGATED, prefill_gpus
 from planner.engine.serving import knobs_in
-from planner.engine.fleet import AGGREGATED, DISAGGREGATED
 from planner.report import plot
 from planner.report.format import and_list, money, number, percent
 
@@ -88,10 +89,21 @@ def findings(results) -> list[str]:
                      f"per user; TTFT at the {goodput.attainment_target * 100:g}th percentile "
                      f"{best['ttft_percentile_ms']:,.1f} ms (attainment {percent(best['attainment'])}).")
     sentences.append(why_the_mode_wins(table, symbol))
+    if s["mixed_gpus"]:
+        sentences += why_mixing(table, symbol)
     unmet = _reasons(table)
     if unmet:
         sentences.append(f"{unmet[0].upper()}{unmet[1:]}.")
-    if s["pareto_rows"]:
+    if s["pareto_rows"] and s["mixed_gpus"]:  # a GPU of one type is not a unit of another (§15.1)
+        front = table.pareto
+        sentences.append(f"The Pareto front of output tokens per {symbol} against tokens/s per user has "
+                         f"{number(s['pareto_rows'])} of the {number(s['sized_rows'])} sized batch rows"
+                         f"{' (' + number(len(front)) + ' shown)' if len(front) < s['pareto_rows'] else ''}: from "
+                         f"{front[0]['output_tokens_per_dollar']:,.0f} per {symbol} at "
+                         f"{front[0]['tokens_per_s_per_user']:,.1f} per user ({front[0]['gpu']}) to "
+                         f"{front[-1]['output_tokens_per_dollar']:,.0f} per {symbol} at "
+                         f"{front[-1]['tokens_per_s_per_user']:,.1f} per user ({front[-1]['gpu']}).")
+    elif s["pareto_rows"]:
         front = table.pareto
         sentences.append(f"The Pareto front of tokens/s per GPU against tokens/s per user has "
                          f"{number(s['pareto_rows'])} of the {number(s['sized_rows'])} sized batch rows"
@@ -130,6 +142,50 @@ def why_the_mode_wins(table, symbol: str) -> str:
             f"{dis['tokens_per_s_per_user']:,.1f} tokens/s per user against {agg['tokens_per_s_per_user']:,.1f}.")
 
 
+def pools(row: dict, symbol: str) -> str:
+    """What each pool of a row costs an hour: "10 h100-sxm for prefill ($20.00) and 3 h200 for decode ($7.50)", or
+    "16 mi300x ($32.00)" aggregated."""
+    if row["mode"] == AGGREGATED:
+        return f"{number(row['gpus'])} {row['decode_gpu']} ({money(row['cost_per_hour'], symbol, 2)})"
+    first = prefill_gpus(row)
+    second = row["gpus"] - first
+    return (f"{number(first)} {row['prefill_gpu']} for prefill "
+            f"({money(first * row['prefill_price_per_gpu_hour'], symbol, 2)}) and {number(second)} "
+            f"{row['decode_gpu']} for decode ({money(second * row['price_per_gpu_hour'], symbol, 2)})")
+
+
+def _decode(row: dict) -> str:
+    """How a row decodes: "decode at B 41 on 1 h200 per replica"."""
+    return f"decode at B {number(row['batch'])} on {number(row['tensor_parallel'])} {row['decode_gpu']} per replica"
+
+
+def why_mixing(table, symbol: str) -> list[str]:
+    """Whether prefill and decode on different GPUs wins (§15.1) and why, in each pool's GPUs and money: the chosen
+    fleet against the best on one GPU type, or the best mixed against the chosen; the caveat on the KV transfer."""
+    best, single, mixed = table.cheapest, table.single_type, table.cheapest_mixed
+    if mixed is None:
+        return ["No mixed pool (prefill and decode on different GPUs) meets the SLO."]
+    caveat = ("The mixed pools' KV cache crosses the network between two GPU types: the method assumes both "
+              "engines share a KV block layout and an RDMA path, which a pair of vendors (an H100 prefill and an "
+              "MI300X decode) may not; Splitwise evaluated NVIDIA pairs only.")
+    if best is mixed:
+        if single is None:
+            return [f"Mixed pools win: {pools(best, symbol)}; no fleet on one GPU type meets the SLO.", caveat]
+        saving = single["cost_per_hour"] - best["cost_per_hour"]
+        return [f"Mixed pools win: {pools(best, symbol)}, {money(best['cost_per_hour'], symbol, 2)} an hour against "
+                f"{money(single['cost_per_hour'], symbol, 2)} for the best fleet on one GPU type, "
+                f"{pools(single, symbol)}: {money(saving, symbol, 2)} an hour "
+                f"({share(saving / single['cost_per_hour'])}) less, because each phase runs on the GPU that does it "
+                f"for less ({_decode(best)} against {_decode(single)}). The saving lies within the model's "
+                f"approximations and buys a second spare pool and "
+                f"a second driver and engine stack.", caveat]
+    tied = F.r9(mixed["cost_per_hour"]) == F.r9(best["cost_per_hour"])
+    tie = " (a tie goes to one GPU type: one spare, driver and engine to run)" if tied else ""
+    return [f"Mixed pools do not win: the best, {pools(mixed, symbol)}, costs "
+            f"{money(mixed['cost_per_hour'], symbol, 2)} an hour against {money(best['cost_per_hour'], symbol, 2)} "
+            f"for the cheapest, {pools(best, symbol)}{tie}."]
+
+
 def _reasons(table) -> str:
     """How many configurations have which reason, in words ("90 do not fit, 2 TTFT not reachable"), or ""."""
     counts = Counter(row["reason"] for row in table.candidates if row["reason"])
@@ -160,12 +216,14 @@ def charts(results) -> dict[str, Markup]:
     if table.pareto:
         chart = plot.Chart("Tokens/s per GPU against tokens/s per user: the Pareto front",
                            x_label="Output tokens/s per user", y_label="Output tokens/s per GPU")
-        front = table.pareto
+        front, axis = table.pareto, F.PER_DOLLAR if table.scalars["mixed_gpus"] else F.PER_GPU
+        if table.scalars["mixed_gpus"]:
+            chart = plot.Chart("Output tokens per unit of money against tokens/s per user: the Pareto front",
+                               x_label="Output tokens/s per user", y_label="Output tokens per unit of money")
         chart.xy("The front (each point a batch row)", [r["tokens_per_s_per_user"] for r in front],
-                 [r["tokens_per_s_per_gpu"] for r in front], plot.BLUE, markers=True)
+                 [r[axis] for r in front], plot.BLUE, markers=True)
         best = table.cheapest
-        chart.xy("The cheapest fleet", [best["tokens_per_s_per_user"]], [best["tokens_per_s_per_gpu"]], plot.ORANGE,
-                 markers=True)
+        chart.xy("The cheapest fleet", [best["tokens_per_s_per_user"]], [best[axis]], plot.ORANGE, markers=True)
         found["pareto"] = chart.svg()
     if table.day:
         chart = plot.Chart("GPUs over the day: sized for the peak against following demand", x_label="Hour",

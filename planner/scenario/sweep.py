@@ -16,7 +16,9 @@ from pydantic import BaseModel
 from planner.scenario.declare import ID_MAX, NAME_MAX
 from planner.scenario.errors import ScenarioError, cut, did_you_mean, quoted, where
 
-MAX_VARIANTS = 10_000  # a sweep's cartesian product is capped
+MAX_VARIANTS = 100_000  # a sweep's cartesian product is capped (`planner batch --yes` lifts it to Excel's rows)
+WITH_YES = 1_048_575  # summary.xlsx's rows below its headings: the most even --yes takes
+EXPANDING = "expanding the sweep"  # the long work planner.engine.shared.advance is told of
 MAX_VALUES = 1000  # values per swept key
 NOT_SWEPT = ("sweep", "name")  # a variant cannot sweep again; its name is made from its values
 
@@ -139,15 +141,20 @@ def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]
     if total > MAX_VARIANTS:
         sizes = " × ".join(f"{len(v):,}" for v in scenario.sweep.values())
         shown = f"{total:,}" if total < 10**15 else f"{float(total):.3g}"
+        more = f" (`planner batch --yes`: {WITH_YES:,})" if MAX_VARIANTS < WITH_YES else ""
         raise ScenarioError([f"{at}: sweep: {shown} variants ({sizes} values); a sweep may have at most "
-                             f"{MAX_VARIANTS:,}"], [("sweep",)])
+                             f"{MAX_VARIANTS:,}{more}"], [("sweep",)])
     keys = list(scenario.sweep)
     base = scenario.model_dump(mode="json", exclude_none=True, exclude={"sweep"})
     problems = check_keys(scenario.sweep, base)
     if problems:
         raise ScenarioError([f"{at}: sweep: {problem}" for problem in problems], [("sweep",)])
     found = []
+    from planner.engine.shared import advance
+
+    advance(EXPANDING, 0, total=total, unit="variant")  # the size said before the work starts
     for values in itertools.product(*scenario.sweep.values()):
+        advance(EXPANDING, 1, unit="variant")
         label = ", ".join(f"{key}={plain_text(value)}" for key, value in zip(keys, values))
         data = with_changes(base, dict(zip(keys, values)))
         data["name"] = variant_name(scenario.name, label)

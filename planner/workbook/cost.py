@@ -504,13 +504,14 @@ FLEET_ROWS = {
                           name="price_training"),
     "plan_serving_fits": Row("plan_serving_fits", "Some Fleet configuration meets the SLO, as searched",
                              formula="=AND(ISNUMBER(fleet_cheapest_cost_per_hour),fleet_rows_hold,"
-                                     "ok_fleet_gpus_priced)", kind="bool",
+                                     "ok_fleet_gpus_priced,fleet_cheapest_mixed<>TRUE)", kind="bool",
                              unit="", name="plan_serving_fits", note="Serving is sized by the Fleet: its SLO, not the "
                              "users; its rows hold at the Fleet's inputs (else run the planner again)"),
     "plan_serving_reason": Row("plan_serving_reason", "Why serving money reads n/a (blank while it fits)",
                                formula=f"=IF(NOT(fleet_rows_hold),{text(FLEET_STALE)},IF(NOT(ok_fleet_gpus_priced),"
-                                       f'{text(FLEET_UNPRICED)},IF(plan_serving_fits,"",'
-                                       f"{text(shared.NO_FLEET_SERVES)})))", kind="text", unit="",
+                                       f'{text(FLEET_UNPRICED)},IF(plan_serving_fits,"",IF(fleet_cheapest_mixed=TRUE,'
+                                       f"{text(shared.FLEET_MIXED)},{text(shared.NO_FLEET_SERVES)}))))", kind="text",
+                               unit="",
                                note="No configuration meets the SLO, or the Fleet's inputs changed since the search",
                                name="plan_serving_reason"),
     "launch_scale": Row("launch_scale", "GPUs in use at a profile fraction of 1, launch month",
@@ -848,8 +849,8 @@ def fleet_section(book: kit.Book, sheet: kit.Sheet, results) -> None:
     launch = fleet.hours(1.0) if fleet else [0] * HOURS_PER_DAY
     rows = [{"first_replicas": h[0], "second_replicas": 0 if aggregated else h[1], "launch_gpus": g}
             for h, g in zip(hours, launch)]
-    _, first, last = sheet.records(list(range(HOURS_PER_DAY)), fleet_hour_columns(bool(table.day)), rows,
-                                   label_header="Hour")
+    with_day = bool(table.day) and fleet is not None  # a mixed fleet (§15.1) is not planned: its peak's 0 hours
+    _, first, last = sheet.records(list(range(HOURS_PER_DAY)), fleet_hour_columns(with_day), rows, label_header="Hour")
     for key in ("first_replicas", "second_replicas", "launch_gpus"):
         col = sheet.places[key].col
         book.define(f"fleet_plan_{key}", sheet.name,

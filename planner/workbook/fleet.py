@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, NO_FLEET
+from planner.engine.fleet import AGGREGATED, DAY_HEADLINE, HEADLINE, MIXING_OFF, NO_FLEET, NO_MIXED, mixed_saving
 from planner.engine.shared import FLEET_STALE
 from planner.workbook import kit, model
 from planner.workbook.cost import FLEET_CHOSEN, FLEET_HOURLY
@@ -33,14 +33,18 @@ ROW = replace(model.SERVING, tensor_parallel="{tensor_parallel}", weight_bytes="
               nvlink_gbps="{nvlink_gbps}", peak_tflops="{peak_tflops}", hbm_tbps="{hbm_tbps}",
               price="{price_per_gpu_hour}", compute_efficiency="{compute_efficiency}", overhead_ms="{overhead_ms}",
               draft=replace(model.DRAFT, kv_per_token="{draft_kv_bytes_per_token}"))
+# The replica that prefills reads its own GPU's terms (§15.1: each pool on its own Catalog row; one type: the row's)
 FIRST = replace(ROW, tensor_parallel="{first_parallel}", kv_bytes_per_token="{kv_first}",
+                peak_flops="{prefill_peak_flops}", bandwidth="{prefill_bandwidth}",
+                nvlink_gbps="{prefill_nvlink_gbps}", price="{prefill_price_per_gpu_hour}",
+                compute_efficiency="{prefill_compute_efficiency}", overhead_ms="{prefill_overhead_ms}",
                 draft=replace(model.DRAFT, kv_per_token="{draft_kv_first}"))
 # The efficiencies on a row's GPU (§12.1): fitted on the benchmark's GPU, the inputs on any other
 CALIBRATED = {key: f"fleet_calibrated_{key}" for key in ("compute_efficiency", "bandwidth_efficiency", "overhead_ms")}
 
 
-def _on_its_gpu(key: str) -> str:
-    return f"=IF({{gpu}}=serving_calibration_gpu,{CALIBRATED[key]},{_given(key)})"
+def _on_its_gpu(key: str, gpu: str = "{decode_gpu}") -> str:
+    return f"=IF({gpu}=serving_calibration_gpu,{CALIBRATED[key]},{_given(key)})"
 
 
 def _given(key: str) -> str:
@@ -112,6 +116,7 @@ class FleetColumn:
     template: str = ""  # a formula; "" for text and input cells
     role: str = "formula"  # "text", "input" or "formula"
     guarded: bool = True
+    every_row: bool = False  # a formula on rows with a reason too (of the row's words only)
 
 
 def _lookup(block: str, column: str, choice: str, *, blank_as_zero: bool = False) -> str:
@@ -135,29 +140,60 @@ PERCENTILE = (f"=IF({{ttft_met}},IF({AGG},{{first_token_ms}}+IF({{erlang_c}}<={B
               f"LN({{prefill_erlang_c}}/({LEFT}))/{{prefill_drain_rate}}*1000)),\"\")")
 
 IDENTITY = [FleetColumn("mode", "Mode", "text", role="text"), FleetColumn("gpu", "GPU", "text", role="text"),
+            FleetColumn("prefill_gpu", "Prefill GPU", "text", role="text"),
+            FleetColumn("decode_gpu", "Decode GPU (aggregated: the GPU)", "text", role="text"),
             FleetColumn("weight_precision", "Weights", "text", role="text"),
             FleetColumn("kv_precision", "KV cache", "text", role="text")]
 INTEGERS = [FleetColumn(key, header, "count", role="input") for key, header in (
     ("prefill_tensor_parallel", "Prefill GPUs t_p"), ("tensor_parallel", "GPUs t (decode t_d)"),
     ("b_star", "Largest batch B*"), ("batch", "Batch B"), ("replicas", "Replicas n"),
     ("prefill_replicas", "Prefill replicas x"), ("decode_replicas", "Decode replicas y"))]
+def _prefill(column: str, *, blank_as_zero: bool = False) -> str:
+    """The prefill GPU's Catalog figure, inside a formula."""
+    return _lookup("gpu", column, "{prefill_gpu}", blank_as_zero=blank_as_zero)[1:]
+
+
+PREFILL_LOOKUPS = [  # the GPU that prefills, on its own Catalog row (§15.1); on one GPU type the row's GPU again
+    FleetColumn("prefill_price_per_gpu_hour", "Prefill GPU's price per GPU-hour", "money",
+                "=IF({prefill_gpu}=gpu,price_per_gpu_hour_converted," + _prefill("price_per_hour") + "*fx_rate)",
+                guarded=False),
+    FleetColumn("prefill_memory_gb", "Prefill GPU's memory (GB)", "count", "=" + _prefill("memory_gb"),
+                guarded=False),
+    FleetColumn("prefill_nvlink_gbps", "Prefill GPU's NVLink GB/s", "count",
+                "=" + _prefill("nvlink_gbps", blank_as_zero=True), guarded=False),
+    FleetColumn("prefill_network_gbps", "Prefill GPU's network GB/s", "count",
+                "=" + _prefill("network_gbps", blank_as_zero=True), guarded=False),
+    FleetColumn("prefill_compute_efficiency", "Prefill GPU's η_c", "percent",
+                _on_its_gpu("compute_efficiency", "{prefill_gpu}"), guarded=False),
+    FleetColumn("prefill_overhead_ms", "Prefill GPU's τ (ms)", "decimal", _on_its_gpu("overhead_ms", "{prefill_gpu}"),
+                guarded=False),
+    FleetColumn("prefill_peak_flops", "Prefill GPU's P_e (TFLOP/s)", "tera",
+                "=" + model.effective_peak_flops(_prefill("peak_tflops"), _prefill("fp8_tflops", blank_as_zero=True),
+                                                 "{fp8_gemm}", _prefill("fp4_tflops", blank_as_zero=True),
+                                                 "{fp4_gemm}"), guarded=False),
+    FleetColumn("prefill_bandwidth", "Prefill GPU's BW_e (TB/s)", "tera",
+                "=" + model.effective_bandwidth(_prefill("hbm_tbps"),
+                                                _on_its_gpu("bandwidth_efficiency", "{prefill_gpu}")[1:]),
+                guarded=False),
+]
 LOOKUPS = [
     FleetColumn("valid", "Integers valid", "bool", VALID, guarded=False),
     FleetColumn("price_per_gpu_hour", "Price per GPU-hour", "money",  # another GPU's USD price × fx, where it enters
-                "=IF({gpu}=gpu,price_per_gpu_hour_converted," + _lookup("gpu", "price_per_hour", "{gpu}")[1:]
-                + "*fx_rate)", guarded=False),
-    FleetColumn("memory_gb", "GPU memory (GB)", "count", _lookup("gpu", "memory_gb", "{gpu}"), guarded=False),
-    FleetColumn("peak_tflops", "BF16 TFLOPS", "count", _lookup("gpu", "peak_tflops", "{gpu}"), guarded=False),
+                "=IF({decode_gpu}=gpu,price_per_gpu_hour_converted,"
+                + _lookup("gpu", "price_per_hour", "{decode_gpu}")[1:] + "*fx_rate)", guarded=False),
+    FleetColumn("memory_gb", "GPU memory (GB)", "count", _lookup("gpu", "memory_gb", "{decode_gpu}"), guarded=False),
+    FleetColumn("peak_tflops", "BF16 TFLOPS", "count", _lookup("gpu", "peak_tflops", "{decode_gpu}"), guarded=False),
     FleetColumn("fp8_tflops", "FP8 TFLOPS (0: none)", "count",
-                _lookup("gpu", "fp8_tflops", "{gpu}", blank_as_zero=True), guarded=False),
+                _lookup("gpu", "fp8_tflops", "{decode_gpu}", blank_as_zero=True), guarded=False),
     FleetColumn("fp4_tflops", "FP4 TFLOPS (0: none)", "count",
-                _lookup("gpu", "fp4_tflops", "{gpu}", blank_as_zero=True), guarded=False),
-    FleetColumn("hbm_tbps", "HBM TB/s", "decimal", _lookup("gpu", "hbm_tbps", "{gpu}"), guarded=False),
+                _lookup("gpu", "fp4_tflops", "{decode_gpu}", blank_as_zero=True), guarded=False),
+    FleetColumn("hbm_tbps", "HBM TB/s", "decimal", _lookup("gpu", "hbm_tbps", "{decode_gpu}"), guarded=False),
     FleetColumn("nvlink_gbps", "NVLink GB/s (0: none)", "count",
-                _lookup("gpu", "nvlink_gbps", "{gpu}", blank_as_zero=True), guarded=False),
+                _lookup("gpu", "nvlink_gbps", "{decode_gpu}", blank_as_zero=True), guarded=False),
     FleetColumn("network_gbps", "Network GB/s (0: none)", "count",
-                _lookup("gpu", "network_gbps", "{gpu}", blank_as_zero=True), guarded=False),
-    FleetColumn("gpus_per_node", "GPUs per node", "count", _lookup("gpu", "gpus_per_node", "{gpu}"), guarded=False),
+                _lookup("gpu", "network_gbps", "{decode_gpu}", blank_as_zero=True), guarded=False),
+    FleetColumn("gpus_per_node", "GPUs per node", "count", _lookup("gpu", "gpus_per_node", "{decode_gpu}"),
+                guarded=False),
     FleetColumn("weight_bits", "Bits per weight", "decimal", _lookup("precision", "weight_bits", "{weight_precision}"),
                 guarded=False),
     FleetColumn("fp8_gemm", "FP8 GEMMs", "bool", _lookup("precision", "fp8_gemm", "{weight_precision}"),
@@ -177,14 +213,15 @@ LOOKUPS = [
                                                  "{fp4_gemm}"), guarded=False),
     FleetColumn("bandwidth", "Effective bandwidth BW_e (TB/s)", "tera",
                 "=" + model.effective_bandwidth("{hbm_tbps}", "{bandwidth_efficiency}"), guarded=False),
+    *PREFILL_LOOKUPS,
 ]
-POOL = "{memory_gb}*(1-serving_memory_reserve)-(model_params+serving_draft_params)*{weight_bytes}/%s/1e9"
+POOL = "%s*(1-serving_memory_reserve)-(model_params+serving_draft_params)*{weight_bytes}/%s/1e9"
 REPLICA = [
     FleetColumn("kv_bytes_per_token", "KV bytes per token per GPU KV_g", "count",
                 "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}", "{tensor_parallel}")),
     FleetColumn("draft_kv_bytes_per_token", "Draft KV bytes per token per GPU KV_d", "count",
                 draft_kv_bytes_per_token("{kv_bytes_per_token}", "{kv_value_bytes}", "{tensor_parallel}")),
-    FleetColumn("pool_gb", "KV pool per GPU (GB)", "gb", "=" + POOL % "{tensor_parallel}"),
+    FleetColumn("pool_gb", "KV pool per GPU (GB)", "gb", "=" + POOL % ("{memory_gb}", "{tensor_parallel}")),
     FleetColumn("b_max", "B_max", "count", f"=IF({{pool_gb}}<=0,0,INT(ROUND({{pool_gb}}*1e9/(serving_sequence_length"
                 f"*({{kv_bytes_per_token}}+{{draft_kv_bytes_per_token}})),{NINE})))"),
     FleetColumn("first_parallel", "GPUs of the replica that prefills", "count",
@@ -194,7 +231,8 @@ REPLICA = [
     FleetColumn("draft_kv_first", "Its draft's KV bytes per token per GPU", "count",
                 draft_kv_bytes_per_token("{kv_first}", "{kv_value_bytes}", "{first_parallel}")),
     FleetColumn("prefill_fits", "One prompt's KV fits it", "bool",
-                f"=({POOL % '{first_parallel}'})*1e9>=serving_prompt_tokens*({{kv_first}}+{{draft_kv_first}})"),
+                f"=({POOL % ('{prefill_memory_gb}', '{first_parallel}')})*1e9>=serving_prompt_tokens*({{kv_first}}"
+                "+{draft_kv_first})"),
     FleetColumn("kv_one", "KV bytes per token on one GPU KV_1", "count",
                 "=" + model.kv_bytes_per_token(ROW.model, "{kv_value_bytes}")),
     FleetColumn("ttft_ms", "D: one prompt, idle (ms)", "tenths", f"={model.ttft_s(FIRST)}*1000"),
@@ -209,9 +247,10 @@ REPLICA = [
 QUEUE = [
     FleetColumn("kv_transfer_gbps", "KV link BW_kv (GB/s)", "tenths",
                 f"=IF({AGG},\"\",IF(IF(ISNUMBER(fleet_kv_transfer_gbps),fleet_kv_transfer_gbps>0,FALSE),"
-                "fleet_kv_transfer_gbps,MIN("
+                "fleet_kv_transfer_gbps,IF({prefill_gpu}<>{decode_gpu},MIN({prefill_tensor_parallel}"  # §15.1
+                "*{prefill_network_gbps},{tensor_parallel}*{network_gbps})*fleet_network_efficiency,MIN("
                 "{prefill_tensor_parallel},{tensor_parallel})*IF({prefill_tensor_parallel}+{tensor_parallel}<="
-                "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency)))"),
+                "{gpus_per_node},{nvlink_gbps}*fleet_nvlink_efficiency,{network_gbps}*fleet_network_efficiency))))"),
     FleetColumn("kv_transfer_ms", "T_kv (ms)", "decimal",
                 f"=IF({AGG},\"\",serving_prompt_tokens*{{kv_one}}/({{kv_transfer_gbps}}*1e9)*1000)"),
     FleetColumn("load", "Offered load a (Erlangs)", "decimal",
@@ -257,7 +296,10 @@ FIGURES = [
                 f"=IF({AGG},{pool_gpus('{replicas}', '{tensor_parallel}')},"
                 f"{pool_gpus('{prefill_replicas}', '{prefill_tensor_parallel}')}"
                 f"+{pool_gpus('{decode_replicas}', '{tensor_parallel}')})"),
-    FleetColumn("cost_per_hour", "Cost per hour", "money", "={gpus}*{price_per_gpu_hour}"),
+    FleetColumn("cost_per_hour", "Cost per hour", "money",  # mixed pools: G_p·p_p + G_d·p_d (§15.1)
+                f"=IF({{prefill_gpu}}={{decode_gpu}},{{gpus}}*{{price_per_gpu_hour}},"
+                f"{pool_gpus('{prefill_replicas}', '{prefill_tensor_parallel}')}*{{prefill_price_per_gpu_hour}}"
+                f"+{pool_gpus('{decode_replicas}', '{tensor_parallel}')}*{{price_per_gpu_hour}})"),
     FleetColumn("acceptable_per_hour", "Acceptable requests per hour", "count",
                 f"=seconds_per_hour*{RATE}*{{attainment}}*fleet_quality"),
     FleetColumn("cost_per_acceptable_request", "Cost per acceptable request", "money5",
@@ -267,6 +309,8 @@ FIGURES = [
     FleetColumn("tokens_per_s_per_gpu", "Output tokens/s per GPU", "tenths", f"={RATE}*{O}/{{gpus}}"),
     FleetColumn("tokens_per_s_per_user", "Output tokens/s per user", "tenths",
                 f"=IF({AGG},1000/{{itl_ms}},1000/{{tpot_ms}})"),
+    FleetColumn("output_tokens_per_dollar", "Output tokens per unit of money", "count",
+                f'=IF({{cost_per_hour}}>0,seconds_per_hour*{RATE}*{O}/{{cost_per_hour}},"")'),
 ]
 CHECKS_PER_ROW = [
     FleetColumn("tpot_met", "TPOT met", "bool", f"=ROUND(IF({AGG},{{itl_ms}},{{tpot_ms}}),{NINE})<={Y}"),
@@ -279,19 +323,30 @@ CHECKS_PER_ROW = [
                 f"NOT({meets('{miss_one_fewer_decode}')})))"),
     FleetColumn("within_range", "Within the queue range", "bool",
                 f"=IF({AGG},{{servers}},MAX({{servers}},{{prefill_replicas}}))<=fleet_queue_range"),
+    FleetColumn("on_catalog", "Both pools' GPUs on Catalog", "bool",
+                "=AND(ISNUMBER(MATCH({prefill_gpu},catalog_gpu_ids,0)),ISNUMBER(MATCH({decode_gpu},catalog_gpu_ids,0)))",
+                guarded=False),
     FleetColumn("holds", "The integers hold", "bool",
-                "=AND({prefill_fits},{tpot_met},{b_star_largest},{batch_row},{ttft_met},{fewest},{within_range})"),
+                "=AND({on_catalog},{prefill_fits},{tpot_met},{b_star_largest},{batch_row},{ttft_met},{fewest},"
+                "{within_range})"),
 ]
 HELPERS = [  # the cheapest of each mode: the cost where the row meets the SLO on a priced GPU, else blank; MIN and
     # MATCH pick it (a GPU priced 0 or blank on Catalog is never the cheapest: its check fails instead)
     FleetColumn("meets", "Meets the SLO", "bool", "=AND({prefill_fits},{tpot_met},{ttft_met},{within_range})"),
-    FleetColumn("priced", "Its GPU priced above 0", "bool",
-                "=AND(ISNUMBER({price_per_gpu_hour}),{price_per_gpu_hour}>0)", guarded=False),
+    FleetColumn("priced", "Its GPUs priced above 0", "bool",
+                "=AND(ISNUMBER({price_per_gpu_hour}),{price_per_gpu_hour}>0,ISNUMBER({prefill_price_per_gpu_hour}),"
+                "{prefill_price_per_gpu_hour}>0)", guarded=False),
     FleetColumn("cost_aggregated", "Cost if aggregated and meets", "money",
                 f"=IF(AND({AGG},{{meets}},{{priced}}),{{cost_per_hour}},\"\")"),
     FleetColumn("cost_disaggregated", "Cost if disaggregated and meets", "money",
                 f"=IF(AND(NOT({AGG}),{{meets}},{{priced}}),{{cost_per_hour}},\"\")"),
     FleetColumn("cost_any", "Cost if it meets", "money", "=IF(AND({meets},{priced}),{cost_per_hour},\"\")"),
+    FleetColumn("mixed", "Mixed pools (prefill and decode GPUs differ)", "bool", "={prefill_gpu}<>{decode_gpu}",
+                guarded=False, every_row=True),
+    FleetColumn("cost_single_type", "Cost if on one GPU type and meets", "money",
+                "=IF(AND(NOT({mixed}),{meets},{priced}),{cost_per_hour},\"\")"),
+    FleetColumn("cost_mixed", "Cost if mixed and meets", "money",
+                "=IF(AND({mixed},{meets},{priced}),{cost_per_hour},\"\")"),
 ]
 ROW_COLUMNS = IDENTITY + INTEGERS + LOOKUPS + REPLICA + QUEUE + FIGURES + CHECKS_PER_ROW
 
@@ -299,12 +354,17 @@ ROW_COLUMNS = IDENTITY + INTEGERS + LOOKUPS + REPLICA + QUEUE + FIGURES + CHECKS
 def _cached(column: FleetColumn, row: dict):
     """The engine's value of a row's cell (a blank for None): the row's own key, its mode's miss with one prefill
     replica fewer, TRUE for valid integers, the cost in the helper columns of its mode where it meets."""
-    if column.key in ("valid", "priced"):  # the search's integers, on GPUs the scenario prices above 0
+    if column.key in ("valid", "priced", "on_catalog"):  # the search's integers, on GPUs the scenario prices above 0
         return True
     if column.key == "miss_one_fewer" and row["mode"] != AGGREGATED:
         return row["miss_one_fewer_prefill"]
     if column.key in ("cost_aggregated", "cost_disaggregated", "cost_any"):  # the helpers: the cost where it meets
         return row["cost_per_hour"] if row["meets"] and column.key[5:] in ("any", row["mode"]) else ""
+    mixed = row["prefill_gpu"] != row["decode_gpu"]
+    if column.key == "mixed":
+        return mixed
+    if column.key in ("cost_single_type", "cost_mixed"):
+        return row["cost_per_hour"] if row["meets"] and mixed == (column.key == "cost_mixed") else ""
     value = row.get(column.key)
     return "" if value is None else value
 
@@ -328,7 +388,7 @@ def configuration_table(sheet: kit.Sheet, rows: list[dict], labels: list, column
                 sheet.ws.write_string(r, col, row[column.key], styles.value("text"))
             elif column.role == "input":  # the search's integer: a locked snapshot (grey), as generated
                 sheet.value_cell(r, col, row[column.key], styles.value("count", constant=True), None)
-            elif row.get("reason") is None:
+            elif row.get("reason") is None or column.every_row:
                 template = column.template if not column.guarded else \
                     f'=IF({{valid}},{column.template[1:]},"n/a")'
                 sheet.formula(r, col, sheet.expand(template, r, col), _cached(column, row),
@@ -351,7 +411,8 @@ def _range(sheet: kit.Sheet, key: str, *, heading: bool = False) -> str:
 
 
 # The answer: the cheapest of each mode, by MIN and MATCH over the helper columns --------------------------------------
-SHOWN = [("mode", "Mode", "text"), ("gpu", "GPU", "text"), ("prefill_tensor_parallel", "t_p", "count"),
+SHOWN = [("mode", "Mode", "text"), ("gpu", "GPU", "text"), ("prefill_gpu", "Prefill GPU", "text"),
+         ("decode_gpu", "Decode GPU", "text"), ("prefill_tensor_parallel", "t_p", "count"),
          ("tensor_parallel", "t", "count"), ("batch", "B", "count"), ("replicas", "n", "count"),
          ("prefill_replicas", "x", "count"), ("decode_replicas", "y", "count"), ("gpus", "GPUs", "count"),
          ("cost_per_hour", "Cost per hour", "money"),
@@ -361,8 +422,11 @@ SHOWN = [("mode", "Mode", "text"), ("gpu", "GPU", "text"), ("prefill_tensor_para
          ("tokens_per_s_per_user", "Tokens/s per user", "tenths"),
          ("ttft_percentile_ms", "TTFT at the percentile (ms)", "tenths"), ("attainment", "Attainment", "decimal")]
 CHEAPEST = [("aggregated", "Cheapest aggregated", "cost_aggregated"),
-            ("disaggregated", "Cheapest disaggregated", "cost_disaggregated"), (None, "Cheapest overall", "cost_any")]
-ANSWER_ROWS = 11  # rows the answer takes above the Candidates table
+            ("disaggregated", "Cheapest disaggregated", "cost_disaggregated"), (None, "Cheapest overall", "cost_any"),
+            ("single_type", "Cheapest on one GPU type", "cost_single_type"),  # §15.1: the Cover's comparison
+            ("mixed", "Cheapest mixed (prefill/decode GPUs)", "cost_mixed")]
+SINGLE_TYPE_NAMES = ("gpu", "gpus", "cost_per_hour")  # fleet_cheapest_single_type_<key>
+ANSWER_ROWS = 19  # rows the answer takes above the Candidates table
 NAMES = {key: name for name, key in HEADLINE.items()}  # the overall cheapest's key → its defined name
 
 
@@ -372,8 +436,9 @@ def _answer(sheet: kit.Sheet, table, symbol: str) -> None:
     styles, book = sheet.book.styles, sheet.book
     sheet.section("The answer: the cheapest configuration of each mode that meets the SLO")
     sheet.heading_row(["", "Row"] + [header for _, header, _ in SHOWN], height=45)
+    picked = {None: table.cheapest, "single_type": table.single_type, "mixed": table.cheapest_mixed}
     for mode, label, helper in CHEAPEST:
-        r, best = sheet.row_index, (table.cheapest_of(mode) if mode else table.cheapest)
+        r, best = sheet.row_index, (picked[mode] if mode in picked else table.cheapest_of(mode))
         sheet._label(r, label)
         found = _range(sheet, helper, heading=True)  # its heading is text: MIN, COUNT and MATCH pass it by
         at = sheet.formula(r, 1, f'=IF(COUNT({found})=0,"",MATCH(MIN({found}),{found},0)-1)',
@@ -383,7 +448,8 @@ def _answer(sheet: kit.Sheet, table, symbol: str) -> None:
             pick = f"INDEX({_range(sheet, key, heading=True)},{at}+1,1)"
             cell = sheet.formula(r, col, f'=IF({at}="","",IF({pick}="","",{pick}))', value, styles.value(kind))
             name = NAMES.get(key, f"fleet_cheapest_{key}") if mode is None else \
-                f"fleet_cheapest_{mode}_{key}" if key == "cost_per_hour" else None
+                f"fleet_cheapest_{mode}_{key}" if key == "cost_per_hour" or (
+                    mode == "single_type" and key in SINGLE_TYPE_NAMES) else None
             if name:
                 book.define(name, sheet.name, cell, value)
         sheet.row_index += 1
@@ -393,8 +459,62 @@ def _answer(sheet: kit.Sheet, table, symbol: str) -> None:
     counts = [Row("configurations", "Configurations searched", formula=f"=COUNTA({_range(sheet, 'mode')})",
                   kind="count", unit="", name="fleet_configurations"),
               Row("feasible", "… meeting the SLO", formula=f"=COUNTIF({_range(sheet, 'meets')},TRUE)", kind="count",
-                  unit="", name="fleet_feasible_configurations")]
-    sheet.rows(counts, {"configurations": table.scalars["configurations"], "feasible": table.scalars["feasible"]})
+                  unit="", name="fleet_feasible_configurations"),
+              Row("mixed_configurations", "… with mixed pools (§15.1)", kind="count", unit="",
+                  formula=f"=COUNTIF({_range(sheet, 'mixed')},TRUE)", name="fleet_mixed_configurations"),
+              *MIXED_ROWS]
+    counts += mixed_answer_rows(symbol)
+    head = table.headline
+    sheet.rows(counts, {"mixed_answer": head["fleet_mixed_answer"],
+                        "mixed_saving": mixed_saving(head, table.cheapest, symbol),
+                        "configurations": table.scalars["configurations"], "feasible": table.scalars["feasible"],
+                        "mixed_configurations": table.scalars["mixed_configurations"],
+                        **{row.key: head[row.name] for row in MIXED_ROWS}})
+
+
+PREFILL_POOL = pool_gpus("fleet_cheapest_prefill_replicas", "fleet_cheapest_prefill_tensor_parallel")
+MIXED_ROWS = [  # the chosen fleet per pool (§15.1): blank when none meets; aggregated: no prefill pool
+    Row("cheapest_mixed", "The cheapest is mixed (prefill and decode on different GPUs)", kind="bool", unit="",
+        formula='=IF(fleet_cheapest_prefill_gpu="","",fleet_cheapest_prefill_gpu<>fleet_cheapest_decode_gpu)',
+        name="fleet_cheapest_mixed"),
+    Row("cheapest_prefill_gpus", "… its prefill GPUs with spares", kind="count", unit="GPUs",
+        formula=f'=IF(fleet_cheapest_mode="","",IF(fleet_cheapest_mode="aggregated",0,{PREFILL_POOL}))',
+        name="fleet_cheapest_prefill_gpus"),
+    Row("cheapest_decode_gpus", "… its decode GPUs with spares (aggregated: all)", kind="count", unit="GPUs",
+        formula='=IF(fleet_cheapest_mode="","",fleet_cheapest_gpus-fleet_cheapest_prefill_gpus)',
+        name="fleet_cheapest_decode_gpus"),
+]
+
+
+def _money(cell: str) -> str:
+    return f'fleet_currency_symbol&TEXT({cell},"#,##0.00")'
+
+
+SINGLE, CHOSEN = "fleet_cheapest_single_type_cost_per_hour", "fleet_cheapest_cost_per_hour"
+SAVING = (f'=IF(fleet_cheapest_mixed<>TRUE,"",IF({SINGLE}=""," (no single-type fleet meets the SLO)",'
+          f'" ("&{_money(f"{SINGLE}-{CHOSEN}")}&" an hour, "&TEXT(({SINGLE}-{CHOSEN})/{SINGLE}*100,"0.0")&'
+          f'" %, below the best single-type fleet: "&fleet_cheapest_single_type_gpus&" "&'
+          f'fleet_cheapest_single_type_gpu&", "&{_money(SINGLE)}&")"))')
+MIXED_WINS = (f'"Serving: "&fleet_cheapest_prefill_gpus&" "&fleet_cheapest_prefill_gpu&" for prefill and "&'
+              f'fleet_cheapest_decode_gpus&" "&fleet_cheapest_decode_gpu&" for decode (mixed pools, §15.1), "&'
+              f'{_money(CHOSEN)}&" an hour at the peak"&{{mixed_saving}}')
+MIXED_LOSES = (f'IF(fleet_cheapest_mixed_cost_per_hour="","{NO_MIXED}","Mixed pools do not win: the cheapest costs "&'
+               f'{_money("fleet_cheapest_mixed_cost_per_hour")}&" an hour, "&'
+               f'{_money(f"fleet_cheapest_mixed_cost_per_hour-{CHOSEN}")}&" above the chosen fleet\'s "&'
+               f'{_money(CHOSEN)})')
+
+
+def mixed_answer_rows(symbol: str) -> list[Row]:
+    """§15.1's words for the Cover, from the named cells (as planner.engine.fleet.mixed_answer writes them), and the
+    saving's bracket they end with when the chosen fleet is mixed."""
+    def spelled(formula: str) -> str:
+        return formula.replace("fleet_currency_symbol&", f'"{symbol}"&')
+
+    return [Row("mixed_saving", "… when mixed, its saving against the best single-type fleet", kind="text", unit="",
+                formula=spelled(SAVING)),
+            Row("mixed_answer", "Mixed GPU pools (§15.1)", kind="text", unit="", name="fleet_mixed_answer",
+                formula=spelled(f'=IF(fleet_mixed_gpus<>TRUE,"{MIXING_OFF}",IF(fleet_cheapest_mode="","{NO_FLEET}",'
+                                f"IF(fleet_cheapest_mixed=TRUE,{MIXED_WINS},{MIXED_LOSES})))"))]
 
 
 def _answer_formula(symbol: str) -> str:
@@ -426,6 +546,7 @@ def _holds(sheet: kit.Sheet, tables: list[tuple[int, int]], day: tuple[int, int]
     parts = [none_false(key, first, last) for first, last in tables for key in ("valid", "holds")]
     if day:
         parts += [none_false("", day[0], day[1], DAY_COLUMN[key]) for key in ("meets", "fewest")]
+    parts.append("fleet_mixed_pairs_valid=TRUE")  # a pair typed on Inputs that the search did not see (§15.1)
     sheet.row(Row("rows_hold", "Every shown row's integers hold at these inputs", formula=f"=AND({','.join(parts)})",
                   kind="bool", unit="", name="fleet_rows_hold", warn="false",
                   note="FALSE after an edit of the rate, an efficiency or the SLO: the engine's batches and replicas "
@@ -443,6 +564,34 @@ DEMAND = [
     Row("miss_budget", "Miss share allowed 1 − p", formula="=1-goodput_attainment_target", kind="percent", unit="",
         name=BUDGET, note="p, the attainment target: the share of requests whose TTFT must be within X"),
 ]
+
+
+PAIRS_PER_ROW = 6  # mixed pairs checked per row: each row's formula within 1,000 characters
+
+
+def mixed_pairs_rows(book: kit.Book, fleet) -> list[Row]:
+    """Whether each mixed pair on Inputs names two different GPUs of fleet.gpus (§15.1's check), live: a pair typed
+    outside fleet.gpus, or of one GPU, turns it FALSE and the Fleet's results n/a; TRUE without pairs. A pair listed
+    twice is refused when the scenario is read (its rows would only repeat)."""
+    first, last = (book.names.get(f"fleet_gpus_{i}") for i in (1, len(fleet.gpus)))
+    listed = f"'{first[0]}'!${first[1][0]}${first[1][1:]}:${last[1][0]}${last[1][1:]}" if first and last and \
+        first[1][0] == last[1][0] and first[1][1].isdigit() else None
+    terms = []
+    for i in range(1, len(fleet.mixed_pairs) + 1):
+        p, d = f"fleet_mixed_pairs_{i}_prefill", f"fleet_mixed_pairs_{i}_decode"
+        inside = (f"COUNTIF({listed},{p})>0,COUNTIF({listed},{d})>0" if listed else
+                  ",".join(f"OR({','.join(f'{x}=fleet_gpus_{g}' for g in range(1, len(fleet.gpus) + 1))})"
+                           for x in (p, d)))
+        terms.append(f"AND({p}<>{d},{inside})")
+    chunks = [terms[i:i + PAIRS_PER_ROW] for i in range(0, len(terms), PAIRS_PER_ROW)]
+    rows = [Row(f"mixed_pairs_valid_{k}", f"Mixed pairs {k * PAIRS_PER_ROW + 1}–{k * PAIRS_PER_ROW + len(chunk)} "
+                "name two different GPUs of fleet.gpus", kind="bool", unit="", formula=f"=AND({','.join(chunk)})")
+            for k, chunk in enumerate(chunks)] if len(chunks) > 1 else []
+    formula = (f"=AND({','.join('{' + row.key + '}' for row in rows)})" if rows else
+               f"=AND({','.join(terms)})" if terms else "=TRUE")
+    return rows + [Row("mixed_pairs_valid", "Each mixed pair names two different GPUs of fleet.gpus", kind="bool",
+                       unit="", formula=formula, name="fleet_mixed_pairs_valid", warn="false",
+                       note="fleet.mixed_pairs (§15.1): a pair outside fleet.gpus or of one GPU is refused")]
 
 
 def calibrated_rows(benchmarks: bool) -> list[Row]:
@@ -470,18 +619,25 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.rows(DEMAND, {"rate": table.scalars["rate"], "miss_budget": table.scalars["miss_budget"]})
     sheet.rows(calibrated_rows(bool(scenario.goodput.benchmarks)),
                {f"calibrated_{key}": table.scalars[f"calibrated_{key}"] for key in CALIBRATED})
+    pairs = mixed_pairs_rows(book, scenario.fleet)
+    sheet.rows(pairs, {row.key: True for row in pairs})
     sheet.skip()
     answer_at = sheet.row_index
     sheet.skip(ANSWER_ROWS)
     tables = []
-    sheet.section("The Pareto front: tokens/s per GPU against tokens/s per user, every sized batch row")
+    mixing = table.scalars["mixed_gpus"]  # a GPU of one type is not a unit of another: per unit of money (§15.1)
+    axis = ("output_tokens_per_dollar", "output tokens per unit of money") if mixing else \
+        ("tokens_per_s_per_gpu", "tokens/s per GPU")
+    sheet.section(f"The Pareto front: {axis[1]} against tokens/s per user, every sized batch row")
     if table.pareto:
         tables.append(configuration_table(sheet, table.pareto, [f"Front {r['position']}" for r in table.pareto],
                                           ROW_COLUMNS))
-        sheet.front_chart(name="Pareto front", x="tokens_per_s_per_user", y="tokens_per_s_per_gpu",
-                          title="Output tokens/s per GPU against per user: the Pareto front",
+        sheet.front_chart(name="Pareto front", x="tokens_per_s_per_user", y=axis[0],
+                          title=f"{axis[1][0].upper()}{axis[1][1:]} against tokens/s per user: the Pareto front"
+                          if mixing else "Output tokens/s per GPU against per user: the Pareto front",
                           x_axis={"name": "Tokens/s per user", "num_format": "#,##0"},
-                          y_axis={"name": "Tokens/s per GPU", "num_format": "#,##0"})
+                          y_axis={"name": "Tokens per unit of money" if mixing else "Tokens/s per GPU",
+                                  "num_format": "#,##0"})
     else:
         sheet.text("No configuration meets the SLO: no front.", style=book.styles.note)
     sheet.skip()
@@ -518,7 +674,11 @@ DAY_CONFIG = [("mode", "Mode", "text"), ("batch", "Batch B", "count"),
               ("tpot_ms", "TPOT(B)", "tenths"), ("ttft_ms", "D", "tenths"), ("kv_transfer_ms", "T_kv", "decimal"),
               ("replicas", "Replicas at the peak n", "count"), ("prefill_replicas", "… prefill x", "count"),
               ("decode_replicas", "… decode y", "count"), ("gpus", "GPUs at the peak, with spares", "count"),
-              ("price_per_gpu_hour", "Price per GPU-hour", "money")]
+              ("price_per_gpu_hour", "Price per GPU-hour", "money"), ("prefill_gpu", "Prefill GPU", "text"),
+              ("decode_gpu", "Decode GPU", "text"),
+              ("prefill_price_per_gpu_hour", "Prefill GPU's price per GPU-hour", "money"),
+              ("cost_per_hour", "Cost per hour at the peak", "money")]
+DAY_MIXED = "fleet_day_prefill_gpu<>fleet_day_decode_gpu"  # two GPU types: each pool at its own price (§15.1)
 
 
 def _miss_at(replicas: tuple[str, str, str], rate: str) -> str:
@@ -540,6 +700,11 @@ DAY_COLUMNS = [
                 f"{pool_gpus('{prefill_replicas}', 'fleet_day_prefill_tensor_parallel')}"
                 f"+{pool_gpus('{decode_replicas}', 'fleet_day_tensor_parallel')})"),
     FleetColumn("gpus_peak_sized", "GPUs sized for the peak", "count", "=fleet_day_gpus"),
+    FleetColumn("cost_following", "Cost, following demand", "money",
+                f"=IF({DAY_AGG},{{gpus_following}}*fleet_day_price_per_gpu_hour,"
+                f"{pool_gpus('{prefill_replicas}', 'fleet_day_prefill_tensor_parallel')}"
+                f"*fleet_day_prefill_price_per_gpu_hour+{pool_gpus('{decode_replicas}', 'fleet_day_tensor_parallel')}"
+                "*fleet_day_price_per_gpu_hour)"),
     FleetColumn("busy_gpus", "Busy GPUs λ_h·g", "decimal", "={rate}*fleet_day_gpu_seconds"),
     FleetColumn("miss_following", "Miss, following", "decimal", f'=IF({{rate}}=0,"",{_miss_at(HOUR, "{rate}")})'),
     FleetColumn("attainment_following", "Attainment, following", "decimal",
@@ -565,10 +730,10 @@ DAY_TOTALS = [  # (key, label, formula, kind, the engine's total)
      "={day_gpu_hours_peak_sized}-{day_busy_gpu_hours}", "tenths"),
     ("idle_gpu_hours_following", "Idle GPU-hours, following demand",
      "={day_gpu_hours_following}-{day_busy_gpu_hours}", "tenths"),
-    ("cost_peak_sized", "Cost per day, sized for the peak", "={day_gpu_hours_peak_sized}*fleet_day_price_per_gpu_hour",
-     "money"),
-    ("cost_following", "Cost per day, following demand", "={day_gpu_hours_following}*fleet_day_price_per_gpu_hour",
-     "money"),
+    ("cost_peak_sized", "Cost per day, sized for the peak", f"=IF({DAY_MIXED},COUNT({{rate:range}})"
+     "*fleet_day_cost_per_hour,{day_gpu_hours_peak_sized}*fleet_day_price_per_gpu_hour)", "money"),
+    ("cost_following", "Cost per day, following demand", f"=IF({DAY_MIXED},SUM({{cost_following:range}}),"
+     "{day_gpu_hours_following}*fleet_day_price_per_gpu_hour)", "money"),
     ("acceptable_peak_sized", "Acceptable requests a day, sized for the peak", "=SUM({acceptable_peak_sized:range})",
      "count"),
     ("acceptable_following", "Acceptable requests a day, following demand", "=SUM({acceptable_following:range})",
@@ -664,9 +829,16 @@ KEY_RESULTS = [
               "at the peak", kind="text", unit=""),
     KeyResult("fleet_cheapest_cost_per_hour", "… its cost per hour", kind="money", unit=""),
     KeyResult("fleet_cheapest_cost_per_acceptable_request", "… per acceptable request", kind="money5", unit=""),
+    KeyResult("fleet_mixed_answer", "Prefill and decode on different GPUs (mixed pools, Splitwise)", kind="text",
+              unit=""),
 ]
 
 CHECKS = [
+    Check("fleet_mixed_pairs_valid", "Fleet: each mixed pair names two different GPUs of fleet.gpus, none twice",
+          formula="fleet_mixed_pairs_valid", note="fleet.mixed_pairs", about=("fleet_mixed_pairs",)),
+    Check("fleet_search_within_limit", "Fleet: the search holds at most fleet_max_configurations configurations",
+          formula="fleet_configurations<=fleet_max_configurations",
+          note="Fewer in fleet.gpus, fleet.precisions, fleet.tensor_parallel or fleet.mixed_pairs"),
     Check("fleet_some_configuration_meets_slo", "Fleet: some configuration meets the SLO",
           formula="OR(NOT(fleet_rows_hold),fleet_feasible_configurations>0)",
           note="Fleet: the Candidates table's Meets column (after an edit the search did not see, the next check fails "

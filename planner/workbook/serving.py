@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
-from planner.engine.serving import ABOVE_B_MAX, DOES_NOT_FIT, NOT_SERVED
+from planner.engine.serving import ABOVE_B_MAX, DOES_NOT_FIT, NOT_SERVED, TTFT_HELPERS
 from planner.model import engines, fields
 from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
@@ -233,15 +233,24 @@ def fill_pass_tokens(j: str, c: str) -> str:
     return f"({j})*{S_N}/{P_S}+({c})-({j})"
 
 
-def fill_s(j: str, c: str, q: str, tau: str) -> str:
-    """T_fill(j, c) (§14.4): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(q) + τ_pass(c)); q a cell of fill_pass_tokens and
-    τ_pass(c) a cell, in ms."""
+def fill_flops(j: str, c: str) -> str:
+    """T_fill(j, c)'s FLOPs (§14.4): the GEMMs of j·s_n + p_s·(c − j) tokens, the prompts' causal attention once and
+    the decoders' at c̄."""
     decoders = f"{P_S}*(({c})-({j}))"
-    flops = (f"(serving_ops_per_param_token*serving_multiplied_params*(({j})*{S_N}+{decoders})+({j})*model_layers"
-             f"*(serving_prompt_tokens^2-serving_cached_tokens^2)*serving_attention_width+{decoders}*2*model_layers"
-             "*serving_mean_context*serving_attention_width)")
-    moved = (f"({P_S}*{model.streamed_params(R, q)}*serving_weight_bytes/{T}+(({j})*serving_prompt_tokens"
-             f"+{decoders}*serving_mean_context)*serving_kv_bytes_per_token)")
+    return (f"serving_ops_per_param_token*serving_multiplied_params*(({j})*{S_N}+{decoders})+({j})*model_layers"
+            f"*(serving_prompt_tokens^2-serving_cached_tokens^2)*serving_attention_width+{decoders}*2*model_layers"
+            "*serving_mean_context*serving_attention_width")
+
+
+def fill_bytes(j: str, c: str, q: str) -> str:
+    """T_fill(j, c)'s bytes: the weights the q tokens of a pass touch, once per pass, and the KV cache."""
+    return (f"{P_S}*{model.streamed_params(R, q)}*serving_weight_bytes/{T}+(({j})*serving_prompt_tokens"
+            f"+{P_S}*(({c})-({j}))*serving_mean_context)*serving_kv_bytes_per_token")
+
+
+def fill_s(q: str, flops: str, moved: str, tau: str) -> str:
+    """T_fill(j, c) (§14.4): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(q) + τ_pass(c)), from the cells of q, F, M and
+    τ_pass(c) (ms)."""
     return (f"(MAX({model.compute_seconds(R, flops)},{model.memory_seconds(R, moved)})"
             f"+{P_S}*({model.all_reduce_seconds(R, q)}+{tau}/1000))")
 
@@ -270,15 +279,18 @@ def _ttft_rows() -> list[Row]:
         Row("burst_cohorts", "Cohorts of the opening burst m = CEILING(c / κ)",
             formula="=CEILING(serving_rank_clients/serving_prompts_per_pass,1)", kind="count", unit="cohorts",
             name="serving_burst_cohorts"),
-        Row("fill_pass_tokens", "Tokens per pass of a burst fill q = κ·s_n/p_s + c − κ",
-            formula="=" + fill_pass_tokens("serving_prompts_per_pass", c), kind="number", unit="tokens"),
-        Row("fill_ms", "A burst fill T_fill(κ, c): κ prompts beside c − κ decoders",
-            formula="=" + fill_s("serving_prompts_per_pass", c, "{fill_pass_tokens}", tau) + "*1000",
-            kind="tenths", unit="ms"),
-        Row("fill_one_pass_tokens", "Tokens per pass of a steady fill q = s_n/p_s + c − 1",
-            formula="=" + fill_pass_tokens("1", c), kind="number", unit="tokens"),
-        Row("fill_one_ms", "A steady fill T_fill(1, c): one prompt beside c − 1 decoders",
-            formula="=" + fill_s("1", c, "{fill_one_pass_tokens}", tau) + "*1000", kind="tenths", unit="ms"),
+        *(row for key, j, words in (("fill", "serving_prompts_per_pass", "burst fill: κ prompts beside c − κ "
+                                     "decoders"), ("fill_one", "1", "steady fill: one prompt beside c − 1 decoders"))
+          for row in (
+              Row(f"{key}_pass_tokens", f"Tokens per pass of a {words.split(':')[0]} q = j·s_n/p_s + c − j",
+                  formula="=" + fill_pass_tokens(j, c), kind="number", unit="tokens"),
+              Row(f"{key}_flops", f"FLOPs of a {words.split(':')[0]} F", formula="=" + fill_flops(j, c),
+                  kind="tera", unit="TFLOP"),
+              Row(f"{key}_bytes", f"Bytes of a {words.split(':')[0]} M",
+                  formula="=" + fill_bytes(j, c, f"{{{key}_pass_tokens}}"), kind="giga", unit="GB"),
+              Row(f"{key}_ms", f"A {words} T_fill(j, c)", kind="tenths", unit="ms",
+                  formula="=" + fill_s(f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}", tau)
+                  + "*1000"))),
         Row("itl_at_concurrency_ms", "ITL(c), the loaded pass in flight", formula="=serving_itl_ms", kind="tenths",
             unit="ms"),
         Row("ttft_burst_ms", "Opening burst (m + 1)/2 · T_fill(κ, c)",
@@ -377,16 +389,18 @@ TABLE = [
     # the fills of §14.4 at c = B (hidden helpers of the two TTFT columns)
     Column("prompts_per_pass", "Prompts per pass κ",
            template=_when_shown(f"IF({S_N}<={N_USED},MIN({{batch}},INT({N_USED}/{S_N})),1)"), kind="count"),
-    Column("fill_pass_tokens", "Burst fill: tokens per pass",
-           template=_when_shown(fill_pass_tokens("{prompts_per_pass}", "{batch}")), kind="number"),
-    Column("fill_ms", "Burst fill T_fill(κ, B) (ms)", kind="tenths", template=_when_shown(
-        fill_s("{prompts_per_pass}", "{batch}", "{fill_pass_tokens}", "{pass_overhead_ms}") + "*1000")),
-    Column("fill_one_pass_tokens", "Steady fill: tokens per pass",
-           template=_when_shown(fill_pass_tokens("1", "{batch}")), kind="number"),
-    Column("fill_one_ms", "Steady fill T_fill(1, B) (ms)", kind="tenths", template=_when_shown(
-        fill_s("1", "{batch}", "{fill_one_pass_tokens}", "{pass_overhead_ms}") + "*1000")),
+    *(column for key, j, words in (("fill", "{prompts_per_pass}", "Burst fill T_fill(κ, B)"),
+                                   ("fill_one", "1", "Steady fill T_fill(1, B)"))
+      for column in (
+          Column(f"{key}_pass_tokens", f"{words}: tokens per pass", kind="number",
+                 template=_when_shown(fill_pass_tokens(j, "{batch}"))),
+          Column(f"{key}_flops", f"{words}: FLOPs (T)", kind="tera", template=_when_shown(fill_flops(j, "{batch}"))),
+          Column(f"{key}_bytes", f"{words}: bytes (G)", kind="giga",
+                 template=_when_shown(fill_bytes(j, "{batch}", f"{{{key}_pass_tokens}}"))),
+          Column(f"{key}_ms", f"{words} (ms)", kind="tenths", template=_when_shown(
+              fill_s(f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}", "{pass_overhead_ms}")
+              + "*1000")))),
 ]
-TTFT_HELPERS = ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens", "fill_one_ms")
 TABLE_LABELS = ["A power of two below B_max"] * (TABLE_ROWS - 2) + ["B_max", "The users, if neither"]
 # the engine's table keys for the memory stack
 TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms": "itl_ms",
@@ -395,8 +409,7 @@ TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms"
                 "free_gb": "free_gb", "capacity_gb": "capacity_gb", "pass_overhead_ms": "pass_overhead_ms",
                 "ttft_at_concurrency_ms": "ttft_at_concurrency_ms",
                 "ttft_median_at_concurrency_ms": "ttft_median_at_concurrency_ms",
-                **{key: key for key in ("prompts_per_pass", "fill_pass_tokens", "fill_ms", "fill_one_pass_tokens",
-                                        "fill_one_ms")}}
+                **{key: key for key in TTFT_HELPERS}}
 
 
 def write(book: kit.Book, results) -> kit.Sheet:
@@ -411,13 +424,13 @@ def write(book: kit.Book, results) -> kit.Sheet:
                       results.scenario.goodput.benchmarks if table.calibration else [])),
                   ("Per token and per GPU", PER_TOKEN),
                   ("Speculative decoding and prefix caching (0: none)", SPECULATION),
-                  ("The per-pass overhead (docs/method.md §14.2)", OVERHEAD),
                   ("Capacity: how many sequences fit", CAPACITY),
+                  ("The per-pass overhead τ_pass (docs/method.md §14.2)", OVERHEAD),
                   ("One request on an idle server", IDLE),
                   ("At the users (shown even when they do not fit)", AT_USERS),
+                  ("TTFT at the users as clients of a closed loop (docs/method.md §14.4)", _ttft_rows()),
                   ("At one sequence (B = 1)", AT_ONE),
-                  ("At B_max (the most that fit)", AT_MAX),
-                  ("TTFT at the users as clients of a closed loop (docs/method.md §14.4)", _ttft_rows())), s)
+                  ("At B_max (the most that fit)", AT_MAX)), s)
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
     values = [{key: row[source] for key, source in TABLE_VALUES.items()} for row in table.rows]
@@ -789,9 +802,9 @@ CHECKS = [
           about=("serving_engine",)),
     Check("catalog_ids_plain", "Catalog: engine, GPU and precision ids contain no * ? or ~ and none is the word any "
           "(the engines table's lookup MATCHes them, §14.3)",
-          formula="SUMPRODUCT(" + "+".join(f'LEN({ids})-LEN(SUBSTITUTE(SUBSTITUTE(SUBSTITUTE({ids},"*",""),"?",""),'
-                                           f'"~",""))+({ids}="any")' for ids in _ID_RANGES) + ")=0",
-          note="= ignores case: Any and ANY count too"),
+          formula="+".join(f'COUNTIF({ids},"{pattern}")' for ids in _ID_RANGES
+                           for pattern in ("*~**", "*~?*", "*~~*", "any")) + "=0",
+          note="COUNTIF's own wildcards find them (~ escapes one) and ignore case: Any counts too"),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]

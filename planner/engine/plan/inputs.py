@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 
 from planner.engine import calendar as cal
-from planner.engine.shared import HOURS_PER_DAY, NO_FLEET_SERVES, NOT_SERVED, past_deadline
+from planner.engine.shared import FLEET_MIXED, HOURS_PER_DAY, NO_FLEET_SERVES, NOT_SERVED, past_deadline
 
 if TYPE_CHECKING:  # the Fleet's engine is imported only with a fleet section
     from planner.engine.fleet import PlanFleet
@@ -108,10 +108,13 @@ class Plan:
     fleet_section: bool = False  # the scenario has a fleet (whether or not a configuration meets its SLO)
     average_months: int = 0  # §9's serving months, CEIL9(H_d/30.4375): the fleet's rows reach k_L + this
     past_deadline: bool = False  # training's days past the layout search's deadline: the plan's money n/a
+    fleet_mixed: bool = False  # the fleet's cheapest is mixed (§15.1): one serving GPU cannot price it, serving n/a
 
     @property
     def serving_na(self) -> str:
         """Why serving money reads n/a when serving does not fit: the users (B > B_max), or with a fleet its SLO."""
+        if self.fleet_mixed:
+            return FLEET_MIXED
         return NO_FLEET_SERVES if self.fleet_section else NOT_SERVED
 
 
@@ -149,6 +152,7 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
         if not isinstance(budget["total_cost"], str) else None, include_standby=b.include_standby,
         average_month_na=budget["total_cost"] if isinstance(budget["total_cost"], str) else "",
         fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"],
+        fleet_mixed=fleet_mixed(scenario, tables),
         past_deadline=past_deadline(scenario, hours["days"]))
 
 
@@ -157,16 +161,30 @@ def fleet_columns(scenario, tables) -> PlanFleet | None:
     launch, which sizes G_k and U_k month by month from the calendar's demand (None when no configuration meets the
     SLO: serving money is then n/a); without one, None, and the calendar sizes serving from the Serving roofline at
     the users."""
-    if scenario.fleet is None:
+    if scenario.fleet is None or fleet_mixed(scenario, tables):
         return None
     from planner.engine.fleet import PlanFleet
 
     return PlanFleet.of(tables["fleet"], scenario.fleet.spare)
 
 
+def fleet_mixed(scenario, tables) -> bool:
+    """Whether the fleet's cheapest configuration is mixed (§15.1): its two GPU types are not one serving GPU, so
+    the plan reads its serving money n/a (FLEET_MIXED) rather than price it on one of them."""
+    return scenario.fleet is not None and tables["fleet"].headline["fleet_cheapest_mixed"] is True
+
+
+def serving_na(scenario, tables) -> str:
+    """Why serving money reads n/a, if it does: the users (no fleet), a mixed fleet, or no fleet meets the SLO."""
+    if scenario.fleet is None:
+        return NOT_SERVED
+    return FLEET_MIXED if fleet_mixed(scenario, tables) else NO_FLEET_SERVES
+
+
 def serving_gpu(scenario, tables) -> str:
-    """The GPU that serves: the fleet's overall cheapest when it has one that meets the SLO, else `gpu`."""
-    if scenario.fleet is not None and tables["fleet"].cheapest is not None:
+    """The GPU that serves: the fleet's overall cheapest when it has one that meets the SLO on one GPU type, else
+    `gpu`."""
+    if scenario.fleet is not None and tables["fleet"].cheapest is not None and not fleet_mixed(scenario, tables):
         return tables["fleet"].cheapest["gpu"]
     return scenario.gpu
 
