@@ -209,3 +209,20 @@ def test_the_comparison_changes_no_other_number(example):
     alone = json.loads(results_json(compute(scenario_with(path, **{"api.offers": "none"}))))
     assert compared["tables"]["api"]["offers"] and "api" not in alone["tables"]
     assert _without_api(compared) == _without_api(alone)
+
+
+def test_f_break_even_on_the_mixed_fleet():
+    """F on example A's mixed fleet (H100 prefill, H200 decode, $27.50 an hour): the walk over the (x, y) steps at
+    $2.00 and $2.50 an hour; Together breaks even where its $623.46 per request a second reaches the $264 step, 264/
+    623.46 = 0.4234 req/s = 7,317,073 output tokens a day (36,585 requests); DeepInfra at 1.1009 (19,024,390), the
+    cached row at 0.7280 (12,580,645)."""
+    results = compute(scenario_with(RETRIEVAL, **PLAN, **{"fleet.mixed_gpus": True, "api.offers": "all"}))
+    assert results.fleet.headline["fleet_cheapest_cost_per_hour"] == pytest.approx(27.50)
+    found = offers(results)
+    together = found["together-llama-3.1-70b-turbo"]
+    assert together["break_even_rate"] == pytest.approx(264 / (86_400 * 0.007216), rel=1e-9)
+    assert round(together["break_even_tokens_per_day"]) == 7_317_073
+    assert round(together["break_even_requests_per_day"]) == 36_585
+    assert round(found["deepinfra-llama-3.1-70b-turbo"]["break_even_tokens_per_day"]) == 19_024_390
+    assert round(found["illustrative-70b-cached"]["break_even_tokens_per_day"]) == 12_580_645
+    assert together["floor_per_request"] == pytest.approx(0.000876, abs=5e-7)

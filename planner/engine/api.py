@@ -97,19 +97,26 @@ class Chosen:
         return retry * (1 + self.slo.spare) * seconds / SECONDS_PER_HOUR
 
 
-def chosen(scenario, fleet_table, price: float) -> Chosen | None:
-    """The fleet's cheapest configuration at its batch, or None when none meets the SLO."""
+def chosen(scenario, fleet_table, price) -> Chosen | None:
+    """The fleet's cheapest configuration at its batch, or None when none meets the SLO (or, on one GPU type, the
+    path has no price). Mixed pools (§15.1) are each at their GPU's on-demand price, as the Fleet prices them."""
     from planner.engine import fleet as fleet_engine
 
     best = fleet_table.cheapest
     if best is None:
         return None
     config = fleet_table.configurations[best["index"]]
+    if config.mixed:
+        prices = (config.prefill_price, config.price)
+    elif isinstance(price, float):
+        prices = (price, price)
+    else:
+        return None
     ttft = config.ttft_s if config.aggregated else float(config.decode.ttft_s())
     roof = fleet_engine.Roofline.rows(config.decode, [best["batch"]], ttft)[0]
     f, g = scenario.fleet, scenario.goodput
     slo = fleet_engine.SLO(g.slo.ttft_ms, g.slo.tpot_ms, g.attainment_target, f.quality, f.spare)
-    return Chosen(config, roof, slo, (price, price))
+    return Chosen(config, roof, slo, prices)
 
 
 def break_even(fleet: Chosen, *, per_rate: float, retry: float, peak: float) -> dict:
@@ -192,7 +199,7 @@ def compute(scenario, tables) -> ApiTable:
     plan_rows = [r for r in cost.rows if r["in_plan"]]
     attempts = [r["served_tokens"] / output * retry for r in plan_rows]
     price = path_price(cost.scalars)
-    fleet = chosen(s, tables["fleet"], price) if s.fleet is not None and isinstance(price, float) else None
+    fleet = chosen(s, tables["fleet"], price) if s.fleet is not None else None
     serving_total = cost.unit["serving_cost"]
     path = cost.scalars["path"]
     if path == "committed":
@@ -222,7 +229,9 @@ def compute(scenario, tables) -> ApiTable:
                **{o["offer"]: o["monthly"][i] for o in offers}} for i, (n, r) in enumerate(zip(attempts, plan_rows))]
     for o in offers:
         del o["monthly"]
+    pools = fleet.prices if fleet is not None else (price, price)
     scalars = {"retry_factor": retry, "path": cost.scalars["path"], "path_price": price,
+               "prefill_price": pools[0], "decode_price": pools[1],
                "serving_total_cost": serving_total, "contingency": kappa, "caveat": CAVEAT}
     return ApiTable({k: plain(v) for k, v in scalars.items()}, [{k: plain(v) for k, v in o.items()} for o in offers],
                     [{k: plain(v) for k, v in m.items()} for m in months])
@@ -234,7 +243,7 @@ def _break_even(s, fleet: Chosen | None, a_req: float, *, retry: float, price, t
     found = {"floor_per_request": None, "break_even_rate": None, "break_even_searched_to": None,
              "break_even_tokens_per_day": None, "break_even_requests_per_day": None, "break_even_replicas": None,
              "break_even": None, "break_even_holds": True}
-    if not isinstance(price, float):
+    if s.fleet is None and not isinstance(price, float):
         return found | {"break_even": price}
     if s.fleet is None:
         if not tokens_per_s:
@@ -244,7 +253,7 @@ def _break_even(s, fleet: Chosen | None, a_req: float, *, retry: float, price, t
         return found | {"break_even": NO_FLEET_ANY if own <= api else NO_FLEET_NONE,
                         "own_cost_per_million_output": own}
     if fleet is None:
-        return found | {"break_even": NO_CONFIGURATION}
+        return found | {"break_even": price if not isinstance(price, float) else NO_CONFIGURATION}
     floor = fleet.floor(retry)
     found["floor_per_request"] = floor
     if round(floor, FLOOR_DECIMALS) >= round(retry * a_req, FLOOR_DECIMALS):

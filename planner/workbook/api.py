@@ -51,15 +51,24 @@ AGGREGATED = 'fleet_chosen_mode="aggregated"'
 
 def pools(first: str, second: str) -> str:
     """S: 24·Σ_pool CEIL9(replicas·(1 + r_f))·t·π at the break-even's integers."""
-    def pool(n, t):
-        return f"CEILING(ROUND({n}*(1+fleet_spare),gpu_rounding_decimals),1)*{t}*api_path_price"
-    return (f"hours_per_day*IF({AGGREGATED},{pool(first, 'fleet_chosen_tensor_parallel')},"
-            f"{pool(first, 'fleet_chosen_prefill_tensor_parallel')}+{pool(second, 'fleet_chosen_tensor_parallel')})")
+    def pool(n, t, price):
+        return f"CEILING(ROUND({n}*(1+fleet_spare),gpu_rounding_decimals),1)*{t}*{price}"
+    return (f"hours_per_day*IF({AGGREGATED},{pool(first, 'fleet_chosen_tensor_parallel', 'api_decode_price')},"
+            f"{pool(first, 'fleet_chosen_prefill_tensor_parallel', 'api_prefill_price')}+"
+            f"{pool(second, 'fleet_chosen_tensor_parallel', 'api_decode_price')})")
 
 
-FLOOR = ("api_retry_factor*(1+fleet_spare)*api_path_price*IF(" + AGGREGATED + ",fleet_chosen_tensor_parallel*"
-         "fleet_chosen_cycle_s/fleet_chosen_batch,fleet_chosen_prefill_tensor_parallel*fleet_chosen_ttft_ms/1000+"
-         f"fleet_chosen_tensor_parallel*{O}*fleet_chosen_tpot_ms/1000/fleet_chosen_batch)/seconds_per_hour")
+FLOOR = ("api_retry_factor*(1+fleet_spare)*IF(" + AGGREGATED + ",fleet_chosen_tensor_parallel*api_decode_price*"
+         "fleet_chosen_cycle_s/fleet_chosen_batch,fleet_chosen_prefill_tensor_parallel*api_prefill_price*"
+         f"fleet_chosen_ttft_ms/1000+fleet_chosen_tensor_parallel*api_decode_price*{O}*fleet_chosen_tpot_ms/1000/"
+         "fleet_chosen_batch)/seconds_per_hour")
+MIXED = "fleet_chosen_prefill_gpu<>fleet_chosen_decode_gpu"  # two GPU types (§15.1): each pool at its on-demand price
+POOL_PRICES = [
+    Row("prefill_price", "The prefill pool's price per GPU-hour π_p", kind="money", unit="", name="api_prefill_price",
+        formula=f"=IF({MIXED},fleet_chosen_prefill_price_per_gpu_hour,api_path_price)"),
+    Row("decode_price", "The decode (or only) pool's price per GPU-hour π_d", kind="money", unit="",
+        name="api_decode_price", formula=f"=IF({MIXED},fleet_chosen_price_per_gpu_hour,api_path_price)"),
+]
 ABOVE = '{break_even}="above"'
 
 OFFER = [
@@ -274,6 +283,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("What every offer reads")
     sheet.rows([replace(r, formula=RETRIES) if r.key == "retry_factor" and fleet else r for r in SCALARS],
                table.scalars)
+    if fleet:
+        sheet.rows(POOL_PRICES, table.scalars)
     sheet.skip()
     _offers(book, sheet, table, columns, fleet)
     answer_row = sheet.row_index
