@@ -183,11 +183,6 @@ def month_columns(a_req: list[str]) -> list[Column]:
         Column("attempts", "Attempts R_k'", kind="count",
                template=f"=IF(INDEX(calendar_in_plan,{{label}}),INDEX(calendar_served_tokens,{{label}})/{O}*"
                         'api_retry_factor,"")'),
-        Column("input_tokens", "Input tokens", kind="giga",
-               template=f'=IF({attempts}="","",{attempts}*serving_prompt_tokens)'),
-        Column("cached_input_tokens", "… of them cached", kind="giga",
-               template=f'=IF({attempts}="","",{attempts}*serving_prefix_hit_rate*serving_prompt_tokens)'),
-        Column("output_tokens", "Output tokens", kind="giga", template=f'=IF({attempts}="","",{attempts}*{O})'),
     ]
     for i, cell in enumerate(a_req):
         found.append(Column(f"cost_{i + 1}", f"Offer {i + 1} per month", kind="money0",
@@ -206,6 +201,13 @@ SCALARS = [
         name="api_serving_total_cost", formula="=unit_serving_cost"),
 ]
 RETRIES = "=IF(fleet_retries,1/fleet_quality,1)"
+TOKENS = [  # the months' tokens over the plan (each month's: its attempts × the request's tokens, JSON's months)
+    Row("attempts", "Attempts over the plan", kind="count", unit="", formula="=SUM(api_month_attempts)"),
+    Row("input_tokens", "Input tokens over the plan", kind="giga", formula="={attempts}*serving_prompt_tokens"),
+    Row("cached_input_tokens", "… of them cached", kind="giga",
+        formula="={attempts}*serving_prefix_hit_rate*serving_prompt_tokens"),
+    Row("output_tokens", "Output tokens over the plan", kind="giga", formula="={attempts}*" + O),
+]
 CHEAPEST = [
     Row("offers_compared", "Offers compared", kind="count", unit="", name="api_offers_compared",
         formula='=COUNTIF(api_offers,"?*")'),
@@ -330,7 +332,7 @@ def _offers(book: kit.Book, sheet: kit.Sheet, table, columns: list[Column], flee
 def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
     """The plan's months of the Budget's calendar (not its spare rows: a check says when an edit lengthens the plan
     past them): attempts, tokens and each offer's cost (its own price cell's), named api_month_cost_<slot>."""
-    sheet.section("The plan's months on the Budget's calendar: attempts, tokens and each offer's cost (escalated)")
+    sheet.section("The plan's months on the Budget's calendar: attempts and each offer's cost (escalated)")
     by_month = {m["month"]: m for m in table.months}
     place = sheet.places["cost_per_request"]
     columns = month_columns([kit.xl_rowcol_to_cell(place.row + i, place.col, True, True)
@@ -340,7 +342,7 @@ def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
         m = by_month.get(k)
         row = {c.key: "" for c in columns}
         if m is not None:
-            row |= {key: m[key] for key in ("attempts", "input_tokens", "cached_input_tokens", "output_tokens")}
+            row["attempts"] = m["attempts"]
             row |= {f"cost_{i + 1}": m[o["offer"]] if isinstance(o["cost_per_request"], float) else ""
                     for i, o in enumerate(table.offers)}
         values.append(row)
@@ -349,6 +351,9 @@ def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
     col = sheet.places["attempts"].col
     book.define("api_month_attempts", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
                                              f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
+    sheet.skip()
+    sheet.rows(TOKENS, {key: sum(m[key] for m in table.months) for key in ("attempts", "input_tokens",
+                                                                          "cached_input_tokens", "output_tokens")})
     for i in range(len(table.offers)):
         col = sheet.places[f"cost_{i + 1}"].col
         book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
