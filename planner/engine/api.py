@@ -179,8 +179,7 @@ class ApiTable:
 
     @property
     def checks(self) -> dict[str, bool]:
-        return {"api_months_cover_the_plan": True,  # written for the plan's months
-                "api_break_even_holds": all(o["break_even_holds"] for o in self.offers)}
+        return {"api_break_even_holds": all(o["break_even_holds"] for o in self.offers)}
 
     def to_json(self) -> dict:
         return {**self.scalars, "offers": self.offers, "months": self.months}

@@ -85,7 +85,8 @@ OFFER = [
     Column("cost_per_million_output", "Cost per output million, input tokens included", kind="money",
            template=priced("{cost_per_request}*per_million/" + O)),
     Column("total_cost", "Cost over the plan, with contingency", kind="money0",
-           template=lambda i: priced(f"SUM(api_month_cost_{i + 1})*(1+budget_contingency)")),
+           template=priced(f"SUMPRODUCT(calendar_served_tokens,calendar_escalation)/{O}*api_retry_factor*"
+                           "{cost_per_request}*(1+budget_contingency)")),  # Σ_k R_k'·a_req·e_k·(1 + κ)
     Column("source", "Source", kind="text", template=listed(f'IF({catalog("source")}="","",{catalog("source")})')),
     Column("as_of", "As of", kind="text", template=listed(f'IF({catalog("as_of")}="","",{catalog("as_of")})')),
 ]
@@ -202,7 +203,8 @@ SCALARS = [
 ]
 RETRIES = "=IF(fleet_retries,1/fleet_quality,1)"
 TOKENS = [  # the months' tokens over the plan (each month's: its attempts × the request's tokens, JSON's months)
-    Row("attempts", "Attempts over the plan", kind="count", unit="", formula="=SUM(api_month_attempts)"),
+    Row("attempts", "Attempts over the plan", kind="count", unit="",
+        formula=f"=SUM(calendar_served_tokens)/{O}*api_retry_factor"),
     Row("input_tokens", "Input tokens over the plan", kind="giga", formula="={attempts}*serving_prompt_tokens"),
     Row("cached_input_tokens", "… of them cached", kind="giga",
         formula="={attempts}*serving_prefix_hit_rate*serving_prompt_tokens"),
@@ -304,6 +306,10 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.printed_from, sheet.printed_rows, sheet.printed_cols = blank, blank, 1
     sheet.label_chars = 0  # column A as wide as the slot numbers: the labels run across the empty cells beside
     sheet.long_labels.clear()  # … unwrapped
+    sheet.section("Tokens over the plan (the Budget's months: its served tokens ÷ o × r_a attempts)")
+    sheet.rows(TOKENS, {key: sum(m[key] for m in table.months) for key in ("attempts", "input_tokens",
+                                                                          "cached_input_tokens", "output_tokens")})
+    sheet.skip()
     _months(book, sheet, table, sum(1 for row in results.cost.rows if row["in_plan"]))
     return sheet
 
@@ -330,8 +336,9 @@ def _offers(book: kit.Book, sheet: kit.Sheet, table, columns: list[Column], flee
 
 
 def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
-    """The plan's months of the Budget's calendar (not its spare rows: a check says when an edit lengthens the plan
-    past them): attempts, tokens and each offer's cost (its own price cell's), named api_month_cost_<slot>."""
+    """The plan's months of the Budget's calendar as generated (not its spare rows: an edit that lengthens the plan
+    is priced on the API sheet when the planner runs again): attempts and each offer's cost (its own price cell's),
+    named api_month_cost_<slot>."""
     sheet.section("The plan's months on the Budget's calendar: attempts and each offer's cost (escalated)")
     by_month = {m["month"]: m for m in table.months}
     place = sheet.places["cost_per_request"]
@@ -351,9 +358,7 @@ def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
     col = sheet.places["attempts"].col
     book.define("api_month_attempts", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
                                              f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
-    sheet.skip()
-    sheet.rows(TOKENS, {key: sum(m[key] for m in table.months) for key in ("attempts", "input_tokens",
-                                                                          "cached_input_tokens", "output_tokens")})
+
     for i in range(len(table.offers)):
         col = sheet.places[f"cost_{i + 1}"].col
         book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
@@ -367,8 +372,6 @@ KEY_RESULTS = [
 ]
 CHECKS = [  # an offer not on Catalog or with a price outside its limits fails its Inputs and Catalog checks, which
     # guard every formula that reads it (n/a)
-    Check("api_months_cover_the_plan", "API: the sheet's month rows cover the plan's months",
-          formula="ROWS(api_month_attempts)>=tco_months", note="an edit lengthened the plan: run the planner again"),
     Check("api_break_even_holds", "API: self-hosting costs at most the API at each break-even rate",
           formula="AND(api_offer_break_even_holds)", note="run the planner again after an edit"),
 ]
