@@ -178,18 +178,12 @@ def answer_formula(offers: int) -> str:
 
 
 def month_columns(a_req: list[str]) -> list[Column]:
-    """`a_req`: each slot's price-per-attempt cell (its own, so that a slot's month costs read no other slot)."""
-    attempts = "{attempts}"
-    found = [
-        Column("attempts", "Attempts R_k'", kind="count",
-               template=f"=IF(INDEX(calendar_in_plan,{{label}}),INDEX(calendar_served_tokens,{{label}})/{O}*"
-                        'api_retry_factor,"")'),
-    ]
-    for i, cell in enumerate(a_req):
-        found.append(Column(f"cost_{i + 1}", f"Offer {i + 1} per month", kind="money0",
-                            template=f'=IF(OR({attempts}="",NOT(ISNUMBER({cell}))),"",{attempts}*{cell}*'
-                                     "INDEX(calendar_escalation,{label}))"))
-    return found
+    """Each slot's cost in a month of the Budget's calendar, API_k = T_k/o·r_a·a_req·e_k; `a_req`: each slot's
+    price-per-attempt cell (its own, so that a slot's month costs read no other slot)."""
+    return [Column(f"cost_{i + 1}", f"Offer {i + 1} per month", kind="money0",
+                   template=f'=IF(AND(INDEX(calendar_in_plan,{{label}}),ISNUMBER({cell})),INDEX(calendar_served_tokens,'
+                            f'{{label}})/{O}*api_retry_factor*{cell}*INDEX(calendar_escalation,{{label}}),"")')
+            for i, cell in enumerate(a_req)]
 
 
 SCALARS = [
@@ -310,7 +304,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.rows(TOKENS, {key: sum(m[key] for m in table.months) for key in ("attempts", "input_tokens",
                                                                           "cached_input_tokens", "output_tokens")})
     sheet.skip()
-    _months(book, sheet, table, sum(1 for row in results.cost.rows if row["in_plan"]))
+    _months(book, sheet, table, len(results.cost.rows))
     return sheet
 
 
@@ -336,10 +330,9 @@ def _offers(book: kit.Book, sheet: kit.Sheet, table, columns: list[Column], flee
 
 
 def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
-    """The plan's months of the Budget's calendar as generated (not its spare rows: an edit that lengthens the plan
-    is priced on the API sheet when the planner runs again): attempts and each offer's cost (its own price cell's),
-    named api_month_cost_<slot>."""
-    sheet.section("The plan's months on the Budget's calendar: attempts and each offer's cost (escalated)")
+    """Every row of the Budget's calendar (its spare rows too, so an edit that lengthens the plan is priced): each
+    offer's cost (its own price cell's), named api_month_cost_<slot>."""
+    sheet.section("Each offer's cost by month of the Budget's calendar (escalated; blank outside the plan)")
     by_month = {m["month"]: m for m in table.months}
     place = sheet.places["cost_per_request"]
     columns = month_columns([kit.xl_rowcol_to_cell(place.row + i, place.col, True, True)
@@ -349,16 +342,11 @@ def _months(book: kit.Book, sheet: kit.Sheet, table, month_rows: int) -> None:
         m = by_month.get(k)
         row = {c.key: "" for c in columns}
         if m is not None:
-            row["attempts"] = m["attempts"]
             row |= {f"cost_{i + 1}": m[o["offer"]] if isinstance(o["cost_per_request"], float) else ""
                     for i, o in enumerate(table.offers)}
         values.append(row)
     _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, values, label_header="Month k",
                                    alike=True)
-    col = sheet.places["attempts"].col
-    book.define("api_month_attempts", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
-                                             f"{kit.xl_rowcol_to_cell(last, col, True, True)}")
-
     for i in range(len(table.offers)):
         col = sheet.places[f"cost_{i + 1}"].col
         book.define(f"api_month_cost_{i + 1}", SHEET, f"{kit.xl_rowcol_to_cell(first, col, True, True)}:"
