@@ -313,19 +313,10 @@ CONSTANTS = [
 METHOD = Method(
     title="The same traffic on a hosted API",
     formulas=[
-        "Per attempt: a_req = ((1 − h)·s·p_in + h·s·p_ci + o·p_out)·fx/1e6, h the prefix hit rate (§12.3), p_ci = "
-        "p_in when blank; per output million a_req·1e6/o, input tokens included.",
-        "Month k: attempts R_k' = T_k/o·r_a (r_a = 1/q with a fleet that retries, else 1); API_k = R_k'·a_req·e_k; "
-        "the plan's API cost Σ API_k·(1 + κ), beside the plan's serving cost Σ serving_k·(1 + κ).",
-        "Break-even Y (with a fleet): the fleet chosen at launch sized again at a flat λ·r_a costs S(λ) = 24·Σ "
-        "G·π a day (π the path's price per GPU-hour), the API 86,400·λ·r_a·a_req; Y_λ is the largest rate at "
-        "which S is above, walked over S's steps; Y = 86,400·o·Y_λ output tokens a day. \"never\" when the floor "
-        "f = r_a·(1 + r_f)·π·(GPU-seconds per request)/3600 is at or above r_a·a_req.",
-        "Without a fleet the GPU-hours are linear in tokens: self-hosting costs less at any traffic when "
-        "π·1e6/(3600·TokS) ≤ a_req·1e6/o, else at no traffic.",
+        "a_req = ((1 − h)·s·p_in + h·s·p_ci + o·p_out)·fx/1e6; month k: T_k/o·r_a attempts × a_req × e_k; over the "
+        "plan × (1 + κ), beside the plan's serving cost. With a fleet, Y: above it the fleet chosen at launch, sized "
+        "at a flat rate, costs less a day than the API (never when its floor per request is at least r_a·a_req).",
     ],
-    sources=["Shipped offers: list prices read on 2026-12-07 from the Bifrost model library (LiteLLM's price map), "
-             "illustrative, not confirmed on the providers' pages; Together's serverless documentation confirms "
-             "per-input and per-output token billing.", "Prefix caching's hit rate: vLLM (§12.3)."],
-    caveats=[CAVEAT],
+    sources=["Offers: illustrative list prices (Bifrost/LiteLLM, 2026-12-07), not confirmed on the providers' pages."],
+    caveats=["An API's model, quality and latency may differ from the plan's (the API sheet and the Cover say how)."],
 )
