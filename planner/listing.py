@@ -32,9 +32,10 @@ CHOICE_WORDS = {"catalog_model_ids": "a model id from Catalog", "catalog_gpu_ids
                 "catalog_strategy_ids": "ddp, zero1, zero2 or zero3",
                 "catalog_traffic_preset_ids": "a traffic preset id from Catalog",
                 "catalog_profile_ids": "a demand profile id from Catalog",
-                "catalog_precision_ids": "a precision id from Catalog (bf16, fp8, int8, int4-g128, or your own)"}
+                "catalog_precision_ids": "a precision id from Catalog (bf16, fp8, int8, int4-g128, or your own)",
+                "catalog_api_offer_ids": "an API offer id from Catalog"}
 ROWS_CHECKED = ("catalog_model_ids", "catalog_gpu_ids", "catalog_traffic_preset_ids", "catalog_profile_ids",
-                "catalog_precision_ids")
+                "catalog_precision_ids", "catalog_api_offer_ids")
 ACROSS = ("catalog_profile_ids",)  # blocks laid out one entry per column
 # Inputs typed in a larger unit than the scenario's (what a cell shows is what is typed): kind → (name suffix,
 # scale); the scenario's value is a formula of the typed cell, ROUND(typed · scale, 0)

@@ -28,7 +28,7 @@ from planner.scenario import Scenario, ScenarioError, parse_scenario
 from planner.scenario.catalog_entries import MAX_OWN_ENTRIES
 from planner.scenario.errors import cut, dotted, quoted, section_class
 from planner.tables import TABLES
-from planner.workbook.catalog_sheet import BLOCKS, EMPTY_ROWS, PROFILES, TRAFFIC_PRESETS, block_length
+from planner.workbook.catalog_sheet import API_OFFERS, BLOCKS, EMPTY_ROWS, PROFILES, TRAFFIC_PRESETS, block_length
 from planner.listing import TYPED_IN, same_text
 
 LOOKED_UP = ("price_per_gpu_hour",)  # inputs' names the Inputs sheet fills with a formula (the chosen GPU's price
@@ -179,7 +179,8 @@ def _catalog(book: _Book, where: dict, problems: list) -> dict:
             return False
         return True
 
-    for block_spec in (block for block in BLOCKS if block.shape == "fields"):
+    for block_spec in (block for block in BLOCKS if block.shape == "fields" and (
+            book.has(block.ids) or block is not API_OFFERS)):  # a workbook from before API offers has no such block
         key = block_spec.section
         ids = [row[0] for row in book.block(block_spec, block_spec.ids)]
         columns = {c.key: ([row[0] for row in book.block(block_spec, block_spec.name(c))]
@@ -307,7 +308,8 @@ def workbook_data(path: Path | xlsx.Workbook) -> WorkbookData:
     found.external = {t.key: t.inputs.EXTERNAL.from_workbook(reader, data, source) for t in TABLES
                       if t.inputs.EXTERNAL is not None}
     found.catalog_rows = {block.ids: [str(cell.written) if cell.written not in (None, "") else ""
-                                      for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS}
+                                      for row in reader.block(block, block.ids) for cell in row] for block in BLOCKS
+                          if reader.has(block.ids) or block is not API_OFFERS}
     found.snapshots = [[cell.value for cell in row] for row in reader.cells("scenario_snapshots")] \
         if reader.has("scenario_snapshots") and _on_a_sheet(book, "scenario_snapshots") else None
     found.held = {name: [[cell.value for cell in row] for row in reader.cells(name)] for name in book.names

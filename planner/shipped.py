@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from planner.model.engines import GENERIC, EngineRow, filled
-from planner.model.entries import GPU, Model, Precision
+from planner.model.entries import GPU, ApiOffer, Model, Precision
 from planner.model.fields import ENGINE
 
 
@@ -132,6 +132,28 @@ ENGINES_GIVEN: dict[tuple, EngineRow] = {
 }
 ENGINES: dict[tuple, EngineRow] = filled(ENGINES_GIVEN)  # as the Catalog sheet writes them
 
+# Hosted API offers (docs/method.md §13): list prices, illustrative. Read on 2026-12-07 from the Bifrost model library
+# (getmaxim.ai/bifrost), which republishes BerriAI/LiteLLM's model_prices_and_context_window.json; not confirmed on
+# the providers' own pages. Re-read before citing.
+API_PRICES = "Illustrative: Bifrost/LiteLLM, not on the provider's page"
+API_PRICES_AS_OF = "2026-12-07"
+API_OFFERS: dict[str, ApiOffer] = {
+    row["id"]: ApiOffer(**(dict(source=API_PRICES, as_of=API_PRICES_AS_OF) | row))
+    for row in (
+        dict(id="together-llama-3.1-8b-turbo", provider="Together AI", model="llama-3.1-8b",
+             price_input_per_million=0.18, price_output_per_million=0.18),
+        dict(id="deepinfra-llama-3.1-8b-turbo", provider="DeepInfra", model="llama-3.1-8b",
+             price_input_per_million=0.02, price_output_per_million=0.03),
+        dict(id="together-llama-3.1-70b-turbo", provider="Together AI", model="llama-3.1-70b",
+             price_input_per_million=0.88, price_output_per_million=0.88),
+        dict(id="deepinfra-llama-3.1-70b-turbo", provider="DeepInfra", model="llama-3.1-70b",
+             price_input_per_million=0.40, price_output_per_million=0.40),
+        dict(id="illustrative-70b-cached", provider="Illustrative", model="llama-3.1-70b",
+             price_input_per_million=0.60, price_cached_input_per_million=0.30, price_output_per_million=0.80,
+             source="Not a provider's price: cached input at half, to show it"),
+    )
+}
+
 # ZeRO stage of each training strategy: 0 shards nothing, 1 the optimizer state, 2 also the gradients,
 # 3 also the weights (ZeRO paper, Rajbhandari et al. 2020). FSDP full sharding is ZeRO-3.
 STRATEGIES: dict[str, int] = {"ddp": 0, "zero1": 1, "zero2": 2, "zero3": 3}
@@ -174,4 +196,5 @@ class Catalog:
     profiles: dict[str, tuple[float, ...]] = field(default_factory=lambda: dict(PROFILES))
     precisions: dict[str, Precision] = field(default_factory=lambda: dict(PRECISIONS))
     engines: dict[tuple, EngineRow] = field(default_factory=lambda: dict(ENGINES))  # filled (§14.3)
+    api_offers: dict[str, ApiOffer] = field(default_factory=lambda: dict(API_OFFERS))
 

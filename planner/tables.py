@@ -48,6 +48,9 @@ class InputsModule(Protocol):
     def cross_checks(self, scenario, catalog) -> list:
         """Rules that join several inputs or the merged catalog; returns problems (key path, value, message)."""
 
+    def present(self, scenario) -> bool:
+        """Whether the scenario has this table once its sections are there (the API sheet: with an offer)."""
+
 
 @runtime_checkable
 class ExternalData(Protocol):
@@ -105,10 +108,15 @@ def _no_problems(*_) -> list:
     return []
 
 
+def _always(_) -> bool:
+    return True
+
+
 # What a table's module may leave out, and what the registry then gives in its place (as pandas' Excel readers fall
 # back to a default engine): a module holds only what it does.
 DEFAULTS: dict[type, dict[str, Any]] = {
-    InputsModule: {"SECTIONS": {}, "EXTERNAL": None, "canonical": _no_problems, "cross_checks": _no_problems},
+    InputsModule: {"SECTIONS": {}, "EXTERNAL": None, "canonical": _no_problems, "cross_checks": _no_problems,
+                   "present": _always},
     EngineModule: {"CONSTANTS": []},
     SheetModule: {"KEY_RESULTS": [], "CHECKS": []},
     ReportModule: {"SUMMARY": []},
@@ -161,7 +169,8 @@ class Table:
     def present(self, scenario) -> bool:
         """Whether the scenario has this table: every table does, except one whose sections the scenario leaves
         out (a section declared with `optional = True` defaults to None: Layouts without `search:`)."""
-        return all(getattr(scenario, key, None) is not None for key in self.inputs.SECTIONS)
+        return all(getattr(scenario, key, None) is not None for key in self.inputs.SECTIONS) and \
+            self.inputs.present(scenario)
 
 
 TABLES = [
@@ -176,6 +185,7 @@ TABLES = [
     Table("budget"),
     Table("cost"),
     Table("gpus"),
+    Table("api"),
     Table("layouts"),
 ]
 

@@ -63,6 +63,9 @@ def declared_names(section, prefix: tuple) -> list[str]:
         if isinstance(value, list):
             names += [name for i, item in enumerate(value, 1) if isinstance(item, BaseModel)
                       for name in declared_names(item, prefix + (key, str(i)))]
+            if "label" in (info.json_schema_extra or {}):  # a list of ids or words: a cell each (api.offers)
+                names += ["_".join(prefix + (key, str(i))) for i, item in enumerate(value, 1)
+                          if not isinstance(item, BaseModel)]
         elif isinstance(value, BaseModel):
             names += declared_names(value, prefix + (key,))
         elif "label" in (info.json_schema_extra or {}):
@@ -90,19 +93,21 @@ def formulas(workbook) -> dict[tuple[str, str], str]:
     return xlsx.read(workbook).formulas()
 
 
-FINANCE = ["Budget", "Cost", "GPUs"]
+FINANCE = ["Budget", "Cost", "GPUs", "API"]
 
 
 def sheets_in_order(scenario) -> list[str]:
-    """The finance pages first (issue 43: Cover, Budget, Cost, GPUs), then Inputs, a sheet per other table the
+    """The finance pages first (issue 43: Cover, Budget, Cost, GPUs; the API sheet when it is there), then Inputs, a sheet per other table the
     scenario has in the registry's order, then Catalog, Checks, Method."""
-    tables = [t.sheet.SHEET for t in present(scenario) if t.sheet.SHEET not in FINANCE]
-    return ["Cover", *FINANCE, "Inputs", *tables, "Catalog", "Checks", "Method"]
+    sheets = [t.sheet.SHEET for t in present(scenario)]
+    tables = [sheet for sheet in sheets if sheet not in FINANCE]
+    return ["Cover", *[sheet for sheet in FINANCE if sheet in sheets], "Inputs", *tables, "Catalog", "Checks",
+            "Method"]
 
 
 def test_sheets_in_order(workbook, results):
     assert opened(workbook).sheetnames == sheets_in_order(results.scenario)
-    assert opened(workbook).sheetnames[:7] == ["Cover", "Budget", "Cost", "GPUs", "Inputs", "Memory", "Hours"]
+    assert opened(workbook).sheetnames[:7] == ["Cover", "Budget", "Cost", "GPUs", "API", "Inputs", "Memory"]
     assert "Layouts" not in opened(workbook).sheetnames  # a table the scenario leaves out (no search:)
 
 

@@ -28,6 +28,8 @@ Model = _entry("Model", fields.MODEL, "A decoder-only transformer: grouped-query
 GPU = _entry("GPU", fields.GPU, "A GPU: memory, peaks, bandwidths, links and price (docs/method.md, Catalog, §6, §10).")
 Precision = _entry("Precision", fields.PRECISION, "How weights and the KV cache are stored: bits per weight with "
                    "scales, bytes per KV value, and whether GEMMs run in FP8 (docs/method.md §6).")
+ApiOffer = _entry("ApiOffer", fields.API_OFFER, "A hosted API's offer of a Catalog model, priced per million input, "
+                  "cached-input and output tokens in USD (docs/method.md §13).")
 
 
 def shape(model) -> dict:

@@ -179,6 +179,30 @@ ANY = "any"  # an engines row's gpu or precision for every GPU or precision (nev
 # reports 85-90 % acceptance of its one MTP token; a separate draft model's 0.7 is illustrative (measure it).
 DRAFT_DEFAULTS = {"mtp": (1, 0.85), "draft": (4, 0.7)}
 
+# A hosted API's offer of a model (docs/method.md §13): USD per million tokens, as GPU prices are USD
+def _price(key, label, note, new=REQUIRED) -> Field:
+    return Field(key, label, "number", "usd", ge=0, le=1e6, unit="USD per million", note=note, new=new,
+                 sheet_blank=new != REQUIRED)
+
+
+def _words(key, label, note="") -> Field:
+    """Text of 1 to 64 characters a row may leave blank (where and when a price was read)."""
+    return Field(key, label, "text", "text", ge=1, le=64, note=note, sheet_blank=True)
+
+
+API_OFFER: tuple[Field, ...] = (
+    Field("provider", "Provider", "text", "text", ge=1, le=64, note="Who sells it.", new=REQUIRED),
+    Field("model", "Model", "text", "text", ge=1, le=64, note="The Catalog model id the offer serves.",
+          new=REQUIRED),
+    _price("price_input_per_million", "Input price p_in", "Per million prompt tokens not found in the provider's "
+           "cache."),
+    _price("price_cached_input_per_million", "Cached input price p_ci", "Per million cached prompt tokens. Blank: "
+           "p_in, no cache discount.", new=OPTIONAL),
+    _price("price_output_per_million", "Output price p_out", "Per million output tokens."),
+    _words("source", "Source", "Where the price was read."),
+    _words("as_of", "As of", "When it was read (2026-12-07)."),
+)
+
 KINDS = {"models": MODEL, "gpus": GPU, "precisions": PRECISION}  # the scenario's catalog keys
 
 

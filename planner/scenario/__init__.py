@@ -281,7 +281,7 @@ def _as_catalog_rows(own) -> None:
     """The scenario's Catalog entries as the Catalog sheet's rows show them: what equals what ships dropped, a new
     model's head dim filled in and a dense grouped-query model's defaults (blank cells) left out."""
     for entries, shipped_entries in ((own.models, shipped.MODELS), (own.gpus, shipped.GPUS),
-                                     (own.precisions, shipped.PRECISIONS)):
+                                     (own.precisions, shipped.PRECISIONS), (own.api_offers, shipped.API_OFFERS)):
         for key in list(entries):
             entries[key] = without_shipped(entries[key], shipped_entries.get(key))
             if entries[key] is None:

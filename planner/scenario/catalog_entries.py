@@ -14,8 +14,8 @@ from planner import shipped
 from planner.engine.shared import HOURS_PER_DAY
 from planner.model import fields
 from planner.model import engines as engine_rows
-from planner.scenario.declare import (ID_MAX, EngineId, Fraction, GPUId, ModelId, PrecisionId, PresetId, ProfileId,
-                                      Section, divisors, whole)
+from planner.scenario.declare import (ID_MAX, EngineId, Fraction, GPUId, ModelId, OfferId, PrecisionId, PresetId,
+                                      ProfileId, Section, divisors, whole)
 from planner.scenario.declare import declared as declared_input
 from planner.scenario.errors import Problem, quoted
 
@@ -48,6 +48,8 @@ GPUEntry = _entry("GPUEntry", fields.GPU, "A GPU in the Catalog: memory, dense B
                   "GPU-hour, and what Serving and the layout search read besides.")
 PrecisionEntry = _entry("PrecisionEntry", fields.PRECISION, "A weight or KV-cache precision in the Catalog "
                         "(docs/method.md §6).")
+ApiOfferEntry = _entry("ApiOfferEntry", fields.API_OFFER, "A hosted API's offer in the Catalog, priced per million "
+                       "tokens in USD (docs/method.md §13).")
 
 
 _AnyOr = Annotated[str, Field(min_length=1, max_length=ID_MAX)]  # a Catalog id or the word any (checked on merge)
@@ -109,6 +111,7 @@ class CatalogSection(Section):
     profiles: Annotated[dict[ProfileId, Profile], Field(max_length=MAX_OWN_ENTRIES)] = {}
     precisions: Annotated[dict[PrecisionId, PrecisionEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
     engines: Annotated[list[EngineEntry], Field(max_length=MAX_OWN_ENTRIES)] = []  # added, or overriding by key
+    api_offers: Annotated[dict[OfferId, ApiOfferEntry], Field(max_length=MAX_OWN_ENTRIES)] = {}
 
 
 MODEL_DEFAULTS = fields.defaults(fields.MODEL)  # a dense grouped-query model
@@ -221,7 +224,8 @@ def _case_of_shipped(own: CatalogSection) -> list[Problem]:
     for key_of_kind, kind, shipped_ids in (("models", "model", shipped.MODELS), ("gpus", "GPU", shipped.GPUS),
                                            ("traffic_presets", "traffic preset", shipped.TRAFFIC_PRESETS),
                                            ("profiles", "demand profile", shipped.PROFILES),
-                                           ("precisions", "precision", shipped.PRECISIONS)):
+                                           ("precisions", "precision", shipped.PRECISIONS),
+                                           ("api_offers", "API offer", shipped.API_OFFERS)):
         lower = {key.lower(): key for key in shipped_ids}
         for key in getattr(own, key_of_kind):
             if key not in shipped_ids and key.lower() in lower:
@@ -229,6 +233,19 @@ def _case_of_shipped(own: CatalogSection) -> list[Problem]:
                                  f"{quoted(lower[key.lower()])} in other case; spreadsheets match ids ignoring case: "
                                  f"override it as {lower[key.lower()]}, or give yours another id"))
     return problems
+
+
+def _offers(own: CatalogSection, problems: list[Problem]) -> dict:
+    """The shipped API offers with the scenario's; a new id needs every required field (noted in `problems`)."""
+    offers = dict(shipped.API_OFFERS)
+    for key, entry in own.api_offers.items():
+        values = {**(vars(offers[key]) if key in offers else {"id": key}), **entry.model_dump(exclude_none=True)}
+        missing = [f for f in fields.required(fields.API_OFFER) if f not in values]
+        if missing:
+            problems.append((("catalog", "api_offers", key), None, f"a new API offer needs {', '.join(missing)}"))
+            continue
+        offers[key] = shipped.ApiOffer(**values)
+    return offers
 
 
 def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
@@ -271,11 +288,12 @@ def merge(own: CatalogSection) -> tuple[shipped.Catalog, list[Problem]]:
     problems += engine_problems
     merged = shipped.Catalog(models, gpus, {**shipped.TRAFFIC_PRESETS, **own.traffic_presets},
                              {**shipped.PROFILES, **{k: tuple(v) for k, v in own.profiles.items()}}, precisions,
-                             engines=engines)
+                             engines=engines, api_offers=_offers(own, problems))
     for kind, key_of_kind, ids in (("model", "models", merged.models), ("GPU", "gpus", merged.gpus),
                                    ("traffic preset", "traffic_presets", merged.traffic_presets),
                                    ("demand profile", "profiles", merged.profiles),
-                                   ("precision", "precisions", merged.precisions)):
+                                   ("precision", "precisions", merged.precisions),
+                                   ("API offer", "api_offers", merged.api_offers)):
         lower: dict[str, str] = {}
         for key in ids:
             first = lower.setdefault(key.lower(), key)

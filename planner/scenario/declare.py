@@ -84,6 +84,7 @@ PresetId = catalog_id("traffic preset")
 ProfileId = catalog_id("demand profile")
 PrecisionId = catalog_id("precision", ("any",))
 EngineId = catalog_id("engine", ("any",))
+OfferId = catalog_id("API offer")
 
 
 def _by_type(value: Any) -> str:

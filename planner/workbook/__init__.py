@@ -14,7 +14,8 @@ from planner.listing import Columns, Input, general_inputs, input_sections
 # Every sheet's second row: what the numbers are for, following the inputs.
 SCENARIO_LINE = "{model} on {gpu}: {memory_strategy} on {memory_gpus|count} GPUs; {hours_tokens|tera} T training " \
                 "tokens on {hours_gpus|count} GPUs"
-FINANCE_SHEETS = ("Budget", "Cost", "GPUs")  # right after the Cover (and a sheet placed before Inputs): printed first
+# right after the Cover (and a sheet placed before Inputs): printed first
+FINANCE_SHEETS = ("Budget", "Cost", "GPUs", "API")
 
 
 def finance_first(book: kit.Book) -> None:

@@ -104,10 +104,14 @@ TRAFFIC_PRESETS = Block("catalog_traffic_preset", "Traffic presets (served token
 PROFILES = Block("catalog_profile", "Demand profiles (inference demand by hour, as fractions of the peak; one "
                  "profile per column)", "Profile id", (CatalogColumn("fractions", "Hours 0 … 23", "percent", Allowed.of(
                      FieldInfo.from_annotation(Fraction))),), section="profiles", shape="columns")
-BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES)  # the ones finance edits (strategies: the method's)
+API_OFFERS = Block("catalog_api_offer", "API offers (USD per million tokens; shipped prices illustrative: see "
+                   "each row's source and date)", "Offer id", _declared(entries.ApiOfferEntry, fields.API_OFFER),
+                   section="api_offers")
+# the ones finance edits (strategies: the method's)
+BLOCKS = (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, PROFILES, API_OFFERS)
 STRATEGY_COLUMNS = ("ids", "zero_stage", "shards_optimizer", "shards_gradients", "shards_weights")
 SHIPPED = {"models": shipped.MODELS, "gpus": shipped.GPUS, "precisions": shipped.PRECISIONS,
-           "traffic_presets": shipped.TRAFFIC_PRESETS, "profiles": shipped.PROFILES}
+           "traffic_presets": shipped.TRAFFIC_PRESETS, "profiles": shipped.PROFILES, "api_offers": shipped.API_OFFERS}
 
 
 def block_length(block: Block) -> int:
@@ -157,13 +161,17 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     peaks = {key: row["peak"] for key, row in results.catalog_columns["profiles"].items()}
     _profiles(book, sheet, merged.profiles, peaks)
-    width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS)) + 1
+    width = max(len(block.columns) for block in (MODELS, GPUS, PRECISIONS, TRAFFIC_PRESETS, API_OFFERS)) + 1
     assert SNAPSHOT_COL > width + 1, "the snapshot's columns right of every block's Changed column"
     sheet.hide_columns(SNAPSHOT_COL, SNAPSHOT_COL + width)
     assert min(HELPER_COLS) > width + 1, "the Valid rules' helper columns right of every block's Changed column"
     sheet.hide_columns(min(HELPER_COLS), max(HELPER_COLS))
     _in_use(book, sheet, {block.prefix: chosen[block.prefix].get(book.values.get(chooser)) for block, chooser, _
                           in IN_USE})
+    sheet.skip()  # after the summary the Catalog prints, so every cell above stays where it was before API offers
+    _block(book, sheet, API_OFFERS, [vars(o) for o in merged.api_offers.values()])
+    sheet.print_sections(IN_USE[0][2], stop=API_OFFERS.title)
+    sheet.printed_cols = PRINTED_COLS
     return sheet
 
 
