@@ -34,8 +34,8 @@ def finance_first(book: kit.Book) -> None:
 
 # Engineering sheets print their summary block: (the section it starts at, the section it stops before; None: the
 # sheet's end), by the sections' titles' beginnings; Memory without its chart, Serving at the users (not the
-# closed-loop TTFT's workings, at one sequence nor at B_max: on screen), Goodput and Crossover without their notes. Every row stays on screen; the Catalog
-# and Checks print their own summaries (catalog_sheet, checks).
+# closed-loop TTFT's workings, at one sequence nor at B_max: on screen), Goodput and Crossover without their
+# notes. Every row stays on screen; the Catalog and Checks print their own summaries (catalog_sheet, checks).
 NOTES_OFF_PAPER = {"Goodput", "Crossover"}  # their summaries' notes printed on pages of their own: on screen only
 SUMMARY_SECTIONS = {
     "Memory": ("Training memory per GPU", "Serving memory"),
