@@ -83,8 +83,9 @@ def test_e_cover_words(example_e):
     assert found["deepinfra-llama-3.1-8b-turbo"]["words"] == (
         "The same traffic on deepinfra-llama-3.1-8b-turbo would cost $71,044 over the plan, against $280,320 for "
         "renting on demand (the plan's serving cost). On a flat day at launch prices, self-hosting this "
-        "configuration costs more at any traffic: its cost never falls below $0.000784 a request, the offer's price "
-        "is $0.000225.")
+        "configuration costs more at any traffic: its cost never falls below $0.0007843 a request, the offer's price "
+        "is $0.0002253.")  # METHOD's words print 6 decimals ($0.000784, $0.000225); 7 here: at 6 a half such as
+    # $0.0000275 (0.11 per million × 250 tokens) reads $0.000027 in Gnumeric and $0.000028 in LibreOffice
 
 
 def test_e_with_retries_the_break_even_scales_by_the_quality():

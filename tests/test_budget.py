@@ -10,6 +10,7 @@ import math
 import pytest
 
 from planner.engine import compute
+from tests.conftest import as_shipped
 from tests.helpers import build_in_memory, named, recalculated, refused, scenario_with, set_cells
 
 pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §6-§13 worked at τ alone
@@ -103,7 +104,9 @@ def test_the_sheet_recalculates_to_the_engine_after_edits(spreadsheet, default_w
     copy = tmp_path / "edited.xlsx"
     set_cells(original, copy, {"hours_gpus": 256, "budget_monthly_growth": 0.05, "budget_include_standby": True})
     keys = {"hours.gpus": 256, "budget.monthly_growth": 0.05, "budget.include_standby": True}
-    outputs = recalculated(spreadsheet, [original, copy], [None, build_in_memory(scenario_with(**keys), like=copy)])
+    with as_shipped():  # the shared default workbook has the shipped engines rows (not section_6_overheads' zeros)
+        edited = build_in_memory(scenario_with(**keys), like=copy)
+    outputs = recalculated(spreadsheet, [original, copy], [None, edited])
     assert named(outputs[1], book, "budget_training_months") == 3
     assert named(outputs[1], book, "budget_months") == 24
 

@@ -589,14 +589,19 @@ def test_standing_na_texts_are_blank_while_their_premise_holds():
 
 @pytest.mark.spreadsheet
 def test_a_fleet_gpu_priced_0_or_blank_fails_a_check_naming_its_catalog_cell_and_is_never_the_cheapest(
-        spreadsheet, example_files, tmp_path):
+        spreadsheet, tmp_path):
     """Finding 3: fleet-1's cheapest GPU, the MI300X, priced 0 on Catalog. Before: the cheapest at $0 an hour and a
     serving budget of 0 beside "All checks pass". Now the H200 ($45.00 an hour, the next cheapest: 18 GPUs at $2.50)
     is the Fleet's cheapest, the check of the Fleet's GPUs fails naming the MI300X's Catalog cell, and the plan's
     money reads n/a with the reason; emptied, the price fails the GPU block's check and the money reads n/a too."""
     from planner import xlsx
-    from tests.helpers import UNCOMPARED, catalog_cells
-    original = example_files(FLEET_1)["xlsx"]
+    from planner.engine import compute
+    from planner.workbook import build
+    from tests.helpers import UNCOMPARED, catalog_cells, scenario_with
+    original = tmp_path / "fleet-1.xlsx"  # at §6's overhead alone, where §11's worked figures hold (METHOD §14)
+    build(compute(scenario_with(FLEET_1, **{f"serving.{key}": 0 for key in (
+        "overhead_fixed_ms", "overhead_per_layer_ms", "overhead_per_sequence_ms", "dispatch_ms_per_layer")})),
+        str(original))
     cells = catalog_cells(original, [("catalog_gpu", "mi300x", "price_per_hour", 0)])
     [(sheet, cell)] = cells
     copies = [tmp_path / "zero.xlsx", tmp_path / "blank.xlsx"]

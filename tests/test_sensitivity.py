@@ -9,6 +9,7 @@ import datetime as dt
 import pytest
 
 from planner.engine import compute
+from tests.conftest import as_shipped
 from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
 from tests.test_budget import D, HORIZON, PRICE, PSI, tokens_per_second_per_gpu
 
@@ -87,7 +88,9 @@ def test_the_middle_cells_follow_an_edit_in_a_copy(spreadsheet, default_workbook
     copy = tmp_path / "edited.xlsx"
     set_cells(original, copy, {"hours_mfu": 0.5, "crossover_tokens_per_day": 20_000_000_000, "serving_users": 16})
     keys = {"hours.mfu": 0.5, "crossover.tokens_per_day": 20_000_000_000, "serving.users": 16}
-    outputs = recalculated(spreadsheet, [original, copy], [None, build_in_memory(scenario_with(**keys), like=copy)])
+    with as_shipped():  # the shared default workbook has the shipped engines rows (not section_6_overheads' zeros)
+        edited = build_in_memory(scenario_with(**keys), like=copy)
+    outputs = recalculated(spreadsheet, [original, copy], [None, edited])
     values = outputs[1]
     for grid, headline in (("training_cost", "hours_cost"), ("days", "hours_days"),
                            ("crossing_day", "crossover_day_gpu_hours"),

@@ -12,11 +12,18 @@ table).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 from planner.engine.shared import HOURS_PER_DAY, SECONDS_PER_HOUR
 from planner.engine.values import plain
 from planner.method import Constant, Method
 from planner.specs import excel_fixed
+
+
+def _whole(value: float) -> str:
+    """A count a break-even walk lands on x.5 within a few ulps (117,187.49999999994): TEXT in LibreOffice and
+    Gnumeric rounds the double itself, not its 15 digits, so this rounds it exactly (Excel may show one more)."""
+    return f"{Decimal(value).quantize(Decimal(1), rounding=ROUND_HALF_UP):,}"
 
 PER_MILLION = 1e6
 SECONDS_PER_DAY = HOURS_PER_DAY * SECONDS_PER_HOUR
@@ -242,8 +249,8 @@ def _break_even(s, fleet: Chosen | None, a_req: float, *, retry: float, price, t
     found = {"floor_per_request": None, "break_even_rate": None, "break_even_searched_to": None,
              "break_even_tokens_per_day": None, "break_even_requests_per_day": None, "break_even_replicas": None,
              "break_even": None, "break_even_holds": True}
-    if s.fleet is None and not isinstance(price, float):
-        return found | {"break_even": price}
+    if s.fleet is None and not isinstance(price, float):  # the price's n/a reason, as the sheet shows it
+        return found | {"break_even": price, "own_cost_per_million_output": price}
     if s.fleet is None:
         if not tokens_per_s:
             return found | {"break_even": NO_FLEET_NONE}
@@ -289,11 +296,11 @@ def words(o: dict, *, serving_total, path: str, prompt: int, output: int, symbol
     shape = f"of {excel_fixed(prompt, 0)} prompt and {excel_fixed(output, 0)} output tokens"
     if o["break_even"] == "above":
         then = (f"{flat} less at any traffic above {excel_fixed(o['break_even_tokens_per_day'], 0)} output tokens a "
-                f"day ({excel_fixed(o['break_even_requests_per_day'], 0)} requests {shape}).")
+                f"day ({_whole(o['break_even_requests_per_day'])} requests {shape}).")
     elif o["break_even"] == NEVER:
         then = (f"{flat} more at any traffic: its cost never falls below "
-                f"{money_words(o['floor_per_request'], symbol, 6)} a request, the offer's price is "
-                f"{money_words(retry * o['cost_per_request'], symbol, 6)}.")
+                f"{money_words(o['floor_per_request'], symbol, 7)} a request, the offer's price is "
+                f"{money_words(retry * o['cost_per_request'], symbol, 7)}.")
     elif o["break_even"] in (NO_FLEET_ANY, NO_FLEET_NONE):
         then = (f" At launch prices, self-hosting costs less {o['break_even']}: its GPU-hours grow with the tokens, "
                 f"{money_words(o['own_cost_per_million_output'], symbol, 4)} per million output tokens against the "

@@ -91,11 +91,12 @@ OFFER = [
     Column("as_of", "As of", kind="text", template=listed(f'IF({catalog("as_of")}="","",{catalog("as_of")})')),
 ]
 WITH_FLEET = [
-    Column("floor_per_request", "Self-hosting's floor per request f", kind="money5", template=priced(FLOOR)),
+    Column("floor_per_request", "Self-hosting's floor per request f", kind="money5",  # no fleet: the Fleet's words
+           template=priced(f'IF(fleet_answer="{engine.NO_CONFIGURATION}",fleet_answer,{FLOOR})')),
     Column("break_even", "Self-hosting cheaper: above Y, or never", kind="text",
-           template=priced('IF(ROUND({floor_per_request},api_floor_decimals)>=ROUND(api_retry_factor*'
-                           '{cost_per_request},api_floor_decimals),'
-                           f'"{engine.NEVER}","above")')),
+           template=priced('IF(ISNUMBER({floor_per_request}),IF(ROUND({floor_per_request},api_floor_decimals)>='
+                           'ROUND(api_retry_factor*{cost_per_request},api_floor_decimals),'
+                           f'"{engine.NEVER}","above"),{{floor_per_request}})')),
     Column("break_even_rate", "Break-even rate Y_λ (req/s)", kind="decimal", snapshot=True, template=""),
     Column("break_even_searched_to", "Searched to (req/s)", kind="decimal", snapshot=True, template=""),
     Column("first_replicas", "Replicas at Y_λ·r_a: n or x", kind="count", snapshot=True, template=""),
@@ -115,10 +116,12 @@ WITH_FLEET = [
 ]
 WITHOUT_FLEET = [
     Column("own_cost_per_million_output", "Self-hosting per output million", kind="money",
-           template=priced("api_path_price*per_million/(seconds_per_hour*serving_tokens_per_s_per_gpu)")),
+           template=priced("IF(ISNUMBER(api_path_price),api_path_price*per_million/(seconds_per_hour*"
+                           "serving_tokens_per_s_per_gpu),api_path_price)")),  # a price's n/a: its reason
     Column("break_even", "Self-hosting costs less", kind="text",
-           template=priced(f'IF({{own_cost_per_million_output}}<={{cost_per_million_output}},"{engine.NO_FLEET_ANY}",'
-                           f'"{engine.NO_FLEET_NONE}")')),
+           template=priced(f'IF(ISNUMBER({{own_cost_per_million_output}}),IF({{own_cost_per_million_output}}<='
+                           f'{{cost_per_million_output}},"{engine.NO_FLEET_ANY}","{engine.NO_FLEET_NONE}"),'
+                           '{own_cost_per_million_output})')),
     Column("break_even_holds", "Holds", kind="bool", template='=IF({offer}="","",TRUE)'),
 ]
 
@@ -153,8 +156,8 @@ def words_columns(symbol: str, fleet: bool) -> list[Column]:
         then = (f'IF({ABOVE},"{FLAT} less at any traffic above "&{count_text("{break_even_tokens_per_day}")}&'
                 f'" output tokens a day ("&{count_text("{break_even_requests_per_day}")}&{shape},'
                 f'IF({{break_even}}="{engine.NEVER}","{FLAT} more at any traffic: its cost never falls below "&'
-                f'{money_text("{floor_per_request}", 6, symbol)}&" a request, the offer{APOSTROPHE}s price is "&'
-                f'{money_text("api_retry_factor*{cost_per_request}", 6, symbol)}&".",'
+                f'{money_text("{floor_per_request}", 7, symbol)}&" a request, the offer{APOSTROPHE}s price is "&'
+                f'{money_text("api_retry_factor*{cost_per_request}", 7, symbol)}&".",'
                 '" No break-even traffic: "&{break_even}&"."))')
     else:
         then = ('" At launch prices, self-hosting costs less "&{break_even}&": its GPU-hours grow with the tokens, "&'
@@ -225,12 +228,15 @@ def _values(o: dict | None, fleet: bool) -> dict:
     """A slot's cached values, as the engine computed them ("" on an empty slot)."""
     if o is None:
         return {}
-    found = {**o, "at": o["catalog_row"], "price_input": o["price_input_per_million"],
+    found = {**{k: "" if v is None else v for k, v in o.items()},  # None: a blank cell, as its formula gives
+             "at": o["catalog_row"], "price_input": o["price_input_per_million"],
              "cached_price": o["price_cached_input_per_million"] if o["price_cached_input_per_million"] is not None
              else o["price_input_per_million"], "price_output": o["price_output_per_million"]}
     if fleet:
         replicas = o["break_even_replicas"] or []
         above = o["break_even"] == "above"
+        if o["break_even"] == engine.NO_CONFIGURATION:
+            found["floor_per_request"] = engine.NO_CONFIGURATION
         found |= {"first_replicas": replicas[0] if replicas else "",
                   "second_replicas": replicas[1] if len(replicas) > 1 else "",
                   "break_even_rate": o["break_even_rate"] if above else "",
