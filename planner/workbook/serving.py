@@ -432,7 +432,6 @@ TTFT_COLUMNS = [  # the fills of §14.4 at c = B: what the two TTFT columns read
 ]
 PIECE_COLUMNS = [Column(key, f"{words} (ms)", template=_when_shown(expression), kind="tenths")
                  for key, words, expression in model.piece_specs(R, "{batch}")]  # what the table's times read
-PIECE_COLUMNS = TTFT_COLUMNS + PIECE_COLUMNS
 TABLE_LABELS = ["A power of two below B_max"] * (TABLE_ROWS - 2) + ["B_max", "The users, if neither"]
 # the engine's table keys for the memory stack
 TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms": "itl_ms",
@@ -473,8 +472,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
               for row, pieces in zip(table.rows, table.passes["table"])]
     # the helper columns (grouped out of sight) right of every table's columns, the calibration's or this one's
     helper_col = 1 + max(len(TABLE), len(CALIBRATION_VALUES) + len(_fit_columns([], None)) if table.calibration else 0)
-    header, first, _ = sheet.records(TABLE_LABELS, TABLE, values, label_header="B is", helpers=PIECE_COLUMNS,
-                                     helper_col=helper_col)
+    header, first, _ = sheet.records(TABLE_LABELS, TABLE, values, label_header="B is",
+                                     helpers=TTFT_COLUMNS + PIECE_COLUMNS, helper_col=helper_col)
     sheet.set_height(header, 45)
     sheet.hide([first + i for i, row in enumerate(values) if row["batch"] == ""])  # powers of two from B_max on
     sheet.block_starts.append(sheet.places["weights_gb"].col)  # the memory columns print as a block of their own
