@@ -411,8 +411,8 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
         scenario._variants.ready = ready
         sections = {k for t in TABLES if t.inputs.EXTERNAL is not None for k in t.inputs.SECTIONS}
         scenario._variants.shares_inputs = not any(key.split(".")[0] in sections for key in scenario._variants.keys)
-        if not scenario._variants.shares_inputs:
-            scenario._variants.check()
+        if not scenario._variants.shares_inputs:  # each variant's own files read once here, and let go
+            scenario._variants.check(said=False)
 
 
 def __getattr__(name: str):

@@ -194,15 +194,18 @@ class Variants:
             self.ready(label, made)
         return made
 
-    def check(self) -> None:
+    def check(self, said: bool = True) -> None:
         """Every variant made in turn and let go (none is kept); ScenarioError lists every one's problems. The
-        sweep's size is said (planner.engine.shared.advance) before the first is made."""
+        sweep's size is said (planner.engine.shared.advance) before the first is made, and each counted on its bar
+        (not `said`: a second look, at the variants' own files, counted already)."""
         from planner.engine.shared import advance
 
         problems: list[str] = []
-        advance(EXPANDING, 0, total=self.total, unit="variant")  # the size said before the work starts
+        if said:
+            advance(EXPANDING, 0, total=self.total, unit="variant")  # the size said before the work starts
         for k in range(self.total):
-            advance(EXPANDING, 1, unit="variant")
+            if said:
+                advance(EXPANDING, 1, unit="variant")
             try:
                 self.variant(k)
             except ScenarioError as exc:
