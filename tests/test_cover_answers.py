@@ -348,3 +348,18 @@ def test_a_failed_input_turns_every_answer_n_a_never_blank_or_an_error(libreoffi
     errors = [cell for cell, value in values.items() if cell[0] == "Cover" and isinstance(value, str)
               and value.startswith("#")]
     assert errors == []
+
+
+def test_the_crossover_days_label_names_the_traffic_it_was_computed_from(example_files):
+    """Issue 43 finding 5: fleet-1's crossover day is computed from the Fleet's traffic, so its label says that
+    traffic, not the Crossover's own preset: 3600 s · 6,144 output tokens · 10 requests a second · 24 hours of a flat
+    day = 5,308,416,000 tokens a day. The default, without a fleet, reads its preset popular-app's tokens a day."""
+    def label(example) -> str:
+        cover = openpyxl.load_workbook(example_files(example)["xlsx"], data_only=True)["Cover"]
+        return next(str(c.value) for line in cover.iter_rows(max_col=1) for c in line
+                    if str(c.value).startswith("Day serving overtakes training in operations"))
+
+    fleet = label(next((ROOT / "examples").glob("fleet-1*.yaml")))
+    assert fleet.endswith(f"serving {3600 * 6144 * 10 * 24:,} tokens a day") and "popular-app" not in fleet
+    popular_app = compute(scenario_with(), generated=DAY).scenario.merged_catalog.traffic_presets["popular-app"]
+    assert label(DEFAULT_EXAMPLE).endswith(f"serving {popular_app:,.0f} tokens a day")
