@@ -314,9 +314,14 @@ def test_calibration_recovers_the_efficiencies_of_a_synthetic_run():
     tpot_ms = (step_bytes / (3.35e12 * 0.6) + 0.001) * 1000
     # prefill of 1,000 tokens: 2·7,504,924,672·1,000 + 32·1,000²·8,192 FLOPs, measured as if η_c were 0.4
     flops = 15_009_849_344_000 + 262_144_000_000
-    ttft_ms = (flops / (989e12 * 0.4) + 0.001) * 1000
-    got = measured(r, ttft=ttft_ms, tpot=tpot_ms)
-    assert got["mean_concurrency"] == 12
+    prefill_ms = (flops / (989e12 * 0.4) + 0.001) * 1000
+    # §14.6: the run's median TTFT is its own prefill plus the closed-loop excess TTFT_med(12) − TTFT predicted at
+    # the inputs; P = TTFT − that excess is what implies η_c
+    excess = measured(r, ttft=prefill_ms, tpot=tpot_ms)
+    excess = excess["predicted_ttft_median_ms"] - excess["predicted_ttft_ms"]
+    got = measured(r, ttft=prefill_ms + excess, tpot=tpot_ms)
+    assert got["mean_concurrency"] == 12 and got["clients"] == 12
+    assert got["own_prefill_ms"] == pytest.approx(prefill_ms)
     assert got["implied_bandwidth_efficiency"] == pytest.approx(0.6)
     assert got["implied_compute_efficiency"] == pytest.approx(0.4)
     # the prediction at 12 with the defaults (η_m 0.7): memory-bound, + τ
