@@ -42,9 +42,9 @@ def clients(concurrency: float) -> int:
 
 
 def exchange(at, tokens):
-    """What a pass of `tokens` spends exchanging activations between GPUs, seconds: AR(n); with expert parallelism
-    A2A(n) joins it (§14.5, §14.6: "A2A is subtracted wherever AR is"), 0 until the replica has e > 1."""
-    return float(at.all_reduce(tokens))
+    """What a pass of `tokens` spends exchanging activations between GPUs, seconds (Replica.exchange_s: AR(n), and
+    A2A(n) once the replica has expert parallelism; §14.6)."""
+    return float(at.exchange_s(tokens))
 
 
 def at_run(replica, run: Run):

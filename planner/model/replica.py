@@ -289,6 +289,12 @@ class Replica:
         terms = terms or self.target
         return passes.all_reduce_seconds(tokens, terms.layers, terms.hidden, self.tensor_parallel, self.nvlink_gbps)
 
+    def exchange_s(self, tokens):
+        """What a pass of n tokens spends exchanging activations between GPUs, seconds: AR(n); with expert
+        parallelism A2A(n) joins it here (§14.6: "A2A is subtracted wherever AR is"), 0 until the replica has e > 1.
+        What §12.1's fit and the implied efficiencies subtract."""
+        return self.all_reduce(tokens)
+
     # lengths and capacity
     @property
     def s(self) -> float:
@@ -557,10 +563,10 @@ class Replica:
         median = number(run.ttft_at(clients)["ttft_median_at_concurrency_ms"]) if loaded else None
         own = None if median is None else median_ttft_ms - (median - idle)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
-            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.pass_overhead(excel_ceiling(b)))
+            run.decode_bytes(b), self.hbm_tbps, tpot, run.exchange_s(b), run.pass_overhead(excel_ceiling(b)))
         eta_c = None if own is None else passes.implied_compute_efficiency(
             flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel, peak_flops=run.p_e,
-            measured_ttft_s=own / 1000, all_reduce_s=run.all_reduce(run.s), overhead_s=run.pass_overhead(1))
+            measured_ttft_s=own / 1000, all_reduce_s=run.exchange_s(run.s), overhead_s=run.pass_overhead(1))
         return {"mean_concurrency": b, "clients": clients, "predicted_ttft_ms": idle,
                 "predicted_ttft_median_ms": median, "own_prefill_ms": own,
                 "predicted_tpot_ms": predicted_tpot, "measured_ttft_ms": median_ttft_ms,
