@@ -199,3 +199,23 @@ def test_the_serving_sheet_cites_the_ledger_for_the_gpu_and_engine_in_use():
     assert serving.ledger_figure("h100-sxm", "generic")[1].startswith(
         "within ±15 % on 16 of 62 published H100 measurements of every engine, at the generic row (±25 %: 25;")
     assert serving.ledger_figure("a100-80gb", "vllm") == (0, serving.NO_LEDGER)
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("application", ["libreoffice", "gnumeric"])
+def test_the_cited_figure_follows_the_gpu_and_engine_live(application, request, default_workbook, tmp_path):
+    """The Serving sheet's citation is a lookup of Catalog's ledger table: the engine vllm on the default's H100 cites
+    H100 vLLM's 0 of 17; an A100 has no published measurement; recalculated, every formula equals the engine."""
+    from planner.engine.serving import NO_LEDGER
+    from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
+
+    app = request.getfixturevalue(application)
+    vllm, a100 = tmp_path / "vllm.xlsx", tmp_path / "a100.xlsx"
+    set_cells(default_workbook, vllm, {"serving_engine": "vllm"})
+    set_cells(default_workbook, a100, {"gpu": "a100-80gb"})
+    books = [build_in_memory(scenario_with(**{"serving.engine": "vllm"}), like=vllm),
+             build_in_memory(scenario_with(gpu="a100-80gb"), like=a100)]
+    values = recalculated(app, [vllm, a100], books)
+    assert named(values[0], books[0], "serving_ledger_figure").startswith(
+        "within ±15 % on 0 of 17 published H100 vLLM measurements")
+    assert named(values[1], books[1], "serving_ledger_figure") == NO_LEDGER

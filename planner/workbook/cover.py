@@ -51,10 +51,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     sheet.warn("failed", sheet.row_of("master"), sheet.last_col, sheet.row_of("master"), sheet.last_col)
     labels = {check.key: check.label for table in present(scenario) for check in table.sheet.CHECKS}
     sheet.row(FIRST_FAILED, labels[failing[0]] if failing else "none")
-    sheet.row(WARNINGS, warnings_line(results))
-    r = sheet.row_of("warnings")
-    sheet.ws.conditional_format(r, sheet.last_col, r, sheet.last_col, {  # orange, not a failure's red
-        "type": "formula", "criteria": "=IFERROR(checks_warnings>0,FALSE)", "format": book.styles.changed})
+    _warnings(book, sheet, warnings_line(results))
     sheet.skip()
 
     if columns:
@@ -74,6 +71,19 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     sheet.skip()
     _legend(book, sheet)
     return sheet
+
+
+def _warnings(book: kit.Book, sheet: kit.Sheet, line: str) -> None:
+    """The warnings line across the value columns (a long first warning wraps there instead of widening the page),
+    orange while one applies, not a failure's red."""
+    r, style = sheet.row_index, book.styles.value("text")
+    sheet._label(r, WARNINGS.label)
+    col = answers.across(sheet, r, line, style)
+    sheet.formula(r, col, WARNINGS.formula, line, style)
+    sheet.places[WARNINGS.key] = kit.Place("cell", r, col, r, col)
+    sheet.ws.conditional_format(r, col, r, sheet.last_col, {
+        "type": "formula", "criteria": "=IFERROR(checks_warnings>0,FALSE)", "format": book.styles.changed})
+    sheet.row_index += 1
 
 
 def warnings_line(results) -> str:
