@@ -341,6 +341,20 @@ def test_calibration_takes_the_all_reduce_off_first():
     assert measured(r, ttft=1000, tpot=ar * 1000)["implied_bandwidth_efficiency"] is None
 
 
+def test_the_implied_eta_m_subtracts_ar_and_the_pass_overhead_at_the_ceiled_concurrency():
+    """§14.6: η_m implied = bytes(B̄)/(HBM·(TPOT − AR(b̄) − τ_pass(b̄))), b̄ = CEILING(B̄) = 13 at B̄ 12.1 (3,630 s of
+    latencies over 300 s): 70B on four H100s, τ_pass(13) = (0.126 + 0.032·80 + 0.0044·13)/1000 s."""
+    r = replica(LLAMA_70B, tensor_parallel=4, overhead_fixed_ms=0.126, overhead_per_layer_ms=0.032,
+                overhead_per_sequence_ms=0.0044)
+    ar13 = 160 * (8e-6 + 1.5 * 13 * 8192 * 2 / 450e9)
+    tau13 = (0.126 + 0.032 * 80 + 0.0044 * 13) / 1000
+    step_bytes = 34_751_516_672 + 12.1 * 1250 * 81_920
+    got = r.calibration(latency_sum_s=3630, duration_s=300, mean_prompt_tokens=1000, mean_output_tokens=500,
+                        median_ttft_ms=1000, median_tpot_ms=30)
+    assert got["mean_concurrency"] == pytest.approx(12.1) and got["clients"] == 12
+    assert got["implied_bandwidth_efficiency"] == pytest.approx(step_bytes / (3.35e12 * (0.030 - ar13 - tau13)))
+
+
 def test_from_catalog_parts_takes_section_six_defaults():
     serving = SimpleNamespace(users=32, sequence_length=8192, tensor_parallel=1)  # prompt_tokens: a quarter
     bf16, fp8 = catalog.PRECISIONS["bf16"], catalog.PRECISIONS["fp8"]

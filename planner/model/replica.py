@@ -563,7 +563,8 @@ class Replica:
         median = number(run.ttft_at(clients)["ttft_median_at_concurrency_ms"]) if loaded else None
         own = None if median is None else median_ttft_ms - (median - idle)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
-            run.decode_bytes(b), self.hbm_tbps, tpot, run.exchange_s(b), run.pass_overhead(excel_ceiling(b)))
+            run.decode_bytes(b), self.hbm_tbps, tpot, run.exchange_s(excel_ceiling(b)),
+            run.pass_overhead(excel_ceiling(b)))  # §14.6: AR(b̄), τ_pass(b̄) at b̄ = CEILING(B̄)
         eta_c = None if own is None else passes.implied_compute_efficiency(
             flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel, peak_flops=run.p_e,
             measured_ttft_s=own / 1000, all_reduce_s=run.exchange_s(run.s), overhead_s=run.pass_overhead(1))

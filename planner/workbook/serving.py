@@ -660,7 +660,7 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, he
                                   f"*{_left(cells(i), 'own_prefill_ms', '{mean_prompt_tokens}', '1')})"),
         Column("implied_bandwidth_efficiency", "Implied η_m", kind="percent",
                template=lambda i: f"={model.decode_bytes(cells(i), '{mean_concurrency}')}/({cells(i).hbm_tbps}"
-                                  f"*1e12*{_left(cells(i), 'measured_tpot_ms', '{mean_concurrency}', BUSIEST)})"),
+                                  f"*1e12*{_left(cells(i), 'measured_tpot_ms', BUSIEST, BUSIEST)})"),
     ]
     columns += _fit_columns(runs, cells, after)
     values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) | _measured_values(found)
