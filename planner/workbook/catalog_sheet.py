@@ -414,9 +414,8 @@ def _ledger(book: kit.Book, sheet: kit.Sheet) -> None:
         for col, (key, _, kind) in enumerate(LEDGER_COLUMNS):
             sheet.value_cell(r, col, values[key] if values[key] is not None else "",
                              book.styles.value(kind, constant=True), None)
-        cells = [xl_rowcol_to_cell(r, col) for col in range(2)]
-        sheet.formula(r, len(LEDGER_COLUMNS), '=' + '&"|"&'.join(cells), f"{gpu}|{engine}", book.styles.value("text"))
-        sheet.row_index += 1
+        sheet.value_cell(r, len(LEDGER_COLUMNS), f"{gpu}|{engine}", book.styles.value("text", constant=True), None)
+        sheet.row_index += 1  # the key a constant too: the table is the planner's, not an input
     last = sheet.row_index - 1
     for col, (key, _, _) in enumerate(LEDGER_COLUMNS + (("key", "", ""),)):
         book.define(f"catalog_ledger_{key}", sheet.name,
