@@ -562,7 +562,9 @@ def test_checks_print_the_checks_that_fail_and_the_sets_that_fail(example_files)
     [count] = [row for row, label in labels.items() if str(label).startswith("Sets of checks that fail, of ")]
     printed = [labels[row] or "" for row in range(heading + 1, heading + 1 + SHOWN)]
     printed_sets = [labels[row] or "" for row in range(count + 1, count + 1 + SHOWN)]
-    listed = range(count + SHOWN + 1, sheet.max_row + 1)
+    warnings = next(row for row, label in labels.items() if str(label).startswith("Warnings:"))  # the checks' end
+    first_set = next(row for row in range(warnings, sheet.max_row + 1) if str(labels[row]).startswith("Set "))
+    listed = [*range(count + SHOWN + 1, warnings), *range(first_set, sheet.max_row + 1)]  # the warnings apart
     failing = [labels[row] for row in listed if cached.cell(row, 2).value is False
                and not str(labels[row]).startswith(("Set ", "ok_group_"))]
     sets = [labels[row] for row in listed if str(labels[row]).startswith("Set ") and cached.cell(row, 2).value

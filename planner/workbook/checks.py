@@ -14,13 +14,13 @@ from planner.workbook import kit
 from planner.workbook.catalog_sheet import BLOCKS, VALID
 from planner.listing import Columns, Input
 from planner.workbook.inputs import PRICED
-from planner.workbook.kit import Check, Row
+from planner.workbook.kit import Check, Row, Warning
 
 CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove a recalculation happened
 
 
 def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check],
-          columns: Columns | None = None) -> kit.Sheet:
+          columns: Columns | None = None, table_warnings: list[Warning] = ()) -> kit.Sheet:
     """Each check's cell is named ok_<input>, ok_<Catalog block> or ok_<check key>: formulas that need what it
     checks are guarded by it (kit.NOT_AVAILABLE). With named scenarios (`columns`) an input's check reads the scenario
     shown (what its results read) and a second check every column: one scenario's error blanks only its results."""
@@ -30,7 +30,7 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
                 "these checks do not.")
     sheet.header(["Result"], repeat=True)
     master_row = sheet.row_index
-    sheet.skip(4)  # the master check, the count, the first failing check and its row, written last
+    sheet.skip(6)  # the master check, the count, the first failing check and its row, the warnings: written last
     sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",
                   note="Always 42; verification tools use it to "
                   "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
@@ -52,8 +52,11 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
         _check(sheet, check, results.checks[check.key], kit.ok_name(check.key))
 
     end = sheet.row_index
+    warned = _warnings(sheet, results, table_warnings)  # below the checks: the master check does not read them
+    after = sheet.row_index
     sheet.row_index = master_row
     _master(sheet, results, labels=labels, first=first, end=end)
+    _warning_count(sheet, results, warned)
     sheet.row_index = summary_row
     sheet.section(f"The checks that fail, in the list's order (the first {SHOWN}; the whole list is below)")
     failing(sheet, sheet.checked, at=summary_row + 1)
@@ -61,7 +64,7 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     sheet.sets_row = sheet.row_index  # the sets' lines: kit.Book.write_groups, once every set is known (sets)
     sheet.sets_printed = sets
     sheet.printed_rows = summary_row + SHOWN  # and the sets' lines, once written (sets)
-    sheet.row_index = end
+    sheet.row_index = after  # the sets of checks (kit.Book.write_groups) go below the warnings
     sheet.group_columns(RUNNING, RUNNING)
     sheet.printed_cols = sheet.note_end  # to the Notes: the helper columns right of them never print
     return sheet
@@ -70,6 +73,37 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
 NONE_FAILS = "None fails."
 SHOWN = 8  # the failing checks, and the failing sets of checks, that print (the whole list stays on screen)
 RUNNING = 60  # a hidden helper column: where in the list the k-th that fails is, on the k-th printed line
+
+
+def _warnings(sheet: kit.Sheet, results, warnings: list[Warning]) -> tuple[int, int, dict]:
+    """The warnings (docs/method.md §14.7), each TRUE where it applies, named warn_<key>, its note saying what to
+    take care about; below the checks, so none fails the master check or turns a result n/a. Returns their first
+    and last row and their labels."""
+    sheet.skip()
+    sheet.section("Warnings: TRUE where one applies. The results stand; the note says what to take care about")
+    top, labels = sheet.row_index, {}
+    for warning in warnings:
+        labels[warning.key] = warning.label
+        sheet.row(Row(warning.key, warning.label, formula=f"=IFERROR({warning.formula},FALSE)", kind="bool",
+                      unit="", note=warning.note, name=f"warn_{warning.key}", warn="changed"),
+                  results.warnings[warning.key])
+    return top, sheet.row_index - 1, labels
+
+
+def _warning_count(sheet: kit.Sheet, results, warned: tuple[int, int, dict]) -> None:
+    """Below the master check: how many warnings apply and the first of them (the Cover shows both)."""
+    top, bottom, labels = warned
+    col = kit.xl_col_to_name(sheet.last_col)
+    raised = [key for key, applies in results.warnings.items() if applies and key in labels]
+    if bottom < top:  # no warning in this workbook's tables
+        found, first = "=0", '=""'
+    else:
+        found = f"=COUNTIF({col}{top + 1}:{col}{bottom + 1},TRUE)"
+        first = f'=IFERROR(INDEX(A{top + 1}:A{bottom + 1},MATCH(TRUE,{col}{top + 1}:{col}{bottom + 1},0)),"")'
+    sheet.row(Row("warnings", "Warnings that apply (the results stand)", formula=found, kind="count", unit="",
+                  note="Shown on the Cover; not part of the master check.", name="checks_warnings"), len(raised))
+    sheet.row(Row("first_warning", "The first warning that applies", kind="text", unit="",
+                  name="checks_first_warning", formula=first), labels[raised[0]] if raised else "")
 
 
 def failing(sheet: kit.Sheet, checked: list[tuple[int, str, bool]], *, at: int) -> None:

@@ -31,7 +31,8 @@ from xlsxwriter.worksheet import CellBlankTuple as _BLANK, CellFormulaTuple
 
 from planner.engine.values import plain
 from planner.specs import (FRACTION, PLACEHOLDER, TEXT_FORMATS, Check, Column, Formula,  # noqa: F401 (the sheets'
-                           KeyResult, Row, count_text, excel_fixed, text_formula)  # row specs, read through the kit)
+                           KeyResult, Row, Warning, count_text, excel_fixed,  # row specs, read through the kit)
+                           text_formula)
 from planner.workbook import pages
 from planner.units import KINDS, MONEY_DECIMALS, money_format
 
