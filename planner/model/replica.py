@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -160,11 +161,11 @@ class Replica:
         )
 
     # per token and per GPU
-    @property
+    @cached_property  # a frozen replica's terms, reckoned once (the passes read them thousands of times)
     def moe_layer_count(self) -> int:
         return counts.moe_layer_count(self.layers, self.experts, self.moe_layers)
 
-    @property
+    @cached_property
     def psi_active(self) -> float:
         if self.active_params is not None:
             return self.active_params
@@ -173,7 +174,7 @@ class Replica:
                                                     expert_ffn=self.expert_ffn, moe_layers=self.moe_layers,
                                                     gated=self.gated)
 
-    @property
+    @cached_property
     def psi_mm(self) -> float:
         return counts.multiplied_params(self.psi_active, self.vocab, self.hidden, self.tied_embeddings)
 
@@ -187,14 +188,14 @@ class Replica:
         held = self.params if self.draft is None else self.params + self.draft.params
         return passes.weights_per_gpu(held, self.b_w, self.tensor_parallel)
 
-    @property
+    @cached_property
     def kv_g(self) -> float:
         return np.asarray(counts.kv_bytes_per_token(self.layers, self.kv_heads, self.head_dim,
                                                     kv_lora_rank=self.kv_lora_rank,
                                                     qk_rope_head_dim=self.qk_rope_head_dim, kv_bytes=self.kv_bytes,
                                                     tensor_parallel=self.tensor_parallel), dtype=float)
 
-    @property
+    @cached_property
     def width(self) -> float:
         """w_qk + w_av."""
         return counts.attention_width(self.heads, self.head_dim, kv_lora_rank=self.kv_lora_rank,
@@ -210,7 +211,7 @@ class Replica:
     def bw_e(self) -> float:
         return passes.effective_bandwidth(self.hbm_tbps, self.bandwidth_efficiency)
 
-    @property
+    @cached_property
     def target(self) -> Terms:
         """The model served, as its passes see it."""
         return Terms(params=self.params, multiplied=self.psi_mm, layers=self.layers, hidden=self.hidden,
@@ -218,7 +219,7 @@ class Replica:
                      experts_per_token=self.experts_per_token, expert_ffn=self.expert_ffn,
                      moe_layers=self.moe_layer_count, gated=self.gated)
 
-    @property
+    @cached_property
     def draft(self) -> Terms | None:
         """Speculative decoding's draft (§12.2): mtp, `draft_layers` layers shaped like the target's last with a 2h×h
         projection, sharing the target's embedding and head; draft, a Catalog model at the same t and precisions;
@@ -348,7 +349,7 @@ class Replica:
         """s_h = h·s: prompt tokens served from the prefix cache."""
         return self.s * self.prefix_hit_rate
 
-    @property
+    @cached_property
     def b_max(self) -> int:
         return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_held))
 
