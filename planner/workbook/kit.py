@@ -545,6 +545,7 @@ class Sheet:
     header_row: int = 0
     places: dict[str, Place] = field(default_factory=dict)
     sections: list[int] = field(default_factory=list)  # rows where a section starts: pages break only there
+    flowing: set[int] = field(default_factory=set)  # sections that run on from the page before (pages.page_breaks)
     heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
     label_chars: int = 0  # the longest label written in column A
     guarded: bool = True  # formulas are guarded by the checks of the inputs they need (not on Checks, Catalog, …)
@@ -850,7 +851,8 @@ class Sheet:
             capacity = pages.page_capacity(scale, heights.get(heading, DEFAULT_ROW))
         self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if self.printed_from <= r <= last_row],
                                                    self.charts, heights, last_row + 1, capacity=capacity,
-                                                   first=max(self.title_rows, self.printed_from)))
+                                                   first=max(self.title_rows, self.printed_from),
+                                                   flowing=self.flowing))
 
     def _long_table_heading(self, heights: dict[int, float], last_row: int, capacity: float) -> int | None:
         """The heading row of the table that ends the printed rows, where that table runs longer than a page and no
@@ -922,7 +924,10 @@ class Sheet:
         self.banner_row = self.row_index
         self.row_index += 1
 
-    def section(self, text: str) -> None:
+    def section(self, text: str, *, flowing: bool = False) -> None:
+        """A section's heading row; `flowing`: a long table that starts on the page before when a few rows fit."""
+        if flowing:
+            self.flowing.add(self.row_index)
         self.sections.append(self.row_index)
         self.section_titles[self.row_index] = text
         for col in range(0, self.edge + 1):
