@@ -109,7 +109,8 @@ class ServingTable:
                 "serving_speculative_valid": True,  # a scenario's speculative decoding is checked when read
                 "serving_draft_model_valid": True,
                 "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"],
-                "serving_engine_known": True,  # a scenario's engine and Catalog ids are checked when read (§14.7)
+                "serving_engine_known": True,
+                "serving_layout_valid": True,  # a scenario's layout is checked when read (§14.7)  # a scenario's engine and Catalog ids are checked when read (§14.7)
                 "catalog_ids_plain": True}
 
     def to_json(self) -> dict:
@@ -132,7 +133,8 @@ HEADLINE = {  # defined name → scalar key
     **{f"serving_{key}": key for key in (  # §14.8
         "pass_overhead_ms", "pass_overhead_ttft_ms", "ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms",
         "ttft_burst_ms", "ttft_steady_ms", "rank_clients", "prefill_passes", "prompts_per_pass", "burst_cohorts",
-        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior")},
+        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior", "gpus_per_replica",
+        "nonrouted_params", "all_to_all_ms")},
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
@@ -152,11 +154,14 @@ def knobs_in(scenario):
 
 
 def replica_of(scenario, gpu=None) -> Replica:
-    """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
+    """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark or a row
+    of the GPUs table: there at e = d_a = 1, the layouts those tables model; §14.6)."""
     merged, sv = scenario.merged_catalog, knobs_in(scenario)
     # in the reporting currency; a benchmark's GPU (or a Catalog row, GPUs): its Catalog price
     price = money.converted(gpu.price_per_hour, scenario) if gpu else money.gpu_price(scenario)
     draft = sv.speculative.draft_model
+    if gpu is not None:
+        sv = sv.model_copy(update={"expert_parallel": 1, "attention_data_parallel": 1})
     return Replica.of(model=scenario.chosen_model, gpu=gpu or scenario.chosen_gpu,
                       weight=merged.precisions[sv.weight_precision], kv=merged.precisions[sv.kv_precision],
                       serving=sv, price_per_gpu_hour=price, draft_model=merged.models[draft] if draft else None)
@@ -194,6 +199,10 @@ def compute(scenario, tables) -> ServingTable:
     users, single, at_max = r.at(sv.users), r.at(1), r.at(r.b_max)
     ttft_compute = r.prefill_flops() / (t * r.p_e * r.compute_efficiency)
     ttft_memory = r.prefill_bytes() / r.bw_e
+    ttft_talk = r.all_reduce(r.s - r.cached_tokens)
+    if r.laid_out:  # §14.5: one rank works on the prompt; its all-to-all beside its all-reduces
+        idle = r.prefill_pieces(1, r.target)
+        ttft_compute, ttft_memory, ttft_talk = idle["compute"], idle["memory"], idle["all_reduce"]
     stack = r.memory_stack(sv.users)
     draft, plain = r.draft, replace(r, speculative="none")
 
@@ -211,7 +220,7 @@ def compute(scenario, tables) -> ServingTable:
         "output_tokens": r.o, "mean_context": r.c_bar, "reserve_gb": stack["reserve_gb"], "pool_gb": r.pool / GB,
         "sequence_gb": (r.s + r.o) * r.kv_held / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
         "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
-        "ttft_all_reduce_ms": r.all_reduce(r.s - r.cached_tokens) * 1000,
+        "ttft_all_reduce_ms": ttft_talk * 1000,
         "ttft_draft_ms": (r._prefill(1, draft, "draft_prefill") if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
         "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
         "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
@@ -228,12 +237,14 @@ def compute(scenario, tables) -> ServingTable:
         "kv_heads_split_evenly": bool(counts.kv_heads_split_evenly(model.kv_heads, t)),
         "prompt_below_sequence": sv.prompt_tokens < sv.sequence_length,
         "nvlink_known": t == 1 or bool(gpu.nvlink_gbps),
+        **_layout(r, sv.users),
     }
     scalars |= _at_concurrency(r, sv.users)
     rows = [{k: ("" if v is None else v) for k, v in row.items()} for row in r.table()]
     for row in rows:  # §14.2's τ_pass(B) and §14.4's TTFT at c = B, blank above B_max
         shown = row["batch"] not in ("", None) and row["batch"] > 0
-        row["pass_overhead_ms"] = number(r.pass_overhead(row["batch"]) * 1000) if shown else ""
+        row["pass_overhead_ms"] = number(r.pass_overhead(r.rank_sequences(row["batch"])) * 1000) if shown else ""
+        row["all_to_all_ms"] = number(r.all_to_all(r.rank_sequences(row["batch"])) * 1000) if shown else ""
         ttft = r.ttft_at(row["batch"]) if shown else {}
         for key in ("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms", *TTFT_HELPERS):
             row[key] = number(ttft[key]) if ttft and (row["batch"] <= r.b_max or key in TTFT_HELPERS) else ""
@@ -244,6 +255,14 @@ def compute(scenario, tables) -> ServingTable:
     scalars |= _fit_scalars(scenario, fit, r)
     return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
                         rows, runs, fit, _passes(r, plain, sv.users, rows) | {"measured": measured})
+
+
+def _layout(r: Replica, users: int) -> dict:
+    """The replica's layout (§14.5): its GPUs G = t·d_a, Ψ_routed and Ψ_nr, and the decode step's all-to-all at the
+    users (A2A(b), b = CEILING(B/d_a); 0 at e = 1)."""
+    return {"gpus_per_replica": r.gpus, "routed_params": r.psi_routed, "nonrouted_params": r.psi_nr,
+            "rank_sequences": r.rank_sequences(users),
+            "all_to_all_ms": r.all_to_all(r.rank_sequences(users)) * 1000}
 
 
 def _passes(r: Replica, plain: Replica, users: int, rows: list[dict]) -> dict:
@@ -263,7 +282,8 @@ ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modell
 def _at_concurrency(r: Replica, users: int) -> dict:
     """τ_pass at the users and at one sequence (§14.2), and the TTFT block at c = users (§14.4): its b, p_s, κ, m,
     fills, burst and steady state, and the closed-loop mean and median (n/a above B_max)."""
-    found = {"pass_overhead_ms": r.pass_overhead(users) * 1000, "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000}
+    found = {"pass_overhead_ms": r.pass_overhead(r.rank_sequences(users)) * 1000,
+             "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000}
     found |= r.ttft_at(users)
     if users > r.b_max:
         found |= dict.fromkeys(("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms"), ABOVE_B_MAX)
