@@ -109,8 +109,8 @@ class ServingTable:
                 "serving_speculative_valid": True,  # a scenario's speculative decoding is checked when read
                 "serving_draft_model_valid": True,
                 "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"],
-                "serving_engine_known": True,
-                "serving_layout_valid": True,  # a scenario's layout is checked when read (§14.7)  # a scenario's engine and Catalog ids are checked when read (§14.7)
+                "serving_engine_known": True,  # a scenario's engine and Catalog ids are checked when read (§14.7)
+                "serving_layout_valid": True,  # … and its layout (§14.7)
                 "catalog_ids_plain": True}
 
     def to_json(self) -> dict:
@@ -260,7 +260,8 @@ def compute(scenario, tables) -> ServingTable:
 def _layout(r: Replica, users: int) -> dict:
     """The replica's layout (§14.5): its GPUs G = t·d_a, Ψ_routed and Ψ_nr, and the decode step's all-to-all at the
     users (A2A(b), b = CEILING(B/d_a); 0 at e = 1)."""
-    return {"gpus_per_replica": r.gpus, "routed_params": r.psi_routed, "nonrouted_params": r.psi_nr,
+    return {"layout_valid": True, "layout_experts": r.expert_parallel, "layout_ranks": r.attention_data_parallel,
+            "gpus_per_replica": r.gpus, "routed_params": r.psi_routed, "nonrouted_params": r.psi_nr,
             "rank_sequences": r.rank_sequences(users),
             "all_to_all_ms": r.all_to_all(r.rank_sequences(users)) * 1000}
 
