@@ -180,3 +180,63 @@ def test_a_layout_refuses_what_it_does_not_model(tmp_path):
     output, _ = refused(tmp_path, "name: bad\nmodel: deepseek-v3\ngpu: h200\nserving:\n  tensor_parallel: 8\n"
                                   "  expert_parallel: 8\n  weight_precision: fp8\n  speculative:\n    method: mtp\n")
     assert "speculative" in output and "not modelled" in output, output
+
+
+EXAMPLE = "examples/serving-8-deepseek-v3-dep8-h200.yaml"
+SWITCHED = {"TP8": {"serving_tensor_parallel": 8, "serving_attention_data_parallel": 1, "serving_expert_parallel": 1},
+            "TP8·EP8": {"serving_tensor_parallel": 8, "serving_attention_data_parallel": 1}}
+
+
+@pytest.mark.spreadsheet
+def test_example_5_on_the_serving_sheet(spreadsheet, example_files, tmp_path):
+    """Example 5 on the Serving sheet, recalculated: the DEP8 example as written, and its copies switched on Inputs
+    to TP8·EP8 and to TP8. Every formula cell equals the engine on the workbook's own inputs, and the named results
+    are METHOD's figures, in LibreOffice and in Gnumeric."""
+    from pathlib import Path
+
+    from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
+
+    dep8 = example_files(EXAMPLE)["xlsx"]
+    copies = {layout: tmp_path / f"{i}.xlsx" for i, layout in enumerate(SWITCHED)}
+    expected = [None]
+    for layout, copy in copies.items():
+        set_cells(dep8, copy, SWITCHED[layout])
+        changes = {key.replace("serving_", "serving.", 1): value for key, value in SWITCHED[layout].items()}
+        expected.append(build_in_memory(scenario_with(Path(EXAMPLE), **changes), like=copy))
+    paths = {"DEP8": dep8, **copies}
+    found = dict(zip(paths, recalculated(spreadsheet, list(paths.values()), expected)))
+    for layout, values in found.items():
+        w_g, b_max, ttft, tpot_64, tpot_max, tokens, money = EXAMPLE_5[layout]
+        at_one, b, kappa, m, fill, fill_one, itl, mean, median = CLOSED_LOOP[layout]
+        for name, expected, decimals in (
+                ("serving_weights_gb", w_g, 2), ("serving_max_concurrency", b_max, 0), ("serving_ttft_ms", ttft, 2),
+                ("serving_tpot_ms", tpot_64, 2), ("serving_tpot_ms_at_max", tpot_max, 2),
+                ("serving_tokens_per_s_per_gpu_at_max", tokens, 1),
+                ("serving_cost_per_million_tokens_at_max", money, 4),
+                ("serving_rank_clients", b, 0), ("serving_prompts_per_pass", kappa, 0), ("serving_burst_cohorts", m, 0),
+                ("serving_ttft_at_concurrency_ms", mean, 2), ("serving_ttft_median_at_concurrency_ms", median, 2),
+                ("serving_gpus_per_replica", 8, 0)):
+            close(named(values, paths[layout], name), expected, decimals)
+        assert named(values, paths[layout], "serving_layout_valid") is True or \
+            named(values, paths[layout], "serving_layout_valid") == 1
+
+
+@pytest.mark.spreadsheet
+def test_a_layout_edited_into_one_not_allowed_turns_its_check_false(spreadsheet, example_files, tmp_path):
+    """The DEP8 workbook with e = 3 (not t·d_a, nor a divisor of 256) or d_a = 8 with e = 1: the layout's check and
+    the master check are FALSE, the results that read the layout say n/a, and no cell shows an error value, in
+    LibreOffice and in Gnumeric."""
+    from tests.helpers import UNCOMPARED, named, recalculated, set_cells
+
+    dep8 = example_files(EXAMPLE)["xlsx"]
+    copies = [tmp_path / "e3.xlsx", tmp_path / "e1.xlsx"]
+    set_cells(dep8, copies[0], {"serving_expert_parallel": 3})
+    set_cells(dep8, copies[1], {"serving_expert_parallel": 1})
+    for values in recalculated(spreadsheet, copies, [UNCOMPARED, UNCOMPARED]):
+        errors = [(cell, v) for cell, v in values.items() if isinstance(v, str) and v.startswith(("#", "Err:"))]
+        assert errors == []
+        for name in ("serving_layout_valid", "ok_serving_layout_valid", "checks_all_pass"):
+            assert named(values, dep8, name) in (False, 0), name
+        for name in ("serving_all_to_all_ms", "serving_gpus_per_replica", "serving_max_concurrency",
+                     "serving_ttft_ms", "serving_tokens_per_s_per_gpu", "serving_ttft_at_concurrency_ms"):
+            assert str(named(values, dep8, name)).startswith("n/a"), (name, named(values, dep8, name))

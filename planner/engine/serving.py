@@ -263,7 +263,8 @@ def _layout(r: Replica, users: int) -> dict:
     return {"layout_valid": True, "layout_experts": r.expert_parallel, "layout_ranks": r.attention_data_parallel,
             "gpus_per_replica": r.gpus, "routed_params": r.psi_routed, "nonrouted_params": r.psi_nr,
             "rank_sequences": r.rank_sequences(users),
-            "all_to_all_ms": r.all_to_all(r.rank_sequences(users)) * 1000}
+            "all_to_all_ms": r.all_to_all(r.rank_sequences(users)) * 1000,
+            "experts_busy": bool(r.expert_parallel == 1 or r.experts_per_token * users >= r.experts)}
 
 
 def _passes(r: Replica, plain: Replica, users: int, rows: list[dict]) -> dict:

@@ -123,8 +123,8 @@ LAYOUT_NA = '"n/a: the layout is not allowed (Checks: e and d_a)"'
 LAYOUT = [
     Row("layout_valid", "The layout is allowed (e = 1, or e = t · d_a dividing E, MoE only, within a node)",
         formula=f"=IFERROR({LAYOUT_RULE},FALSE)", kind="bool", unit="", name="serving_layout_valid", warn="false",
-        note="FALSE: the sheet reads e = d_a = 1 and the layout's rows say n/a; speculative decoding and a "
-        "calibration are not modelled in a layout"),
+        note="FALSE: the results that read e or d_a say n/a (Checks); speculative decoding and a calibration "
+        "are not modelled in a layout"),
     Row("layout_experts", "Expert parallel e, as read", formula="=IF(serving_layout_valid,serving_expert_parallel,1)",
         kind="count", unit="GPUs", name=EXPERTS),
     Row("layout_ranks", "Attention ranks d_a, as read",
@@ -142,6 +142,10 @@ LAYOUT = [
         formula=f"=IF(serving_layout_valid,{model.all_to_all_seconds(R, '{rank_sequences}')}*1000,{LAYOUT_NA})",
         name="serving_all_to_all_ms", note="Dispatch and combine, 2 · L_moe · (α + k · (b / t) · h · b_a · (e − 1) / e "
         "/ NVLink); 0 at e = 1"),
+    Row("experts_busy", "At least one token per expert at the users (k · n / E ≥ 1), or e = 1",
+        formula=f"=OR({EXPERTS}=1,model_experts_per_token*serving_users>=model_experts)", kind="bool", unit="",
+        warn="false", note="FALSE: the all-to-all is latency-bound and expert load imbalance, not modelled, "
+        "matters most (§14.7)"),
 ]
 
 
@@ -445,6 +449,10 @@ def _when_fits(expression: str) -> str:
 
 
 _RANK = model.rank_sequences(R, "{batch}")  # b = CEILING(B/d_a, 1): the busiest rank's (§14.5)
+# the all-to-all at each B (§14.6): in every workbook, so that an edited e keeps the table's columns; out of sight at
+# e = 1 as written
+A2A_COLUMN = Column("all_to_all_ms", "All-to-all A2A(b) (ms)", kind="decimal",
+                    template=_when_shown(f"{model.all_to_all_seconds(R, _RANK)}*1000"))
 TABLE = [
     Column("batch", "Sequences B", template=_batch, kind="count"),
     Column("fits", "Fits", template=_when_shown("{batch}<=serving_max_concurrency"), kind="bool", warn="false"),
@@ -460,6 +468,7 @@ TABLE = [
     Column("capacity_gb", "GPU memory (GB)", template=_when_shown("gpu_memory_gb"), kind="gb"),
     Column("pass_overhead_ms", "Per-pass overhead τ_pass(b) (ms)",
            template=_when_shown(f"{model.pass_overhead(R, _RANK)}*1000"), kind="decimal"),
+    A2A_COLUMN,
     Column("ttft_at_concurrency_ms", "Mean TTFT, closed loop, c = B clients (ms)",
            template=_when_fits(f"{_dispatch()}+(CEILING({_RANK}/{{prompts_per_pass}},1)+1)/2*{{fill_ms}}"
                                "/serving_client_rounds+(1-1/serving_client_rounds)*({fill_one_ms}"
@@ -483,8 +492,6 @@ TTFT_COLUMNS = [  # the fills of §14.4 at c = B: what the two TTFT columns read
               fill_s(f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}", "{pass_overhead_ms}")
               + "*1000")))),
 ]
-A2A_COLUMN = Column("all_to_all_ms", "All-to-all A2A(b) (ms)", kind="decimal",
-                    template=_when_shown(f"{model.all_to_all_seconds(R, _RANK)}*1000"))  # with e > 1 (§14.6)
 PIECE_COLUMNS = [Column(key, f"{words} (ms)", template=_when_shown(expression), kind="tenths")
                  for key, words, expression in model.piece_specs(R, "{batch}")]  # what the table's times read
 TABLE_LABELS = ["A power of two below B_max"] * (TABLE_ROWS - 2) + ["B_max", "The users, if neither"]
@@ -500,8 +507,7 @@ TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms"
 
 def write(book: kit.Book, results) -> kit.Sheet:
     table = results.serving
-    columns = table_columns(results.scenario.serving.expert_parallel)
-    sheet = book.sheet(SHEET, [("", 11)] * len(columns), note_width=44, beside=True)
+    sheet = book.sheet(SHEET, [("", 11)] * len(TABLE), note_width=44, beside=True)
     sheet.title("Serving: capacity, latency, throughput and cost", "docs/method.md §6: one replica of t GPUs as a "
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
@@ -523,18 +529,19 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.hide([place.row for key, place in sheet.places.items() if key.startswith(HELPERS)])
 
     sheet.section("Over concurrency: B = 1, 2, 4, … below B_max, B_max and the users")
-    blank, keys = {column.key: "" for column in PIECE_COLUMNS}, {column.key for column in columns} | set(TTFT_HELPERS)
-    values = [{key: row[source] for key, source in TABLE_VALUES.items() if key in keys}
+    blank = {column.key: "" for column in PIECE_COLUMNS}
+    values = [{key: row[source] for key, source in TABLE_VALUES.items()}
               | (model.pieces_in_ms(pieces) if pieces is not None else blank)
               for row, pieces in zip(table.rows, table.passes["table"])]
     # the helper columns (grouped out of sight) right of every table's columns, the calibration's or this one's
-    helper_col = 1 + max(len(columns), len(CALIBRATION_VALUES) + len(_fit_columns([], None)) if table.calibration
-                         else 0)
-    header, first, _ = sheet.records(TABLE_LABELS, columns, values, label_header="B is",
+    helper_col = 1 + max(len(TABLE), len(CALIBRATION_VALUES) + len(_fit_columns([], None)) if table.calibration else 0)
+    header, first, _ = sheet.records(TABLE_LABELS, TABLE, values, label_header="B is",
                                      helpers=TTFT_COLUMNS + PIECE_COLUMNS, helper_col=helper_col)
     sheet.set_height(header, 45)
     sheet.hide([first + i for i, row in enumerate(values) if row["batch"] == ""])  # powers of two from B_max on
     sheet.block_starts.append(sheet.places["weights_gb"].col)  # the memory columns print as a block of their own
+    if results.scenario.serving.expert_parallel == 1:  # no all-to-all: its column out of sight (a + shows it)
+        sheet.group_columns(sheet.places["all_to_all_ms"].col, sheet.places["all_to_all_ms"].col)
     _curve_chart(book, sheet)
     _stack_chart(book, sheet)
     if table.calibration:
@@ -543,11 +550,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
 
 
 def table_columns(expert_parallel: int) -> list[Column]:
-    """The concurrency table's columns: with e > 1, the all-to-all A2A(b) after τ_pass(b) (§14.6)."""
-    if expert_parallel <= 1:
-        return TABLE
-    at = next(i for i, column in enumerate(TABLE) if column.key == "pass_overhead_ms") + 1
-    return TABLE[:at] + [A2A_COLUMN] + TABLE[at:]
+    """The concurrency table's columns as the summary shows them: the all-to-all A2A(b) only with e > 1 (§14.6)."""
+    return TABLE if expert_parallel > 1 else [column for column in TABLE if column is not A2A_COLUMN]
 
 
 def _curve_chart(book: kit.Book, sheet: kit.Sheet) -> None:
