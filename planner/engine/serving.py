@@ -195,16 +195,9 @@ def compute(scenario, tables) -> ServingTable:
     model, gpu, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.serving
     precisions = scenario.merged_catalog.precisions
     weight, kv = precisions[sv.weight_precision], precisions[sv.kv_precision]
-    t = sv.tensor_parallel
-    users, single, at_max = r.at(sv.users), r.at(1), r.at(r.b_max)
-    ttft_compute = r.prefill_flops() / (t * r.p_e * r.compute_efficiency)
-    ttft_memory = r.prefill_bytes() / r.bw_e
-    ttft_talk = r.all_reduce(r.s - r.cached_tokens)
-    if r.laid_out:  # §14.5: one rank works on the prompt; its all-to-all beside its all-reduces
-        idle = r.prefill_pieces(1, r.target)
-        ttft_compute, ttft_memory, ttft_talk = idle["compute"], idle["memory"], idle["all_reduce"]
-    stack = r.memory_stack(sv.users)
-    draft, plain = r.draft, replace(r, speculative="none")
+    t, users, single, at_max = sv.tensor_parallel, r.at(sv.users), r.at(1), r.at(r.b_max)
+    ttft_compute, ttft_memory, ttft_talk = _idle(r)
+    stack, draft, plain = r.memory_stack(sv.users), r.draft, replace(r, speculative="none")
 
     def blank_if_none_fit(value):
         return DOES_NOT_FIT if r.b_max == 0 else value
@@ -255,6 +248,16 @@ def compute(scenario, tables) -> ServingTable:
     scalars |= _fit_scalars(scenario, fit, r)
     return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
                         rows, runs, fit, _passes(r, plain, sv.users, rows) | {"measured": measured})
+
+
+def _idle(r: Replica) -> tuple:
+    """One prompt on an idle server: its compute, memory and all-reduce seconds (§6); in a layout one rank works on
+    it, its all-to-all beside its all-reduces (§14.5)."""
+    if r.laid_out:
+        idle = r.prefill_pieces(1, r.target)
+        return idle["compute"], idle["memory"], idle["all_reduce"]
+    return (r.prefill_flops() / (r.tensor_parallel * r.p_e * r.compute_efficiency), r.prefill_bytes() / r.bw_e,
+            r.all_reduce(r.s - r.cached_tokens))
 
 
 def _layout(r: Replica, users: int) -> dict:

@@ -84,7 +84,8 @@ def all_reduce_seconds(tokens, layers, hidden, tensor_parallel, nvlink_gbps, com
     return np.where(t == 1, 0.0, reduces * (ALL_REDUCE_LATENCY_US / 1e6 + ring))
 
 
-def all_to_all_seconds(tokens, moe_layers, experts_per_token, hidden, tensor_parallel, expert_parallel, nvlink_gbps):
+def all_to_all_seconds(tokens, *, moe_layers, experts_per_token, hidden, tensor_parallel, expert_parallel,
+                       nvlink_gbps):
     """A2A(n_r) = IF(e = 1, 0, 2·L_moe·(α + k·(n_r/t)·h·b_a·(e − 1)/e/(NVLink GB/s·1e9))): the dispatch and the
     combine of each MoE layer; each GPU sends its n_r/t tokens' k copies, the share (e − 1)/e of them to other GPUs
     (docs/method.md §14.5; BLIS tMoEDispatch, AIConfigurator moe_comm_resolver.py)."""

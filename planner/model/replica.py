@@ -228,8 +228,10 @@ class Replica:
 
     def all_to_all(self, tokens):
         """A2A(n_r) in seconds: the MoE layers' dispatch and combine for n_r tokens on a rank (0 at e = 1)."""
-        return passes.all_to_all_seconds(tokens, self.moe_layer_count, self.experts_per_token, self.hidden,
-                                         self.tensor_parallel, self.expert_parallel, self.nvlink_gbps)
+        return passes.all_to_all_seconds(tokens, moe_layers=self.moe_layer_count,
+                                         experts_per_token=self.experts_per_token, hidden=self.hidden,
+                                         tensor_parallel=self.tensor_parallel, expert_parallel=self.expert_parallel,
+                                         nvlink_gbps=self.nvlink_gbps)
 
     def _rank_pieces(self, batch, tokens_per_sequence, attention_flops, kv_tokens) -> dict:
         """§14.5's pass on the busiest rank for B sequences in the replica: b = CEILING(B/d_a) on the rank, each
@@ -357,7 +359,7 @@ class Replica:
         terms = terms or self.target
         combined = terms.moe_layers if self.expert_parallel > 1 else 0  # §14.5: the second all-reduce is the combine
         return passes.all_reduce_seconds(tokens, terms.layers, terms.hidden, self.tensor_parallel, self.nvlink_gbps,
-                                         combined)
+                                         combined_layers=combined)
 
     # lengths and capacity
     @property

@@ -262,10 +262,10 @@ def rank_sequences(r: ReplicaCells, batch: str) -> str:
     return f"CEILING(({batch})/{r.attention_data_parallel},1)"
 
 
-def rank_pieces(r: ReplicaCells, b: str, rank_tokens: str, replica_tokens: str, attention: str,
+def rank_pieces(r: ReplicaCells, rank_tokens: str, replica_tokens: str, attention: str,
                 kv_bytes: str) -> dict[str, str]:
-    """§14.5's pass on the busiest rank: b sequences, n_r tokens (n in the replica), A_r attention FLOPs and K_r KV
-    bytes; compute = ((2·Ψ_nr·n_r + A_r)/t + 2·(Ψ_mm − Ψ_nr)·n/G)/(P_e·η_c), memory = (S_g(n)·b_w + K_r)/BW_e with
+    """§14.5's pass on the busiest rank: n_r tokens (n in the replica), A_r attention FLOPs and K_r KV bytes;
+    compute = ((2·Ψ_nr·n_r + A_r)/t + 2·(Ψ_mm − Ψ_nr)·n/G)/(P_e·η_c), memory = (S_g(n)·b_w + K_r)/BW_e with
     S_g(n) = Ψ_nr/t + (S(n) − Ψ_nr)/G, and AR(n_r) + A2A(n_r)."""
     t, g, nr = r.tensor_parallel, r.gpus_per_replica, r.nonrouted_params
     flops = (f"((serving_ops_per_param_token*{nr}*({rank_tokens})+{attention})/{t}"
@@ -388,10 +388,10 @@ def _laid_out(r: ReplicaCells, batch: str | None, prefill: bool, per_sequence: s
     m, s, sh = target(r), r.prompt_tokens, r.cached_tokens
     if prefill:
         square = f"{s}*{s}" if sh is None else f"({s}*{s}-{sh}*{sh})"
-        return rank_pieces(r, b, f"{b}*{new_tokens(r)}", prefill_tokens(r, batch or "1"),
+        return rank_pieces(r, f"{b}*{new_tokens(r)}", prefill_tokens(r, batch or "1"),
                            f"{b}*{m.layers}*{square}*{m.width}", f"{b}*{s}*{m.kv_per_token}")
     k = "1" if per_sequence is None else f"({per_sequence})"
-    return rank_pieces(r, b, f"{b}*{k}", f"({batch})*{k}", f"{b}*{k}*2*{m.layers}*{r.mean_context}*{m.width}",
+    return rank_pieces(r, f"{b}*{k}", f"({batch})*{k}", f"{b}*{k}*2*{m.layers}*{r.mean_context}*{m.width}",
                        f"{b}*{r.mean_context}*{m.kv_per_token}")
 
 
