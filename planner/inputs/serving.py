@@ -73,10 +73,10 @@ class Serving(Section):
                                                               "GPUs; divides the attention heads, at most 8 (one "
                                                               "node).", kind="count")
     expert_parallel: whole(1, MAX_EXPERT_PARALLEL) = declared(
-        1, "Expert parallel e", "GPUs", "The routed experts sharded whole over e GPUs: 1, or t · d_a (the replica's "
+        1, "Serving expert parallel", "GPUs", "The routed experts sharded whole over e GPUs: 1, or t · d_a (the replica's "
         "GPUs), dividing the model's routed experts (docs/method.md §14.5).", kind="count", symbol="e")
     attention_data_parallel: whole(1, MAX_ATTENTION_DATA_PARALLEL) = declared(
-        1, "Attention data parallel d_a", "ranks", "Attention ranks per replica, each of t GPUs holding its own "
+        1, "Serving attention data parallel", "ranks", "Attention ranks per replica, each of t GPUs holding its own "
         "sequences' KV cache; above 1 only with e = t · d_a, for a mixture-of-experts model (DeepSeek's DEP: t 1, "
         "d_a = e).", kind="count", symbol="d_a")
     weight_precision: PrecisionId = declared("bf16", "Weight precision", "", "A precision from Catalog: bits per "
