@@ -265,9 +265,22 @@ def _layout(r: Replica, users: int) -> dict:
     users (A2A(b), b = CEILING(B/d_a); 0 at e = 1)."""
     return {"layout_valid": True, "layout_experts": r.expert_parallel, "layout_ranks": r.attention_data_parallel,
             "gpus_per_replica": r.gpus, "routed_params": r.psi_routed, "nonrouted_params": r.psi_nr,
-            "rank_sequences": r.rank_sequences(users),
+            "rank_sequences": r.rank_sequences(users), **_talk(r),
+            "overhead_base_ms": r.overhead_ms + r.overhead_fixed_ms + r.overhead_per_layer_ms * r.layers
+            + r.overhead_per_moe_layer_ms * r.moe_layer_count,
             "all_to_all_ms": r.all_to_all(r.rank_sequences(users)) * 1000,
             "experts_busy": bool(r.expert_parallel == 1 or r.experts_per_token * users >= r.experts)}
+
+
+def _talk(r: Replica) -> dict:
+    """A pass's AR(n) + A2A(n) as the Serving sheet's cells hold it: a latency and a time per token on the rank, s
+    (§14.5; L_c = L_moe with e > 1)."""
+    t, e, alpha = r.tensor_parallel, r.expert_parallel, passes.ALL_REDUCE_LATENCY_US / 1e6
+    reduces = passes.ALL_REDUCES_PER_LAYER * r.layers - (r.moe_layer_count if e > 1 else 0)
+    width = r.hidden * passes.ACTIVATION_BYTES / ((r.nvlink_gbps or 0) * 1e9 or 1)
+    return {"talk_latency_s": (0 if t == 1 else reduces * alpha) + (0 if e == 1 else 2 * r.moe_layer_count * alpha),
+            "talk_s_per_token": (0 if t == 1 else reduces * 2 * (t - 1) / t * width)
+            + (0 if e == 1 else 2 * r.moe_layer_count * r.experts_per_token / t * width * (e - 1) / e)}
 
 
 def _passes(r: Replica, plain: Replica, users: int, rows: list[dict]) -> dict:

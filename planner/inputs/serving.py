@@ -73,8 +73,8 @@ class Serving(Section):
                                                               "GPUs; divides the attention heads, at most 8 (one "
                                                               "node).", kind="count")
     expert_parallel: whole(1, MAX_EXPERT_PARALLEL) = declared(
-        1, "Serving expert parallel", "GPUs", "The routed experts sharded whole over e GPUs: 1, or t · d_a (the replica's "
-        "GPUs), dividing the model's routed experts (docs/method.md §14.5).", kind="count", symbol="e")
+        1, "Serving expert parallel", "GPUs", "The routed experts sharded whole over e GPUs: 1, or t · d_a (the "
+        "replica's GPUs), dividing the model's routed experts (docs/method.md §14.5).", kind="count", symbol="e")
     attention_data_parallel: whole(1, MAX_ATTENTION_DATA_PARALLEL) = declared(
         1, "Serving attention data parallel", "ranks", "Attention ranks per replica, each of t GPUs holding its own "
         "sequences' KV cache; above 1 only with e = t · d_a, for a mixture-of-experts model (DeepSeek's DEP: t 1, "

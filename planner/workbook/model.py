@@ -83,6 +83,11 @@ class ReplicaCells:
     attention_data_parallel: str | None = None  # d_a
     gpus_per_replica: str | None = None  # G = t·d_a
     nonrouted_params: str | None = None  # Ψ_nr
+    # a laid-out pass's communication AR(n_r) + A2A(n_r) = latency + per token·n_r, s, and τ_pass less τ_seq·n, ms:
+    # cells of their own, so that a pass's formula stays short (None: written out)
+    talk_latency_s: str | None = None
+    talk_s_per_token: str | None = None
+    overhead_base_ms: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,7 +124,9 @@ SERVING = ReplicaCells(draft=DRAFT, draft_on="serving_draft_on", draft_tokens="s
 PLAIN = ReplicaCells()  # the scenario's replica without speculative decoding or a cached prefix
 # … laid out as the scenario says (§14.5): e and d_a as the Serving sheet reads them (1 where the layout check fails)
 LAYOUT = {"expert_parallel": "serving_layout_experts", "attention_data_parallel": "serving_layout_ranks",
-          "gpus_per_replica": "serving_gpus_per_replica", "nonrouted_params": "serving_nonrouted_params"}
+          "gpus_per_replica": "serving_gpus_per_replica", "nonrouted_params": "serving_nonrouted_params",
+          "talk_latency_s": "serving_talk_latency_s", "talk_s_per_token": "serving_talk_s_per_token",
+          "overhead_base_ms": "serving_overhead_base_ms"}
 SERVED = replace(SERVING, **LAYOUT)
 SERVED_PLAIN = replace(PLAIN, **LAYOUT)
 
@@ -273,7 +280,29 @@ def rank_pieces(r: ReplicaCells, rank_tokens: str, replica_tokens: str, attentio
     streamed = f"({nr}/{t}+({streamed_params(r, replica_tokens)}-{nr})/{g})"
     return {"compute": f"{flops}/({r.peak_flops}*{r.compute_efficiency})",
             "memory": f"({streamed}*{r.weight_bytes}+{kv_bytes})/{r.bandwidth}",
-            "all_reduce": f"({all_reduce_seconds(r, rank_tokens)}+{all_to_all_seconds(r, rank_tokens)})"}
+            "all_reduce": talk_seconds(r, rank_tokens)}
+
+
+def talk_seconds(r: ReplicaCells, rank_tokens: str) -> str:
+    """AR(n_r) + A2A(n_r): the cells' latency + per token·n_r where the replica has them, else written out."""
+    if r.talk_latency_s is not None:
+        return f"({r.talk_latency_s}+{r.talk_s_per_token}*({rank_tokens}))"
+    return f"({all_reduce_seconds(r, rank_tokens)}+{all_to_all_seconds(r, rank_tokens)})"
+
+
+def talk_terms(r: ReplicaCells) -> tuple[str, str]:
+    """AR(n) + A2A(n) as a latency and a time per token, s (§14.5): IF(t = 1, 0, (2·L − L_c)·α) + IF(e = 1, 0,
+    2·L_moe·α), and IF(t = 1, 0, (2·L − L_c)·2·(t − 1)/t·h·b_a/NVLink) + IF(e = 1, 0, 2·L_moe·k/t·h·b_a·(e − 1)/e/
+    NVLink), L_c = L_moe when e > 1."""
+    t, e, m = r.tensor_parallel, r.expert_parallel, r.model
+    reduces = f"(serving_all_reduces_per_layer*{m.layers}-IF({e}>1,{m.moe_layer_count},0))"
+    nvlink = f"({r.nvlink_gbps}*1e9)"
+    latency = (f"IF({t}=1,0,{reduces}*serving_all_reduce_latency_us/per_million)+IF({e}=1,0,2*{m.moe_layer_count}"
+               "*serving_all_reduce_latency_us/per_million)")
+    per_token = (f"IF({t}=1,0,{reduces}*2*({t}-1)/{t}*{m.hidden}*serving_activation_bytes/{nvlink})+IF({e}=1,0,"
+                 f"2*{m.moe_layer_count}*{m.experts_per_token}/{t}*{m.hidden}*serving_activation_bytes*({e}-1)/{e}"
+                 f"/{nvlink})")
+    return latency, per_token
 
 
 def new_tokens(r: ReplicaCells) -> str:
@@ -331,9 +360,16 @@ def memory_seconds(r: ReplicaCells, bytes_moved: str) -> str:
 def pass_overhead(r: ReplicaCells, sequences: str, terms: TermsCells | None = None) -> str:
     """τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s for a pass of n sequences (§14.2): the
     target's layers, or a draft pass's own."""
+    if terms is None and r.overhead_base_ms is not None:
+        return f"({r.overhead_base_ms}+{r.overhead_per_sequence_ms}*({sequences}))/1000"
     m = terms or target(r)
-    return (f"({r.overhead_ms}+{r.overhead_fixed_ms}+{r.overhead_per_layer_ms}*{m.layers}"
-            f"+{r.overhead_per_moe_layer_ms}*{m.moe_layer_count}+{r.overhead_per_sequence_ms}*({sequences}))/1000")
+    return (f"({overhead_base(r, m)}+{r.overhead_per_sequence_ms}*({sequences}))/1000")
+
+
+def overhead_base(r: ReplicaCells, m: TermsCells) -> str:
+    """τ + τ_0 + τ_L·L + τ_moe·L_moe, ms: τ_pass less its τ_seq·n (§14.2)."""
+    return (f"{r.overhead_ms}+{r.overhead_fixed_ms}+{r.overhead_per_layer_ms}*{m.layers}"
+            f"+{r.overhead_per_moe_layer_ms}*{m.moe_layer_count}")
 
 
 def draft_prefill_overhead(r: ReplicaCells, terms: TermsCells) -> str:

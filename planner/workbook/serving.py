@@ -136,6 +136,15 @@ LAYOUT = [
         formula=f"=serving_multiplied_params-model_moe_layer_count*model_experts_per_token*{model.ffn_matrices(R.model)}"
                 "*model_hidden*model_expert_ffn", kind="params", unit="parameters", name="serving_nonrouted_params",
         note="Attention, dense layers, shared experts, router and lm_head: on each rank's t GPUs"),
+    *(Row(key, words, formula="=" + expression, kind="decimal", unit=unit, name=f"serving_{key}", note=note)
+      for (key, words, unit, note), expression in zip((
+          ("talk_latency_s", "A pass's all-reduce and all-to-all latency", "s", "IF(t = 1, 0, (2·L − L_c)·α) + "
+           "IF(e = 1, 0, 2·L_moe·α); L_c = L_moe with e > 1: the MoE layer's second all-reduce is the combine"),
+          ("talk_s_per_token", "… and their time per token on the rank", "s per token", "AR(n_r) + A2A(n_r) = the "
+           "latency + this · n_r")), model.talk_terms(R))),
+    Row("overhead_base_ms", "Per-pass overhead less its share per sequence τ + τ_0 + τ_L·L + τ_moe·L_moe",
+        formula="=" + model.overhead_base(R, model.target(R)), kind="decimal", unit="ms",
+        name="serving_overhead_base_ms", note="τ_pass(n) = (this + τ_seq · n) / 1000"),
     Row("rank_sequences", "Sequences on the busiest rank at the users b = CEILING(B / d_a)",
         formula=f"=CEILING(serving_users/{RANKS},1)", kind="count", unit="sequences"),
     Row("all_to_all_ms", "All-to-all of the decode step at the users A2A(b)", kind="decimal", unit="ms",
@@ -309,7 +318,7 @@ def fill_s(q: str, flops: str, moved: str, tau: str) -> str:
     """T_fill(j, c) (§14.4): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(n_r) + A2A(n_r) + τ_pass(b)), from the cells of
     n_r, F, M and τ_pass(b) (ms)."""
     return (f"(MAX({model.compute_seconds(R, flops)},{model.memory_seconds(R, moved)})"
-            f"+{P_S}*({model.all_reduce_seconds(R, q)}+{model.all_to_all_seconds(R, q)}+{tau}/1000))")
+            f"+{P_S}*({model.talk_seconds(R, q)}+{tau}/1000))")
 
 
 OVERHEAD = [
