@@ -62,9 +62,9 @@ def test_a_workbook_holds_a_few_thousand_formulas(example, tmp_path):
     passes into cells of their own (612 in the default: Serving 216, GPUs 304, Sensitivity 45, and 47 more sets of
     checks on Checks), 7,682 → 8,294; with §14's engines rows and closed-loop TTFT 8,332; with §15.2's API sheet
     (its month rows, one offer for the default's model) 8,559; with §14.5's layout (e and d_a on Inputs, the layout
-    rows, the A2A column and the pass terms on Serving, and the 46 sets of checks that now guard the serving results with them)
-    8,638. Issue 42's 8,000 is missed by that much (said in the closing note); this cap keeps the month rows from
-    growing back."""
+    rows, the A2A column and the pass terms on Serving, and the 46 sets of checks that now guard the serving results
+    with them) 8,638. Issue 42's 8,000 is missed by that much (said in the closing note); this cap keeps the month
+    rows from growing back."""
     path = tmp_path / "book.xlsx"
     from planner.scenario import load_scenario
     book = build(compute(load_scenario(ROOT / "examples" / f"{example}.yaml")), str(path))
