@@ -240,3 +240,17 @@ def test_a_layout_edited_into_one_not_allowed_turns_its_check_false(spreadsheet,
         for name in ("serving_all_to_all_ms", "serving_gpus_per_replica", "serving_max_concurrency",
                      "serving_ttft_ms", "serving_tokens_per_s_per_gpu", "serving_ttft_at_concurrency_ms"):
             assert str(named(values, dep8, name)).startswith("n/a"), (name, named(values, dep8, name))
+
+
+def test_the_summary_says_the_layout_in_words():
+    """The HTML's Serving findings name the replica's G GPUs and its ranks, and the all-to-all at the users: DEP8 at
+    64 users has b = 8 on each rank and A2A(8) = 116·(8 µs + 8·8·7168·2·(7/8)/450e9) = 1.135 ms."""
+    from planner.output import computed
+    from planner.report.serving import findings
+    from planner.scenario import load_scenario
+
+    results = computed(load_scenario(EXAMPLE))
+    close(results.serving.scalars["all_to_all_ms"], 1.135, 3)
+    words = " ".join(findings(results))
+    assert "on 8 h200 GPUs" in words and "8 attention ranks of 1 GPU" in words, words
+    assert "8 of the 64 users on the busiest" in words and "all-to-all takes 1.13 ms" in words, words
