@@ -53,6 +53,12 @@ METHOD = Method(
         "2·Ψ_active·TokS/(BF16 TFLOPS·1e12).",
         "The concurrency table shows B = 1, 2, 4, … below B_max, B_max and the users, each once. Values at the users "
         "are shown even when they exceed B_max (the fits check is then FALSE).",
+        "Expert and attention data parallelism (§14.5): a replica of G = t·d_a GPUs, d_a attention ranks of t GPUs "
+        "each holding its own sequences' KV (B_max = d_a·the rank's), the routed experts over e = G GPUs (W_g = "
+        "((Ψ − Ψ_routed)/t + Ψ_routed/G)·b_w); a pass is the busiest rank's, b = CEILING(B/d_a): FLOPs per GPU "
+        "(2·Ψ_nr·n_r + A_r)/t + 2·(Ψ_mm − Ψ_nr)·n/G, S_g(n) = Ψ_nr/t + (S(n) − Ψ_nr)/G, AR(n_r) with the MoE "
+        "layers' second all-reduce the combine, A2A(n_r) = 2·L_moe·(α + k·n_r/t·h·b_a·(e − 1)/e/NVLink), τ_pass(b); "
+        "TokS per GPU of the replica.",
         "Calibration: a measured run's mean concurrency is the sum of its request latencies over its duration "
         "(Little's law); η_m implied = the decode step's bytes / (HBM·(median TPOT − AR − τ_pass(CEILING(B̄)))) and "
         "η_c implied = the prefill FLOPs / (t·P_e·(median TTFT − AR − τ_pass(1))).",
