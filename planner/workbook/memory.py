@@ -200,7 +200,7 @@ KEY_RESULTS = [
               "{memory_gpus|count} GPUs, {gpu}", kind="gb", unit="GB"),
     KeyResult("memory_training_fits", "Training fits on the {gpu}", kind="bool", unit=""),
     KeyResult("memory_serving_total_gb", "Serving memory per GPU: {serving_users|count} users on "
-              "{serving_tensor_parallel|count} GPU(s)", kind="gb", unit="GB"),
+              "{serving_gpus_per_replica|count} GPU(s)", kind="gb", unit="GB"),
     KeyResult("memory_serving_fits", "Serving fits on the {gpu}", kind="bool", unit=""),
 ]
 
