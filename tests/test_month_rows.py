@@ -47,8 +47,8 @@ def test_a_ten_year_plan_gets_a_row_for_every_month():
 
 def test_the_rows_stop_at_the_longest_plans():
     """On 1 GPU training takes 21,990 days, 723 calendar months, and serving 24 more: the rows stop at the 519 the
-    longest run and horizon need (3 × 120 training months, 122 of the longest horizon, 36 of a commitment and 1 of a mid-month start), the
-    plan's money reads n/a and its check fails."""
+    longest run and horizon need (3 × 120 training months, 122 of the longest horizon, 36 of a commitment and 1 of a
+    mid-month start), the plan's money reads n/a and its check fails."""
     results = compute(scenario_with(**{"hours.gpus": 1}))
     assert plan_months.CALENDAR_ROWS_MAX == 3 * 120 + 122 + 36 + 1 == len(results.cost.rows)
     assert results.headline["tco_months"] == 747 and not results.checks["tco_months_within_rows"]
