@@ -61,7 +61,8 @@ def test_a_workbook_holds_a_few_thousand_formulas(example, tmp_path):
     issue 43's helper cells, §14's engines rows and §15.2's API sheet, 8,559. Issue 42's cap, 8,000: 7,987, the long
     sets of checks read as the smaller sets within them (162 fewer), the paths' cash columns that copied their totals
     (98), Crossover's training columns at two steps, not 101 (297), and a fiscal-year row no plan reaches (15)
-    (tests/test_lean_workbook.py)."""
+    (tests/test_lean_workbook.py); then §14.5's layout and §14.7's warnings (+83), less the calendar's tokens a day and
+    prompt tokens, which no cell read but the revenue (98): 7,972."""
     path = tmp_path / "book.xlsx"
     from planner.scenario import load_scenario
     book = build(compute(load_scenario(ROOT / "examples" / f"{example}.yaml")), str(path))

@@ -152,7 +152,8 @@ CALENDAR = [
         "IF(training_days>0,training_tier_cost/training_days*{training_days}*{escalation},0))", rows_only=True)),
     Column("revenue", "Revenue per month", kind="money0",
            template='=IF({in_plan},IF(OR(unit_price_input_per_million="",unit_price_output_per_million=""),"",'
-                    'IF(plan_money_na<>"",plan_money_na,({input_tokens}*unit_price_input_per_million+{served_tokens}'
+                    'IF(plan_money_na<>"",plan_money_na,({requests}*serving_prompt_tokens*unit_price_input_per_million'
+                    '+{served_tokens}'
                     '*unit_price_output_per_million)/per_million*fx_rate)),"")'),
     Column("next_month_start", "Next month starts", kind="date", template="=EOMONTH(tco_start_date,{label}-1)+1"),
     Column("days", "Days", kind="count", template="={next_month_start}-{month_start}"),
@@ -172,8 +173,6 @@ CALENDAR = [
     Column("anniversary", "Growth steps on", kind="datetime",
            template="=IF({label}>=launch_month,EDATE(INT(launch_date),{label}-launch_month)+MOD(launch_date,1),0)"),
     Column("served_tokens", "Served tokens", kind="giga", template=SERVED_TOKENS),
-    Column("tokens_per_day", "Tokens a day", kind="giga", template="=IF({serving_days}>0,{served_tokens}/"
-           "{serving_days},0)"),
     Column("serving_gpu_hours", "Used GPU-hours U", kind="count", template=USED_GPU_HOURS),
     Column("scale", "GPUs at fraction 1 ĝ", kind="number",
            template=served("IF(AND({serving_days}>0,SUM(plan_profile)>0),{serving_gpu_hours}/({serving_days}"
@@ -184,7 +183,6 @@ CALENDAR = [
     Column("burst_owned_gpu_hours", "Burst GPU-hours, owned", kind="count",
            template=burst("IF(own_priced,own_gpus,0)")),
     Column("requests", "Requests", kind="count", template="={served_tokens}/serving_output_tokens"),
-    Column("input_tokens", "Prompt tokens", kind="giga", template="={requests}*serving_prompt_tokens"),
     Column("chart_month", "Chart: month", kind="month",
            template="=IF({in_plan},{month_start},EOMONTH(tco_start_date,MAX(1,tco_months)-2)+1)"),
 ]
