@@ -105,3 +105,79 @@ def test_the_sheet_fits_live_and_follows_the_calibration_input(application, requ
     assert named(values[0], book, "serving_fit_error_after") == pytest.approx(
         results.serving.scalars["fit_error_after"], rel=1e-9)
     assert named(values[1], book, "serving_bandwidth_efficiency_used") == 0.7
+
+
+def _runs(**changes) -> list[dict]:
+    from tests.helpers import scenario_with
+
+    return compute(scenario_with(EXAMPLE, **changes)).serving.calibration
+
+
+def test_a_benchmarks_rounds_moves_its_runs_mean_ttft_by_the_burst_over_r():
+    """METHOD §14.4: TTFT_c = δ·L/1000 + burst/R + (1 − 1/R)·steady and TTFT_med = δ·L/1000 + steady, so TTFT_c −
+    TTFT_med = (burst − steady)/R. A benchmark's `rounds` 2 (§14.1) is each run's R: the excess over the median is
+    5 × the default R 10's, the median (no R in it) and the fit stay. Run 2 (c 16, s ≈ 1,000, N 8192): κ = MIN(16,
+    INT(8192/1000)) = 8 prompts a pass, m = CEILING(16/8) = 2 cohorts, burst = (2 + 1)/2 · T_fill(8, 16)."""
+    default, given = _runs(), _runs(**{"goodput.benchmarks.1.rounds": 2})
+    assert [row["rounds"] for row in default] == [10] * 4 and [row["rounds"] for row in given] == [2] * 4
+    for before, after in zip(default, given):
+        assert after["predicted_ttft_median_ms"] == before["predicted_ttft_median_ms"]
+        assert after["own_prefill_ms"] == before["own_prefill_ms"] and after["used"] == before["used"]
+        excess = (before["predicted_ttft_mean_ms"] - before["predicted_ttft_median_ms"],
+                  after["predicted_ttft_mean_ms"] - after["predicted_ttft_median_ms"])
+        assert excess[0] > 0 and excess[1] == pytest.approx(5 * excess[0], rel=1e-12)
+    measured = compute(scenario_with_rounds(2)).serving.passes["measured"][1]["fill"]
+    run = given[1]
+    assert run["clients"] == 16 and measured["prompts_per_pass"] == 8
+    dispatch = 0.8 * 32  # δ·L: the generic row's 0.8 ms a layer, 32 layers (METHOD §14.3)
+    steady = run["predicted_ttft_median_ms"] - dispatch
+    assert run["predicted_ttft_mean_ms"] == pytest.approx(dispatch + 1.5 * measured["fill_ms"] / 2 + steady / 2,
+                                                          rel=1e-12)
+    # the measured mean TTFT is the mean over the run's completed requests, beside TTFT_c
+    assert all(abs(row["measured_mean_ttft_ms"] / row["measured_ttft_ms"] - 1) < 0.01 for row in given)
+
+
+def scenario_with_rounds(rounds, **changes):
+    from tests.helpers import scenario_with
+
+    return scenario_with(EXAMPLE, **{"goodput.benchmarks.1.rounds": rounds}, **changes)
+
+
+def test_without_rounds_a_run_takes_serving_client_rounds():
+    """The default: a benchmark without `rounds` takes serving.client_rounds; given equal to it, nothing moves."""
+    assert [row["rounds"] for row in _runs(**{"serving.client_rounds": 4})] == [4] * 4
+    assert compute(scenario_with_rounds(10)).serving.calibration == _runs()
+
+
+@pytest.mark.parametrize("rounds, why", [("0", "greater than or equal to 1"), ("ten", "a valid number"),
+                                         ("2e6", "less than or equal to 1000000")])
+def test_bad_rounds_exit_2_naming_the_key(tmp_path, rounds, why):
+    """`rounds` is declared as serving.client_rounds is: a number 1 … 1e6 (METHOD §14.1)."""
+    from tests.helpers import refused
+
+    output, _ = refused(tmp_path, "name: x\ngoodput:\n  benchmarks:\n    - name: b\n      files: [run.json]\n"
+                                  f"      rounds: {rounds}\n")
+    assert "scenario.yaml:6: goodput.benchmarks.1.rounds: value " in output and why in output, output
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("application", ["libreoffice", "gnumeric"])
+def test_the_runs_rounds_recalculate_and_an_edited_r_moves_the_comparison(application, request, tmp_path):
+    """With the benchmark's rounds 2 every formula cell equals the engine; a blank rounds cell typed 2 on Inputs moves
+    the runs' R and mean TTFT_c(c_i) live, to the engine's figures for a scenario with rounds 2 (§14.1, §14.6)."""
+    from planner.workbook import build
+    from tests.helpers import build_in_memory, recalculated, set_cells
+
+    app = request.getfixturevalue(application)
+    given, plain, edited = tmp_path / "given.xlsx", tmp_path / "plain.xlsx", tmp_path / "edited.xlsx"
+    build(compute(scenario_with_rounds(2)), str(given))
+    build(compute(load_scenario(EXAMPLE)), str(plain))
+    set_cells(plain, edited, {"goodput_benchmarks_1_rounds": 2})
+    values = recalculated(app, [given, plain, edited], [None, None, build_in_memory(scenario_with_rounds(2),
+                                                                                    like=edited)])
+    flipped = [key for key in values[1] if key[0] == "Serving" and (values[1][key], values[2][key]) == (10, 2)]
+    assert len(flipped) == 4  # each run's R: serving.client_rounds 10, then the benchmark's 2
+    means = [run["predicted_ttft_mean_ms"] for run in compute(scenario_with_rounds(2)).serving.calibration]
+    for mean in means:  # the mean TTFT_c(c_i) cells follow R (every other cell is compared above)
+        assert any(key[0] == "Serving" and isinstance(v, float) and v == pytest.approx(mean, rel=1e-9)
+                   and values[1][key] != pytest.approx(mean, rel=1e-9) for key, v in values[2].items())

@@ -413,8 +413,10 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None, list[dict]]
     for run in runs:
         advance(CALIBRATING, 1, total=len(runs), unit="run")
         rows = requests[(requests["run"] == run["run"]) & ~requests["failed"]]
-        gpu = merged.gpus[benches[run["benchmark"] - 1].gpu]
-        replica = replica_of(scenario, gpu)
+        bench = benches[run["benchmark"] - 1]
+        gpu = merged.gpus[bench.gpu]
+        # the run's R: its benchmark's rounds, else serving.client_rounds (§14.1)
+        replica = replace(replica_of(scenario, gpu), client_rounds=bench.rounds or sv.client_rounds)
         if len(rows) == 0 or not isinstance(run["ttft_p50_ms"], float):
             continue
         mean_prompt, mean_output = float(rows["input_tokens"].mean()), float(rows["output_tokens"].mean())
@@ -423,6 +425,7 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None, list[dict]]
         values = replica.calibration(latency_sum_s=float(rows["latency_s"].sum()), duration_s=run["duration_s"],
                                      mean_prompt_tokens=mean_prompt, mean_output_tokens=mean_output,
                                      median_ttft_ms=run["ttft_p50_ms"], median_tpot_ms=run["tpot_p50_ms"])
+        values["measured_mean_ttft_ms"] = float(rows["ttft_ms"].mean())  # beside TTFT_c(c_i) (§14.6)
         measured = calibration.Run(concurrency=values["mean_concurrency"], prompt_tokens=mean_prompt,
                                    output_tokens=mean_output, ttft_s=run["ttft_p50_ms"] / 1000,
                                    tpot_s=run["tpot_p50_ms"] / 1000)
@@ -459,7 +462,8 @@ def _measured_passes(replica: Replica, measured, fit: dict) -> dict:
             "fitted_one": fitted.pass_pieces(1), "fitted_b": fitted.pass_pieces(b) if at_b else None,
             "fitted_c": fitted.pass_pieces(c) if at_b else None,
             "fill": {key: loaded.get(key, "") for key in ("fill_one_pass_tokens", "fill_one_flops", "fill_one_bytes",
-                                                          "fill_one_ms")}
+                                                          "fill_one_ms", "prompts_per_pass", "fill_pass_tokens",
+                                                          "fill_flops", "fill_bytes", "fill_ms")}
             | {"fitted_fill_one_ms": loaded_fitted.get("fill_one_ms", ""),
                "fitted_ttft_median_ms": loaded_fitted.get("ttft_median_at_concurrency_ms", "")}}
 

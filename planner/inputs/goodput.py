@@ -11,7 +11,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, model_validator
 
-from planner.scenario.declare import Count, GPUId, Money, Section, Share, choice, declared, whole
+from planner.scenario.declare import Count, GPUId, Money, Rounds, Section, Share, choice, declared, whole
 from planner.scenario.errors import ScenarioError, quoted, unknown, where
 
 
@@ -67,6 +67,10 @@ class Benchmark(Section):
                            "them.", kind="count")
     standby_gpus: whole(0) = declared(0, "Standby GPUs", "GPUs", "Idle capacity held ready, paid for.",
                                       kind="count")
+    rounds: Rounds | None = declared(None, "Rounds per client R", "requests per client", "The benchmark's "
+                                     "requests per client (num_prompts / c; left out: serving.client_rounds): "
+                                     "its runs' mean TTFT at c clients (§14.4).", kind="decimal",
+                                     blank=True)
 
 
 class Goodput(Section):

@@ -12,7 +12,7 @@ from planner.model import engines
 from planner.model.engines import GENERIC, SYMBOLS
 from planner.model.fields import DRAFT_DEFAULTS, ENGINE, named
 from planner.scenario.catalog_entries import annotation
-from planner.scenario.declare import Count, EngineId, ModelId, PrecisionId, Section, declared, divisors, whole
+from planner.scenario.declare import Count, EngineId, ModelId, PrecisionId, Rounds, Section, declared, divisors, whole
 from planner.scenario.errors import quoted, unknown
 
 MAX_TENSOR_PARALLEL = 8  # one node's NVLink domain: the all-reduce model holds within it
@@ -101,7 +101,7 @@ class Serving(Section):
     overhead_per_moe_layer_ms: prior("overhead_per_moe_layer_ms") = prior_input("overhead_per_moe_layer_ms")
     dispatch_ms_per_layer: prior("dispatch_ms_per_layer") = prior_input("dispatch_ms_per_layer")
     prefill_token_budget: prior("prefill_token_budget") = prior_input("prefill_token_budget")
-    client_rounds: Annotated[float, Field(ge=1, le=1e6)] = declared(
+    client_rounds: Rounds = declared(
         10, "Rounds per client R", "requests per client", "A closed-loop benchmark's requests per client "
         "(num_prompts / c; InferenceMAX runs 10): the share of the opening burst in the mean TTFT at c clients.",
         kind="decimal")

@@ -652,9 +652,10 @@ class Replica:
                     median_tpot_ms) -> dict:
         """A measured run beside the prediction at its mean concurrency (Little's law) with its mean prompt and
         output lengths: the idle TTFT, and the median TTFT at c = MAX(1, ROUND(B̄)) closed-loop clients that its
-        median TTFT is compared with (§14.6); the run's own prefill P = TTFT − (TTFT_med(c) − TTFT); and the η_c and
-        η_m its P and median TPOT imply (None where undefined). A benchmark run is of the model alone: without
-        speculative decoding or a cached prefix (§12.1)."""
+        median TTFT is compared with (§14.6), and the mean TTFT_c there over the run's R rounds (client_rounds); the
+        run's own prefill P = TTFT − (TTFT_med(c) − TTFT); and the η_c and η_m its P and median TPOT imply (None
+        where undefined). A benchmark run is of the model alone: without speculative decoding or a cached prefix
+        (§12.1)."""
         b = passes.mean_concurrency(latency_sum_s, duration_s)
         run = self.at_run(mean_prompt_tokens, mean_output_tokens)
         tpot = median_tpot_ms / 1000
@@ -662,7 +663,9 @@ class Replica:
         predicted_tpot = number(run.tpot_s(b) * 1000) if loaded else None
         idle = number(run.ttft_s() * 1000)
         clients = max(1, excel_round(b)) if loaded else None  # c = MAX(1, ROUND(B̄, 0))
-        median = number(run.ttft_at(clients)["ttft_median_at_concurrency_ms"]) if loaded else None
+        at_c = run.ttft_at(clients) if loaded else {}
+        median = number(at_c["ttft_median_at_concurrency_ms"]) if loaded else None
+        mean = number(at_c["ttft_at_concurrency_ms"]) if loaded else None  # TTFT_c(c) over the run's R rounds
         own = None if median is None else median_ttft_ms - (median - idle)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
             run.decode_bytes(b), self.hbm_tbps, tpot, run.exchange_s(excel_ceiling(b)),
@@ -671,7 +674,8 @@ class Replica:
             flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel, peak_flops=run.p_e,
             measured_ttft_s=own / 1000, all_reduce_s=run.exchange_s(run.s), overhead_s=run.pass_overhead(1))
         return {"mean_concurrency": b, "clients": clients, "predicted_ttft_ms": idle,
-                "predicted_ttft_median_ms": median, "own_prefill_ms": own,
+                "predicted_ttft_median_ms": median, "rounds": self.client_rounds, "predicted_ttft_mean_ms": mean,
+                "own_prefill_ms": own,
                 "predicted_tpot_ms": predicted_tpot, "measured_ttft_ms": median_ttft_ms,
                 "measured_tpot_ms": median_tpot_ms, "implied_compute_efficiency": eta_c,
                 "implied_bandwidth_efficiency": eta_m}

@@ -25,6 +25,7 @@ def whole(ge: int = 1, le: float = COUNT_MAX):
 Count = whole(1)
 Share = Annotated[float, Field(ge=0.001, le=1)]  # MFU, productive share, attainment: 0.1 % … 100 %
 Money = Annotated[float, Field(ge=0, le=1e6)]
+Rounds = Annotated[float, Field(ge=1, le=1e6)]  # R: requests per client of a closed-loop benchmark (§14.1)
 Fraction = Annotated[float, Field(ge=0, le=1)]
 
 

@@ -606,7 +606,8 @@ def _stack_chart(book: kit.Book, sheet: kit.Sheet) -> None:
 
 
 CALIBRATION_VALUES = ("mean_concurrency", "mean_prompt_tokens", "mean_output_tokens", "clients", "measured_ttft_ms",
-                      "predicted_ttft_ms", "predicted_ttft_median_ms", "own_prefill_ms", "measured_tpot_ms",
+                      "predicted_ttft_ms", "predicted_ttft_median_ms", "rounds", "measured_mean_ttft_ms",
+                      "predicted_ttft_mean_ms", "own_prefill_ms", "measured_tpot_ms",
                       "predicted_tpot_ms", "implied_compute_efficiency", "implied_bandwidth_efficiency")
 
 
@@ -656,10 +657,16 @@ RUN_C, RUN_FITTED_C = "run_c_", "run_fitted_c_"  # a run's passes at its clients
 RUN_P_S = "CEILING({mean_prompt_tokens}/serving_prefill_token_budget_used,1)"  # p_s at the run's prompt
 
 
-def _run_fill(r: RunCells, i: int, fitted: bool) -> str:
-    """T_fill(1, c_i) at the run's lengths on its GPU (§14.4), ms: at the inputs, or as fitted."""
+# κ at the run's prompt and clients c_i (§14.4; a run is never laid out: b = c_i)
+RUN_KAPPA = (f"IF({{mean_prompt_tokens}}<={N_USED},MIN({{clients}},INT({N_USED}/{{mean_prompt_tokens}})),1)")
+RUN_DISPATCH = "serving_dispatch_ms_per_layer_used*model_layers"  # δ·L (ms): a run is of the model alone
+
+
+def _run_fill(r: RunCells, i: int, fitted: bool, key: str = "run_fill") -> str:
+    """T_fill(1, c_i) (`key` run_fill) or T_fill(κ, c_i) (run_burst_fill) at the run's lengths on its GPU (§14.4),
+    ms: at the inputs, or as fitted."""
     c = r.after(i) if fitted else r.cells(i)
-    return "=" + model.fill_s(c, "{run_fill_pass_tokens}", "{run_fill_flops}", "{run_fill_bytes}",
+    return "=" + model.fill_s(c, f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}",
                               f"({model.pass_overhead(c, '{clients}')}*1000)", p_s=RUN_P_S) + "*1000"
 
 
@@ -667,7 +674,7 @@ def _run_median(r: RunCells, i: int, fitted: bool) -> str:
     """TTFT_med(c_i) = δ·L + T_fill(1, c_i) + ITL(c_i)/2 (0 at c_i = 1), ms (§14.4), at the inputs or as fitted."""
     c, at, fill = ((r.after(i), AT_FITTED_C, "{run_fitted_fill_ms}") if fitted else
                    (r.cells(i), AT_RUN_C, "{run_fill_ms}"))
-    return (f"=serving_dispatch_ms_per_layer_used*model_layers+{fill}+IF({{clients}}=1,0,"
+    return (f"={RUN_DISPATCH}+{fill}+IF({{clients}}=1,0,"
             f"{model.cycle_s(c, '{clients}', at)}/{{mean_output_tokens}}*1000/2)")
 
 
@@ -693,19 +700,39 @@ def _run_helpers(r: RunCells) -> list[Column]:
                                                (RUN_FITTED_C, "{clients}", " at c, as fitted", True))
           for key, words, _ in model.piece_specs(model.PLAIN, batch, prefix)
           if not fitted or key.endswith("_pass_ms")),
-        Column("run_fill_pass_tokens", "Steady fill at c: tokens per pass q", kind="number",
-               template=lambda i: "=" + model.fill_pass_tokens(r.cells(i), "1", "{clients}", RUN_P_S)),
-        Column("run_fill_flops", "Steady fill at c: FLOPs (T)", kind="tera",
-               template=lambda i: "=" + model.fill_flops(r.cells(i), "1", "{clients}", RUN_P_S)),
-        Column("run_fill_bytes", "Steady fill at c: bytes (G)", kind="giga",
-               template=lambda i: "=" + model.fill_bytes(r.cells(i), "1", "{clients}", "{run_fill_pass_tokens}",
-                                                         RUN_P_S)),
-        Column("run_fill_ms", "Steady fill T_fill(1, c) (ms)", kind="tenths",
-               template=lambda i: _run_fill(r, i, False)),
+        Column("run_prompts_per_pass", "Prompts per pass κ at c", kind="count", template="=" + RUN_KAPPA),
+        *(column for key, j, words, symbol in (("run_fill", "1", "Steady fill", "1"),
+                                               ("run_burst_fill", "{run_prompts_per_pass}", "Burst fill", "κ"))
+          for column in (
+              Column(f"{key}_pass_tokens", f"{words} at c: tokens per pass q", kind="number",
+                     template=lambda i, j=j: "=" + model.fill_pass_tokens(r.cells(i), j, "{clients}", RUN_P_S)),
+              Column(f"{key}_flops", f"{words} at c: FLOPs (T)", kind="tera",
+                     template=lambda i, j=j: "=" + model.fill_flops(r.cells(i), j, "{clients}", RUN_P_S)),
+              Column(f"{key}_bytes", f"{words} at c: bytes (G)", kind="giga",
+                     template=lambda i, j=j, key=key: "=" + model.fill_bytes(
+                         r.cells(i), j, "{clients}", f"{{{key}_pass_tokens}}", RUN_P_S)),
+              Column(f"{key}_ms", f"{words} T_fill({symbol}, c) (ms)",
+                     kind="tenths", template=lambda i, key=key: _run_fill(r, i, False, key)))),
         Column("run_fitted_fill_ms", "Steady fill T_fill(1, c), as fitted (ms)", kind="tenths",
                template=lambda i: _run_fill(r, i, True)),
         Column("run_fitted_ttft_median_ms", "Median TTFT at c, as fitted (ms)", kind="tenths",
                template=lambda i: _run_median(r, i, True)),
+    ]
+
+
+def _mean_columns(runs: list[dict]) -> list[Column]:
+    """Each run's R (its benchmark's rounds, else serving.client_rounds; §14.1) and its measured mean TTFT beside
+    TTFT_c(c_i) = δ·L + burst/R + (1 − 1/R)·steady, the steady part TTFT_med(c_i) − δ·L (§14.4, §14.6), ms."""
+    return [
+        Column("rounds", "Rounds per client R (the benchmark's, else serving.client_rounds)", kind="decimal",
+               template=lambda i: "=IF(ISNUMBER({0}),{0},serving_client_rounds)".format(
+                   f"goodput_benchmarks_{runs[i]['benchmark']}_rounds")),
+        Column("measured_mean_ttft_ms", "Measured mean TTFT (ms)", kind="tenths",
+               template="=AVERAGEIFS(requests_ttft_ms,requests_run,{label},requests_failed,FALSE)"),
+        Column("predicted_ttft_mean_ms", "Predicted mean TTFT at c clients over R rounds, TTFT_c(c) (ms)",
+               kind="tenths", template=f"={RUN_DISPATCH}+(CEILING({{clients}}/{{run_prompts_per_pass}},1)+1)/2"
+                                       "*{run_burst_fill_ms}/{rounds}+(1-1/{rounds})*({predicted_ttft_median_ms}"
+                                       f"-{RUN_DISPATCH})"),
     ]
 
 
@@ -736,6 +763,7 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, he
                template=lambda i: f"={model.ttft_s(cells(i), AT_RUN_ONE)}*1000"),
         Column("predicted_ttft_median_ms", "Predicted median TTFT at c clients, TTFT_med(c) (ms)", kind="tenths",
                template=lambda i: _run_median(RunCells(runs), i, False)),
+        *_mean_columns(runs),
         Column("own_prefill_ms", "The run's own prefill P = TTFT − (TTFT_med(c) − TTFT idle) (ms)", kind="tenths",
                template="={measured_ttft_ms}-({predicted_ttft_median_ms}-{predicted_ttft_ms})"),
         Column("measured_tpot_ms", "Measured median TPOT (ms)", template=f"=PERCENTILE({block.format('tpot_ms')},0.5)",
@@ -801,6 +829,9 @@ def _measured_values(found: dict) -> dict:
             "run_nvlink_gbps": found["nvlink_gbps"], **found_at,
             "run_fill_pass_tokens": fill["fill_one_pass_tokens"], "run_fill_flops": fill["fill_one_flops"],
             "run_fill_bytes": fill["fill_one_bytes"], "run_fill_ms": fill["fill_one_ms"],
+            "run_prompts_per_pass": fill["prompts_per_pass"], "run_burst_fill_pass_tokens": fill["fill_pass_tokens"],
+            "run_burst_fill_flops": fill["fill_flops"], "run_burst_fill_bytes": fill["fill_bytes"],
+            "run_burst_fill_ms": fill["fill_ms"],
             "run_fitted_fill_ms": fill["fitted_fill_one_ms"],
             "run_fitted_ttft_median_ms": fill["fitted_ttft_median_ms"]}
 
