@@ -164,17 +164,24 @@ def test_bad_rounds_exit_2_naming_the_key(tmp_path, rounds, why):
 @pytest.mark.parametrize("application", ["libreoffice", "gnumeric"])
 def test_the_runs_rounds_recalculate_and_an_edited_r_moves_the_comparison(application, request, tmp_path):
     """With the benchmark's rounds 2 every formula cell equals the engine; a blank rounds cell typed 2 on Inputs moves
-    the runs' R and mean TTFT_c(c_i) live, to the engine's figures for a scenario with rounds 2 (§14.1, §14.6)."""
+    the runs' R and mean TTFT_c(c_i) live, to the engine's figures for a scenario with rounds 2 (§14.1, §14.6); text
+    typed there turns its check FALSE and blanks the runs' R, never an error value."""
     from planner.workbook import build
-    from tests.helpers import build_in_memory, recalculated, set_cells
+    from tests.helpers import UNCOMPARED, build_in_memory, named, recalculated, set_cells
 
     app = request.getfixturevalue(application)
-    given, plain, edited = tmp_path / "given.xlsx", tmp_path / "plain.xlsx", tmp_path / "edited.xlsx"
+    given, plain, edited, text = (tmp_path / f"{name}.xlsx" for name in ("given", "plain", "edited", "text"))
     build(compute(scenario_with_rounds(2)), str(given))
-    build(compute(load_scenario(EXAMPLE)), str(plain))
+    book = build(compute(load_scenario(EXAMPLE)), str(plain))
     set_cells(plain, edited, {"goodput_benchmarks_1_rounds": 2})
-    values = recalculated(app, [given, plain, edited], [None, None, build_in_memory(scenario_with_rounds(2),
-                                                                                    like=edited)])
+    set_cells(plain, text, {"goodput_benchmarks_1_rounds": "ten"})
+    values = recalculated(app, [given, plain, edited, text], [None, None, build_in_memory(
+        scenario_with_rounds(2), like=edited), UNCOMPARED])
+    assert named(values[3], book, "ok_goodput_benchmarks_1_rounds") is False
+    assert not [v for v in values[3].values() if isinstance(v, str) and v.startswith("#")]
+    blanked = [key for key in values[1] if key[0] == "Serving" and values[1][key] == 10
+               and values[3].get(key, "") == ""]  # Gnumeric leaves an empty text out
+    assert len(blanked) == 4  # each run's R
     flipped = [key for key in values[1] if key[0] == "Serving" and (values[1][key], values[2][key]) == (10, 2)]
     assert len(flipped) == 4  # each run's R: serving.client_rounds 10, then the benchmark's 2
     means = [run["predicted_ttft_mean_ms"] for run in compute(scenario_with_rounds(2)).serving.calibration]
