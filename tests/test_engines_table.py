@@ -79,9 +79,9 @@ def test_a_scenarios_engine_row_is_added_and_looked_up_first_with_its_blanks_fro
     ({"serving": {"engine": "nope"}}, "serving.engine"),
     ({"serving": {"prefill_token_budget": 0}}, "serving.prefill_token_budget"),
     ({"serving": {"overhead_fixed_ms": 1001}}, "serving.overhead_fixed_ms"),
-    ({"serving": {"engine": "any"}}, "may not be the word any"),
+    ({"serving": {"engine": "any"}}, "an engine id may not be the word any"),
     ({"catalog": {"gpus": {"any": {"memory_gb": 80, "peak_tflops": 1, "hbm_tbps": 1}}}}, "may not be the word any"),
-    ({"catalog": {"engines": [{"engine": "v*"}]}}, "may not contain"),
+    ({"catalog": {"engines": [{"engine": "v*"}]}}, "an engine id may not contain"),
     ({"catalog": {"engines": [{"engine": "mine", "gpu": "h100"}]}}, "catalog.engines"),
 ])
 def test_bad_engine_input_names_the_key(scenario, says):

@@ -65,14 +65,16 @@ def catalog_id(kind: str, reserved: tuple[str, ...] = ()):
     """A Catalog id: spreadsheet MATCH ignores case and treats * ? ~ as wildcards, so those are refused; so are the
     `reserved` words (the engines table's `any`, §14.3), in any case."""
 
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+
     def check(name: str) -> str:
         if any(c in name for c in "*?~"):
-            raise ValueError(f"a {kind} id may not contain * ? or ~ (spreadsheet wildcards)")
+            raise ValueError(f"{article} {kind} id may not contain * ? or ~ (spreadsheet wildcards)")
         if name.lower() in reserved:
-            raise ValueError(f"a {kind} id may not be the word {name.lower()} (the engines table's word for every "
-                             f"{kind})")
+            raise ValueError(f"{article} {kind} id may not be the word {name.lower()} (the engines table's word for "
+                             f"every {kind})")
         if name != name.strip():
-            raise ValueError(f"a {kind} id may not start or end with a space")
+            raise ValueError(f"{article} {kind} id may not start or end with a space")
         return name
 
     return Annotated[str, Field(min_length=1, max_length=ID_MAX), AfterValidator(check)]
