@@ -155,3 +155,29 @@ def test_a_pair_without_a_fleet_is_refused(tmp_path):
 
     said, _ = refused(tmp_path, "name: no fleet\nownership: {gpus: {prefill: 10, decode: 6}}\n")
     assert "ownership.gpus" in said and "without a fleet section, allowed: one number, or blank" in said
+
+
+# The workbook: the sheets recalculate with a pair typed, and the pair reads back --------------------------------------
+@pytest.mark.spreadsheet
+def test_a_workbook_with_pairs_recalculates_and_reads_back(libreoffice, gnumeric, tmp_path):
+    """Example D with both pairs typed: the Inputs sheet holds the one-number cell blank (the sheets read n/a for a
+    mixed fleet) and the pair's two cells below it; LibreOffice and Gnumeric recalculate every formula equal to the
+    engine, and `planner import` reads the pairs back."""
+    from planner import roundtrip
+    from planner.workbook import build
+    from tests.helpers import named, recalculated
+
+    scenario = scenario_with(EXAMPLE_D, **{"pricing.serving_baseline_gpus": {"prefill": 8, "decode": 2},
+                                           "ownership.gpus": {"prefill": 12, "decode": 3}})
+    path = tmp_path / "pairs.xlsx"
+    build(compute(scenario), str(path))
+    [values] = recalculated(libreoffice, [path])
+    recalculated(gnumeric, [path])
+    from planner import xlsx
+
+    book = xlsx.read(path)
+    assert named(values, book, "ownership_gpus_prefill") == 12 and named(values, book, "ownership_gpus_decode") == 3
+    assert named(values, book, "plan_total_cost") == FLEET_MIXED
+    back = roundtrip.workbook_data(path).scenario()
+    assert back.ownership.gpus.prefill == 12 and back.ownership.gpus.decode == 3
+    assert (back.pricing.serving_baseline_gpus.prefill, back.pricing.serving_baseline_gpus.decode) == (8, 2)

@@ -59,7 +59,7 @@ def compute(scenario, tables) -> "CostTable":
     table = cost_of(plan)
     pools.check_forms(scenario, tables)
     if plan.fleet_mixed:  # the plan with two GPU types (§15.1), priced per pool
-        table.pools = pools.priced(plan, scenario, tables["fleet"])
+        table.pools = pools.priced(plan, scenario, tables["fleet"], cost_of)
     return table
 
 

@@ -7,7 +7,7 @@ once, where each input enters (§13)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -24,6 +24,7 @@ def _range(low: float, high: float):
 
 class PoolBaseline(Section):
     model_config = ConfigDict(title="Serving baseline per pool")
+    pool_pair: ClassVar[bool] = True  # a number's alternative: its cells follow the number's (planner/roundtrip.py)
 
     prefill: _range(0, COUNT_MAX) = declared(..., "Serving baseline, prefill pool", "GPUs", "The prefill pool's "
                                              "committed GPUs (§15.1).", kind="count")
@@ -33,6 +34,7 @@ class PoolBaseline(Section):
 
 class PoolGPUs(Section):
     model_config = ConfigDict(title="Owned GPUs per pool")
+    pool_pair: ClassVar[bool] = True  # a number's alternative: its cells follow the number's (planner/roundtrip.py)
 
     prefill: whole(1) = declared(..., "Owned GPUs, prefill pool", "GPUs", "The prefill pool's owned GPUs (§15.1).",
                                  kind="count")

@@ -139,11 +139,10 @@ def pool_plans(plan: Plan, scenario, fleet_table, spare: float) -> dict[str, tup
     return found
 
 
-def priced(plan: Plan, scenario, fleet_table) -> PoolsPlan:
-    """The plan with two GPU types (§15.1): each pool's plan priced by §13 on one set of month rows (the longer
-    pool's: a baseline of 0 ends the other's plan at E), and the fleet's kW and tokens per MW at the peak."""
-    from planner.engine.cost import cost_of
-
+def priced(plan: Plan, scenario, fleet_table, cost_of) -> PoolsPlan:
+    """The plan with two GPU types (§15.1): each pool's plan priced by §13 (`cost_of`, engine.cost's, passed in: the
+    cost table imports this module) on one set of month rows (the longer pool's: a baseline of 0 ends the other's
+    plan at E), and the fleet's kW and tokens per MW at the peak."""
     plans = pool_plans(plan, scenario, fleet_table, scenario.fleet.spare)
     if plan.rows is None:  # both pools on the same rows: the most either needs
         rows = max(len(cost_of(p).rows) for _, p in plans.values())
