@@ -96,7 +96,7 @@ def _set(data: dict, path: tuple, value: Any) -> None:
     if isinstance(last, int):
         while len(node) <= last:
             node.append(None)
-    if value is None and not isinstance(last, int) and isinstance(node.get(last), dict):  # the blank one-number cell of a pair read before it
+    if value is None and not isinstance(last, int) and isinstance(node.get(last), dict):  # a pair's blank number
         return
     node[last] = value
 
