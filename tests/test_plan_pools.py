@@ -181,3 +181,41 @@ def test_a_workbook_with_pairs_recalculates_and_reads_back(libreoffice, gnumeric
     back = roundtrip.workbook_data(path).scenario()
     assert back.ownership.gpus.prefill == 12 and back.ownership.gpus.decode == 3
     assert (back.pricing.serving_baseline_gpus.prefill, back.pricing.serving_baseline_gpus.decode) == (8, 2)
+
+
+def test_example_d_the_gpus_sheets_mixed_fleet_block(example_d):
+    """The block's rows (§15.1): GPU, GPUs at the peak, price, share of the fleet's $27.50 an hour (20.00/27.50 and
+    7.50/27.50), c_own and u* = c_own/p_od; the fleet's kW and tokens per MW under them."""
+    table = compute(scenario_with(EXAMPLE_D)).tables["cost"].pools
+    prefill, decode = table.block
+    assert (prefill["mixed_gpu"], prefill["mixed_gpus"], decode["mixed_gpu"], decode["mixed_gpus"]) == \
+        ("h100-sxm", 10, "h200", 3)
+    assert prefill["mixed_share"] == pytest.approx(20 / 27.5) and decode["mixed_share"] == pytest.approx(7.5 / 27.5)
+    assert round(prefill["mixed_own_cost_per_gpu_hour"], 6) == 1.665924
+    assert prefill["mixed_break_even_utilisation"] == pytest.approx(1.665924 / 2.00, abs=1e-6)
+    assert decode["mixed_break_even_utilisation"] == pytest.approx(1.794261 / 2.50, abs=1e-6)
+    assert table.fleet_kw == pytest.approx(16.575) and round(table.tokens_per_s_per_mw) == 46_409
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_example_d_block_recalculates(app, request, example_files, tmp_path):
+    """examples/fleet-7's workbook recalculated in LibreOffice and Gnumeric: every formula equal to the engine (as
+    every example's), and the block reads METHOD's numbers."""
+    import shutil
+
+    import openpyxl
+
+    from tests.helpers import recalculated
+
+    path = tmp_path / "d.xlsx"
+    shutil.copy(example_files(EXAMPLE_D)["xlsx"], path)
+    [values] = recalculated(request.getfixturevalue(app), [path])
+    labels = {cell.value: cell.row for cell in openpyxl.load_workbook(path)["GPUs"]["A"] if cell.value}
+
+    def row(label):  # what the application computed on the row labelled `label`, columns B to H
+        return tuple(values.get(("GPUs", f"{column}{labels[label]}")) for column in "BCDEFGH")
+
+    assert row("Prefill")[:3] == ("h100-sxm", 10, 2) and row("Decode")[:3] == ("h200", 3, 2.5)
+    assert round(row("Prefill")[4], 6) == 1.665924 and round(row("Decode")[4], 6) == 1.794261
+    assert round(row("Output tokens per second per MW")[1]) == 46_409

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from planner.engine.plan.inputs import Owning, Plan, prices_of
 from planner.engine.plan.months import PATHS
-from planner.engine.plan.prices import tokens_per_s_per_mw
+from planner.engine.plan.prices import NO_SERVER, NO_SERVING, tokens_per_s_per_mw
 
 POOLS = ("prefill", "decode")
 OWNED_TRAINING = "n/a: training on owned GPUs with a mixed fleet (a third GPU type) is not priced"
@@ -82,8 +82,25 @@ class PoolsPlan:
     the paths' totals summed over the pools."""
 
     pools: dict  # "prefill"/"decode" → (gpu id, CostTable)
-    fleet_kw: float | None
-    tokens_per_s_per_mw: float | None
+    fleet_kw: float | str  # G^p·kW_p + G^d·kW_d at the peak (NO_SERVER without both kW)
+    tokens_per_s_per_mw: float | str
+    peak_gpus: dict = None  # "prefill"/"decode" → the launch fleet's GPUs at the peak, spares included
+
+    @property
+    def block(self) -> list[dict]:
+        """The GPUs sheet's "Mixed fleet" block (§15.1): per pool its GPU, GPUs at the peak, on-demand price,
+        share of the fleet's cost per hour, server kW, c_own and u*."""
+        found = []
+        for pool, (gpu, table) in self.pools.items():
+            s = table.scalars
+            found.append({"mixed_gpu": gpu, "mixed_gpus": self.peak_gpus[pool], "mixed_price": s["price_on_demand"],
+                          "mixed_server_kw": table.plan.owning.server_kw if table.plan.owning.server_kw is not None
+                          else NO_SERVER, "mixed_own_cost_per_gpu_hour": s["own_cost_per_gpu_hour"],
+                          "mixed_break_even_utilisation": s["own_break_even_utilisation"]})
+        hourly = sum(row["mixed_gpus"] * row["mixed_price"] for row in found)
+        for row in found:
+            row["mixed_share"] = row["mixed_gpus"] * row["mixed_price"] / hourly if hourly else NO_SERVING
+        return found
 
     def total(self, key: str):
         """A total summed over the pools; a pool's reason when it reads n/a."""
@@ -95,8 +112,7 @@ class PoolsPlan:
         per_pool, months = {}, {}
         for pool, (gpu, table) in self.pools.items():
             s = table.scalars
-            per_pool[pool] = {"gpu": gpu, "gpus_peak": float(max((r["committed_gpus"] for r in table.rows
-                                                                  if r["in_plan"]), default=0.0)),
+            per_pool[pool] = {"gpu": gpu, "gpus_peak": self.peak_gpus[pool],  # at launch, spares included
                               **{key: s[key] for key in POOL_SCALARS},
                               **{f"{path}_serving": table.totals[f"{path}_serving"] for path in PATHS}}
             for row in table.rows:
@@ -154,8 +170,9 @@ def priced(plan: Plan, scenario, fleet_table, cost_of) -> PoolsPlan:
     best, head = fleet_table.cheapest, fleet_table.headline
     gpus = {"prefill": head["fleet_cheapest_prefill_gpus"], "decode": head["fleet_cheapest_decode_gpus"]}
     kws = {pool: scenario.merged_catalog.gpus[gpu].server_kw for pool, (gpu, _) in tables.items()}
-    kw = None if None in kws.values() else float(sum(gpus[pool] * kws[pool] for pool in POOLS))
+    kw = NO_SERVER if None in kws.values() else float(sum(gpus[pool] * kws[pool] for pool in POOLS))
     tokens_per_s = best["tokens_per_s_per_gpu"] * best["gpus"]  # λ·o at the peak
     # λ·o·1000/((G^p·kW_p + G^d·kW_d)·PUE): as tokens_per_s_per_mw with the fleet's kW in place of one GPU's
-    per_mw = tokens_per_s_per_mw(tokens_per_s, kw, scenario.ownership.pue) if kw else None
-    return PoolsPlan(pools=tables, fleet_kw=kw, tokens_per_s_per_mw=per_mw)
+    per_mw = tokens_per_s_per_mw(tokens_per_s, kw, scenario.ownership.pue) if isinstance(kw, float) and kw > 0 \
+        else NO_SERVER
+    return PoolsPlan(pools=tables, fleet_kw=kw, tokens_per_s_per_mw=per_mw, peak_gpus=gpus)
