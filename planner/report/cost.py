@@ -66,8 +66,9 @@ def pools_findings(pools: dict, symbol: str) -> list[str]:
         found.append(f"The owned path buys {p['own_gpus']:g} {p['gpu']} and {d['own_gpus']:g} {d['gpu']} "
                      f"({amount(p['own_capex'] + d['own_capex'])}), each pool at its own cost per GPU-hour "
                      f"({amount(p['own_cost_per_gpu_hour'], 4)} and {amount(d['own_cost_per_gpu_hour'], 4)}).")
-    found.append("The workbook's Cost, Budget and GPUs sheets read n/a for this plan: they price one serving GPU; "
-                 "the JSON's tables.cost.pools holds it month by month, per pool.")
+    found.append("The workbook's Cost and Budget sheets read n/a for this plan's money: they price one serving "
+                 "GPU. The GPUs sheet's Mixed fleet block shows each pool's price, owned cost and break-even, and "
+                 "the JSON's tables.cost.pools holds the plan month by month, per pool.")
     return found
 
 
