@@ -219,3 +219,15 @@ def test_example_d_block_recalculates(app, request, example_files, tmp_path):
     assert row("Prefill")[:3] == ("h100-sxm", 10, 2) and row("Decode")[:3] == ("h200", 3, 2.5)
     assert round(row("Prefill")[4], 6) == 1.665924 and round(row("Decode")[4], 6) == 1.794261
     assert round(row("Output tokens per second per MW")[1]) == 46_409
+
+
+def test_a_pair_in_a_named_scenario_is_refused_wherever_it_stands(tmp_path):
+    """A named scenario changes one value per key: a pair is a mapping, refused naming the key, also when another
+    key follows it (each key's own value is checked, not the last one's)."""
+    from tests.helpers import refused
+
+    text = (EXAMPLE_D.read_text(encoding="utf-8") + "scenarios:\n"
+            "  owned: {ownership.gpus: {prefill: 12, decode: 3}, budget.path: owned}\n")
+    said, _ = refused(tmp_path, text)
+    assert "scenarios.owned: scenarios key 'ownership.gpus': one value (a number, a word or an id), not a mapping" \
+        in said
