@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.engine import compute
+from planner.engine import Tables, compute
 from planner.engine.shared import FLEET_MIXED
 
 from tests.helpers import scenario_with
@@ -22,14 +22,25 @@ SPLITWISE_HA = ROOT / "examples" / "fleet-6-70b-fp8-splitwise-ha.yaml"  # mixed 
 HOURS = 24 * 365
 
 
+def cost_table(**changes):
+    """Example D's Cost table alone (the tables it reads, not the Sensitivity's what-ifs), with `changes`."""
+    return Tables(scenario_with(EXAMPLE_D, **changes))["cost"]
+
+
 def pools(**changes) -> dict:
     """Example D's plan per pool, as the JSON gives it (tables.cost.pools)."""
-    return compute(scenario_with(EXAMPLE_D, **changes)).tables["cost"].to_json()["cost"]["pools"]
+    return cost_table(**changes).to_json()["cost"]["pools"]
 
 
 @pytest.fixture(scope="module")
-def example_d() -> dict:
-    return pools()
+def results_d():
+    """Example D computed once for the module's tests."""
+    return compute(scenario_with(EXAMPLE_D))
+
+
+@pytest.fixture(scope="module")
+def example_d(results_d) -> dict:
+    return results_d.tables["cost"].to_json()["cost"]["pools"]
 
 
 def test_example_d_the_pools_and_their_gpus(example_d):
@@ -81,9 +92,9 @@ def test_example_d_power_of_the_mixed_fleet(example_d):
 
 def test_example_d_single_type_column():
     """The same plan with mixing off, on 14 H100: on demand $245,280, committed $196,224, owned $204,309 with capex
-    $630,000 (METHOD's right-hand column): one serving GPU, as §13 prices it."""
-    cost = compute(scenario_with(EXAMPLE_D, **{"fleet.mixed_gpus": False})).tables["cost"]
-    assert cost.pools is None
+    $630,000 (METHOD's right-hand column): one serving GPU, as §13 prices it; its JSON has no pools."""
+    cost = cost_table(**{"fleet.mixed_gpus": False})
+    assert cost.pools is None and "pools" not in cost.to_json()["cost"]
     assert cost.totals["on_demand_serving"] == pytest.approx(14 * HOURS * 2.00)
     assert cost.totals["committed_serving"] == pytest.approx(14 * HOURS * 1.60)
     assert round(cost.totals["owned_serving"]) == 204_309 and cost.scalars["own_capex"] == pytest.approx(630_000)
@@ -104,25 +115,24 @@ def test_typed_pairs_price_each_pool():
     assert prefill["owned_serving"] == pytest.approx(12 / 10 * pools()["prefill"]["owned_serving"])  # 12 all year
 
 
-def test_the_sheets_stay_n_a_and_say_where_the_plan_is():
-    """The sheets do not price two pools yet: their serving money reads n/a with a reason that says where it is."""
-    results = compute(scenario_with(EXAMPLE_D))
-    assert results.headline["plan_total_cost"] == FLEET_MIXED and "tables.cost.pools" in FLEET_MIXED
+def test_the_sheets_stay_n_a_and_say_where_the_plan_is(results_d):
+    """The Cost and Budget sheets do not price two pools yet: their serving money reads n/a with a reason that says
+    where it is."""
+    assert results_d.headline["plan_total_cost"] == FLEET_MIXED and "tables.cost.pools" in FLEET_MIXED
 
 
-def test_the_json_has_the_pools_only_when_the_fleet_is_mixed():
+def test_the_json_has_the_pools_when_the_fleet_is_mixed(results_d):
     from planner.output import results_json
 
-    mixed = json.loads(results_json(compute(scenario_with(EXAMPLE_D))))["tables"]["cost"]
+    mixed = json.loads(results_json(results_d))["tables"]["cost"]
     assert mixed["pools"]["totals"]["committed_serving"] == pytest.approx(192_720)
-    single = json.loads(results_json(compute(scenario_with(SPLITWISE_HA))))["tables"]["cost"]
-    assert "pools" not in single
+    assert mixed["pools"]["months"][0]["decode_gpus"] == 3
 
 
-def test_the_html_prices_the_plan_per_pool():
+def test_the_html_prices_the_plan_per_pool(results_d):
     from planner.report import render_html
 
-    html = render_html(compute(scenario_with(EXAMPLE_D)), generated="2026-12-02")
+    html = render_html(results_d, generated="2026-12-02")
     assert ("The plan with two GPU types (§15.1): on demand $240,901 (h100-sxm $175,200 + h200 $65,700 for "
             "serving); committed $192,721 (a baseline of 10 h100-sxm at $1.60 and 3 h200 at $2.00, one term") in html
     assert "The owned path buys 10 h100-sxm and 3 h200 ($600,000)" in html
@@ -183,10 +193,10 @@ def test_a_workbook_with_pairs_recalculates_and_reads_back(libreoffice, gnumeric
     assert (back.pricing.serving_baseline_gpus.prefill, back.pricing.serving_baseline_gpus.decode) == (8, 2)
 
 
-def test_example_d_the_gpus_sheets_mixed_fleet_block(example_d):
+def test_example_d_the_gpus_sheets_mixed_fleet_block(results_d):
     """The block's rows (§15.1): GPU, GPUs at the peak, price, share of the fleet's $27.50 an hour (20.00/27.50 and
     7.50/27.50), c_own and u* = c_own/p_od; the fleet's kW and tokens per MW under them."""
-    table = compute(scenario_with(EXAMPLE_D)).tables["cost"].pools
+    table = results_d.tables["cost"].pools
     prefill, decode = table.block
     assert (prefill["mixed_gpu"], prefill["mixed_gpus"], decode["mixed_gpu"], decode["mixed_gpus"]) == \
         ("h100-sxm", 10, "h200", 3)
