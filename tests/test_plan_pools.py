@@ -241,3 +241,25 @@ def test_a_pair_in_a_named_scenario_is_refused_wherever_it_stands(tmp_path):
     said, _ = refused(tmp_path, text)
     assert "scenarios.owned: scenarios key 'ownership.gpus': one value (a number, a word or an id), not a mapping" \
         in said
+
+
+@pytest.mark.spreadsheet
+def test_a_number_typed_for_a_mixed_fleet_fails_its_check_and_reads_n_a(libreoffice, example_files, tmp_path):
+    """ownership.gpus and pricing.serving_baseline_gpus typed as one number on Inputs while the cheapest fleet is
+    mixed: the Fleet's check is FALSE, the Checks fail, and the owned GPUs, capex and baseline read n/a (not 13
+    GPUs priced on one GPU type's server)."""
+    from planner import xlsx
+    from planner.audit import same
+    from tests.helpers import UNCOMPARED, named, recalculated, set_cells
+
+    source = example_files(EXAMPLE_D)["xlsx"]
+    book = xlsx.read(source)
+    edited = tmp_path / "number.xlsx"
+    set_cells(source, edited, {"ownership_gpus": 13, "pricing_serving_baseline_gpus": 10})
+    [values] = recalculated(libreoffice, [edited], [UNCOMPARED])
+    assert same(False, named(values, book, "ok_fleet_pool_inputs_form"))
+    assert same(False, named(values, book, "checks_all_pass"))
+    for name in ("own_gpus", "own_capex", "own_book_value", "serving_baseline_gpus_used"):
+        assert named(values, book, name) == FLEET_MIXED, name
+    [as_written] = recalculated(libreoffice, [source])  # as generated: the check holds
+    assert same(True, named(as_written, book, "ok_fleet_pool_inputs_form"))
