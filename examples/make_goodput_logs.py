@@ -11,9 +11,10 @@ attainment fall with the request rate, as real runs do, so the goodput interpola
   TTFT + the sum of the inter-token latencies), and the key spelled "request_goodput:".
 - h100-llmperf-c8_individual_responses.json: llmperf's token_benchmark_ray.py individual responses.
 - h100-roofline-b*.json: vLLM runs made by the planner's own roofline (8B BF16 on one H100, prompts of 1,000 and
-  outputs of 250 tokens) at η_c 0.4, η_m 0.8 and τ 3 ms, each request jittered by up to ±1 %, at mean concurrencies
-  2, 16, 48 and 96 (the run's duration set so that Little's law gives them): logs a calibration should recover
-  those efficiencies from (examples/serving-6-calibrated-fit.yaml).
+  outputs of 250 tokens) at η_c 0.4, η_m 0.8 and τ 3 ms with the engines table's generic overheads (τ_0, τ_L, τ_seq,
+  δ), each request's TTFT the median at c closed-loop clients (docs/method.md §14.4) and its ITL at B̄ = c, jittered
+  by up to ±1 %, at concurrencies 2, 16, 48 and 96 (the run's duration set so that Little's law gives them): logs a
+  calibration should recover those efficiencies from (examples/serving-6-calibrated-fit.yaml).
 """
 
 from __future__ import annotations
@@ -101,18 +102,26 @@ ROOFLINE = {"compute_efficiency": 0.4, "bandwidth_efficiency": 0.8, "overhead_ms
 
 
 def roofline_run(seed: int, concurrency: float, requests: int = 20, prompt: int = 1000, output: int = 250) -> dict:
-    """A vLLM result file whose requests take the roofline's idle TTFT and its ITL at `concurrency` (8B BF16, one
-    H100, the efficiencies of ROOFLINE), each jittered by up to ±1 %; duration = Σ latencies / concurrency."""
+    """A vLLM result file whose requests take the roofline's median TTFT at `concurrency` closed-loop clients and its
+    ITL there (8B BF16, one H100, the efficiencies of ROOFLINE and the generic engines row's overheads), each
+    jittered by up to ±1 %; duration = Σ latencies / concurrency."""
     from types import SimpleNamespace
 
     from planner import shipped
+    from planner.model import engines
     from planner.model.replica import Replica
 
     bf16 = shipped.PRECISIONS["bf16"]
-    serving = SimpleNamespace(sequence_length=prompt + output, prompt_tokens=prompt, tensor_parallel=1, **ROOFLINE)
+    generic = engines.applying(shipped.ENGINES, "generic", "h100-sxm", "bf16")
+    overheads = {key: generic.value(key) for key in ("overhead_fixed_ms", "overhead_per_layer_ms",
+                                                     "overhead_per_sequence_ms", "overhead_per_moe_layer_ms",
+                                                     "dispatch_ms_per_layer", "prefill_token_budget")}
+    serving = SimpleNamespace(sequence_length=prompt + output, prompt_tokens=prompt, tensor_parallel=1, **ROOFLINE,
+                              **overheads)
     replica = Replica.of(model=shipped.MODELS["llama-3.1-8b"], gpu=shipped.GPUS["h100-sxm"], weight=bf16, kv=bf16,
                          serving=serving, price_per_gpu_hour=2.0)
-    ttft, itl = float(replica.ttft_s()), float(replica.cycle_s(concurrency)) / output
+    ttft = float(replica.ttft_at(concurrency)["ttft_median_at_concurrency_ms"]) / 1000
+    itl = float(replica.cycle_s(concurrency)) / output
     rng = random.Random(seed)
     found = []
     for i in range(requests):

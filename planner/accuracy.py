@@ -16,13 +16,14 @@ import pandas as pd
 
 from planner.engine import Tables
 from planner.scenario import parse_scenario
-from planner.model.engines import GENERIC, engine_ids
+from planner.model.engines import GENERIC, applying, engine_ids
 from planner.shipped import ENGINES, GPUS, MODELS, PRECISIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 MEASUREMENTS = ROOT / "docs" / "accuracy" / "measurements.csv"
 PREDICTIONS = ROOT / "docs" / "accuracy" / "predictions.csv"
 REPORT = ROOT / "docs" / "accuracy.md"
+FIGURES = ROOT / "planner" / "ledger_figures.py"  # what the workbook and the HTML cite, per GPU × engine
 
 COLUMNS = ["id", "source", "source_date", "model", "gpu", "engine", "engine_version", "precision", "kv_precision",
            "t", "e", "d_a", "gpus", "s", "o", "c", "R", "requests", "N", "metric", "statistic", "value", "unit",
@@ -51,7 +52,9 @@ MODEL_IDS = {
 GPU_IDS = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200", "MI300X": "mi300x",
            "GB200": "gb200", "B300": "b300", "MI325X": "mi325x", "MI355X": "mi355x"}
 
+ENGINE_WORDS = {"vllm": "vLLM", "trtllm": "TensorRT-LLM", "sglang": "SGLang"}  # as the sources name them
 SCORED = "scored"
+HELD_OUT, FITTED = "held out", "fitted"  # a row no engines row was fitted on, or one the row applying was fitted on
 NOTHING_LACKING = "- nothing: every row's model, GPU and precision is on it"
 
 
@@ -184,6 +187,7 @@ def predictions(measurements: pd.DataFrame) -> pd.DataFrame:
     out = []
     for _, row in measurements.iterrows():
         state, value, compared, b_max, engine, at_engine = status(row), None, "", None, engine_of(row), None
+        half = FITTED if int(row["id"]) in fitted_on(row) else HELD_OUT
         if state == SCORED:
             value, compared, b_max = _predicted(row, GENERIC, cache)
             if value is None:
@@ -197,13 +201,20 @@ def predictions(measurements: pd.DataFrame) -> pd.DataFrame:
                     "status": state, "compared_with": compared, "b_max": b_max, "predicted": value,
                     "ratio": None if value is None else value / measured, "engine_row": engine,
                     "predicted_at_engine_row": at_engine,
-                    "ratio_at_engine_row": None if at_engine is None else at_engine / measured})
+                    "ratio_at_engine_row": None if at_engine is None else at_engine / measured, "half": half})
     return pd.DataFrame(out)
 
 
 def engine_of(row) -> str:
     """The shipped engines row a measurement's engine takes (§14.3): its own where the table has it, else generic."""
     return row["engine"] if row["engine"] in engine_ids(ENGINES) else GENERIC
+
+
+def fitted_on(row) -> tuple[int, ...]:
+    """The ledger rows the engines row that applies to a measurement was fitted on (none for a documented default,
+    and none shipped today): a row among them is in sample, scored apart from the others (issue 44)."""
+    found = applying(ENGINES, engine_of(row), catalog_gpu(row["gpu"]) or row["gpu"], row["precision"])
+    return found.fitted_on if found else ()
 
 
 def _predicted(row, engine: str, cache: dict) -> tuple:
@@ -217,9 +228,11 @@ def _predicted(row, engine: str, cache: dict) -> tuple:
 
 
 # Summaries -----------------------------------------------------------------------------------------------------------
-def summary(table: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Per group of the scored rows: how many, the median ratio and the counts within ±15 % and ±25 %."""
+def summary(table: pd.DataFrame, by: list[str], ratio: str = "ratio") -> pd.DataFrame:
+    """Per group of the scored rows: how many, the median ratio and the counts within ±15 % and ±25 % (of the
+    prediction at the generic row, or of `ratio`: at the engines row that applies)."""
     scored = table[table["status"] == SCORED].copy()
+    scored["ratio"] = scored[ratio]
     off = (scored["ratio"] - 1).abs()
     for band in WITHIN:
         scored[f"within ±{band:.0%}"] = off <= band + 1e-12
@@ -252,7 +265,11 @@ def report(measurements: pd.DataFrame, table: pd.DataFrame) -> str:
     sources = measurements.groupby(["source", "source_date"]).size().reset_index(name="rows")
     scored = table[table["status"] == SCORED]
     over = scored[pd.to_numeric(scored["c"], errors="coerce") > scored["b_max"]]
+    held, fitted = (labelled[labelled["half"] == half] for half in (HELD_OUT, FITTED))
+    by_row = ["gpu", "engine", "engine_row"]
     return TEMPLATE.format(
+        held_out=markdown(summary(held, by_row, "ratio_at_engine_row")),
+        in_sample=markdown(summary(fitted, by_row, "ratio_at_engine_row")) if len(fitted) else NOT_FITTED,
         rows=len(table), scored=len(scored), over=len(over), gpus=", ".join(sorted(measurements["gpu"].unique())),
         engines=", ".join(sorted(measurements["engine"].unique())),
         by_metric=markdown(summary(labelled, ["metric"])),
@@ -262,6 +279,9 @@ def report(measurements: pd.DataFrame, table: pd.DataFrame) -> str:
         sources="\n".join(f"- {r.source} — {r.source_date} ({r.rows} rows)" for r in sources.itertuples()))
 
 
+NOT_FITTED = ("none. An engines row beyond the documented defaults names the ledger rows it was fitted on (`fitted_on` "
+              "in planner/shipped.py) and is scored on the others; no such row ships yet, so every row above is "
+              "held out (tests/test_accuracy.py fits one in a test and checks the halves stay apart).")
 TEMPLATE = """# Accuracy ledger: the serving roofline against published measurements
 
 *Generated by `python -m planner.accuracy` from `docs/accuracy/measurements.csv`; do not edit by hand (the test
@@ -340,6 +360,18 @@ Per GPU × engine × metric:
 
 {by_gpu_engine_metric}
 
+## Figures at the engines row that applies, held out
+
+Each row predicted at the engines row its engine, GPU and precision take (docs/method.md §14.3; engine_row in
+predictions.csv), scored only on the rows that row was not fitted on. These are the figures the workbook's Serving
+sheet and the HTML cite for the GPU × engine in use ("within ±15 % on … of … published … measurements").
+
+{held_out}
+
+In sample (the rows an engines row was fitted on, never counted above):
+
+{in_sample}
+
 ## Rows not predicted
 
 {reasons}
@@ -354,12 +386,55 @@ What the Catalog lacks for these rows (the GPUs and precisions to add):
 """
 
 
+def figures(table: pd.DataFrame) -> dict[tuple[str, str], tuple]:
+    """What the workbook and the HTML cite per Catalog GPU × engines-table engine: (words, rows held out, within
+    ±15 %, within ±25 %, median ratio, rows fitted on). An engine of the table (vllm, trtllm, sglang): its
+    measurements at the row that applies, held out; generic: every measurement on the GPU at the generic row."""
+    found = {}
+    scored = table[(table["status"] == SCORED) & (table["catalog_gpu"] != "")]
+    for gpu, rows in scored.groupby("catalog_gpu", sort=True):
+        name = rows["gpu"].iloc[0]
+        groups = [(GENERIC, rows, "ratio", f"{name} measurements of every engine, at the generic row")]
+        groups += [(engine, own, "ratio_at_engine_row", f"{name} {ENGINE_WORDS.get(engine, engine)} measurements")
+                   for engine, own in rows.groupby("engine", sort=True) if engine in engine_ids(ENGINES)
+                   and engine != GENERIC]
+        for engine, group, ratio, words in groups:
+            held = group[group["half"] == HELD_OUT] if engine != GENERIC else group
+            off = (held[ratio] - 1).abs()
+            found[(gpu, engine)] = (words, len(held), int((off <= WITHIN[0] + 1e-12).sum()),
+                                    int((off <= WITHIN[1] + 1e-12).sum()),
+                                    round(float(held[ratio].median()), 6) if len(held) else None,
+                                    int((group["half"] == FITTED).sum()) if engine != GENERIC else 0)
+    return found
+
+
+def figures_module(table: pd.DataFrame) -> str:
+    """planner/ledger_figures.py's text."""
+    lines = [f"    {key!r}: {value!r}," for key, value in figures(table).items()]
+    return FIGURES_MODULE.format(rows="\n".join(lines))
+
+
+FIGURES_MODULE = '''"""The accuracy ledger's figures per Catalog GPU × engine (docs/accuracy.md), as the Catalog sheet's
+ledger table, the Serving sheet and the HTML cite them. Generated by `python -m planner.accuracy`; do not edit by hand
+(tests/test_accuracy.py fails when it is stale).
+
+(GPU id, engine id) → (words, rows held out, within ±15 %, within ±25 %, median ratio, rows fitted on).
+"""
+
+LEDGER = {{
+{rows}
+}}
+'''
+
+
 def write(measurements_path: Path = MEASUREMENTS, predictions_path: Path = PREDICTIONS,
-          report_path: Path = REPORT) -> pd.DataFrame:
+          report_path: Path = REPORT, figures_path: Path | None = FIGURES) -> pd.DataFrame:
     measurements = read_measurements(measurements_path)
     table = predictions(measurements)
     predictions_path.write_text(predictions_csv(table), encoding="utf-8")
     report_path.write_text(report(measurements, table), encoding="utf-8")
+    if figures_path is not None:
+        figures_path.write_text(figures_module(table), encoding="utf-8")
     return table
 
 
@@ -371,10 +446,10 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m planner.accuracy [MEASUREMENTS.csv]`: the shipped ledger, or another file's, whose predictions.csv
     and accuracy.md are then written beside it."""
     args = sys.argv[1:] if argv is None else argv
-    paths = (MEASUREMENTS, PREDICTIONS, REPORT)
-    if args:
+    paths = (MEASUREMENTS, PREDICTIONS, REPORT, FIGURES)
+    if args:  # another file's ledger: the shipped figures stay as they are
         given = Path(args[0])
-        paths = (given, given.with_name("predictions.csv"), given.with_name("accuracy.md"))
+        paths = (given, given.with_name("predictions.csv"), given.with_name("accuracy.md"), None)
     try:
         table = write(*paths)
     except (LedgerError, FileNotFoundError) as exc:

@@ -44,6 +44,10 @@ DEMAND = [  # the Sensitivity's snapshot, shown while current
     KeyResult("plan_total_demand_high", "… at 20 % more demand (× 1.2), over the plan", kind="money0", unit="",
               snapshot=True),
 ]
+BUSIEST = [  # the sized peak against the profile's busiest hour (live: the words follow the sheet's GPUs)
+    KeyResult("plan_busiest_hour_flag", "The sized peak against the demand profile's busiest hour", kind="text",
+              unit=""),
+]
 GPU_COLUMNS = [("training", "Training (the run's GPUs)"), ("serving", "Serving at the month's peak hour"),
                ("held", "Held: training + serving"), ("committed", "Committed baseline (its terms)"),
                ("owned", "Owned (the owned path)")]

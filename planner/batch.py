@@ -30,9 +30,8 @@ import tempfile
 import threading
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
-from itertools import islice, product
 from pathlib import Path
 from typing import Iterator
 
@@ -90,14 +89,41 @@ class Outcome:
         return not self.error
 
 
-@dataclass
+@dataclass(slots=True)
 class Job:
-    scenario: Scenario
+    """One scenario of the batch: a file's own (or named) scenario, held, or a sweep's variant k, made when its task
+    is submitted (`made`) and let go once it is written, so that a batch holds a few variants at a time, not all."""
+
+    held: Scenario | None
     slug: str
     source: str
     renamed: str = ""
     seq: int = 0  # its place in the batch's order (files in order, variants in sweep order)
-    axes: dict = field(default_factory=dict)  # a sweep's variant: swept key → its value in words
+    axes: dict = field(default_factory=dict)  # a sweep's variant, made: swept key → its value in words
+    variants: sweeps.Variants | None = None  # a sweep's variant, not yet made: the file's sweep, and its place in it
+    variant: int = 0
+
+    @property
+    def scenario(self) -> Scenario:
+        """The scenario (a variant not yet made is made, and not kept)."""
+        return self.held if self.held is not None else self.variants.variant(self.variant)
+
+    def made(self) -> "Job":
+        """The job with its scenario made and its sweep values in words; it no longer points at its sweep (a job
+        sent to a worker carries its own scenario only)."""
+        if self.variants is None:
+            return self
+        return Job(self.variants.variant(self.variant), self.slug, self.source, self.renamed, seq=self.seq,
+                   axes=self.variants.axes(self.variant))
+
+    def input_files(self) -> list[Path]:
+        """The files its scenario is read from: a variant's are its file's unless the sweep changes a table's
+        external data (then the variant is made to find them)."""
+        if self.held is not None:
+            return self.held.input_files()
+        if self.variants.shares_inputs:
+            return self.variants.scenario.input_files()
+        return self.scenario.input_files()
 
 
 def scenario_files(paths: list[str], shown: bool = False) -> tuple[list[Path], list[Outcome]]:
@@ -146,14 +172,20 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
     limit = MAX_SCENARIOS if limit is None else limit
     jobs: list[Job] = []
     failed: list[Outcome] = []
-    taken: dict[str, str] = dict(BATCH_FILES)  # slug → what holds it, in words
+    taken: dict[str, str | tuple[str, str]] = dict(BATCH_FILES)  # slug → what holds it
     seq = start
 
-    def unique(slug: str, holder: str) -> tuple[str, str]:
+    def unique(slug: str, holder: tuple[str, str]) -> tuple[str, str]:
+        # holder: (scenario name, file), in words only when another takes its slug (not a sentence per variant)
         n, candidate = 2, slug
         while candidate in taken:
             candidate, n = f"{slug}-{n}", n + 1
-        renamed = "" if candidate == slug else f"{slug}.* is taken by {taken[slug]}"
+        if candidate == slug:
+            renamed = ""
+        else:
+            holding = taken[slug]
+            words = holding if isinstance(holding, str) else f"the files of {quoted(holding[0])} ({cut(holding[1])})"
+            renamed = f"{slug}.* is taken by {words}"
         taken[candidate] = holder
         return candidate, renamed
 
@@ -163,8 +195,8 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
             try:
                 with _sweep_said(path, shown, limit):
                     scenario = load_scenario(path)
-                axes = _axes(scenario)
-                found = [variant for _, variant in scenario.variants()] or [scenario]
+                variants = scenario.variants()
+                found = [] if variants else [scenario]
                 found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
             except ScenarioError as exc:
                 slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
@@ -172,27 +204,25 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
                 seq += 1
                 reading.update()
                 continue
-            if len(jobs) + len(found) > limit:
+            if len(jobs) + len(variants) + len(found) > limit:
                 yes = " unless --yes" if limit < MAX_WITH_YES else ""
-                raise OutputError(f"{cut(str(path))}: brings the batch to {len(jobs) + len(found):,} scenarios; a "
-                                  f"batch writes at most {limit:,}{yes} (summary.xlsx has a row each): split it")
-            for i, s in enumerate(found):
-                slug, renamed = unique(s.slug, f"the files of {quoted(s.name)} ({cut(str(path))})")
-                jobs.append(Job(s, slug, str(path), renamed, seq=seq, axes=axes[i] if i < len(axes) else {}))
+                raise OutputError(f"{cut(str(path))}: brings the batch to {len(jobs) + len(variants) + len(found):,} "
+                                  f"scenarios; a batch writes at most {limit:,}{yes} (summary.xlsx has a row each): "
+                                  f"split it")
+            source = str(path)
+            for k in range(len(variants)):  # each variant's name from its values, the variant itself made later
+                name = variants.variant_name(k)
+                slug, renamed = unique(slugify(name), (name, source))
+                jobs.append(Job(None, slug, source, renamed, seq=seq, variants=variants, variant=k))
+                seq += 1
+            for s in found:
+                slug, renamed = unique(s.slug, (s.name, source))
+                jobs.append(Job(s, slug, source, renamed, seq=seq))
                 seq += 1
             reading.update()
     finally:
         reading.close()
     return jobs, failed
-
-
-def _axes(scenario: Scenario) -> list[dict]:
-    """Each sweep variant's values by swept key, in words, in the variants' order (the sweep's product)."""
-    if not scenario.sweep:
-        return []
-    keys = list(scenario.sweep)
-    return [{key: sweeps.plain_text(value) for key, value in zip(keys, values)}
-            for values in product(*scenario.sweep.values())]
 
 
 class _sweep_said:
@@ -233,7 +263,9 @@ def output_paths_checked(jobs: list[Job], files: list[Path], out_dir: Path) -> N
     each absent or a regular file, and none one of the batch's inputs (scenarios, benchmark logs). OutputError
     names the first that is not."""
     names = [name for job in jobs for name in output_names(job.slug)] + ["index.html", "summary.xlsx"]
-    inputs = list(files) + [path for job in jobs for path in job.scenario.input_files()]
+    inputs = dict.fromkeys(files)
+    for job in jobs:
+        inputs.update(dict.fromkeys(job.input_files()))
     check_targets(out_dir, names, inputs)
 
 
@@ -285,18 +317,33 @@ def _write(job: Job, out_dir: Path, date: dt.date) -> Outcome:
 
 def kept(job: Job, out_dir: Path) -> Outcome | None:
     """--resume: the outcome of a scenario whose three files are in out_dir and whose JSON was written from the same
-    scenario by the same planner (output.fingerprint); None when it must be written."""
+    scenario by the same planner (output.fingerprint); None when it must be written. A variant is made only when
+    its three files are there."""
     paths = [out_dir / name for name in output_names(job.slug)]
     if not all(path.is_file() for path in paths):
         return None
     try:
         data = json.loads(paths[-1].read_bytes())
-        if data["planner"] != stamp(job.scenario):
+        scenario = job.scenario
+        if data["planner"] != stamp(scenario):
             return None
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, ScenarioError):
         return None
-    return Outcome(job.scenario.name, job.slug, job.source, job.scenario.currency, record=record_of(data),
+    return Outcome(scenario.name, job.slug, job.source, scenario.currency, record=record_of(data),
                    renamed=job.renamed, resumed=True, seq=job.seq)
+
+
+def _made_jobs(todo: list[Job]) -> Iterator[tuple[Job, Outcome | None]]:
+    """Each job in turn with its scenario made (a sweep's variant parsed now, as its task is submitted), or with
+    its failure when the variant cannot be made (its file changed under the batch, a log gone)."""
+    for job in todo:
+        try:
+            yield job.made(), None
+        except Exception as exc:  # one variant's failure must not stop the batch: reported with its type
+            name = job.variants.variant_name(job.variant)
+            error = ("\n".join(exc.problems) if isinstance(exc, ScenarioError)
+                     else f"{type(exc).__name__}: {cut(str(exc))}")
+            yield job, Outcome(name, job.slug, job.source, error=error, renamed=job.renamed, seq=job.seq)
 
 
 # Worker processes -----------------------------------------------------------------------------------------------
@@ -353,11 +400,25 @@ def _end_workers(pool: ProcessPoolExecutor) -> None:
             process.join(1.0)
 
 
+IN_FLIGHT_PER_WORKER = 4  # tasks submitted ahead per worker (process or Dask thread): busy, and memory bounded
+
+
 def _in_workers(todo: list[Job], out_dir: Path, date: dt.date, workers: int) -> Iterator[tuple[Job, Outcome]]:
-    """Each job with its outcome as it is written by `workers` processes; a signal or failure here ends them all."""
+    """Each job with its outcome as it is written by `workers` processes, at most IN_FLIGHT_PER_WORKER a worker
+    submitted (each variant made as it is); a signal or failure here ends them all."""
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_started)
+    pending = _made_jobs(todo)
+    futures: dict = {}
     try:
-        futures = {pool.submit(_work, job, out_dir, date): job for job in todo}
+        for job, failure in pending:
+            if failure is not None:
+                yield job, failure
+                continue
+            futures[pool.submit(_work, job, out_dir, date)] = job
+            while len(futures) >= workers * IN_FLIGHT_PER_WORKER:
+                done, _ = wait(futures, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield futures.pop(future), future.result()
         for future in as_completed(futures):
             yield futures.pop(future), future.result()
     except BaseException:
@@ -367,7 +428,6 @@ def _in_workers(todo: list[Job], out_dir: Path, date: dt.date, workers: int) -> 
 
 
 # Dask ------------------------------------------------------------------------------------------------------------
-IN_FLIGHT_PER_WORKER = 4  # tasks submitted ahead per worker thread: the cluster stays busy, memory stays bounded
 
 
 def connect(scheduler: str):
@@ -403,15 +463,29 @@ def _on_dask(todo: list[Job], out_dir: Path, date: dt.date, scheduler: str) -> I
     batch = uuid.uuid4().hex  # this batch's task keys: never another batch's on a shared cluster
     try:
         ahead = max(1, sum(client.nthreads().values()) * IN_FLIGHT_PER_WORKER)
-        pending = iter(todo)
+        pending = _made_jobs(todo)
+        failures: list = []  # (job, outcome) of variants that could not be made, said as they come
 
-        def submit(job: Job):
+        def submit(made: tuple[Job, Outcome | None]):
+            job, failure = made
+            if failure is not None:
+                failures.append(made)
+                return None
             job.scenario.input_files()  # its benchmark logs read here, so a worker needs no access to them
             future = client.submit(_made, job, date, stamp(job.scenario), pure=False, key=f"planner-{batch}-{job.seq}")
             futures[future.key] = (future, job)
             return future
 
-        running = completed([submit(job) for job in islice(pending, ahead)])
+        def following() -> list:
+            """The next job's task (made as it is submitted), past any that cannot be made."""
+            for made in pending:
+                future = submit(made)
+                if future is not None:
+                    return [future]
+            return []
+
+        running = completed([future for _ in range(ahead) for future in following()])
+        yield from _drained(failures)
         for future in running:
             _, job = futures.pop(future.key)
             try:
@@ -421,9 +495,9 @@ def _on_dask(todo: list[Job], out_dir: Path, date: dt.date, scheduler: str) -> I
                                          error=f"the Dask task failed: {type(exc).__name__}: {cut(str(exc))}",
                                          renamed=job.renamed, seq=job.seq), {}
             future.release()
-            following = next(pending, None)
-            if following is not None:
-                running.add(submit(following))
+            for more in following():
+                running.add(more)
+            yield from _drained(failures)
             yield job, _written(job, outcome, files, out_dir)
     finally:
         client.cancel([future for future, _ in futures.values()], force=True)
@@ -471,27 +545,34 @@ def _resumed(todo: list[Job], out_dir: Path, spool: "Spool", shown: bool) -> lis
     """The jobs --resume still has to write; each kept one's outcome spooled."""
     left = []
     with bar(len(todo), "looking for finished scenarios", "scenario", shown) as looking:
-        for job in todo:
+        for job in todo:  # a variant made only where its files are there, and let go
             outcome = kept(job, out_dir)
             if outcome is None:
                 left.append(job)
             else:
-                spool.add(outcome, job.axes)
+                spool.add(outcome, job.variants.axes(job.variant) if job.variants is not None else job.axes)
             looking.update()
     if shown:
         say(f"--resume: {len(todo) - len(left):,} of {len(todo):,} scenarios already written, kept as they are")
     return left
 
 
+def _drained(failures: list) -> Iterator:
+    while failures:
+        yield failures.pop(0)
+
+
 def _outcomes(todo: list[Job], out_dir: Path, date: dt.date, jobs: int | None,
               scheduler: str | None) -> Iterator[tuple[Job, Outcome]]:
+    """Each job (its scenario made) with its outcome, as it is written; a variant is made when its task is
+    submitted, a bounded number ahead of those written."""
     if scheduler is not None:
         yield from _on_dask(todo, out_dir, date, scheduler)
         return
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     if workers == 1:
-        for job in todo:
-            yield job, _write(job, out_dir, date)
+        for job, failure in _made_jobs(todo):
+            yield job, failure or _write(job, out_dir, date)
     else:
         yield from _in_workers(todo, out_dir, date, workers)
 

@@ -56,6 +56,7 @@ from planner.engine.plan.pools import PairRefused
 from planner.report import render_html
 from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
+from planner.tables import raised_warnings
 from planner.workbook.kit import NameClash
 
 SUFFIXES = ("xlsx", "html", "json")
@@ -79,6 +80,8 @@ def results_json(results: Results, stamp: dict | None = None) -> str:
     if stamp:
         found = {"planner": stamp, **found}
     found["checks_failed"] = failed_checks(results)
+    found["warnings"] = [{"name": key, "label": label, "take_care": note}
+                         for key, label, note in raised_warnings(results)]  # the results stand (§14.7)
     return json.dumps(found, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
 
 

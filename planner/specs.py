@@ -83,6 +83,19 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Warning:
+    """A Checks-sheet warning: its key (the engine's warning of the same key), label, and a formula that is TRUE when
+    the warning applies. A warning does not fail the master check or make a result n/a: the results stand, and its
+    note says which input or reading to take care about. The kit wraps it in IFERROR(…, FALSE)."""
+
+    key: str
+    label: str
+    _: KW_ONLY
+    formula: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Formula:
     """A header or text cell that is a formula with a cached value."""
 

@@ -86,11 +86,12 @@ class EngineModule(Protocol):
 
 @runtime_checkable
 class SheetModule(Protocol):
-    """planner/workbook/K.py: the sheet (KEY_RESULTS and CHECKS have defaults, DEFAULTS)."""
+    """planner/workbook/K.py: the sheet (KEY_RESULTS, CHECKS and WARNINGS have defaults, DEFAULTS)."""
 
     SHEET: str  # the sheet's name
     KEY_RESULTS: list  # kit.KeyResult rows for the Cover, naming headline results
     CHECKS: list  # kit.Check rows for the Checks sheet, keyed like the engine's checks
+    WARNINGS: list  # kit.Warning rows for the Checks sheet, keyed like the engine's warnings
     write: Callable  # write(book, results): the sheet (and any sheet of its own after it, as Goodput's Requests)
 
 
@@ -118,7 +119,7 @@ DEFAULTS: dict[type, dict[str, Any]] = {
     InputsModule: {"SECTIONS": {}, "EXTERNAL": None, "canonical": _no_problems, "cross_checks": _no_problems,
                    "present": _always},
     EngineModule: {"CONSTANTS": []},
-    SheetModule: {"KEY_RESULTS": [], "CHECKS": []},
+    SheetModule: {"KEY_RESULTS": [], "CHECKS": [], "WARNINGS": []},
     ReportModule: {"SUMMARY": []},
 }
 
@@ -193,6 +194,17 @@ TABLES = [
 def present(scenario) -> list[Table]:
     """The scenario's tables, in table order: those whose sections it has."""
     return [t for t in TABLES if t.present(scenario)]
+
+
+def raised_warnings(results) -> list[tuple[str, str, str]]:
+    """The warnings that apply (docs/method.md §14.7; Cost's own): (key, label, what to take care about), in table
+    order. The results stand: a warning fails no check."""
+    found = []
+    for t in present(results.scenario):
+        for item in t.sheet.WARNINGS:
+            if results.warnings.get(item.key):
+                found.append((item.key, item.label, item.note))
+    return found
 
 
 def table(key: str) -> Table:

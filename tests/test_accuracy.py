@@ -140,13 +140,82 @@ def test_the_summary_counts_the_bands():
 
 
 def test_the_committed_ledger_is_what_the_engine_gives_today(measurements):
-    """A method or Catalog change that moves a figure fails here until `python -m planner.accuracy` is rerun."""
+    """A method or Catalog change that moves a figure fails here until `python -m planner.accuracy` is rerun; so
+    does planner/ledger_figures.py (the Catalog sheet's ledger table, the Serving sheet's and the HTML's citation)."""
     table = accuracy.predictions(measurements)
     assert accuracy.predictions_csv(table) == accuracy.PREDICTIONS.read_text(encoding="utf-8")
     assert accuracy.report(measurements, table) == accuracy.REPORT.read_text(encoding="utf-8")
+    assert accuracy.figures_module(table) == accuracy.FIGURES.read_text(encoding="utf-8")
 
 
 def test_a_ledger_whose_rows_are_all_on_the_catalog_says_it_lacks_nothing():
     measurements = pd.DataFrame([_row(id="1")])
     text = accuracy.report(measurements, accuracy.predictions(measurements))
     assert "What the Catalog lacks for these rows (the GPUs and precisions to add):\n\n- nothing:" in text
+
+
+def test_an_engines_row_fitted_on_ledger_rows_is_scored_on_the_others(monkeypatch):
+    """The mechanism (no fitted row ships): a vllm | h100-sxm | any row fitted on rows 1 and 2 puts them in sample;
+    the held-out figures and the figure the workbook cites count row 3 only, and the page shows the halves apart."""
+    from planner.model import engines
+
+    given = dict(accuracy.ENGINES) | {("vllm", "h100-sxm", "any"): engines.EngineRow(
+        "vllm", "h100-sxm", priors={"compute_efficiency": 0.4}, source="fitted in a test", fitted_on=(1, 2))}
+    monkeypatch.setattr(accuracy, "ENGINES", engines.filled(given))
+    rows = [_row(id="1"), _row(id="2", value="2000"), _row(id="3", value="1100"), _row(id="4", engine="trtllm")]
+    table = accuracy.predictions(pd.DataFrame(rows))
+    assert list(table["half"]) == [accuracy.FITTED, accuracy.FITTED, accuracy.HELD_OUT, accuracy.HELD_OUT]
+    figures = accuracy.figures(table)
+    words, held, *_, fitted = figures[("h100-sxm", "vllm")]
+    assert (words, held, fitted) == ("H100 vLLM measurements", 1, 2)
+    assert figures[("h100-sxm", "generic")][1] == 4  # the generic row is a documented default: every row
+    text = accuracy.report(pd.DataFrame(rows), table)
+    held_out = text.split("## Figures at the engines row that applies, held out")[1].split("In sample")[0]
+    in_sample = text.split("In sample (the rows an engines row was fitted on, never counted above):")[1]
+    assert "| H100 | vllm | vllm | 1 |" in held_out and "| H100 | vllm | vllm | 2 |" in in_sample.split("##")[0]
+
+
+def test_a_fitted_row_without_a_held_out_measurement_warns(monkeypatch):
+    """§14.7: an engines row fitted on every ledger measurement of its GPU and engine has no held-apart score: the
+    Serving sheet says so instead of a figure, and the warning applies."""
+    from planner.engine import compute, serving
+    from planner.scenario import parse_scenario
+
+    monkeypatch.setattr(serving, "LEDGER", {("h100-sxm", "vllm"): ("H100 vLLM measurements", 0, 0, 0, None, 17)})
+    scenario = parse_scenario({"name": "x", "model": "llama-3.1-8b", "gpu": "h100-sxm", "serving": {"engine": "vllm"}})
+    table = compute(scenario).serving
+    assert table.scalars["ledger_figure"] == serving.NOT_HELD_OUT
+    assert table.warnings["serving_engine_row_not_held_out"]
+
+
+def test_the_serving_sheet_cites_the_ledger_for_the_gpu_and_engine_in_use():
+    """docs/accuracy.md's held-out table: H100 vLLM, 17 rows, 0 within ±15 %, 2 within ±25 %, median 1.96; the
+    generic row on H100 over every engine: 62 rows, 16 and 25; a GPU the ledger lacks says so."""
+    from planner.engine import serving
+
+    assert serving.ledger_figure("h100-sxm", "vllm")[1] == (
+        "within ±15 % on 0 of 17 published H100 vLLM measurements (±25 %: 2; median predicted/measured 1.96; "
+        "docs/accuracy.md)")
+    assert serving.ledger_figure("h100-sxm", "generic")[1].startswith(
+        "within ±15 % on 16 of 62 published H100 measurements of every engine, at the generic row (±25 %: 25;")
+    assert serving.ledger_figure("a100-80gb", "vllm") == (0, serving.NO_LEDGER)
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("application", ["libreoffice", "gnumeric"])
+def test_the_cited_figure_follows_the_gpu_and_engine_live(application, request, default_workbook, tmp_path):
+    """The Serving sheet's citation is a lookup of Catalog's ledger table: the engine vllm on the default's H100 cites
+    H100 vLLM's 0 of 17; an A100 has no published measurement; recalculated, every formula equals the engine."""
+    from planner.engine.serving import NO_LEDGER
+    from tests.helpers import build_in_memory, named, recalculated, scenario_with, set_cells
+
+    app = request.getfixturevalue(application)
+    vllm, a100 = tmp_path / "vllm.xlsx", tmp_path / "a100.xlsx"
+    set_cells(default_workbook, vllm, {"serving_engine": "vllm"})
+    set_cells(default_workbook, a100, {"gpu": "a100-80gb"})
+    books = [build_in_memory(scenario_with(**{"serving.engine": "vllm"}), like=vllm),
+             build_in_memory(scenario_with(gpu="a100-80gb"), like=a100)]
+    values = recalculated(app, [vllm, a100], books)
+    assert named(values[0], books[0], "serving_ledger_figure").startswith(
+        "within ±15 % on 0 of 17 published H100 vLLM measurements")
+    assert named(values[1], books[1], "serving_ledger_figure") == NO_LEDGER

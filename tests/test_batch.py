@@ -390,3 +390,90 @@ def test_resume_writes_again_a_scenario_whose_benchmark_log_changed(tmp_path, sm
     (tmp_path / "logs" / "c.json").write_text(json.dumps({**log, "ttfts": [0.125]}))  # the same scenario file
     assert [o.resumed for o in run_batch([str(tmp_path / "c.yaml")], out, jobs=1, progress=False, resume=True)] \
         == [False]
+
+
+# Variants made one at a time (issue 46, item 3's memory bound) ------------------------------------------------------
+def counting(monkeypatch) -> dict:
+    """How many variants a batch made (`made`), and how many of them were alive at most (`most`) when an outcome
+    was spooled: the parent's (a worker is sent its variant made, and never makes one); checking the file, which
+    makes each variant and lets it go, is not counted."""
+    import gc
+    import weakref
+
+    import planner.batch
+
+    counts, alive = {"made": 0, "most": 0}, []
+    make, add = planner.batch.Job.made, planner.batch.Spool.add
+
+    def made(job):
+        ready = make(job)
+        if job.variants is not None:
+            counts["made"] += 1
+            alive.append(weakref.ref(ready.held))
+        return ready
+
+    def spooled(self, outcome, axes=None):
+        gc.collect()
+        counts["most"] = max(counts["most"], sum(ref() is not None for ref in alive))
+        return add(self, outcome, axes)
+
+    monkeypatch.setattr(planner.batch.Job, "made", made)
+    monkeypatch.setattr(planner.batch.Spool, "add", spooled)
+    return counts
+
+
+@pytest.fixture
+def in_flight(monkeypatch):
+    return counting(monkeypatch)
+
+
+def test_reading_a_sweep_checks_each_variant_and_keeps_none(tmp_path, monkeypatch):
+    """The file's 12 variants are each parsed when it is read (a bad one stops it there) and let go: none is alive
+    afterwards, and its variants are made again one at a time, in the sweep's order, when asked for."""
+    import gc
+    import weakref
+
+    import planner.scenario
+
+    alive, parse = [], planner.scenario.parse_scenario
+
+    def parsed(data, *args, **kwargs):
+        scenario = parse(data, *args, **kwargs)
+        if data.get("name", "").startswith("s ["):
+            alive.append(weakref.ref(scenario))
+        return scenario
+
+    monkeypatch.setattr(planner.scenario, "parse_scenario", parsed)
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\nsweep:\n  memory.strategy: [ddp, zero1, zero2, zero3]\n  memory.micro_batch: [1, 2, 4]\n")
+    variants = load_scenario(path).variants()
+    gc.collect()
+    assert len(alive) == 12 and not any(ref() for ref in alive)  # each checked once, none kept
+    assert not isinstance(variants, (list, tuple)) and len(variants) == 12
+    made = iter(variants)
+    assert next(made)[1].name == "s [memory.strategy=ddp, memory.micro_batch=1]" and len(alive) == 13
+    assert [variants.label(k) for k in (1, 3, 11)] == [
+        "memory.strategy=ddp, memory.micro_batch=2", "memory.strategy=zero1, memory.micro_batch=1",
+        "memory.strategy=zero3, memory.micro_batch=4"]  # itertools.product's order, the last key fastest
+
+
+def test_one_process_makes_each_variant_as_it_writes_it(tmp_path, small_workbooks, in_flight):
+    (tmp_path / "s.yaml").write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3]}\n")
+    outcomes = run_batch([str(tmp_path / "s.yaml")], tmp_path / "out", jobs=1, progress=False)
+    assert [o.name for o in outcomes] == [f"s [memory.strategy={s}]" for s in ("ddp", "zero1", "zero2", "zero3")]
+    assert in_flight["made"] == 4 and in_flight["most"] == 1  # before: all 4 made when the file was read
+
+
+@pytest.mark.long
+def test_worker_processes_have_a_bounded_number_of_variants_in_flight(tmp_path, small_workbooks, in_flight,
+                                                                      monkeypatch):
+    import planner.batch
+
+    monkeypatch.setattr(planner.batch, "IN_FLIGHT_PER_WORKER", 2)  # 2 workers × 2: 4 ahead at most, of 16
+    (tmp_path / "s.yaml").write_text("name: s\nsweep: {memory.strategy: [ddp, zero1, zero2, zero3], "
+                                     "memory.micro_batch: [1, 2, 4, 8]}\n")
+    outcomes = run_batch([str(tmp_path / "s.yaml")], tmp_path / "out", jobs=2, progress=False)
+    assert len(outcomes) == 16 and all(o.ok for o in outcomes)
+    assert [o.name for o in outcomes][:2] == ["s [memory.strategy=ddp, memory.micro_batch=1]",
+                                              "s [memory.strategy=ddp, memory.micro_batch=2]"]  # the sweep's order
+    assert in_flight["made"] == 16 and in_flight["most"] <= 4

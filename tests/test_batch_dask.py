@@ -193,3 +193,20 @@ def test_a_worker_killed_mid_task_leaves_the_batch_finishing_with_nothing_partia
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert not [name for name in names if name.startswith(".")]
     assert len(names) == 3 * sum(o.ok for o in outcomes) + 2
+
+
+def test_the_cluster_is_given_a_bounded_number_of_variants_at_a_time(tmp_path, small_workbooks, threads_cluster,
+                                                                     monkeypatch):
+    """Each variant is made as its task is submitted: 2 worker threads × 1 ahead, and the next submitted as one
+    finishes, before its files are written: at most 3 of the 6 exist at once (all 6 did, made when the file was
+    read, before variants were made lazily)."""
+    import planner.batch
+    from tests.test_batch import counting
+
+    monkeypatch.setattr(planner.batch, "IN_FLIGHT_PER_WORKER", 1)
+    sweep = tmp_path / "d.yaml"
+    sweep.write_text(SWEEP)
+    counts = counting(monkeypatch)
+    outcomes = run_batch([str(sweep)], tmp_path / "out", scheduler=threads_cluster, progress=False)
+    assert len(outcomes) == 6 and all(o.ok for o in outcomes)
+    assert counts["made"] == 6 and counts["most"] <= 3

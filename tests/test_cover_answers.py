@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 
 import openpyxl
 import pytest
@@ -126,6 +127,45 @@ def test_peak_gpus_reads_why_not_where_serving_does_not_fit():
     r = compute(scenario_with(**{"serving.users": 100_000}), generated=DAY)
     assert not r.cost.plan.serving_fits
     assert r.headline["plan_peak_gpus"] == r.cost.plan.serving_na
+
+
+def test_the_sized_peak_is_read_against_the_profiles_busiest_hour():
+    """Demand risk (issue 43 item 1, §13.16): without growth every serving month holds G = CEIL9(ĝ·MAX f) GPUs,
+    and the profile's busiest hour keeps ĝ·MAX f of them busy, ĝ = U_d/Σf (U_d the GPU-hours a day): covered, each
+    number in the words."""
+    r = flat()
+    profile = r.cost.plan.profile
+    busiest = round(per_day(r) / sum(profile) * max(profile), 9)
+    assert peak(r) == math.ceil(busiest) > busiest
+    assert r.headline["plan_busiest_hour_flag"] == (
+        f"covered: {peak(r):,} serving GPUs at the peak month hold its busiest hour, which keeps {busiest:,.1f} busy")
+    unfit = compute(scenario_with(**{"serving.users": 100_000}), generated=DAY)
+    assert unfit.headline["plan_busiest_hour_flag"] == unfit.cost.plan.serving_na
+
+
+@pytest.mark.spreadsheet
+def test_the_busiest_hour_flag_turns_when_the_sized_peak_falls_below_it(libreoffice, default_workbook, default_book,
+                                                                        tmp_path):
+    """The flag is live: the peak months' sized GPUs typed down to one below the GPUs the busiest hour keeps busy
+    (on Budget), LibreOffice turns the Cover's line to BELOW with the numbers; as written it reads covered."""
+    from tests.helpers import UNCOMPARED, recalculated, set_cells
+
+    sheet, ref = default_book.names["calendar_committed_gpus"]
+    first, last = ref.replace("$", "").split(":")
+    column, top, bottom = first.rstrip("0123456789"), int(first.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")), int(
+        last.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+    cells = {f"{column}{r}": default_book.formulas[(sheet, f"{column}{r}")] for r in range(top, bottom + 1)}
+    sized = max(v for v in cells.values() if isinstance(v, (int, float)))
+    flag = default_book.formulas[default_book.names["plan_busiest_hour_flag"]]
+    busiest = float(re.search(r"which keeps ([\d,.]+) busy", flag)[1].replace(",", ""))
+    assert flag.startswith(f"covered: {sized:,} serving GPUs") and busiest <= sized <= busiest + 1 and busiest > 1
+    copy = tmp_path / "below.xlsx"
+    lower = math.floor(busiest) - 1
+    set_cells(default_workbook, copy, {(sheet, a1): lower for a1, value in cells.items() if value == sized})
+    [recalc] = recalculated(libreoffice, [copy], [UNCOMPARED])
+    assert recalc[default_book.names["plan_busiest_hour_flag"]] == (
+        f"BELOW: {lower:,} serving GPUs at the peak month, fewer than the {busiest:,.1f} its busiest hour keeps "
+        "busy: requests wait at that hour")
 
 
 # The plan's unit costs ----------------------------------------------------------------------------------------------
@@ -308,3 +348,18 @@ def test_a_failed_input_turns_every_answer_n_a_never_blank_or_an_error(libreoffi
     errors = [cell for cell, value in values.items() if cell[0] == "Cover" and isinstance(value, str)
               and value.startswith("#")]
     assert errors == []
+
+
+def test_the_crossover_days_label_names_the_traffic_it_was_computed_from(example_files):
+    """Issue 43 finding 5: fleet-1's crossover day is computed from the Fleet's traffic, so its label says that
+    traffic, not the Crossover's own preset: 3600 s · 6,144 output tokens · 10 requests a second · 24 hours of a flat
+    day = 5,308,416,000 tokens a day. The default, without a fleet, reads its preset popular-app's tokens a day."""
+    def label(example) -> str:
+        cover = openpyxl.load_workbook(example_files(example)["xlsx"], data_only=True)["Cover"]
+        return next(str(c.value) for line in cover.iter_rows(max_col=1) for c in line
+                    if str(c.value).startswith("Day serving overtakes training in operations"))
+
+    fleet = label(next((ROOT / "examples").glob("fleet-1*.yaml")))
+    assert fleet.endswith(f"serving {3600 * 6144 * 10 * 24:,} tokens a day") and "popular-app" not in fleet
+    popular_app = compute(scenario_with(), generated=DAY).scenario.merged_catalog.traffic_presets["popular-app"]
+    assert label(DEFAULT_EXAMPLE).endswith(f"serving {popular_app:,.0f} tokens a day")

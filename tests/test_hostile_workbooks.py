@@ -128,7 +128,7 @@ def test_an_unterminated_formula_is_a_changed_formula_not_a_traceback(clean, tmp
 
 def test_a_catalog_block_of_10000_added_rows_is_refused_at_its_stated_length(clean, tmp_path):
     path = damaged.with_catalog_rows(clean, tmp_path / "long.xlsx", "catalog_gpu", 10_000)
-    refused_everywhere(path, "Catalog!A210:A10228 (catalog_gpu_ids): a Catalog block of 10,019 rows; the planner "
+    refused_everywhere(path, "Catalog!A227:A10245 (catalog_gpu_ids): a Catalog block of 10,019 rows; the planner "
                              "reads at most 1,020 (its shipped entries, 1,000 of the scenario's own and 10 empty "
                              "rows): not read")
 

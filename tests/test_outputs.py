@@ -42,7 +42,7 @@ def test_run_without_a_scenario_writes_the_default_into_output(tmp_path):
 
 def test_json_holds_the_normalised_scenario_headline_and_tables(example_files):
     data = json.loads(example_files(DEFAULT_EXAMPLE)["json"].read_text())
-    assert set(data) == {"planner", "scenario", "headline", "not_available", "tables", "checks_failed"}
+    assert set(data) == {"planner", "scenario", "headline", "not_available", "tables", "checks_failed", "warnings"}
     assert data["planner"]["version"] == planner.__version__ and len(data["planner"]["scenario_sha256"]) == 64
     assert data["checks_failed"] == []  # the default scenario passes every check
     assert data["scenario"]["memory"]["strategy"] == "zero3"

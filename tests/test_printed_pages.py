@@ -191,8 +191,8 @@ PAGES_AT_MOST = {"default": 40, "fleet-1-8b-at-10-requests-per-second-on-five-gp
 @pytest.mark.spreadsheet
 @pytest.mark.long
 def test_the_default_prints_on_40_pages_and_a_fleet_on_60(printed):
-    """Proportionate print (issue 43 item 5; before: default 89 pages, fleet-1 132): Checks prints one line per part
-    of its list with the count that fail and the first of them, Catalog the plan's model and GPU, the engineering
+    """Proportionate print (issue 43 item 5; before: default 89 pages, fleet-1 132): Checks prints its checks that
+    fail and the sets of checks that fail (the first checks.SHOWN of each, "None fails." when none does), Catalog the plan's model and GPU, the engineering
     sheets their summary block; every page stays at 8 points or more (the test above) and none is empty."""
     counts = {workbook: sum(1 for page in printed if page.workbook == workbook) for workbook in PAGES_AT_MOST}
     assert all(counts[workbook] <= most for workbook, most in PAGES_AT_MOST.items()), counts
@@ -202,8 +202,21 @@ def test_the_default_prints_on_40_pages_and_a_fleet_on_60(printed):
             sheets[page.sheet] = sheets.get(page.sheet, 0) + 1
     assert sheets["Checks"] == 1 and sheets["Catalog"] <= 2 and sheets["Hours"] == 1, sheets
     checks = " ".join(_words(printed, "default", "Checks"))
-    assert "Each part of the list" in checks and "Recalculation canary" in checks
+    assert "The checks that fail, in the list" in checks and "Recalculation canary" in checks  # ' reads &apos;
+    assert "Sets of checks that fail, of" in checks and checks.count("None fails.") == 2
     assert "Set 1 (ok_group_1)" not in checks  # the whole list stays on screen only
     catalog = " ".join(_words(printed, "default", "Catalog"))
     assert "model: its row of the table above" in catalog and "GPU: its row of the table above" in catalog
     assert "mixtral" not in catalog and "b200" not in catalog  # Catalog rows the plan does not use
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.long
+def test_a_subtitle_wider_than_the_page_wraps_within_it(printed):
+    """The API sheet's subtitle ran on one line past the page's right edge, clipped at "… Prices are US" (issue 43,
+    a reason or a label is wrapped, never clipped): it wraps across the printed columns, to its last word."""
+    page = next(page for page in printed if page.workbook.startswith("fleet-1-") and page.sheet == "API")
+    lines = [" ".join(w[4] for w in line) for line in page.lines]
+    first = next(i for i, line in enumerate(lines) if line.startswith("docs/method.md §13: the plan"))
+    assert "converted" not in lines[first]
+    assert any(line.endswith("converted here (fx).") for line in lines[first + 1:first + 4]), lines[first:first + 4]

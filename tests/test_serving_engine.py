@@ -314,9 +314,14 @@ def test_calibration_recovers_the_efficiencies_of_a_synthetic_run():
     tpot_ms = (step_bytes / (3.35e12 * 0.6) + 0.001) * 1000
     # prefill of 1,000 tokens: 2·7,504,924,672·1,000 + 32·1,000²·8,192 FLOPs, measured as if η_c were 0.4
     flops = 15_009_849_344_000 + 262_144_000_000
-    ttft_ms = (flops / (989e12 * 0.4) + 0.001) * 1000
-    got = measured(r, ttft=ttft_ms, tpot=tpot_ms)
-    assert got["mean_concurrency"] == 12
+    prefill_ms = (flops / (989e12 * 0.4) + 0.001) * 1000
+    # §14.6: the run's median TTFT is its own prefill plus the closed-loop excess TTFT_med(12) − TTFT predicted at
+    # the inputs; P = TTFT − that excess is what implies η_c
+    excess = measured(r, ttft=prefill_ms, tpot=tpot_ms)
+    excess = excess["predicted_ttft_median_ms"] - excess["predicted_ttft_ms"]
+    got = measured(r, ttft=prefill_ms + excess, tpot=tpot_ms)
+    assert got["mean_concurrency"] == 12 and got["clients"] == 12
+    assert got["own_prefill_ms"] == pytest.approx(prefill_ms)
     assert got["implied_bandwidth_efficiency"] == pytest.approx(0.6)
     assert got["implied_compute_efficiency"] == pytest.approx(0.4)
     # the prediction at 12 with the defaults (η_m 0.7): memory-bound, + τ
@@ -334,6 +339,20 @@ def test_calibration_takes_the_all_reduce_off_first():
     assert got["implied_bandwidth_efficiency"] == pytest.approx(0.65)
     # a measurement no longer than AR + τ implies nothing
     assert measured(r, ttft=1000, tpot=ar * 1000)["implied_bandwidth_efficiency"] is None
+
+
+def test_the_implied_eta_m_subtracts_ar_and_the_pass_overhead_at_the_ceiled_concurrency():
+    """§14.6: η_m implied = bytes(B̄)/(HBM·(TPOT − AR(b̄) − τ_pass(b̄))), b̄ = CEILING(B̄) = 13 at B̄ 12.1 (3,630 s of
+    latencies over 300 s): 70B on four H100s, τ_pass(13) = (0.126 + 0.032·80 + 0.0044·13)/1000 s."""
+    r = replica(LLAMA_70B, tensor_parallel=4, overhead_fixed_ms=0.126, overhead_per_layer_ms=0.032,
+                overhead_per_sequence_ms=0.0044)
+    ar13 = 160 * (8e-6 + 1.5 * 13 * 8192 * 2 / 450e9)
+    tau13 = (0.126 + 0.032 * 80 + 0.0044 * 13) / 1000
+    step_bytes = 34_751_516_672 + 12.1 * 1250 * 81_920
+    got = r.calibration(latency_sum_s=3630, duration_s=300, mean_prompt_tokens=1000, mean_output_tokens=500,
+                        median_ttft_ms=1000, median_tpot_ms=30)
+    assert got["mean_concurrency"] == pytest.approx(12.1) and got["clients"] == 12
+    assert got["implied_bandwidth_efficiency"] == pytest.approx(step_bytes / (3.35e12 * (0.030 - ar13 - tau13)))
 
 
 def test_from_catalog_parts_takes_section_six_defaults():

@@ -195,3 +195,35 @@ def test_a_blank_draft_token_count_turns_its_check_false_and_serving_n_a(libreof
     # layer) + 2·4096² = 251,666,432, so W_g = 2·(8,030,261,248 + Ψ_d); KV 131,072 + 131,072/32 bytes per token
     pool = 72e9 - 2 * (8_030_261_248 + 251_666_432)
     assert named(values, book, "serving_max_concurrency") == int(pool / (8192 * (131_072 + 4096))) == 50
+
+
+# §14.6 in §12.2 and §12.3 (knobs given explicitly, so the module's zero overheads do not matter) -------------------
+GENERIC = dict(overhead_fixed_ms=0.126, overhead_per_layer_ms=0.032, overhead_per_sequence_ms=0.0044,
+               dispatch_ms_per_layer=0.8)
+
+
+def test_a_cached_prefix_shortens_the_closed_loop_fill():
+    """§14.6, §12.3: s_n = (1 − h)·s replaces s in p_s, κ, q and the fill's GEMMs; the attention is L·(s² − s_h²)·w
+    and the KV term keeps j·s·KV_g. 8B BF16 on one H100, s 2,048, h 0.5, N 1,024: s_n 1,024, so p_s = 1 (2 without
+    the cache), κ = INT(1,024/1,024) = 1; at c = 4, q = 1,024 + 3 = 1,027 tokens and
+    F = 2·7,504,924,672·(1,024 + 3) + 32·(2,048² − 1,024²)·8,192 + 3·2·32·5,120·8,192."""
+    r = replica("llama-3.1-8b", "h100-sxm", BF16, 1, prefix_hit_rate=0.5, prefill_token_budget=1024, **GENERIC)
+    assert (r.prefill_passes, r.prompts_per_pass(4)) == (1, 1)
+    assert replace(r, prefix_hit_rate=0).prefill_passes == 2
+    flops, moved, tokens = r.fill_terms(1, 4)
+    c_bar = 2048 + 6144 / 2
+    assert tokens == 1027
+    assert flops == pytest.approx(2 * 7_504_924_672 * 1027 + 32 * (2048 ** 2 - 1024 ** 2) * 8192
+                                  + 3 * 2 * 32 * c_bar * 8192, rel=1e-12)
+    assert moved == pytest.approx(2 * 7_504_924_672 + (2048 + 3 * c_bar) * 131_072, rel=1e-12)
+
+
+def test_a_draft_pays_its_own_pass_overhead_and_dispatch():
+    """§14.6, §12.2: the draft pass τ_pass(b) with L_d (an MTP head: L_d 1), the draft's prefill (τ + τ_L·L_d)
+    only, the verify pass τ_pass(b); TTFT_med's dispatch δ·(L + L_d) = 0.8·33 = 26.4 ms."""
+    r = replica("llama-3.1-8b", "h100-sxm", BF16, 1, speculative="mtp", **GENERIC)
+    assert ms(r.overhead_s("draft", 16)) == pytest.approx(0.126 + 0.032 * 1 + 0.0044 * 16)
+    assert ms(r.overhead_s("draft_prefill", 16)) == pytest.approx(0.032 * 1)
+    assert ms(r.overhead_s("verify", 16)) == pytest.approx(0.126 + 0.032 * 32 + 0.0044 * 16)
+    at = r.ttft_at(1)
+    assert at["ttft_median_at_concurrency_ms"] - at["fill_one_ms"] == pytest.approx(0.8 * 33)

@@ -311,3 +311,38 @@ def test_gnumeric_without_recalc_is_caught(gnumeric, default_workbook):
     keeps_cached_values.flags = []  # what the command line runs, without its --recalc
     [report] = audit.audit([path], app=keeps_cached_values)
     assert report.error == recalc.not_recalculated("Gnumeric")
+
+
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_checks_prints_the_checks_that_fail_and_the_sets_that_fail(app, default_workbook, default_book, request,
+                                                                   tmp_path):
+    """What the Checks sheet prints (issue 43 item 5: its failing checks and a line per set that fails, the whole
+    list on screen): with MFU typed as text and contingency blank, its printed lines name, in the list's order, the
+    first of the list's checks that read FALSE (as many as fail, up to checks.SHOWN) and then nothing; the sets'
+    count is the sets that read FALSE, and their lines name the first of them. As written, "None fails." twice.""" 
+    from planner.workbook import checks
+    from planner.workbook.kit import xl_rowcol_to_cell
+    from tests.helpers import UNCOMPARED
+
+    sheet = default_book.sheets["Checks"]
+    result = sheet.last_col
+    lines = [sheet.sets_row - checks.SHOWN - 1 + k for k in range(checks.SHOWN)]  # under their section's title
+    set_lines = [sheet.sets_row + 2 + k for k in range(checks.SHOWN)]  # under the title and the count
+    written = [default_book.formulas[("Checks", xl_rowcol_to_cell(r, 0))] for r in lines + set_lines]
+    assert written == ["None fails."] + [""] * (checks.SHOWN - 1) + ["None fails."] + [""] * (checks.SHOWN - 1)
+    copy = tmp_path / "failing.xlsx"
+    set_cells(default_workbook, copy, {"hours_mfu": "text", "budget_contingency": None})
+    [values] = recalculated(request.getfixturevalue(app), [copy], [UNCOMPARED])
+
+    def at(r: int, c: int):
+        return values.get(("Checks", xl_rowcol_to_cell(r, c)))
+
+    listed = [at(r, 0) for r, _, _ in sheet.checked if same(False, at(r, result))]
+    assert "Model FLOPs utilisation (MFU) (hours_mfu)" in listed and len(listed) >= 2
+    assert [at(r, 0) or "" for r in lines] == (listed + [""] * checks.SHOWN)[:checks.SHOWN]
+    sets = [r for r in range(sheet.sets_row + checks.SHOWN + 4, sheet.row_index)
+            if str(at(r, 0) or "").startswith("Set ") and isinstance(at(r, result), (bool, int))]
+    failed = [at(r, 0) for r in sets if same(False, at(r, result))]
+    assert len(sets) > 100 and failed
+    assert at(sheet.sets_row + 1, result) == len(failed)
+    assert [at(r, 0) or "" for r in set_lines] == (failed + [""] * checks.SHOWN)[:checks.SHOWN]

@@ -546,26 +546,38 @@ def test_checks_sets_say_what_they_guard(example_files):
     assert found[-1].startswith("Guards Memory: Data-parallel degree d = N / (t·p)")
 
 
-def test_checks_print_each_part_of_the_list_with_its_count_that_fail_and_the_first(example_files):
+def test_checks_print_the_checks_that_fail_and_the_sets_that_fail(example_files):
     """fleet-2a's users do not fit as generated (70B FP8: one failing table check, serving_users_fit): the Checks
-    sheet prints the master check and one line per part of its list, Tables counting 1 with that check's label in
-    its note, the other parts 0; the print area ends above the list, which stays on screen (issue 43 item 5)."""
+    sheet prints the master check, then its checks that fail in the list's order (that one, then blank lines), then
+    the sets of checks that fail (their count, of all, and a line each for the first of them); the print area ends
+    with those lines, above the list, which stays on screen (issue 43 item 5: its failing checks and a line per
+    set, each failing one; before: a line per part of the list)."""
+    from planner.workbook.checks import SHOWN
+
     path = example_files(ROOT / "examples" / "fleet-2a-70b-fp8-chat.yaml")["xlsx"]
     sheet = openpyxl.load_workbook(path)["Checks"]
     cached = openpyxl.load_workbook(path, data_only=True)["Checks"]
-    labels = {row: sheet.cell(row, 1).value for row in range(1, sheet.max_row + 1)}
-    parts = {labels[row]: row for row in labels if labels[row] in (
-        "Catalog entries within their limits", "Inputs within their allowed values", "Tables",
-        "Sets of checks that guard results") and sheet.cell(row, 2).data_type == "f"}
-    assert len(parts) == 4, parts
-    failing = [row for row in range(max(parts.values()) + 1, sheet.max_row + 1)
-               if cached.cell(row, 2).value is False and not str(labels[row]).startswith(("Set ", "ok_group_"))]
-    assert len(failing) == 1 and "users" in labels[failing[0]].lower(), [labels[r] for r in failing]
-    assert cached.cell(parts["Tables"], 2).value == 1 and cached.cell(parts["Tables"], 4).value == labels[failing[0]]
-    assert [cached.cell(parts[p], 2).value for p in ("Catalog entries within their limits",
-                                                   "Inputs within their allowed values")] == [0, 0]
+    labels = {row: cached.cell(row, 1).value for row in range(1, sheet.max_row + 1)}
+    [heading] = [row for row, label in labels.items() if str(label).startswith("The checks that fail, in the list")]
+    [count] = [row for row, label in labels.items() if str(label).startswith("Sets of checks that fail, of ")]
+    printed = [labels[row] or "" for row in range(heading + 1, heading + 1 + SHOWN)]
+    printed_sets = [labels[row] or "" for row in range(count + 1, count + 1 + SHOWN)]
+    warnings = next(row for row, label in labels.items() if str(label).startswith("Warnings:"))  # the checks' end
+    first_set = next(row for row in range(warnings, sheet.max_row + 1) if str(labels[row]).startswith("Set "))
+    listed = [*range(count + SHOWN + 1, warnings), *range(first_set, sheet.max_row + 1)]  # the warnings apart
+    failing = [labels[row] for row in listed if cached.cell(row, 2).value is False
+               and not str(labels[row]).startswith(("Set ", "ok_group_"))]
+    sets = [labels[row] for row in listed if str(labels[row]).startswith("Set ") and cached.cell(row, 2).value
+            in (True, False)]
+    failed_sets = [label for label, row in zip(sets, [r for r in listed if str(labels[r]).startswith("Set ")])
+                   if cached.cell(row, 2).value is False]
+    assert len(failing) == 1 and "users" in failing[0].lower(), failing
+    assert printed == failing + [""] * (SHOWN - 1)
+    assert labels[count] == f"Sets of checks that fail, of {len(sets):,}" and cached.cell(count, 2).value == len(
+        failed_sets)
+    assert printed_sets == ((failed_sets or ["None fails."]) + [""] * SHOWN)[:SHOWN]
     last_printed = int(sheet.print_area.split(":")[-1].lstrip("$D").replace("$", ""))
-    assert max(parts.values()) <= last_printed < failing[0]
+    assert last_printed == count + SHOWN
 
 
 @pytest.mark.parametrize("stem", ["fleet-4-8b-office-day", "fleet-5-8b-calibrated-h100"])

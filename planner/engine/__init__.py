@@ -38,6 +38,11 @@ class Results:
         return {key: value for table in self.tables.values() for key, value in table.checks.items()}
 
     @property
+    def warnings(self) -> dict[str, bool]:
+        """The engine's side of the Checks sheet's warnings: {key: applies}. A warning fails no check."""
+        return {key: value for table in self.tables.values() for key, value in getattr(table, "warnings", {}).items()}
+
+    @property
     def all_checks_pass(self) -> bool:
         return all(self.checks.values())
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from planner.engine import calendar as cal
 from planner.engine.shared import HOURS_PER_DAY, PER_MILLION
 from planner.engine.values import to_the_cent
+from planner.specs import excel_fixed
 
 # The paths side by side: the three of budget.path, and on demand held at each month's peak (with standby)
 ANSWER_PATHS = ("on_demand", "on_demand_held", "committed", "owned")
@@ -84,6 +85,26 @@ def peak_gpus(table, months: list[dict]) -> float | str:
     return max((row["held"] for row in months if not isinstance(row["held"], str)), default=0)
 
 
+def busiest_hour(table) -> dict:
+    """The sized peak read against the profile's busiest hour, in words (§13.16, demand risk): the most serving GPUs
+    held in a plan month, MAX G_k, against the GPUs the busiest hour of the busiest month keeps busy,
+    ROUND9(MAX ĝ_k·MAX f), each said as Excel's TEXT says it; serving's reason where serving does not fit."""
+    if not table.plan.serving_fits:
+        return {"plan_busiest_hour_flag": table.plan.serving_na}
+    rows = [row for row in table.rows if not isinstance(row["committed_gpus"], str)]
+    sized = max((row["committed_gpus"] for row in rows), default=0.0)
+    busiest = float(cal.round9(max((row["scale"] for row in rows), default=0.0) * max(table.plan.profile)))
+    return {"plan_busiest_hour_flag": sized_words(sized >= busiest, excel_fixed(sized, 0), excel_fixed(busiest, 1))}
+
+
+def sized_words(covered, sized: str, busiest: str) -> str:
+    """The flag's words (the Cover's formula joins the same pieces, the numbers as TEXT gives them)."""
+    if covered:
+        return f"covered: {sized} serving GPUs at the peak month hold its busiest hour, which keeps {busiest} busy"
+    return (f"BELOW: {sized} serving GPUs at the peak month, fewer than the {busiest} its busiest hour keeps busy: "
+            "requests wait at that hour")
+
+
 def cost_per_million_tokens(table) -> float | str:
     """The plan's serving on the budget's path with its contingency per million output tokens served over the
     plan (unit economics, §13.8)."""
@@ -147,5 +168,5 @@ def headline(table) -> dict:
              "plan_peak_gpus": peak_gpus(table, months),
              "plan_training_cost": totals[f"{table.scalars['path']}_training"],
              "plan_cost_per_million_tokens": cost_per_million_tokens(table)}
-    return found | commitments(table)
+    return found | commitments(table) | busiest_hour(table)
 

@@ -59,7 +59,8 @@ class CrossoverTable:
     def headline(self) -> dict:
         return prefixed("crossover", self.scalars, ("serving_mfu_used", "day_flops", "day_gpu_hours",
                                                     "serving_cost_over_horizon", "total_cost_over_horizon",
-                                                    "serving_cost_per_million_tokens"))
+                                                    "serving_cost_per_million_tokens")) | {
+            "crossover_served_tokens_per_day": self.scalars["tokens_per_day"]}  # D: a preset's, a number, a fleet's
 
     @property
     def checks(self) -> dict[str, bool]:

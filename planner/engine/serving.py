@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from planner.engine import calibration, money
 from planner.engine.shared import NOT_SERVED  # money at the users when they do not fit (B > B_max)
 from planner.engine.shared import advance
+from planner.ledger_figures import LEDGER
 from planner.method import Method
 from planner.model import counts, engines, passes
 from planner.model.passes import GB
@@ -90,6 +91,7 @@ class ServingTable:
     rows: list[dict]  # TABLE_ROWS rows of the concurrency table
     calibration: list[dict]  # one per benchmark run (none without benchmark logs)
     fit: dict | None = None  # with serving.calibration: the fit over that benchmark's runs (§12.1)
+    warnings: dict = field(default_factory=dict)  # {key: applies}: the Checks sheet's warnings (§14.7)
     passes: dict = field(default_factory=dict)  # Replica.pass_pieces where the sheet shows them (not in the JSON):
     # idle (one prompt), users, one (B = 1), max (B_max; None at 0), plain (at the users without speculation), table,
     # measured (each benchmark run's: _measured_passes)
@@ -132,7 +134,7 @@ HEADLINE = {  # defined name → scalar key
     **{f"serving_{key}": key for key in (  # §14.8
         "pass_overhead_ms", "pass_overhead_ttft_ms", "ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms",
         "ttft_burst_ms", "ttft_steady_ms", "rank_clients", "prefill_passes", "prompts_per_pass", "burst_cohorts",
-        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior")},
+        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior", "ledger_figure")},
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
@@ -240,10 +242,21 @@ def compute(scenario, tables) -> ServingTable:
     for row in rows:  # B_max = 0: the row is blank, as the sheet shows it
         if row["role"] == "max" and row["batch"] == 0:
             row["batch"] = ""
-    scalars |= _engine_scalars(scenario)
-    scalars |= _fit_scalars(scenario, fit, r)
-    return ServingTable({k: number(v) if not isinstance(v, (str, type(None))) else v for k, v in scalars.items()},
-                        rows, runs, fit, _passes(r, plain, sv.users, rows) | {"measured": measured})
+    scalars = {k: number(v) if not isinstance(v, (str, type(None))) else v
+               for k, v in (scalars | _engine_scalars(scenario) | _fit_scalars(scenario, fit, r)).items()}
+    return ServingTable(scalars, rows, runs, fit, warnings=warnings(scalars, sv),
+                        passes=_passes(r, plain, sv.users, rows) | {"measured": measured})
+
+
+def warnings(s: dict, sv) -> dict[str, bool]:
+    """§14.7's warnings, each True where it applies: the results stand, the Checks sheet says what to take care
+    about. (Expert parallelism adds its own: e > 1 with under one token per expert at the users.)"""
+    mean = s["ttft_at_concurrency_ms"]
+    return {"serving_ttft_at_concurrency_blank": sv.users > s["max_concurrency"],
+            "serving_ttft_burst_dominates": not isinstance(mean, str)
+            and s["ttft_burst_ms"] / sv.client_rounds > mean / 2,
+            "serving_itl_may_understate_tpot": s["prefill_ms_at_users"] < (sv.users - 1) * s["ttft_ms"],
+            "serving_engine_row_not_held_out": s["ledger_figure"] == NOT_HELD_OUT}
 
 
 def _passes(r: Replica, plain: Replica, users: int, rows: list[dict]) -> dict:
@@ -263,11 +276,30 @@ ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modell
 def _at_concurrency(r: Replica, users: int) -> dict:
     """τ_pass at the users and at one sequence (§14.2), and the TTFT block at c = users (§14.4): its b, p_s, κ, m,
     fills, burst and steady state, and the closed-loop mean and median (n/a above B_max)."""
-    found = {"pass_overhead_ms": r.pass_overhead(users) * 1000, "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000}
+    found = {"pass_overhead_ms": r.pass_overhead(users) * 1000, "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000,
+             "prefill_ms_at_users": r.prefill_s(users) * 1000}  # T_pre(users): §11's stall bound (a warning)
     found |= r.ttft_at(users)
     if users > r.b_max:
         found |= dict.fromkeys(("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms"), ABOVE_B_MAX)
     return found
+
+
+NO_LEDGER = "no published measurement of this GPU and engine in the ledger (docs/accuracy.md)"
+NOT_HELD_OUT = "no held-out measurement: the engines row was fitted on every published one (docs/accuracy.md)"
+
+
+def ledger_figure(gpu: str, engine: str) -> tuple[int, str]:
+    """The accuracy ledger's figure for a GPU and engine (docs/accuracy.md, planner/ledger_figures.py): its place
+    in Catalog's ledger table (0: none) and the words the Serving sheet and the HTML cite."""
+    keys = [f"{g}|{e}".lower() for g, e in LEDGER]  # MATCH ignores case
+    wanted = f"{gpu}|{engine}".lower()
+    if wanted not in keys:
+        return 0, NO_LEDGER
+    words, rows, within_15, within_25, median, _ = list(LEDGER.values())[keys.index(wanted)]
+    if rows == 0:
+        return keys.index(wanted) + 1, NOT_HELD_OUT
+    return keys.index(wanted) + 1, (f"within ±15 % on {within_15} of {rows} published {words} (±25 %: "
+                                    f"{within_25}; median predicted/measured {median:.2f}; docs/accuracy.md)")
 
 
 def _engine_scalars(scenario) -> dict:
@@ -280,6 +312,7 @@ def _engine_scalars(scenario) -> dict:
     row, used = engine_row(scenario), knobs_in(scenario)
     found = {f"engine_match_{i}": m for i, m in enumerate(matches, start=1)}
     found |= {"engine_row_index": next(m for m in matches + [0] if m > 0), "engine_row": engines.label(row.key)}
+    found["ledger_row"], found["ledger_figure"] = ledger_figure(scenario.gpu, sv.engine)
     for key in engines.PRIORS:
         found |= {f"{key}_prior": row.value(key), f"{key}_in": getattr(used, key)}
         if key not in ("compute_efficiency", "bandwidth_efficiency"):  # η's _used: §12.1's, below
@@ -367,15 +400,24 @@ def _calibration(scenario, tables) -> tuple[list[dict], dict | None, list[dict]]
 
 def _measured_passes(replica: Replica, measured, fit: dict) -> dict:
     """What a run's predictions read on the sheet: its GPU's P_e, HBM and NVLink, and the passes' pieces of the
-    replica at its lengths, of one prompt ("one") and at its mean concurrency B̄ ("b"; None when B̄ is not above 0),
-    at the inputs and at the values in force on the benchmark's GPU ("fitted_one", "fitted_b")."""
+    replica at its lengths, of one prompt ("one"), at its mean concurrency B̄ ("b"; None when B̄ is not above 0) and
+    at its clients c = MAX(1, ROUND(B̄)) ("c"), at the inputs and at the values in force on the benchmark's GPU
+    ("fitted_one", "fitted_b", "fitted_c"); and the steady fill T_fill(1, c) and TTFT_med(c) of §14.4 at both."""
     run, b = replica.at_run(measured.prompt_tokens, measured.output_tokens), measured.concurrency
     fitted = replace(run, compute_efficiency=fit["compute_efficiency"],
                      bandwidth_efficiency=fit["bandwidth_efficiency"], overhead_ms=fit["overhead_s"] * 1000)
     at_b = b is not None and b > 0
+    c = calibration.clients(b) if at_b else None
+    loaded, loaded_fitted = (r.ttft_at(c) if at_b else {} for r in (run, fitted))
     return {"peak_flops": replica.p_e, "hbm_tbps": replica.hbm_tbps, "nvlink_gbps": replica.nvlink_gbps or 0,
             "one": run.pass_pieces(1), "b": run.pass_pieces(b) if at_b else None,
-            "fitted_one": fitted.pass_pieces(1), "fitted_b": fitted.pass_pieces(b) if at_b else None}
+            "c": run.pass_pieces(c) if at_b else None,
+            "fitted_one": fitted.pass_pieces(1), "fitted_b": fitted.pass_pieces(b) if at_b else None,
+            "fitted_c": fitted.pass_pieces(c) if at_b else None,
+            "fill": {key: loaded.get(key, "") for key in ("fill_one_pass_tokens", "fill_one_flops", "fill_one_bytes",
+                                                          "fill_one_ms")}
+            | {"fitted_fill_one_ms": loaded_fitted.get("fill_one_ms", ""),
+               "fitted_ttft_median_ms": loaded_fitted.get("ttft_median_at_concurrency_ms", "")}}
 
 
 def _fit(runs: list, sv) -> dict:
@@ -393,8 +435,8 @@ def _fit(runs: list, sv) -> dict:
     after = calibration.prediction_errors(forced, measured, rows)
     for row, run, early, late in zip(rows, measured, before, after):
         residual = next(residuals) if row["used"] else None
-        row.update(y_prefill_s=run.ttft_s - row["all_reduce_prompt_s"] - fit["overhead_s"] - row["known_overhead_one_s"]
-                   if row["used"] else "",
+        row.update(y_prefill_s=row["own_prefill_s"] - row["all_reduce_prompt_s"] - fit["overhead_s"]
+                   - row["known_overhead_one_s"] if row["used"] else "",
                    residual_s="" if residual is None else residual,
                    ttft_error_before=early["ttft_error"], itl_error_before=early["itl_error"],
                    ttft_error_after=late["ttft_error"], itl_error_after=late["itl_error"])

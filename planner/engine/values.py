@@ -40,6 +40,12 @@ def excel_round(x: float) -> int:
     return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
 
 
+def excel_ceiling(x: float) -> int:
+    """CEILING(x, 1) as a spreadsheet reckons it: on the 15-digit decimal the cell holds, so a mean concurrency of
+    2.0000000000000004 (a sum over a duration) is 2, not 3."""
+    return math.ceil(float(f"{x:.15g}"))
+
+
 def to_the_cent(x: float) -> float:
     """ROUND(x, 2) as a spreadsheet rounds: on the 15-digit decimal the cell holds, halves away from zero. Two sums
     that are equal by the method differ in their last digits from one application to another; to the cent they

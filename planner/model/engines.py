@@ -28,6 +28,7 @@ class EngineRow:
     priors: dict = field(default_factory=dict)  # prior key → value; a key left out is blank
     source: str = ""
     as_of: str = ""
+    fitted_on: tuple[int, ...] = ()  # the accuracy ledger's rows (ids) its priors were fitted on: scored on the others
 
     @property
     def key(self) -> tuple[str, str, str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from planner.engine.values import plain
+from planner.engine.values import excel_ceiling, excel_round, plain
 from planner.model import counts, passes
 from planner.model.entries import shape
 from planner.model.fields import DRAFT_DEFAULTS
@@ -289,6 +289,12 @@ class Replica:
         terms = terms or self.target
         return passes.all_reduce_seconds(tokens, terms.layers, terms.hidden, self.tensor_parallel, self.nvlink_gbps)
 
+    def exchange_s(self, tokens):
+        """What a pass of n tokens spends exchanging activations between GPUs, seconds: AR(n); with expert
+        parallelism A2A(n) joins it here (§14.6: "A2A is subtracted wherever AR is"), 0 until the replica has e > 1.
+        What §12.1's fit and the implied efficiencies subtract."""
+        return self.all_reduce(tokens)
+
     # lengths and capacity
     @property
     def s(self) -> float:
@@ -543,18 +549,27 @@ class Replica:
     def calibration(self, *, latency_sum_s, duration_s, mean_prompt_tokens, mean_output_tokens, median_ttft_ms,
                     median_tpot_ms) -> dict:
         """A measured run beside the prediction at its mean concurrency (Little's law) with its mean prompt and
-        output lengths, and the η_c and η_m its median TTFT and TPOT imply (None where undefined). A benchmark run is
-        of the model alone: without speculative decoding or a cached prefix (§12.1)."""
+        output lengths: the idle TTFT, and the median TTFT at c = MAX(1, ROUND(B̄)) closed-loop clients that its
+        median TTFT is compared with (§14.6); the run's own prefill P = TTFT − (TTFT_med(c) − TTFT); and the η_c and
+        η_m its P and median TPOT imply (None where undefined). A benchmark run is of the model alone: without
+        speculative decoding or a cached prefix (§12.1)."""
         b = passes.mean_concurrency(latency_sum_s, duration_s)
         run = self.at_run(mean_prompt_tokens, mean_output_tokens)
-        ttft, tpot = median_ttft_ms / 1000, median_tpot_ms / 1000
-        predicted_tpot = None if not (b and b > 0 and run.o > 0) else number(run.tpot_s(b) * 1000)
+        tpot = median_tpot_ms / 1000
+        loaded = bool(b and b > 0 and run.o > 0)
+        predicted_tpot = number(run.tpot_s(b) * 1000) if loaded else None
+        idle = number(run.ttft_s() * 1000)
+        clients = max(1, excel_round(b)) if loaded else None  # c = MAX(1, ROUND(B̄, 0))
+        median = number(run.ttft_at(clients)["ttft_median_at_concurrency_ms"]) if loaded else None
+        own = None if median is None else median_ttft_ms - (median - idle)
         eta_m = None if predicted_tpot is None else passes.implied_bandwidth_efficiency(
-            run.decode_bytes(b), self.hbm_tbps, tpot, run.all_reduce(b), run.pass_overhead(math.ceil(b)))
-        eta_c = passes.implied_compute_efficiency(flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel,
-                                                  peak_flops=run.p_e, measured_ttft_s=ttft,
-                                                  all_reduce_s=run.all_reduce(run.s), overhead_s=run.pass_overhead(1))
-        return {"mean_concurrency": b, "predicted_ttft_ms": number(run.ttft_s() * 1000),
+            run.decode_bytes(b), self.hbm_tbps, tpot, run.exchange_s(excel_ceiling(b)),
+            run.pass_overhead(excel_ceiling(b)))  # §14.6: AR(b̄), τ_pass(b̄) at b̄ = CEILING(B̄)
+        eta_c = None if own is None else passes.implied_compute_efficiency(
+            flops=run.prefill_flops(), tensor_parallel=self.tensor_parallel, peak_flops=run.p_e,
+            measured_ttft_s=own / 1000, all_reduce_s=run.exchange_s(run.s), overhead_s=run.pass_overhead(1))
+        return {"mean_concurrency": b, "clients": clients, "predicted_ttft_ms": idle,
+                "predicted_ttft_median_ms": median, "own_prefill_ms": own,
                 "predicted_tpot_ms": predicted_tpot, "measured_ttft_ms": median_ttft_ms,
                 "measured_tpot_ms": median_tpot_ms, "implied_compute_efficiency": eta_c,
                 "implied_bandwidth_efficiency": eta_m}

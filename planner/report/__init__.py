@@ -13,7 +13,7 @@ from planner import method
 from planner.report import answers
 from planner.report.format import FILTERS, flatten, shown
 from planner.scenario import CURRENCY_SYMBOLS
-from planner.tables import present
+from planner.tables import present, raised_warnings
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -101,7 +101,7 @@ def render_html(results, *, generated: str) -> str:
     return environment.get_template("base.html.j2").render(
         results=results, scenario=scenario, sections=sections, generated=generated, version=planner.__version__,
         inputs=input_rows(scenario), general=method.GENERAL, symbol=scenario.currency_symbol,
-        scenarios=scenario_table(results), answers=answers.of(results))
+        scenarios=scenario_table(results), answers=answers.of(results), warnings=raised_warnings(results))
 
 
 def render_index(spool, columns: list[tuple[str, str, str]], *, generated: str, done=None):

@@ -36,6 +36,7 @@ def findings(results) -> list[str]:
                      f"{percent(s['compute_efficiency_in'])}, η_m {percent(s['bandwidth_efficiency_in'])} where not "
                      f"typed); every pass pays an overhead of {s['pass_overhead_ttft_ms']:,.2f} ms for one sequence "
                      f"and {s['pass_overhead_ms']:,.2f} ms at {number(sv.users)} (τ_pass, docs/method.md §14.2).")
+    sentences.append(f"Accuracy ledger for {scenario.gpu} and engine {sv.engine}: {s['ledger_figure']}.")
     if s["fits"]:
         sentences.append(f"As {number(sv.users)} clients of a closed-loop benchmark ({number(sv.client_rounds)} "
                          f"requests each, a prefill budget of {number(s['prefill_token_budget_in'])} tokens), the "

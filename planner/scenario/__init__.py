@@ -52,7 +52,7 @@ class General(Section):
     _source: Path | None = PrivateAttr(default=None)  # the file it was read from; relative paths start there
     _merged: shipped.Catalog | None = PrivateAttr(default=None)
     _external: dict = PrivateAttr(default_factory=dict)  # table key → its external data (Goodput's logs)
-    _variants: list = PrivateAttr(default_factory=list)  # the sweep's variants, parsed once when it was checked
+    _variants: sweeps.Variants | None = PrivateAttr(default=None)  # the sweep's variants, each made when wanted
     _named: list = PrivateAttr(default_factory=list)  # the named scenarios, parsed once when it was checked
     _aliases: dict = PrivateAttr(default_factory=dict)  # key path → the key path it was written at (messages)
     _shown_as: str = PrivateAttr(default="")  # a variant's source in messages (source_name)
@@ -125,10 +125,11 @@ class General(Section):
         with named scenarios)."""
         return self.model_dump(mode="json", exclude_none=True, exclude=None if self.scenarios else {"scenario"})
 
-    def variants(self) -> list[tuple[str, "Scenario"]]:
-        """The sweep's cartesian product: (label, scenario) for each, named after its values ("zero3, 8192");
-        [] without a sweep. Every variant was validated (and parsed) when the scenario was."""
-        return self._variants
+    def variants(self) -> "sweeps.Variants | tuple":
+        """The sweep's cartesian product, () without a sweep: its len() and (label, scenario) for each, named after
+        its values ("zero3, 8192"), each made (parsed) as it is reached and not kept (planner.scenario.sweep.
+        Variants). Every variant was validated when the scenario was."""
+        return self._variants if self._variants is not None else ()
 
     def named_scenarios(self) -> list[tuple[str, "Scenario"]]:
         """The named scenarios (`scenarios:`): (name, the base with its keys changed), in the file's order; []
@@ -354,8 +355,10 @@ def parse_scenario(data: Any, source: str = "<scenario>", lines: dict | None = N
         located = {**lines, **{key: lines[at] for key, at in scenario._aliases.items() if at in lines}}
         problems = [(_written_at(p[0], scenario._aliases), *p[1:]) for p in problems]
         raise ScenarioError([describe_problem(p, source, located) for p in problems], [p[0] for p in problems])
-    scenario._variants = sweeps.variants(scenario, source, lines,
-                                         lambda data, at: parse_scenario(data, at, folder=folder))
+    if scenario.sweep:  # each variant parsed and checked in turn, none kept: each is made again when it is wanted
+        scenario._variants = sweeps.Variants(scenario, source, lines,
+                                             lambda data, at: parse_scenario(data, at, folder=folder))
+        scenario._variants.check()
     scenario._named = named_scenarios.variants(scenario, source, lines,
                                                lambda data, at: parse_scenario(data, at, folder=folder))
     return scenario
@@ -377,8 +380,10 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def load_external(scenario, path: Path | None, lines: dict) -> None:
-    """Each table's external data, for the scenario and each variant of its sweep (shared where the variant's
-    sections of that table equal the scenario's)."""
+    """Each table's external data, for the scenario, for each named scenario, and for each variant of its sweep as
+    the variant is made (shared where the variant's sections of that table equal the scenario's); a sweep that
+    changes those sections has its variants' data read once here, each variant let go, so that a missing log stops
+    the file before anything is written."""
     scenario._source = path
     before = {t.key: {k: scenario.model_dump(include={k}) for k in t.inputs.SECTIONS} for t in TABLES
               if t.inputs.EXTERNAL is not None}
@@ -387,7 +392,8 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
         hook = table(key).inputs.EXTERNAL
         scenario._external[key] = hook.load(scenario, folder, lines) if hook.wanted(scenario) else None
     at, _ = where(("sweep",), str(path or "<scenario>"), lines)
-    for label, variant in scenario.variants() + scenario.named_scenarios():
+
+    def ready(label: str, variant) -> None:
         variant._source = path
         variant._shown_as = f"{at}: sweep variant [{cut(label)}]"
         for key, sections_before in before.items():
@@ -398,6 +404,15 @@ def load_external(scenario, path: Path | None, lines: dict) -> None:
                     setattr(variant, k, getattr(scenario, k).model_copy(deep=True))
             else:  # its messages name the sweep's line and the variant (source_name)
                 variant._external[key] = hook.load(variant, folder, {}) if hook.wanted(variant) else None
+
+    for label, variant in scenario.named_scenarios():
+        ready(label, variant)
+    if scenario._variants is not None:
+        scenario._variants.ready = ready
+        sections = {k for t in TABLES if t.inputs.EXTERNAL is not None for k in t.inputs.SECTIONS}
+        scenario._variants.shares_inputs = not any(key.split(".")[0] in sections for key in scenario._variants.keys)
+        if not scenario._variants.shares_inputs:  # each variant's own files read once here, and let go
+            scenario._variants.check(said=False)
 
 
 def __getattr__(name: str):

@@ -6,10 +6,9 @@ variant never sweeps again."""
 from __future__ import annotations
 
 import copy
-import itertools
 import types
 import typing
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel
 
@@ -131,43 +130,88 @@ def count(sweep: dict) -> int:
     return found
 
 
-def variants(scenario, source: str, lines: dict, parse) -> list[tuple[str, Any]]:
-    """Every variant of the sweep, parsed by `parse` (at most MAX_VARIANTS of them, counted before any is made);
-    ScenarioError lists every variant's problems."""
-    if not scenario.sweep:
-        return []
-    at, _ = where(("sweep",), source, lines)
-    total = count(scenario.sweep)
-    if total > MAX_VARIANTS:
-        sizes = " × ".join(f"{len(v):,}" for v in scenario.sweep.values())
-        shown = f"{total:,}" if total < 10**15 else f"{float(total):.3g}"
-        more = f" (`planner batch --yes`: {WITH_YES:,})" if MAX_VARIANTS < WITH_YES else ""
-        raise ScenarioError([f"{at}: sweep: {shown} variants ({sizes} values); a sweep may have at most "
-                             f"{MAX_VARIANTS:,}{more}"], [("sweep",)])
-    keys = list(scenario.sweep)
-    base = scenario.model_dump(mode="json", exclude_none=True, exclude={"sweep"})
-    problems = check_keys(scenario.sweep, base)
-    if problems:
-        raise ScenarioError([f"{at}: sweep: {problem}" for problem in problems], [("sweep",)])
-    found = []
-    from planner.engine.shared import advance
+class Variants:
+    """A sweep's variants, made one at a time when asked for: a parsed variant holds about 20 KB, so the 10,000 of a
+    large sweep held at once would be 0.2 GB (2 GB at 100,000). Made, the product is counted (at most MAX_VARIANTS)
+    and the keys checked, before any variant is; `check` then parses each in turn and lets it go, and ScenarioError
+    lists every variant's problems. A variant k is the k-th of the keys' cartesian product (itertools.product's
+    order: the last key's values fastest), named after its values."""
 
-    advance(EXPANDING, 0, total=total, unit="variant")  # the size said before the work starts
-    for values in itertools.product(*scenario.sweep.values()):
-        advance(EXPANDING, 1, unit="variant")
-        label = ", ".join(f"{key}={plain_text(value)}" for key, value in zip(keys, values))
-        data = with_changes(base, dict(zip(keys, values)))
-        data["name"] = variant_name(scenario.name, label)
+    def __init__(self, scenario, source: str, lines: dict, parse):
+        self.at, _ = where(("sweep",), source, lines)
+        self.total = count(scenario.sweep)
+        if self.total > MAX_VARIANTS:
+            sizes = " × ".join(f"{len(v):,}" for v in scenario.sweep.values())
+            shown = f"{self.total:,}" if self.total < 10**15 else f"{float(self.total):.3g}"
+            more = f" (`planner batch --yes`: {WITH_YES:,})" if MAX_VARIANTS < WITH_YES else ""
+            raise ScenarioError([f"{self.at}: sweep: {shown} variants ({sizes} values); a sweep may have at most "
+                                 f"{MAX_VARIANTS:,}{more}"], [("sweep",)])
+        self.keys, self.values = list(scenario.sweep), list(scenario.sweep.values())
+        self.base = scenario.model_dump(mode="json", exclude_none=True, exclude={"sweep"})
+        problems = check_keys(scenario.sweep, self.base)
+        if problems:
+            raise ScenarioError([f"{self.at}: sweep: {problem}" for problem in problems], [("sweep",)])
+        self.scenario, self.name, self.parse = scenario, scenario.name, parse
+        self.ready = None  # (label, variant) → None: what reading the file adds to each variant (its logs)
+        self.shares_inputs = False  # every variant reads the files the scenario reads (no swept key changes them)
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        """(label, variant) for each variant in turn, each made as it is reached."""
+        for k in range(self.total):
+            yield self.label(k), self.variant(k)
+
+    def chosen(self, k: int) -> tuple:
+        """The k-th variant's values, one per key."""
+        picked = []
+        for values in reversed(self.values):
+            k, i = divmod(k, len(values))
+            picked.append(values[i])
+        return tuple(reversed(picked))
+
+    def label(self, k: int) -> str:
+        return ", ".join(f"{key}={plain_text(value)}" for key, value in zip(self.keys, self.chosen(k)))
+
+    def axes(self, k: int) -> dict:
+        """The k-th variant's values by swept key, in words (the index's and summary's sweep columns)."""
+        return {key: plain_text(value) for key, value in zip(self.keys, self.chosen(k))}
+
+    def variant_name(self, k: int) -> str:
+        return variant_name(self.name, self.label(k))
+
+    def variant(self, k: int):
+        """The k-th variant, parsed (ScenarioError names the sweep's line and the variant)."""
+        label = self.label(k)
+        data = with_changes(self.base, dict(zip(self.keys, self.chosen(k))))
+        data["name"] = variant_name(self.name, label)
         if "sweep" in data:
-            problems.append(f"{at}: sweep variant [{cut(label)}]: a variant cannot have a sweep of its own")
-            continue
-        try:
-            found.append((label, parse(data, f"{at}: sweep variant [{cut(label)}]")))
-        except ScenarioError as exc:
-            problems += exc.problems
-    if problems:
-        raise ScenarioError(problems, [("sweep",)])
-    return found
+            raise ScenarioError([f"{self.at}: sweep variant [{cut(label)}]: a variant cannot have a sweep of its "
+                                 f"own"], [("sweep",)])
+        made = self.parse(data, f"{self.at}: sweep variant [{cut(label)}]")
+        if self.ready is not None:
+            self.ready(label, made)
+        return made
+
+    def check(self, said: bool = True) -> None:
+        """Every variant made in turn and let go (none is kept); ScenarioError lists every one's problems. The
+        sweep's size is said (planner.engine.shared.advance) before the first is made, and each counted on its bar
+        (not `said`: a second look, at the variants' own files, counted already)."""
+        from planner.engine.shared import advance
+
+        problems: list[str] = []
+        if said:
+            advance(EXPANDING, 0, total=self.total, unit="variant")  # the size said before the work starts
+        for k in range(self.total):
+            if said:
+                advance(EXPANDING, 1, unit="variant")
+            try:
+                self.variant(k)
+            except ScenarioError as exc:
+                problems += exc.problems
+        if problems:
+            raise ScenarioError(problems, [("sweep",)])
 
 
 def variant_name(name: str, label: str) -> str:

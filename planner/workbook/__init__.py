@@ -59,6 +59,13 @@ def converted_price(scenario) -> kit.Row:
                    name="price_per_gpu_hour_converted")
 
 
+def _as_warning(item) -> kit.Warning:
+    """A table's warning for the Checks sheet: as declared, or a warning row of the table's own sheet (Cost's),
+    read by its name there."""
+    return item if isinstance(item, kit.Warning) else kit.Warning(item.key, item.label, formula=item.name,
+                                                                  note=item.note)
+
+
 def _guards(book: kit.Book, results, inputs: list[Input], table_checks: list[kit.Check]) -> None:
     """What the guards know before any sheet is written: each Catalog block's check, the headline results, and
     the rules' checks that gate the named results of the inputs they are about."""
@@ -112,7 +119,8 @@ def build(results, target: Any, *, generated: dt.date | None = None,
         if table is not None:
             table.sheet.write(book, results)
     catalog_sheet.write(book, results)
-    checks.write(book, results, every_input, table_checks, columns=columns)
+    checks.write(book, results, every_input, table_checks, columns=columns,
+                 table_warnings=[_as_warning(item) for table in tables for item in table.sheet.WARNINGS])
     method.write(book, tables)
     for name, (first, stop) in SUMMARY_SECTIONS.items():
         if name in book.sheets:

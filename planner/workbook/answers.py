@@ -12,7 +12,7 @@ from planner.workbook import kit
 from planner.workbook.budget import fiscal_year_count
 from planner.workbook import cost as cost_sheet
 from planner.workbook.cost import months_to_cover, text
-from planner.answers import CHEAPEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, PEAK, UNIT_COSTS
+from planner.answers import BUSIEST, CHEAPEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, PEAK, UNIT_COSTS
 from planner.workbook.kit import KeyResult
 
 PATHS = engine.ANSWER_PATHS
@@ -49,7 +49,20 @@ def _past(end: str) -> str:
     return f"IF({end}>serving_end,{months_to_cover('serving_end', end)[1:]},0)"
 
 
+SIZED = "MAX(calendar_committed_gpus)"  # MAX G_k (§13.5): the serving GPUs held at the peak month
+BUSIEST_HOUR = "ROUND(MAX(calendar_scale)*MAX(plan_profile),gpu_rounding_decimals)"  # ROUND9(MAX ĝ_k·MAX f)
+
+
+def sized_words(covered: bool) -> str:
+    """engine.sized_words as a formula: its words, the two numbers as TEXT gives them (the engine's excel_fixed)."""
+    before, middle, after = engine.sized_words(covered, "\0", "\0").split("\0")
+    return (f'{text(before)}&TEXT({SIZED},"#,##0")&{text(middle)}&TEXT({BUSIEST_HOUR},"#,##0.0")'
+            f'&{text(after)}')
+
+
 FORMULAS = {  # each answer's formula: a named cell on the Cover
+    "plan_busiest_hour_flag": f"=IF(NOT(plan_serving_fits),plan_serving_reason,IF({SIZED}>={BUSIEST_HOUR},"
+                              f"{sized_words(True)},{sized_words(False)}))",
     "plan_first_month": "=EOMONTH(tco_start_date,-1)+1",
     "plan_last_month": "=EOMONTH(tco_start_date,tco_months-2)+1",
     "plan_training_cost": "=tco_training_cost",
@@ -125,6 +138,8 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     for result in DEMAND:
         key_result(book, sheet, result, results)
     sheet.guarded = True
+    for spec in BUSIEST:
+        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
     sheet.skip()
 
     sheet.section("What we commit to, and when the cash goes out (contract values before contingency)")

@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from planner import shipped
+from planner.ledger_figures import LEDGER
 from planner.engine.shared import HOURS_PER_DAY
 from planner.model import engines as engine_rows
 from planner.model import fields
@@ -154,6 +155,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _block(book, sheet, PRECISIONS, [vars(p) for p in merged.precisions.values()])
     sheet.skip()
     _engines(book, sheet, merged.engines)
+    sheet.skip()
+    _ledger(book, sheet)
     sheet.skip()
     _strategies(book, sheet)
     sheet.skip()
@@ -390,6 +393,33 @@ def _strategies(book: kit.Book, sheet: kit.Sheet) -> None:
     for col, key in enumerate(STRATEGY_COLUMNS):
         book.define(f"catalog_strategy_{key}", sheet.name,
                     f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(sheet.row_index - 1, col)}")
+
+
+LEDGER_COLUMNS = (("gpu", "GPU", "text"), ("engine", "Engine", "text"), ("words", "Measurements of", "text"),
+                  ("rows", "Held out", "count"), ("within_15", "Within ±15 %", "count"),
+                  ("within_25", "Within ±25 %", "count"), ("median_ratio", "Median ratio", "ratio"),
+                  ("fitted", "Fitted on", "count"))
+
+
+def _ledger(book: kit.Book, sheet: kit.Sheet) -> None:
+    """The accuracy ledger's figures per GPU × engine (docs/accuracy.md; planner/ledger_figures.py, regenerated
+    with it): what the Serving sheet cites for the GPU and engine in use, by the key gpu|engine (catalog_ledger_key).
+    The planner's published figures, not inputs: a constant table, as the engines table is."""
+    sheet.section("Accuracy ledger (docs/accuracy.md): published measurements predicted within ±15 % and ±25 %, per "
+                  "GPU × engine, held out")
+    sheet.heading_row([header for _, header, _ in LEDGER_COLUMNS] + ["Key"], height=30)
+    first = sheet.row_index
+    for (gpu, engine), figures in LEDGER.items():
+        r, values = sheet.row_index, dict(zip([key for key, _, _ in LEDGER_COLUMNS], (gpu, engine, *figures)))
+        for col, (key, _, kind) in enumerate(LEDGER_COLUMNS):
+            sheet.value_cell(r, col, values[key] if values[key] is not None else "",
+                             book.styles.value(kind, constant=True), None)
+        sheet.value_cell(r, len(LEDGER_COLUMNS), f"{gpu}|{engine}", book.styles.value("text", constant=True), None)
+        sheet.row_index += 1  # the key a constant too: the table is the planner's, not an input
+    last = sheet.row_index - 1
+    for col, (key, _, _) in enumerate(LEDGER_COLUMNS + (("key", "", ""),)):
+        book.define(f"catalog_ledger_{key}", sheet.name,
+                    f"{xl_rowcol_to_cell(first, col)}:{xl_rowcol_to_cell(last, col)}")
 
 
 ENGINE_COLUMNS = (("engine", "Engine", "text"), ("gpu", "GPU", "text"), ("precision", "Weight precision", "text"),

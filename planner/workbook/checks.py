@@ -14,13 +14,13 @@ from planner.workbook import kit
 from planner.workbook.catalog_sheet import BLOCKS, VALID
 from planner.listing import Columns, Input
 from planner.workbook.inputs import PRICED
-from planner.workbook.kit import Check, Row
+from planner.workbook.kit import Check, Row, Warning
 
 CANARY = 42  # recalc_canary = 21*2; recalc.py poisons its cached value to prove a recalculation happened
 
 
 def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check],
-          columns: Columns | None = None) -> kit.Sheet:
+          columns: Columns | None = None, table_warnings: list[Warning] = ()) -> kit.Sheet:
     """Each check's cell is named ok_<input>, ok_<Catalog block> or ok_<check key>: formulas that need what it
     checks are guarded by it (kit.NOT_AVAILABLE). With named scenarios (`columns`) an input's check reads the scenario
     shown (what its results read) and a second check every column: one scenario's error blanks only its results."""
@@ -30,59 +30,119 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
                 "these checks do not.")
     sheet.header(["Result"], repeat=True)
     master_row = sheet.row_index
-    sheet.skip(4)  # the master check, the count, the first failing check and its row, written last
+    sheet.skip(6)  # the master check, the count, the first failing check and its row, the warnings: written last
     sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",
                   note="Always 42; verification tools use it to "
                   "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
     sheet.skip()
     summary_row = sheet.row_index
-    sheet.skip(len(PARTS) + 2)  # what prints: each part's count that fail and the first of them
+    sheet.skip(2 * SHOWN + 5)  # what prints: the checks that fail, then the sets' count that fail and those that do
     first = sheet.row_index
+    sheet.checked = []  # (row, label, passes) of each check of the list, in its order (_check)
 
     # Catalog first: an input that chooses an entry fails with it, and the first failure names the Catalog row
-    starts = [sheet.row_index]
-    sheet.section(PARTS[0])
+    sheet.section("Catalog entries within their limits")
     for block in BLOCKS:
         _catalog_check(book, sheet, block)
-    starts.append(sheet.row_index)
     _input_checks(sheet, inputs, columns, results.scenario)
-    starts.append(sheet.row_index)
-    sheet.section(PARTS[2])
+    sheet.section("Tables")
     labels = {}
     for check in table_checks:
         labels[check.key] = check.label
         _check(sheet, check, results.checks[check.key], kit.ok_name(check.key))
 
     end = sheet.row_index
+    warned = _warnings(sheet, results, table_warnings)  # below the checks: the master check does not read them
+    after = sheet.row_index
     sheet.row_index = master_row
     _master(sheet, results, labels=labels, first=first, end=end)
+    _warning_count(sheet, results, warned)
     sheet.row_index = summary_row
-    _printed_summary(sheet, results, labels=labels, first=first, starts=[*starts, end])
-    sheet.printed_rows = first - 1  # the whole list stays on screen; the pages print its summary
-    sheet.row_index = end
+    sheet.section(f"The checks that fail, in the list's order (the first {SHOWN}; the whole list is below)")
+    failing(sheet, sheet.checked, at=summary_row + 1)
+    sheet.row_index = summary_row + SHOWN + 2
+    sheet.sets_row = sheet.row_index  # the sets' lines: kit.Book.write_groups, once every set is known (sets)
+    sheet.sets_printed = sets
+    sheet.printed_rows = summary_row + SHOWN  # and the sets' lines, once written (sets)
+    sheet.row_index = after  # the sets of checks (kit.Book.write_groups) go below the warnings
+    sheet.group_columns(RUNNING, RUNNING)
+    sheet.printed_cols = sheet.note_end  # to the Notes: the helper columns right of them never print
     return sheet
 
 
-PARTS = ["Catalog entries within their limits", "Inputs within their allowed values", "Tables",
-         "Sets of checks that guard results"]
+NONE_FAILS = "None fails."
+SHOWN = 8  # the failing checks, and the failing sets of checks, that print (the whole list stays on screen)
+RUNNING = 60  # a hidden helper column: where in the list the k-th that fails is, on the k-th printed line
 
 
-def _printed_summary(sheet: kit.Sheet, results, *, labels: dict, first: int, starts: list[int]) -> None:
-    """What the Checks sheet prints (its whole list stays on screen): one line per part of the list with its count
-    that fail and, in the Notes, the first of them. The sets of checks (below the list, written last) have their
-    line written by kit.Book.write_groups, at sheet.sets_row."""
+def _warnings(sheet: kit.Sheet, results, warnings: list[Warning]) -> tuple[int, int, dict]:
+    """The warnings (docs/method.md §14.7), each TRUE where it applies, named warn_<key>, its note saying what to
+    take care about; below the checks, so none fails the master check or turns a result n/a. Returns their first
+    and last row and their labels."""
+    sheet.skip()
+    sheet.section("Warnings: TRUE where one applies. The results stand; the note says what to take care about")
+    top, labels = sheet.row_index, {}
+    for warning in warnings:
+        labels[warning.key] = warning.label
+        sheet.row(Row(warning.key, warning.label, formula=f"=IFERROR({warning.formula},FALSE)", kind="bool",
+                      unit="", note=warning.note, name=f"warn_{warning.key}", warn="changed"),
+                  results.warnings[warning.key])
+    return top, sheet.row_index - 1, labels
+
+
+def _warning_count(sheet: kit.Sheet, results, warned: tuple[int, int, dict]) -> None:
+    """Below the master check: how many warnings apply and the first of them (the Cover shows both)."""
+    top, bottom, labels = warned
     col = kit.xl_col_to_name(sheet.last_col)
-    failing = sorted((key for key, passes in results.checks.items() if not passes), key=sheet.row_of)
-    sheet.section("Each part of the list: its checks that fail, and the first of them (the whole list is below)")
-    for part, top, bottom in zip(PARTS, starts, starts[1:]):
-        results_range, labels_range = f"{col}{top + 2}:{col}{bottom}", f"A{top + 2}:A{bottom}"
-        found = [key for key in failing if top < sheet.row_of(key) < bottom]
-        sheet.row(Row(f"part_{len(sheet.places)}", part, formula=f"=IFERROR(COUNTIF({results_range},FALSE),0)",
-                      kind="count", unit="", warn="positive"), len(found))
-        sheet.formula(sheet.row_index - 1, sheet.note_col,
-                      f'=IFERROR(INDEX({labels_range},MATCH(FALSE,{results_range},0)),"")',
-                      labels[found[0]] if found else "", sheet.book.styles.note)
-    sheet.sets_row = sheet.row_index
+    raised = [key for key, applies in results.warnings.items() if applies and key in labels]
+    if bottom < top:  # no warning in this workbook's tables
+        found, first = "=0", '=""'
+    else:
+        found = f"=COUNTIF({col}{top + 1}:{col}{bottom + 1},TRUE)"
+        first = f'=IFERROR(INDEX(A{top + 1}:A{bottom + 1},MATCH(TRUE,{col}{top + 1}:{col}{bottom + 1},0)),"")'
+    sheet.row(Row("warnings", "Warnings that apply (the results stand)", formula=found, kind="count", unit="",
+                  note="Shown on the Cover; not part of the master check.", name="checks_warnings"), len(raised))
+    sheet.row(Row("first_warning", "The first warning that applies", kind="text", unit="",
+                  name="checks_first_warning", formula=first), labels[raised[0]] if raised else "")
+
+
+def failing(sheet: kit.Sheet, checked: list[tuple[int, str, bool]], *, at: int) -> None:
+    """The first SHOWN of `checked` (row, label, passes) that fail, a line each from row `at`: its label, read from
+    the sheet (a label that names the cell to fix follows it); blank below the last that fails. The k-th
+    line finds its check from the one before: its place in the list, p_k = p_(k-1) + MATCH(FALSE, the results below
+    p_(k-1)), in the hidden column RUNNING ("" once none is left)."""
+    top, bottom = checked[0][0] + 1, checked[-1][0] + 1
+    col, run = kit.xl_col_to_name(sheet.last_col), kit.xl_col_to_name(RUNNING)
+    results, labels = f"${col}${top}:${col}${bottom}", f"$A${top}:$A${bottom}"
+    offsets = {row - top + 2: label for row, label, _ in checked}  # a check's place in the list → its label
+    found = [row - top + 2 for row, _, passes in checked if not passes]
+    for k in range(1, SHOWN + 1):
+        r = at + k - 1
+        place = found[k - 1] if k <= len(found) else ""
+        before = f"{run}{r}" if k > 1 else None
+        formula = (f'=IFERROR(MATCH(FALSE,{results},0),"")' if before is None else
+                   f'=IF({before}="","",IFERROR({before}+MATCH(FALSE,INDEX({results},{before}+1):'
+                   f'INDEX({results},ROWS({results})),0),'
+                   '""))')
+        sheet.formula(r, RUNNING, formula, place, sheet.book.styles.value("count"))
+        none = NONE_FAILS if k == 1 else ""  # the first line says so when none fails
+        label = offsets[place] if place != "" else none
+        sheet.formula(r, 0, f'=IF({run}{r + 1}="","{none}",'
+                      f'INDEX({labels},{run}{r + 1}))', label, sheet.book.styles.label)  # runs across the blanks
+
+
+def sets(sheet: kit.Sheet, checked: list[tuple[int, str, bool]]) -> None:
+    """The printed lines of the sets of checks that guard results (below the list, written last by
+    kit.Book.write_groups): their count that fail of all, and the first SHOWN that fail (failing)."""
+    col, first, last = kit.xl_col_to_name(sheet.last_col), checked[0][0] + 1, checked[-1][0] + 1
+    sheet.row_index = sheet.sets_row
+    sheet.section(f"Sets of checks that guard results: a result shows a number while its set is TRUE (the first "
+                  f"{SHOWN} that fail; every set is below)")
+    sheet.row(Row("part_sets", f"Sets of checks that fail, of {len(checked):,}", kind="count", unit="",
+                  warn="positive", formula=f"=IFERROR(COUNTIF({col}{first}:{col}{last},FALSE),0)"),
+              sum(not passes for *_, passes in checked))
+    failing(sheet, checked, at=sheet.row_index)
+    sheet.printed_rows = sheet.row_index + SHOWN - 1
 
 
 def _catalog_check(book: kit.Book, sheet: kit.Sheet, block) -> None:
@@ -167,6 +227,7 @@ def _master(sheet: kit.Sheet, results, *, labels: dict, first: int, end: int) ->
 
 
 def _check(sheet: kit.Sheet, check: Check, value: bool, name: str) -> None:
+    sheet.checked.append((sheet.row_index, check.label, bool(value)))
     sheet.row(Row(check.key, check.label, formula=f"=IFERROR({check.formula},FALSE)", kind="bool", unit="",
                   note=check.note, name=name, warn="false"), value)
     if check.label_formula:  # the label names the cell to fix while the check fails

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from planner import __version__
 from planner.workbook import answers, kit
-from planner.tables import present
+from planner.tables import present, raised_warnings
 from planner.workbook.kit import KeyResult, Row
 
 HOW_TO_USE = [
@@ -22,6 +22,9 @@ MASTER = Row("master", "Master check", kind="text", unit="", bold=True,
 FIRST_FAILED = Row("first_failed", "The first that fails (a link to it)", kind="text", unit="",
                    formula="=IF(checks_failed=0,\"none\",HYPERLINK(\"#'Checks'!A\"&checks_first_failed_row,"
                            "checks_first_failed))")
+WARNINGS = Row("warnings", "Warnings (the results stand; take care: see Checks)", kind="text", unit="",
+               formula='=IF(checks_warnings=0,"none",checks_warnings&IF(checks_warnings=1," warning: "," warnings, the '
+                       'first: ")&checks_first_warning)')
 NOT_AVAILABLE = kit.NOT_AVAILABLE  # a key result whose inputs fail their checks
 
 
@@ -48,6 +51,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     sheet.warn("failed", sheet.row_of("master"), sheet.last_col, sheet.row_of("master"), sheet.last_col)
     labels = {check.key: check.label for table in present(scenario) for check in table.sheet.CHECKS}
     sheet.row(FIRST_FAILED, labels[failing[0]] if failing else "none")
+    _warnings(book, sheet, warnings_line(results))
     sheet.skip()
 
     if columns:
@@ -67,6 +71,28 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     sheet.skip()
     _legend(book, sheet)
     return sheet
+
+
+def _warnings(book: kit.Book, sheet: kit.Sheet, line: str) -> None:
+    """The warnings line across the value columns (a long first warning wraps there instead of widening the page),
+    orange while one applies, not a failure's red."""
+    r, style = sheet.row_index, book.styles.value("text")
+    sheet._label(r, WARNINGS.label)
+    col = answers.across(sheet, r, line, style)
+    sheet.formula(r, col, WARNINGS.formula, line, style)
+    sheet.places[WARNINGS.key] = kit.Place("cell", r, col, r, col)
+    sheet.ws.conditional_format(r, col, r, sheet.last_col, {
+        "type": "formula", "criteria": "=IFERROR(checks_warnings>0,FALSE)", "format": book.styles.changed})
+    sheet.row_index += 1
+
+
+def warnings_line(results) -> str:
+    """The Cover's warnings line as the engine gives it: none, or how many apply and the first."""
+    raised = [label for _, label, _ in raised_warnings(results)]
+    if not raised:
+        return "none"
+    many = len(raised) > 1
+    return f"{len(raised)} warning{'s, the first' if many else ''}: {raised[0]}"
 
 
 def _about(book: kit.Book, sheet: kit.Sheet, scenario) -> None:

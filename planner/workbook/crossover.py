@@ -187,8 +187,8 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, *, title: str, axis:
 
 
 KEY_RESULTS = [
-    KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, traffic "
-              "{crossover_tokens_per_day|choice}", kind="days", unit="days"),
+    KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, serving "
+              "{crossover_served_tokens_per_day|count} tokens a day", kind="days", unit="days"),  # or a fleet's
     KeyResult("crossover_day_gpu_hours", "Crossover at its assumed serving MFU of {crossover_serving_mfu_used|percent}"
               " (not the plan's throughput): the day serving overtakes training in GPU-hours", kind="days",
               unit="days", what_if=True),

@@ -31,7 +31,8 @@ from xlsxwriter.worksheet import CellBlankTuple as _BLANK, CellFormulaTuple
 
 from planner.engine.values import plain
 from planner.specs import (FRACTION, PLACEHOLDER, TEXT_FORMATS, Check, Column, Formula,  # noqa: F401 (the sheets'
-                           KeyResult, Row, count_text, excel_fixed, text_formula)  # row specs, read through the kit)
+                           KeyResult, Row, Warning, count_text, excel_fixed,  # row specs, read through the kit)
+                           text_formula)
 from planner.workbook import pages
 from planner.units import KINDS, MONEY_DECIMALS, money_format
 
@@ -371,7 +372,7 @@ class Book:
         sheet = self.sheets["Checks"]
         sheet.skip()
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
-        first, failing, first_failing = sheet.row_index, 0, None
+        checked = []
         long: dict[str, tuple[int, list[list[str]]]] = {}  # a set too long for one AND: its row, its parts
         for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
@@ -381,11 +382,9 @@ class Book:
             parts = in_parts(needs)
             if len(parts) > 1:
                 long[name] = (sheet.row_index, parts)
+            checked.append((sheet.row_index, label, passes))
             sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
                           name=name, warn="false", note=self.guarded_results(name)), passes)
-            failing += not passes
-            first_failing = first_failing or (label if not passes else None)
-        end = sheet.row_index
         if long:  # below the sets (outside their count): each long set's parts, which its row ANDs
             sheet.skip()
             sheet.section("The longest sets in parts: each set's row is the AND of its parts")
@@ -401,14 +400,9 @@ class Book:
                 passes = self.formulas[(sheet.name, xl_rowcol_to_cell(row, col))]
                 sheet.formula(row, col, f"=AND({','.join(c + '=TRUE' for c in cells)})", passes,
                               self.styles.value("bool"))
-        sets_end, sheet.row_index = sheet.row_index, end
-        if sheet.sets_row is not None:  # the printed summary's line for the sets (checks.PARTS' last)
-            col = xl_col_to_name(sheet.last_col)
-            sheet.row_index = sheet.sets_row
-            sheet.row(Row("part_sets", "Sets of checks that guard results", kind="count", unit="", warn="positive",
-                          formula=f"=IFERROR(COUNTIF({col}{first + 1}:{col}{end},FALSE),0)"), failing)
-            sheet.formula(sheet.row_index - 1, sheet.note_col, f'=IFERROR(INDEX(A{first + 1}:A{end},MATCH(FALSE,'
-                          f'{col}{first + 1}:{col}{end},0)),"")', first_failing or "", self.styles.note)
+        sets_end = sheet.row_index
+        if sheet.sets_printed is not None:  # what the Checks sheet prints of the sets (checks.sets)
+            sheet.sets_printed(sheet, checked)
         sheet.row_index = sets_end
 
     def guarded_results(self, condition: str) -> str:
@@ -557,7 +551,10 @@ class Sheet:
     printed_rows: int | None = None  # the last row that prints (None: the last written)
     printed_from: int = 0  # the first row that prints below the titles (a summary block: print_sections)
     section_titles: dict[int, str] = field(default_factory=dict)  # a section's row → its title
-    sets_row: int | None = None  # Checks: where the sets of checks' count that fail goes (Book.write_groups)
+    sets_row: int | None = None  # Checks: where the sets of checks' printed lines go (Book.write_groups)
+    sets_printed: Any = None  # Checks: (sheet, [(row, label, passes) of each set]) → None, writes those lines
+    checked: list = field(default_factory=list)  # Checks: (row, label, passes) of each check of its list
+    subtitle: tuple[int, str] | None = None  # its row and text (title), wrapped across the page where long
     guards: set[str] = field(default_factory=set)  # the checks and sets of checks its formulas are guarded by
     numbers: dict[tuple[int, Any], list] = field(default_factory=dict)  # (column, format) → [the largest number
     # written, whether one was negative]: how wide the column must be (never "###")
@@ -725,8 +722,27 @@ class Sheet:
                 self.book.texts[(self.name, cell)] = banner
         self._fit_widths()
         self._wrap()
+        self._wrap_subtitle()
         self._hide_rows()
         self._print_setup()
+
+    def _wrap_subtitle(self) -> None:
+        """A subtitle longer than the printed page is wide (its first block of columns) wraps across it, merged,
+        its row as tall as its lines: it would run past the page's edge, clipped (the API sheet's)."""
+        if self.subtitle is None:
+            return
+        row, text = self.subtitle
+        if row < self.printed_from:  # not printed (a sheet on screen only): it runs across the empty cells beside
+            return
+        last = self._last_printed()
+        widths = [self.width_of(c) for c in range(last + 1)]
+        breaks = pages.column_blocks(widths, self.block_starts)
+        last = breaks[0] - 1 if breaks else last
+        width = sum(w for c, w in enumerate(widths[:last + 1]) if c not in self.hidden_cols)
+        lines = text_lines(text, width)
+        if lines > 1 and last > 0:
+            self.ws.merge_range(row, 0, row, last, text, self.book.styles.subtitle_wrapped)
+            self.set_height(row, max(DEFAULT_ROW * lines, self.heights.get(row, DEFAULT_ROW)))
 
     def _fit_widths(self) -> None:
         """Every column wide enough for its numbers (never "###"); column A as wide as its longest label, at most
@@ -883,6 +899,7 @@ class Sheet:
         self.row_index = 2
         if subtitle:
             self.ws.write_string(self.row_index, 0, subtitle, styles.subtitle)
+            self.subtitle = (self.row_index, subtitle)
             self.row_index += 1
         self.ws.freeze_panes(self.row_index, 1)  # the titles and the label column stay in view
         self.banner_row = self.row_index

@@ -297,6 +297,34 @@ def draft_prefill_overhead(r: ReplicaCells, terms: TermsCells) -> str:
 
 
 
+# TTFT at a client concurrency c, closed loop (§14.4): the fill T_fill(j, c) of p_s passes
+def fill_pass_tokens(r: ReplicaCells, j: str, c: str, p_s: str) -> str:
+    """q = j·s_n/p_s + c − j: the tokens of one fill pass."""
+    return f"({j})*{new_tokens(r)}/{p_s}+({c})-({j})"
+
+
+def fill_flops(r: ReplicaCells, j: str, c: str, p_s: str) -> str:
+    """T_fill(j, c)'s FLOPs: the GEMMs of j·s_n + p_s·(c − j) tokens, the prompts' causal attention once and the
+    decoders' at c̄."""
+    m, decoders = target(r), f"{p_s}*(({c})-({j}))"
+    square = f"{r.prompt_tokens}^2" if r.cached_tokens is None else f"{r.prompt_tokens}^2-{r.cached_tokens}^2"
+    return (f"serving_ops_per_param_token*{m.multiplied}*(({j})*{new_tokens(r)}+{decoders})+({j})*{m.layers}"
+            f"*({square})*{m.width}+{decoders}*2*{m.layers}*{r.mean_context}*{m.width}")
+
+
+def fill_bytes(r: ReplicaCells, j: str, c: str, q: str, p_s: str) -> str:
+    """T_fill(j, c)'s bytes: the weights the q tokens of a pass touch, once per pass, and the KV cache."""
+    return (f"{p_s}*{streamed_params(r, q)}*{r.weight_bytes}/{r.tensor_parallel}+(({j})*{r.prompt_tokens}"
+            f"+{p_s}*(({c})-({j}))*{r.mean_context})*{r.kv_bytes_per_token}")
+
+
+def fill_s(r: ReplicaCells, q: str, flops: str, moved: str, tau_ms: str, *, p_s: str) -> str:
+    """T_fill(j, c): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(q) + τ_pass(c)), from the cells of q, F, M and τ_pass(c)
+    (ms)."""
+    return (f"(MAX({compute_seconds(r, flops)},{memory_seconds(r, moved)})"
+            f"+{p_s}*({all_reduce_seconds(r, q)}+{tau_ms}/1000))")
+
+
 PASSES = ("prefill", "draft_prefill", "draft", "verify")  # planner/model/replica.py's PASSES and PIECES
 PIECES = ("memory", "pass")
 PASS_WORDS = {"prefill": "Prefill of the B prompts", "draft_prefill": "The draft's prefill of them",

@@ -11,11 +11,11 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
-from planner.engine.serving import ABOVE_B_MAX, DOES_NOT_FIT, NOT_SERVED, TTFT_HELPERS
+from planner.engine.serving import ABOVE_B_MAX, DOES_NOT_FIT, NO_LEDGER, NOT_HELD_OUT, NOT_SERVED, TTFT_HELPERS
 from planner.model import engines, fields
 from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
-from planner.workbook.kit import Check, Column, KeyResult, Row
+from planner.workbook.kit import Check, Column, KeyResult, Row, Warning
 
 SHEET = "Serving"
 FITTED = ("compute_efficiency", "bandwidth_efficiency")  # the priors §12.1's fit may replace (their _used: in force)
@@ -234,30 +234,23 @@ P_S, N_USED = "serving_prefill_passes", "serving_prefill_token_budget_used"
 
 
 def fill_pass_tokens(j: str, c: str) -> str:
-    """q = j·s_n/p_s + c − j: the tokens of one fill pass."""
-    return f"({j})*{S_N}/{P_S}+({c})-({j})"
+    """q = j·s_n/p_s + c − j: the tokens of one fill pass (the scenario's replica)."""
+    return model.fill_pass_tokens(R, j, c, P_S)
 
 
 def fill_flops(j: str, c: str) -> str:
-    """T_fill(j, c)'s FLOPs (§14.4): the GEMMs of j·s_n + p_s·(c − j) tokens, the prompts' causal attention once and
-    the decoders' at c̄."""
-    decoders = f"{P_S}*(({c})-({j}))"
-    return (f"serving_ops_per_param_token*serving_multiplied_params*(({j})*{S_N}+{decoders})+({j})*model_layers"
-            f"*(serving_prompt_tokens^2-serving_cached_tokens^2)*serving_attention_width+{decoders}*2*model_layers"
-            "*serving_mean_context*serving_attention_width")
+    """T_fill(j, c)'s FLOPs (§14.4) on the scenario's replica."""
+    return model.fill_flops(R, j, c, P_S)
 
 
 def fill_bytes(j: str, c: str, q: str) -> str:
-    """T_fill(j, c)'s bytes: the weights the q tokens of a pass touch, once per pass, and the KV cache."""
-    return (f"{P_S}*{model.streamed_params(R, q)}*serving_weight_bytes/{T}+(({j})*serving_prompt_tokens"
-            f"+{P_S}*(({c})-({j}))*serving_mean_context)*serving_kv_bytes_per_token")
+    """T_fill(j, c)'s bytes on the scenario's replica."""
+    return model.fill_bytes(R, j, c, q, P_S)
 
 
 def fill_s(q: str, flops: str, moved: str, tau: str) -> str:
-    """T_fill(j, c) (§14.4): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(q) + τ_pass(c)), from the cells of q, F, M and
-    τ_pass(c) (ms)."""
-    return (f"(MAX({model.compute_seconds(R, flops)},{model.memory_seconds(R, moved)})"
-            f"+{P_S}*({model.all_reduce_seconds(R, q)}+{tau}/1000))")
+    """T_fill(j, c) (§14.4) on the scenario's replica, from the cells of q, F, M and τ_pass(c) (ms)."""
+    return model.fill_s(R, q, flops, moved, tau, p_s=P_S)
 
 
 OVERHEAD = [
@@ -355,6 +348,10 @@ AT_USERS += [
         formula="={tpot_ms_plain}/serving_tpot_ms", kind="ratio", unit="×",
         note="Below 1: speculation does not pay at this batch (the verify pass turned compute-bound)"),
 ]
+AT_USERS.append(Row("prefill_ms_at_users", "Prefill of the users' prompts together T_pre(B)",
+                    formula=f"={model.prefill_s(R, 'serving_users', model.pieces_at('pass_users_'))}*1000",
+                    kind="tenths", unit="ms", name="serving_prefill_ms_at_users",
+                    note="Against (B − 1) · TTFT: the stall bound of §11 (a warning on Checks when below)"))
 AT_ONE = _at("_single", "1", {"tpot_ms": "serving_tpot_ms_single"}, keys=("tpot_ms",), prefix="pass_one_",
              kinds=("draft", "verify"))
 AT_MAX = _at("_at_max", "serving_max_concurrency", {"tpot_ms": "serving_tpot_ms_at_max",
@@ -521,17 +518,23 @@ def _stack_chart(book: kit.Book, sheet: kit.Sheet) -> None:
     sheet.chart(chart, height=320)
 
 
-CALIBRATION_VALUES = ("mean_concurrency", "mean_prompt_tokens", "mean_output_tokens", "measured_ttft_ms",
-                      "predicted_ttft_ms", "measured_tpot_ms", "predicted_tpot_ms", "implied_compute_efficiency",
-                      "implied_bandwidth_efficiency")
+CALIBRATION_VALUES = ("mean_concurrency", "mean_prompt_tokens", "mean_output_tokens", "clients", "measured_ttft_ms",
+                      "predicted_ttft_ms", "predicted_ttft_median_ms", "own_prefill_ms", "measured_tpot_ms",
+                      "predicted_tpot_ms", "implied_compute_efficiency", "implied_bandwidth_efficiency")
 
 
 BUSIEST = "CEILING({mean_concurrency},1)"  # b̄: the sequences of a run's pass (§14.6)
 
 
+def exchange_seconds(c: model.ReplicaCells, tokens: str) -> str:
+    """What a run's pass of `tokens` spends exchanging activations, seconds: AR(n); with expert parallelism A2A(n)
+    joins it here (§14.6: "A2A is subtracted wherever AR is"; the engine's calibration.exchange)."""
+    return model.all_reduce_seconds(c, tokens)
+
+
 def _left(c: model.ReplicaCells, measured: str, tokens: str, sequences: str) -> str:
-    """A run's measured time less AR and τ_pass(n), seconds (the implied efficiencies, §14.6)."""
-    return f"({{{measured}}}/1000-{model.all_reduce_seconds(c, tokens)}-{model.pass_overhead(c, sequences)})"
+    """A run's measured time less AR (and A2A) and τ_pass(n), seconds (the implied efficiencies, §14.6)."""
+    return f"({{{measured}}}/1000-{exchange_seconds(c, tokens)}-{model.pass_overhead(c, sequences)})"
 
 
 @dataclass(frozen=True)
@@ -562,9 +565,29 @@ class RunCells:
                 f"{bf16}))*1e12)")
 
 
+RUN_C, RUN_FITTED_C = "run_c_", "run_fitted_c_"  # a run's passes at its clients c_i, at the inputs and as fitted
+RUN_P_S = "CEILING({mean_prompt_tokens}/serving_prefill_token_budget_used,1)"  # p_s at the run's prompt
+
+
+def _run_fill(r: RunCells, i: int, fitted: bool) -> str:
+    """T_fill(1, c_i) at the run's lengths on its GPU (§14.4), ms: at the inputs, or as fitted."""
+    c = r.after(i) if fitted else r.cells(i)
+    return "=" + model.fill_s(c, "{run_fill_pass_tokens}", "{run_fill_flops}", "{run_fill_bytes}",
+                              f"({model.pass_overhead(c, '{clients}')}*1000)", p_s=RUN_P_S) + "*1000"
+
+
+def _run_median(r: RunCells, i: int, fitted: bool) -> str:
+    """TTFT_med(c_i) = δ·L + T_fill(1, c_i) + ITL(c_i)/2 (0 at c_i = 1), ms (§14.4), at the inputs or as fitted."""
+    c, at, fill = ((r.after(i), AT_FITTED_C, "{run_fitted_fill_ms}") if fitted else
+                   (r.cells(i), AT_RUN_C, "{run_fill_ms}"))
+    return (f"=serving_dispatch_ms_per_layer_used*model_layers+{fill}+IF({{clients}}=1,0,"
+            f"{model.cycle_s(c, '{clients}', at)}/{{mean_output_tokens}}*1000/2)")
+
+
 def _run_helpers(r: RunCells) -> list[Column]:
-    """What the runs' predictions read (grouped out of sight): the run's GPU, and its passes at one prompt and at
-    B̄ (ms), at the inputs and as fitted."""
+    """What the runs' predictions read (grouped out of sight): the run's GPU, and its passes at one prompt, at B̄
+    and at its clients c_i (ms), at the inputs and as fitted; the steady fill T_fill(1, c_i) and TTFT_med(c_i) as
+    fitted."""
     nvlink = "nvlink_gbps"
     return [
         Column("run_peak_flops", "Its GPU's effective peak P_e (TFLOP/s)", kind="tera", template=r.peak),
@@ -577,10 +600,25 @@ def _run_helpers(r: RunCells) -> list[Column]:
                      r.after(i) if fitted else r.cells(i), batch, key, prefix, AS_FITTED if fitted else None))
           for prefix, batch, where, fitted in ((RUN_ONE, None, ", one prompt", False),
                                                (RUN_B, "{mean_concurrency}", " at B̄", False),
+                                               (RUN_C, "{clients}", " at c", False),
                                                (RUN_FITTED_ONE, None, ", one prompt, as fitted", True),
-                                               (RUN_FITTED_B, "{mean_concurrency}", " at B̄, as fitted", True))
+                                               (RUN_FITTED_B, "{mean_concurrency}", " at B̄, as fitted", True),
+                                               (RUN_FITTED_C, "{clients}", " at c, as fitted", True))
           for key, words, _ in model.piece_specs(model.PLAIN, batch, prefix)
           if not fitted or key.endswith("_pass_ms")),
+        Column("run_fill_pass_tokens", "Steady fill at c: tokens per pass q", kind="number",
+               template=lambda i: "=" + model.fill_pass_tokens(r.cells(i), "1", "{clients}", RUN_P_S)),
+        Column("run_fill_flops", "Steady fill at c: FLOPs (T)", kind="tera",
+               template=lambda i: "=" + model.fill_flops(r.cells(i), "1", "{clients}", RUN_P_S)),
+        Column("run_fill_bytes", "Steady fill at c: bytes (G)", kind="giga",
+               template=lambda i: "=" + model.fill_bytes(r.cells(i), "1", "{clients}", "{run_fill_pass_tokens}",
+                                                         RUN_P_S)),
+        Column("run_fill_ms", "Steady fill T_fill(1, c) (ms)", kind="tenths",
+               template=lambda i: _run_fill(r, i, False)),
+        Column("run_fitted_fill_ms", "Steady fill T_fill(1, c), as fitted (ms)", kind="tenths",
+               template=lambda i: _run_fill(r, i, True)),
+        Column("run_fitted_ttft_median_ms", "Median TTFT at c, as fitted (ms)", kind="tenths",
+               template=lambda i: _run_median(r, i, True)),
     ]
 
 
@@ -603,20 +641,26 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, he
         Column("mean_output_tokens", "Mean output tokens",
                template=f"=SUMIFS(requests_output_tokens,requests_run,{{label}},requests_failed,FALSE)/{done}",
                kind="number"),
+        Column("clients", "Clients c = MAX(1, ROUND(B̄))", template="=MAX(1,ROUND({mean_concurrency},0))",
+               kind="count"),
         Column("measured_ttft_ms", "Measured median TTFT (ms)", template=f"=PERCENTILE({block.format('ttft_ms')},0.5)",
                kind="tenths"),
-        Column("predicted_ttft_ms", "Predicted TTFT (ms)", kind="tenths",
+        Column("predicted_ttft_ms", "Predicted TTFT, idle server (ms)", kind="tenths",
                template=lambda i: f"={model.ttft_s(cells(i), AT_RUN_ONE)}*1000"),
+        Column("predicted_ttft_median_ms", "Predicted median TTFT at c clients, TTFT_med(c) (ms)", kind="tenths",
+               template=lambda i: _run_median(RunCells(runs), i, False)),
+        Column("own_prefill_ms", "The run's own prefill P = TTFT − (TTFT_med(c) − TTFT idle) (ms)", kind="tenths",
+               template="={measured_ttft_ms}-({predicted_ttft_median_ms}-{predicted_ttft_ms})"),
         Column("measured_tpot_ms", "Measured median TPOT (ms)", template=f"=PERCENTILE({block.format('tpot_ms')},0.5)",
                kind="tenths"),
         Column("predicted_tpot_ms", "Predicted TPOT (ms)", kind="tenths",
                template=lambda i: f"={model.tpot_s(cells(i), '{mean_concurrency}', AT_RUN_B)}*1000"),
         Column("implied_compute_efficiency", "Implied η_c", kind="percent",
                template=lambda i: f"={model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops}"
-                                  f"*{_left(cells(i), 'measured_ttft_ms', '{mean_prompt_tokens}', '1')})"),
+                                  f"*{_left(cells(i), 'own_prefill_ms', '{mean_prompt_tokens}', '1')})"),
         Column("implied_bandwidth_efficiency", "Implied η_m", kind="percent",
                template=lambda i: f"={model.decode_bytes(cells(i), '{mean_concurrency}')}/({cells(i).hbm_tbps}"
-                                  f"*1e12*{_left(cells(i), 'measured_tpot_ms', '{mean_concurrency}', BUSIEST)})"),
+                                  f"*1e12*{_left(cells(i), 'measured_tpot_ms', BUSIEST, BUSIEST)})"),
     ]
     columns += _fit_columns(runs, cells, after)
     values = [{key: row[key] for key in CALIBRATION_VALUES} | _fit_values(row) | _measured_values(found)
@@ -624,19 +668,21 @@ def _calibration(book: kit.Book, sheet: kit.Sheet, runs: list[dict], results, he
     header, _, _ = sheet.records(numbers, columns, values, label_header="Run no. (Requests)",
                                  helpers=_run_helpers(RunCells(runs)), helper_col=helper_col)
     sheet.set_height(header, 45)
-    sheet.text("η_m implied = the decode step's bytes / (HBM · (median TPOT − AR − τ)); η_c implied = the prefill "
-               "FLOPs / (t · P_e · (median TTFT − AR − τ)). A TTFT measured under load includes queueing, so the η_c "
-               "it implies is a floor. The fit below uses the runs of the benchmark serving.calibration names: the "
-               "decode step is linear in its bytes, Y = X / η_m + Z · τ, with the prefills' stalls taken out.",
-               style=book.styles.note, height=32)
+    sheet.text("A run's median TTFT is compared with the median TTFT of a closed loop at c clients (docs/method.md "
+               "§14.4), not with one request on an idle server; its own prefill P takes the predicted closed-loop "
+               "excess out. η_m implied = the decode step's bytes / (HBM · (median TPOT − AR − τ_pass(b̄))); η_c "
+               "implied = the prefill FLOPs / (t · P_e · (P − AR − τ_pass(1))). The fit below uses the runs of the "
+               "benchmark serving.calibration names: the decode step is linear in its bytes, Y = X / η_m + Z · τ, with "
+               "the prefills' stalls and the known overhead K(n) taken out.", style=book.styles.note, height=44)
     sheet.skip()
     sheet.section("The fit: η_m and τ by least squares through the origin on (X, Z), η_c on the prefills (ms)")
     sheet.rows(FIT, _fit_shown(results.serving.scalars))
 
 
 RUN_ONE, RUN_B = "run_one_", "run_b_"  # a run's helper cells: its passes at one prompt and at B̄
-AT_RUN_ONE, AT_RUN_B = model.pieces_at(RUN_ONE), model.pieces_at(RUN_B)
+AT_RUN_ONE, AT_RUN_B, AT_RUN_C = model.pieces_at(RUN_ONE), model.pieces_at(RUN_B), model.pieces_at("run_c_")
 AT_FITTED_ONE, AT_FITTED_B = model.pieces_at("run_fitted_one_"), model.pieces_at("run_fitted_b_")
+AT_FITTED_C = model.pieces_at("run_fitted_c_")
 
 
 RUN_FITTED_ONE, RUN_FITTED_B = "run_fitted_one_", "run_fitted_b_"  # … and as fitted: the passes only
@@ -646,7 +692,7 @@ AS_FITTED = {"memory": "serving_bandwidth_efficiency_in/serving_fit_bandwidth_ef
 def _run_piece(c: model.ReplicaCells, batch: str | None, key: str, prefix: str, scale: dict | None = None) -> str:
     """A run's helper cell (its key under `prefix`), in ms, at its lengths on its GPU (`c`); with `scale`, a pass
     reads the memory time at the inputs' η_m (the run's own cell) times the ratio that makes it the fitted one's."""
-    at = model.pieces_at(RUN_ONE if batch is None else RUN_B)
+    at = model.pieces_at({None: RUN_ONE, "{mean_concurrency}": RUN_B, "{clients}": RUN_C}[batch])
     if scale:
         at = {k: f"({cell}*{scale['memory']})" for k, cell in at.items() if k.endswith("_memory")}
     kind = key[len(prefix):].rsplit("_", 2)[0]
@@ -656,13 +702,20 @@ def _run_piece(c: model.ReplicaCells, batch: str | None, key: str, prefix: str, 
 
 
 def _measured_values(found: dict) -> dict:
-    """A run's helper cells from the engine (ServingTable.passes["measured"]): its GPU and its passes in ms."""
+    """A run's helper cells from the engine (ServingTable.passes["measured"]): its GPU, its passes in ms, and the
+    steady fill and median TTFT at its clients."""
     found_at = {}
-    for key, prefix in (("one", RUN_ONE), ("b", RUN_B), ("fitted_one", RUN_FITTED_ONE), ("fitted_b", RUN_FITTED_B)):
+    for key, prefix in (("one", RUN_ONE), ("b", RUN_B), ("c", RUN_C), ("fitted_one", RUN_FITTED_ONE),
+                        ("fitted_b", RUN_FITTED_B), ("fitted_c", RUN_FITTED_C)):
         found_at |= model.pieces_in_ms(found[key], prefix) if found[key] is not None else \
             {f"{prefix}{piece[:-2]}_ms": "" for piece in found["one"]}
+    fill = found["fill"]
     return {"run_peak_flops": found["peak_flops"], "run_hbm_tbps": found["hbm_tbps"],
-            "run_nvlink_gbps": found["nvlink_gbps"], **found_at}
+            "run_nvlink_gbps": found["nvlink_gbps"], **found_at,
+            "run_fill_pass_tokens": fill["fill_one_pass_tokens"], "run_fill_flops": fill["fill_one_flops"],
+            "run_fill_bytes": fill["fill_one_bytes"], "run_fill_ms": fill["fill_one_ms"],
+            "run_fitted_fill_ms": fill["fitted_fill_one_ms"],
+            "run_fitted_ttft_median_ms": fill["fitted_ttft_median_ms"]}
 
 
 def _fit_columns(runs: list[dict], cells, after=None) -> list[Column]:
@@ -675,8 +728,8 @@ def _fit_columns(runs: list[dict], cells, after=None) -> list[Column]:
         prefill = (model.compute_seconds(c, model.prefill_flops(c)), AT_RUN_ONE["prefill_memory"])
         decode = (AT_RUN_B["verify_memory"], model.compute_seconds(c, model.decode_flops(c, b)))
         bound = (f"AND({prefill[0]}>={prefill[1]},{decode[0]}>={decode[1]},"
-                 "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_ms},"
-                 f"{{measured_ttft_ms}}/1000>{model.all_reduce_seconds(c, '{mean_prompt_tokens}')}+{known(i, '1')})")
+                 "{measured_ttft_ms}<=calibration_queueing_factor*{predicted_ttft_median_ms},"
+                 f"{{own_prefill_ms}}/1000>{exchange_seconds(c, '{mean_prompt_tokens}')}+{known(i, '1')})")
         return (f"=IF(AND(goodput_benchmarks_{runs[i]['benchmark']}_name=serving_calibration,"
                 f"{{mean_output_tokens}}>1,1-({b}-1)/{{mean_output_tokens}}>0),{bound},FALSE)")
 
@@ -696,26 +749,26 @@ def _fit_columns(runs: list[dict], cells, after=None) -> list[Column]:
         Column("x_bytes_ms", "X: decode bytes at full HBM (ms)", kind="decimal",
                template=when_used(lambda i: f"{model.decode_bytes(cells(i), b)}/({cells(i).hbm_tbps}*1e12)*1000")),
         Column("stall_ms", "Prefills' stall per token (ms)", kind="decimal", template=when_used(
-            lambda i: f"({b}*({{measured_ttft_ms}}/1000-{model.all_reduce_seconds(cells(i), s)}-{known(i, '1')})"
-                      f"+{model.all_reduce_seconds(cells(i), f'{b}*{s}')}+{known(i, b)})/{o}*1000")),
+            lambda i: f"({b}*({{own_prefill_ms}}/1000-{exchange_seconds(cells(i), s)}-{known(i, '1')})"
+                      f"+{exchange_seconds(cells(i), f'{b}*{s}')}+{known(i, b)})/{o}*1000")),
         Column("y_ms", "Y = TPOT − AR(B̄) − stall − K(B̄) (ms)", kind="decimal", template=when_used(
-            lambda i: f"{{measured_tpot_ms}}-({model.all_reduce_seconds(cells(i), b)}+{known(i, b)})*1000"
+            lambda i: f"{{measured_tpot_ms}}-({exchange_seconds(cells(i), b)}+{known(i, b)})*1000"
                       "-{stall_ms}")),
         Column("z", "Z = 1 − (B̄ − 1) / o", kind="decimal", template=when_used(lambda i: f"1-({b}-1)/{o}")),
         Column("x_prefill_ms", "x: prefill at full peak (ms)", kind="decimal", template=when_used(
             lambda i: f"{model.prefill_flops(cells(i))}/({T}*{cells(i).peak_flops})*1000")),
-        Column("y_prefill_ms", "y = TTFT − AR(s) − τ − K(1) (ms)", kind="decimal", template=when_used(
-            lambda i: f"{{measured_ttft_ms}}-({model.all_reduce_seconds(cells(i), s)}+{known(i, '1')})*1000"
+        Column("y_prefill_ms", "y = P − AR(s) − τ − K(1) (ms)", kind="decimal", template=when_used(
+            lambda i: f"{{own_prefill_ms}}-({exchange_seconds(cells(i), s)}+{known(i, '1')})*1000"
                       "-serving_fit_overhead_ms")),
         Column("residual_ms", "Residual Y − m·X − τ·Z (ms)", kind="decimal",
                template='=IF(AND({used},serving_fit_status="fitted"),{y_ms}-serving_fit_slope*{x_bytes_ms}'
                         '-serving_fit_intercept_ms*{z},"")'),
-        Column("ttft_error_before", "TTFT error at the inputs", kind="percent",
-               template=when_used(lambda i: "{predicted_ttft_ms}/{measured_ttft_ms}-1")),
+        Column("ttft_error_before", "Median TTFT error at the inputs (against TTFT_med(c))", kind="percent",
+               template=when_used(lambda i: "{predicted_ttft_median_ms}/{measured_ttft_ms}-1")),
         Column("itl_error_before", "ITL error at the inputs", kind="percent",
                template=when_used(lambda i: f"{itl(cells(i), AT_RUN_B)}/{{measured_tpot_ms}}-1")),
-        Column("ttft_error_after", "TTFT error as fitted", kind="percent", template=when_used(
-            lambda i: f"{model.ttft_s(after(i), AT_FITTED_ONE)}*1000/{{measured_ttft_ms}}-1")),
+        Column("ttft_error_after", "TTFT error as fitted", kind="percent",
+               template=when_used(lambda i: "{run_fitted_ttft_median_ms}/{measured_ttft_ms}-1")),
         Column("itl_error_after", "ITL error as fitted", kind="percent",
                template=when_used(lambda i: f"{itl(after(i), AT_FITTED_B)}/{{measured_tpot_ms}}-1")),
     ]
@@ -816,6 +869,10 @@ def _level_key(parts: tuple[str, str, str]) -> str:
 
 
 LEVELS = engines.levels("engine", "gpu", "precision")  # the eight rows a scenario may take, most specific first
+def _ledger(column: str) -> str:
+    return f"INDEX(catalog_ledger_{column},serving_ledger_row)"
+
+
 ENGINE_ROWS = [
     *(Row(f"engine_match_{i}", f"Row {engines.label(level)}", kind="count", unit="",
           formula=f"=IFERROR(MATCH({_level_key(level)},catalog_engine_key,0),0)",
@@ -836,6 +893,15 @@ ENGINE_ROWS = [
         *([] if f.key in FITTED else [Row(f"{f.key}_used", f"{engines.SYMBOLS[f.key]} in force", kind=f.kind,
                                           unit=f.unit, formula=f"=serving_{f.key}_in",
                                           name=f"serving_{f.key}_used")]))),
+    Row("ledger_row", "Its row in Catalog's accuracy ledger (this GPU and engine)", kind="count", unit="",
+        formula='=IFERROR(MATCH(gpu&"|"&serving_engine,catalog_ledger_key,0),0)', name="serving_ledger_row",
+        note="0: no published measurement of this GPU and engine"),
+    Row("ledger_figure", "Accuracy against published measurements (docs/accuracy.md)", kind="text", unit="",
+        formula=f'=IF(serving_ledger_row=0,"{NO_LEDGER}",IF({_ledger("rows")}=0,"{NOT_HELD_OUT}","within ±15 % on "'
+                f'&{_ledger("within_15")}&" of "&{_ledger("rows")}&" published "&{_ledger("words")}&" '
+                f'(±25 %: "&{_ledger("within_25")}&"; median predicted/measured "&TEXT({_ledger("median_ratio")},'
+                '"0.00")&"; docs/accuracy.md)"))', name="serving_ledger_figure",
+        note="The ledger's held-out figure for the GPU and engine in use (every metric)"),
 ]
 
 
@@ -875,6 +941,25 @@ KEY_RESULTS = [
 ]
 
 _ID_RANGES = ("catalog_engine_ids", "catalog_gpu_ids", "catalog_precision_ids")
+WARNINGS = [  # docs/method.md §14.7: the results stand; each note says what to take care about
+    Warning("serving_ttft_at_concurrency_blank", "Serving: the TTFT at c = users is blank (the users are above "
+            "B_max)", formula="serving_users>serving_max_concurrency",
+            note="The admission queue is not modelled: lower serving.users to B_max or below to read a TTFT at c"),
+    Warning("serving_ttft_burst_dominates", "Serving: the opening burst is over half the closed-loop mean TTFT",
+            formula="AND(ISNUMBER(serving_ttft_at_concurrency_ms),serving_ttft_burst_ms/serving_client_rounds"
+                    ">serving_ttft_at_concurrency_ms/2)",
+            note="A mean dominated by the first round: compare a median with TTFT_med, and do not read a percentile "
+                 "from TTFT_c (serving.client_rounds R sets the burst's share)"),
+    Warning("serving_itl_may_understate_tpot", "Serving: ITL(B) may understate a request's TPOT (T_pre(B) < (B − 1) "
+            "· TTFT at B = users)", formula="serving_prefill_ms_at_users<(serving_users-1)*serving_ttft_ms",
+            note="The per-pass overhead makes B − 1 prefills behind a request outlast one batched prefill "
+                 "(§14.6): read a request's TPOT from a benchmark at these lengths"),
+    Warning("serving_engine_row_not_held_out", "Serving: the engines row was fitted on the ledger's measurements of "
+            "this GPU and engine, with none held apart to score it",
+            formula=f"IF(serving_ledger_row=0,FALSE,AND({_ledger('fitted')}>0,{_ledger('rows')}=0))",
+            note="Its accuracy is in sample: test it on your own benchmark logs (serving.calibration)"),
+]
+
 CHECKS = [
     Check("serving_users_fit", "Serving: the users fit (u ≤ B_max)", formula="serving_users<=serving_max_concurrency",
           note="The values at the users are shown even when they do not fit."),
