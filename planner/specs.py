@@ -106,6 +106,7 @@ class Formula:
 # Text formulas: labels that follow the inputs -----------------------------------------------------------------
 TEXT_FORMATS = {  # placeholder format → (Excel TEXT format, divisor applied first, decimals shown)
     "count": ("#,##0", None, 0),
+    "whole": ("#,##0", None, 0),  # a measure shown to the unit (tokens a day): 2,326,855,680.0000005 as 2,326,855,680
     "decimal": ("#,##0.0", None, 1),
     "tera": ("#,##0.0", 1e12, 1),
     "percent": ("0%", None, 0),

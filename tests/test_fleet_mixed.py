@@ -15,7 +15,8 @@ from planner.scenario import ScenarioError
 
 from tests.helpers import scenario_with
 
-pytestmark = pytest.mark.usefixtures("section_6_overheads")  # METHOD §15.1's examples, at §6's τ alone as §11's
+pytestmark = [pytest.mark.usefixtures("section_6_overheads"),  # METHOD §15.1's examples, at §6's τ alone as §11's
+              pytest.mark.xdist_group("fleet-mixed")]  # one worker: example A computed once
 
 RETRIEVAL = Path(__file__).parent.parent / "examples" / "fleet-2b-70b-fp8-retrieval.yaml"  # §11's 2(b)
 CHAT_8B = Path(__file__).parent.parent / "examples" / "fleet-1-8b-five-gpus.yaml"  # §11's example 1
@@ -40,6 +41,14 @@ def best_mixed(table: F.FleetTable) -> dict:
 @pytest.fixture(scope="module")
 def example_a() -> F.FleetTable:
     return mixed()
+
+
+@pytest.fixture(scope="module")
+def example_a_results(section_6_overheads):
+    """Example A's whole results (compute), for the tests that read the HTML's words, the plan and the sheet."""
+    from planner.engine import compute
+
+    return compute(scenario_with(RETRIEVAL, **{"fleet.mixed_gpus": True}))
 
 
 def test_without_mixing_the_retrieval_service_is_the_h100_pair_at_28():
@@ -267,11 +276,11 @@ def test_the_covers_words_when_mixing_does_not_win_or_is_off():
     assert off == "not searched: fleet.mixed_gpus is FALSE"
 
 
-def test_the_html_says_which_wins_and_why():
+def test_the_html_says_which_wins_and_why(example_a_results):
     from planner.engine import compute
     from planner.report import fleet as report
 
-    said = " ".join(report.findings(compute(scenario_with(RETRIEVAL, **{"fleet.mixed_gpus": True}))))
+    said = " ".join(report.findings(example_a_results))
     assert ("Mixed pools win: 10 h100-sxm for prefill ($20.00) and 3 h200 for decode ($7.50), $27.50 an hour "
             "against $28.00 for the best fleet on one GPU type, 10 h100-sxm for prefill ($20.00) and 4 h100-sxm for "
             "decode ($8.00): $0.50 an hour (1.8 %) less") in said
@@ -285,24 +294,24 @@ def test_the_html_says_which_wins_and_why():
 
 
 # The workbook ---------------------------------------------------------------------------------------------------------
-def test_the_plan_reads_serving_n_a_when_the_cheapest_is_mixed():
+def test_the_plan_reads_serving_n_a_when_the_cheapest_is_mixed(example_a_results):
     """One serving GPU cannot price two GPU types: the plan's serving money is n/a with the reason, not a wrong
     price; the Fleet's names say what was chosen, per pool."""
     from planner.engine import compute
     from planner.engine.shared import FLEET_MIXED
 
-    results = compute(scenario_with(RETRIEVAL, **{"fleet.mixed_gpus": True}))
-    head = results.headline
+    head = example_a_results.headline
     assert head["plan_total_cost"] == head["plan_total_on_demand"] == head["plan_capex"] == FLEET_MIXED
     single = compute(scenario_with(RETRIEVAL, **{"fleet.mixed_gpus": True, "fleet.gpus": ["a100-80gb", "h100-sxm"]}))
     assert isinstance(single.headline["plan_total_cost"], float)  # the H100 pair is chosen: today's plan
     assert single.headline["plan_total_cost"] == compute(scenario_with(RETRIEVAL)).headline["plan_total_cost"]
 
 
-def test_the_fleet_sheet_defines_the_mixed_names(example_a):
-    from tests.helpers import build_in_memory
+def test_the_fleet_sheet_defines_the_mixed_names(example_a_results):
+    from planner.workbook import build
+    from planner.workbook.kit import NO_FILE
 
-    book = build_in_memory(scenario_with(RETRIEVAL, **{"fleet.mixed_gpus": True}))
+    book = build(example_a_results, NO_FILE)
     values = book.values
     assert values["fleet_cheapest_gpu"] == "h100-sxm/h200"
     assert (values["fleet_cheapest_prefill_gpu"], values["fleet_cheapest_decode_gpu"]) == ("h100-sxm", "h200")

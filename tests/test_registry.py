@@ -4,10 +4,12 @@ results. A table added without a member fails here, by name."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import types
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
 from planner.engine import compute
@@ -64,11 +66,17 @@ def problems_of(table: Table, results) -> list[str]:
     return found
 
 
+EVERY_TABLE = pytest.mark.xdist_group("registry-every-table")  # one worker computes it once for the four tests
+
+
+@functools.cache
 def every_table():
-    """The default scenario with a layout search and a fleet too: every table of the registry present."""
+    """The default scenario with a layout search and a fleet too: every table of the registry present (computed
+    once: the tests only read it)."""
     return compute(scenario_with(**{"search.gpus_max": 1024, "fleet.peak_rate": 10}))
 
 
+@EVERY_TABLE
 def test_every_table_holds_what_the_protocol_says():
     results = every_table()
     assert [p for table in TABLES for p in problems_of(table, results)] == []
@@ -83,6 +91,7 @@ def without(table: Table, layer: str, *names: str) -> Layer:
     return Layer(module, next(protocol for name, protocol in LAYERS if name == layer))
 
 
+@EVERY_TABLE
 def test_a_table_lacking_a_member_is_named(monkeypatch):
     """The check above can fail: a table whose sheet module lost write and SHEET (no default stands in)."""
     results = every_table()
@@ -123,13 +132,15 @@ def test_every_workbook_module_is_a_tables_or_the_workbooks_own():
     assert modules - WORKBOOK_OWN - {t.key for t in TABLES} == set()
 
 
+@EVERY_TABLE
 def test_every_cover_result_is_written_on_its_tables_sheet():
     """A table declares as Cover key results only the names it writes on its own sheet: the plan's total is the Cost
     table's (computed by engine/cost.py, declared in workbook/cost.py, named on the Cost sheet; the Budget shows it
     as budget_total_cost)."""
-    from tests.helpers import build_in_memory
+    from planner.workbook import build
+    from planner.workbook.kit import NO_FILE
 
-    book = build_in_memory(scenario_with(**{"search.gpus_max": 1024, "fleet.peak_rate": 10}))
+    book = build(every_table(), NO_FILE)
     found = [(t.key, k.name, book.names[k.name][0]) for t in TABLES for k in t.sheet.KEY_RESULTS
              if book.names[k.name][0] != t.sheet.SHEET]
     assert found == []
@@ -137,6 +148,7 @@ def test_every_cover_result_is_written_on_its_tables_sheet():
     assert book.names["budget_total_cost"][0] == "Budget"
 
 
+@EVERY_TABLE
 def test_a_tables_headline_is_its_values_under_its_prefix():
     """engine/values.prefixed names each value by its table's prefix, in the order given (the JSON's order):
     Hours, Crossover, Cluster and Goodput name their headlines so."""

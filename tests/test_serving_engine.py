@@ -365,3 +365,16 @@ def test_from_catalog_parts_takes_section_six_defaults():
     r = sv.Replica.of(model=catalog.MODELS["llama-3.1-70b"], gpu=catalog.GPUS["h100-sxm"], weight=fp8, kv=fp8,
                       serving=two, price_per_gpu_hour=2.00)
     assert (r.p_e, r.kv_g, r.b_max) == (1979e12, 81_920, 54)
+
+
+def test_a_replicas_terms_are_reckoned_once_and_a_changed_replica_reckons_its_own():
+    """The passes read the replica's terms (Ψ_mm, KV_g, the width, B_max) thousands of times in a Fleet search or the
+    accuracy ledger: a frozen replica reckons each once (it was each time, half of a fleet's compute). A replica at
+    other lengths is another replica with its own: Llama 3.1 8B's KV_g is 2·32·8·128·2 = 131,072 bytes a token on
+    both, and B_max follows the sequence length, INT(pool / ((s + o)·KV_g))."""
+    r = replica(users=32, sequence_length=4096)
+    assert r.target is r.target and r.kv_g is r.kv_g and r.b_max == r.b_max
+    assert float(r.kv_g) == 2 * 32 * 8 * 128 * 2
+    longer = r.at_run(prompt_tokens=8192, output_tokens=8192)  # 16,384 tokens a sequence: 4 × 4,096
+    assert longer.target is not r.target and float(longer.kv_g) == float(r.kv_g)
+    assert longer.b_max == r.b_max // 4 and r.b_max > 4

@@ -299,8 +299,8 @@ LONGEST_FORMULA = 1000  # characters (issue 43 item 4: helper cells, not one for
 
 @pytest.mark.parametrize("path", every_example())
 def test_no_formula_runs_over_1000_characters(example_files, path):
-    """Every formula of every example stays under 1,000 characters: the sets of checks that guard results (in parts
-    of at most 900 characters, each set's row the AND of its parts), the sheets' banners, Catalog's Valid rules, the
+    """Every formula of every example stays under 1,000 characters: the sets of checks that guard results (a long
+    one the AND of the smaller sets within it, or of parts of at most 900 characters), the sheets' banners, Catalog's Valid rules, the
     serving roofline (each pass's compute, memory and all-reduce time in helper cells the times read, the queue's
     Erlang C terms beside the misses), and with named scenarios each input's check in each column and each
     column's comparison with its snapshot (in helper cells and parts). Before: the default held 171 formulas over

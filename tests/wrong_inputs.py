@@ -105,16 +105,22 @@ class Formulas:
         match = _GUARDED.fullmatch(self.texts[key])
         checks = None
         if match is not None:
-            checks = set()
-            for name in re.findall(r"ok_[a-z0-9_]+", match[1]):
-                group = self.texts.get(self.names[name]) if name.startswith("ok_group_") else None
-                if group and not re.search(r"ok_[a-z0-9_]+", group):  # a long set: the AND of its parts' cells
-                    sheet = self.names[name][0]
-                    group = ",".join(self.texts[(sheet, cell)] for cell in re.findall(r"[A-Z]+\d+", group))
-                checks |= set(re.findall(r"ok_[a-z0-9_]+", group)) if group else {name}
-            checks = frozenset(checks)
+            checks = frozenset().union(*(self.checks_of(name) for name in re.findall(r"ok_[a-z0-9_]+", match[1])))
         self.guards[key] = checks
         return checks
+
+    def checks_of(self, name: str) -> frozenset:
+        """The checks a check or a set of them (ok_group_<n>) stands for: a long set reads smaller sets (each read as
+        its checks in turn) and its checks, or the cells of its parts."""
+        group = self.texts.get(self.names[name]) if name.startswith("ok_group_") else None
+        if not group:
+            return frozenset({name})
+        if name not in self.guards:  # each set reckoned once (kept beside the cells' guards, by its name)
+            sheet = self.names[name][0]
+            parts = ",".join(self.texts[(sheet, cell)] for cell in re.findall(r"\b[A-Z]+\d+\b", group))
+            self.guards[name] = frozenset().union(*(self.checks_of(found)
+                                                    for found in re.findall(r"ok_[a-z0-9_]+", group + parts)))
+        return self.guards[name]
 
     def body(self, key) -> str:
         """A formula's text without its guard."""

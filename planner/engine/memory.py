@@ -235,7 +235,7 @@ def compute(scenario, tables) -> MemoryTable:
     serving = tables["serving"].scalars  # the Serving table's weights per GPU and KV_g, at its precisions
     kv = serving["kv_bytes_held_per_token"]  # the draft's beside the model's, with speculative decoding
     s_weights = serving["weights_gb"]
-    s_kv = serving_kv_gb(sv.users, sv.sequence_length, kv)
+    s_kv = serving_kv_gb(serving["rank_sequences"], sv.sequence_length, kv)  # the busiest rank's users (§14.5)
     s_total = s_weights + s_kv
     lookups = {key: getattr(model, key) for key in MODEL_LOOKUPS}
     scalars = {

@@ -54,6 +54,12 @@ METHOD = Method(
         "2·Ψ_active·TokS/(BF16 TFLOPS·1e12).",
         "The concurrency table shows B = 1, 2, 4, … below B_max, B_max and the users, each once. Values at the users "
         "are shown even when they exceed B_max (the fits check is then FALSE).",
+        "Expert and attention data parallelism (§14.5): a replica of G = t·d_a GPUs, d_a attention ranks of t GPUs "
+        "each holding its own sequences' KV (B_max = d_a·the rank's), the routed experts over e = G GPUs (W_g = "
+        "((Ψ − Ψ_routed)/t + Ψ_routed/G)·b_w); a pass is the busiest rank's, b = CEILING(B/d_a): FLOPs per GPU "
+        "(2·Ψ_nr·n_r + A_r)/t + 2·(Ψ_mm − Ψ_nr)·n/G, S_g(n) = Ψ_nr/t + (S(n) − Ψ_nr)/G, AR(n_r) with the MoE "
+        "layers' second all-reduce the combine, A2A(n_r) = 2·L_moe·(α + k·n_r/t·h·b_a·(e − 1)/e/NVLink), τ_pass(b); "
+        "TokS per GPU of the replica.",
         "Calibration: a measured run's mean concurrency is the sum of its request latencies over its duration "
         "(Little's law); η_m implied = the decode step's bytes / (HBM·(median TPOT − AR − τ_pass(CEILING(B̄)))) and "
         "η_c implied = the prefill FLOPs / (t·P_e·(median TTFT − AR − τ_pass(1))).",
@@ -112,6 +118,7 @@ class ServingTable:
                 "serving_draft_model_valid": True,
                 "serving_calibration_on_this_gpu": self.scalars["calibration_on_this_gpu"],
                 "serving_engine_known": True,  # a scenario's engine and Catalog ids are checked when read (§14.7)
+                "serving_layout_valid": True,  # … and its layout (§14.7)
                 "catalog_ids_plain": True}
 
     def to_json(self) -> dict:
@@ -134,7 +141,8 @@ HEADLINE = {  # defined name → scalar key
     **{f"serving_{key}": key for key in (  # §14.8
         "pass_overhead_ms", "pass_overhead_ttft_ms", "ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms",
         "ttft_burst_ms", "ttft_steady_ms", "rank_clients", "prefill_passes", "prompts_per_pass", "burst_cohorts",
-        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior", "ledger_figure")},
+        "engine_row", "compute_efficiency_prior", "bandwidth_efficiency_prior", "ledger_figure", "gpus_per_replica",
+        "nonrouted_params", "all_to_all_ms")},
 }
 DOES_NOT_FIT = "does not fit"  # a value at B_max when not one sequence fits (B_max = 0)
 
@@ -154,11 +162,14 @@ def knobs_in(scenario):
 
 
 def replica_of(scenario, gpu=None) -> Replica:
-    """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark)."""
+    """The scenario's serving replica (on `gpu`, a catalog GPU, instead of the scenario's, for a benchmark or a row
+    of the GPUs table: there at e = d_a = 1, the layouts those tables model; §14.6)."""
     merged, sv = scenario.merged_catalog, knobs_in(scenario)
     # in the reporting currency; a benchmark's GPU (or a Catalog row, GPUs): its Catalog price
     price = money.converted(gpu.price_per_hour, scenario) if gpu else money.gpu_price(scenario)
     draft = sv.speculative.draft_model
+    if gpu is not None:
+        sv = sv.model_copy(update={"expert_parallel": 1, "attention_data_parallel": 1})
     return Replica.of(model=scenario.chosen_model, gpu=gpu or scenario.chosen_gpu,
                       weight=merged.precisions[sv.weight_precision], kv=merged.precisions[sv.kv_precision],
                       serving=sv, price_per_gpu_hour=price, draft_model=merged.models[draft] if draft else None)
@@ -192,12 +203,9 @@ def compute(scenario, tables) -> ServingTable:
     model, gpu, sv = scenario.chosen_model, scenario.chosen_gpu, scenario.serving
     precisions = scenario.merged_catalog.precisions
     weight, kv = precisions[sv.weight_precision], precisions[sv.kv_precision]
-    t = sv.tensor_parallel
-    users, single, at_max = r.at(sv.users), r.at(1), r.at(r.b_max)
-    ttft_compute = r.prefill_flops() / (t * r.p_e * r.compute_efficiency)
-    ttft_memory = r.prefill_bytes() / r.bw_e
-    stack = r.memory_stack(sv.users)
-    draft, plain = r.draft, replace(r, speculative="none")
+    t, users, single, at_max = sv.tensor_parallel, r.at(sv.users), r.at(1), r.at(r.b_max)
+    ttft_compute, ttft_memory, ttft_talk = _idle(r)
+    stack, draft, plain = r.memory_stack(sv.users), r.draft, replace(r, speculative="none")
 
     def blank_if_none_fit(value):
         return DOES_NOT_FIT if r.b_max == 0 else value
@@ -213,7 +221,7 @@ def compute(scenario, tables) -> ServingTable:
         "output_tokens": r.o, "mean_context": r.c_bar, "reserve_gb": stack["reserve_gb"], "pool_gb": r.pool / GB,
         "sequence_gb": (r.s + r.o) * r.kv_held / GB, "max_concurrency": r.b_max, "fits": bool(sv.users <= r.b_max),
         "ttft_compute_ms": ttft_compute * 1000, "ttft_memory_ms": ttft_memory * 1000,
-        "ttft_all_reduce_ms": r.all_reduce(r.s - r.cached_tokens) * 1000,
+        "ttft_all_reduce_ms": ttft_talk * 1000,
         "ttft_draft_ms": (r._prefill(1, draft, "draft_prefill") if draft else 0) * 1000, "ttft_ms": r.ttft_s() * 1000,
         "tpot_ms_plain": plain.at(sv.users)["tpot_ms"],
         "speculation_speedup": plain.at(sv.users)["tpot_ms"] / users["tpot_ms"],
@@ -230,12 +238,14 @@ def compute(scenario, tables) -> ServingTable:
         "kv_heads_split_evenly": bool(counts.kv_heads_split_evenly(model.kv_heads, t)),
         "prompt_below_sequence": sv.prompt_tokens < sv.sequence_length,
         "nvlink_known": t == 1 or bool(gpu.nvlink_gbps),
+        **_layout(r, sv.users),
     }
     scalars |= _at_concurrency(r, sv.users)
     rows = [{k: ("" if v is None else v) for k, v in row.items()} for row in r.table()]
     for row in rows:  # §14.2's τ_pass(B) and §14.4's TTFT at c = B, blank above B_max
         shown = row["batch"] not in ("", None) and row["batch"] > 0
-        row["pass_overhead_ms"] = number(r.pass_overhead(row["batch"]) * 1000) if shown else ""
+        row["pass_overhead_ms"] = number(r.pass_overhead(r.rank_sequences(row["batch"])) * 1000) if shown else ""
+        row["all_to_all_ms"] = number(r.all_to_all(r.rank_sequences(row["batch"])) * 1000) if shown else ""
         ttft = r.ttft_at(row["batch"]) if shown else {}
         for key in ("ttft_at_concurrency_ms", "ttft_median_at_concurrency_ms", *TTFT_HELPERS):
             row[key] = number(ttft[key]) if ttft and (row["batch"] <= r.b_max or key in TTFT_HELPERS) else ""
@@ -259,6 +269,39 @@ def warnings(s: dict, sv) -> dict[str, bool]:
             "serving_engine_row_not_held_out": s["ledger_figure"] == NOT_HELD_OUT}
 
 
+def _idle(r: Replica) -> tuple:
+    """One prompt on an idle server: its compute, memory and all-reduce seconds (§6); in a layout one rank works on
+    it, its all-to-all beside its all-reduces (§14.5)."""
+    if r.laid_out:
+        idle = r.prefill_pieces(1, r.target)
+        return idle["compute"], idle["memory"], idle["all_reduce"]
+    return (r.prefill_flops() / (r.tensor_parallel * r.p_e * r.compute_efficiency), r.prefill_bytes() / r.bw_e,
+            r.all_reduce(r.s - r.cached_tokens))
+
+
+def _layout(r: Replica, users: int) -> dict:
+    """The replica's layout (§14.5): its GPUs G = t·d_a, Ψ_routed and Ψ_nr, and the decode step's all-to-all at the
+    users (A2A(b), b = CEILING(B/d_a); 0 at e = 1)."""
+    return {"layout_valid": True, "layout_experts": r.expert_parallel, "layout_ranks": r.attention_data_parallel,
+            "gpus_per_replica": r.gpus, "routed_params": r.psi_routed, "nonrouted_params": r.psi_nr,
+            "rank_sequences": r.rank_sequences(users), **_talk(r),
+            "overhead_base_ms": r.overhead_ms + r.overhead_fixed_ms + r.overhead_per_layer_ms * r.layers
+            + r.overhead_per_moe_layer_ms * r.moe_layer_count,
+            "all_to_all_ms": r.all_to_all(r.rank_sequences(users)) * 1000,
+            "experts_busy": bool(r.expert_parallel == 1 or r.experts_per_token * users >= r.experts)}
+
+
+def _talk(r: Replica) -> dict:
+    """A pass's AR(n) + A2A(n) as the Serving sheet's cells hold it: a latency and a time per token on the rank, s
+    (§14.5; L_c = L_moe with e > 1)."""
+    t, e, alpha = r.tensor_parallel, r.expert_parallel, passes.ALL_REDUCE_LATENCY_US / 1e6
+    reduces = passes.ALL_REDUCES_PER_LAYER * r.layers - (r.moe_layer_count if e > 1 else 0)
+    width = r.hidden * passes.ACTIVATION_BYTES / ((r.nvlink_gbps or 0) * 1e9 or 1)
+    return {"talk_latency_s": (0 if t == 1 else reduces * alpha) + (0 if e == 1 else 2 * r.moe_layer_count * alpha),
+            "talk_s_per_token": (0 if t == 1 else reduces * 2 * (t - 1) / t * width)
+            + (0 if e == 1 else 2 * r.moe_layer_count * r.experts_per_token / t * width * (e - 1) / e)}
+
+
 def _passes(r: Replica, plain: Replica, users: int, rows: list[dict]) -> dict:
     """What the Serving sheet's helper cells show (ServingTable.passes): the passes at one prompt, the users, B = 1,
     B_max (None at 0) and without speculation, each table row's (None where blank)."""
@@ -276,7 +319,8 @@ ABOVE_B_MAX = "n/a: the users are above B_max (the admission queue is not modell
 def _at_concurrency(r: Replica, users: int) -> dict:
     """τ_pass at the users and at one sequence (§14.2), and the TTFT block at c = users (§14.4): its b, p_s, κ, m,
     fills, burst and steady state, and the closed-loop mean and median (n/a above B_max)."""
-    found = {"pass_overhead_ms": r.pass_overhead(users) * 1000, "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000,
+    found = {"pass_overhead_ms": r.pass_overhead(r.rank_sequences(users)) * 1000,
+             "pass_overhead_ttft_ms": r.pass_overhead(1) * 1000,
              "prefill_ms_at_users": r.prefill_s(users) * 1000}  # T_pre(users): §11's stall bound (a warning)
     found |= r.ttft_at(users)
     if users > r.b_max:

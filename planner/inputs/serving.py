@@ -16,6 +16,8 @@ from planner.scenario.declare import Count, EngineId, ModelId, PrecisionId, Sect
 from planner.scenario.errors import quoted, unknown
 
 MAX_TENSOR_PARALLEL = 8  # one node's NVLink domain: the all-reduce model holds within it
+MAX_ATTENTION_DATA_PARALLEL = 8  # d_a: attention ranks per replica (§14.1)
+MAX_EXPERT_PARALLEL = MAX_TENSOR_PARALLEL * MAX_ATTENTION_DATA_PARALLEL  # e = t·d_a at most
 MAX_DRAFT_TOKENS = 16  # k: drafts beyond a few tokens are rarely accepted whole
 
 
@@ -70,6 +72,13 @@ class Serving(Section):
     tensor_parallel: whole(1, MAX_TENSOR_PARALLEL) = declared(1, "Serving tensor parallel t", "GPUs", "One replica's "
                                                               "GPUs; divides the attention heads, at most 8 (one "
                                                               "node).", kind="count")
+    expert_parallel: whole(1, MAX_EXPERT_PARALLEL) = declared(
+        1, "Serving expert parallel", "GPUs", "The routed experts sharded whole over e GPUs: 1, or t · d_a (the "
+        "replica's GPUs), dividing the model's routed experts (docs/method.md §14.5).", kind="count", symbol="e")
+    attention_data_parallel: whole(1, MAX_ATTENTION_DATA_PARALLEL) = declared(
+        1, "Serving attention data parallel", "ranks", "Attention ranks per replica, each of t GPUs holding its own "
+        "sequences' KV cache; above 1 only with e = t · d_a, for a mixture-of-experts model (DeepSeek's DEP: t 1, "
+        "d_a = e).", kind="count", symbol="d_a")
     weight_precision: PrecisionId = declared("bf16", "Weight precision", "", "A precision from Catalog: bits per "
                                              "weight and whether GEMMs run in FP8.", kind="text",
                                              choices="catalog_precision_ids")
@@ -151,7 +160,53 @@ def cross_checks(scenario, catalog) -> list:
     if sv.calibration != "none" and sv.calibration not in names:
         problems.append((("serving", "calibration"), sv.calibration, "none, or the name of one of goodput.benchmarks"
                          + (f": {', '.join(quoted(n) for n in names)}" if names else " (the scenario has none)")))
-    return problems + _speculative_checks(sv.speculative, model, catalog, t)
+    return problems + _layout_checks(sv, model, gpu) + _speculative_checks(sv.speculative, model, catalog, t)
+
+
+def layout_problems(sv, model, gpu) -> list[tuple[str, str]]:
+    """What is wrong with the replica's layout (docs/method.md §14.5, §14.7), as (key, what is allowed): e = 1, or
+    e = t·d_a dividing the routed experts; d_a > 1 only with e = t·d_a; a layout only for a mixture of experts;
+    t·d_a GPUs within one node; its all-to-all on NVLink; no speculative decoding or calibration in a layout (not
+    modelled)."""
+    t, e, d_a, experts = sv.tensor_parallel, sv.expert_parallel, sv.attention_data_parallel, model.experts or 0
+    g, node, found = t * d_a, gpu.gpus_per_node or 8, []
+    if (e > 1 or d_a > 1) and experts == 0:
+        key = "expert_parallel" if e > 1 else "attention_data_parallel"
+        found.append((key, f"1: {model.id} is a dense model (no routed experts), so e = d_a = 1"))
+    elif e > 1 and e != g:
+        found.append(("expert_parallel", f"1, or t · d_a = {g} (the replica's GPUs, {t} × {d_a})"))
+    elif e > 1 and experts % e:
+        found.append(("expert_parallel", f"1, or a number that divides the {experts} routed experts of {model.id} "
+                      f"and equals t · d_a = {g}"))
+    elif d_a > 1 and e == 1:
+        found.append(("attention_data_parallel", f"1 with e = 1 (d_a copies of §6's replica are d_a replicas), or "
+                      f"set expert_parallel to t · d_a = {g}"))
+    if g > node:
+        found.append(("attention_data_parallel" if d_a > 1 else "tensor_parallel",
+                      f"t · d_a at most the {gpu.id}'s {node} GPUs per node (catalog.gpus.{gpu.id}.gpus_per_node): "
+                      "the all-to-all stays on NVLink"))
+    if e > 1 and not gpu.nvlink_gbps:
+        found.append(("expert_parallel", f"1: expert parallelism needs the {gpu.id}'s NVLink GB/s "
+                      f"(catalog.gpus.{gpu.id}.nvlink_gbps) for its all-to-all"))
+    return found
+
+
+def _layout_checks(sv, model, gpu) -> list:
+    """The layout's problems, each naming its key; speculative decoding and a calibration are not modelled in a
+    layout (e > 1 or d_a > 1)."""
+    values = {"expert_parallel": sv.expert_parallel, "attention_data_parallel": sv.attention_data_parallel,
+              "tensor_parallel": sv.tensor_parallel}
+    problems = [(("serving", key), values[key], f"allowed: {allowed}") for key, allowed in
+                layout_problems(sv, model, gpu)]
+    if sv.expert_parallel > 1 or sv.attention_data_parallel > 1:
+        if sv.speculative.method != "none":
+            problems.append((("serving", "speculative", "method"), sv.speculative.method, "none with expert "
+                             "parallelism or attention data parallelism (e > 1 or d_a > 1): not modelled"))
+        if sv.calibration != "none":
+            problems.append((("serving", "calibration"), sv.calibration, "none with expert parallelism or "
+                             "attention data parallelism (e > 1 or d_a > 1): benchmark runs are compared at e = "
+                             "d_a = 1"))
+    return problems
 
 
 def _speculative_checks(spec, model, catalog, t) -> list:

@@ -69,16 +69,34 @@ def effective_bandwidth(hbm_tbps, bandwidth_efficiency):
     return hbm_tbps * 1e12 * bandwidth_efficiency
 
 
-def all_reduce_seconds(tokens, layers, hidden, tensor_parallel, nvlink_gbps):
-    """AR(n) = IF(t = 1, 0, 2·L·(α + 2·(t−1)/t·n·h·b_a/(NVLink GB/s·1e9))): Megatron's two all-reduces per layer,
-    a ring moving 2·(t−1)/t of the n·h activations, on the NVLink figure as listed (not derated)."""
+def all_reduce_seconds(tokens, layers, hidden, tensor_parallel, nvlink_gbps, combined_layers=0):
+    """AR(n) = IF(t = 1, 0, (2·L − L_c)·(α + 2·(t−1)/t·n·h·b_a/(NVLink GB/s·1e9))): Megatron's two all-reduces per
+    layer, a ring moving 2·(t−1)/t of the n·h activations, on the NVLink figure as listed (not derated); with expert
+    parallelism the MoE layers' second all-reduce is the all-to-all's combine (L_c = L_moe, §14.5), else L_c = 0."""
     t = np.asarray(tensor_parallel, dtype=float)
     nvlink = np.asarray(blank_as_zero(nvlink_gbps), dtype=float)
     if np.any((t > 1) & ~(nvlink > 0)):
         raise ValueError("serving with tensor_parallel > 1 needs the GPU's NVLink GB/s (nvlink_gbps)")
     ring = np.divide(2 * (t - 1) / t * np.asarray(tokens, dtype=float) * hidden * ACTIVATION_BYTES,
                      nvlink * 1e9, out=np.zeros(np.broadcast(t, tokens, hidden, nvlink).shape), where=nvlink > 0)
-    return np.where(t == 1, 0.0, ALL_REDUCES_PER_LAYER * layers * (ALL_REDUCE_LATENCY_US / 1e6 + ring))
+    reduces = ALL_REDUCES_PER_LAYER * layers if not np.any(combined_layers) else \
+        ALL_REDUCES_PER_LAYER * layers - combined_layers
+    return np.where(t == 1, 0.0, reduces * (ALL_REDUCE_LATENCY_US / 1e6 + ring))
+
+
+def all_to_all_seconds(tokens, *, moe_layers, experts_per_token, hidden, tensor_parallel, expert_parallel,
+                       nvlink_gbps):
+    """A2A(n_r) = IF(e = 1, 0, 2·L_moe·(α + k·(n_r/t)·h·b_a·(e − 1)/e/(NVLink GB/s·1e9))): the dispatch and the
+    combine of each MoE layer; each GPU sends its n_r/t tokens' k copies, the share (e − 1)/e of them to other GPUs
+    (docs/method.md §14.5; BLIS tMoEDispatch, AIConfigurator moe_comm_resolver.py)."""
+    e = np.asarray(expert_parallel, dtype=float)
+    nvlink = np.asarray(blank_as_zero(nvlink_gbps), dtype=float)
+    if np.any((e > 1) & ~(nvlink > 0)):
+        raise ValueError("serving with expert_parallel > 1 needs the GPU's NVLink GB/s (nvlink_gbps)")
+    sent = (np.multiply(experts_per_token, tokens, dtype=float) / tensor_parallel * hidden * ACTIVATION_BYTES
+            * (e - 1) / e)
+    moved = np.divide(sent, nvlink * 1e9, out=np.zeros(np.broadcast(sent, nvlink).shape), where=nvlink > 0)
+    return np.where(e == 1, 0.0, 2 * np.asarray(moe_layers, dtype=float) * (ALL_REDUCE_LATENCY_US / 1e6 + moved))
 
 
 # Capacity ------------------------------------------------------------------------------------------------------

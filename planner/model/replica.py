@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -128,6 +129,9 @@ class Replica:
     dispatch_ms_per_layer: float = 0  # δ: the engine's dispatch a request's first token pays (§14.4, §14.6)
     prefill_token_budget: int = 8192  # N: the tokens a prefill pass takes (§14.4)
     client_rounds: float = 10  # R: requests per client of a closed-loop benchmark (§14.4)
+    # the replica's layout (§14.5): d_a attention ranks of t GPUs each, the routed experts sharded whole over e GPUs
+    expert_parallel: int = 1  # e: 1, or t·d_a
+    attention_data_parallel: int = 1  # d_a
     prefix_hit_rate: float = 0  # h: the share of prompt tokens served from the prefix cache (§12.3)
     # speculative decoding (§12.2): none, mtp (self-drafting layers) or draft (a Catalog model at the same t)
     speculative: str = "none"
@@ -144,7 +148,8 @@ class Replica:
         decoding and prefix hit rate where it has them) and speculative decoding's draft model entry."""
         knobs = ("users", "sequence_length", "prompt_tokens", "tensor_parallel", "compute_efficiency",
                  "bandwidth_efficiency", "memory_reserve", "overhead_ms", "prefix_hit_rate", "dispatch_ms_per_layer",
-                 "prefill_token_budget", "client_rounds", *OVERHEAD_TERMS)
+                 "prefill_token_budget", "client_rounds", "expert_parallel", "attention_data_parallel",
+                 *OVERHEAD_TERMS)
         spec = getattr(serving, "speculative", None)
         speculation = {} if spec is None else {
             "speculative": spec.method, "draft_tokens": spec.tokens, "acceptance": spec.acceptance,
@@ -160,11 +165,11 @@ class Replica:
         )
 
     # per token and per GPU
-    @property
+    @cached_property  # a frozen replica's terms, reckoned once (the passes read them thousands of times)
     def moe_layer_count(self) -> int:
         return counts.moe_layer_count(self.layers, self.experts, self.moe_layers)
 
-    @property
+    @cached_property
     def psi_active(self) -> float:
         if self.active_params is not None:
             return self.active_params
@@ -173,7 +178,7 @@ class Replica:
                                                     expert_ffn=self.expert_ffn, moe_layers=self.moe_layers,
                                                     gated=self.gated)
 
-    @property
+    @cached_property
     def psi_mm(self) -> float:
         return counts.multiplied_params(self.psi_active, self.vocab, self.hidden, self.tied_embeddings)
 
@@ -183,18 +188,84 @@ class Replica:
 
     @property
     def w_g(self) -> float:
-        """W_g = (Ψ + Ψ_d)·b_w / t: the weights held, the draft's too."""
+        """W_g = (Ψ + Ψ_d)·b_w / t: the weights held, the draft's too; in a layout (§14.5) the routed experts over
+        the replica's G GPUs, ((Ψ − Ψ_routed)/t + Ψ_routed/G)·b_w."""
         held = self.params if self.draft is None else self.params + self.draft.params
-        return passes.weights_per_gpu(held, self.b_w, self.tensor_parallel)
+        if not self.laid_out:
+            return passes.weights_per_gpu(held, self.b_w, self.tensor_parallel)
+        routed = self.psi_routed
+        return ((held - routed) / self.tensor_parallel + routed / self.gpus) * self.b_w
+
+    # the layout (§14.5): d_a attention ranks of t GPUs, the routed experts over e = G GPUs
+    @property
+    def laid_out(self) -> bool:
+        """e > 1 or d_a > 1: passes on the busiest attention rank (§14.5). At e = d_a = 1 every term is §6's, and is
+        computed as §6 writes it."""
+        return self.expert_parallel > 1 or self.attention_data_parallel > 1
 
     @property
+    def gpus(self) -> int:
+        """G = t·d_a: the replica's GPUs."""
+        return self.tensor_parallel * self.attention_data_parallel
+
+    @property
+    def psi_routed(self) -> float:
+        """Ψ_routed = L_moe·E·3·h·F_e: the routed experts, what expert parallelism shards."""
+        return counts.routed_params(layers=self.layers, hidden=self.hidden, experts=self.experts,
+                                    expert_ffn=self.expert_ffn, moe_layers=self.moe_layers, gated=self.gated)
+
+    @property
+    def psi_nr(self) -> float:
+        """Ψ_nr = Ψ_mm − L_moe·k·3·h·F_e: the multiplied parameters outside the routed experts (attention, dense
+        layers, shared experts, router, lm_head)."""
+        return self.psi_mm - (self.moe_layer_count * self.experts_per_token * counts.ffn_matrices(self.gated)
+                              * self.hidden * self.expert_ffn)
+
+    def rank_sequences(self, batch):
+        """b = CEILING(B/d_a, 1): the sequences on the busiest attention rank (B itself at d_a = 1)."""
+        if self.attention_data_parallel == 1:
+            return batch
+        return np.ceil(np.asarray(batch, dtype=float) / self.attention_data_parallel)
+
+    def all_to_all(self, tokens):
+        """A2A(n_r) in seconds: the MoE layers' dispatch and combine for n_r tokens on a rank (0 at e = 1)."""
+        return passes.all_to_all_seconds(tokens, moe_layers=self.moe_layer_count,
+                                         experts_per_token=self.experts_per_token, hidden=self.hidden,
+                                         tensor_parallel=self.tensor_parallel, expert_parallel=self.expert_parallel,
+                                         nvlink_gbps=self.nvlink_gbps)
+
+    def _rank_pieces(self, batch, tokens_per_sequence, attention_flops, kv_tokens) -> dict:
+        """§14.5's pass on the busiest rank for B sequences in the replica: b = CEILING(B/d_a) on the rank, each
+        `tokens_per_sequence` GEMM tokens (n_r = b·that, n = B·that), `attention_flops` and `kv_tokens` of KV each.
+        FLOPs per GPU (2·Ψ_nr·n_r + A_r)/t + 2·(Ψ_mm − Ψ_nr)·n/G; bytes S_g(n)·b_w + K_r with S_g(n) = Ψ_nr/t +
+        (S(n) − Ψ_nr)/G; AR(n_r) + A2A(n_r) under "all_reduce"."""
+        b = self.rank_sequences(batch)
+        return self._rank_pass(b * tokens_per_sequence, np.multiply(batch, tokens_per_sequence, dtype=float),
+                               b * attention_flops, b * kv_tokens * self.kv_g)
+
+    def _rank_work(self, rank_tokens, replica_tokens, attention, kv_bytes) -> tuple:
+        """A pass on the busiest rank of n_r tokens (n in the replica), A_r attention FLOPs and K_r KV bytes: its
+        FLOPs per GPU and bytes per GPU."""
+        t, g, nonrouted = self.tensor_parallel, self.gpus, self.psi_nr
+        flops = ((passes.FORWARD_OPS * nonrouted * rank_tokens + attention) / t
+                 + passes.FORWARD_OPS * (self.psi_mm - nonrouted) * replica_tokens / g)
+        streamed = nonrouted / t + (self.streamed(replica_tokens) - nonrouted) / g
+        return flops, streamed * self.b_w + kv_bytes
+
+    def _rank_pass(self, rank_tokens, replica_tokens, attention, kv_bytes) -> dict:
+        """The pass's compute, memory and all-reduce seconds (the all-to-all with the all-reduces)."""
+        flops, moved = self._rank_work(rank_tokens, replica_tokens, attention, kv_bytes)
+        return {"compute": flops / (self.p_e * self.compute_efficiency), "memory": moved / self.bw_e,
+                "all_reduce": self.all_reduce(rank_tokens) + self.all_to_all(rank_tokens)}
+
+    @cached_property
     def kv_g(self) -> float:
         return np.asarray(counts.kv_bytes_per_token(self.layers, self.kv_heads, self.head_dim,
                                                     kv_lora_rank=self.kv_lora_rank,
                                                     qk_rope_head_dim=self.qk_rope_head_dim, kv_bytes=self.kv_bytes,
                                                     tensor_parallel=self.tensor_parallel), dtype=float)
 
-    @property
+    @cached_property
     def width(self) -> float:
         """w_qk + w_av."""
         return counts.attention_width(self.heads, self.head_dim, kv_lora_rank=self.kv_lora_rank,
@@ -210,7 +281,7 @@ class Replica:
     def bw_e(self) -> float:
         return passes.effective_bandwidth(self.hbm_tbps, self.bandwidth_efficiency)
 
-    @property
+    @cached_property
     def target(self) -> Terms:
         """The model served, as its passes see it."""
         return Terms(params=self.params, multiplied=self.psi_mm, layers=self.layers, hidden=self.hidden,
@@ -218,7 +289,7 @@ class Replica:
                      experts_per_token=self.experts_per_token, expert_ffn=self.expert_ffn,
                      moe_layers=self.moe_layer_count, gated=self.gated)
 
-    @property
+    @cached_property
     def draft(self) -> Terms | None:
         """Speculative decoding's draft (§12.2): mtp, `draft_layers` layers shaped like the target's last with a 2h×h
         projection, sharing the target's embedding and head; draft, a Catalog model at the same t and precisions;
@@ -287,7 +358,9 @@ class Replica:
     def all_reduce(self, tokens, terms: Terms | None = None):
         """AR(n) in seconds, of the target (or of `terms`: the draft's all-reduces move h_d-wide activations)."""
         terms = terms or self.target
-        return passes.all_reduce_seconds(tokens, terms.layers, terms.hidden, self.tensor_parallel, self.nvlink_gbps)
+        combined = terms.moe_layers if self.expert_parallel > 1 else 0  # §14.5: the second all-reduce is the combine
+        return passes.all_reduce_seconds(tokens, terms.layers, terms.hidden, self.tensor_parallel, self.nvlink_gbps,
+                                         combined_layers=combined)
 
     def exchange_s(self, tokens):
         """What a pass of n tokens spends exchanging activations between GPUs, seconds: AR(n); with expert
@@ -348,9 +421,10 @@ class Replica:
         """s_h = h·s: prompt tokens served from the prefix cache."""
         return self.s * self.prefix_hit_rate
 
-    @property
+    @cached_property
     def b_max(self) -> int:
-        return int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_held))
+        """B_max = d_a·INT9(pool/((s + o)·KV_g)): each attention rank holds its own sequences' KV (§14.5)."""
+        return self.attention_data_parallel * int(passes.max_concurrency(self.pool, self.s + self.o, self.kv_held))
 
     # passes, in seconds: each pass as its compute, memory and all-reduce time (its pieces), then the pass
     def _pieces(self, flops, bytes_moved, tokens, terms: Terms | None = None) -> dict:
@@ -367,7 +441,8 @@ class Replica:
         return self.pass_overhead(batch, draft if kind == "draft" else None)
 
     def _pass(self, pieces: dict, kind: str, batch):
-        return passes.pass_seconds(**pieces, overhead_s=self.overhead_s(kind, batch))
+        """A pass of B sequences in the replica: its pieces and τ_pass(b) of the busiest rank's b (§14.2)."""
+        return passes.pass_seconds(**pieces, overhead_s=self.overhead_s(kind, self.rank_sequences(batch)))
 
     def prefill_flops(self, batch=1, terms: Terms | None = None):
         """B prompts' FLOPs: the new tokens' GEMMs and their attention over the whole prompt (§6, §12.3)."""
@@ -385,6 +460,10 @@ class Replica:
     def prefill_pieces(self, batch, terms: Terms) -> dict:
         """B prompts' prefill by `terms` (the target's or the draft's): compute, memory and all-reduce seconds."""
         tokens = np.multiply(batch, self.s - self.cached_tokens)
+        if self.laid_out:  # the target's alone: a layout has no draft (§14.5)
+            cached = float(self.cached_tokens)
+            return self._rank_pieces(batch, self.s - cached, terms.layers * (self.s ** 2 - cached ** 2) * terms.width,
+                                     self.s)
         return self._pieces(self.prefill_flops(batch, terms), self.prefill_bytes(batch, terms), tokens, terms)
 
     def _prefill(self, batch, terms: Terms, kind: str = "prefill"):
@@ -399,6 +478,9 @@ class Replica:
     def decode_pieces(self, batch, terms: Terms, tokens_per_sequence=1) -> dict:
         """One pass for B sequences of `tokens_per_sequence` tokens each (a verify pass: k + 1): compute, memory and
         all-reduce seconds."""
+        if self.laid_out:
+            attention = tokens_per_sequence * 2 * terms.layers * self.c_bar * terms.width  # A_r per sequence
+            return self._rank_pieces(batch, tokens_per_sequence, attention, self.c_bar)
         flops = passes.decode_flops(terms.multiplied, terms.layers, self.c_bar, terms.width, batch=batch,
                                     tokens_per_sequence=tokens_per_sequence)
         tokens = np.multiply(batch, tokens_per_sequence)
@@ -466,11 +548,16 @@ class Replica:
         τ_pass(c))."""
         flops, moved, pass_tokens = self.fill_terms(prompts, clients)
         compute = flops / (self.tensor_parallel * self.p_e * self.compute_efficiency)
+        talk = self.all_reduce(pass_tokens) + (self.all_to_all(pass_tokens) if self.laid_out else 0)
         return (np.maximum(compute, moved / self.bw_e)
-                + self.prefill_passes * (self.all_reduce(pass_tokens) + self.pass_overhead(clients)))
+                + self.prefill_passes * (talk + self.pass_overhead(self.rank_sequences(clients))))
 
     def fill_terms(self, prompts, clients) -> tuple:
-        """T_fill(j, c)'s FLOPs F, bytes M and tokens per pass q over its p_s passes (§14.4)."""
+        """T_fill(j, c)'s FLOPs F, bytes M and tokens per pass q over its p_s passes (§14.4); in a layout (§14.5)
+        the busiest rank's: the FLOPs its t GPUs do and the bytes one GPU moves over the p_s passes, and its
+        tokens per pass n_r."""
+        if self.laid_out:
+            return self._rank_fill_terms(prompts, clients)
         j, c, p_s, m = float(prompts), float(clients), self.prefill_passes, self.target
         new, cached = float(self.s - self.cached_tokens), float(self.cached_tokens)
         decoders = p_s * (c - j)
@@ -482,13 +569,27 @@ class Replica:
                  + (j * self.s + decoders * self.c_bar) * m.kv_per_token)
         return flops, moved, pass_tokens
 
+    def _rank_fill_terms(self, prompts, clients) -> tuple:
+        """The fill on the busiest rank (§14.4 with §14.5): b = CEILING(c/d_a) clients on it, n_r = j·s_n/p_s + b − j
+        tokens per pass, n = MIN(c, d_a)·n_r in the replica; p_s·t·(FLOPs per GPU), p_s·(S_g(n)·b_w + K_r), n_r."""
+        j, c, p_s, m = float(prompts), float(clients), self.prefill_passes, self.target
+        b = float(self.rank_sequences(c))
+        new, cached = float(self.s - self.cached_tokens), float(self.cached_tokens)
+        rank_tokens = j * new / p_s + b - j
+        attention = (j * m.layers * (self.s ** 2 - cached ** 2) * m.width / p_s
+                     + (b - j) * 2 * m.layers * self.c_bar * m.width)
+        kv = (j * self.s / p_s + (b - j) * self.c_bar) * self.kv_g
+        flops, moved = self._rank_work(rank_tokens, min(c, self.attention_data_parallel) * rank_tokens, attention, kv)
+        return p_s * self.tensor_parallel * flops, p_s * moved, rank_tokens
+
     def ttft_at(self, clients) -> dict:
         """TTFT at c clients of a closed loop over R rounds (§14.4), in ms where named so: the opening burst of m
         cohorts of κ prompts, the steady state (one prompt beside c − 1 decoders and half the loaded pass in flight),
         the mean TTFT_c = δ·L + burst/R + (1 − 1/R)·steady and the median TTFT_med = δ·L + steady."""
         c = int(clients)
-        kappa = self.prompts_per_pass(c)
-        cohorts = math.ceil(c / kappa)
+        b = int(self.rank_sequences(c))  # the busiest rank's clients (§14.5)
+        kappa = self.prompts_per_pass(b)
+        cohorts = math.ceil(b / kappa)
         fill_kappa, fill_one = float(self.fill_s(kappa, c)), float(self.fill_s(1, c))
         itl = float(self.cycle_s(c)) / self.o
         burst = (cohorts + 1) / 2 * fill_kappa
@@ -497,7 +598,7 @@ class Replica:
         dispatch = self.dispatch_ms_per_layer * layers / 1000
         rounds = self.client_rounds
         (flops, moved, tokens), (flops_one, moved_one, tokens_one) = (self.fill_terms(j, c) for j in (kappa, 1))
-        return {"rank_clients": c, "prefill_passes": self.prefill_passes, "prompts_per_pass": kappa,
+        return {"rank_clients": b, "prefill_passes": self.prefill_passes, "prompts_per_pass": kappa,
                 "burst_cohorts": cohorts, "fill_pass_tokens": tokens, "fill_flops": flops, "fill_bytes": moved,
                 "fill_ms": fill_kappa * 1000, "fill_one_pass_tokens": tokens_one, "fill_one_flops": flops_one,
                 "fill_one_bytes": moved_one, "fill_one_ms": fill_one * 1000,
@@ -509,7 +610,8 @@ class Replica:
     def memory_stack(self, batch) -> dict:
         """The memory stack at B against the GPU, GB: weights, KV (final lengths), reserve and free (negative when
         B sequences do not fit)."""
-        weights, kv = self.w_g / GB, passes.kv_cache_bytes(batch, self.s + self.o, self.kv_held) / GB
+        held = self.rank_sequences(batch)  # a rank holds its own sequences' KV (§14.5)
+        weights, kv = self.w_g / GB, passes.kv_cache_bytes(held, self.s + self.o, self.kv_held) / GB
         reserve = passes.reserve_bytes(self.memory_gb, self.memory_reserve) / GB
         return {"weights_gb": number(weights), "kv_gb": number(kv), "reserve_gb": number(reserve),
                 "free_gb": number(self.memory_gb - weights - kv - reserve), "capacity_gb": number(self.memory_gb)}
@@ -522,7 +624,7 @@ class Replica:
         if batch is None or not batch > 0 or not self.o > 0:
             return dict.fromkeys(keys)
         tpot, cycle = self.tpot_s(batch), self.cycle_s(batch)
-        tok_s = passes.tokens_per_second_per_gpu(batch, self.o, cycle, self.tensor_parallel)
+        tok_s = passes.tokens_per_second_per_gpu(batch, self.o, cycle, self.gpus)  # per GPU of the replica
         values = (tpot * 1000, passes.inter_token_latency(cycle, self.o) * 1000, tok_s,
                   passes.cost_per_million_tokens(self.price_per_gpu_hour, tok_s),
                   passes.serving_mfu(self.psi_active, tok_s, self.peak_tflops))

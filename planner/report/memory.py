@@ -27,7 +27,7 @@ def findings(results) -> list[str]:
     scenario, table = results.scenario, results.memory
     m, sv, s, chosen = scenario.memory, scenario.serving, table.scalars, table.selected
     gpu = f"the {scenario.gpu} has {number(s['gpu_memory_gb'])} GB"
-    split = ""
+    split, g = "", results.serving.scalars["gpus_per_replica"]  # the serving replica's t·d_a GPUs (§14.5)
     if m.tensor_parallel * m.pipeline_parallel > 1:
         split = f" (tensor parallel {m.tensor_parallel}, pipeline parallel {m.pipeline_parallel})"
     names = list(STRATEGIES)
@@ -48,7 +48,7 @@ def findings(results) -> list[str]:
         f"checkpointing {'on' if m.activation_checkpointing else 'off'}).",
         strategies,
         f"Serving {number(sv.users)} users at {number(sv.sequence_length)} tokens each on "
-        f"{number(sv.tensor_parallel)} GPU{'s' if sv.tensor_parallel > 1 else ''} needs "
+        f"{number(g)} GPU{'s' if g > 1 else ''} needs "
         f"{gb(s['serving_total_gb'])} GB per GPU ({gb(s['serving_weights_gb'])} GB weights + "
         f"{gb(s['serving_kv_gb'])} GB KV cache at {number(s['kv_kib_per_token'])} KiB per token); "
         f"{_fit(s['serving_fits'], s['serving_headroom_gb'])}.",

@@ -14,10 +14,27 @@ SUMMARY = [  # (headline name, heading, kind): the batch index's and summary's c
 ]
 
 
+def _layout(sv, s: dict) -> list[str]:
+    """Expert and attention data parallelism in words (docs/method.md §14), where the replica has them."""
+    e, d_a = sv.expert_parallel, sv.attention_data_parallel
+    if e == 1 and d_a == 1:
+        return []
+    found = [f"The replica is {number(d_a)} attention rank{'s' if d_a > 1 else ''} of {number(sv.tensor_parallel)} "
+             f"GPU{'s' if sv.tensor_parallel > 1 else ''} with the routed experts spread over {number(e)} GPUs: each "
+             f"rank holds its own sequences' KV cache ({number(s['rank_sequences'])} of the {number(sv.users)} users "
+             f"on the busiest), and the decode step's all-to-all takes {s['all_to_all_ms']:,.2f} ms at the users "
+             "(docs/method.md §14)."]
+    if not s["experts_busy"]:
+        found.append("At these users fewer than one token reaches each expert per step (k·n/E < 1): the all-to-all "
+                     "is latency-bound and expert load imbalance, which the planner does not model, matters most.")
+    return found
+
+
 def findings(results) -> list[str]:
     scenario, s = results.scenario, results.serving.scalars
     sv, symbol = scenario.serving, scenario.currency_symbol
-    replica = f"{number(sv.tensor_parallel)} {scenario.gpu} GPU{'s' if sv.tensor_parallel > 1 else ''}"
+    g = s["gpus_per_replica"]  # t·d_a (§14.5): t without attention data parallelism
+    replica = f"{number(g)} {scenario.gpu} GPU{'s' if g > 1 else ''}"
     precision = f"{sv.weight_precision} weights and {sv.kv_precision} KV cache"
     if s["max_concurrency"] == 0:
         fit = (f"Serving {scenario.model} on {replica} with {precision}: not one {number(sv.sequence_length)}-token "
@@ -48,6 +65,7 @@ def findings(results) -> list[str]:
     sentences.append(f"At {number(sv.users)} users each token takes {s['tpot_ms']:,.2f} ms ({s['itl_ms']:,.2f} ms "
                      f"between tokens under load, prefill included): {s['tokens_per_s_per_gpu']:,.0f} output "
                      f"tokens per second per GPU, {per_million}, at a serving MFU of {percent(s['mfu'])}.")
+    sentences += _layout(sv, s)
     spec = sv.speculative
     if spec.method != "none":
         draft = "a draft head of the model's own" if spec.method == "mtp" else f"{spec.draft_model} as the draft"

@@ -281,7 +281,8 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
 
 def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     """GPUs by month: a row per calendar row (beyond the plan blank and out of sight), its chart, and the peak."""
-    sheet.section("How many GPUs we hold or commit each month (each path's GPUs; the peak hour sizes serving)")
+    sheet.section("How many GPUs we hold or commit each month (each path's GPUs; the peak hour sizes serving)",
+                  flowing=True)  # its peak and first months on the answers' second page
     months = cost.gpus_by_month
     first = sheet.row_index + 2  # under the peak and the headings
     last = first + len(months) - 1
@@ -314,14 +315,14 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
 
 LEGEND = {"training": "Training", "serving": "Serving at the peak", "held": "Held", "committed": "Committed",
           "owned": "Owned"}  # the table's headings, short enough for the chart's legend
-CHART_LEFT, CHART_WIDTH, CHART_LEAST, CHART_MOST = 80, 340, 236, 496  # pixels: beside the months, in column A
+CHART_LEFT, CHART_WIDTH, CHART_LEAST, CHART_MOST = 80, 340, 236, 416  # pixels: beside the months, in column A
 CHART_LEAST_ROWS = -(-CHART_LEAST // 20)  # the rows of the default 20 px the shortest chart stands beside
 
 
 def _gpu_chart(book: kit.Book, sheet: kit.Sheet, first: int, shown: int) -> None:
     """GPUs by month as lines, in column A beside the month names (which stand at its left), as tall as the plan's
     months (at least CHART_LEAST pixels: rows follow the table where it is shorter; at most CHART_MOST, beside the
-    first 25 months: a longer plan's months run on to the next page)."""
+    first 21 months: a longer plan's months run on to the next page)."""
     chart = book.wb.add_chart({"type": "line"})
     last = first + shown - 1  # the plan's months (the rows beyond it are hidden)
     for col, (key, _), colour in zip(range(1, 6), GPU_COLUMNS,

@@ -25,8 +25,9 @@ NA = "plan_serving_reason"  # the users do not fit, or a Fleet searched for othe
 
 
 def fiscal_year_count(month_rows: int) -> int:
-    """The most fiscal years the month rows can touch."""
-    return -(-month_rows // 12) + 1
+    """The most fiscal years the month rows can touch: the first month the last of its year, then one year for
+    every 12 months after it or part of them (49 months touch 5, not 6)."""
+    return -(-(month_rows - 1) // 12) + 1
 
 
 # The calendar's month rows (§13.5): k, the row's month number, is its label ---------------------------------------
@@ -69,10 +70,11 @@ def _cumulative(i: int) -> str:
 
 
 def path_columns(path: str, label: str) -> list[Column]:
-    """A path's subtotal, contingency, total and cash from its serving column."""
+    """A path's subtotal, contingency, total and cash from its serving column; on demand and committed, whose cash
+    is their total, the total's column is named for both (CASH_IS_TOTAL)."""
     training = "IF(ownership_training,0,{training})" if path == "owned" else "{training}"
     cash = ("(IF(ownership_training,0,{training})+{other}+{burst_owned}+{opex}+{capex}-{book_value})"
-            "*(1+budget_contingency)") if path == "owned" else f"{{{path}_total}}"
+            "*(1+budget_contingency)")
     serving = f"{path}_serving"
     return [
         Column(f"{path}_subtotal", f"{label}: subtotal per month", kind="money0",
@@ -81,9 +83,11 @@ def path_columns(path: str, label: str) -> list[Column]:
                template=then(serving, f"budget_contingency*{{{path}_subtotal}}")),
         Column(f"{path}_total", f"{label}: total per month", kind="money0",
                template=then(serving, f"{{{path}_subtotal}}+{{{path}_contingency}}")),
-        Column(f"{path}_cash", f"{label}: cash per month" + (f" ({MONEY_BACK})" if path == "owned" else ""),
-               kind="money0", template=then(serving, cash)),
-    ]
+    ] + ([Column(f"{path}_cash", f"{label}: cash per month ({MONEY_BACK})", kind="money0",
+                 template=then(serving, cash))] if path == "owned" else [])
+
+
+CASH_IS_TOTAL = {"on_demand_cash": "on_demand_total", "committed_cash": "committed_total"}  # a copy, not a column
 
 
 def ov(x: str, y: str, *, ends: str = "") -> str:
@@ -148,7 +152,8 @@ CALENDAR = [
         "IF(training_days>0,training_tier_cost/training_days*{training_days}*{escalation},0))", rows_only=True)),
     Column("revenue", "Revenue per month", kind="money0",
            template='=IF({in_plan},IF(OR(unit_price_input_per_million="",unit_price_output_per_million=""),"",'
-                    'IF(plan_money_na<>"",plan_money_na,({input_tokens}*unit_price_input_per_million+{served_tokens}'
+                    'IF(plan_money_na<>"",plan_money_na,({requests}*serving_prompt_tokens*unit_price_input_per_million'
+                    '+{served_tokens}'
                     '*unit_price_output_per_million)/per_million*fx_rate)),"")'),
     Column("next_month_start", "Next month starts", kind="date", template="=EOMONTH(tco_start_date,{label}-1)+1"),
     Column("days", "Days", kind="count", template="={next_month_start}-{month_start}"),
@@ -168,8 +173,6 @@ CALENDAR = [
     Column("anniversary", "Growth steps on", kind="datetime",
            template="=IF({label}>=launch_month,EDATE(INT(launch_date),{label}-launch_month)+MOD(launch_date,1),0)"),
     Column("served_tokens", "Served tokens", kind="giga", template=SERVED_TOKENS),
-    Column("tokens_per_day", "Tokens a day", kind="giga", template="=IF({serving_days}>0,{served_tokens}/"
-           "{serving_days},0)"),
     Column("serving_gpu_hours", "Used GPU-hours U", kind="count", template=USED_GPU_HOURS),
     Column("scale", "GPUs at fraction 1 ĝ", kind="number",
            template=served("IF(AND({serving_days}>0,SUM(plan_profile)>0),{serving_gpu_hours}/({serving_days}"
@@ -180,7 +183,6 @@ CALENDAR = [
     Column("burst_owned_gpu_hours", "Burst GPU-hours, owned", kind="count",
            template=burst("IF(own_priced,own_gpus,0)")),
     Column("requests", "Requests", kind="count", template="={served_tokens}/serving_output_tokens"),
-    Column("input_tokens", "Prompt tokens", kind="giga", template="={requests}*serving_prompt_tokens"),
     Column("chart_month", "Chart: month", kind="month",
            template="=IF({in_plan},{month_start},EOMONTH(tco_start_date,MAX(1,tco_months)-2)+1)"),
 ]
@@ -413,8 +415,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
     _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, rows, label_header="Month k",
                                    alike=True)
-    for key in NAMED + ([c.key for c in fleet_calendar_columns()] if fleet else []):
-        col = sheet.places[key].col
+    for key in NAMED + ([c.key for c in fleet_calendar_columns()] if fleet else []) + list(CASH_IS_TOTAL):
+        col = sheet.places[CASH_IS_TOTAL.get(key, key)].col
         book.define(f"calendar_{key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
     _hide(sheet, [first + i for i, row in enumerate(cost.rows) if not row["in_plan"]])
     end = sheet.row_index

@@ -9,7 +9,7 @@ days under "Day")."""
 
 from __future__ import annotations
 
-from planner.engine.crossover import NEVER, NO_TRAFFIC
+from planner.engine.crossover import NEVER, NO_TRAFFIC, STEPS
 from planner.workbook import kit, model
 from planner.workbook.catalog_sheet import TRAFFIC_PRESETS, laid_out
 from planner.workbook.kit import Column, KeyResult, Row
@@ -116,22 +116,32 @@ PRESETS = [  # one row per row of Catalog's traffic-preset block, its empty rows
         f'IF({{tokens_per_day}}=0,"{NEVER}",hours_gpu_hours/{{serving_gpu_hours_per_day}})'), kind="days"),
 ]
 
+
+
+def flat(formula: str):
+    """Training's columns, the same at every step: written at the first and the last (the charts' flat line between
+    them), not at the 99 steps between (issue 42: 297 cells fewer); the totals read training's named cells."""
+    return lambda i: formula if i in (0, STEPS) else None
+
+
 CUMULATIVE = [  # day_i = i · horizon / 100; training flat, serving rising; every sum from launch to day_i
     Column("day", "Day", template="={label}*crossover_horizon_days/100", kind="days"),
     Column("served_tokens", "Served tokens (T)", template="={day}*crossover_served_tokens_per_day", kind="tera"),
-    Column("training_flops", "Training operations (ZFLOP)", template="=hours_training_flops", kind="flops"),
+    Column("training_flops", "Training operations (ZFLOP)", template=flat("=hours_training_flops"), kind="flops"),
     Column("serving_flops", "Serving operations (ZFLOP)", template="={day}*crossover_serving_flops_per_day",
            kind="flops"),
-    Column("total_flops", "Total operations (ZFLOP)", template="={training_flops}+{serving_flops}", kind="flops"),
-    Column("training_gpu_hours", "Training GPU-hours", template="=hours_gpu_hours", kind="hours"),
+    Column("total_flops", "Total operations (ZFLOP)", template="=hours_training_flops+{serving_flops}",
+           kind="flops"),
+    Column("training_gpu_hours", "Training GPU-hours", template=flat("=hours_gpu_hours"), kind="hours"),
     Column("serving_gpu_hours", "Serving GPU-hours", template="={day}*crossover_serving_gpu_hours_per_day",
            kind="hours"),
-    Column("total_gpu_hours", "Total GPU-hours", template="={training_gpu_hours}+{serving_gpu_hours}", kind="hours"),
-    Column("training_cost", "Training cost, paid once", template="={training_gpu_hours}*price_per_gpu_hour_converted",
-           kind="money0"),
+    Column("total_gpu_hours", "Total GPU-hours", template="=hours_gpu_hours+{serving_gpu_hours}", kind="hours"),
+    Column("training_cost", "Training cost, paid once",
+           template=flat("=hours_gpu_hours*price_per_gpu_hour_converted"), kind="money0"),
     Column("serving_cost", "Serving cost to the day", template="={serving_gpu_hours}*price_per_gpu_hour_converted",
            kind="money0"),
-    Column("total_cost", "Total cost to the day", template="={training_cost}+{serving_cost}", kind="money0"),
+    Column("total_cost", "Total cost to the day", template="=hours_gpu_hours*price_per_gpu_hour_converted"
+           "+{serving_cost}", kind="money0"),
 ]
 WIDTHS = {"day": 15, "served_tokens": 17, "training_flops": 12, "serving_flops": 12, "total_flops": 12,
           "training_gpu_hours": 13, "serving_gpu_hours": 14, "total_gpu_hours": 14, "training_cost": 14,
@@ -165,7 +175,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.hide([first + i for i, row in enumerate(rows) if row["preset"] == ""])  # Catalog's empty rows
     sheet.skip()
 
-    sheet.section("Cumulative from launch to the horizon: training flat, serving rising")
+    sheet.section("Cumulative from launch to the horizon: training flat (at the first and the last day), "
+                  "serving rising")
     sheet.records([row["step"] for row in table.cumulative], CUMULATIVE, table.cumulative, label_header="Step i")
     _chart(book, sheet, "flops", title="Cumulative operations", axis="ZFLOP (10^21 operations)",
            number_format="#,##0,,,,,,,")
@@ -176,6 +187,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
 def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, *, title: str, axis: str, number_format: str) -> None:
     """Training's flat line against serving's rising one over the days; the axes follow the horizon."""
     chart = book.wb.add_chart({"type": "scatter", "subtype": "straight"})
+    chart.show_blanks_as("span")  # training's line from its first step to its last (flat)
     days = sheet.series("day")
     for part, colour in (("training", "#4472C4"), ("serving", "#ED7D31")):
         key = f"{part}_{quantity}"
@@ -188,7 +200,7 @@ def _chart(book: kit.Book, sheet: kit.Sheet, quantity: str, *, title: str, axis:
 
 KEY_RESULTS = [
     KeyResult("crossover_day_flops", "Day serving overtakes training in operations: {model}, serving "
-              "{crossover_served_tokens_per_day|count} tokens a day", kind="days", unit="days"),  # or a fleet's
+              "{crossover_served_tokens_per_day|whole} tokens a day", kind="days", unit="days"),  # or a fleet's
     KeyResult("crossover_day_gpu_hours", "Crossover at its assumed serving MFU of {crossover_serving_mfu_used|percent}"
               " (not the plan's throughput): the day serving overtakes training in GPU-hours", kind="days",
               unit="days", what_if=True),

@@ -66,6 +66,8 @@ OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_valu
             + catalog("server_kw") + "*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate)"
             "/hours_per_day")
 
+# W_g of a candidate at e = d_a = 1 (§14.6: this table's layouts), whatever the Serving sheet's layout
+PLAIN_WEIGHTS = "(model_params+serving_draft_params)*serving_weight_bytes/serving_tensor_parallel/1e9"
 COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are computed from, on screen
     Column("gpu", "GPU", kind="text", template=f'=IF(AND({catalog("ids")}<>"",ISNUMBER({catalog("price_per_hour")})),'
            f'{catalog("ids")},"")'),
@@ -74,8 +76,8 @@ COLUMNS = [  # the first PRINTED print (a page wide); the rest, what they are co
     Column("training_days", "Training days", kind="days",
            template=listed("{training_gpu_hours}/hours_productive_share/hours_gpus/hours_per_day")),
     Column("max_users", "Sequences that fit B_max", kind="count",
-           template=listed(f"IF({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb<=0,0,INT(ROUND("
-                           f"({catalog('memory_gb')}*(1-serving_memory_reserve)-serving_weights_gb)/"
+           template=listed(f"IF({catalog('memory_gb')}*(1-serving_memory_reserve)-{PLAIN_WEIGHTS}<=0,0,INT(ROUND("
+                           f"({catalog('memory_gb')}*(1-serving_memory_reserve)-{PLAIN_WEIGHTS})/"
                            "serving_sequence_gb,gpu_rounding_decimals)))")),
     Column("cost_per_million", "Cost per M tokens at B", kind="money",
            template=served(model.cost_per_million_tokens("{price}", "{tokens_per_s_per_gpu}"))),

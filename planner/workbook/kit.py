@@ -373,23 +373,24 @@ class Book:
         sheet.skip()
         sheet.section("Sets of checks that guard results: a result shows a number while its set is TRUE")
         checked = []
-        long: dict[str, tuple[int, list[list[str]]]] = {}  # a set too long for one AND: its row, its parts
+        long: dict[str, tuple[int, list[str], list[list[str]]]] = {}  # still too long: its row, sets, parts
         for name, needs in self.groups.items():
             passes = all(self.formulas.get(self.names.get(check)) is True for check in needs)
             checks = sorted(check.removeprefix("ok_") for check in needs)
             named = ", ".join(checks[:3]) + (f" and {len(checks) - 3} more" if len(checks) > 3 else "")
             label = f"Set {name.removeprefix('ok_group_')} ({name}): {named}"
-            parts = in_parts(needs)
+            within, left = self.sets_within(name)
+            parts = in_parts(left, LONGEST_AND - sum(len(other) + 1 for other in within))
             if len(parts) > 1:
-                long[name] = (sheet.row_index, parts)
+                long[name] = (sheet.row_index, within, parts)
             checked.append((sheet.row_index, label, passes))
-            sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(needs)}", kind="bool", unit="",
-                          name=name, warn="false", note=self.guarded_results(name)), passes)
+            sheet.row(Row(name.removeprefix("ok_"), label, formula=f"={all_of(within + left)}", kind="bool",
+                          unit="", name=name, warn="false", note=self.guarded_results(name)), passes)
         if long:  # below the sets (outside their count): each long set's parts, which its row ANDs
             sheet.skip()
             sheet.section("The longest sets in parts: each set's row is the AND of its parts")
             col = sheet.own_col
-            for name, (row, parts) in long.items():
+            for name, (row, within, parts) in long.items():
                 cells = []
                 for k, part in enumerate(parts, start=1):
                     passes = all(self.formulas.get(self.names.get(check)) is True for check in part)
@@ -398,12 +399,28 @@ class Book:
                                                formula=f"={all_of(part)}", kind="bool", unit="", warn="false"),
                                            passes).replace("$", ""))
                 passes = self.formulas[(sheet.name, xl_rowcol_to_cell(row, col))]
-                sheet.formula(row, col, f"=AND({','.join(c + '=TRUE' for c in cells)})", passes,
+                sheet.formula(row, col, f"=AND({','.join(within + [c + '=TRUE' for c in cells])})", passes,
                               self.styles.value("bool"))
         sets_end = sheet.row_index
         if sheet.sets_printed is not None:  # what the Checks sheet prints of the sets (checks.sets)
             sheet.sets_printed(sheet, checked)
         sheet.row_index = sets_end
+
+    def sets_within(self, name: str) -> tuple[list[str], list[str]]:
+        """A set too long for one AND (in_parts) read as the largest other sets within it, each a smaller set (no
+        circle), and the checks they leave: one short AND where rows of its parts stood (issue 42: 162 rows fewer
+        in the default workbook); a set that fits one AND, its checks."""
+        needs = self.groups[name]
+        if len(in_parts(needs)) == 1:
+            return [], sorted(needs)
+        left, smaller, within = set(needs), [other for other, checks in self.groups.items() if checks < needs], []
+        while left:
+            best = max(smaller, key=lambda other: len(self.groups[other] & left), default=None)
+            if best is None or len(self.groups[best] & left) < 2:
+                break
+            within.append(best)
+            left -= self.groups[best]
+        return within, sorted(left)
 
     def guarded_results(self, condition: str) -> str:
         """What a set of checks guards, in words: on each sheet, the rows (by their labels) it blanks."""
@@ -528,6 +545,7 @@ class Sheet:
     header_row: int = 0
     places: dict[str, Place] = field(default_factory=dict)
     sections: list[int] = field(default_factory=list)  # rows where a section starts: pages break only there
+    flowing: set[int] = field(default_factory=set)  # sections that run on from the page before (pages.page_breaks)
     heights: dict[int, float] = field(default_factory=dict)  # rows taller than the default, in points
     label_chars: int = 0  # the longest label written in column A
     guarded: bool = True  # formulas are guarded by the checks of the inputs they need (not on Checks, Catalog, …)
@@ -833,7 +851,8 @@ class Sheet:
             capacity = pages.page_capacity(scale, heights.get(heading, DEFAULT_ROW))
         self.ws.set_h_pagebreaks(pages.page_breaks([r for r in self.sections if self.printed_from <= r <= last_row],
                                                    self.charts, heights, last_row + 1, capacity=capacity,
-                                                   first=max(self.title_rows, self.printed_from)))
+                                                   first=max(self.title_rows, self.printed_from),
+                                                   flowing=self.flowing))
 
     def _long_table_heading(self, heights: dict[int, float], last_row: int, capacity: float) -> int | None:
         """The heading row of the table that ends the printed rows, where that table runs longer than a page and no
@@ -905,7 +924,10 @@ class Sheet:
         self.banner_row = self.row_index
         self.row_index += 1
 
-    def section(self, text: str) -> None:
+    def section(self, text: str, *, flowing: bool = False) -> None:
+        """A section's heading row; `flowing`: a long table that starts on the page before when a few rows fit."""
+        if flowing:
+            self.flowing.add(self.row_index)
         self.sections.append(self.row_index)
         self.section_titles[self.row_index] = text
         for col in range(0, self.edge + 1):
@@ -1127,6 +1149,8 @@ class Sheet:
                                                                                           constant=True), None)
                     continue
                 template = column.template(i) if callable(column.template) else column.template
+                if template is None:  # a row the column leaves empty (a flat line's ends only: Crossover)
+                    continue
                 needs = (self.name, _a1(first + 1, col)) if alike and i >= 2 else None
                 self.formula(r, col, self.expand(template, r, col, extra), values[i][column.key],
                              self.book.styles.value(column.kind), needs=needs,

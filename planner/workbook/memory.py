@@ -124,9 +124,11 @@ SERVING = [  # the users held at once, at the Serving sheet's precisions, withou
     Row("kv_kib_per_token", "KV cache per token per GPU", formula="={kv_bytes_per_token}/1024", kind="kib",
         note="128, 320 and 504 KiB for Llama 3.1 8B, 70B and 405B in BF16 on one GPU"),
     Row("serving_weights_gb", "Weights", formula="=serving_weights_gb", kind="gb",
-        note="Ψ · bytes per weight / t_s (Serving)", name="memory_serving_weights_gb"),
-    Row("serving_kv_gb", "KV cache", formula="=serving_users*serving_sequence_length*{kv_bytes_per_token}/1e9",
-        kind="gb", note="u · s_s · KV_g", name="memory_serving_kv_gb"),
+        note="W_g (Serving): Ψ · bytes per weight / t_s, the routed experts over G in a layout",
+        name="memory_serving_weights_gb"),
+    Row("serving_kv_gb", "KV cache", formula="=CEILING(serving_users/serving_layout_ranks,1)*serving_sequence_length"
+        "*{kv_bytes_per_token}/1e9", kind="gb", note="b · s_s · KV_g, b = CEILING(u / d_a) on the busiest rank (u "
+        "without attention data parallelism)", name="memory_serving_kv_gb"),
     Row("serving_total_gb", "Total per GPU", formula="={serving_weights_gb}+{serving_kv_gb}", kind="gb",
         name="memory_serving_total_gb", bold=True),
     Row("serving_capacity_gb", "GPU memory", formula="=gpu_memory_gb", kind="gb"),
@@ -198,7 +200,7 @@ KEY_RESULTS = [
               "{memory_gpus|count} GPUs, {gpu}", kind="gb", unit="GB"),
     KeyResult("memory_training_fits", "Training fits on the {gpu}", kind="bool", unit=""),
     KeyResult("memory_serving_total_gb", "Serving memory per GPU: {serving_users|count} users on "
-              "{serving_tensor_parallel|count} GPU(s)", kind="gb", unit="GB"),
+              "{serving_gpus_per_replica|count} GPU(s)", kind="gb", unit="GB"),
     KeyResult("memory_serving_fits", "Serving fits on the {gpu}", kind="bool", unit=""),
 ]
 

@@ -78,6 +78,16 @@ class ReplicaCells:
     draft_tokens: str | None = None  # k, 0 without a draft
     tokens_per_step: str | None = None  # E, 1 without a draft
     cached_tokens: str | None = None  # s_h, prompt tokens served from the prefix cache
+    # the layout (§14.5): None where the replica is §6's (e = d_a = 1: the GPUs and Fleet tables, benchmark runs)
+    expert_parallel: str | None = None  # e
+    attention_data_parallel: str | None = None  # d_a
+    gpus_per_replica: str | None = None  # G = t·d_a
+    nonrouted_params: str | None = None  # Ψ_nr
+    # a laid-out pass's communication AR(n_r) + A2A(n_r) = latency + per token·n_r, s, and τ_pass less τ_seq·n, ms:
+    # cells of their own, so that a pass's formula stays short (None: written out)
+    talk_latency_s: str | None = None
+    talk_s_per_token: str | None = None
+    overhead_base_ms: str | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,13 @@ DRAFT = TermsCells(multiplied="serving_draft_multiplied_params", layers="serving
 SERVING = ReplicaCells(draft=DRAFT, draft_on="serving_draft_on", draft_tokens="serving_draft_tokens_used",
                        tokens_per_step="serving_tokens_per_step", cached_tokens="serving_cached_tokens")
 PLAIN = ReplicaCells()  # the scenario's replica without speculative decoding or a cached prefix
+# … laid out as the scenario says (§14.5): e and d_a as the Serving sheet reads them (1 where the layout check fails)
+LAYOUT = {"expert_parallel": "serving_layout_experts", "attention_data_parallel": "serving_layout_ranks",
+          "gpus_per_replica": "serving_gpus_per_replica", "nonrouted_params": "serving_nonrouted_params",
+          "talk_latency_s": "serving_talk_latency_s", "talk_s_per_token": "serving_talk_s_per_token",
+          "overhead_base_ms": "serving_overhead_base_ms"}
+SERVED = replace(SERVING, **LAYOUT)
+SERVED_PLAIN = replace(PLAIN, **LAYOUT)
 
 
 # Counts (planner/model/counts.py) ----------------------------------------------------------------------------
@@ -223,11 +240,69 @@ def effective_bandwidth(hbm_tbps: str, bandwidth_efficiency: str) -> str:
 
 
 def all_reduce_seconds(r: ReplicaCells, tokens: str, terms: TermsCells | None = None) -> str:
-    """AR(n): two all-reduces per layer, a ring moving 2·(t−1)/t of the n·h activations over NVLink."""
+    """AR(n): two all-reduces per layer, a ring moving 2·(t−1)/t of the n·h activations over NVLink; with expert
+    parallelism the MoE layers' second all-reduce is the combine (§14.5)."""
     t, m = r.tensor_parallel, terms or target(r)
-    return (f"IF({t}=1,0,serving_all_reduces_per_layer*{m.layers}*(serving_all_reduce_latency_us/per_million"
+    reduces = f"serving_all_reduces_per_layer*{m.layers}"
+    if r.expert_parallel is not None:
+        reduces = f"({reduces}-IF({r.expert_parallel}>1,{m.moe_layer_count},0))"
+    return (f"IF({t}=1,0,{reduces}*(serving_all_reduce_latency_us/per_million"
             f"+2*({t}-1)/{t}"
             f"*({tokens})*{m.hidden}*serving_activation_bytes/({r.nvlink_gbps}*1e9)))")
+
+
+def all_to_all_seconds(r: ReplicaCells, tokens: str) -> str:
+    """A2A(n_r) = IF(e = 1, 0, 2·L_moe·(α + k·(n_r/t)·h·b_a·(e − 1)/e/(NVLink GB/s·1e9))): the MoE layers' dispatch
+    and combine (§14.5); 0 for a replica without a layout."""
+    e, m = r.expert_parallel, r.model
+    if e is None:
+        return "0"
+    return (f"IF({e}=1,0,2*{m.moe_layer_count}*(serving_all_reduce_latency_us/per_million+{m.experts_per_token}"
+            f"*({tokens})/{r.tensor_parallel}*{m.hidden}*serving_activation_bytes*({e}-1)/{e}"
+            f"/({r.nvlink_gbps}*1e9)))")
+
+
+def rank_sequences(r: ReplicaCells, batch: str) -> str:
+    """b = CEILING(B/d_a, 1): the sequences on the busiest attention rank (B without a layout)."""
+    if r.attention_data_parallel is None:
+        return batch
+    return f"CEILING(({batch})/{r.attention_data_parallel},1)"
+
+
+def rank_pieces(r: ReplicaCells, rank_tokens: str, replica_tokens: str, attention: str,
+                kv_bytes: str) -> dict[str, str]:
+    """§14.5's pass on the busiest rank: n_r tokens (n in the replica), A_r attention FLOPs and K_r KV bytes;
+    compute = ((2·Ψ_nr·n_r + A_r)/t + 2·(Ψ_mm − Ψ_nr)·n/G)/(P_e·η_c), memory = (S_g(n)·b_w + K_r)/BW_e with
+    S_g(n) = Ψ_nr/t + (S(n) − Ψ_nr)/G, and AR(n_r) + A2A(n_r)."""
+    t, g, nr = r.tensor_parallel, r.gpus_per_replica, r.nonrouted_params
+    flops = (f"((serving_ops_per_param_token*{nr}*({rank_tokens})+{attention})/{t}"
+             f"+serving_ops_per_param_token*({r.multiplied_params}-{nr})*({replica_tokens})/{g})")
+    streamed = f"({nr}/{t}+({streamed_params(r, replica_tokens)}-{nr})/{g})"
+    return {"compute": f"{flops}/({r.peak_flops}*{r.compute_efficiency})",
+            "memory": f"({streamed}*{r.weight_bytes}+{kv_bytes})/{r.bandwidth}",
+            "all_reduce": talk_seconds(r, rank_tokens)}
+
+
+def talk_seconds(r: ReplicaCells, rank_tokens: str) -> str:
+    """AR(n_r) + A2A(n_r): the cells' latency + per token·n_r where the replica has them, else written out."""
+    if r.talk_latency_s is not None:
+        return f"({r.talk_latency_s}+{r.talk_s_per_token}*({rank_tokens}))"
+    return f"({all_reduce_seconds(r, rank_tokens)}+{all_to_all_seconds(r, rank_tokens)})"
+
+
+def talk_terms(r: ReplicaCells) -> tuple[str, str]:
+    """AR(n) + A2A(n) as a latency and a time per token, s (§14.5): IF(t = 1, 0, (2·L − L_c)·α) + IF(e = 1, 0,
+    2·L_moe·α), and IF(t = 1, 0, (2·L − L_c)·2·(t − 1)/t·h·b_a/NVLink) + IF(e = 1, 0, 2·L_moe·k/t·h·b_a·(e − 1)/e/
+    NVLink), L_c = L_moe when e > 1."""
+    t, e, m = r.tensor_parallel, r.expert_parallel, r.model
+    reduces = f"(serving_all_reduces_per_layer*{m.layers}-IF({e}>1,{m.moe_layer_count},0))"
+    nvlink = f"({r.nvlink_gbps}*1e9)"
+    latency = (f"IF({t}=1,0,{reduces}*serving_all_reduce_latency_us/per_million)+IF({e}=1,0,2*{m.moe_layer_count}"
+               "*serving_all_reduce_latency_us/per_million)")
+    per_token = (f"IF({t}=1,0,{reduces}*2*({t}-1)/{t}*{m.hidden}*serving_activation_bytes/{nvlink})+IF({e}=1,0,"
+                 f"2*{m.moe_layer_count}*{m.experts_per_token}/{t}*{m.hidden}*serving_activation_bytes*({e}-1)/{e}"
+                 f"/{nvlink})")
+    return latency, per_token
 
 
 def new_tokens(r: ReplicaCells) -> str:
@@ -285,9 +360,16 @@ def memory_seconds(r: ReplicaCells, bytes_moved: str) -> str:
 def pass_overhead(r: ReplicaCells, sequences: str, terms: TermsCells | None = None) -> str:
     """τ_pass(n) = (τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000 s for a pass of n sequences (§14.2): the
     target's layers, or a draft pass's own."""
+    if terms is None and r.overhead_base_ms is not None:
+        return f"({r.overhead_base_ms}+{r.overhead_per_sequence_ms}*({sequences}))/1000"
     m = terms or target(r)
-    return (f"({r.overhead_ms}+{r.overhead_fixed_ms}+{r.overhead_per_layer_ms}*{m.layers}"
-            f"+{r.overhead_per_moe_layer_ms}*{m.moe_layer_count}+{r.overhead_per_sequence_ms}*({sequences}))/1000")
+    return (f"({overhead_base(r, m)}+{r.overhead_per_sequence_ms}*({sequences}))/1000")
+
+
+def overhead_base(r: ReplicaCells, m: TermsCells) -> str:
+    """τ + τ_0 + τ_L·L + τ_moe·L_moe, ms: τ_pass less its τ_seq·n (§14.2)."""
+    return (f"{r.overhead_ms}+{r.overhead_fixed_ms}+{r.overhead_per_layer_ms}*{m.layers}"
+            f"+{r.overhead_per_moe_layer_ms}*{m.moe_layer_count}")
 
 
 def draft_prefill_overhead(r: ReplicaCells, terms: TermsCells) -> str:
@@ -346,6 +428,9 @@ def pass_pieces(r: ReplicaCells, batch: str | None) -> dict[str, str]:
     "<pass>_all_reduce" → its compute, memory and all-reduce seconds (Replica.prefill_pieces, decode_pieces)."""
     found = {}
     for kind, terms, prefill, per_sequence in _passes(r):
+        if r.expert_parallel is not None and terms == target(r) and (prefill or batch is not None):
+            found |= {f"{kind}_{piece}": value for piece, value in _laid_out(r, batch, prefill, per_sequence).items()}
+            continue
         if prefill:
             compute, memory = prefill_flops(r, batch, terms), prefill_bytes(r, batch, terms)
             tokens = prefill_tokens(r, batch)
@@ -357,6 +442,21 @@ def pass_pieces(r: ReplicaCells, batch: str | None) -> dict[str, str]:
         found |= {f"{kind}_compute": compute_seconds(r, compute), f"{kind}_memory": memory_seconds(r, memory),
                   f"{kind}_all_reduce": all_reduce_seconds(r, tokens, terms)}
     return found
+
+
+def _laid_out(r: ReplicaCells, batch: str | None, prefill: bool, per_sequence: str | None) -> dict[str, str]:
+    """A target's pass in a layout (§14.5): B prompts' prefill (one without a batch), b = CEILING(B/d_a) on the
+    busiest rank, n_r = b·s_n, A_r = b·L·(s² − s_h²)·w, K_r = b·s·KV_g; or the decode step, n_r = b·k, A_r =
+    b·k·2·L·c̄·w, K_r = b·c̄·KV_g (k tokens per sequence, 1 without a draft)."""
+    b = rank_sequences(r, batch or "1")
+    m, s, sh = target(r), r.prompt_tokens, r.cached_tokens
+    if prefill:
+        square = f"{s}*{s}" if sh is None else f"({s}*{s}-{sh}*{sh})"
+        return rank_pieces(r, f"{b}*{new_tokens(r)}", prefill_tokens(r, batch or "1"),
+                           f"{b}*{m.layers}*{square}*{m.width}", f"{b}*{s}*{m.kv_per_token}")
+    k = "1" if per_sequence is None else f"({per_sequence})"
+    return rank_pieces(r, f"{b}*{k}", f"({batch})*{k}", f"{b}*{k}*2*{m.layers}*{r.mean_context}*{m.width}",
+                       f"{b}*{r.mean_context}*{m.kv_per_token}")
 
 
 def piece_specs(r: ReplicaCells, batch: str | None, prefix: str = "", kinds=PASSES):
@@ -386,7 +486,7 @@ def overhead_s(r: ReplicaCells, kind: str, batch: str | None) -> str:
     (the engine's Replica.overhead_s)."""
     if kind == "draft_prefill":
         return draft_prefill_overhead(r, r.draft)
-    return pass_overhead(r, batch or "1", r.draft if kind == "draft" else None)
+    return pass_overhead(r, rank_sequences(r, batch or "1"), r.draft if kind == "draft" else None)
 
 
 def pass_s(r: ReplicaCells, kind: str, batch: str | None, at: dict[str, str] | None = None) -> str:
@@ -431,8 +531,8 @@ def cycle_s(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> st
 
 
 def tokens_per_second_per_gpu(r: ReplicaCells, batch: str, at: dict[str, str] | None = None) -> str:
-    """TokS(B) = B·o / (cycle·t)."""
-    return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch, at)}*{r.tensor_parallel}))"
+    """TokS(B) = B·o / (cycle·G): per GPU of the replica (G = t without a layout)."""
+    return f"(({batch})*{r.output_tokens}/({cycle_s(r, batch, at)}*{r.gpus_per_replica or r.tensor_parallel}))"
 
 
 def gpu_hours(flops: str, peak_tflops: str, mfu: str) -> str:

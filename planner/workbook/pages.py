@@ -116,11 +116,13 @@ def page_capacity(scale: float, titles: float) -> float:
 
 
 def page_breaks(sections: list[int], charts: list[tuple[int, int]], heights: dict[int, float], end: int, *,
-                capacity: float, first: int = 2) -> list[int]:
+                capacity: float, first: int = 2, flowing: set[int] = frozenset()) -> list[int]:
     """Rows to start new pages at. A section (its table, and its charts) that does not fit on the rest of the
     page starts a new one, when it fits on a page and the page it leaves is at least a third full; otherwise it
     flows across pages, its charts whole (a chart that would not fit starts a page). A long section does not start
     in the last quarter of a page. Every page ends at a break of its own, so the spreadsheet's pages are these.
+    A `flowing` section (the Cover's GPUs by month: its first rows belong with the answers above it) runs on from
+    the page before unless it would start in the last quarter of that page.
     `heights`: rows of other than 15 points (a hidden row: 0)."""
     chart_rows = dict(charts)
     row = lambda r: heights.get(r, DEFAULT_ROW)  # noqa: E731
@@ -132,7 +134,8 @@ def page_breaks(sections: list[int], charts: list[tuple[int, int]], heights: dic
         if used + height <= capacity:
             used += height
             continue
-        if used and (height <= capacity and used >= capacity / 3 or height > capacity and used > capacity * 3 / 4):
+        keep_whole = height <= capacity and used >= capacity / 3 and start not in flowing
+        if used and (keep_whole or (height > capacity or start in flowing) and used > capacity * 3 / 4):
             breaks.append(start)
             used = 0
             if height <= capacity:

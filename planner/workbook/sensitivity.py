@@ -346,10 +346,10 @@ def _pass_columns(top: int) -> list[Column]:
     at = model.pieces_at("pass_")
     return [*(Column(key, f"{words} (ms)", kind="tenths",
                      template=lambda i, key=key: "=" + dict((k, e) for k, _, e in model.piece_specs(
-                         model.SERVING, users(i), "pass_"))[key])
-              for key, words, _ in model.piece_specs(model.SERVING, "B", "pass_")),
+                         model.SERVED, users(i), "pass_"))[key])
+              for key, words, _ in model.piece_specs(model.SERVED, "B", "pass_")),
             Column("pass_tokens_per_s_per_gpu", "Output tokens per second per GPU at B", kind="tenths",
-                   template=lambda i: "=" + model.tokens_per_second_per_gpu(model.SERVING, users(i), at))]
+                   template=lambda i: "=" + model.tokens_per_second_per_gpu(model.SERVED, users(i), at))]
 
 
 def _tornado_chart(book: kit.Book, sheet: kit.Sheet) -> None:

@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from planner.engine.calibration import NOT_ASKED
-from planner.engine.serving import ABOVE_B_MAX, DOES_NOT_FIT, NO_LEDGER, NOT_HELD_OUT, NOT_SERVED, TTFT_HELPERS
+from planner.engine.serving import (ABOVE_B_MAX, DOES_NOT_FIT, NO_LEDGER, NOT_HELD_OUT, NOT_SERVED,
+                                    TTFT_HELPERS)
+from planner.inputs.serving import MAX_ATTENTION_DATA_PARALLEL as MAX_RANKS
 from planner.model import engines, fields
 from planner.model.replica import TABLE_ROWS
 from planner.workbook import kit, model
@@ -21,7 +23,8 @@ SHEET = "Serving"
 FITTED = ("compute_efficiency", "bandwidth_efficiency")  # the priors §12.1's fit may replace (their _used: in force)
 
 T = "serving_tensor_parallel"
-R = model.SERVING  # the scenario's replica: the names below and on Memory
+R = model.SERVED  # the scenario's replica, laid out (§14.5): the names below and on Memory
+RANKS, EXPERTS = model.LAYOUT["attention_data_parallel"], model.LAYOUT["expert_parallel"]  # d_a and e as read
 
 AT = {  # key → (label, unit, kind, the expression at B from its passes' pieces)
     "tpot_ms": ("Time per output token TPOT(B)", "ms", "tenths", lambda b, at: f"{model.tpot_s(R, b, at)}*1000"),
@@ -75,9 +78,11 @@ PER_TOKEN = [
         formula="=" + model.multiplied_params(R.model), kind="params",
         unit="parameters", note="The input embedding is a lookup: no FLOPs, not streamed; the lm_head stays in (a "
         "tied model's one matrix is its lm_head)", name="serving_multiplied_params"),
-    Row("weights_gb", "Weights per GPU W_g = (Ψ + Ψ_d) · b_w / t",
-        formula=f"=(model_params+serving_draft_params)*serving_weight_bytes/{T}/1e9",
-        kind="gb", note="Every parameter resident, a speculative draft's too", name="serving_weights_gb"),
+    Row("weights_gb", "Weights per GPU W_g = ((Ψ + Ψ_d − Ψ_routed) / t + Ψ_routed / G) · b_w",
+        formula=f"=((model_params+serving_draft_params-model_routed_params)/{T}+model_routed_params"
+                "/serving_gpus_per_replica)*serving_weight_bytes/1e9",
+        kind="gb", note="Every parameter resident, a speculative draft's too; the routed experts over the replica's "
+        "G GPUs (G = t: Ψ · b_w / t)", name="serving_weights_gb"),
     Row("kv_bytes_per_token", "KV cache per token per GPU KV_g",
         formula="=" + model.kv_bytes_per_token(R.model, "serving_kv_value_bytes", T),
         kind="count", unit="bytes", note="2 · L · MAX(KV heads / t, 1) · head dim · b_kv: KV heads split over t, "
@@ -104,6 +109,55 @@ PER_TOKEN = [
         kind="number", unit="tokens", note="What a decoding sequence attends to, on average",
         name="serving_mean_context"),
 ]
+
+_GPUS_PER_NODE = _lookup("gpu", "gpus_per_node", "gpu")
+NODE_DEFAULT = fields.named(fields.GPU)["gpus_per_node"].default  # a Catalog row's blank GPUs per node
+LAYOUT_RULE = (  # METHOD §14.7's layout: e = 1, or e = t·d_a dividing E; d_a > 1 only so; MoE only; G within a node
+    f"AND(ISNUMBER(serving_expert_parallel),ISNUMBER(serving_attention_data_parallel),"
+    f"serving_expert_parallel=INT(serving_expert_parallel),serving_attention_data_parallel=INT("
+    f"serving_attention_data_parallel),serving_attention_data_parallel>=1,serving_attention_data_parallel<={MAX_RANKS},"
+    f"OR(AND(serving_expert_parallel=1,serving_attention_data_parallel=1),AND(serving_expert_parallel={T}"
+    f"*serving_attention_data_parallel,model_experts>0,MOD(model_experts,serving_expert_parallel)=0,"
+    f'serving_speculative_method="none",serving_calibration="none",gpu_nvlink_gbps>0)),'
+    f"{T}*serving_attention_data_parallel<=IF(ISNUMBER({_GPUS_PER_NODE}),{_GPUS_PER_NODE},{NODE_DEFAULT}))")
+LAYOUT_NA = '"n/a: the layout is not allowed (Checks: e and d_a)"'
+LAYOUT = [
+    Row("layout_valid", "The layout is allowed (e = 1, or e = t · d_a dividing E, MoE only, within a node)",
+        formula=f"=IFERROR({LAYOUT_RULE},FALSE)", kind="bool", unit="", name="serving_layout_valid", warn="false",
+        note="FALSE: the results that read e or d_a say n/a (Checks); speculative decoding and a calibration "
+        "are not modelled in a layout"),
+    Row("layout_experts", "Expert parallel e, as read", formula="=IF(serving_layout_valid,serving_expert_parallel,1)",
+        kind="count", unit="GPUs", name=EXPERTS),
+    Row("layout_ranks", "Attention ranks d_a, as read",
+        formula="=IF(serving_layout_valid,serving_attention_data_parallel,1)", kind="count", unit="ranks",
+        name=RANKS),
+    Row("gpus_per_replica", "GPUs per replica G = t · d_a", formula=f"={T}*{RANKS}", kind="count", unit="GPUs",
+        name="serving_gpus_per_replica", bold=True),
+    Row("nonrouted_params", "Non-routed multiplied parameters Ψ_nr = Ψ_mm − L_moe · k · 3 · h · F_e",
+        formula=f"=serving_multiplied_params-model_moe_layer_count*model_experts_per_token*{model.ffn_matrices(R.model)}"
+                "*model_hidden*model_expert_ffn", kind="params", unit="parameters", name="serving_nonrouted_params",
+        note="Attention, dense layers, shared experts, router and lm_head: on each rank's t GPUs"),
+    *(Row(key, words, formula="=" + expression, kind="decimal", unit=unit, name=f"serving_{key}", note=note)
+      for (key, words, unit, note), expression in zip((
+          ("talk_latency_s", "A pass's all-reduce and all-to-all latency", "s", "IF(t = 1, 0, (2·L − L_c)·α) + "
+           "IF(e = 1, 0, 2·L_moe·α); L_c = L_moe with e > 1: the MoE layer's second all-reduce is the combine"),
+          ("talk_s_per_token", "… and their time per token on the rank", "s per token", "AR(n_r) + A2A(n_r) = the "
+           "latency + this · n_r")), model.talk_terms(R))),
+    Row("overhead_base_ms", "Per-pass overhead less its share per sequence τ + τ_0 + τ_L·L + τ_moe·L_moe",
+        formula="=" + model.overhead_base(R, model.target(R)), kind="decimal", unit="ms",
+        name="serving_overhead_base_ms", note="τ_pass(n) = (this + τ_seq · n) / 1000"),
+    Row("rank_sequences", "Sequences on the busiest rank at the users b = CEILING(B / d_a)",
+        formula=f"=CEILING(serving_users/{RANKS},1)", kind="count", unit="sequences"),
+    Row("all_to_all_ms", "All-to-all of the decode step at the users A2A(b)", kind="decimal", unit="ms",
+        formula=f"=IF(serving_layout_valid,{model.all_to_all_seconds(R, '{rank_sequences}')}*1000,{LAYOUT_NA})",
+        name="serving_all_to_all_ms", note="Dispatch and combine, 2 · L_moe · (α + k · (b / t) · h · b_a · (e − 1) / e "
+        "/ NVLink); 0 at e = 1"),
+    Row("experts_busy", "At least one token per expert at the users (k · n / E ≥ 1), or e = 1",
+        formula=f"=OR({EXPERTS}=1,model_experts_per_token*serving_users>=model_experts)", kind="bool", unit="",
+        warn="false", note="FALSE: the all-to-all is latency-bound and expert load imbalance, not modelled, "
+        "matters most (§14.7)"),
+]
+
 
 def _draft(key: str) -> str:
     """The draft model's Catalog value of `key` (speculative decoding with a draft model)."""
@@ -201,21 +255,24 @@ CAPACITY = [
     Row("sequence_gb", "One sequence at its final length (s + o) · (KV_g + KV_d)",
         formula="=serving_sequence_length*serving_kv_bytes_held_per_token/1e9", kind="gb", name="serving_sequence_gb"),
     Row("max_concurrency", "Sequences that fit B_max",
-        formula="=IF(serving_pool_gb<=0,0,INT(ROUND(serving_pool_gb/serving_sequence_gb,gpu_rounding_decimals)))",
-        kind="count", unit="sequences", note="Each reserves its final length (no eviction); 0: does not fit",
+        formula=f"=IF(serving_pool_gb<=0,0,{RANKS}*INT(ROUND(serving_pool_gb/serving_sequence_gb,"
+                "gpu_rounding_decimals)))",
+        kind="count", unit="sequences", note="Each reserves its final length (no eviction), on its own rank: d_a · "
+        "the rank's; 0: does not fit",
         name="serving_max_concurrency", bold=True),
     Row("fits", "The users fit (u ≤ B_max)", formula="=serving_users<=serving_max_concurrency", kind="bool", unit="",
         name="serving_fits", warn="false"),
 ]
 
 IDLE_AT = model.pieces_at("pass_idle_")
+_IDLE = model.pass_pieces(R, None)  # one prompt on one rank (§14.5)
 IDLE = [
-    Row("ttft_compute_ms", "Prefill compute (2·Ψ_mm·s + L·s²·w) / (t · P_e · η_c)",
-        formula=f"={model.compute_seconds(R, model.prefill_flops(R))}*1000", kind="tenths", unit="ms"),
-    Row("ttft_memory_ms", "Prefill memory (S(s) · b_w / t + s · KV_g) / BW_e",
-        formula=f"={model.memory_seconds(R, model.prefill_bytes(R))}*1000", kind="tenths", unit="ms"),
-    Row("ttft_all_reduce_ms", "All-reduces AR(s)",
-        formula=f"={model.all_reduce_seconds(R, model.prefill_tokens(R))}*1000", kind="tenths", unit="ms"),
+    Row("ttft_compute_ms", "Prefill compute (2·Ψ_mm·s + L·s²·w) / (t · P_e · η_c), per GPU of one rank",
+        formula=f"={_IDLE['prefill_compute']}*1000", kind="tenths", unit="ms"),
+    Row("ttft_memory_ms", "Prefill memory (S(s) · b_w / t + s · KV_g) / BW_e, the experts over G",
+        formula=f"={_IDLE['prefill_memory']}*1000", kind="tenths", unit="ms"),
+    Row("ttft_all_reduce_ms", "All-reduces AR(s) and all-to-all A2A(s)",
+        formula=f"={_IDLE['prefill_all_reduce']}*1000", kind="tenths", unit="ms"),
     *(Row(key, words, formula="=" + expression, kind="tenths", unit="ms")
       for key, words, expression in model.piece_specs(R, None, "pass_idle_", ("draft_prefill",))),
     Row("ttft_draft_ms", "The draft's prefill (speculative decoding)",
@@ -233,32 +290,44 @@ S_N = model.new_tokens(R)  # s_n: a prompt's tokens not in the prefix cache
 P_S, N_USED = "serving_prefill_passes", "serving_prefill_token_budget_used"
 
 
-def fill_pass_tokens(j: str, c: str) -> str:
-    """q = j·s_n/p_s + c − j: the tokens of one fill pass (the scenario's replica)."""
-    return model.fill_pass_tokens(R, j, c, P_S)
+def fill_pass_tokens(j: str, b: str) -> str:
+    """n_r = j·s_n/p_s + b − j: the tokens of one fill pass on the busiest rank of b clients (q at d_a = 1)."""
+    return f"({j})*{S_N}/{P_S}+({b})-({j})"
 
 
-def fill_flops(j: str, c: str) -> str:
-    """T_fill(j, c)'s FLOPs (§14.4) on the scenario's replica."""
-    return model.fill_flops(R, j, c, P_S)
+def fill_flops(j: str, c: str, b: str, q: str) -> str:
+    """T_fill(j, c)'s FLOPs on the busiest rank's t GPUs over the p_s passes (§14.4, §14.5): p_s·(2·Ψ_nr·n_r + A_r +
+    2·(Ψ_mm − Ψ_nr)·n·t/G), n = MIN(c, d_a)·n_r, A_r the prompts' causal attention (a p_s-th per pass) and the
+    b − j decoders' at c̄. At e = d_a = 1 the GEMMs of j·s_n + p_s·(c − j) tokens and the attention, as §14.4."""
+    attention = (f"({j})*model_layers*(serving_prompt_tokens^2-serving_cached_tokens^2)*serving_attention_width/{P_S}"
+                 f"+(({b})-({j}))*2*model_layers*serving_mean_context*serving_attention_width")
+    return (f"{P_S}*(serving_ops_per_param_token*serving_nonrouted_params*({q})+{attention}+serving_ops_per_param_token"
+            f"*(serving_multiplied_params-serving_nonrouted_params)*MIN({c},{RANKS})*({q})*{T}"
+            "/serving_gpus_per_replica)")
 
 
-def fill_bytes(j: str, c: str, q: str) -> str:
-    """T_fill(j, c)'s bytes on the scenario's replica."""
-    return model.fill_bytes(R, j, c, q, P_S)
+def fill_bytes(j: str, c: str, b: str, q: str) -> str:
+    """T_fill(j, c)'s bytes per GPU over the p_s passes: p_s·(S_g(n)·b_w + K_r), the weights the pass's n tokens
+    touch (the experts over G), read once per pass, and the rank's KV cache."""
+    n = f"MIN({c},{RANKS})*({q})"
+    return (f"{P_S}*((serving_nonrouted_params/{T}+({model.streamed_params(R, n)}-serving_nonrouted_params)"
+            f"/serving_gpus_per_replica)*serving_weight_bytes+(({j})*serving_prompt_tokens/{P_S}+(({b})-({j}))"
+            "*serving_mean_context)*serving_kv_bytes_per_token)")
 
 
 def fill_s(q: str, flops: str, moved: str, tau: str) -> str:
-    """T_fill(j, c) (§14.4) on the scenario's replica, from the cells of q, F, M and τ_pass(c) (ms)."""
-    return model.fill_s(R, q, flops, moved, tau, p_s=P_S)
+    """T_fill(j, c) (§14.4): MAX(F/(t·P_e·η_c), M/BW_e) + p_s·(AR(n_r) + A2A(n_r) + τ_pass(b)), from the cells of
+    n_r, F, M and τ_pass(b) (ms)."""
+    return (f"(MAX({model.compute_seconds(R, flops)},{model.memory_seconds(R, moved)})"
+            f"+{P_S}*({model.talk_seconds(R, q)}+{tau}/1000))")
 
 
 OVERHEAD = [
     Row("pass_overhead_ttft_ms", "Per-pass overhead of one sequence τ_pass(1)",
         formula=f"={model.pass_overhead(R, '1')}*1000", kind="decimal", unit="ms", name="serving_pass_overhead_ttft_ms",
         note="(τ + τ_0 + τ_L·L + τ_moe·L_moe + τ_seq·n)/1000: the engines row above, or the keys"),
-    Row("pass_overhead_ms", "Per-pass overhead at the users τ_pass(B)",
-        formula=f"={model.pass_overhead(R, 'serving_users')}*1000", kind="decimal", unit="ms",
+    Row("pass_overhead_ms", "Per-pass overhead at the users τ_pass(b), b on the busiest rank",
+        formula=f"={model.pass_overhead(R, model.rank_sequences(R, 'serving_users'))}*1000", kind="decimal", unit="ms",
         name="serving_pass_overhead_ms"),
 ]
 
@@ -266,26 +335,28 @@ OVERHEAD = [
 def _ttft_rows() -> list[Row]:
     c, tau = "serving_users", "serving_pass_overhead_ms"
     return [
-        Row("rank_clients", "Clients c (the users)", formula=f"={c}", kind="count", unit="clients",
-            name="serving_rank_clients"),
+        Row("rank_clients", "Clients on the busiest rank b = CEILING(c / d_a), c the users",
+            formula=f"={model.rank_sequences(R, c)}", kind="count", unit="clients", name="serving_rank_clients"),
         Row("prefill_passes", "Prefill passes per prompt p_s = CEILING(s_n / N)",
             formula=f"=CEILING({S_N}/{N_USED},1)", kind="count", unit="passes", name=P_S,
             note="A prompt longer than the budget N is chunked"),
         Row("prompts_per_pass", "Prompts per pass κ = MIN(c, INT(N / s_n)), 1 when s_n > N",
             formula=f"=IF({S_N}<={N_USED},MIN(serving_rank_clients,INT({N_USED}/{S_N})),1)", kind="count",
             unit="prompts", name="serving_prompts_per_pass"),
-        Row("burst_cohorts", "Cohorts of the opening burst m = CEILING(c / κ)",
+        Row("burst_cohorts", "Cohorts of the opening burst m = CEILING(b / κ)",
             formula="=CEILING(serving_rank_clients/serving_prompts_per_pass,1)", kind="count", unit="cohorts",
             name="serving_burst_cohorts"),
         *(row for key, j, words in (("fill", "serving_prompts_per_pass", "burst fill: κ prompts beside c − κ "
                                      "decoders"), ("fill_one", "1", "steady fill: one prompt beside c − 1 decoders"))
           for row in (
-              Row(f"{key}_pass_tokens", f"Tokens per pass of a {words.split(':')[0]} q = j·s_n/p_s + c − j",
-                  formula="=" + fill_pass_tokens(j, c), kind="number", unit="tokens"),
-              Row(f"{key}_flops", f"FLOPs of a {words.split(':')[0]} F", formula="=" + fill_flops(j, c),
+              Row(f"{key}_pass_tokens", f"Tokens per pass on the rank of a {words.split(':')[0]} n_r = j·s_n/p_s + b "
+                  "− j", formula="=" + fill_pass_tokens(j, "serving_rank_clients"), kind="number", unit="tokens"),
+              Row(f"{key}_flops", f"FLOPs on the rank's t GPUs of a {words.split(':')[0]} F",
+                  formula="=" + fill_flops(j, c, "serving_rank_clients", f"{{{key}_pass_tokens}}"),
                   kind="tera", unit="TFLOP"),
-              Row(f"{key}_bytes", f"Bytes of a {words.split(':')[0]} M",
-                  formula="=" + fill_bytes(j, c, f"{{{key}_pass_tokens}}"), kind="giga", unit="GB"),
+              Row(f"{key}_bytes", f"Bytes per GPU of a {words.split(':')[0]} M",
+                  formula="=" + fill_bytes(j, c, "serving_rank_clients", f"{{{key}_pass_tokens}}"), kind="giga",
+                  unit="GB"),
               Row(f"{key}_ms", f"A {words} T_fill(j, c)", kind="tenths", unit="ms",
                   formula="=" + fill_s(f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}", tau)
                   + "*1000"))),
@@ -340,9 +411,10 @@ PLAIN_AT = model.pieces_at("pass_plain_")
 AT_USERS += [
     *(Row(key, f"Without speculative decoding, {words[0].lower()}{words[1:]}", formula="=" + expression,
           kind="tenths", unit="ms")
-      for key, words, expression in model.piece_specs(model.PLAIN, "serving_users", "pass_plain_", ("verify",))),
+      for key, words, expression in model.piece_specs(model.SERVED_PLAIN, "serving_users", "pass_plain_",
+                                                      ("verify",))),
     Row("tpot_ms_plain", "TPOT without speculative decoding",
-        formula=f"={model.step_s(model.PLAIN, 'serving_users', PLAIN_AT)}*1000", kind="tenths", unit="ms",
+        formula=f"={model.step_s(model.SERVED_PLAIN, 'serving_users', PLAIN_AT)}*1000", kind="tenths", unit="ms",
         name="serving_tpot_ms_plain"),
     Row("speculation_speedup", "Speculative decoding's speed-up (plain TPOT / TPOT)",
         formula="={tpot_ms_plain}/serving_tpot_ms", kind="ratio", unit="×",
@@ -390,6 +462,11 @@ def _when_fits(expression: str) -> str:
     return f'=IF({{batch}}="","",IF({{batch}}>serving_max_concurrency,"",{expression}))'
 
 
+_RANK = model.rank_sequences(R, "{batch}")  # b = CEILING(B/d_a, 1): the busiest rank's (§14.5)
+# the all-to-all at each B (§14.6): in every workbook, so that an edited e keeps the table's columns; out of sight at
+# e = 1 as written
+A2A_COLUMN = Column("all_to_all_ms", "All-to-all A2A(b) (ms)", kind="decimal",
+                    template=_when_shown(f"{model.all_to_all_seconds(R, _RANK)}*1000"))
 TABLE = [
     Column("batch", "Sequences B", template=_batch, kind="count"),
     Column("fits", "Fits", template=_when_shown("{batch}<=serving_max_concurrency"), kind="bool", warn="false"),
@@ -398,15 +475,16 @@ TABLE = [
                           ("tokens_per_s_per_gpu", "Tokens/s per GPU"), ("cost_per_million_tokens", "Cost per M "
                            "output tokens"), ("mfu", "Serving MFU"))],
     Column("weights_gb", "Weights (GB)", template=_when_shown("serving_weights_gb"), kind="gb"),
-    Column("kv_gb", "KV cache (GB)", template=_when_shown("{batch}*serving_sequence_gb"), kind="gb"),
+    Column("kv_gb", "KV cache (GB)", template=_when_shown(f"{_RANK}*serving_sequence_gb"), kind="gb"),
     Column("reserve_gb", "Reserve (GB)", template=_when_shown("serving_reserve_gb"), kind="gb"),
     Column("free_gb", "Free (GB)", template=_when_shown("gpu_memory_gb-{weights_gb}-{kv_gb}-{reserve_gb}"),
            kind="gb", warn="negative"),
     Column("capacity_gb", "GPU memory (GB)", template=_when_shown("gpu_memory_gb"), kind="gb"),
-    Column("pass_overhead_ms", "Per-pass overhead τ_pass(B) (ms)",
-           template=_when_shown(f"{model.pass_overhead(R, '{batch}')}*1000"), kind="decimal"),
+    Column("pass_overhead_ms", "Per-pass overhead τ_pass(b) (ms)",
+           template=_when_shown(f"{model.pass_overhead(R, _RANK)}*1000"), kind="decimal"),
+    A2A_COLUMN,
     Column("ttft_at_concurrency_ms", "Mean TTFT, closed loop, c = B clients (ms)",
-           template=_when_fits(f"{_dispatch()}+(CEILING({{batch}}/{{prompts_per_pass}},1)+1)/2*{{fill_ms}}"
+           template=_when_fits(f"{_dispatch()}+(CEILING({_RANK}/{{prompts_per_pass}},1)+1)/2*{{fill_ms}}"
                                "/serving_client_rounds+(1-1/serving_client_rounds)*({fill_one_ms}"
                                "+IF({batch}=1,0,{itl_ms}/2))"), kind="tenths"),
     Column("ttft_median_at_concurrency_ms", "Median TTFT at c = B clients (ms)",
@@ -414,15 +492,16 @@ TABLE = [
 ]
 TTFT_COLUMNS = [  # the fills of §14.4 at c = B: what the two TTFT columns read (helpers, grouped out of sight)
     Column("prompts_per_pass", "Prompts per pass κ",
-           template=_when_shown(f"IF({S_N}<={N_USED},MIN({{batch}},INT({N_USED}/{S_N})),1)"), kind="count"),
+           template=_when_shown(f"IF({S_N}<={N_USED},MIN({_RANK},INT({N_USED}/{S_N})),1)"), kind="count"),
     *(column for key, j, words in (("fill", "{prompts_per_pass}", "Burst fill T_fill(κ, B)"),
                                    ("fill_one", "1", "Steady fill T_fill(1, B)"))
       for column in (
-          Column(f"{key}_pass_tokens", f"{words}: tokens per pass", kind="number",
-                 template=_when_shown(fill_pass_tokens(j, "{batch}"))),
-          Column(f"{key}_flops", f"{words}: FLOPs (T)", kind="tera", template=_when_shown(fill_flops(j, "{batch}"))),
-          Column(f"{key}_bytes", f"{words}: bytes (G)", kind="giga",
-                 template=_when_shown(fill_bytes(j, "{batch}", f"{{{key}_pass_tokens}}"))),
+          Column(f"{key}_pass_tokens", f"{words}: tokens per pass on the rank", kind="number",
+                 template=_when_shown(fill_pass_tokens(j, _RANK))),
+          Column(f"{key}_flops", f"{words}: FLOPs on the rank (T)", kind="tera",
+                 template=_when_shown(fill_flops(j, "{batch}", _RANK, f"{{{key}_pass_tokens}}"))),
+          Column(f"{key}_bytes", f"{words}: bytes per GPU (G)", kind="giga",
+                 template=_when_shown(fill_bytes(j, "{batch}", _RANK, f"{{{key}_pass_tokens}}"))),
           Column(f"{key}_ms", f"{words} (ms)", kind="tenths", template=_when_shown(
               fill_s(f"{{{key}_pass_tokens}}", f"{{{key}_flops}}", f"{{{key}_bytes}}", "{pass_overhead_ms}")
               + "*1000")))),
@@ -436,7 +515,7 @@ TABLE_VALUES = {"batch": "batch", "fits": "fits", "tpot_ms": "tpot_ms", "itl_ms"
                 "mfu": "mfu", "weights_gb": "weights_gb", "kv_gb": "kv_gb", "reserve_gb": "reserve_gb",
                 "free_gb": "free_gb", "capacity_gb": "capacity_gb", "pass_overhead_ms": "pass_overhead_ms",
                 "ttft_at_concurrency_ms": "ttft_at_concurrency_ms",
-                "ttft_median_at_concurrency_ms": "ttft_median_at_concurrency_ms",
+                "ttft_median_at_concurrency_ms": "ttft_median_at_concurrency_ms", "all_to_all_ms": "all_to_all_ms",
                 **{key: key for key in TTFT_HELPERS}}
 
 
@@ -447,6 +526,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
                 "roofline; prefill bound by compute, decode by memory bandwidth.")
     s = table.scalars
     sheet.blocks((("The precisions and the GPU, looked up in Catalog", LOOKUPS),
+                  ("The replica's layout: expert and attention data parallelism (docs/method.md §14.5)", LAYOUT),
                   ("The engine's priors: Catalog's engines table (docs/method.md §14.3)", ENGINE_ROWS),
                   ("Efficiencies in force: the inputs, or fitted from benchmark logs", in_force_rows(
                       results.scenario.goodput.benchmarks if table.calibration else [])),
@@ -474,11 +554,18 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.set_height(header, 45)
     sheet.hide([first + i for i, row in enumerate(values) if row["batch"] == ""])  # powers of two from B_max on
     sheet.block_starts.append(sheet.places["weights_gb"].col)  # the memory columns print as a block of their own
+    if results.scenario.serving.expert_parallel == 1:  # no all-to-all: its column out of sight (a + shows it)
+        sheet.group_columns(sheet.places["all_to_all_ms"].col, sheet.places["all_to_all_ms"].col)
     _curve_chart(book, sheet)
     _stack_chart(book, sheet)
     if table.calibration:
         _calibration(book, sheet, table.calibration, results, helper_col)
     return sheet
+
+
+def table_columns(expert_parallel: int) -> list[Column]:
+    """The concurrency table's columns as the summary shows them: the all-to-all A2A(b) only with e > 1 (§14.6)."""
+    return TABLE if expert_parallel > 1 else [column for column in TABLE if column is not A2A_COLUMN]
 
 
 def _curve_chart(book: kit.Book, sheet: kit.Sheet) -> None:
@@ -928,14 +1015,14 @@ def in_force_rows(benchmarks: list) -> list[Row]:
 
 
 KEY_RESULTS = [
-    KeyResult("serving_max_concurrency", "Sequences that fit on {serving_tensor_parallel|count} {gpu} GPU(s) at "
+    KeyResult("serving_max_concurrency", "Sequences that fit on {serving_gpus_per_replica|count} {gpu} GPU(s) at "
               "{serving_sequence_length|count} tokens", kind="count", unit="sequences"),
     KeyResult("serving_ttft_ms", "Time to first token, {serving_prompt_tokens|count}-token prompt, idle server",
               kind="tenths", unit="ms"),
     KeyResult("serving_itl_ms", "Inter-token latency at {serving_users|count} users", kind="tenths", unit="ms"),
     KeyResult("serving_tokens_per_s_per_gpu", "Output tokens per second per GPU at {serving_users|count} users",
               kind="count", unit="tokens/s"),
-    KeyResult("serving_cost_per_million_tokens", "One {serving_tensor_parallel|count}-GPU {gpu} server at "
+    KeyResult("serving_cost_per_million_tokens", "One {serving_gpus_per_replica|count}-GPU {gpu} server at "
               "{serving_users|count} users, busy every hour at the on-demand price (Serving's roofline, not the plan's"
               " months): cost per million output tokens", kind="money", what_if=True),
 ]
@@ -994,6 +1081,10 @@ CHECKS = [
           formula="+".join(f'COUNTIF({ids},"{pattern}")' for ids in _ID_RANGES
                            for pattern in ("*~**", "*~?*", "*~~*", "any")) + "=0",
           note="COUNTIF's own wildcards find them (~ escapes one) and ignore case: Any counts too"),
+    Check("serving_layout_valid", "Serving: the layout is allowed: e = 1, or e = t · d_a dividing the routed experts; "
+          "d_a > 1 only with e = t · d_a; a layout only for an MoE model, within one node (t · d_a ≤ GPUs per node), "
+          "with NVLink and without speculative decoding or a calibration (docs/method.md §14.5, §14.7)",
+          formula="serving_layout_valid", about=("serving_expert_parallel", "serving_attention_data_parallel")),
     Check("serving_nvlink_known", "Serving: the GPU's NVLink GB/s is given where t > 1 (Catalog, the GPU's row)",
           formula=f"OR({T}=1,gpu_nvlink_gbps>0)", about=(T,)),
 ]
