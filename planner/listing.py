@@ -330,7 +330,11 @@ def declared_inputs(model: BaseModel, prefix: str, title: str = "") -> list[Inpu
         extra = info.json_schema_extra or {}
         value = getattr(model, key)
         path = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, BaseModel):
+        if isinstance(value, BaseModel) and "label" in extra:  # a pool pair (§15.1): the one-number cell blank,
+            found.append(Input(path, title + extra["label"], extra["unit"], info.description or "",  # the pair below
+                               kind=extra["kind"], allowed=Allowed.of(info), value=None))
+            found += declared_inputs(value, path, title)
+        elif isinstance(value, BaseModel):
             found += declared_inputs(value, path, title)
         elif isinstance(value, list) and all(isinstance(item, BaseModel) for item in value):  # [] too: no input
             if "label" in extra:

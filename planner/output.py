@@ -52,6 +52,7 @@ from typing import BinaryIO, Callable, Iterable
 
 from planner.engine import Results, compute
 from planner.engine.shared import NoLayout, TooManyGPUs
+from planner.engine.plan.pools import PairRefused
 from planner.report import render_html
 from planner.scenario import Scenario, ScenarioError
 from planner.workbook import build
@@ -184,6 +185,9 @@ def computed(scenario: Scenario, *, generated: dt.date | None = None) -> Results
                             [("hours", "mfu")]) from None
     except TooManyGPUs as exc:
         raise ScenarioError([f"{_at(scenario, exc.key)}: {'.'.join(exc.key)}: {exc}"], [exc.key]) from None
+    except PairRefused as exc:  # a pool pair against the chosen fleet's form (§15.1)
+        raise ScenarioError([f"{_at(scenario, key)}: {'.'.join(key)}: value {value!r} is not allowed: {words}"
+                             for key, value, words in exc.problems], [key for key, _, _ in exc.problems]) from None
 
 
 def _at(scenario: Scenario, key: tuple) -> str:

@@ -62,8 +62,14 @@ def key_path(name: str) -> tuple | None:
         rest = rest[len(match) + 1:]
         annotation = fields[match].annotation
         in_list = getattr(annotation, "__origin__", None) is list
-        section = section_class(annotation) if in_list or _is_section(annotation) else None
+        section = section_class(annotation) if in_list or _is_section(annotation) else _pair(annotation)
     return tuple(path)
+
+
+def _pair(annotation):
+    """A number's alternative pair of pools (§15.1: ownership.gpus {prefill, decode}), whose cells follow it."""
+    found = section_class(annotation)
+    return found if getattr(found, "pool_pair", False) else None
 
 
 def _is_section(annotation) -> bool:
@@ -83,11 +89,15 @@ def _set(data: dict, path: tuple, value: Any) -> None:
                 node.append({})
             node = node[part]
         else:
-            node = node.setdefault(part, [] if isinstance(following, int) else {})
+            if node.get(part) is None:  # a pair's cell after its blank one-number cell (§15.1)
+                node[part] = [] if isinstance(following, int) else {}
+            node = node[part]
     last = path[-1]
     if isinstance(last, int):
         while len(node) <= last:
             node.append(None)
+    if value is None and not isinstance(last, int) and isinstance(node.get(last), dict):  # a pair's blank number
+        return
     node[last] = value
 
 

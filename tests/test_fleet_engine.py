@@ -515,7 +515,7 @@ def test_compute_with_a_profile_reads_the_day_and_the_headline():
     assert len(table.day) == 24 and table.day[12]["replicas"] == 24
     assert table.checks == {"fleet_some_configuration_meets_slo": True, "fleet_rows_hold": True,
                             "fleet_gpus_priced": True, "fleet_search_within_limit": True,
-                            "fleet_mixed_pairs_valid": True}
+                            "fleet_mixed_pairs_valid": True, "fleet_pool_inputs_form": True}
     assert table.headline["fleet_answer"] == "aggregated on h100-sxm: 27 replicas of 1 GPU at B 52, 30 GPUs with " \
         "spares, $60.00 per hour"
     assert all(h["meets"] and h["fewest"] for h in table.day)
@@ -527,7 +527,7 @@ def test_compute_when_nothing_meets_the_slo_leaves_the_headline_blank():
     table = F.compute(scenario, {})
     assert table.checks == {"fleet_some_configuration_meets_slo": False, "fleet_rows_hold": True,
                             "fleet_gpus_priced": True, "fleet_search_within_limit": True,
-                            "fleet_mixed_pairs_valid": True}
+                            "fleet_mixed_pairs_valid": True, "fleet_pool_inputs_form": True}
     assert table.headline["fleet_answer"] == F.NO_FLEET
     assert all(value == "" for name, value in table.headline.items() if name.startswith(("fleet_cheapest",
                                                                                            "fleet_day")))

@@ -345,12 +345,13 @@ def test_planner_run_exits_2_on_a_bad_pair_naming_the_key_and_line(tmp_path):
 
 
 def test_a_pair_where_the_plan_needs_one_number_exits_2_naming_the_key(tmp_path):
-    """ownership.gpus and pricing.serving_baseline_gpus take one number: the plan prices one serving GPU (a mixed
-    cheapest fleet reads n/a), so a {prefill, decode} pair is refused, naming each key."""
+    """ownership.gpus and pricing.serving_baseline_gpus take one number when the chosen fleet is not mixed (here the
+    H100 pair): a {prefill, decode} pair is refused, naming each key and what is allowed (§15.1's table)."""
     from tests.helpers import refused
 
     text = (SPLITWISE_HA.read_text(encoding="utf-8") + "\nownership: {gpus: {prefill: 10, decode: 6}}\n"
             "pricing: {serving_baseline_gpus: {prefill: 10, decode: 6}}\n")
     said, _ = refused(tmp_path, text)
-    assert "ownership.gpus: Input should be a valid integer" in said
-    assert "pricing.serving_baseline_gpus: Input should be a valid number" in said
+    assert "ownership.gpus: value {'prefill': 10, 'decode': 6} is not allowed: allowed: one number" in said
+    assert "pricing.serving_baseline_gpus: value {'prefill': 10, 'decode': 6} is not allowed: allowed: one number" \
+        in said

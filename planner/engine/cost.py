@@ -22,6 +22,7 @@ import numpy as np
 from planner.engine import answers, calendar as cal
 from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HOURS_PER_DAY,
                                    PAST_DEADLINE, TOO_LONG, TooManyGPUs)
+from planner.engine.plan import pools
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
 from planner.engine.values import to_the_cent
 from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
@@ -53,8 +54,13 @@ def compute(scenario, tables) -> "CostTable":
     if generated is None:
         raise ValueError("the cost of ownership needs the day the outputs are generated (Tables.generated)")
     held = tables.month_rows
-    return cost_of(plan_for(scenario, tables, generated, fleet=fleet_columns(scenario, tables),
-                            rows=held.calendar if held else None))
+    plan = plan_for(scenario, tables, generated, fleet=fleet_columns(scenario, tables),
+                    rows=held.calendar if held else None)
+    table = cost_of(plan)
+    pools.check_forms(scenario, tables)
+    if plan.fleet_mixed:  # the plan with two GPU types (§15.1), priced per pool
+        table.pools = pools.priced(plan, scenario, tables["fleet"], cost_of)
+    return table
 
 
 BRIDGE_LINES = [("average_month_total", "Average-month budget (§9)"),
@@ -211,6 +217,7 @@ class CostTable:
     warnings: dict[str, bool]
     totals: dict = field(default_factory=dict)  # per path: subtotal, contingency, total, npv, cash (or "n/a …")
     plan: Plan | None = None  # what it was computed from: the Sensitivity's what-ifs start there
+    pools: "pools.PoolsPlan | None" = None  # the plan with two GPU types, when the Fleet's cheapest is mixed (§15.1)
 
     @cached_property
     def gpus_by_month(self) -> list[dict]:
@@ -251,7 +258,7 @@ class CostTable:
         return {"calendar": {"months": months, "fiscal_years": self.fiscal_years},
                 "gpus_by_month": [row for row in self.gpus_by_month if row["month"] != ""],
                 "cost": {**self.scalars, **self.totals, "bridge": self.bridge, "unit": self.unit,
-                         "warnings": self.warnings}}
+                         "warnings": self.warnings, **({"pools": self.pools.to_json()} if self.pools else {})}}
 
     def json_tables(self) -> dict:
         """The JSON's tables.calendar (the months in the plan, the fiscal years) and tables.cost."""

@@ -1074,6 +1074,7 @@ class FleetTable:
         return {"fleet_some_configuration_meets_slo": self.cheapest is not None,
                 "fleet_search_within_limit": self.scalars["configurations"] <= MAX_CONFIGURATIONS,
                 "fleet_mixed_pairs_valid": True,  # the scenario refuses another pair (planner.inputs.fleet)
+                "fleet_pool_inputs_form": True,  # the plan refuses the other form (planner.engine.plan.pools)
                 "fleet_gpus_priced": all(min(row["price_per_gpu_hour"], row["prefill_price_per_gpu_hour"]) > 0
                                          for row in rows),  # the scenario's refuses 0
                 "fleet_rows_hold": all(row["holds"] for row in rows) and all(h["meets"] and h["fewest"]

@@ -7,7 +7,7 @@ once, where each input enters (§13)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -22,6 +22,26 @@ def _range(low: float, high: float):
     return Annotated[float, Field(ge=low, le=high)]
 
 
+class PoolBaseline(Section):
+    model_config = ConfigDict(title="Serving baseline per pool")
+    pool_pair: ClassVar[bool] = True  # a number's alternative: its cells follow the number's (planner/roundtrip.py)
+
+    prefill: _range(0, COUNT_MAX) = declared(..., "Serving baseline, prefill pool", "GPUs", "The prefill pool's "
+                                             "committed GPUs (§15.1).", kind="count")
+    decode: _range(0, COUNT_MAX) = declared(..., "Serving baseline, decode pool", "GPUs", "The decode pool's "
+                                            "committed GPUs (§15.1).", kind="count")
+
+
+class PoolGPUs(Section):
+    model_config = ConfigDict(title="Owned GPUs per pool")
+    pool_pair: ClassVar[bool] = True  # a number's alternative: its cells follow the number's (planner/roundtrip.py)
+
+    prefill: whole(1) = declared(..., "Owned GPUs, prefill pool", "GPUs", "The prefill pool's owned GPUs (§15.1).",
+                                 kind="count")
+    decode: whole(1) = declared(..., "Owned GPUs, decode pool", "GPUs", "The decode pool's owned GPUs (§15.1).",
+                                kind="count")
+
+
 class Pricing(Section):
     model_config = ConfigDict(title="Pricing tiers")
 
@@ -32,9 +52,10 @@ class Pricing(Section):
     serving_baseline_tier: Literal[BASELINE_TIERS] = declared(
         "committed_1y", "Serving baseline tier", "", "The term of the committed serving baseline; demand above it "
         "is rented on demand.", kind="text")
-    serving_baseline_gpus: _range(0, COUNT_MAX) | None = declared(
+    serving_baseline_gpus: _range(0, COUNT_MAX) | PoolBaseline | None = declared(
         None, "Serving baseline", "GPUs", "The size of a quote you hold. Blank: the suggested baseline, from "
-        "the demand profile and the prices.", kind="count", blank=True, symbol="B_c")
+        "the demand profile and the prices. When the Fleet's cheapest is mixed (§15.1), a pair {prefill: n, "
+        "decode: m}.", kind="count", blank=True, symbol="B_c")
     committed_1y_ratio: Share = declared(
         0.80, "1-year committed price", "of on-demand", "Used where the Catalog has no 1-year quote. Illustrative: "
         "between on-demand and the 3-year rate.", kind="percent")
@@ -53,9 +74,10 @@ class Pricing(Section):
 class Ownership(Section):
     model_config = ConfigDict(title="Owning GPUs")
 
-    gpus: whole(1) | None = declared(
+    gpus: whole(1) | PoolGPUs | None = declared(
         None, "Owned GPUs", "GPUs", "A purchase you already plan. Blank: the plan's largest month of committed "
-        "GPUs (and at least the run's GPUs when training is owned).", kind="count", blank=True, symbol="N_own")
+        "GPUs (and at least the run's GPUs when training is owned). When the Fleet's cheapest is mixed (§15.1), a "
+        "pair {prefill: n, decode: m}.", kind="count", blank=True, symbol="N_own")
     training: bool = declared(
         False, "Train on owned GPUs", "", "TRUE: the owned path buys its GPUs at the start date and trains on them; "
         "the rented paths still rent training at its tier.", kind="bool")
@@ -120,7 +142,13 @@ def cross_checks(scenario, catalog) -> list:
                              f"leaves blank: give {'them' if len(missing) > 1 else 'it'}, or choose on_demand or "
                              "committed"))
     own = scenario.ownership
-    if own.training and own.gpus is not None and own.gpus < scenario.hours.gpus:
+    for section, key, value in (("pricing", "serving_baseline_gpus", scenario.pricing.serving_baseline_gpus),
+                                ("ownership", "gpus", own.gpus)):  # a pair is a mixed fleet's pools' (§15.1)
+        if value is not None and not isinstance(value, (int, float)) and scenario.fleet is None:
+            problems.append(((section, key), value.model_dump(), "a pair {prefill, decode} is for a Fleet whose "
+                             "cheapest configuration is mixed (§15.1): without a fleet section, allowed: one "
+                             "number, or blank"))
+    if own.training and isinstance(own.gpus, int) and own.gpus < scenario.hours.gpus:
         problems.append((("ownership", "gpus"), own.gpus, f"training on owned GPUs needs at least the run's "
                          f"{scenario.hours.gpus:,} GPUs (hours.gpus): give at least that, or leave it blank"))
     return problems

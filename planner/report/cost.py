@@ -24,6 +24,8 @@ def findings(results) -> list[str]:
     t, symbol = results.cost, results.scenario.currency_symbol
     s, h = t.scalars, t.headline
     total = h["plan_total_cost"]
+    if t.pools is not None:  # the Fleet's cheapest is mixed: the plan per pool (§15.1), which the sheets leave n/a
+        return pools_findings(t.pools.to_json(), symbol)
     if isinstance(total, str):
         return [f"The plan's total is {total}: see the Cost sheet's premises."]
     found = [f"The plan's total, {PATH_WORDS[s['path']]} over {s['months']} calendar months with escalation and "
@@ -41,6 +43,32 @@ def findings(results) -> list[str]:
         found.append(f"An owned GPU costs {money(s['own_cost_per_gpu_hour'], symbol, 4)} per GPU-hour at full use: it "
                      f"breaks even with on-demand rent when busy {percent(u)} of the hours; the plan keeps its own "
                      f"fleet busy {percent(plan_use)}, {verdict}.")
+    return found
+
+
+def pools_findings(pools: dict, symbol: str) -> list[str]:
+    """The plan with two GPU types (§15.1): each path's total with each pool's serving, the baselines and the
+    owned purchase."""
+    p, d, totals = pools["prefill"], pools["decode"], pools["totals"]
+
+    def amount(value, digits=0):
+        return money(value, symbol, digits) if not isinstance(value, str) else value
+
+    def both(key):
+        return f"{p['gpu']} {amount(p[key])} + {d['gpu']} {amount(d[key])} for serving"
+
+    found = [f"The plan with two GPU types (§15.1): on demand {amount(totals['on_demand_total'])} "
+             f"({both('on_demand_serving')}); committed {amount(totals['committed_total'])} (a baseline of "
+             f"{p['serving_baseline_gpus_used']:g} {p['gpu']} at {amount(p['price_baseline'], 2)} and "
+             f"{d['serving_baseline_gpus_used']:g} {d['gpu']} at {amount(d['price_baseline'], 2)}, one term; "
+             f"{both('committed_serving')}); owned {amount(totals['owned_total'])} ({both('owned_serving')})."]
+    if not isinstance(p["own_capex"], str) and not isinstance(d["own_capex"], str):
+        found.append(f"The owned path buys {p['own_gpus']:g} {p['gpu']} and {d['own_gpus']:g} {d['gpu']} "
+                     f"({amount(p['own_capex'] + d['own_capex'])}), each pool at its own cost per GPU-hour "
+                     f"({amount(p['own_cost_per_gpu_hour'], 4)} and {amount(d['own_cost_per_gpu_hour'], 4)}).")
+    found.append("The workbook's Cost and Budget sheets read n/a for this plan's money: they price one serving "
+                 "GPU. The GPUs sheet's Mixed fleet block shows each pool's price, owned cost and break-even, and "
+                 "the JSON's tables.cost.pools holds the plan month by month, per pool.")
     return found
 
 

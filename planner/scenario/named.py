@@ -102,8 +102,8 @@ def problems_of(scenario, source: str, lines: dict) -> tuple[list[str], list[tup
     for name, changes in (scenario.scenarios or {}).items():
         checks = [(("scenarios", name), lambda: check_name(name))]
         checks += [(("scenarios", name, key), lambda key=key: check_key_path(type(scenario), key)) for key in changes]
-        checks += [(("scenarios", name, key), lambda key=key: _one_value(key, value))
-                   for key, value in changes.items()]
+        checks += [(("scenarios", name, key), lambda key=key, value=value: _one_value(key, value))
+                   for key, value in changes.items()]  # each its own value (a late-bound one checked only the last)
         for loc, run in checks:
             try:
                 run()

@@ -525,6 +525,15 @@ FLEET_ROWS = {
         note="The h*-th largest of the Fleet's GPUs over the launch day: those busy at least h* hours a day",
         name="serving_baseline_gpus_suggested"),
 }
+def _not_for_a_mixed_fleet(row: Row) -> Row:
+    """A row that reads one serving GPU's typed count, n/a while the Fleet's cheapest is mixed (§15.1): its pools
+    take a pair, priced in the HTML and the JSON; a number typed on Inputs fails the Fleet's check instead of
+    pricing the pools on one GPU."""
+    return replace(row, formula="=IF(fleet_cheapest_mixed=TRUE,plan_serving_reason," + row.formula[1:] + ")")
+
+
+FLEET_ROWS |= {row.key: _not_for_a_mixed_fleet(row) for row in BASELINE + OWNING
+               if row.key in ("serving_baseline_gpus_used", "own_gpus", "own_capex", "own_book_value")}
 TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)",
                        kind="count", unit="", name="training_gpu_row")
 

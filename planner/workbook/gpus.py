@@ -155,6 +155,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.printed_cols = PRINTED  # the key columns, a page wide; the chart and the cheapest GPUs under them
     _chart(book, sheet)
     sheet.rows(CHEAPEST, results.gpus.headline)
+    if results.cost.pools is not None:  # the Fleet's cheapest is mixed (§15.1): only then, the sheet follows the data
+        _mixed_fleet(sheet, results.cost.pools, order)
     empty = [first + i for i, key in enumerate(order) if key not in rows]  # a Catalog row without a GPU or price
     for r in empty:  # grouped out of sight, not printed; a GPU typed into its Catalog row fills it (+ shows it)
         sheet.ws.set_row(r, None, None, {"level": 1, "hidden": True})
@@ -188,3 +190,60 @@ CHEAPEST = [
 ]
 KEY_RESULTS: list[KeyResult] = []
 CHECKS: list = []
+
+
+# The Fleet's cheapest with two GPU types (§15.1): each pool's GPU, GPUs at the peak, price, share of the fleet's cost
+# per hour, kW, c_own and u*; under them the fleet's kW and tokens per MW. Written only when the chosen fleet mixes.
+POOLS = ("prefill", "decode")
+MIXED_ROW = "MATCH({mixed_gpu},catalog_gpu_ids,0)"
+
+
+def _pool(template: str):
+    """A column whose formula names its pool's Fleet cell (fleet_cheapest_prefill_… or …_decode_…)."""
+    return lambda i: template.format(pool=POOLS[i])
+
+
+MIXED_OWNED = (f"IF(AND(ISNUMBER(INDEX(catalog_gpu_server_price,{{mixed_catalog_row}})),ISNUMBER({{mixed_server_kw}})),"
+               f"{OWN_COST.replace('{label}', '{mixed_catalog_row}')},{NO_SERVER})")
+MIXED_COLUMNS = [
+    Column("mixed_gpu", "GPU", kind="text", template=_pool("=fleet_cheapest_{pool}_gpu")),
+    Column("mixed_gpus", "GPUs at the peak (with spares)", kind="count", template=_pool("=fleet_cheapest_{pool}_gpus")),
+    Column("mixed_price", "On-demand price per GPU-hour", kind="money",
+           template="=IF({mixed_gpu}=gpu,price_per_gpu_hour_converted,INDEX(catalog_gpu_price_per_hour,"
+                    "{mixed_catalog_row})*fx_rate)"),
+    Column("mixed_share", "Share of the fleet's cost per hour", kind="percent",
+           template=f"=IF(SUMPRODUCT({{mixed_gpus:range}},{{mixed_price:range}})>0,{{mixed_gpus}}*{{mixed_price}}/"
+                    f"SUMPRODUCT({{mixed_gpus:range}},{{mixed_price:range}}),{NO_SERVING})"),
+    Column("mixed_own_cost_per_gpu_hour", "Owned cost per GPU-hour c_own", kind="money", template="=" + MIXED_OWNED),
+    Column("mixed_break_even_utilisation", "Break-even utilisation u*", kind="percent",
+           template=f"=IF(ISTEXT({{mixed_own_cost_per_gpu_hour}}),{{mixed_own_cost_per_gpu_hour}},IF({{mixed_price}}=0,"
+                    f"{PRICE_ZERO},IF({{mixed_own_cost_per_gpu_hour}}>{{mixed_price}},{NEVER},"
+                    "{mixed_own_cost_per_gpu_hour}/{mixed_price})))"),  # compared, not divided
+    Column("mixed_server_kw", "Server kW per GPU", kind="decimal",
+           template=f"=IF(ISNUMBER(INDEX(catalog_gpu_server_kw,{{mixed_catalog_row}})),INDEX(catalog_gpu_server_kw,"
+                    f"{{mixed_catalog_row}}),{NO_SERVER})"),
+]
+MIXED_HELPERS = [Column("mixed_catalog_row", "Catalog row", kind="count", template="=" + MIXED_ROW)]
+MIXED_TOTALS = [
+    Row("mixed_fleet_kw", "The fleet's kW at the peak", kind="decimal", unit="kW",
+        formula=f"=IF(COUNT({{mixed_server_kw:range}})<2,{NO_SERVER},SUMPRODUCT({{mixed_gpus:range}},"
+                "{mixed_server_kw:range}))", note="G_p · kW_p + G_d · kW_d, spares included"),
+    Row("mixed_tokens_per_s_per_mw", "Output tokens per second per MW", kind="count", unit="tokens/s per MW",
+        formula=f"=IF(ISTEXT({{mixed_fleet_kw}}),{{mixed_fleet_kw}},IF({{mixed_fleet_kw}}>0,"
+                "fleet_cheapest_tokens_per_s_per_gpu*fleet_cheapest_gpus*1000/({mixed_fleet_kw}*ownership_pue),"
+                f"{NO_SERVER}))", note="λ · o · 1000 / (the fleet's kW · PUE) at the peak"),
+]
+
+
+def _mixed_fleet(sheet: kit.Sheet, pools, order: list) -> None:
+    """The "Mixed fleet" block: two rows (prefill and decode) and the fleet's kW and tokens per MW under them;
+    `order` the Catalog block's GPU ids as laid out (MATCH's positions)."""
+    sheet.skip()
+    sheet.section("Mixed fleet (docs/method.md §15.1): the Fleet's cheapest prefills on one GPU type and decodes "
+                  "on another, each pool at its own Catalog row's price and owned cost")
+    rows = pools.block
+    for row in rows:
+        row["mixed_catalog_row"] = order.index(row["mixed_gpu"]) + 1
+    sheet.records(["Prefill", "Decode"], MIXED_COLUMNS, rows, label_header="Pool", helpers=MIXED_HELPERS)
+    sheet.rows(MIXED_TOTALS, {"mixed_fleet_kw": pools.fleet_kw,
+                              "mixed_tokens_per_s_per_mw": pools.tokens_per_s_per_mw})

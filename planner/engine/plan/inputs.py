@@ -143,8 +143,9 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
         prompt_tokens=sv.prompt_tokens, output_tokens=sv.sequence_length - sv.prompt_tokens,
         prices=prices_of(scenario, served_gpu), training_prices=prices_of(scenario, scenario.gpu),
         training_tier=pricing.training_tier, baseline_tier=pricing.serving_baseline_tier,
-        baseline_gpus=pricing.serving_baseline_gpus, spot_overhead=pricing.spot_overhead,
-        owning=Owning(server_price=gpu.server_price, server_kw=gpu.server_kw, **own.model_dump()),
+        baseline_gpus=one_number(pricing.serving_baseline_gpus), spot_overhead=pricing.spot_overhead,
+        owning=Owning(server_price=gpu.server_price, server_kw=gpu.server_kw,
+                      **(own.model_dump() | {"gpus": one_number(own.gpus)})),
         active_users=unit.active_users, price_input_per_million=unit.price_input_per_million,
         price_output_per_million=unit.price_output_per_million,
         average_month=AverageMonth(training_cost=budget["training_cost"], serving_cost=budget["serving_cost"],
@@ -154,6 +155,12 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
         fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"],
         fleet_mixed=fleet_mixed(scenario, tables),
         past_deadline=past_deadline(scenario, hours["days"]))
+
+
+def one_number(value):
+    """A typed count as one serving GPU's plan reads it: a {prefill, decode} pair (a mixed fleet's, §15.1, priced
+    per pool by planner/engine/plan/pools.py) leaves it blank."""
+    return None if hasattr(value, "prefill") else value
 
 
 def fleet_columns(scenario, tables) -> PlanFleet | None:

@@ -1,0 +1,178 @@
+"""The plan with two GPU types (docs/method.md §15.1, "The plan with two GPU types"; §13.15's "One serving GPU" read
+per pool): when the Fleet's cheapest configuration is mixed, each pool is priced on its own Catalog row — its GPUs
+and GPU-hours by month (x_k = MAX(x, CEIL9(x·λ_k/λ)) and y_k alike), a committed baseline from §13.3's rule on its
+own hourly shape and prices (one tier and term for both), N_own = MAX_k G_k of its own and its own δ, φ, σ, ε,
+capex, book value and burst — and the paths' money is the two pools' sum, with training and other costs once.
+
+Each pool is §13's plan (planner/engine/plan/, priced by engine.cost.cost_of) with the fleet narrowed to that pool
+and the pool's GPU's prices and server: nothing here computes a GPU-hour or a price of its own. The decode pool's
+plan carries no training and no other costs, so every money column of the plan is the sum of the pools' columns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from planner.engine.plan.inputs import Owning, Plan, prices_of
+from planner.engine.plan.months import PATHS
+from planner.engine.plan.prices import NO_SERVER, NO_SERVING, tokens_per_s_per_mw
+
+POOLS = ("prefill", "decode")
+OWNED_TRAINING = "n/a: training on owned GPUs with a mixed fleet (a third GPU type) is not priced"
+NUMBER_FOR_A_PAIR = "a pair {{prefill: n, decode: m}}: the chosen fleet is mixed ({prefill} for prefill, {decode} " \
+    "for decode), one number per pool"
+PAIR_FOR_A_NUMBER = "one number: the chosen fleet is not mixed (one GPU type, {gpu})"
+PAIR_KEYS = (("pricing", "serving_baseline_gpus"), ("ownership", "gpus"))
+
+
+class PairRefused(ValueError):
+    """A pool pair where the chosen fleet is not mixed, or one number where it is (§15.1): `problems` as
+    ScenarioError takes them, each naming its key and what is allowed."""
+
+    def __init__(self, problems: list):
+        self.problems = problems
+        super().__init__("; ".join(f"{'.'.join(key)}: {words}" for key, _, words in problems))
+
+
+def is_pair(value) -> bool:
+    """A {prefill, decode} pair as the scenario holds it (planner/inputs/cost.py's PoolCounts)."""
+    return value is not None and hasattr(value, "prefill") and hasattr(value, "decode")
+
+
+def typed(number):
+    """A count as typed: 10, not the 10.0 a float input holds."""
+    return int(number) if float(number).is_integer() else number
+
+
+def form_problems(scenario, mixed: bool, head: dict) -> list:
+    """The pair inputs' form against the chosen fleet (§15.1's table: a pair when mixed, a number when not; the
+    other form refused, naming the key); blank is always allowed."""
+    problems = []
+    for section, key in PAIR_KEYS:
+        value = getattr(getattr(scenario, section), key)
+        if value is None or (is_pair(value) == mixed):
+            continue
+        words = (NUMBER_FOR_A_PAIR.format(prefill=head["fleet_cheapest_prefill_gpu"],
+                                          decode=head["fleet_cheapest_decode_gpu"]) if mixed
+                 else PAIR_FOR_A_NUMBER.format(gpu=head["fleet_cheapest_gpu"]))
+        shown = ({"prefill": typed(value.prefill), "decode": typed(value.decode)} if is_pair(value)
+                 else typed(value))
+        problems.append(((section, key), shown, f"allowed: {words}, or blank"))
+    return problems
+
+
+def check_forms(scenario, tables) -> None:
+    """Refuse the pair inputs in the wrong form for the chosen fleet (PairRefused); nothing without a fleet (a
+    pair there is refused with the fleet's inputs: planner/inputs/cost.py)."""
+    if scenario.fleet is None:
+        return
+    fleet = tables["fleet"]
+    mixed = fleet.cheapest is not None and fleet.headline["fleet_cheapest_mixed"] is True
+    if problems := form_problems(scenario, mixed, fleet.headline):
+        raise PairRefused(problems)
+
+
+def pool_value(value, pool: str):
+    """A pool's share of a pair input (blank stays blank)."""
+    return getattr(value, pool) if is_pair(value) else value
+
+
+@dataclass
+class PoolsPlan:
+    """The plan with two GPU types: each pool's CostTable (its serving money, baseline, owned GPUs and prices) and
+    the paths' totals summed over the pools."""
+
+    pools: dict  # "prefill"/"decode" → (gpu id, CostTable)
+    fleet_kw: float | str  # G^p·kW_p + G^d·kW_d at the peak (NO_SERVER without both kW)
+    tokens_per_s_per_mw: float | str
+    peak_gpus: dict = None  # "prefill"/"decode" → the launch fleet's GPUs at the peak, spares included
+
+    @property
+    def block(self) -> list[dict]:
+        """The GPUs sheet's "Mixed fleet" block (§15.1): per pool its GPU, GPUs at the peak, on-demand price,
+        share of the fleet's cost per hour, server kW, c_own and u*."""
+        found = []
+        for pool, (gpu, table) in self.pools.items():
+            s = table.scalars
+            found.append({"mixed_gpu": gpu, "mixed_gpus": self.peak_gpus[pool], "mixed_price": s["price_on_demand"],
+                          "mixed_server_kw": table.plan.owning.server_kw if table.plan.owning.server_kw is not None
+                          else NO_SERVER, "mixed_own_cost_per_gpu_hour": s["own_cost_per_gpu_hour"],
+                          "mixed_break_even_utilisation": s["own_break_even_utilisation"]})
+        hourly = sum(row["mixed_gpus"] * row["mixed_price"] for row in found)
+        for row in found:
+            row["mixed_share"] = row["mixed_gpus"] * row["mixed_price"] / hourly if hourly else NO_SERVING
+        return found
+
+    def total(self, key: str):
+        """A total summed over the pools; a pool's reason when it reads n/a."""
+        values = [table.totals[key] for _, table in self.pools.values()]
+        reason = next((v for v in values if isinstance(v, str)), None)
+        return reason if reason is not None else sum(values)
+
+    def to_json(self) -> dict:
+        per_pool, months = {}, {}
+        for pool, (gpu, table) in self.pools.items():
+            s = table.scalars
+            per_pool[pool] = {"gpu": gpu, "gpus_peak": self.peak_gpus[pool],  # at launch, spares included
+                              **{key: s[key] for key in POOL_SCALARS},
+                              **{f"{path}_serving": table.totals[f"{path}_serving"] for path in PATHS}}
+            for row in table.rows:
+                if row["in_plan"]:
+                    found = months.setdefault(row["month"], {"month": row["month"]})
+                    found |= {f"{pool}_gpus": row["committed_gpus"], f"{pool}_gpu_hours": row["serving_gpu_hours"],
+                              **{f"{pool}_{path}_serving": row[f"{path}_serving"] for path in PATHS}}
+        totals = {f"{path}_{key}": self.total(f"{path}_{key}") for path in PATHS
+                  for key in ("serving", "subtotal", "contingency", "total", "npv")}
+        return {**per_pool, "totals": totals, "months": [months[k] for k in sorted(months)],
+                "fleet_kw": self.fleet_kw, "tokens_per_s_per_mw": self.tokens_per_s_per_mw}
+
+
+POOL_SCALARS = ("price_on_demand", "price_committed_1y", "price_committed_3y", "price_spot", "price_baseline",
+                "baseline_hours", "serving_baseline_gpus_suggested", "serving_baseline_gpus_used", "own_gpus",
+                "own_capex", "own_book_value", "own_cost_per_gpu_hour", "own_break_even_utilisation",
+                "own_utilisation")
+
+
+def pool_plans(plan: Plan, scenario, fleet_table, spare: float) -> dict[str, tuple[str, Plan]]:
+    """Each pool's plan: the launch configuration narrowed to its pool, its GPU's prices and server, its share of
+    a pair input; training and other costs on the prefill pool's only (the decode pool's plan has none)."""
+    from planner.engine.fleet import PlanFleet
+
+    whole = PlanFleet.of(fleet_table, spare)
+    best, own, catalog = fleet_table.cheapest, scenario.ownership, scenario.merged_catalog.gpus
+    found = {}
+    for i, pool in enumerate(POOLS):
+        gpu = best[f"{pool}_gpu"]
+        narrowed = replace(whole, parallel=(whole.parallel[i],), peak=(whole.peak[i],),
+                           hourly=tuple((h[i],) for h in whole.hourly) if whole.hourly is not None else None)
+        owning = Owning(server_price=catalog[gpu].server_price, server_kw=catalog[gpu].server_kw,
+                        **(own.model_dump() | {"gpus": pool_value(own.gpus, pool), "training": False}))
+        changes = dict(fleet=narrowed, serving_fits=True, fleet_mixed=False, prices=prices_of(scenario, gpu),
+                       owning=owning, baseline_gpus=pool_value(scenario.pricing.serving_baseline_gpus, pool))
+        if i:  # training and other costs once, on the first pool's plan
+            changes |= dict(allocated_gpu_hours=0.0, run_gpus=0, other_monthly_cost=0.0, average_month=None,
+                            average_month_na="", price_input_per_million=None, price_output_per_million=None)
+        found[pool] = (gpu, replace(plan, **changes))
+    return found
+
+
+def priced(plan: Plan, scenario, fleet_table, cost_of) -> PoolsPlan:
+    """The plan with two GPU types (§15.1): each pool's plan priced by §13 (`cost_of`, engine.cost's, passed in: the
+    cost table imports this module) on one set of month rows (the longer pool's: a baseline of 0 ends the other's
+    plan at E), and the fleet's kW and tokens per MW at the peak."""
+    plans = pool_plans(plan, scenario, fleet_table, scenario.fleet.spare)
+    if plan.rows is None:  # both pools on the same rows: the most either needs
+        rows = max(len(cost_of(p).rows) for _, p in plans.values())
+        plans = {pool: (gpu, replace(p, rows=rows)) for pool, (gpu, p) in plans.items()}
+    tables = {pool: (gpu, cost_of(p)) for pool, (gpu, p) in plans.items()}
+    if scenario.ownership.training:  # a third GPU type to own: not priced here
+        for _, table in tables.values():
+            table.totals |= {k: OWNED_TRAINING for k in table.totals if k.startswith("owned_")}
+    best, head = fleet_table.cheapest, fleet_table.headline
+    gpus = {"prefill": head["fleet_cheapest_prefill_gpus"], "decode": head["fleet_cheapest_decode_gpus"]}
+    kws = {pool: scenario.merged_catalog.gpus[gpu].server_kw for pool, (gpu, _) in tables.items()}
+    kw = NO_SERVER if None in kws.values() else float(sum(gpus[pool] * kws[pool] for pool in POOLS))
+    tokens_per_s = best["tokens_per_s_per_gpu"] * best["gpus"]  # λ·o at the peak
+    # λ·o·1000/((G^p·kW_p + G^d·kW_d)·PUE): as tokens_per_s_per_mw with the fleet's kW in place of one GPU's
+    per_mw = tokens_per_s_per_mw(tokens_per_s, kw, scenario.ownership.pue) if isinstance(kw, float) and kw > 0 \
+        else NO_SERVER
+    return PoolsPlan(pools=tables, fleet_kw=kw, tokens_per_s_per_mw=per_mw, peak_gpus=gpus)

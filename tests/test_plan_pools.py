@@ -1,0 +1,265 @@
+"""The plan with two GPU types (METHOD §15.1, "The plan with two GPU types", worked example D): when the Fleet's
+cheapest is mixed, each pool is priced on its own Catalog row month by month, with a committed baseline and owned
+GPUs of its own. Example D is example A (10 H100 for prefill, 3 H200 for decode, $27.50 an hour) over 365 days from
+2027-01-01, flat, g 0, §13's defaults: every expected number below is METHOD's, or worked by hand from the Catalog's
+prices (H100 $2.00, 1-year $1.60, server $45,000; H200 $2.50, 1-year $2.00, server $50,000) and 8,760 hours."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner.engine import Tables, compute
+from planner.engine.shared import FLEET_MIXED
+
+from tests.helpers import scenario_with
+
+ROOT = Path(__file__).parent.parent
+EXAMPLE_D = ROOT / "examples" / "fleet-7-70b-fp8-mixed-pools-in-the-plan.yaml"  # §15.1's A in the plan (D)
+SPLITWISE_HA = ROOT / "examples" / "fleet-6-70b-fp8-splitwise-ha.yaml"  # mixed search, the H100 pair chosen
+HOURS = 24 * 365
+
+
+def cost_table(**changes):
+    """Example D's Cost table alone (the tables it reads, not the Sensitivity's what-ifs), with `changes`."""
+    return Tables(scenario_with(EXAMPLE_D, **changes))["cost"]
+
+
+def pools(**changes) -> dict:
+    """Example D's plan per pool, as the JSON gives it (tables.cost.pools)."""
+    return cost_table(**changes).to_json()["cost"]["pools"]
+
+
+@pytest.fixture(scope="module")
+def results_d():
+    """Example D computed once for the module's tests."""
+    return compute(scenario_with(EXAMPLE_D))
+
+
+@pytest.fixture(scope="module")
+def example_d(results_d) -> dict:
+    return results_d.tables["cost"].to_json()["cost"]["pools"]
+
+
+def test_example_d_the_pools_and_their_gpus(example_d):
+    prefill, decode = example_d["prefill"], example_d["decode"]
+    assert (prefill["gpu"], prefill["gpus_peak"], decode["gpu"], decode["gpus_peak"]) == ("h100-sxm", 10, "h200", 3)
+    first = example_d["months"][0]  # January: each pool's GPUs and GPU-hours (31 days, the launch seconds after S)
+    assert (first["prefill_gpus"], first["decode_gpus"]) == (10, 3)
+    assert first["prefill_gpu_hours"] == pytest.approx(10 * 24 * 31, abs=0.01)
+    assert first["decode_gpu_hours"] == pytest.approx(3 * 24 * 31, abs=0.01)
+
+
+def test_example_d_on_demand(example_d):
+    """$240,900 (H100 $175,200 + H200 $65,700); January $20,460."""
+    assert example_d["prefill"]["on_demand_serving"] == pytest.approx(175_200)  # 10 · 8,760 · $2.00
+    assert example_d["decode"]["on_demand_serving"] == pytest.approx(65_700)  # 3 · 8,760 · $2.50
+    assert example_d["totals"]["on_demand_serving"] == pytest.approx(240_900)
+    first = example_d["months"][0]
+    assert first["prefill_on_demand_serving"] + first["decode_on_demand_serving"] == pytest.approx(20_460, abs=0.05)
+
+
+def test_example_d_committed_a_baseline_per_pool(example_d):
+    """$192,720: B_c 10 at $1.60 + 3 at $2.00, one term to 2028-01-01; h* = CEILING(24·0.80) = 20 and the flat day
+    puts each whole pool in its baseline."""
+    prefill, decode = example_d["prefill"], example_d["decode"]
+    assert (prefill["baseline_hours"], decode["baseline_hours"]) == (20, 20)
+    assert (prefill["serving_baseline_gpus_suggested"], decode["serving_baseline_gpus_suggested"]) == (10, 3)
+    assert (prefill["price_baseline"], decode["price_baseline"]) == (pytest.approx(1.60), pytest.approx(2.00))
+    assert prefill["committed_serving"] == pytest.approx(10 * HOURS * 1.60)  # 140,160
+    assert decode["committed_serving"] == pytest.approx(3 * HOURS * 2.00)  # 52,560
+    assert example_d["totals"]["committed_serving"] == pytest.approx(192_720)
+
+
+def test_example_d_owned_per_pool(example_d):
+    """$193,088 (H100 $145,935 at c_own 1.665924; H200 $47,153 at 1.794261); capex $600,000."""
+    prefill, decode = example_d["prefill"], example_d["decode"]
+    assert round(prefill["own_cost_per_gpu_hour"], 6) == 1.665924
+    assert round(decode["own_cost_per_gpu_hour"], 6) == 1.794261
+    assert (prefill["own_gpus"], decode["own_gpus"]) == (10, 3)
+    assert round(prefill["owned_serving"]) == 145_935 and round(decode["owned_serving"]) == 47_153
+    assert round(example_d["totals"]["owned_serving"]) == 193_088
+    assert prefill["own_capex"] + decode["own_capex"] == pytest.approx(600_000)  # 10 · 45,000 + 3 · 50,000
+
+
+def test_example_d_power_of_the_mixed_fleet(example_d):
+    """46,409 output tokens/s per MW at the peak (10 · 1.275 + 3 · 1.275 kW, PUE 1.3)."""
+    assert example_d["fleet_kw"] == pytest.approx(16.575)
+    assert round(example_d["tokens_per_s_per_mw"]) == 46_409  # 5 · 200 · 1000 / (16.575 · 1.3)
+
+
+def test_example_d_single_type_column():
+    """The same plan with mixing off, on 14 H100: on demand $245,280, committed $196,224, owned $204,309 with capex
+    $630,000 (METHOD's right-hand column): one serving GPU, as §13 prices it; its JSON has no pools."""
+    cost = cost_table(**{"fleet.mixed_gpus": False})
+    assert cost.pools is None and "pools" not in cost.to_json()["cost"]
+    assert cost.totals["on_demand_serving"] == pytest.approx(14 * HOURS * 2.00)
+    assert cost.totals["committed_serving"] == pytest.approx(14 * HOURS * 1.60)
+    assert round(cost.totals["owned_serving"]) == 204_309 and cost.scalars["own_capex"] == pytest.approx(630_000)
+
+
+def test_typed_pairs_price_each_pool():
+    """pricing.serving_baseline_gpus {prefill: 8, decode: 2}: the prefill pool commits 8 H100 at $1.60 and bursts 2
+    at $2.00, the decode pool commits 2 H200 at $2.00 and bursts 1 at $2.50; ownership.gpus {prefill: 12, decode: 3}
+    buys 12 H100 and 3 H200 (capex 12 · 45,000 + 3 · 50,000)."""
+    found = pools(**{"pricing.serving_baseline_gpus": {"prefill": 8, "decode": 2},
+                     "ownership.gpus": {"prefill": 12, "decode": 3}})
+    prefill, decode = found["prefill"], found["decode"]
+    assert (prefill["serving_baseline_gpus_used"], decode["serving_baseline_gpus_used"]) == (8, 2)
+    assert prefill["committed_serving"] == pytest.approx(HOURS * (8 * 1.60 + 2 * 2.00))  # 147,168
+    assert decode["committed_serving"] == pytest.approx(HOURS * (2 * 2.00 + 1 * 2.50))  # 56,940
+    assert (prefill["own_gpus"], decode["own_gpus"]) == (12, 3)
+    assert prefill["own_capex"] + decode["own_capex"] == pytest.approx(690_000)
+    assert prefill["owned_serving"] == pytest.approx(12 / 10 * pools()["prefill"]["owned_serving"])  # 12 all year
+
+
+def test_the_sheets_stay_n_a_and_say_where_the_plan_is(results_d):
+    """The Cost and Budget sheets do not price two pools yet: their serving money reads n/a with a reason that says
+    where it is."""
+    assert results_d.headline["plan_total_cost"] == FLEET_MIXED and "tables.cost.pools" in FLEET_MIXED
+
+
+def test_the_json_has_the_pools_when_the_fleet_is_mixed(results_d):
+    from planner.output import results_json
+
+    mixed = json.loads(results_json(results_d))["tables"]["cost"]
+    assert mixed["pools"]["totals"]["committed_serving"] == pytest.approx(192_720)
+    assert mixed["pools"]["months"][0]["decode_gpus"] == 3
+
+
+def test_the_html_prices_the_plan_per_pool(results_d):
+    from planner.report import render_html
+
+    html = render_html(results_d, generated="2026-12-02")
+    assert ("The plan with two GPU types (§15.1): on demand $240,901 (h100-sxm $175,200 + h200 $65,700 for "
+            "serving); committed $192,721 (a baseline of 10 h100-sxm at $1.60 and 3 h200 at $2.00, one term") in html
+    assert "The owned path buys 10 h100-sxm and 3 h200 ($600,000)" in html
+
+
+# Bad input: the pair's form against the chosen fleet (§15.1's table) ---------------------------------------------
+def test_one_number_where_the_mixed_fleet_needs_a_pair_exits_2_naming_the_key(tmp_path):
+    from tests.helpers import refused
+
+    said, _ = refused(tmp_path, EXAMPLE_D.read_text(encoding="utf-8") + "ownership: {gpus: 13}\n")
+    assert ("ownership.gpus: value 13 is not allowed: allowed: a pair {prefill: n, decode: m}: the chosen fleet is "
+            "mixed (h100-sxm for prefill, h200 for decode), one number per pool, or blank") in said
+    said, _ = refused(tmp_path, EXAMPLE_D.read_text(encoding="utf-8") + "pricing: {serving_baseline_gpus: 10}\n")
+    assert "pricing.serving_baseline_gpus: value 10 is not allowed: allowed: a pair {prefill: n, decode: m}" in said
+
+
+def test_a_pair_where_the_fleet_is_not_mixed_exits_2_naming_the_key(tmp_path):
+    from tests.helpers import refused
+
+    text = (SPLITWISE_HA.read_text(encoding="utf-8") + "\nownership: {gpus: {prefill: 10, decode: 6}}\n"
+            "pricing: {serving_baseline_gpus: {prefill: 10, decode: 6}}\n")
+    said, _ = refused(tmp_path, text)
+    for key in ("ownership.gpus", "pricing.serving_baseline_gpus"):
+        assert (f"{key}: value {{'prefill': 10, 'decode': 6}} is not allowed: allowed: one number: the chosen fleet "
+                "is not mixed (one GPU type, h100-sxm), or blank") in said
+
+
+def test_a_pair_without_a_fleet_is_refused(tmp_path):
+    from tests.helpers import refused
+
+    said, _ = refused(tmp_path, "name: no fleet\nownership: {gpus: {prefill: 10, decode: 6}}\n")
+    assert "ownership.gpus" in said and "without a fleet section, allowed: one number, or blank" in said
+
+
+# The workbook: the sheets recalculate with a pair typed, and the pair reads back --------------------------------------
+@pytest.mark.spreadsheet
+def test_a_workbook_with_pairs_recalculates_and_reads_back(libreoffice, gnumeric, tmp_path):
+    """Example D with both pairs typed: the Inputs sheet holds the one-number cell blank (the sheets read n/a for a
+    mixed fleet) and the pair's two cells below it; LibreOffice and Gnumeric recalculate every formula equal to the
+    engine, and `planner import` reads the pairs back."""
+    from planner import roundtrip
+    from planner.workbook import build
+    from tests.helpers import named, recalculated
+
+    scenario = scenario_with(EXAMPLE_D, **{"pricing.serving_baseline_gpus": {"prefill": 8, "decode": 2},
+                                           "ownership.gpus": {"prefill": 12, "decode": 3}})
+    path = tmp_path / "pairs.xlsx"
+    build(compute(scenario), str(path))
+    [values] = recalculated(libreoffice, [path])
+    recalculated(gnumeric, [path])
+    from planner import xlsx
+
+    book = xlsx.read(path)
+    assert named(values, book, "ownership_gpus_prefill") == 12 and named(values, book, "ownership_gpus_decode") == 3
+    assert named(values, book, "plan_total_cost") == FLEET_MIXED
+    back = roundtrip.workbook_data(path).scenario()
+    assert back.ownership.gpus.prefill == 12 and back.ownership.gpus.decode == 3
+    assert (back.pricing.serving_baseline_gpus.prefill, back.pricing.serving_baseline_gpus.decode) == (8, 2)
+
+
+def test_example_d_the_gpus_sheets_mixed_fleet_block(results_d):
+    """The block's rows (§15.1): GPU, GPUs at the peak, price, share of the fleet's $27.50 an hour (20.00/27.50 and
+    7.50/27.50), c_own and u* = c_own/p_od; the fleet's kW and tokens per MW under them."""
+    table = results_d.tables["cost"].pools
+    prefill, decode = table.block
+    assert (prefill["mixed_gpu"], prefill["mixed_gpus"], decode["mixed_gpu"], decode["mixed_gpus"]) == \
+        ("h100-sxm", 10, "h200", 3)
+    assert prefill["mixed_share"] == pytest.approx(20 / 27.5) and decode["mixed_share"] == pytest.approx(7.5 / 27.5)
+    assert round(prefill["mixed_own_cost_per_gpu_hour"], 6) == 1.665924
+    assert prefill["mixed_break_even_utilisation"] == pytest.approx(1.665924 / 2.00, abs=1e-6)
+    assert decode["mixed_break_even_utilisation"] == pytest.approx(1.794261 / 2.50, abs=1e-6)
+    assert table.fleet_kw == pytest.approx(16.575) and round(table.tokens_per_s_per_mw) == 46_409
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_example_d_block_recalculates(app, request, example_files, tmp_path):
+    """examples/fleet-7's workbook recalculated in LibreOffice and Gnumeric: every formula equal to the engine (as
+    every example's), and the block reads METHOD's numbers."""
+    import shutil
+
+    import openpyxl
+
+    from tests.helpers import recalculated
+
+    path = tmp_path / "d.xlsx"
+    shutil.copy(example_files(EXAMPLE_D)["xlsx"], path)
+    [values] = recalculated(request.getfixturevalue(app), [path])
+    labels = {cell.value: cell.row for cell in openpyxl.load_workbook(path)["GPUs"]["A"] if cell.value}
+
+    def row(label):  # what the application computed on the row labelled `label`, columns B to H
+        return tuple(values.get(("GPUs", f"{column}{labels[label]}")) for column in "BCDEFGH")
+
+    assert row("Prefill")[:3] == ("h100-sxm", 10, 2) and row("Decode")[:3] == ("h200", 3, 2.5)
+    assert round(row("Prefill")[4], 6) == 1.665924 and round(row("Decode")[4], 6) == 1.794261
+    assert round(row("Output tokens per second per MW")[1]) == 46_409
+
+
+def test_a_pair_in_a_named_scenario_is_refused_wherever_it_stands(tmp_path):
+    """A named scenario changes one value per key: a pair is a mapping, refused naming the key, also when another
+    key follows it (each key's own value is checked, not the last one's)."""
+    from tests.helpers import refused
+
+    text = (EXAMPLE_D.read_text(encoding="utf-8") + "scenarios:\n"
+            "  owned: {ownership.gpus: {prefill: 12, decode: 3}, budget.path: owned}\n")
+    said, _ = refused(tmp_path, text)
+    assert "scenarios.owned: scenarios key 'ownership.gpus': one value (a number, a word or an id), not a mapping" \
+        in said
+
+
+@pytest.mark.spreadsheet
+def test_a_number_typed_for_a_mixed_fleet_fails_its_check_and_reads_n_a(libreoffice, example_files, tmp_path):
+    """ownership.gpus and pricing.serving_baseline_gpus typed as one number on Inputs while the cheapest fleet is
+    mixed: the Fleet's check is FALSE, the Checks fail, and the owned GPUs, capex and baseline read n/a (not 13
+    GPUs priced on one GPU type's server)."""
+    from planner import xlsx
+    from planner.audit import same
+    from tests.helpers import UNCOMPARED, named, recalculated, set_cells
+
+    source = example_files(EXAMPLE_D)["xlsx"]
+    book = xlsx.read(source)
+    edited = tmp_path / "number.xlsx"
+    set_cells(source, edited, {"ownership_gpus": 13, "pricing_serving_baseline_gpus": 10})
+    [values] = recalculated(libreoffice, [edited], [UNCOMPARED])
+    assert same(False, named(values, book, "ok_fleet_pool_inputs_form"))
+    assert same(False, named(values, book, "checks_all_pass"))
+    for name in ("own_gpus", "own_capex", "own_book_value", "serving_baseline_gpus_used"):
+        assert named(values, book, name) == FLEET_MIXED, name
+    [as_written] = recalculated(libreoffice, [source])  # as generated: the check holds
+    assert same(True, named(as_written, book, "ok_fleet_pool_inputs_form"))
