@@ -32,8 +32,7 @@ def write(book: kit.Book, results, inputs: list[Input], table_checks: list[Check
     master_row = sheet.row_index
     sheet.skip(6)  # the master check, the count, the first failing check and its row, the warnings: written last
     sheet.row(Row("canary", "Recalculation canary", formula="=21*2", kind="count", unit="",
-                  note="Always 42; verification tools use it to "
-                  "prove that a spreadsheet application recalculated the workbook.", name="recalc_canary"), CANARY)
+                  note="Always 42: proves a recalculation happened", name="recalc_canary"), CANARY)
     sheet.skip()
     summary_row = sheet.row_index
     sheet.skip(2 * SHOWN + 5)  # what prints: the checks that fail, then the sets' count that fail and those that do
@@ -101,7 +100,7 @@ def _warning_count(sheet: kit.Sheet, results, warned: tuple[int, int, dict]) -> 
         found = f"=COUNTIF({col}{top + 1}:{col}{bottom + 1},TRUE)"
         first = f'=IFERROR(INDEX(A{top + 1}:A{bottom + 1},MATCH(TRUE,{col}{top + 1}:{col}{bottom + 1},0)),"")'
     sheet.row(Row("warnings", "Warnings that apply (the results stand)", formula=found, kind="count", unit="",
-                  note="Shown on the Cover; not part of the master check.", name="checks_warnings"), len(raised))
+                  note="On the Cover; not in the master check", name="checks_warnings"), len(raised))
     sheet.row(Row("first_warning", "The first warning that applies", kind="text", unit="",
                   name="checks_first_warning", formula=first), labels[raised[0]] if raised else "")
 

@@ -65,7 +65,7 @@ def write(book: kit.Book, results, key_results: list[KeyResult], matching: bool 
     answers.write(book, sheet, results, _key_result)
     _key_results(book, sheet, results, key_results)
 
-    sheet.section("How to use")
+    sheet.section("How to use", flowing=True)  # the reader's notes fill the last page's rest
     for line in HOW_TO_USE + ([SCENARIOS_HOW] if columns else []):
         sheet.text(line)
     sheet.skip()
@@ -129,7 +129,7 @@ def _key_results(book: kit.Book, sheet: kit.Sheet, results, key_results: list[Ke
                                                    True)):
         chosen = [result for result in key_results if not result.first and result.what_if == wanted]
         if chosen:
-            sheet.section(title)
+            sheet.section(title, flowing=wanted)  # the what-ifs run on below the key results
             for result in chosen:
                 _key_result(book, sheet, result, results)
             sheet.skip()
@@ -138,7 +138,7 @@ def _key_results(book: kit.Book, sheet: kit.Sheet, results, key_results: list[Ke
 def _legend(book: kit.Book, sheet: kit.Sheet) -> None:
     """The colour legend: an input, a formula, a method constant and a warning, each in its style."""
     styles = book.styles
-    sheet.section("Colour legend")
+    sheet.section("Colour legend", flowing=True)
     for label, text, style in (("Input: change it (on Inputs and Catalog; this one is a sample)", "1,024",
                                 styles.value("text", sample=True)),
                                ("Formula: calculated, protected", "52.6 GB", styles.value("text")),
@@ -179,7 +179,12 @@ def contents(book: kit.Book) -> None:
     """The contents, with a link to every sheet: written last, once every sheet (a table's extra ones included)
     exists."""
     sheet = book.sheets["Cover"]
-    sheet.section("Contents")
-    for name in book.sheets:
-        sheet.ws.write_url(sheet.row_index, 0, f"internal:'{name}'!A1", book.styles.link, name)
-        sheet.row_index += 1
+    sheet.section("Contents", flowing=True)
+    names = list(book.sheets)
+    rows = -(-len(names) // CONTENTS_COLUMNS)  # down each column in turn: the Cover's last page holds them all
+    for i, name in enumerate(names):
+        sheet.ws.write_url(sheet.row_index + i % rows, i // rows, f"internal:'{name}'!A1", book.styles.link, name)
+    sheet.row_index += rows
+
+
+CONTENTS_COLUMNS = 2  # the label column and the first value column
