@@ -102,25 +102,35 @@ class Job:
     axes: dict = field(default_factory=dict)  # a sweep's variant, made: swept key → its value in words
     variants: sweeps.Variants | None = None  # a sweep's variant, not yet made: the file's sweep, and its place in it
     variant: int = 0
+    path: Path | None = None  # a file's scenario, not held: read again from its file when its task is submitted
+    named: int | None = None  # … the file's k-th named scenario (None: the file's own)
+    inputs: tuple[Path, ...] = ()  # … the files it was read from (its logs), for the output paths' check
 
     @property
     def scenario(self) -> Scenario:
-        """The scenario (a variant not yet made is made, and not kept)."""
-        return self.held if self.held is not None else self.variants.variant(self.variant)
+        """The scenario (a variant or a file's scenario not yet made is made, and not kept)."""
+        if self.held is not None:
+            return self.held
+        if self.variants is not None:
+            return self.variants.variant(self.variant)
+        scenario = load_scenario(self.path)
+        return scenario if self.named is None else scenario.named_scenarios()[self.named][1]
 
     def made(self) -> "Job":
-        """The job with its scenario made and its sweep values in words; it no longer points at its sweep (a job
-        sent to a worker carries its own scenario only)."""
-        if self.variants is None:
+        """The job with its scenario made and its sweep values in words; it no longer points at its sweep or file
+        (a job sent to a worker carries its own scenario only)."""
+        if self.held is not None:
             return self
-        return Job(self.variants.variant(self.variant), self.slug, self.source, self.renamed, seq=self.seq,
-                   axes=self.variants.axes(self.variant))
+        axes = self.variants.axes(self.variant) if self.variants is not None else {}
+        return Job(self.scenario, self.slug, self.source, self.renamed, seq=self.seq, axes=axes)
 
     def input_files(self) -> list[Path]:
         """The files its scenario is read from: a variant's are its file's unless the sweep changes a table's
         external data (then the variant is made to find them)."""
         if self.held is not None:
             return self.held.input_files()
+        if self.path is not None:
+            return list(self.inputs)
         if self.variants.shares_inputs:
             return self.variants.scenario.input_files()
         return self.scenario.input_files()
@@ -196,8 +206,8 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
                 with _sweep_said(path, shown, limit):
                     scenario = load_scenario(path)
                 variants = scenario.variants()
-                found = [] if variants else [scenario]
-                found += [named for _, named in scenario.named_scenarios()]  # each beside the base, as its own file
+                found = [] if variants else [(None, scenario)]
+                found += list(enumerate(named for _, named in scenario.named_scenarios()))  # each as its own file
             except ScenarioError as exc:
                 slug, _ = unique(slugify(path.stem), f"{cut(str(path))}'s")
                 failed.append(Outcome(path.stem, slug, str(path), error="\n".join(exc.problems), seq=seq))
@@ -215,9 +225,10 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
                 slug, renamed = unique(slugify(name), (name, source))
                 jobs.append(Job(None, slug, source, renamed, seq=seq, variants=variants, variant=k))
                 seq += 1
-            for s in found:
+            for named, s in found:  # read again when its task is submitted: a batch of 10,000 files holds none
                 slug, renamed = unique(s.slug, (s.name, source))
-                jobs.append(Job(s, slug, source, renamed, seq=seq))
+                jobs.append(Job(None, slug, source, renamed, seq=seq, path=path, named=named,
+                                inputs=tuple(s.input_files())))
                 seq += 1
             reading.update()
     finally:
@@ -334,13 +345,13 @@ def kept(job: Job, out_dir: Path) -> Outcome | None:
 
 
 def _made_jobs(todo: list[Job]) -> Iterator[tuple[Job, Outcome | None]]:
-    """Each job in turn with its scenario made (a sweep's variant parsed now, as its task is submitted), or with
-    its failure when the variant cannot be made (its file changed under the batch, a log gone)."""
+    """Each job in turn with its scenario made (a sweep's variant or a file's scenario parsed now, as its task is
+    submitted), or with its failure when it cannot be made (its file changed under the batch, a log gone)."""
     for job in todo:
         try:
             yield job.made(), None
         except Exception as exc:  # one variant's failure must not stop the batch: reported with its type
-            name = job.variants.variant_name(job.variant)
+            name = job.variants.variant_name(job.variant) if job.variants is not None else job.slug
             error = ("\n".join(exc.problems) if isinstance(exc, ScenarioError)
                      else f"{type(exc).__name__}: {cut(str(exc))}")
             yield job, Outcome(name, job.slug, job.source, error=error, renamed=job.renamed, seq=job.seq)

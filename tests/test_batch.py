@@ -477,3 +477,35 @@ def test_worker_processes_have_a_bounded_number_of_variants_in_flight(tmp_path, 
     assert [o.name for o in outcomes][:2] == ["s [memory.strategy=ddp, memory.micro_batch=1]",
                                               "s [memory.strategy=ddp, memory.micro_batch=2]"]  # the sweep's order
     assert in_flight["made"] == 16 and in_flight["most"] <= 4
+
+
+def test_a_glob_of_files_holds_no_scenario_until_its_task_is_submitted(tmp_path, small_workbooks, monkeypatch):
+    """Issue 46 item 3 for files as for sweeps: reading 6 files (one with a named scenario beside its own) checks
+    each and keeps none; each is read again when its task is submitted, and the batch's outcomes are the 7
+    scenarios in the files' order."""
+    import gc
+    import weakref
+
+    import planner.scenario
+
+    alive, parse = [], planner.scenario.parse_scenario
+
+    def parsed(data, *args, **kwargs):
+        scenario = parse(data, *args, **kwargs)
+        alive.append(weakref.ref(scenario))
+        return scenario
+
+    monkeypatch.setattr(planner.scenario, "parse_scenario", parsed)
+    for k in range(5):
+        (tmp_path / f"f{k}.yaml").write_text(f"name: f{k}\nmemory: {{micro_batch: {k + 1}}}\n")
+    (tmp_path / "f5.yaml").write_text("name: f5\nscenarios: {big: {memory.micro_batch: 8}}\n")
+    import planner.batch
+
+    files, _ = planner.batch.scenario_files([str(tmp_path / "f*.yaml")])
+    jobs, failed = planner.batch.jobs_of(files)
+    gc.collect()
+    assert not failed and len(jobs) == 7 and not any(ref() for ref in alive)  # each read once, none kept
+    assert all(job.held is None for job in jobs)
+    outcomes = run_batch([str(tmp_path / "f*.yaml")], tmp_path / "out", jobs=1, progress=False)
+    assert [o.name for o in outcomes] == ["f0", "f1", "f2", "f3", "f4", "f5", "f5 [big]"]
+    assert all(o.ok for o in outcomes)
