@@ -728,7 +728,8 @@ def _mean_columns(runs: list[dict]) -> list[Column]:
                template=lambda i: "=IF(ISNUMBER({0}),{0},serving_client_rounds)".format(
                    f"goodput_benchmarks_{runs[i]['benchmark']}_rounds")),
         Column("measured_mean_ttft_ms", "Measured mean TTFT (ms)", kind="tenths",
-               template="=AVERAGEIFS(requests_ttft_ms,requests_run,{label},requests_failed,FALSE)"),
+               template="=SUMIFS(requests_ttft_ms,requests_run,{label},requests_failed,FALSE)"  # AVERAGEIFS is not
+                        "/COUNTIFS(requests_run,{label},requests_failed,FALSE)"),  # among the portable functions
         Column("predicted_ttft_mean_ms", "Predicted mean TTFT at c clients over R rounds, TTFT_c(c) (ms)",
                kind="tenths", template=f"={RUN_DISPATCH}+(CEILING({{clients}}/{{run_prompts_per_pass}},1)+1)/2"
                                        "*{run_burst_fill_ms}/{rounds}+(1-1/{rounds})*({predicted_ttft_median_ms}"
