@@ -1,3 +1,3 @@
 """planner: LLM training and serving cost planning workbooks."""
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"

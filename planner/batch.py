@@ -104,7 +104,7 @@ class Job:
     variant: int = 0
     path: Path | None = None  # a file's scenario, not held: read again from its file when its task is submitted
     named: int | None = None  # … the file's k-th named scenario (None: the file's own)
-    inputs: tuple[Path, ...] = ()  # … the files it was read from (its logs), for the output paths' check
+    inputs: list[Path] = field(default_factory=list)  # … the files it was read from (its logs), for the paths' check
 
     @property
     def scenario(self) -> Scenario:
@@ -227,8 +227,7 @@ def jobs_of(files: list[Path], *, limit: int | None = None, shown: bool = False,
                 seq += 1
             for named, s in found:  # read again when its task is submitted: a batch of 10,000 files holds none
                 slug, renamed = unique(s.slug, (s.name, source))
-                jobs.append(Job(None, slug, source, renamed, seq=seq, path=path, named=named,
-                                inputs=tuple(s.input_files())))
+                jobs.append(Job(None, slug, source, renamed, seq=seq, path=path, named=named, inputs=s.input_files()))
                 seq += 1
             reading.update()
     finally:
