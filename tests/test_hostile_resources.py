@@ -210,6 +210,7 @@ def test_a_log_cut_short_is_said_as_a_stream_too(tmp_path, monkeypatch):
     assert by_stream.startswith("x.json: not valid JSON: ") and by_stream.endswith("(the file ends early: cut short?)")
 
 
+@pytest.mark.long  # about 5 s: a stream of 2 million gaps
 def test_two_million_gaps_read_as_a_stream_hold_a_few_mb(tmp_path, monkeypatch):
     """As one file, json.load held every gap as a Python float in a list (about 64 MB for these 2 million); the
     stream holds one request's at a time."""
@@ -305,6 +306,7 @@ def test_planner_run_shows_the_search_s_progress_on_stderr_when_forced_and_not_o
 
 
 # Issue 42, item 5: a glob of thousands of one-request logs -----------------------------------------------------------
+@pytest.mark.long  # about 5 s: thousands of logs
 def test_a_glob_of_many_logs_says_its_progress_on_stderr_when_forced_and_not_otherwise(tmp_path, monkeypatch):
     """A glob of 10,000 one-request files ran for minutes without a word (reading them, then Goodput's runs and the
     calibration, each a loop over the runs). Each says its progress on a terminal; 200 files show it here."""

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ABOVE_THE_ENGINE = ("planner.inputs", "planner.scenario", "planner.workbook", "planner.report")
 
@@ -46,6 +48,7 @@ def failing_first(names: list[str], packages: list[str], path: Path) -> list[str
     return done.stdout.splitlines()
 
 
+@pytest.mark.long  # about 5 s: a process per module
 def test_every_module_imports_first():
     names = module_names(ROOT / "planner", "planner")
     assert len(names) > 70 and "planner.inputs.hours" in names and "planner.__main__" in names
