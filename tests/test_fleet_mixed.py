@@ -294,14 +294,17 @@ def test_the_html_says_which_wins_and_why(example_a_results):
 
 
 # The workbook ---------------------------------------------------------------------------------------------------------
-def test_the_plan_reads_serving_n_a_when_the_cheapest_is_mixed(example_a_results):
-    """One serving GPU cannot price two GPU types: the plan's serving money is n/a with the reason, not a wrong
-    price; the Fleet's names say what was chosen, per pool."""
+def test_the_plan_prices_each_pool_when_the_cheapest_is_mixed(example_a_results):
+    """One serving GPU cannot price two GPU types: its price cells read n/a with the reason, not a wrong price, and
+    the plan is the two pools' sum (§15.1): capex 10 H100 servers at $45,000 and 3 H200 at $50,000; the Fleet's
+    names say what was chosen, per pool."""
     from planner.engine import compute
-    from planner.engine.shared import FLEET_MIXED
+    from planner.engine.shared import FLEET_POOLED
 
-    head = example_a_results.headline
-    assert head["plan_total_cost"] == head["plan_total_on_demand"] == head["plan_capex"] == FLEET_MIXED
+    head, cost = example_a_results.headline, example_a_results.tables["cost"]
+    assert cost.scalars["price_on_demand"] == cost.scalars["own_cost_per_gpu_hour"] == FLEET_POOLED
+    assert head["plan_capex"] == pytest.approx(10 * 45_000 + 3 * 50_000)
+    assert head["plan_total_on_demand"] == pytest.approx(cost.pools.total("on_demand_total"))
     single = compute(scenario_with(RETRIEVAL, **{"fleet.mixed_gpus": True, "fleet.gpus": ["a100-80gb", "h100-sxm"]}))
     assert isinstance(single.headline["plan_total_cost"], float)  # the H100 pair is chosen: today's plan
     assert single.headline["plan_total_cost"] == compute(scenario_with(RETRIEVAL)).headline["plan_total_cost"]

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from planner.engine import Tables, compute
-from planner.engine.shared import FLEET_MIXED
+from planner.engine.shared import FLEET_POOLED
+from planner.workbook.cost import PAIR_NEEDED
 
 from tests.helpers import scenario_with
 
@@ -115,10 +116,27 @@ def test_typed_pairs_price_each_pool():
     assert prefill["owned_serving"] == pytest.approx(12 / 10 * pools()["prefill"]["owned_serving"])  # 12 all year
 
 
-def test_the_sheets_stay_n_a_and_say_where_the_plan_is(results_d):
-    """The Cost and Budget sheets do not price two pools yet: their serving money reads n/a with a reason that says
-    where it is."""
-    assert results_d.headline["plan_total_cost"] == FLEET_MIXED and "tables.cost.pools" in FLEET_MIXED
+def test_the_plans_totals_are_the_pools_sums(results_d):
+    """The plan as the sheets, the Cover and the JSON's headline show it: each path's serving the pools' sum (METHOD's
+    example D), training (seconds of it) once; January's on demand 10 · 744 h · $2.00 + 3 · 744 h · $2.50 = $20,460;
+    the baseline's contract 10 · 8,760 · $1.60 + 3 · 8,760 · $2.00 and the capex 10 · $45,000 + 3 · $50,000; one
+    serving GPU's price cells n/a, each pool's its own."""
+    head, cost = results_d.headline, results_d.tables["cost"]
+    training = head["tco_training_cost"]
+    assert 0 < training < 1  # 1e6 tokens: seconds on the H100s
+    assert head["tco_on_demand_total_cost"] == pytest.approx(240_900 + training)
+    assert head["tco_committed_total_cost"] == pytest.approx(192_720 + training)
+    assert round(head["tco_owned_total_cost"] - training) == 193_088
+    assert head["plan_total_cost"] == head["tco_on_demand_total_cost"]  # budget.path on_demand
+    assert cost.rows[0]["on_demand_serving"] == pytest.approx(20_460, abs=0.05)
+    assert (cost.rows[0]["committed_gpus"], cost.rows[0]["committed_gpus_p"], cost.rows[0]["committed_gpus_d"]) == \
+        (13, 10, 3)
+    assert head["plan_baseline_commitment_value"] == pytest.approx(10 * HOURS * 1.60 + 3 * HOURS * 2.00)
+    assert head["plan_capex"] == pytest.approx(600_000) and head["own_gpus"] == 13
+    assert cost.scalars["price_on_demand"] == FLEET_POOLED
+    assert (cost.scalars["price_on_demand_p"], cost.scalars["price_on_demand_d"]) == (2.00, 2.50)
+    assert (cost.scalars["own_gpus_prefill"], cost.scalars["own_gpus_decode"]) == (10, 3)
+    assert head["plan_cost_per_million_tokens"] == pytest.approx(240_900 / (5 * 200 * 3600 * HOURS / 1e6))  # $7.639
 
 
 def test_the_json_has_the_pools_when_the_fleet_is_mixed(results_d):
@@ -170,9 +188,9 @@ def test_a_pair_without_a_fleet_is_refused(tmp_path):
 # The workbook: the sheets recalculate with a pair typed, and the pair reads back --------------------------------------
 @pytest.mark.spreadsheet
 def test_a_workbook_with_pairs_recalculates_and_reads_back(libreoffice, gnumeric, tmp_path):
-    """Example D with both pairs typed: the Inputs sheet holds the one-number cell blank (the sheets read n/a for a
-    mixed fleet) and the pair's two cells below it; LibreOffice and Gnumeric recalculate every formula equal to the
-    engine, and `planner import` reads the pairs back."""
+    """Example D with both pairs typed: the Inputs sheet holds the one-number cell blank and the pair's two cells
+    below it, which the pools' baselines and owned GPUs read (§15.1); LibreOffice and Gnumeric recalculate every
+    formula equal to the engine, and `planner import` reads the pairs back."""
     from planner import roundtrip
     from planner.workbook import build
     from tests.helpers import named, recalculated
@@ -187,7 +205,9 @@ def test_a_workbook_with_pairs_recalculates_and_reads_back(libreoffice, gnumeric
 
     book = xlsx.read(path)
     assert named(values, book, "ownership_gpus_prefill") == 12 and named(values, book, "ownership_gpus_decode") == 3
-    assert named(values, book, "plan_total_cost") == FLEET_MIXED
+    assert named(values, book, "tco_committed_serving") == pytest.approx(HOURS * (8 * 1.60 + 2 * 2.00)
+                                                                          + HOURS * (2 * 2.00 + 1 * 2.50))
+    assert named(values, book, "plan_capex") == pytest.approx(12 * 45_000 + 3 * 50_000)
     back = roundtrip.workbook_data(path).scenario()
     assert back.ownership.gpus.prefill == 12 and back.ownership.gpus.decode == 3
     assert (back.pricing.serving_baseline_gpus.prefill, back.pricing.serving_baseline_gpus.decode) == (8, 2)
@@ -259,7 +279,116 @@ def test_a_number_typed_for_a_mixed_fleet_fails_its_check_and_reads_n_a(libreoff
     [values] = recalculated(libreoffice, [edited], [UNCOMPARED])
     assert same(False, named(values, book, "ok_fleet_pool_inputs_form"))
     assert same(False, named(values, book, "checks_all_pass"))
-    for name in ("own_gpus", "own_capex", "own_book_value", "serving_baseline_gpus_used"):
-        assert named(values, book, name) == FLEET_MIXED, name
+    for name in ("own_gpus", "own_capex", "own_book_value", "serving_baseline_gpus_used", "plan_total_cost"):
+        assert named(values, book, name) == PAIR_NEEDED, name
     [as_written] = recalculated(libreoffice, [source])  # as generated: the check holds
     assert same(True, named(as_written, book, "ok_fleet_pool_inputs_form"))
+
+
+# The sheets: example D on the Cost, Budget and Cover sheets, recalculated ------------------------------------------
+def first_cell(values: dict, book, name: str):
+    """The first cell of a named month column (the calendar's first month, January 2027)."""
+    from tests.helpers import address
+
+    sheet, ref = address(book, name)
+    return values[(sheet, ref.split(":")[0])]
+
+
+@pytest.mark.spreadsheet
+@pytest.mark.parametrize("app", ["libreoffice", "gnumeric"])
+def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_path):
+    """examples/fleet-7's workbook recalculated in LibreOffice and Gnumeric (every formula equal to the engine) reads
+    METHOD's example D by name: each path's serving $240,900 / $192,720 / $193,088 and the totals with the seconds of
+    training once; January on demand $20,460 = 10 · 744 h · $2.00 ($14,880) + 3 · 744 h · $2.50 ($5,580); 10 + 3
+    GPUs a month, each pool at its own price and c_own; the Cover's capex $600,000 and baseline contract $192,720."""
+    import shutil
+
+    from planner import xlsx
+    from tests.helpers import named, recalculated
+
+    path = tmp_path / "d.xlsx"
+    shutil.copy(example_files(EXAMPLE_D)["xlsx"], path)
+    [values] = recalculated(request.getfixturevalue(app), [path])
+    book = xlsx.read(path)
+
+    def value(name):
+        return named(values, book, name)
+
+    training = value("tco_training_cost")
+    assert 0 < training < 1
+    assert value("tco_on_demand_serving") == pytest.approx(240_900)
+    assert value("tco_committed_serving") == pytest.approx(192_720)
+    assert round(value("tco_owned_serving")) == 193_088
+    assert value("plan_total_cost") == value("budget_total_cost") == pytest.approx(240_900 + training)
+    assert value("tco_committed_total_cost") == pytest.approx(192_720 + training)
+    assert value("plan_capex") == pytest.approx(600_000) and value("own_gpus") == 13
+    assert value("plan_baseline_commitment_value") == pytest.approx(10 * HOURS * 1.60 + 3 * HOURS * 2.00)
+    assert first_cell(values, book, "calendar_on_demand_serving") == pytest.approx(20_460, abs=0.05)
+    assert first_cell(values, book, "calendar_on_demand_serving_p") == pytest.approx(14_880, abs=0.05)
+    assert first_cell(values, book, "calendar_on_demand_serving_d") == pytest.approx(5_580, abs=0.05)
+    assert tuple(first_cell(values, book, f"calendar_committed_gpus{end}") for end in ("_p", "_d", "")) == (10, 3, 13)
+    assert (value("price_on_demand_p"), value("price_on_demand_d")) == (2, 2.5)
+    assert (value("price_baseline_p"), value("price_baseline_d")) == (pytest.approx(1.6), 2)
+    assert (value("own_gpus_prefill"), value("own_gpus_decode")) == (10, 3)
+    assert round(value("own_cost_per_gpu_hour_p"), 6) == 1.665924
+    assert round(value("own_cost_per_gpu_hour_d"), 6) == 1.794261
+    assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
+
+
+@pytest.mark.spreadsheet
+def test_example_d_with_a_dearer_h200_recalculates_to_the_engine_at_that_price(libreoffice, example_files,
+                                                                             tmp_path):
+    """The H200 at $2.60 an hour on Catalog: the mixed fleet still wins (10 · $2.00 + 3 · $2.60 = $27.80 against
+    $28.00), its decode pool on demand 3 · 8,760 · $2.60 = $68,328, so the plan's on demand $243,528; its 1-year
+    price, the ratio 0.80 · $2.60 = $2.08 (no Catalog quote), makes committed 10 · 8,760 · $1.60 + 3 · 8,760 · $2.08
+    = $194,822.40; owned stays $193,088 (the server prices stand). The plan's cells equal the engine's on the edited
+    scenario (the Fleet's Candidates table keeps its order as searched, so not every cell of it compares)."""
+    from planner import xlsx
+    from tests.helpers import UNCOMPARED, catalog_cells, named, recalculated, set_cells
+
+    source = example_files(EXAMPLE_D)["xlsx"]
+    edited = tmp_path / "h200.xlsx"
+    set_cells(source, edited, catalog_cells(source, [("catalog_gpu", "h200", "price_per_hour", 2.6)]))
+    [values] = recalculated(libreoffice, [edited], [UNCOMPARED])
+    book = xlsx.read(edited)
+    engine = compute(scenario_with(EXAMPLE_D, **{"catalog.gpus.h200.price_per_hour": 2.6}))
+    cost = engine.tables["cost"]
+    names = [f"tco_{path}_{key}" for path in ("on_demand", "committed", "owned") for key in ("serving", "total_cost",
+                                                                                             "npv")]
+    names += ["plan_total_cost", "tco_npv", "plan_capex", "plan_baseline_commitment_value",
+              "plan_cost_per_million_tokens", "plan_cheapest_total", "price_on_demand_d", "price_baseline_d",
+              "baseline_hours_d", "own_gpus_decode", "own_capex_d", "serving_baseline_gpus_used"]
+    expected = engine.headline | cost.scalars | {f"tco_{path}_serving": cost.totals[f"{path}_serving"]
+                                                 for path in ("on_demand", "committed", "owned")}
+    for name in names:
+        got = named(values, book, name)
+        assert got == pytest.approx(expected[name], rel=1e-9) if isinstance(got, float) else got == expected[name], \
+            name
+    assert named(values, book, "fleet_cheapest_cost_per_hour") == pytest.approx(27.80)
+    assert named(values, book, "tco_on_demand_serving") == pytest.approx(10 * HOURS * 2.00 + 3 * HOURS * 2.60)
+    assert named(values, book, "tco_committed_serving") == pytest.approx(10 * HOURS * 1.60 + 3 * HOURS * 2.08)
+    assert round(named(values, book, "tco_owned_serving")) == 193_088
+    assert named(values, book, "price_on_demand_d") == pytest.approx(2.6)
+
+
+@pytest.mark.spreadsheet
+def test_example_d_without_the_h200_price_reads_n_a(libreoffice, example_files, tmp_path):
+    """The H200's price blanked on Catalog: its check fails (Checks), and the pools' prices, money, the plan's total
+    and the Cover's read n/a with the reason, not an error value."""
+    from planner import xlsx
+    from planner.audit import same
+    from planner.workbook.kit import NOT_AVAILABLE
+    from tests.helpers import UNCOMPARED, catalog_cells, named, recalculated, set_cells
+
+    source = example_files(EXAMPLE_D)["xlsx"]
+    edited = tmp_path / "blank.xlsx"
+    set_cells(source, edited, catalog_cells(source, [("catalog_gpu", "h200", "price_per_hour", None)]))
+    [values] = recalculated(libreoffice, [edited], [UNCOMPARED])
+    book = xlsx.read(source)
+    assert same(False, named(values, book, "checks_all_pass"))
+    for name in ("price_on_demand_d", "plan_pools_fit", "tco_on_demand_serving", "tco_committed_total_cost",
+                 "tco_owned_total_cost", "plan_total_cost", "budget_total_cost", "own_capex", "plan_capex"):
+        assert named(values, book, name) == NOT_AVAILABLE, name
+    assert first_cell(values, book, "calendar_on_demand_serving_d") == NOT_AVAILABLE
+    errors = {where: v for where, v in values.items() if isinstance(v, str) and v.startswith("#")}
+    assert errors == {}

@@ -114,6 +114,14 @@ def cost_per_million_tokens(table) -> float | str:
     return serving / tokens * PER_MILLION if tokens > 0 else NO_TOKENS
 
 
+def committed_gpu_price(table) -> float:
+    """B_c·p_c an hour: the baseline's GPUs at its price; a mixed fleet's per pool, added (§15.1)."""
+    s = table.scalars
+    if table.pools is None:
+        return s["serving_baseline_gpus_used"] * s["price_baseline"]
+    return sum(s[f"serving_baseline_gpus_used{end}"] * s[f"price_baseline{end}"] for end in ("_p", "_d"))
+
+
 def months_past(end: float, commitment_end: float) -> int:
     """The whole months a commitment outlives the plan's serving: mo(E, C) past E, else 0."""
     return cal.months_to_cover(end, commitment_end) if commitment_end > end else 0
@@ -137,7 +145,7 @@ def commitments(table) -> dict:
         found |= dict.fromkeys(("plan_baseline_commitment_value", "plan_baseline_commitment_end",
                                 "plan_baseline_commitment_months_past"), used)
     elif used > 0:
-        value = used * HOURS_PER_DAY * (s["serving_commitment_end"] - s["launch_date"]) * s["price_baseline"]
+        value = committed_gpu_price(table) * HOURS_PER_DAY * (s["serving_commitment_end"] - s["launch_date"])
         found |= {"plan_baseline_commitment_value": value,
                   "plan_baseline_commitment_end": s["serving_commitment_end"],
                   "plan_baseline_commitment_months_past": months_past(s["serving_end"], s["serving_commitment_end"])}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
-from planner.engine.plan.inputs import fleet_columns, plan_profile, prices_of, serving_gpu, serving_na
+from planner.engine.plan.inputs import fleet_mixed, plan_profile, prices_of, serving_gpu, serving_na, sizing_fleet
 from planner.engine.shared import NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
                                    past_deadline)
@@ -92,8 +92,9 @@ def compute(scenario, tables) -> BudgetTable:
     hours, crossover = tables["hours"].scalars, tables["crossover"].scalars
     serving = tables["serving"].headline
     fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
-    fleet = fleet_columns(scenario, tables)  # with a fleet, its sizing month by month (§11) and its SLO, not the users
-    fits = fits if scenario.fleet is None else fleet is not None
+    fleet = sizing_fleet(scenario, tables)  # with a fleet, its sizing month by month (§11) and its SLO, not the users
+    # … priced at one serving GPU's price: not a mixed fleet's (§15.1), whose GPU-hours the months still show
+    fits = fits if scenario.fleet is None else fleet is not None and not fleet_mixed(scenario, tables)
     na = serving_na(scenario, tables)  # the reason serving money reads n/a, if it does
     fx, growth, standby_in = scenario.fx_rate, scenario.budget.monthly_growth, scenario.budget.include_standby
     # the serving GPU's on-demand price in the reporting currency (§13: converted where it enters)

@@ -58,8 +58,9 @@ def compute(scenario, tables) -> "CostTable":
                     rows=held.calendar if held else None)
     table = cost_of(plan)
     pools.check_forms(scenario, tables)
-    if plan.fleet_mixed:  # the plan with two GPU types (§15.1), priced per pool
-        table.pools = pools.priced(plan, scenario, tables["fleet"], cost_of)
+    if plan.fleet_mixed:  # the plan with two GPU types (§15.1), priced per pool: the pools' sum is the plan's
+        table = pools.merged(table, pools.priced(plan, scenario, tables["fleet"], cost_of), MONEY, unit_of_rows,
+                             chosen_columns)
     return table
 
 
@@ -117,6 +118,21 @@ def unit_economics(p: Plan, c: dict, sums: dict) -> dict:
               "break_even_price_output": ((serving - inputs * p.price_input_per_million * p.fx / 1e6)
                                           / (outputs / 1e6) if outputs > 0 else NO_SERVING)}
     return found
+
+
+def unit_of_rows(p: Plan, rows: list[dict], totals: dict) -> dict:
+    """unit_economics on month rows already priced (a mixed fleet's, summed over its pools, §15.1): the plan's
+    months' requests, tokens and revenue, each path's summed totals; the serving's reason where it has none."""
+    inside = [r for r in rows if r["in_plan"]]
+    c = {key: np.array([float(r[key]) for r in inside]) for key in ("requests", "input_tokens", "served_tokens")}
+    if p.price_input_per_million is not None and p.price_output_per_million is not None:
+        c["revenue"] = np.array([r["revenue"] if isinstance(r["revenue"], float) else 0.0 for r in inside])
+    serving, total = totals[f"{p.path}_serving"], totals[f"{p.path}_total"]
+    if isinstance(serving, str) or isinstance(total, str):
+        reason = serving if isinstance(serving, str) else total
+        found = unit_economics(p, c, {f"{p.path}_serving": 0.0, f"{p.path}_total": 0.0})
+        return {key: reason if isinstance(value, float) else value for key, value in found.items()}
+    return unit_economics(p, c, totals)
 
 
 def unit_columns(p: Plan, c: dict) -> None:
@@ -380,8 +396,7 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
 CALENDAR = ("days", "plan_days", "training_days", "serving_days", "escalation", "discount", "anniversary",
             "served_tokens", "tokens_per_day", "serving_gpu_hours", "scale", "committed_gpus", "requests",
             "input_tokens", "burst_committed_gpu_hours", "burst_owned_gpu_hours")
-FLEET_CALENDAR = tuple(f"fleet_gpus_hour_{h}" for h in range(HOURS_PER_DAY)) + ("fleet_gpu_hours_a_day",
-                                                                               "fleet_peak_gpus")
+FLEET_CALENDAR = pools.FLEET_CALENDAR
 
 
 def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
@@ -430,7 +445,7 @@ def rows_na(table: CostTable) -> str:
 
 def money_na(table: CostTable) -> str:
     """Why the plan's money is n/a, as the Cost sheet's plan_money_na says it ("" while it holds)."""
-    return rows_na(table) or ("" if table.plan.serving_fits else table.plan.serving_na)
+    return rows_na(table) or ("" if table.plan.serving_fits or table.pools else table.plan.serving_na)
 
 
 def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:

@@ -25,10 +25,12 @@ DAYS_PER_MONTH = DAYS_PER_YEAR / MONTHS_PER_YEAR  # 30.4375: §9's average month
 FLEET_MAX_CONFIGURATIONS = 2048  # the Fleet's Candidates table's rows: N, mixed GPU pools or not (METHOD §15.1)
 NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to price (§9)
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
-# serving money on the sheets when the Fleet's cheapest mixes two GPU types (§15.1): the engine prices that plan per
-# pool (planner/engine/plan/pools.py), which the HTML and the JSON show; the sheets' per-pool cells are not written yet
-FLEET_MIXED = ("n/a: the cheapest fleet mixes two GPU types: its plan, priced per pool, is in the HTML and the JSON "
-               "(tables.cost.pools), not on these sheets")
+# one serving GPU's figures when the Fleet's cheapest mixes two GPU types (§15.1): the plan prices each pool on its
+# own Catalog row (planner/engine/plan/pools.py; the Cost sheet's _p and _d cells, the Budget's pool columns)
+FLEET_POOLED = "n/a: the cheapest fleet mixes two GPU types: priced per pool (the _p and _d cells)"
+# … and where a workbook written for one GPU type finds the cheapest mixed after an edit: its sheets have no pools
+FLEET_MIXED = ("n/a: the cheapest fleet mixes two GPU types: run the planner again to price each pool on its own "
+               "GPU")
 FLEET_STALE = "n/a: the Fleet's inputs changed: run the planner again"  # an edit the search did not see
 PAST_DEADLINE = "n/a: the training run takes longer than the deadline"  # Hours' days > search.deadline_days
 TOO_LONG = ("n/a: the plan needs more months than this workbook holds: run the planner again (or raise "

@@ -24,7 +24,7 @@ def findings(results) -> list[str]:
     t, symbol = results.cost, results.scenario.currency_symbol
     s, h = t.scalars, t.headline
     total = h["plan_total_cost"]
-    if t.pools is not None:  # the Fleet's cheapest is mixed: the plan per pool (§15.1), which the sheets leave n/a
+    if t.pools is not None:  # the Fleet's cheapest is mixed: the plan per pool (§15.1)
         return pools_findings(t.pools.to_json(), symbol)
     if isinstance(total, str):
         return [f"The plan's total is {total}: see the Cost sheet's premises."]
@@ -66,9 +66,10 @@ def pools_findings(pools: dict, symbol: str) -> list[str]:
         found.append(f"The owned path buys {p['own_gpus']:g} {p['gpu']} and {d['own_gpus']:g} {d['gpu']} "
                      f"({amount(p['own_capex'] + d['own_capex'])}), each pool at its own cost per GPU-hour "
                      f"({amount(p['own_cost_per_gpu_hour'], 4)} and {amount(d['own_cost_per_gpu_hour'], 4)}).")
-    found.append("The workbook's Cost and Budget sheets read n/a for this plan's money: they price one serving "
-                 "GPU. The GPUs sheet's Mixed fleet block shows each pool's price, owned cost and break-even, and "
-                 "the JSON's tables.cost.pools holds the plan month by month, per pool.")
+    found.append("The workbook prices each pool on its own GPU: the Cost sheet's prefill and decode cells (_p, _d), "
+                 "the Budget's GPUs, GPU-hours and money per pool by month, their sum in each path's total; the "
+                 "GPUs sheet's Mixed fleet block shows each pool's price, owned cost and break-even, and the JSON's "
+                 "tables.cost.pools holds the plan month by month, per pool.")
     return found
 
 

@@ -81,6 +81,12 @@ FORMULAS = {  # each answer's formula: a named cell on the Cover
 }
 
 
+POOLED = {  # a mixed fleet (§15.1): its baseline per pool, each at its own GPU's price
+    "plan_baseline_commitment_value": _baseline("(serving_baseline_gpus_used_p*price_baseline_p+serving_baseline_gpus_"
+                                                "used_d*price_baseline_d)*hours_per_day*(serving_commitment_end-"
+                                                "launch_date)")}
+
+
 SAVING = ("=IF(NOT(ISNUMBER(plan_total_cost)),plan_total_cost,IF(ISNUMBER(plan_cheapest_total),"
           "ROUND(plan_total_cost-plan_cheapest_total,2),plan_cheapest_total))")  # to the cent: engine's saving
 
@@ -113,6 +119,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     named result shown again (the Cover's own)."""
     cost, values = results.cost, results.headline
     answers = {**values}
+    formulas = FORMULAS | (POOLED if cost.pools is not None else {})
     first = {k.name: k for k in cost_sheet.KEY_RESULTS if k.name in SHOWN}
     sheet.section("The plan's total, in the reporting currency")
     for name in SHOWN:  # named results shown again: "n/a: see Checks" where theirs are blank, as every key result
@@ -121,7 +128,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     _row(book, sheet, KeyResult("plan_currency", "Reporting currency (every amount on this page)", kind="text"),
          formula="=currency", value=results.scenario.currency, named=False)
     for spec in MONTHS:
-        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
+        _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])
     sheet.skip()
 
     sheet.section("Which path, compared like for like (each path's total with contingency; NPV as at the first month)")
@@ -130,7 +137,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
 
     sheet.section("What training and a million output tokens cost in the plan")
     for spec in UNIT_COSTS:
-        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
+        _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])
     sheet.skip()
 
     sheet.section("What if demand differs from the traffic the plan is sized for")
@@ -139,12 +146,12 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
         key_result(book, sheet, result, results)
     sheet.guarded = True
     for spec in BUSIEST:
-        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
+        _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])
     sheet.skip()
 
     sheet.section("What we commit to, and when the cash goes out (contract values before contingency)")
     for spec in COMMITMENTS:
-        _row(book, sheet, spec, formula=FORMULAS[spec.name], value=answers[spec.name])
+        _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])
     sheet.skip()
 
     _gpus(book, sheet, cost, answers)

@@ -10,13 +10,15 @@ rows beyond the plan at its last month, so its months follow the plan."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from planner.engine.budget import COLUMNS, NO_TRAFFIC
 from planner.engine.shared import TOO_LONG
 from planner.workbook import kit, model
-from planner.workbook.cost import (NO_SERVER, fleet_burst, fleet_calendar_columns, fleet_used_gpu_hours, on_time,
-                                   swapped_rows, text, unless)
+from planner.engine.plan import pools
+from planner.workbook.cost import (NO_SERVER, POOL_WORDS, fleet_burst, fleet_calendar_columns, fleet_used_gpu_hours,
+                                   on_time, pair_sum, pooled, swapped_rows, text, unless)
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
@@ -195,12 +197,44 @@ FLEET_TEMPLATES = {  # with a fleet (§11): its GPUs hour by hour at the month's
 }
 
 
-def calendar(fleet: bool) -> list[Column]:
-    """The month rows' columns; with a fleet its sizing in place of the roofline's, and its hours after them."""
+def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
+    """The month rows' columns; with a fleet its sizing in place of the roofline's, and its hours after them; with a
+    mixed fleet (§15.1) each pool's GPUs, GPU-hours and money after those, and the GPUs and money their sum."""
     if not fleet:
         return CALENDAR
-    return [replace(c, template=FLEET_TEMPLATES.get(c.key, c.template)) for c in CALENDAR] + \
-        fleet_calendar_columns()
+    columns = [replace(c, template=FLEET_TEMPLATES.get(c.key, c.template)) for c in CALENDAR]
+    if not mixed:
+        return columns + fleet_calendar_columns()
+    by_key = {c.key: c for c in columns}
+    summed = [replace(c, template=POOLS_SUMMED.get(c.key, c.template)) for c in columns]
+    return summed + fleet_calendar_columns() + [
+        column for pool, end in pools.SUFFIX.items() for column in
+        fleet_calendar_columns((POOL_SIDES[pool],), end, POOL_WORDS[pool]) + [
+            replace(by_key[key], key=key + end, header=f"{POOL_WORDS[pool]}: {by_key[key].header[0].lower()}"
+                    f"{by_key[key].header[1:]}", template=counted(pooled(by_key[key].template, pool, POOL_COLUMNS)))
+            for key in POOL_COLUMNS if key in by_key]]
+
+
+def counted(template):
+    """A pool's column with its baseline and owned GPUs as numbers (N: 0 for the reason a number typed where the
+    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error."""
+    if callable(template):
+        return template
+    return re.sub(r"\b((?:serving_baseline_gpus_used|own_gpus)_(?:p|d|prefill|decode))\b", r"N(\1)", template)
+
+
+POOL_SIDES = {"prefill": "first", "decode": "second"}  # the Cost sheet's pools: prefill first, decode second
+POOL_COLUMNS = pools.POOL_COLUMNS  # each pool's copy of these month columns (§15.1)
+
+
+def pools_sum(key: str) -> str:
+    return pair_sum(f"{{{key}_p}}", f"{{{key}_d}}")
+
+
+POOLS_SUMMED = {key: (f'=IF({{in_plan}},{pools_sum(key)},"")' if key not in ("serving_gpu_hours", "committed_gpus")
+                      else f"={pools_sum(key)}")
+                for key in ("serving_gpu_hours", "committed_gpus", "on_demand_serving", "standby", "baseline",
+                            "burst_committed", "depreciation", "opex", "burst_owned", "capex", "book_value")}
 
 
 NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_training", "chosen_serving",
@@ -393,7 +427,7 @@ CHART_HEIGHT = 380
 def write(book: kit.Book, results) -> kit.Sheet:
     cost, average = results.cost, results.budget
     fleet = results.scenario.fleet is not None
-    columns = calendar(fleet)
+    columns = calendar(fleet, cost.pools is not None)
     sheet = book.sheet(SHEET, [(column.header, 12 if i < PRINTED else 13) for i, column in enumerate(columns)],
                        label_width=10, unit_width=4, note_width=4)
     sheet.money_na = True  # a month's or a fiscal year's money whose inputs fail reads n/a, as Cover and Cost do
@@ -415,7 +449,8 @@ def write(book: kit.Book, results) -> kit.Sheet:
     rows = [{"revenue": "", **row} for row in cost.rows]  # revenue only with both prices charged
     _, first, last = sheet.records(list(range(1, month_rows + 1)), columns, rows, label_header="Month k",
                                    alike=True)
-    for key in NAMED + ([c.key for c in fleet_calendar_columns()] if fleet else []) + list(CASH_IS_TOTAL):
+    pooled_keys = [c.key for c in columns[len(CALENDAR):]] if fleet else []  # the fleet's hours, the pools' columns
+    for key in NAMED + pooled_keys + list(CASH_IS_TOTAL):
         col = sheet.places[CASH_IS_TOTAL.get(key, key)].col
         book.define(f"calendar_{key}", SHEET, f"{kit.xl_rowcol_to_cell(first, col)}:{kit.xl_rowcol_to_cell(last, col)}")
     _hide(sheet, [first + i for i, row in enumerate(cost.rows) if not row["in_plan"]])

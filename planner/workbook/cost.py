@@ -8,10 +8,12 @@ The month rows these totals sum are on the Budget sheet (planner/workbook/budget
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from planner.engine import cost as engine
 from planner.engine.plan import inputs as plan_inputs
+from planner.engine.plan import pools
 from planner.engine.plan import months as plan_months
 from planner.engine.plan import prices as plan_prices
 from planner.engine import shared
@@ -576,6 +578,12 @@ def _values(book: kit.Book, results) -> dict:
               "gpu_row": 1 + rows.index(gpu.id), "training_gpu_row": 1 + rows.index(scenario.gpu),
               "own_priced": gpu.server_price is not None and gpu.server_kw is not None,
               "generated_on": serial(results.generated)}
+    if table.pools is not None:  # each pool's GPU (§15.1)
+        for pool, (pool_gpu, _) in table.pools.pools.items():
+            server = scenario.merged_catalog.gpus[pool_gpu]
+            found |= {pool_name("gpu_row", pool): 1 + rows.index(pool_gpu),
+                      pool_name("own_priced", pool): server.server_price is not None and server.server_kw is not None}
+        found |= {"plan_pools_fit": True, "own_priced": found["own_priced_p"] and found["own_priced_d"]}
     found |= {"plan_rows_na": engine.rows_na(table),
               "plan_money_na": engine.money_na(table),
               "plan_serving_reason": "" if table.plan.serving_fits else table.plan.serving_na}
@@ -610,27 +618,24 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.rows(CALENDAR, values)
     sheet.skip()
     fleet = results.scenario.fleet is not None
+    mixed = table.pools is not None  # the Fleet's cheapest mixes two GPU types (§15.1): priced per pool
+    one_gpu = pooled_one_gpu if mixed else list
     sheet.section("Whether the plan's money can be priced")
-    sheet.rows(swapped_rows(fleet_rows(PREMISES, fleet), results.scenario.search is not None, DEADLINE_ROWS), values)
+    premises = swapped_rows(fleet_rows(PREMISES, fleet), results.scenario.search is not None, DEADLINE_ROWS)
+    sheet.rows(mixed_premises(premises) if mixed else premises, values)
     sheet.skip()
     if fleet:
         fleet_section(book, sheet, results)
-    sheet.section("Prices per GPU-hour, each tier with its source")
-    for row in fleet_rows(PRICES, fleet):
-        sheet.row(row, values[row.key])
-        if fleet and row.key == "gpu_row":
-            sheet.row(TRAINING_GPU_ROW, values["training_gpu_row"])
-        tier = row.key.removeprefix("price_")
-        if tier in SOURCES:
-            sheet.row(source_row(tier), values[f"{tier}_source"])
-    sheet.skip()
+    _prices(sheet, one_gpu(fleet_rows(PRICES, fleet)), values, fleet)
     for title, rows in (("Training at its tier", TRAINING),
                         ("The serving baseline of the committed path (the newsvendor rule)", BASELINE),
                         ("Owning GPUs", OWNING), ("Per million output tokens and per megawatt, at the users",
                                                   PER_MILLION)):
         sheet.section(title)
-        sheet.rows(fleet_rows(rows, fleet), values)
+        sheet.rows(one_gpu(fleet_rows(rows, fleet)), values)
         sheet.skip()
+    if mixed:
+        _pools(sheet, table.pools, results.scenario, values)
     _profile(book, sheet, table.plan.profile, fleet)
     sheet.section("The three paths over the plan (the Budget's month rows summed)")
     _path_totals(book, sheet, table)
@@ -648,7 +653,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.row(STANDBY_NOTE, table.headline["plan_standby_note"])
     sheet.skip()
     sheet.section("Warnings (TRUE: it holds; the plan is still priced)")
-    sheet.rows(WARNINGS, values)
+    sheet.rows(pooled_warnings(WARNINGS) if mixed else WARNINGS, values)
     for alias, name in ALIASES.items():  # the headline's names for cells the formulas read by their own
         book.define(alias, SHEET, book.names[name][1], values[name])
     # the plan's one total (the Cover's first key result) is the budget's path's total, written here
@@ -846,21 +851,32 @@ def fleet_hour_columns(with_day: bool) -> list[Column]:
 
 def fleet_section(book: kit.Book, sheet: kit.Sheet, results) -> None:
     """The Fleet's configuration at launch and its replicas hour by hour (named ranges the month rows read)."""
-    fleet, table = results.cost.plan.fleet, results.fleet
+    fleet, table, mixed = results.cost.plan.fleet, results.fleet, results.cost.pools
+    fleet = mixed.fleet if mixed else fleet  # a mixed fleet (§15.1): both pools, each priced on its own GPU
     sheet.section("Serving sized by the Fleet: its cheapest configuration at launch (§11)")
     aggregated = fleet is None or len(fleet.parallel) == 1
     parallel = (fleet.parallel + (0,))[:2] if fleet else (0, 0)
     peak = (fleet.peak + (0,))[:2] if fleet else (0, 0)
-    sheet.rows(FLEET_CONFIGURATION, {"fleet_plan_first_parallel": parallel[0],
+    configuration = [replace(row, formula=row.formula.replace("plan_serving_fits", "plan_pools_fit"))
+                     for row in FLEET_CONFIGURATION] if mixed \
+        else FLEET_CONFIGURATION  # read while the pools fit: plan_serving_fits is one GPU's
+    sheet.rows(configuration, {"fleet_plan_first_parallel": parallel[0],
                                      "fleet_plan_second_parallel": parallel[1],
                                      "fleet_plan_first_peak": peak[0], "fleet_plan_second_peak": peak[1]})
     hours = fleet.hourly if fleet and fleet.hourly else [peak] * HOURS_PER_DAY
     launch = fleet.hours(1.0) if fleet else [0] * HOURS_PER_DAY
     rows = [{"first_replicas": h[0], "second_replicas": 0 if aggregated else h[1], "launch_gpus": g}
             for h, g in zip(hours, launch)]
-    with_day = bool(table.day) and fleet is not None  # a mixed fleet (§15.1) is not planned: its peak's 0 hours
-    _, first, last = sheet.records(list(range(HOURS_PER_DAY)), fleet_hour_columns(with_day), rows, label_header="Hour")
-    for key in ("first_replicas", "second_replicas", "launch_gpus"):
+    columns = fleet_hour_columns(bool(table.day) and fleet is not None)
+    if mixed:  # each pool's GPUs hour by hour: its baseline's newsvendor rule reads them (§15.1)
+        columns += [Column(f"launch_gpus{end}", f"{POOL_WORDS[pool]}: GPUs at launch", kind="count",
+                           template="=" + fleet_pool("{" + side + "_replicas}", f"fleet_plan_{side}_parallel"))
+                    for (pool, end), side in zip(pools.SUFFIX.items(), ("first", "second"))]
+        for pool, (_, pool_table) in mixed.pools.items():
+            for row, gpus in zip(rows, pool_table.plan.fleet.hours(1.0)):
+                row[f"launch_gpus{pools.SUFFIX[pool]}"] = gpus
+    _, first, last = sheet.records(list(range(HOURS_PER_DAY)), columns, rows, label_header="Hour")
+    for key in [column.key for column in columns]:
         col = sheet.places[key].col
         book.define(f"fleet_plan_{key}", sheet.name,
                     f"{kit.xl_rowcol_to_cell(first, col, True, True)}:{kit.xl_rowcol_to_cell(last, col, True, True)}")
@@ -873,20 +889,23 @@ FLEET_SERVES = "AND({label}>=launch_month,{label}<=launch_month+budget_months)" 
 # calendar's and the average months' (k_L + m − 1); 0 beyond, where growth would compound to no purpose
 
 
-def fleet_calendar_columns() -> list[Column]:
+def fleet_calendar_columns(sides: tuple = ("first", "second"), end: str = "", words: str = "Fleet") -> list[Column]:
     """G_{h,k} in each hour at the month's rate, their GPU-hours a day, and the peak-sized GPUs, on the rows from
-    launch to the horizon's last month."""
-    hours = [Column(f"fleet_gpus_hour_{h}", f"Fleet: GPUs in hour {h}", kind="count",
-                    template=f"=IF({FLEET_SERVES}," + fleet_gpus(f"INDEX(fleet_plan_first_replicas,{h + 1})",
-                                                                f"INDEX(fleet_plan_second_replicas,{h + 1})",
-                                                                FLEET_RATE) + ",0)")
+    launch to the horizon's last month: both pools' (`sides`), or one pool's of a mixed fleet (its columns' names
+    ending `end`, §15.1)."""
+    def gpus(replicas) -> str:
+        return "+".join(fleet_pool(fleet_scaled(replicas(side), FLEET_RATE), f"fleet_plan_{side}_parallel")
+                        for side in sides)
+
+    hours = [Column(f"fleet_gpus_hour_{h}{end}", f"{words}: GPUs in hour {h}", kind="count",
+                    template=f"=IF({FLEET_SERVES},"
+                             + gpus(lambda side, h=h: f"INDEX(fleet_plan_{side}_replicas,{h + 1})") + ",0)")
              for h in range(HOURS_PER_DAY)]
     return hours + [
-        Column("fleet_gpu_hours_a_day", "Fleet: GPU-hours a day", kind="count",
-               template="=SUM({fleet_gpus_hour_0}:{fleet_gpus_hour_23})"),
-        Column("fleet_peak_gpus", "Fleet: peak-sized GPUs", kind="count",
-               template=f"=IF({FLEET_SERVES},"
-                        + fleet_gpus("fleet_plan_first_peak", "fleet_plan_second_peak", FLEET_RATE) + ",0)"),
+        Column(f"fleet_gpu_hours_a_day{end}", f"{words}: GPU-hours a day", kind="count",
+               template=f"=SUM({{fleet_gpus_hour_0{end}}}:{{fleet_gpus_hour_23{end}}})"),
+        Column(f"fleet_peak_gpus{end}", f"{words}: peak-sized GPUs", kind="count",
+               template=f"=IF({FLEET_SERVES}," + gpus(lambda side: f"fleet_plan_{side}_peak") + ",0)"),
     ]
 
 
@@ -926,3 +945,149 @@ def noted(rows: list[Row]) -> list[Row]:
 CALENDAR, PRICES, TRAINING, BASELINE, OWNING = (noted(rows) for rows in (CALENDAR, PRICES, TRAINING, BASELINE,
                                                                          OWNING))
 FLEET_ROWS = {key: noted([row])[0] for key, row in FLEET_ROWS.items()}
+
+
+# The plan with two GPU types (docs/method.md §15.1) -------------------------------------------------------------------
+# When the Fleet's cheapest configuration is mixed, each pool reads its own Catalog row: the price cells of §13 with a
+# suffix _p or _d (own_gpus_prefill, own_gpus_decode), written from the one-GPU rows with their names mapped, and
+# the one-GPU cells read n/a (or, for the counts and the capex, the pools' sum). Only then: the sheet follows the data.
+PAIR_NEEDED = "n/a: a mixed fleet takes a pair {prefill: n, decode: m} (§15.1): see Checks"
+POOL_FITS = Row("plan_pools_fit", "Each pool of the mixed fleet is priced (its Fleet rows hold, its GPUs priced)",
+                formula="=AND(ISNUMBER(fleet_cheapest_cost_per_hour),fleet_rows_hold,ok_fleet_gpus_priced)",
+                kind="bool", unit="", name="plan_pools_fit",
+                note="The serving money is the two pools' sum (§15.1), each at its own GPU's prices")
+POOLED_NAMES = ("gpu_row", "price_on_demand", "price_committed_1y", "price_committed_3y", "price_spot",
+                "price_baseline", "price_baseline_effective", "baseline_hours", "serving_baseline_gpus_suggested",
+                "serving_baseline_gpus_used", "own_priced", "own_depreciation_per_day", "own_facility_per_day",
+                "own_staff_per_day", "own_energy_per_day", "own_cost_per_gpu_hour", "own_break_even_utilisation",
+                "own_gpus", "own_capex", "own_book_value", "fleet_plan_launch_gpus", "calendar_committed_gpus",
+                "fleet_cheapest_gpu", "plan_serving_fits")
+POOL_WORDS = {"prefill": "Prefill pool", "decode": "Decode pool"}
+
+
+def pool_name(name: str, pool: str) -> str:
+    """A cell's name in a pool's copy: §15.1's names (`price_on_demand_p`, `own_gpus_decode`)."""
+    if name == "fleet_cheapest_gpu":
+        return f"fleet_cheapest_{pool}_gpu"
+    if name == "plan_serving_fits":
+        return "plan_pools_fit"
+    if name.startswith("calendar_"):
+        return name + pools.SUFFIX[pool]
+    return pools.pool_name(name, pool)
+
+
+def pooled(formula, pool: str, columns: tuple = ()):
+    """A formula (or a column's template) with the pool's names in place of one GPU's: the cells of POOLED_NAMES,
+    and the month columns `columns` ({serving_gpu_hours} → {serving_gpu_hours_p})."""
+    if callable(formula):
+        return lambda i: pooled(formula(i), pool, columns)
+    cells = re.sub(r"\b(" + "|".join(POOLED_NAMES) + r")\b", lambda m: pool_name(m.group(1), pool), formula)
+    return re.sub(r"\{(\w+)(:\w+)?\}", lambda m: "{" + (m.group(1) + pools.SUFFIX[pool] if m.group(1) in columns
+                                                        else m.group(1)) + (m.group(2) or "") + "}", cells)
+
+
+def pair_sum(first: str, second: str) -> str:
+    """The pools' sum, or the first reason either gives (the engine's pools.added)."""
+    return f"IF(ISNUMBER({first}),IF(ISNUMBER({second}),{first}+{second},{second}),{first})"
+
+
+def pool_rows(pool: str, scenario) -> list[Row]:
+    """A pool's price, baseline and owning cells (§15.1), from the one-GPU rows with a fleet; its baseline and owned
+    GPUs from the pair on Inputs (a number typed in the one-number cell: n/a, its check fails)."""
+    base = {row.key: row for row in PRICES + BASELINE + OWNING} | {
+        key: row for key, row in FLEET_ROWS.items() if key in ("gpu_row", "price_on_demand",
+                                                               "serving_baseline_gpus_suggested")}
+    end, words = pools.SUFFIX[pool], POOL_WORDS[pool]
+    typed = {key: (f"{key}_{pool}", f"{key}_{pool}") if pools.is_pair(getattr(getattr(scenario, section), field))
+             else (key, text(PAIR_NEEDED)) for key, (section, field) in
+             {"pricing_serving_baseline_gpus": ("pricing", "serving_baseline_gpus"),
+              "ownership_gpus": ("ownership", "gpus")}.items()}
+    counts = {
+        "serving_baseline_gpus_used": ("baseline", "B_c of the pool: its pair on Inputs; blank: its B*",
+                                       '=IF({0}="",serving_baseline_gpus_suggested' + end + ",{1})",
+                                       typed["pricing_serving_baseline_gpus"]),
+        "own_gpus": ("owned GPUs", "N_own of the pool: its pair on Inputs; blank: MAX_k G_k of the pool",
+                     '=IF({0}="",IF(plan_pools_fit,MAX(calendar_committed_gpus' + end + "),plan_serving_reason),{1})",
+                     typed["ownership_gpus"])}
+    found = []
+    for key in ("gpu_row",) + pools.POOL_CELLS[:9] + ("own_priced",) + pools.POOL_CELLS[9:15] + ("own_gpus",) + \
+            pools.POOL_CELLS[15:]:
+        name = pool_name(key, pool)
+        if key in counts:
+            label, note, formula, names = counts[key]
+            found.append(Row(name, f"{words}: {label}", kind="count", unit="GPUs", name=name, note=note,
+                             formula=formula.format(*names)))
+            continue
+        row = base[key]
+        label = f"its GPU's Catalog row (fleet_cheapest_{pool}_gpu)" if key == "gpu_row" else \
+            row.label[0].lower() + row.label[1:]
+        formula = pooled(row.formula, pool)
+        if key in ("own_capex", "own_book_value"):  # the owned GPUs' reason (a number typed for a pair) first
+            owned = pool_name("own_gpus", pool)
+            formula = f"=IF(ISTEXT({owned}),{owned},{formula[1:]})"
+        found.append(replace(row, key=name, name=name, bold=False, label=f"{words}: {label}", formula=formula,
+                             note="" if key == "gpu_row" else row.note))
+    return found
+
+
+def pooled_one_gpu(rows: list[Row]) -> list[Row]:
+    """The one-GPU rows as a mixed fleet reads them: n/a (plan_serving_reason) where each pool has its own, the
+    counts and the capex the pools' sum, the server priced when both pools' are."""
+    found = []
+    for row in rows:
+        if row.key in pools.ONE_GPU:
+            row = replace(row, formula="=plan_serving_reason")
+        elif row.key in pools.SUMMED_CELLS:
+            row = replace(row, formula="=" + pair_sum(pool_name(row.key, "prefill"), pool_name(row.key, "decode")),
+                          note="The two pools' sum (§15.1)")
+        elif row.key == "own_priced":
+            row = replace(row, formula="=AND(own_priced_p,own_priced_d)", note="Both pools' GPUs (Catalog)")
+        found.append(row)
+    return found
+
+
+def mixed_premises(rows: list[Row]) -> list[Row]:
+    """The premises with a mixed fleet (§15.1): one GPU's serving n/a with the pools' reason, the pools' own premise,
+    and the money n/a only when the pools' is."""
+    found = []
+    for row in rows:
+        if row.key == "plan_serving_reason":
+            row = replace(row, formula=row.formula.replace(text(shared.FLEET_MIXED), text(shared.FLEET_POOLED)))
+        elif row.key == "plan_money_na":
+            row = replace(row, formula='=IF(plan_rows_na<>"",plan_rows_na,IF(NOT(plan_pools_fit),plan_serving_reason,'
+                                      'IF(AND(pricing_serving_baseline_gpus="",ownership_gpus=""),"",'
+                                      f"{text(PAIR_NEEDED)})))",
+                          note="Every money figure n/a with the reason: a plan too long for the rows, pools that "
+                               "cannot be priced, or one number typed where the pools take a pair")
+        found.append(row)
+        if row.key == "plan_serving_fits":
+            found.append(POOL_FITS)
+    return found
+
+
+def _prices(sheet: kit.Sheet, rows: list[Row], values: dict, fleet: bool) -> None:
+    """The prices per GPU-hour, each tier with its source (with a fleet, the training GPU's row after the serving
+    GPU's)."""
+    sheet.section("Prices per GPU-hour, each tier with its source")
+    for row in rows:
+        sheet.row(row, values[row.key])
+        if fleet and row.key == "gpu_row":
+            sheet.row(TRAINING_GPU_ROW, values["training_gpu_row"])
+        tier = row.key.removeprefix("price_")
+        if tier in SOURCES:
+            sheet.row(source_row(tier), values[f"{tier}_source"])
+    sheet.skip()
+
+
+def _pools(sheet: kit.Sheet, pools_plan, scenario, values: dict) -> None:
+    """Each pool's price, baseline and owning cells, a section each (§15.1)."""
+    for pool, (gpu, _) in pools_plan.pools.items():
+        sheet.section(f"{POOL_WORDS[pool]} of the mixed fleet ({gpu}): its prices, baseline and owned GPUs (§15.1)")
+        sheet.rows(pool_rows(pool, scenario), values)
+        sheet.skip()
+
+
+def pooled_warnings(rows: list[Row]) -> list[Row]:
+    """With a mixed fleet, serving fits when its pools do (one GPU's premise does not hold for it)."""
+    return [replace(row, formula="=NOT(plan_pools_fit)") if row.key == "tco_warn_serving_does_not_fit" else row
+            for row in rows]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 
 from planner.engine import calendar as cal
-from planner.engine.shared import FLEET_MIXED, HOURS_PER_DAY, NO_FLEET_SERVES, NOT_SERVED, past_deadline
+from planner.engine.shared import FLEET_POOLED, HOURS_PER_DAY, NO_FLEET_SERVES, NOT_SERVED, past_deadline
 
 if TYPE_CHECKING:  # the Fleet's engine is imported only with a fleet section
     from planner.engine.fleet import PlanFleet
@@ -114,7 +114,7 @@ class Plan:
     def serving_na(self) -> str:
         """Why serving money reads n/a when serving does not fit: the users (B > B_max), or with a fleet its SLO."""
         if self.fleet_mixed:
-            return FLEET_MIXED
+            return FLEET_POOLED
         return NO_FLEET_SERVES if self.fleet_section else NOT_SERVED
 
 
@@ -185,7 +185,17 @@ def serving_na(scenario, tables) -> str:
     """Why serving money reads n/a, if it does: the users (no fleet), a mixed fleet, or no fleet meets the SLO."""
     if scenario.fleet is None:
         return NOT_SERVED
-    return FLEET_MIXED if fleet_mixed(scenario, tables) else NO_FLEET_SERVES
+    return FLEET_POOLED if fleet_mixed(scenario, tables) else NO_FLEET_SERVES
+
+
+def sizing_fleet(scenario, tables) -> PlanFleet | None:
+    """The Fleet's chosen configuration at launch, mixed (§15.1) or not: what sizes the GPUs and GPU-hours month by
+    month (None without a fleet, or when no configuration meets the SLO)."""
+    if scenario.fleet is None or tables["fleet"].cheapest is None:
+        return None
+    from planner.engine.fleet import PlanFleet
+
+    return PlanFleet.of(tables["fleet"], scenario.fleet.spare)
 
 
 def serving_gpu(scenario, tables) -> str:

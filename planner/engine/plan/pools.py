@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from planner.engine.plan.inputs import Owning, Plan, prices_of
 from planner.engine.plan.months import PATHS
 from planner.engine.plan.prices import NO_SERVER, NO_SERVING, tokens_per_s_per_mw
+from planner.engine.shared import HOURS_PER_DAY
 
 POOLS = ("prefill", "decode")
 OWNED_TRAINING = "n/a: training on owned GPUs with a mixed fleet (a third GPU type) is not priced"
@@ -85,6 +86,7 @@ class PoolsPlan:
     fleet_kw: float | str  # G^p·kW_p + G^d·kW_d at the peak (NO_SERVER without both kW)
     tokens_per_s_per_mw: float | str
     peak_gpus: dict = None  # "prefill"/"decode" → the launch fleet's GPUs at the peak, spares included
+    fleet: object = None  # the launch configuration, both pools (engine.fleet.PlanFleet): the Cost sheet's hours
 
     @property
     def block(self) -> list[dict]:
@@ -175,4 +177,93 @@ def priced(plan: Plan, scenario, fleet_table, cost_of) -> PoolsPlan:
     # λ·o·1000/((G^p·kW_p + G^d·kW_d)·PUE): as tokens_per_s_per_mw with the fleet's kW in place of one GPU's
     per_mw = tokens_per_s_per_mw(tokens_per_s, kw, scenario.ownership.pue) if isinstance(kw, float) and kw > 0 \
         else NO_SERVER
-    return PoolsPlan(pools=tables, fleet_kw=kw, tokens_per_s_per_mw=per_mw, peak_gpus=gpus)
+    from planner.engine.plan.inputs import sizing_fleet
+
+    whole = sizing_fleet(scenario, {"fleet": fleet_table})
+    return PoolsPlan(pools=tables, fleet_kw=kw, tokens_per_s_per_mw=per_mw, peak_gpus=gpus, fleet=whole)
+
+
+# The plan as the sheets show it (§15.1: "the Budget: a GPUs and a GPU-hours column per pool, and each path's serving
+# money per pool. The totals keep their form."): the pools' month columns side by side, each path's money their sum
+SUFFIX = {"prefill": "_p", "decode": "_d"}
+FLEET_CALENDAR = tuple(f"fleet_gpus_hour_{h}" for h in range(HOURS_PER_DAY)) + ("fleet_gpu_hours_a_day",
+                                                                               "fleet_peak_gpus")
+POOL_COLUMNS = FLEET_CALENDAR + ("serving_gpu_hours", "committed_gpus", "burst_committed_gpu_hours",
+                                 "burst_owned_gpu_hours", "on_demand_serving", "standby", "baseline",
+                                 "burst_committed", "committed_serving", "depreciation", "opex", "burst_owned",
+                                 "owned_serving", "capex", "book_value")
+# one serving GPU's cells, which a mixed fleet reads per pool instead (the Cost sheet's _p and _d cells)
+ONE_GPU = ("price_on_demand", "price_committed_1y", "price_committed_3y", "price_spot", "price_baseline",
+           "price_baseline_effective", "baseline_hours", "own_depreciation_per_day", "own_facility_per_day",
+           "own_staff_per_day", "own_energy_per_day", "own_cost_per_gpu_hour", "own_break_even_utilisation",
+           "own_break_even_utilisation_1y", "own_break_even_utilisation_3y", "own_cost_per_million_tokens",
+           "tokens_per_s_per_mw")
+POOL_CELLS = ("price_on_demand", "price_committed_1y", "price_committed_3y", "price_spot", "price_baseline",
+              "price_baseline_effective", "baseline_hours", "serving_baseline_gpus_suggested",
+              "serving_baseline_gpus_used", "own_depreciation_per_day", "own_facility_per_day", "own_staff_per_day",
+              "own_energy_per_day", "own_cost_per_gpu_hour", "own_break_even_utilisation", "own_capex",
+              "own_book_value")
+SUMMED_CELLS = ("serving_baseline_gpus_used", "own_gpus", "own_capex", "own_book_value")
+
+
+def pool_name(key: str, pool: str) -> str:
+    """A pool's cell: `price_on_demand_p`, `own_cost_per_gpu_hour_d`; the owned GPUs `own_gpus_prefill`."""
+    return f"own_gpus_{pool}" if key == "own_gpus" else key + SUFFIX[pool]
+
+
+def added(*values):
+    """The pools' sum, or the first pool's reason (as the sheet's IF(ISNUMBER(p),IF(ISNUMBER(d),p+d,d),p))."""
+    return next((v for v in values if isinstance(v, str)), None) or sum(values)
+
+
+def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
+    """The cost table the sheets, the Cover, the HTML and the JSON read for a mixed fleet: one serving GPU's
+    table (`single`: its calendar, training and other costs, its one-GPU cells n/a) with the pools' month columns
+    beside its own, each path's money and the GPUs the pools' sum, the totals and fiscal years summed. engine.cost's
+    MONEY columns, unit_of_rows and chosen_columns are passed in: the cost table imports this module."""
+    summed = FLEET_CALENDAR + ("serving_gpu_hours", "committed_gpus") + tuple(
+        key for key in money if key not in ("training", "other", "revenue"))
+    (_, first), (_, second) = pp.pools["prefill"], pp.pools["decode"]
+    na = single.plan.serving_na
+    rows = []
+    for a, b in zip(first.rows, second.rows):
+        row = dict(a) | {key: single_row_value(a, key, na) for key in ("scale", "burst_committed_gpu_hours",
+                                                                          "burst_owned_gpu_hours")}
+        row |= {key: added(a[key], b[key]) if a["in_plan"] or key not in money else "" for key in summed
+                if key in a}
+        for pool, pool_row in (("prefill", a), ("decode", b)):
+            row |= {key + SUFFIX[pool]: pool_row[key] for key in POOL_COLUMNS if key in pool_row}
+        rows.append(row)
+    totals = {key: pp.total(key) for key in first.totals}
+    years = [{key: (value if key in ("fiscal_year", "months") else added(value, y2[key]))
+              for key, value in y1.items()} for y1, y2 in zip(first.fiscal_years, second.fiscal_years)]
+    scalars = dict(single.scalars) | {key: first.scalars[key] for key in ("plan_end", "months", "path_end")}
+    scalars["plan_end"] = max(first.scalars["plan_end"], second.scalars["plan_end"])
+    scalars["months"] = max(first.scalars["months"], second.scalars["months"])
+    scalars["path_end"] = max(first.scalars["path_end"], second.scalars["path_end"])
+    scalars |= dict.fromkeys(ONE_GPU, na)
+    for pool, (_, table) in pp.pools.items():
+        scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + ("own_gpus",)}
+    scalars |= {key: added(first.scalars[key], second.scalars[key]) for key in SUMMED_CELLS}
+    table = replace(single, scalars=scalars, rows=rows, fiscal_years=years, totals=totals, pools=pp)
+    table.unit = unit_of_rows(single.plan, rows, totals)
+    used, peak = scalars["serving_baseline_gpus_used"], max(
+        (r["committed_gpus"] for r in rows if r["in_plan"] and not isinstance(r["committed_gpus"], str)), default=0)
+    both_priced = all(t.plan.owning.server_price is not None and t.plan.owning.server_kw is not None
+                      for _, t in pp.pools.values())
+    table.warnings = dict(single.warnings) | {
+        "tco_warn_plan_outlives_owned_gpus": both_priced and scalars["serving_end"] > scalars["own_life_end"],
+        "tco_warn_baseline_above_demand": not isinstance(used, str) and 0 < used and used > peak,
+        "tco_warn_commitment_longer_than_serving": not isinstance(used, str) and used > 0
+        and scalars["serving_commitment_months"] < scalars["serving_term_months"],
+        "tco_warn_serving_does_not_fit": False}
+    table.checks = dict(single.checks) | {
+        key: first.checks[key] and second.checks[key] for key in ("tco_fiscal_years_add_up",
+                                                                    "tco_owned_cash_equals_accrual")}
+    chosen_columns(table, single.plan)
+    return table
+
+
+def single_row_value(row: dict, key: str, na: str):
+    """A one-GPU column the pools do not add up (the scale, the bursts above one baseline): n/a in the plan."""
+    return na if row["in_plan"] else row[key]
