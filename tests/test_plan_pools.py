@@ -133,6 +133,7 @@ def test_the_plans_totals_are_the_pools_sums(results_d):
         (13, 10, 3)
     assert head["plan_baseline_commitment_value"] == pytest.approx(10 * HOURS * 1.60 + 3 * HOURS * 2.00)
     assert head["plan_capex"] == pytest.approx(600_000) and head["own_gpus"] == 13
+    assert head["plan_peak_gpus"] == results_d.scenario.hours.gpus + 13  # January: the run's GPUs and 10 + 3
     assert cost.scalars["price_on_demand"] == FLEET_POOLED
     assert (cost.scalars["price_on_demand_p"], cost.scalars["price_on_demand_d"]) == (2.00, 2.50)
     assert (cost.scalars["own_gpus_prefill"], cost.scalars["own_gpus_decode"]) == (10, 3)
@@ -304,7 +305,7 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     import shutil
 
     from planner import xlsx
-    from tests.helpers import named, recalculated
+    from tests.helpers import address, named, recalculated
 
     path = tmp_path / "d.xlsx"
     shutil.copy(example_files(EXAMPLE_D)["xlsx"], path)
@@ -333,6 +334,28 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     assert round(value("own_cost_per_gpu_hour_p"), 6) == 1.665924
     assert round(value("own_cost_per_gpu_hour_d"), 6) == 1.794261
     assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
+    sheet, cell = address(book, "plan_capex")  # the Cover's words for the owned path's purchase (§15.1)
+    assert values[(sheet, "A" + cell.lstrip("ABCDEFGHIJ"))] == "… the capex, paid once: buys 10 h100-sxm and 3 h200"
+
+
+@pytest.mark.spreadsheet
+def test_owned_training_with_a_mixed_fleet_reads_n_a_on_the_sheets(libreoffice, tmp_path):
+    """ownership.training TRUE with example D's mixed fleet: training on owned GPUs would be a third GPU type, not
+    priced (§15.1), so the owned path's total and capex read n/a with that reason on the sheets as in the engine;
+    renting on demand stays $240,900 for serving."""
+    from planner import xlsx
+    from planner.engine.plan.pools import OWNED_TRAINING
+    from planner.workbook import build
+    from tests.helpers import named, recalculated
+
+    results = compute(scenario_with(EXAMPLE_D, **{"ownership.training": True}))
+    path = tmp_path / "owned-training.xlsx"
+    build(results, str(path))
+    [values] = recalculated(libreoffice, [path])
+    book = xlsx.read(path)
+    for name in ("tco_owned_total_cost", "tco_owned_npv", "plan_capex", "own_capex_p"):
+        assert named(values, book, name) == OWNED_TRAINING, name
+    assert named(values, book, "tco_on_demand_serving") == pytest.approx(240_900)
 
 
 @pytest.mark.spreadsheet

@@ -80,7 +80,7 @@ def gpus_by_month(table) -> list[dict]:
 def peak_gpus(table, months: list[dict]) -> float | str:
     """The most GPUs held in a plan month: training and serving at the month's peak together (why not, where
     serving does not fit)."""
-    if not table.plan.serving_fits:
+    if not table.plan.serving_fits and table.pools is None:  # a mixed fleet's pools fit (§15.1)
         return table.plan.serving_na
     return max((row["held"] for row in months if not isinstance(row["held"], str)), default=0)
 

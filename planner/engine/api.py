@@ -65,7 +65,8 @@ def path_price(scalars: dict) -> float | str:
     if path == "owned":
         return scalars["own_cost_per_gpu_hour"]
     if path == "committed":
-        return min(scalars["price_baseline_effective"], scalars["price_on_demand"])
+        effective = scalars["price_baseline_effective"]  # its reason where it has none (a mixed fleet's, §15.1)
+        return effective if isinstance(effective, str) else min(effective, scalars["price_on_demand"])
     return scalars["price_on_demand"]
 
 

@@ -6,6 +6,8 @@ with its twin in planner/engine/answers.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from planner.engine import answers as engine
 from planner.engine.plan.prices import NO_SERVER
 from planner.workbook import kit
@@ -87,6 +89,11 @@ POOLED = {  # a mixed fleet (§15.1): its baseline per pool, each at its own GPU
                                                 "launch_date)")}
 
 
+# the owned path's purchase per pool (§15.1: "buys 10 h100-sxm and 3 h200 ($600,000)")
+POOLED_CAPEX = ("… the capex, paid once: buys {own_gpus_prefill|count} {fleet_cheapest_prefill_gpu} and "
+                "{own_gpus_decode|count} {fleet_cheapest_decode_gpu}")
+
+
 SAVING = ("=IF(NOT(ISNUMBER(plan_total_cost)),plan_total_cost,IF(ISNUMBER(plan_cheapest_total),"
           "ROUND(plan_total_cost-plan_cheapest_total,2),plan_cheapest_total))")  # to the cent: engine's saving
 
@@ -150,7 +157,13 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     sheet.skip()
 
     sheet.section("What we commit to, and when the cash goes out (contract values before contingency)")
+    if cost.pools is not None:  # the label's names, for its cached words (their sheets come after the Cover)
+        for name in ("own_gpus_prefill", "own_gpus_decode"):
+            book.values.setdefault(name, cost.scalars[name])
+        for name in ("fleet_cheapest_prefill_gpu", "fleet_cheapest_decode_gpu"):
+            book.values.setdefault(name, results.fleet.headline[name])
     for spec in COMMITMENTS:
+        spec = replace(spec, label=POOLED_CAPEX) if cost.pools is not None and spec.name == "plan_capex" else spec
         _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])
     sheet.skip()
 
@@ -273,7 +286,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
             source = "on_demand" if path == "on_demand_held" else path
             found_sum = f"SUMIF(calendar_fiscal_year_number,{number},calendar_{source}_total)"
             if path == "owned":
-                found_sum = f"IF(own_priced,{found_sum},{text(NO_SERVER)})"
+                found_sum = f"IF(own_priced,{found_sum},{'own_na' if cost.pools else text(NO_SERVER)})"
             if path == "on_demand_held":
                 formula = (f"={blank}" + held(on_demand, f"SUMIF(calendar_fiscal_year_number,{number},"
                                                            "calendar_standby)") + ")")
@@ -295,7 +308,8 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     last = first + len(months) - 1
     held_range = (f"{kit.xl_rowcol_to_cell(first, 3, True, True)}:"
                   f"{kit.xl_rowcol_to_cell(last, 3, True, True)}")
-    _row(book, sheet, PEAK, formula=f"=IF(NOT(plan_serving_fits),plan_serving_reason,MAX({held_range}))",
+    fits = "plan_pools_fit" if cost.pools is not None else "plan_serving_fits"  # a mixed fleet's: its pools (§15.1)
+    _row(book, sheet, PEAK, formula=f"=IF(NOT({fits}),plan_serving_reason,MAX({held_range}))",
          value=answers["plan_peak_gpus"])
     header = sheet.heading_row(["Month"] + [heading for _, heading in GPU_COLUMNS])
     assert header + 1 == first

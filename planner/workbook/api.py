@@ -194,7 +194,8 @@ SCALARS = [
         formula="=1"),
     Row("path_price", "The plan's price per GPU-hour on its path π", kind="money", unit="", name="api_path_price",
         formula='=IF(budget_path="owned",own_cost_per_gpu_hour,IF(budget_path="committed",'
-                "MIN(price_baseline_effective,price_on_demand),price_on_demand))"),
+                "IF(ISNUMBER(price_baseline_effective),MIN(price_baseline_effective,price_on_demand),"
+                "price_baseline_effective),price_on_demand))"),
     Row("serving_total_cost", "The plan's serving cost over the plan, with contingency", kind="money0", unit="",
         name="api_serving_total_cost", formula="=unit_serving_cost"),
 ]

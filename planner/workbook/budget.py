@@ -18,7 +18,7 @@ from planner.engine.shared import TOO_LONG
 from planner.workbook import kit, model
 from planner.engine.plan import pools
 from planner.workbook.cost import (NO_SERVER, POOL_WORDS, fleet_burst, fleet_calendar_columns, fleet_used_gpu_hours,
-                                   on_time, pair_sum, pooled, swapped_rows, text, unless)
+                                   on_time, owned_na, pair_sum, pooled, swapped_rows, text, unless)
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
@@ -217,9 +217,12 @@ def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
 
 def counted(template):
     """A pool's column with its baseline and owned GPUs as numbers (N: 0 for the reason a number typed where the
-    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error."""
+    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error; its owned
+    money n/a with the owned path's reason (own_na) while the owned GPUs train (a third GPU type)."""
     if callable(template):
         return template
+    if NO_SERVER in template:
+        template = re.sub(r"IF\((own_priced_[pd]),", r"IF(AND(\1,NOT(ownership_training)),", owned_na(template))
     return re.sub(r"\b((?:serving_baseline_gpus_used|own_gpus)_(?:p|d|prefill|decode))\b", r"N(\1)", template)
 
 
@@ -490,7 +493,8 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
         if fy is not None:
             row |= {key: value for key, value in fy.items() if key in keys} | {"fy_total": fy[f"{path}_total"]}
         rows.append(row)
-    _, first, last = sheet.records(list(range(1, count + 1)), YEARLY, rows, label_header="Year", alike=True)
+    columns = [replace(c, template=owned_na(c.template)) for c in YEARLY] if cost.pools is not None else YEARLY
+    _, first, last = sheet.records(list(range(1, count + 1)), columns, rows, label_header="Year", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(rows) if row["fiscal_year"] == ""])
     total = sum(row["fy_total"] for row in rows if isinstance(row["fy_total"], (int, float)))
     sheet.row(Row("fiscal_years_total", "The fiscal years' totals added up", formula="=SUM({fy_total:range})",

@@ -583,7 +583,9 @@ def _values(book: kit.Book, results) -> dict:
             server = scenario.merged_catalog.gpus[pool_gpu]
             found |= {pool_name("gpu_row", pool): 1 + rows.index(pool_gpu),
                       pool_name("own_priced", pool): server.server_price is not None and server.server_kw is not None}
-        found |= {"plan_pools_fit": True, "own_priced": found["own_priced_p"] and found["own_priced_d"]}
+        training = scenario.ownership.training  # a third GPU type to own: the owned path n/a
+        found |= {"plan_pools_fit": True, "own_priced": found["own_priced_p"] and found["own_priced_d"]
+                  and not training, "own_na": pools.OWNED_TRAINING if training else plan_prices.NO_SERVER}
     found |= {"plan_rows_na": engine.rows_na(table),
               "plan_money_na": engine.money_na(table),
               "plan_serving_reason": "" if table.plan.serving_fits else table.plan.serving_na}
@@ -645,10 +647,11 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     sheet.section("From the average-month budget to the plan's total")
     for row in BRIDGE + [BRIDGE_TOTAL]:
-        sheet.row(row, values[f"bridge_{row.key}"])
+        sheet.row(replace(row, formula=owned_na(row.formula)) if mixed else row, values[f"bridge_{row.key}"])
     sheet.skip()
     sheet.section("Unit economics, on the budget's path")
-    sheet.rows(UNIT, {row.key: values[f"unit_{row.key}"] for row in UNIT})
+    sheet.rows([replace(row, formula=owned_na(row.formula)) for row in UNIT] if mixed else UNIT,
+               {row.key: values[f"unit_{row.key}"] for row in UNIT})
     sheet.skip()
     sheet.row(STANDBY_NOTE, table.headline["plan_standby_note"])
     sheet.skip()
@@ -675,7 +678,8 @@ def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
         sheet._label(r, column.header)
         for i, path in enumerate(PATHS):
             name, value = TOTAL_NAMES[column.key].format(path=path), table.totals[f"{path}_{column.key}"]
-            cell = sheet.formula(r, 1 + i, column.template(i), value, book.styles.value(column.kind),
+            formula = owned_na(column.template(i)) if table.pools is not None else column.template(i)
+            cell = sheet.formula(r, 1 + i, formula, value, book.styles.value(column.kind),
                                  fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
             book.define(name, SHEET, cell, value)
         sheet.row_index += 1
@@ -1024,7 +1028,7 @@ def pool_rows(pool: str, scenario) -> list[Row]:
         formula = pooled(row.formula, pool)
         if key in ("own_capex", "own_book_value"):  # the owned GPUs' reason (a number typed for a pair) first
             owned = pool_name("own_gpus", pool)
-            formula = f"=IF(ISTEXT({owned}),{owned},{formula[1:]})"
+            formula = f"=IF(ownership_training,own_na,IF(ISTEXT({owned}),{owned},{formula[1:]}))"
         found.append(replace(row, key=name, name=name, bold=False, label=f"{words}: {label}", formula=formula,
                              note="" if key == "gpu_row" else row.note))
     return found
@@ -1041,9 +1045,22 @@ def pooled_one_gpu(rows: list[Row]) -> list[Row]:
             row = replace(row, formula="=" + pair_sum(pool_name(row.key, "prefill"), pool_name(row.key, "decode")),
                           note="The two pools' sum (§15.1)")
         elif row.key == "own_priced":
-            row = replace(row, formula="=AND(own_priced_p,own_priced_d)", note="Both pools' GPUs (Catalog)")
+            row = replace(row, formula="=AND(own_priced_p,own_priced_d,NOT(ownership_training))",
+                          note="Both pools' GPUs (Catalog), and the owned GPUs do not train (a third GPU type)")
+            found += [row, OWN_NA]
+            continue
         found.append(row)
     return found
+
+
+OWN_NA = Row("own_na", "Why the owned path reads n/a (while it does)", kind="text", unit="", name="own_na",
+             formula=f"=IF(ownership_training,{text(pools.OWNED_TRAINING)},{NO_SERVER})",
+             note="Training on owned GPUs with a mixed fleet is a third GPU type, not priced (§15.1)")
+
+
+def owned_na(formula: str) -> str:
+    """A mixed fleet's formula with the owned path's reason (own_na) where one GPU's says "no server price"."""
+    return formula.replace(NO_SERVER, "own_na")
 
 
 def mixed_premises(rows: list[Row]) -> list[Row]:

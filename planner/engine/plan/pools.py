@@ -257,11 +257,36 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
         "tco_warn_commitment_longer_than_serving": not isinstance(used, str) and used > 0
         and scalars["serving_commitment_months"] < scalars["serving_term_months"],
         "tco_warn_serving_does_not_fit": False}
+    owned, plan = scalars["own_gpus"], single.plan
     table.checks = dict(single.checks) | {
         key: first.checks[key] and second.checks[key] for key in ("tco_fiscal_years_add_up",
-                                                                    "tco_owned_cash_equals_accrual")}
+                                                                    "tco_owned_cash_equals_accrual")} | {
+        "tco_owned_training_gpus": not plan.owning.training or isinstance(owned, str) or owned >= plan.run_gpus}
+    if single.plan.owning.training:  # a third GPU type to own: the owned path n/a (OWNED_TRAINING)
+        owned_training(table)
     chosen_columns(table, single.plan)
     return table
+
+
+OWNED_COLUMNS = ("depreciation", "opex", "burst_owned", "owned_serving", "capex", "book_value")
+
+
+def owned_training(table) -> None:
+    """With `ownership.training` TRUE, a mixed fleet's owned path reads OWNED_TRAINING wherever it has money: its
+    month columns (the pools' too), fiscal years, capex and book value, and the bridge on the owned path."""
+    def owned(key: str) -> bool:
+        return key.startswith("owned_") or key.removesuffix("_p").removesuffix("_d") in OWNED_COLUMNS
+
+    for row in table.rows:
+        if row["in_plan"]:
+            row |= {key: OWNED_TRAINING for key in row if owned(key)}
+    table.fiscal_years = [{key: OWNED_TRAINING if owned(key) else value for key, value in year.items()}
+                          for year in table.fiscal_years]
+    table.scalars |= dict.fromkeys(("own_capex", "own_book_value", "own_capex_p", "own_capex_d",
+                                    "own_book_value_p", "own_book_value_d"), OWNED_TRAINING)
+    table.warnings["tco_warn_plan_outlives_owned_gpus"] = False
+    if table.plan.path == "owned":
+        table.bridge = [{**line, "amount": OWNED_TRAINING} for line in table.bridge]
 
 
 def single_row_value(row: dict, key: str, na: str):
