@@ -166,9 +166,11 @@ LONGEST_AND = 900  # characters: a longer AND of checks is written in parts (no 
 def in_parts(names, longest: int = LONGEST_AND) -> list[list[str]]:
     """Sorted names in runs whose AND(…) is at most `longest` characters: one run when the whole AND is."""
     parts: list[list[str]] = [[]]
+    size = 0  # the names' characters and commas in the last run: its AND(…) is size + 5 long
     for name in sorted(names):
-        if parts[-1] and len(all_of(parts[-1] + [name])) + 1 > longest:
+        if parts[-1] and size + 1 + len(name) + 5 + 1 > longest:
             parts.append([])
+        size = size + 1 + len(name) if parts[-1] else len(name)
         parts[-1].append(name)
     return parts
 
@@ -411,15 +413,19 @@ class Book:
         circle), and the checks they leave: one short AND where rows of its parts stood (issue 42: 162 rows fewer
         in the default workbook); a set that fits one AND, its checks."""
         needs = self.groups[name]
-        if len(in_parts(needs)) == 1:
+        if sum(len(check) + 1 for check in needs) + 5 <= LONGEST_AND:  # in_parts(needs) is one run
             return [], sorted(needs)
-        left, smaller, within = set(needs), [other for other, checks in self.groups.items() if checks < needs], []
-        while left:
-            best = max(smaller, key=lambda other: len(self.groups[other] & left), default=None)
-            if best is None or len(self.groups[best] & left) < 2:
+        left, within = set(needs), []
+        smaller = [(other, checks) for other, checks in self.groups.items() if len(checks) > 1 and checks < needs]
+        while left:  # the first of the largest overlaps, as max() finds it
+            best, most = None, 1
+            for other, checks in smaller:
+                if len(checks) > most and len(overlap := checks & left) > most:
+                    best, most = (other, checks), len(overlap)
+            if best is None:
                 break
-            within.append(best)
-            left -= self.groups[best]
+            within.append(best[0])
+            left -= best[1]
         return within, sorted(left)
 
     def guarded_results(self, condition: str) -> str:
@@ -1332,9 +1338,19 @@ def text_lines(text: str, width: float) -> int:
     # counted one line and printed two, over the next row (the Checks of scenarios-1)
     if len(text) <= columns and "\t" not in text:  # one line, as textwrap would say, without its regexes: half
         return 1  # of a workbook's texts
-    import textwrap
+    words = text.split(" ")
+    if "-" in text or "  " in text or not text.strip(" ").isprintable() or text != text.strip(" ") or \
+            max(map(len, words)) > columns:
+        import textwrap  # hyphens, runs of spaces, other white space and long words break as textwrap breaks them
 
-    return len(textwrap.wrap(text, columns)) or 1
+        return len(textwrap.wrap(text, columns)) or 1
+    lines, used = 1, len(words[0])  # words on single spaces, as textwrap fills them greedily (3× faster)
+    for word in words[1:]:
+        if used + 1 + len(word) <= columns:
+            used += 1 + len(word)
+        else:
+            lines, used = lines + 1, len(word)
+    return lines
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
@@ -1372,7 +1388,10 @@ def as_excel_numbers(formula: str) -> str:
 
 
 def _absolute(ref: str) -> str:
-    return re.sub(r"\$?([A-Z]+)\$?(\d+)", r"$\1$\2", ref)
+    return _CORNER.sub(r"$\1$\2", ref)
+
+
+_CORNER = re.compile(r"\$?([A-Z]+)\$?(\d+)")
 
 
 def _header_text(text: str) -> str:
