@@ -570,6 +570,7 @@ class Sheet:
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
+    validations: dict = field(default_factory=dict)  # (column, rule) → rows of unnamed input cells it validates
     units: dict[int, str] = field(default_factory=dict)  # row → its unit in the Unit column
     printed_cols: int | None = None  # the last column that prints (None: the last written)
     printed_rows: int | None = None  # the last row that prints (None: the last written)
@@ -744,6 +745,7 @@ class Sheet:
                 cell = xl_rowcol_to_cell(self.banner_row, 0)
                 self.book.formulas[(self.name, cell)] = ""
                 self.book.texts[(self.name, cell)] = banner
+        self._validate_runs()
         self._fit_widths()
         self._wrap()
         self._wrap_subtitle()
@@ -1264,8 +1266,23 @@ class Sheet:
         return cell
 
     def input_cell(self, row: int, col: int, value: Any, kind: str, validation: dict | None) -> None:
-        """An unnamed input cell (a Catalog value)."""
+        """An unnamed input cell (a Catalog value). Its rule, unless it names its own cell, is written once for
+        the run of rows of its column that share it (_validate_runs): a Catalog column's 80 rows, one rule."""
+        if validation and "{cell}" not in str(validation.get("value", "")):
+            rule = tuple(sorted((key, str(value)) for key, value in validation.items()))
+            self.validations.setdefault((col, rule), (validation, []))[1].append(row)
+            validation = None
         self.value_cell(row, col, value, self.book.styles.value(kind, input=True), validation)
+
+    def _validate_runs(self) -> None:
+        """Each rule of the unnamed input cells over each run of consecutive rows of its column."""
+        for (col, _), (validation, rows) in self.validations.items():
+            rows = sorted(rows)
+            start = rows[0]
+            for previous, row in zip(rows, rows[1:] + [None]):
+                if row != previous + 1:
+                    self.ws.data_validation(start, col, previous, col, validation)
+                    start = row
 
     def value_cell(self, row: int, col: int, value: Any, style, validation: dict | None) -> None:
         """A value as its type: blank, TRUE/FALSE, text or number; with data validation if given."""
