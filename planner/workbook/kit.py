@@ -571,6 +571,7 @@ class Sheet:
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
     validations: dict = field(default_factory=dict)  # (column, rule) → rows of unnamed input cells it validates
+    warned: dict = field(default_factory=dict)  # (column, warn) → the rows of one-cell warnings (_warn_runs)
     units: dict[int, str] = field(default_factory=dict)  # row → its unit in the Unit column
     printed_cols: int | None = None  # the last column that prints (None: the last written)
     printed_rows: int | None = None  # the last row that prints (None: the last written)
@@ -745,6 +746,7 @@ class Sheet:
                 cell = xl_rowcol_to_cell(self.banner_row, 0)
                 self.book.formulas[(self.name, cell)] = ""
                 self.book.texts[(self.name, cell)] = banner
+        self._warn_runs()
         self._validate_runs()
         self._fit_widths()
         self._wrap()
@@ -1104,6 +1106,12 @@ class Sheet:
         while a check fails ("failed")."""
         if warn is None:
             return
+        if first_row == last_row and first_col == last_col:  # one cell: with the cells below it alike (_warn_runs)
+            self.warned.setdefault((first_col, warn), []).append(first_row)
+        else:
+            self._red_where(warn, first_row, first_col, last_row, last_col)
+
+    def _red_where(self, warn: str, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
         corner = xl_rowcol_to_cell(first_row, first_col)
         rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
                 "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
@@ -1273,6 +1281,18 @@ class Sheet:
             self.validations.setdefault((col, rule), (validation, []))[1].append(row)
             validation = None
         self.value_cell(row, col, value, self.book.styles.value(kind, input=True), validation)
+
+    def _warn_runs(self) -> None:
+        """Each one-cell warning over each run of consecutive rows of its column that have it: one rule, whose
+        corner reference each cell reads as its own (the Checks sheet's 472 rules → a few)."""
+        warned, self.warned = self.warned, {}
+        for (col, warn), rows in warned.items():
+            rows = sorted(set(rows))
+            start = rows[0]
+            for previous, row in zip(rows, rows[1:] + [None]):
+                if row != previous + 1:
+                    self._red_where(warn, start, col, previous, col)
+                    start = row
 
     def _validate_runs(self) -> None:
         """Each rule of the unnamed input cells over each run of consecutive rows of its column."""
