@@ -1011,8 +1011,8 @@ class Sheet:
             self.long_labels.pop(row, None)
         cell = _a1(row, col)
         if self.guarded:
-            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs=needs, fallback=fallback,
-                                                           gated=gated)
+            # _make: tuple.__new__ itself, without the keyword call of a named tuple's __new__ (less than half as long)
+            self.book.pending[(self.name, cell)] = Pending._make((row, col, formula, style, needs, fallback, gated))
         else:
             self.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
