@@ -144,9 +144,13 @@ def test_text_lines_counts_as_textwrap_does():
     from planner.workbook.kit import text_lines
 
     texts = ["", " ", "a", "x" * 46, "x" * 47, "word " * 9, "a\tb", "\t" * 6, "one\ntwo", "no-break-" * 8,
-             "Goodput per GPU (req/s)", "é" * 46]
+             "Goodput per GPU (req/s)", "é" * 46,
+             # words on single spaces (counted without textwrap): a word as long as the line, one longer, a space
+             # at either end, two spaces, a hyphen, a non-breaking space
+             "ab " * 30, " ".join(["x" * 46] * 3), "x" * 20 + " " + "y" * 60, " lead and trail " * 5,
+             "two  spaces " * 8, "well-known words " * 6, "non\xa0breaking " * 8, "The seven words of a note " * 4]
     for text in texts:
-        for width in (0.5, 10, 40):
+        for width in (0.5, 10, 40, 41):
             assert text_lines(text, width) == (len(textwrap.wrap(text, max(1, int(width * 1.15)))) or 1), (text, width)
     assert text_lines("x" * 47, 40) == 2  # 46 characters a line at a width of 40
 

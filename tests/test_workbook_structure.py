@@ -176,6 +176,19 @@ def test_dropdowns_read_the_catalog_and_its_empty_rows(workbook):
     assert [row[0].value for row in book[sheet][ref]][:5] == [1.5, 2, 2.5, 4.5, 2]
 
 
+def test_a_catalog_columns_rule_covers_each_of_its_rows_once(workbook):
+    """A Catalog column's input cells (its entries and empty rows) share one rule written once over their rows:
+    the GPUs' prices, B200's row and an empty row alike allow a number from 0 (a negative price is refused)."""
+    book = opened(workbook)
+    sheet, ref = address(book, "catalog_gpu_price_per_hour")
+    cells = [row[0].coordinate for row in book[sheet][ref]]
+    rules = [dv for dv in book[sheet].data_validations.dataValidation
+             if any(cell in dv.sqref for cell in cells)]
+    assert [str(dv.sqref) for dv in rules] == [f"{cells[0]}:{cells[-1]}"]  # one rule, over all 19 rows
+    assert (rules[0].type, rules[0].operator, float(rules[0].formula1)) == ("decimal", None, 0.0)  # between 0 and …
+    assert len(book[sheet].data_validations.dataValidation) < 150  # was one per cell: 1,415
+
+
 def test_every_sheet_is_protected_and_prints_landscape_at_a_readable_size_with_live_titles(workbook):
     """One page wide where that prints at 60 % or more; else at 60 % or more in blocks of columns, column A (the
     row labels) repeated on each."""

@@ -130,7 +130,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     first = {k.name: k for k in cost_sheet.KEY_RESULTS if k.name in SHOWN}
     sheet.section("The plan's total, in the reporting currency")
     for name in SHOWN:  # named results shown again: "n/a: see Checks" where theirs are blank, as every key result
-        key_result(book, sheet, first[name], results)
+        key_result(book, sheet, first[name], values)
     guarded, sheet.guarded = sheet.guarded, True  # the answers' own formulas: guarded as any sheet's
     _row(book, sheet, KeyResult("plan_currency", "Reporting currency (every amount on this page)", kind="text"),
          formula="=currency", value=results.scenario.currency, named=False)
@@ -150,7 +150,7 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
     sheet.section("What if demand differs from the traffic the plan is sized for")
     sheet.guarded = guarded
     for result in DEMAND:
-        key_result(book, sheet, result, results)
+        key_result(book, sheet, result, values)
     sheet.guarded = True
     for spec in BUSIEST:
         _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])

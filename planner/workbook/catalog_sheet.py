@@ -9,6 +9,7 @@ formulas and dropdowns read; each column's limits come from the scenario model's
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pydantic.fields import FieldInfo
@@ -221,6 +222,7 @@ def valid_rule(block: Block, cells: dict[str, str], id_cell: str, derived=frozen
     return f'IF({id_cell}="","",IFERROR(AND({",".join(rules)}),FALSE))'
 
 
+_BRACKETS_AND_COMMAS = re.compile(r"[(),]")
 HELPER_COLS = range(SNAPSHOT_COL - 1, SNAPSHOT_COL - 4, -1)  # hidden: a long Valid rule's further parts
 
 
@@ -234,12 +236,12 @@ def valid_parts(rule: str, row: int) -> list[tuple[int, str]]:
     head, rules = rule.split("IFERROR(AND(", 1)
     rules = rules.removesuffix("),FALSE))")
     parts, depth, start = [], 0, 0
-    for i, ch in enumerate(rules):  # the top-level rules, split at their commas
-        depth += ch == "("
-        depth -= ch == ")"
+    for mark in _BRACKETS_AND_COMMAS.finditer(rules):  # the top-level rules, split at their commas
+        ch = mark.group()
+        depth += (ch == "(") - (ch == ")")
         if ch == "," and depth == 0:
-            parts.append(rules[start:i])
-            start = i + 1
+            parts.append(rules[start:mark.start()])
+            start = mark.end()
     parts.append(rules[start:])
     runs: list[list[str]] = [[]]
     for part in parts:

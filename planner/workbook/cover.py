@@ -118,12 +118,13 @@ def _key_results(book: kit.Book, sheet: kit.Sheet, results, key_results: list[Ke
     """What the plan's total would be otherwise (differences from it; the total itself heads the answers) and where
     standby is paid, then every other key result, then the what-ifs on premises other than the plan's: a label
     that follows the inputs, and the named result."""
+    headline = results.headline  # every table's named results, gathered once
     first = sorted((result for result in key_results if result.first and result.name not in answers.SHOWN),
                    key=lambda r: (r.kind == "text", r.snapshot))
     if first:
         sheet.section("What the plan's total would be otherwise (differences from it)")
         for result in first:
-            _key_result(book, sheet, result, results)
+            _key_result(book, sheet, result, headline)
         sheet.skip()
     for title, wanted in (("Key results", False), ("What-ifs, not in the plan (each on the premises its label names)",
                                                    True)):
@@ -131,7 +132,7 @@ def _key_results(book: kit.Book, sheet: kit.Sheet, results, key_results: list[Ke
         if chosen:
             sheet.section(title, flowing=wanted)  # the what-ifs run on below the key results
             for result in chosen:
-                _key_result(book, sheet, result, results)
+                _key_result(book, sheet, result, headline)
             sheet.skip()
 
 
@@ -151,7 +152,7 @@ def _legend(book: kit.Book, sheet: kit.Sheet) -> None:
     sheet.skip()
 
 
-def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) -> None:
+def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, headline: dict) -> None:
     """A key result: its label (a formula of the inputs) and its value, read by name; a snapshot's value is the
     named cell's own, filled in once that cell is written."""
     styles, r = book.styles, sheet.row_index
@@ -163,12 +164,12 @@ def _key_result(book: kit.Book, sheet: kit.Sheet, result: KeyResult, results) ->
     sheet.label_chars = max(sheet.label_chars, len(label.value))
     formula = kit.shown(result.name)
     style = styles.value(result.kind, unit=result.unit, right=True)  # text results aligned with the numbers
-    shown = results.headline.get(result.name)
+    shown = headline.get(result.name)
     col = answers.across(sheet, r, shown, style)  # across the value columns: a text or a reason reads whole
     if result.snapshot:
         book.late.append((sheet.name, r, col, formula, style, result.name))
     else:
-        sheet.formula(r, col, formula, kit.shown_value(results.headline[result.name]), style)
+        sheet.formula(r, col, formula, kit.shown_value(headline[result.name]), style)
     if result.kind == "bool":
         sheet.warn("false", r, col, r, col)
     sheet.places[f"key_{result.name}"] = kit.Place("cell", r, col, r, col)

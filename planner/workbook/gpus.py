@@ -151,7 +151,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.section("Training at the scenario's MFU, serving on each GPU's roofline, rent against own per average "
                   "month (30.4375 days) at launch traffic")
     _, first, _ = sheet.records(list(range(1, len(order) + 1)), COLUMNS, values, label_header="Catalog row",
-                                helpers=PIECE_COLUMNS)
+                                helpers=PIECE_COLUMNS, alike=True)  # each row reads its Catalog row alike
     sheet.printed_cols = PRINTED  # the key columns, a page wide; the chart and the cheapest GPUs under them
     _chart(book, sheet)
     sheet.rows(CHEAPEST, results.gpus.headline)

@@ -166,9 +166,11 @@ LONGEST_AND = 900  # characters: a longer AND of checks is written in parts (no 
 def in_parts(names, longest: int = LONGEST_AND) -> list[list[str]]:
     """Sorted names in runs whose AND(…) is at most `longest` characters: one run when the whole AND is."""
     parts: list[list[str]] = [[]]
+    size = 0  # the names' characters and commas in the last run: its AND(…) is size + 5 long
     for name in sorted(names):
-        if parts[-1] and len(all_of(parts[-1] + [name])) + 1 > longest:
+        if parts[-1] and size + 1 + len(name) + 5 + 1 > longest:
             parts.append([])
+        size = size + 1 + len(name) if parts[-1] else len(name)
         parts[-1].append(name)
     return parts
 
@@ -411,15 +413,19 @@ class Book:
         circle), and the checks they leave: one short AND where rows of its parts stood (issue 42: 162 rows fewer
         in the default workbook); a set that fits one AND, its checks."""
         needs = self.groups[name]
-        if len(in_parts(needs)) == 1:
+        if sum(len(check) + 1 for check in needs) + 5 <= LONGEST_AND:  # in_parts(needs) is one run
             return [], sorted(needs)
-        left, smaller, within = set(needs), [other for other, checks in self.groups.items() if checks < needs], []
-        while left:
-            best = max(smaller, key=lambda other: len(self.groups[other] & left), default=None)
-            if best is None or len(self.groups[best] & left) < 2:
+        left, within = set(needs), []
+        smaller = [(other, checks) for other, checks in self.groups.items() if len(checks) > 1 and checks < needs]
+        while left:  # the first of the largest overlaps, as max() finds it
+            best, most = None, 1
+            for other, checks in smaller:
+                if len(checks) > most and len(overlap := checks & left) > most:
+                    best, most = (other, checks), len(overlap)
+            if best is None:
                 break
-            within.append(best)
-            left -= self.groups[best]
+            within.append(best[0])
+            left -= best[1]
         return within, sorted(left)
 
     def guarded_results(self, condition: str) -> str:
@@ -564,6 +570,8 @@ class Sheet:
     long_labels: dict[int, str] = field(default_factory=dict)  # row → its label, wrapped where column A is narrower
     notes: dict[int, str] = field(default_factory=dict)  # row → its note in the Notes column
     prose: dict[int, str] = field(default_factory=dict)  # row → a line of prose across the sheet (Sheet.text)
+    validations: dict = field(default_factory=dict)  # (column, rule) → rows of unnamed input cells it validates
+    warned: dict = field(default_factory=dict)  # (column, warn) → the rows of one-cell warnings (_warn_runs)
     units: dict[int, str] = field(default_factory=dict)  # row → its unit in the Unit column
     printed_cols: int | None = None  # the last column that prints (None: the last written)
     printed_rows: int | None = None  # the last row that prints (None: the last written)
@@ -738,6 +746,8 @@ class Sheet:
                 cell = xl_rowcol_to_cell(self.banner_row, 0)
                 self.book.formulas[(self.name, cell)] = ""
                 self.book.texts[(self.name, cell)] = banner
+        self._warn_runs()
+        self._validate_runs()
         self._fit_widths()
         self._wrap()
         self._wrap_subtitle()
@@ -1001,8 +1011,8 @@ class Sheet:
             self.long_labels.pop(row, None)
         cell = _a1(row, col)
         if self.guarded:
-            self.book.pending[(self.name, cell)] = Pending(row, col, formula, style, needs=needs, fallback=fallback,
-                                                           gated=gated)
+            # _make: tuple.__new__ itself, without the keyword call of a named tuple's __new__ (less than half as long)
+            self.book.pending[(self.name, cell)] = Pending._make((row, col, formula, style, needs, fallback, gated))
         else:
             self.write_formula(row, col, formula, style, value)
         self.book.formulas[(self.name, cell)] = value
@@ -1096,6 +1106,12 @@ class Sheet:
         while a check fails ("failed")."""
         if warn is None:
             return
+        if first_row == last_row and first_col == last_col:  # one cell: with the cells below it alike (_warn_runs)
+            self.warned.setdefault((first_col, warn), []).append(first_row)
+        else:
+            self._red_where(warn, first_row, first_col, last_row, last_col)
+
+    def _red_where(self, warn: str, first_row: int, first_col: int, last_row: int, last_col: int) -> None:
         corner = xl_rowcol_to_cell(first_row, first_col)
         rule = {"false": f"=AND(ISLOGICAL({corner}),NOT({corner}))",
                 "negative": f"=AND(ISNUMBER({corner}),{corner}<0)",
@@ -1258,8 +1274,35 @@ class Sheet:
         return cell
 
     def input_cell(self, row: int, col: int, value: Any, kind: str, validation: dict | None) -> None:
-        """An unnamed input cell (a Catalog value)."""
+        """An unnamed input cell (a Catalog value). Its rule, unless it names its own cell, is written once for
+        the run of rows of its column that share it (_validate_runs): a Catalog column's 80 rows, one rule."""
+        if validation and "{cell}" not in str(validation.get("value", "")):
+            rule = tuple(sorted((key, str(value)) for key, value in validation.items()))
+            self.validations.setdefault((col, rule), (validation, []))[1].append(row)
+            validation = None
         self.value_cell(row, col, value, self.book.styles.value(kind, input=True), validation)
+
+    def _warn_runs(self) -> None:
+        """Each one-cell warning over each run of consecutive rows of its column that have it: one rule, whose
+        corner reference each cell reads as its own (the Checks sheet's 472 rules → a few)."""
+        warned, self.warned = self.warned, {}
+        for (col, warn), rows in warned.items():
+            rows = sorted(set(rows))
+            start = rows[0]
+            for previous, row in zip(rows, rows[1:] + [None]):
+                if row != previous + 1:
+                    self._red_where(warn, start, col, previous, col)
+                    start = row
+
+    def _validate_runs(self) -> None:
+        """Each rule of the unnamed input cells over each run of consecutive rows of its column."""
+        for (col, _), (validation, rows) in self.validations.items():
+            rows = sorted(rows)
+            start = rows[0]
+            for previous, row in zip(rows, rows[1:] + [None]):
+                if row != previous + 1:
+                    self.ws.data_validation(start, col, previous, col, validation)
+                    start = row
 
     def value_cell(self, row: int, col: int, value: Any, style, validation: dict | None) -> None:
         """A value as its type: blank, TRUE/FALSE, text or number; with data validation if given."""
@@ -1332,9 +1375,19 @@ def text_lines(text: str, width: float) -> int:
     # counted one line and printed two, over the next row (the Checks of scenarios-1)
     if len(text) <= columns and "\t" not in text:  # one line, as textwrap would say, without its regexes: half
         return 1  # of a workbook's texts
-    import textwrap
+    words = text.split(" ")
+    if "-" in text or "  " in text or not text.strip(" ").isprintable() or text != text.strip(" ") or \
+            max(map(len, words)) > columns:
+        import textwrap  # hyphens, runs of spaces, other white space and long words break as textwrap breaks them
 
-    return len(textwrap.wrap(text, columns)) or 1
+        return len(textwrap.wrap(text, columns)) or 1
+    lines, used = 1, len(words[0])  # words on single spaces, as textwrap fills them greedily (3× faster)
+    for word in words[1:]:
+        if used + 1 + len(word) <= columns:
+            used += 1 + len(word)
+        else:
+            lines, used = lines + 1, len(word)
+    return lines
 
 
 def _formula_as_written(formula: str, expand_future_functions: bool = False) -> str:
@@ -1372,7 +1425,10 @@ def as_excel_numbers(formula: str) -> str:
 
 
 def _absolute(ref: str) -> str:
-    return re.sub(r"\$?([A-Z]+)\$?(\d+)", r"$\1$\2", ref)
+    return _CORNER.sub(r"$\1$\2", ref)
+
+
+_CORNER = re.compile(r"\$?([A-Z]+)\$?(\d+)")
 
 
 def _header_text(text: str) -> str:
