@@ -155,6 +155,10 @@ def test_the_html_prices_the_plan_per_pool(results_d):
     assert ("The plan with two GPU types (§15.1): on demand $240,901 (h100-sxm $175,200 + h200 $65,700 for "
             "serving); committed $192,721 (a baseline of 10 h100-sxm at $1.60 and 3 h200 at $2.00, one term") in html
     assert "The owned path buys 10 h100-sxm and 3 h200 ($600,000)" in html
+    prices = html[html.index("Prices, the baseline and owning"):]
+    prices = prices[:prices.index("</table>")]  # each pool's prices side by side (§15.1), no one-GPU n/a
+    assert "Prefill: h100-sxm" in prices and "Decode: h200" in prices and FLEET_POOLED not in prices
+    assert '<th>On demand</th><td class="n">$2.00</td><td class="n">$2.50</td>' in prices
 
 
 # Bad input: the pair's form against the chosen fleet (§15.1's table) ---------------------------------------------
