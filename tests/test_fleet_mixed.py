@@ -11,6 +11,7 @@ import pytest
 
 from planner import shipped
 from planner.engine import fleet as F
+from planner.engine.shared import FLEET_POOLED
 from planner.scenario import ScenarioError
 
 from tests.helpers import scenario_with
@@ -299,7 +300,6 @@ def test_the_plan_prices_each_pool_when_the_cheapest_is_mixed(example_a_results)
     the plan is the two pools' sum (§15.1): capex 10 H100 servers at $45,000 and 3 H200 at $50,000; the Fleet's
     names say what was chosen, per pool."""
     from planner.engine import compute
-    from planner.engine.shared import FLEET_POOLED
 
     head, cost = example_a_results.headline, example_a_results.tables["cost"]
     assert cost.scalars["price_on_demand"] == cost.scalars["own_cost_per_gpu_hour"] == FLEET_POOLED
@@ -322,7 +322,7 @@ def test_the_fleet_sheet_defines_the_mixed_names(example_a_results):
     assert values["fleet_cheapest_mixed"] is True and values["fleet_mixed_configurations"] == 32
     assert values["fleet_cheapest_single_type_cost_per_hour"] == 28.0
     assert values["fleet_mixed_answer"] == COVER_A
-    assert values["fleet_day_cost_peak_sized"] == "" and values["plan_serving_reason"].startswith("n/a: the cheapest")
+    assert values["fleet_day_cost_peak_sized"] == "" and values["plan_serving_reason"] == FLEET_POOLED
 
 
 def test_the_new_formulas_are_within_1000_characters():

@@ -146,6 +146,11 @@ def test_the_json_has_the_pools_when_the_fleet_is_mixed(results_d):
     mixed = json.loads(results_json(results_d))["tables"]["cost"]
     assert mixed["pools"]["totals"]["committed_serving"] == pytest.approx(192_720)
     assert mixed["pools"]["months"][0]["decode_gpus"] == 3
+    # the JSON's plan is the pools' sum (§15.1): its totals those of tables.cost.pools, as the sheets show them
+    for path, serving in (("on_demand", 240_900), ("committed", 192_720)):
+        assert mixed[f"{path}_serving"] == pytest.approx(serving)
+        assert mixed[f"{path}_total"] == mixed["pools"]["totals"][f"{path}_total"]
+    assert mixed["own_capex"] == pytest.approx(600_000)
 
 
 def test_the_html_prices_the_plan_per_pool(results_d):

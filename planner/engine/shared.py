@@ -27,7 +27,7 @@ NOT_SERVED = "n/a: the users do not fit"  # B > B_max: no roofline throughput to
 NO_FLEET_SERVES = "n/a: no fleet configuration meets the SLO"  # with a fleet, its serving money instead (§13.15)
 # one serving GPU's figures when the Fleet's cheapest mixes two GPU types (§15.1): the plan prices each pool on its
 # own Catalog row (planner/engine/plan/pools.py; the Cost sheet's _p and _d cells, the Budget's pool columns)
-FLEET_POOLED = "n/a: the cheapest fleet mixes two GPU types: priced per pool (the _p and _d cells)"
+FLEET_POOLED = "n/a: mixed GPU types: priced per pool (§15.1)"
 # … and where a workbook written for one GPU type finds the cheapest mixed after an edit: its sheets have no pools
 FLEET_MIXED = ("n/a: the cheapest fleet mixes two GPU types: run the planner again to price each pool on its own "
                "GPU")

@@ -1024,7 +1024,7 @@ def pool_rows(pool: str, scenario) -> list[Row]:
             continue
         row = base[key]
         label = f"its GPU's Catalog row (fleet_cheapest_{pool}_gpu)" if key == "gpu_row" else \
-            row.label[0].lower() + row.label[1:]
+            row.label[0].lower() + row.label[1:].removesuffix(" (the serving GPU)")
         formula = pooled(row.formula, pool)
         if key in ("own_capex", "own_book_value"):  # the owned GPUs' reason (a number typed for a pair) first
             owned = pool_name("own_gpus", pool)
