@@ -140,6 +140,19 @@ def test_the_plans_totals_are_the_pools_sums(results_d):
     assert head["plan_cost_per_million_tokens"] == pytest.approx(240_900 / (5 * 200 * 3600 * HOURS / 1e6))  # $7.639
 
 
+def test_the_sensitivity_prices_each_pool(results_d):
+    """The Sensitivity's what-ifs of a mixed fleet, each pool at its own price (§15.1): 20 % less demand keeps the
+    launch fleet (never below it: $240,900); 20 % more re-sizes each pool by §11's month rule, x = CEIL9(9 · 1.2) =
+    11 and y = CEIL9(2 · 1.2) = 3, so CEIL9(11 · 1.1) = 13 H100 and CEIL9(3 · 1.1) = 4 H200 all year,
+    13 · 8,760 · $2.00 + 4 · 8,760 · $2.50 = $315,360; every price × 0.8 makes the plan × 0.8."""
+    head = results_d.headline
+    training = head["tco_training_cost"]
+    assert head["plan_total_demand_low"] == pytest.approx(240_900 + training)
+    assert head["plan_total_demand_high"] == pytest.approx(13 * HOURS * 2.00 + 4 * HOURS * 2.50 + training)
+    price = next(line for line in results_d.tables["sensitivity"].tornado if line["id"] == "price")
+    assert price["total_low"] == pytest.approx(0.8 * (240_900 + training))
+
+
 def test_the_json_has_the_pools_when_the_fleet_is_mixed(results_d):
     from planner.output import results_json
 
@@ -343,6 +356,7 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     assert round(value("own_cost_per_gpu_hour_p"), 6) == 1.665924
     assert round(value("own_cost_per_gpu_hour_d"), 6) == 1.794261
     assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
+    assert value("plan_total_demand_high") == pytest.approx(13 * HOURS * 2.00 + 4 * HOURS * 2.50 + training)
     sheet, cell = address(book, "plan_capex")  # the Cover's words for the owned path's purchase (§15.1)
     assert values[(sheet, "A" + cell.lstrip("ABCDEFGHIJ"))] == "… the capex, paid once: buys 10 h100-sxm and 3 h200"
 

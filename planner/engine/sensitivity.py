@@ -155,6 +155,7 @@ class WhatIf:
 
     def __init__(self, scenario, tables, plan):
         self.scenario, self.tables, self.plan = scenario, tables, plan
+        self.pools = tables["cost"].pools  # a mixed fleet's plan (§15.1): each what-if priced per pool
 
     def total(self, **sections) -> float | str:
         """The total with sections replaced: {"hours": {"mfu": 0.32}}. Without a fleet, an input the plan reads
@@ -164,7 +165,7 @@ class WhatIf:
         s = self.scenario
         moved = s.model_copy(update={key: getattr(s, key).model_copy(update=changes)
                                      for key, changes in sections.items()})
-        if self.plan.fleet is None:
+        if self.plan.fleet is None and self.pools is None:
             [(section, changes)] = sections.items()
             if section == "hours":
                 hours = Tables(moved, self.tables.generated)["hours"].scalars
@@ -179,13 +180,22 @@ class WhatIf:
         if set(sections) == {"crossover"} and set(sections["crossover"]) == {"tokens_per_day"}:
             tokens = sections["crossover"]["tokens_per_day"]  # the demand: the launch fleet re-sized by §11's rule
             ratio = tokens / self.plan.tokens_per_day
-            return self.of_plan(tokens_per_day=tokens, fleet=self.plan.fleet.scaled(ratio))
+            launch = self.pools.fleet if self.pools else self.plan.fleet
+            return self.of_plan(tokens_per_day=tokens, fleet=launch.scaled(ratio))
         return Tables(moved, self.tables.generated)["cost"].headline["plan_total_cost"]
 
-    def of_plan(self, **changes) -> float | str:
+    def of_plan(self, moved=None, **changes) -> float | str:
+        """The plan's total with plain values changed (`moved`: a mixed fleet's pools' prices moved); a mixed fleet's
+        priced per pool on its configuration (`fleet`: at another demand), unless a what-if leaves the fleet out."""
         from planner.engine.cost import cost_of
+        from planner.engine.plan import pools
 
-        return cost_of(replace(self.plan, **changes), rows=False).headline["plan_total_cost"]
+        if self.pools is None or changes.get("fleet", self.pools.fleet) is None:
+            return cost_of(replace(self.plan, **changes), rows=False).headline["plan_total_cost"]
+        whole = changes.pop("fleet", None)
+        plan = replace(self.plan, **changes)
+        return pools.priced(plan, self.scenario, self.tables["fleet"], cost_of, whole=whole,
+                            moved=moved).total(f"{plan.path}_total")
 
     def at_price(self, factor: float) -> float | str:
         """Every GPU-hour price × factor, each tier with it (the serving GPU's and, when another, the training
@@ -195,6 +205,8 @@ class WhatIf:
                       for key in ("committed_1y", "committed_3y", "spot")}
             return replace(p, on_demand=p.on_demand * factor, **quotes)
 
+        if self.pools is not None:  # each pool's GPU's prices, moved alike (§15.1)
+            return self.of_plan(moved, training_prices=moved(self.plan.training_prices))
         return self.of_plan(prices=moved(self.plan.prices), training_prices=moved(self.plan.training_prices))
 
     def alternatives(self) -> dict:

@@ -134,12 +134,14 @@ POOL_SCALARS = ("price_on_demand", "price_committed_1y", "price_committed_3y", "
                 "own_utilisation")
 
 
-def pool_plans(plan: Plan, scenario, fleet_table, spare: float) -> dict[str, tuple[str, Plan]]:
+def pool_plans(plan: Plan, scenario, fleet_table, spare: float, whole=None,
+               moved=None) -> dict[str, tuple[str, Plan]]:
     """Each pool's plan: the launch configuration narrowed to its pool, its GPU's prices and server, its share of
-    a pair input; training and other costs on the prefill pool's only (the decode pool's plan has none)."""
+    a pair input; training and other costs on the prefill pool's only (the decode pool's plan has none). A
+    what-if's (the Sensitivity's): `whole`, the configuration at another demand; `moved`, the prices moved."""
     from planner.engine.fleet import PlanFleet
 
-    whole = PlanFleet.of(fleet_table, spare)
+    whole = whole or PlanFleet.of(fleet_table, spare)
     best, own, catalog = fleet_table.cheapest, scenario.ownership, scenario.merged_catalog.gpus
     found = {}
     for i, pool in enumerate(POOLS):
@@ -148,7 +150,8 @@ def pool_plans(plan: Plan, scenario, fleet_table, spare: float) -> dict[str, tup
                            hourly=tuple((h[i],) for h in whole.hourly) if whole.hourly is not None else None)
         owning = Owning(server_price=catalog[gpu].server_price, server_kw=catalog[gpu].server_kw,
                         **(own.model_dump() | {"gpus": pool_value(own.gpus, pool), "training": False}))
-        changes = dict(fleet=narrowed, serving_fits=True, fleet_mixed=False, prices=prices_of(scenario, gpu),
+        prices = prices_of(scenario, gpu)
+        changes = dict(fleet=narrowed, serving_fits=True, fleet_mixed=False, prices=moved(prices) if moved else prices,
                        owning=owning, baseline_gpus=pool_value(scenario.pricing.serving_baseline_gpus, pool))
         if i:  # training and other costs once, on the first pool's plan
             changes |= dict(allocated_gpu_hours=0.0, run_gpus=0, other_monthly_cost=0.0, average_month=None,
@@ -157,11 +160,11 @@ def pool_plans(plan: Plan, scenario, fleet_table, spare: float) -> dict[str, tup
     return found
 
 
-def priced(plan: Plan, scenario, fleet_table, cost_of) -> PoolsPlan:
+def priced(plan: Plan, scenario, fleet_table, cost_of, *, whole=None, moved=None) -> PoolsPlan:
     """The plan with two GPU types (§15.1): each pool's plan priced by §13 (`cost_of`, engine.cost's, passed in: the
     cost table imports this module) on one set of month rows (the longer pool's: a baseline of 0 ends the other's
-    plan at E), and the fleet's kW and tokens per MW at the peak."""
-    plans = pool_plans(plan, scenario, fleet_table, scenario.fleet.spare)
+    plan at E), and the fleet's kW and tokens per MW at the peak; `whole` and `moved` a what-if's (pool_plans)."""
+    plans = pool_plans(plan, scenario, fleet_table, scenario.fleet.spare, whole=whole, moved=moved)
     if plan.rows is None:  # both pools on the same rows: the most either needs
         rows = max(len(cost_of(p).rows) for _, p in plans.values())
         plans = {pool: (gpu, replace(p, rows=rows)) for pool, (gpu, p) in plans.items()}
