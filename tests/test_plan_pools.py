@@ -134,6 +134,9 @@ def test_the_plans_totals_are_the_pools_sums(results_d):
     assert head["plan_baseline_commitment_value"] == pytest.approx(10 * HOURS * 1.60 + 3 * HOURS * 2.00)
     assert head["plan_capex"] == pytest.approx(600_000) and head["own_gpus"] == 13
     assert head["plan_peak_gpus"] == results_d.scenario.hours.gpus + 13  # January: the run's GPUs and 10 + 3
+    # flat: ĝ_k = U_k/(v_k·Σf) = 13 · 24 / 24, the two pools' GPUs all day
+    assert head["plan_busiest_hour_flag"] == ("covered: 13 serving GPUs at the peak month hold its busiest hour, "
+                                              "which keeps 13.0 busy")
     assert cost.scalars["price_on_demand"] == FLEET_POOLED
     assert (cost.scalars["price_on_demand_p"], cost.scalars["price_on_demand_d"]) == (2.00, 2.50)
     assert (cost.scalars["own_gpus_prefill"], cost.scalars["own_gpus_decode"]) == (10, 3)
@@ -357,6 +360,7 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     assert round(value("own_cost_per_gpu_hour_d"), 6) == 1.794261
     assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
     assert value("plan_total_demand_high") == pytest.approx(13 * HOURS * 2.00 + 4 * HOURS * 2.50 + training)
+    assert value("plan_busiest_hour_flag").startswith("covered: 13 serving GPUs")
     sheet, cell = address(book, "plan_capex")  # the Cover's words for the owned path's purchase (§15.1)
     assert values[(sheet, "A" + cell.lstrip("ABCDEFGHIJ"))] == "… the capex, paid once: buys 10 h100-sxm and 3 h200"
 

@@ -89,7 +89,7 @@ def busiest_hour(table) -> dict:
     """The sized peak read against the profile's busiest hour, in words (§13.16, demand risk): the most serving GPUs
     held in a plan month, MAX G_k, against the GPUs the busiest hour of the busiest month keeps busy,
     ROUND9(MAX ĝ_k·MAX f), each said as Excel's TEXT says it; serving's reason where serving does not fit."""
-    if not table.plan.serving_fits:
+    if not table.plan.serving_fits and table.pools is None:  # a mixed fleet's pools fit (§15.1)
         return {"plan_busiest_hour_flag": table.plan.serving_na}
     rows = [row for row in table.rows if not isinstance(row["committed_gpus"], str)]
     sized = max((row["committed_gpus"] for row in rows), default=0.0)

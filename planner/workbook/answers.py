@@ -83,7 +83,9 @@ FORMULAS = {  # each answer's formula: a named cell on the Cover
 }
 
 
-POOLED = {  # a mixed fleet (§15.1): its baseline per pool, each at its own GPU's price
+POOLED = {  # a mixed fleet (§15.1): its baseline per pool, each at its own GPU's price; its pools' GPUs
+    "plan_busiest_hour_flag": FORMULAS["plan_busiest_hour_flag"].replace("NOT(plan_serving_fits)",
+                                                                         "NOT(plan_pools_fit)"),
     "plan_baseline_commitment_value": _baseline("(serving_baseline_gpus_used_p*price_baseline_p+serving_baseline_gpus_"
                                                 "used_d*price_baseline_d)*hours_per_day*(serving_commitment_end-"
                                                 "launch_date)")}

@@ -207,6 +207,8 @@ def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
         return columns + fleet_calendar_columns()
     by_key = {c.key: c for c in columns}
     summed = [replace(c, template=POOLS_SUMMED.get(c.key, c.template)) for c in columns]
+    summed = [replace(c, template=c.template.replace("plan_serving_fits", "plan_pools_fit")) if c.key == "scale"
+              else c for c in summed]  # ĝ_k of the pools' GPU-hours: their sum
     return summed + fleet_calendar_columns() + [
         column for pool, end in pools.SUFFIX.items() for column in
         fleet_calendar_columns((POOL_SIDES[pool],), end, POOL_WORDS[pool]) + [
@@ -234,10 +236,10 @@ def pools_sum(key: str) -> str:
     return pair_sum(f"{{{key}_p}}", f"{{{key}_d}}")
 
 
-POOLS_SUMMED = {key: (f'=IF({{in_plan}},{pools_sum(key)},"")' if key not in ("serving_gpu_hours", "committed_gpus")
-                      else f"={pools_sum(key)}")
-                for key in ("serving_gpu_hours", "committed_gpus", "on_demand_serving", "standby", "baseline",
-                            "burst_committed", "depreciation", "opex", "burst_owned", "capex", "book_value")}
+SUMMED_GPUS = ("serving_gpu_hours", "committed_gpus", "burst_committed_gpu_hours", "burst_owned_gpu_hours")
+POOLS_SUMMED = {key: (f'=IF({{in_plan}},{pools_sum(key)},"")' if key not in SUMMED_GPUS else f"={pools_sum(key)}")
+                for key in SUMMED_GPUS + ("on_demand_serving", "standby", "baseline", "burst_committed",
+                                          "depreciation", "opex", "burst_owned", "capex", "book_value")}
 
 
 NAMED = [column.key for column in CALENDAR if column.key not in ("chosen_training", "chosen_serving",

@@ -224,14 +224,14 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
     table (`single`: its calendar, training and other costs, its one-GPU cells n/a) with the pools' month columns
     beside its own, each path's money and the GPUs the pools' sum, the totals and fiscal years summed. engine.cost's
     MONEY columns, unit_of_rows and chosen_columns are passed in: the cost table imports this module."""
-    summed = FLEET_CALENDAR + ("serving_gpu_hours", "committed_gpus") + tuple(
+    summed = FLEET_CALENDAR + ("serving_gpu_hours", "committed_gpus", "scale", "burst_committed_gpu_hours",
+                               "burst_owned_gpu_hours") + tuple(
         key for key in money if key not in ("training", "other", "revenue"))
     (_, first), (_, second) = pp.pools["prefill"], pp.pools["decode"]
     na = single.plan.serving_na
     rows = []
     for a, b in zip(first.rows, second.rows):
-        row = dict(a) | {key: single_row_value(a, key, na) for key in ("scale", "burst_committed_gpu_hours",
-                                                                          "burst_owned_gpu_hours")}
+        row = dict(a)
         row |= {key: added(a[key], b[key]) if a["in_plan"] or key not in money else "" for key in summed
                 if key in a}
         for pool, pool_row in (("prefill", a), ("decode", b)):
@@ -291,7 +291,3 @@ def owned_training(table) -> None:
     if table.plan.path == "owned":
         table.bridge = [{**line, "amount": OWNED_TRAINING} for line in table.bridge]
 
-
-def single_row_value(row: dict, key: str, na: str):
-    """A one-GPU column the pools do not add up (the scale, the bursts above one baseline): n/a in the plan."""
-    return na if row["in_plan"] else row[key]
