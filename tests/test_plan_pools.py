@@ -143,6 +143,24 @@ def test_the_plans_totals_are_the_pools_sums(results_d):
     assert head["plan_cost_per_million_tokens"] == pytest.approx(240_900 / (5 * 200 * 3600 * HOURS / 1e6))  # $7.639
 
 
+def test_a_pool_without_a_baseline_bursts_on_demand_and_owned_pools_burst_above_their_own():
+    """Pairs where one pool commits nothing and the owned pools are short, on the owned path: the prefill pool commits
+    12 H100 at $1.60 (2 above its 10: no burst), the decode pool none, its 3 H200 on demand at $2.50, so committed
+    12 · 8,760 · $1.60 + 3 · 8,760 · $2.50 = $233,892 and the Cover's contract 12 · 8,760 · $1.60 = $168,192; 8 H100
+    and 2 H200 owned (capex 8 · $45,000 + 2 · $50,000), the rest bursting on demand. (A pool's blank month cells
+    once stopped the plan: the pools' sum took "" for a number.)"""
+    results = compute(scenario_with(EXAMPLE_D, **{"budget.path": "owned", "ownership.gpus": {"prefill": 8, "decode": 2},
+                                                  "pricing.serving_baseline_gpus": {"prefill": 12, "decode": 0}}))
+    cost, head = results.tables["cost"], results.headline
+    assert cost.totals["committed_serving"] == pytest.approx(12 * HOURS * 1.60 + 3 * HOURS * 2.50)
+    assert head["plan_baseline_commitment_value"] == pytest.approx(12 * HOURS * 1.60)
+    assert head["plan_capex"] == pytest.approx(8 * 45_000 + 2 * 50_000)
+    assert head["plan_total_cost"] == cost.totals["owned_total"]
+    months = [row for row in cost.rows if row["in_plan"]]
+    assert sum(row["burst_owned_d"] for row in months) == pytest.approx(1 * HOURS * 2.50)
+    assert sum(row["burst_owned_p"] for row in months) == pytest.approx(2 * HOURS * 2.00)
+
+
 def test_the_sensitivity_prices_each_pool(results_d):
     """The Sensitivity's what-ifs of a mixed fleet, each pool at its own price (§15.1): 20 % less demand keeps the
     launch fleet (never below it: $240,900); 20 % more re-sizes each pool by §11's month rule, x = CEIL9(9 · 1.2) =

@@ -216,7 +216,8 @@ def pool_name(key: str, pool: str) -> str:
 
 def added(*values):
     """The pools' sum, or the first pool's reason (as the sheet's IF(ISNUMBER(p),IF(ISNUMBER(d),p+d,d),p))."""
-    return next((v for v in values if isinstance(v, str)), None) or sum(values)
+    reason = next((v for v in values if isinstance(v, str)), None)
+    return reason if reason is not None else sum(values)
 
 
 def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
