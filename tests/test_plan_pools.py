@@ -460,3 +460,26 @@ def test_example_d_without_the_h200_price_reads_n_a(libreoffice, example_files, 
     assert first_cell(values, book, "calendar_on_demand_serving_d") == NOT_AVAILABLE
     errors = {where: v for where, v in values.items() if isinstance(v, str) and v.startswith("#")}
     assert errors == {}
+
+
+@pytest.mark.spreadsheet
+def test_example_d_over_a_longer_horizon_recalculates_to_the_engine(libreoffice, example_files, tmp_path):
+    """crossover.horizon_days typed as 400 on Inputs: every formula cell equals the engine on that scenario, laid on
+    the workbook's month rows (the Fleet's search does not read the horizon); each pool on demand 400 days, 400 · 24 ·
+    (10 · $2.00 + 3 · $2.50) = $264,000. A 1-year baseline would now take two terms (731 days) for 400 served:
+    p_eff = $1.60 · 731/400 = $2.92 above the H100's $2.00 (H200: $3.66 above $2.50), so B* = 0 in both pools and the
+    committed path rents on demand too."""
+    from planner import xlsx
+    from tests.helpers import build_in_memory, named, recalculated, set_cells
+
+    source = example_files(EXAMPLE_D)["xlsx"]
+    edited = tmp_path / "longer.xlsx"
+    set_cells(source, edited, {"crossover_horizon_days": 400})
+    longer = scenario_with(EXAMPLE_D, **{"crossover.horizon_days": 400})
+    [values] = recalculated(libreoffice, [edited], [build_in_memory(longer, like=edited)])
+    book = xlsx.read(edited)
+    assert named(values, book, "tco_on_demand_serving") == pytest.approx(400 * 24 * (10 * 2.00 + 3 * 2.50))
+    assert named(values, book, "price_baseline_effective_p") == pytest.approx(1.60 * 731 / 400)
+    assert (named(values, book, "serving_baseline_gpus_used_p"), named(values, book, "serving_baseline_gpus_used_d")) \
+        == (0, 0)
+    assert named(values, book, "tco_committed_serving") == pytest.approx(264_000)
