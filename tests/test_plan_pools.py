@@ -161,6 +161,19 @@ def test_a_pool_without_a_baseline_bursts_on_demand_and_owned_pools_burst_above_
     assert sum(row["burst_owned_p"] for row in months) == pytest.approx(2 * HOURS * 2.00)
 
 
+def test_the_average_months_and_the_bridge_price_each_pool(results_d):
+    """§9's average months of a mixed fleet: each pool's GPU-hours at its own price, 24 · (10 · $2.00 + 3 · $2.50) =
+    $660 a day, $240,900 over 365 days; the bridge from them to the plan's total then adds up with nothing for
+    calendar months (flat, g 0), and its checks hold."""
+    budget, cost = results_d.tables["budget"].scalars, results_d.tables["cost"]
+    assert budget["serving_cost_per_day"] == pytest.approx(24 * (10 * 2.00 + 3 * 2.50))
+    assert budget["serving_cost"] == pytest.approx(240_900)
+    lines = {line["line"]: line["amount"] for line in cost.bridge}
+    assert lines["calendar_months"] == 0 and lines["standby"] == 0
+    assert lines["total"] == round(results_d.headline["plan_total_cost"], 2)
+    assert cost.checks["tco_average_month_reconciles"] and cost.checks["tco_calendar_months_without_growth"]
+
+
 def test_the_sensitivity_prices_each_pool(results_d):
     """The Sensitivity's what-ifs of a mixed fleet, each pool at its own price (§15.1): 20 % less demand keeps the
     launch fleet (never below it: $240,900); 20 % more re-sizes each pool by §11's month rule, x = CEIL9(9 · 1.2) =
@@ -379,6 +392,8 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
     assert value("plan_total_demand_high") == pytest.approx(13 * HOURS * 2.00 + 4 * HOURS * 2.50 + training)
     assert value("plan_busiest_hour_flag").startswith("covered: 13 serving GPUs")
+    assert value("budget_serving_cost") == pytest.approx(240_900)  # the average months, each pool at its price
+    assert value("tco_bridge_total") == pytest.approx(240_900 + training, abs=0.01)
     sheet, cell = address(book, "plan_capex")  # the Cover's words for the owned path's purchase (§15.1)
     assert values[(sheet, "A" + cell.lstrip("ABCDEFGHIJ"))] == "… the capex, paid once: buys 10 h100-sxm and 3 h200"
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planner.engine.cluster import ceil9
+from planner.engine.plan import pools
 from planner.engine.plan.inputs import fleet_mixed, plan_profile, prices_of, serving_gpu, serving_na, sizing_fleet
 from planner.engine.shared import NOT_SERVED  # why serving money is n/a (§9, §13.15)
 from planner.engine.shared import (DAYS_PER_MONTH, HORIZON_MAX_DAYS, PAST_DEADLINE, TOO_LONG, TRAINING_MONTHS_MAX,
@@ -93,8 +94,9 @@ def compute(scenario, tables) -> BudgetTable:
     serving = tables["serving"].headline
     fits, tok_s = serving["serving_fits"], serving["serving_tokens_per_s_per_gpu"]
     fleet = sizing_fleet(scenario, tables)  # with a fleet, its sizing month by month (§11) and its SLO, not the users
-    # … priced at one serving GPU's price: not a mixed fleet's (§15.1), whose GPU-hours the months still show
-    fits = fits if scenario.fleet is None else fleet is not None and not fleet_mixed(scenario, tables)
+    fits = fits if scenario.fleet is None else fleet is not None
+    # a mixed fleet (§15.1): each pool's GPU-hours at its own GPU's price
+    pooled = pools.pool_fleets(scenario, tables["fleet"], fleet) if fleet and fleet_mixed(scenario, tables) else None
     na = serving_na(scenario, tables)  # the reason serving money reads n/a, if it does
     fx, growth, standby_in = scenario.fx_rate, scenario.budget.monthly_growth, scenario.budget.include_standby
     # the serving GPU's on-demand price in the reporting currency (§13: converted where it enters)
@@ -107,7 +109,8 @@ def compute(scenario, tables) -> BudgetTable:
     # Totals over the horizon at launch traffic (no growth): the roofline's GPU-hours (the fleet's) at the price
     per_day_hours = serving_gpu_hours(tokens, tok_s) if scenario.fleet is None else \
         float(sum(fleet.hours(1.0))) if fleet else 0.0
-    per_day = per_day_hours * price if fits else na
+    per_day = (per_day_hours * price if pooled is None else sum(float(sum(f.hours(1.0))) * p for f, p in pooled)) \
+        if fits else na
     horizon_serving = horizon * per_day if fits else na
     scalars = {
         "days_per_month": DAYS_PER_MONTH, "price": price, "training_cost": training_cost,
@@ -124,7 +127,7 @@ def compute(scenario, tables) -> BudgetTable:
     }
     held = tables.month_rows  # an edited workbook's rows, else the plan's and the spare
     count = held.average if held else average_row_count(n_training, n_serving, scenario.budget.spare_months)
-    rows = month_rows(scenario, scalars, count, fits=fits, profile=profile, fleet=fleet, na=na)
+    rows = month_rows(scenario, scalars, count, fits=fits, profile=profile, fleet=fleet, na=na, pooled=pooled)
     used = [r for r in rows if r["phase"]]
     served = [r for r in used if r["phase"] == "serving"]
     serving_cost = sum(r["serving"] for r in served) if fits else na
@@ -146,7 +149,7 @@ def compute(scenario, tables) -> BudgetTable:
 
 
 def month_rows(scenario, s: dict, count: int, *, fits: bool, profile: tuple, fleet=None,
-               na: str = NOT_SERVED) -> list[dict]:
+               na: str = NOT_SERVED, pooled: list | None = None) -> list[dict]:
     """The sheet's `count` month rows: training months, then serving months, then blank ones; each with its total
     (standby in it only when included) and the cumulative, "n/a" from the first month whose serving does not fit.
     With a fleet, month m's GPU-hours are days_m × the following fleet's GPU-hours a day at (1 + g)^(m − 1) times
@@ -173,11 +176,16 @@ def month_rows(scenario, s: dict, count: int, *, fits: bool, profile: tuple, fle
                 hours_m, gpus = days * sum(fleet.hours(ratio)), fleet.gpus(fleet.peak, ratio)
                 scale = peak_sized(hours_m, days, profile)[0]
             standby = (24 * gpus * days - hours_m) * price
+            cost = hours_m * price
+            if pooled:  # a mixed fleet (§15.1): each pool at its own GPU's price
+                ratio = (1 + s["monthly_growth"]) ** (m - 1)
+                cost = sum(days * sum(f.hours(ratio)) * p for f, p in pooled)
+                standby = sum((24 * f.gpus(f.peak, ratio) * days - days * sum(f.hours(ratio))) * p for f, p in pooled)
             row |= {"phase": "serving", "serving_month": m, "days": days, "tokens_per_day": d_m,
                     "served_tokens": d_m * days, "serving_gpu_hours": hours_m, "scale": scale,
-                    "committed_gpus": gpus, "serving": hours_m * price if fits else na,
+                    "committed_gpus": gpus, "serving": cost if fits else na,
                     "standby": standby if fits else na}
-            total = hours_m * price + (standby if s["include_standby"] else 0) if fits else na
+            total = cost + (standby if s["include_standby"] else 0) if fits else na
         else:
             rows.append(row)
             continue

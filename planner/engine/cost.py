@@ -61,7 +61,36 @@ def compute(scenario, tables) -> "CostTable":
     if plan.fleet_mixed:  # the plan with two GPU types (§15.1), priced per pool: the pools' sum is the plan's
         table = pools.merged(table, pools.priced(plan, scenario, tables["fleet"], cost_of), MONEY, unit_of_rows,
                              chosen_columns)
+        pooled_bridge(table)
     return table
+
+
+def pooled_bridge(table: "CostTable") -> None:
+    """A mixed fleet's bridge (§15.1): serving at each pool's p_od and its standby, added; the reason first where
+    the sheet's says one (the plan's money, the owned path unpriced, the average months); and the checks that read
+    it."""
+    p, totals = table.plan, table.totals
+    reason = money_na(table) or (totals["owned_total"] if p.path == "owned" and isinstance(totals["owned_total"], str)
+                                 else "")
+    in_plan = [r for r in table.rows if r["in_plan"]]
+    if p.average_month is None or reason:
+        reason = reason or p.average_month_na
+        table.bridge = [{"line": key, "label": label, "amount": reason} for key, label in BRIDGE_LINES
+                        + [("total", "Total")]] if reason else []
+        return
+    at_od = sum(sum(r["serving_gpu_hours"] for r in t.rows) * t.scalars["price_on_demand"]
+                for _, t in table.pools.pools.values())
+    standby = sum(r["standby"] / r["escalation"] for r in in_plan) if p.include_standby else 0.0
+    other = p.other_monthly_cost * p.fx * sum(r["plan_days"] / r["days"] for r in table.rows)
+    table.bridge = bridge_lines(p, (table.scalars["training_tier_cost"], at_od, standby, other), totals)
+    avg, line = p.average_month, {b["line"]: b["amount"] for b in table.bridge}
+    table.checks["tco_calendar_months_without_growth"] = p.monthly_growth != 0 or close(
+        line["calendar_months"], 0.0, scale_of=avg.serving_cost)
+    held = sum(r["standby"] for r in in_plan) if p.include_standby else 0.0
+    table.checks["tco_average_month_reconciles"] = not (
+        p.monthly_growth == 0 and p.escalation == 0 and p.training_tier == "on_demand") or isinstance(
+        totals["on_demand_subtotal"], str) or close(totals["on_demand_subtotal"] - totals["other"] - held,
+                                                    avg.training_cost + avg.serving_cost)
 
 
 BRIDGE_LINES = [("average_month_total", "Average-month budget (§9)"),
@@ -82,10 +111,17 @@ def bridge(p: Plan, t: Timeline, m: cal.Months, c: dict, sums: dict) -> list[dic
     at_od = float(np.sum(c["serving_gpu_hours"] * p_od))
     standby = float(np.sum(c["standby"] / m.escalation)) if p.include_standby else 0.0
     other = p.other_monthly_cost * p.fx * float(np.sum(c["plan_days"] / m.days))
-    path = p.path
-    amounts = [avg.total_cost, standby - avg.standby_cost, t.training_tier_cost - avg.training_cost,
+    return bridge_lines(p, (t.training_tier_cost, at_od, standby, other), sums)
+
+
+def bridge_lines(p: Plan, parts: tuple, sums: dict) -> list[dict]:
+    """The bridge's lines from the calendar's parts at e = 1 (training at its tier, serving at p_od, standby, other
+    costs) and the paths' sums, each to the cent, and their total."""
+    avg, path = p.average_month, p.path
+    training_tier, at_od, standby, other = parts
+    amounts = [avg.total_cost, standby - avg.standby_cost, training_tier - avg.training_cost,
                at_od - avg.serving_cost, other,
-               sums["on_demand_subtotal"] - (t.training_tier_cost + at_od + standby + other),
+               sums["on_demand_subtotal"] - (training_tier + at_od + standby + other),
                sums[f"{path}_subtotal"] - sums["on_demand_subtotal"], sums[f"{path}_contingency"]]
     lines = [(key, label, to_the_cent(amount)) for (key, label), amount in zip(BRIDGE_LINES, amounts)]
     return [{"line": key, "label": label, "amount": amount} for key, label, amount in lines] + [

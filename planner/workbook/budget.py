@@ -470,7 +470,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     _fiscal_years(book, sheet, cost)
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end + 1
-    _average_months(book, sheet, average, fleet, results.scenario.search is not None)
+    _average_months(book, sheet, average, fleet, results.scenario.search is not None, mixed=cost.pools is not None)
     # printed: the plan's total, its chart, the fiscal years and the budget's path month by month (the first
     # columns); the three paths' and the calendar's columns beside them, and the average months, on screen
     sheet.printed_cols, sheet.printed_rows = PRINTED, last
@@ -504,12 +504,13 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
     sheet.skip()
 
 
-def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, searched: bool) -> None:
+def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, searched: bool,
+                    mixed: bool = False) -> None:
     """§9's budget over months of 30.4375 days: its totals, sums and months (with a layout search, the totals
-    that include training read n/a past its deadline)."""
+    that include training read n/a past its deadline; with a mixed fleet, each pool at its own price)."""
     sheet.section("Average months (§9): the budget in months of 30.4375 days, where the bridge starts (Cost)")
-    sheet.rows(_bare(swapped_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)),
-               table.scalars)
+    totals = swapped_rows(with_fleet(TOTALS, TOTALS_FLEET, fleet, "formula"), searched, ON_TIME)
+    sheet.rows(_bare(pooled_rows(totals, POOLED_TOTALS) if mixed else totals), table.scalars)
     sheet.rows(_bare(with_fleet(PLAN, PLAN_FLEET, fleet, "formula")), table.scalars)
     sheet.skip()
     top = sheet.row_index
@@ -518,8 +519,11 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     spare = len(table.rows) - table.scalars["training_months"] - table.scalars["serving_months"]
     sheet.section(f"Every average month: training, then launch and {table.scalars['serving_months']} serving months "
                   f"({max(spare, 0)} spare rows grouped out of sight)")
-    _, first, _ = sheet.records(list(range(1, len(table.rows) + 1)), with_fleet(MONTHS, AVERAGE_FLEET, fleet),
-                                table.rows, label_header="Month", alike=True)
+    months = with_fleet(MONTHS, AVERAGE_FLEET, fleet)
+    months = [replace(c, template=POOLED_MONTHS.get(c.key, c.template).replace("plan_serving_fits", "plan_pools_fit"))
+              if isinstance(c.template, str) else c for c in months] if mixed else months
+    _, first, _ = sheet.records(list(range(1, len(table.rows) + 1)), months, table.rows, label_header="Month",
+                                alike=True)
     phase = sheet.places["phase"].col
     book.define("budget_month_phase", SHEET, f"{kit.xl_rowcol_to_cell(first, phase)}:"
                 f"{kit.xl_rowcol_to_cell(first + len(table.rows) - 1, phase)}")
@@ -527,10 +531,34 @@ def _average_months(book: kit.Book, sheet: kit.Sheet, table, fleet: bool, search
     end = sheet.row_index
     sheet.row_index = top
     sheet.section("The average months' sums, with the monthly growth")
-    sheet.rows(_bare(swapped_rows(SUMS, searched, ON_TIME)), table.scalars)
+    sums = swapped_rows(SUMS, searched, ON_TIME)
+    sheet.rows(_bare(pooled_rows(sums, {}) if mixed else sums), table.scalars)
     sheet.skip()
     assert sheet.row_index == months_at, (sheet.row_index, months_at)
     sheet.row_index = end
+
+
+# A mixed fleet's average months (§15.1): each pool's GPU-hours (the calendar's at the same rate) at its own price
+def _pools_at(formula: str) -> str:
+    """Σ over the pools of `formula` with @ its pool's suffix: prefill's and decode's added."""
+    return "+".join(formula.replace("@", end) for end in pools.SUFFIX.values())
+
+
+POOLED_MONTHS = {
+    "serving": _is("serving", "IF(plan_pools_fit,{days}*(" + _pools_at(
+        _calendar_row("calendar_fleet_gpu_hours_a_day@") + "*price_on_demand@") + f"),{NA})"),
+    "standby": _is("serving", "IF(plan_pools_fit," + _pools_at(
+        "(hours_per_day*" + _calendar_row("calendar_fleet_peak_gpus@") + "*{days}-{days}*"
+        + _calendar_row("calendar_fleet_gpu_hours_a_day@") + ")*price_on_demand@") + f",{NA})"),
+}
+POOLED_TOTALS = {"serving_cost_per_day": "=IF(plan_pools_fit," + _pools_at(
+    "SUM(fleet_plan_launch_gpus@)*price_on_demand@") + f",{NA})"}
+
+
+def pooled_rows(rows: list[Row], formulas: dict) -> list[Row]:
+    """The average months' rows with a mixed fleet: priced while its pools fit, each pool at its own price."""
+    return [replace(row, formula=formulas.get(row.key, row.formula).replace("plan_serving_fits", "plan_pools_fit"))
+            for row in rows]
 
 
 def _bare(rows: list[Row]) -> list[Row]:

@@ -647,7 +647,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
     sheet.skip()
     sheet.section("From the average-month budget to the plan's total")
     for row in BRIDGE + [BRIDGE_TOTAL]:
-        sheet.row(replace(row, formula=owned_na(row.formula)) if mixed else row, values[f"bridge_{row.key}"])
+        sheet.row(replace(row, formula=pooled_bridge(row.formula)) if mixed else row, values[f"bridge_{row.key}"])
     sheet.skip()
     sheet.section("Unit economics, on the budget's path")
     sheet.rows([replace(row, formula=owned_na(row.formula)) for row in UNIT] if mixed else UNIT,
@@ -1056,6 +1056,17 @@ def pooled_one_gpu(rows: list[Row]) -> list[Row]:
 OWN_NA = Row("own_na", "Why the owned path reads n/a (while it does)", kind="text", unit="", name="own_na",
              formula=f"=IF(ownership_training,{text(pools.OWNED_TRAINING)},{NO_SERVER})",
              note="Training on owned GPUs with a mixed fleet is a third GPU type, not priced (§15.1)")
+
+
+def pooled_bridge(formula: str) -> str:
+    """A bridge line of a mixed fleet (§15.1): serving at each pool's p_od and its standby, added; the owned path's
+    reason its own (own_na)."""
+    for one in (AT_OD, STANDBY_AT_E1):
+        formula = formula.replace(one, "(" + "+".join(pooled(one, pool, ("serving_gpu_hours", "committed_gpus"))
+                                                      .replace("calendar_serving_gpu_hours", "calendar_serving_gpu_"
+                                                               f"hours{pools.SUFFIX[pool]}")
+                                                      for pool in pools.POOLS) + ")")
+    return owned_na(formula)
 
 
 def owned_na(formula: str) -> str:

@@ -145,19 +145,30 @@ def pool_plans(plan: Plan, scenario, fleet_table, spare: float, whole=None,
     best, own, catalog = fleet_table.cheapest, scenario.ownership, scenario.merged_catalog.gpus
     found = {}
     for i, pool in enumerate(POOLS):
-        gpu = best[f"{pool}_gpu"]
-        narrowed = replace(whole, parallel=(whole.parallel[i],), peak=(whole.peak[i],),
-                           hourly=tuple((h[i],) for h in whole.hourly) if whole.hourly is not None else None)
+        gpu, narrowed = best[f"{pool}_gpu"], narrow(whole, i)
         owning = Owning(server_price=catalog[gpu].server_price, server_kw=catalog[gpu].server_kw,
                         **(own.model_dump() | {"gpus": pool_value(own.gpus, pool), "training": False}))
         prices = prices_of(scenario, gpu)
         changes = dict(fleet=narrowed, serving_fits=True, fleet_mixed=False, prices=moved(prices) if moved else prices,
-                       owning=owning, baseline_gpus=pool_value(scenario.pricing.serving_baseline_gpus, pool))
+                       owning=owning, baseline_gpus=pool_value(scenario.pricing.serving_baseline_gpus, pool),
+                       average_month=None, average_month_na="")  # the bridge is the plan's, from both (merged)
         if i:  # training and other costs once, on the first pool's plan
-            changes |= dict(allocated_gpu_hours=0.0, run_gpus=0, other_monthly_cost=0.0, average_month=None,
-                            average_month_na="", price_input_per_million=None, price_output_per_million=None)
+            changes |= dict(allocated_gpu_hours=0.0, run_gpus=0, other_monthly_cost=0.0,
+                            price_input_per_million=None, price_output_per_million=None)
         found[pool] = (gpu, replace(plan, **changes))
     return found
+
+
+def narrow(whole, i: int):
+    """The launch configuration's pool i alone (0 prefill, 1 decode): its t, replicas at the peak and each hour."""
+    return replace(whole, parallel=(whole.parallel[i],), peak=(whole.peak[i],),
+                   hourly=tuple((h[i],) for h in whole.hourly) if whole.hourly is not None else None)
+
+
+def pool_fleets(scenario, fleet_table, whole) -> list[tuple]:
+    """Each pool's configuration and on-demand price in the reporting currency: the average months' (§9) pools."""
+    return [(narrow(whole, i), prices_of(scenario, fleet_table.cheapest[f"{pool}_gpu"]).on_demand * scenario.fx_rate)
+            for i, pool in enumerate(POOLS)]
 
 
 def priced(plan: Plan, scenario, fleet_table, cost_of, *, whole=None, moved=None) -> PoolsPlan:
