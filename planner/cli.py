@@ -84,6 +84,10 @@ class _Commands(click.Group):
         signals.stop_on_signals()  # kept after the command: a signal then still ends the process as one
         if args is None:  # the process's own command line (not a caller's list: click's test runner, a script)
             kwargs.setdefault("obj", {})[COMMAND_LINE] = True
+            # numpy's OpenBLAS threads, started when numpy is imported, do nothing for the planner's small arrays
+            # (it multiplies no matrices) and cost `planner run` a tenth of its CPU (benchmarks/README.md); a value
+            # the user set stands. Set before any command imports numpy.
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         return super().main(args, *rest, **kwargs)
 
     def invoke(self, ctx):
