@@ -559,15 +559,20 @@ def test_checks_sets_say_what_they_guard(example_files):
     assert found[-1].startswith("Guards Memory: Data-parallel degree d = N / (t·p)")
 
 
-def test_checks_print_the_checks_that_fail_and_the_sets_that_fail(example_files):
-    """fleet-2a's users do not fit as generated (70B FP8: one failing table check, serving_users_fit): the Checks
+def test_checks_print_the_checks_that_fail_and_the_sets_that_fail(example_files, tmp_path):
+    """fleet-2a with the Serving sheet's default users, which do not fit as generated (70B FP8 on one H100 holds one
+    sequence: one failing table check, serving_users_fit): the Checks
     sheet prints the master check, then its checks that fail in the list's order (that one, then blank lines), then
     the sets of checks that fail (their count, of all, and a line each for the first of them); the print area ends
     with those lines, above the list, which stays on screen (issue 43 item 5: its failing checks and a line per
     set, each failing one; before: a line per part of the list)."""
     from planner.workbook.checks import SHOWN
 
-    path = example_files(ROOT / "examples" / "fleet-2a-70b-fp8-chat.yaml")["xlsx"]
+    shipped = (ROOT / "examples" / "fleet-2a-70b-fp8-chat.yaml").read_text()
+    assert "users: 1, " in shipped  # the shipped example's one sequence fits; the default users do not
+    scenario = tmp_path / "fleet-2a-users-do-not-fit.yaml"
+    scenario.write_text(shipped.replace("users: 1, ", ""))
+    path = example_files(scenario)["xlsx"]
     sheet = openpyxl.load_workbook(path)["Checks"]
     cached = openpyxl.load_workbook(path, data_only=True)["Checks"]
     labels = {row: cached.cell(row, 1).value for row in range(1, sheet.max_row + 1)}
