@@ -1087,6 +1087,9 @@ def mixed_premises(rows: list[Row]) -> list[Row]:
                                       f"{text(PAIR_NEEDED)})))",
                           note="Every money figure n/a with the reason: a plan too long for the rows, pools that "
                                "cannot be priced, or one number typed where the pools take a pair")
+        elif row.key == "plan_serving_fits":  # FALSE for a mixed fleet: say why, not that no configuration meets
+            row = replace(row, label="The Fleet's cheapest serves on one GPU type (FALSE: it mixes two, priced per "
+                          "pool)", note="One GPU's serving cells read n/a; the pools' cells price the plan")
         found.append(row)
         if row.key == "plan_serving_fits":
             found.append(POOL_FITS)
