@@ -513,6 +513,14 @@ class Pending(NamedTuple):  # a tuple: made for every formula cell, faster than 
     gated: bool
 
 
+def _runs(rows) -> list[tuple[int, int]]:
+    """The runs of consecutive rows among `rows`, each as (its first, its last)."""
+    present = set(rows)
+    ordered = sorted(present)
+    return list(zip([row for row in ordered if row - 1 not in present],
+                    [row for row in ordered if row + 1 not in present]))
+
+
 def _cells(first: str, last: str):
     """The A1 addresses of a range, without $."""
     from xlsxwriter.utility import xl_cell_to_rowcol
@@ -1287,22 +1295,14 @@ class Sheet:
         corner reference each cell reads as its own (the Checks sheet's 472 rules → a few)."""
         warned, self.warned = self.warned, {}
         for (col, warn), rows in warned.items():
-            rows = sorted(set(rows))
-            start = rows[0]
-            for previous, row in zip(rows, rows[1:] + [None]):
-                if row != previous + 1:
-                    self._red_where(warn, start, col, previous, col)
-                    start = row
+            for first, last in _runs(rows):
+                self._red_where(warn, first, col, last, col)
 
     def _validate_runs(self) -> None:
         """Each rule of the unnamed input cells over each run of consecutive rows of its column."""
         for (col, _), (validation, rows) in self.validations.items():
-            rows = sorted(rows)
-            start = rows[0]
-            for previous, row in zip(rows, rows[1:] + [None]):
-                if row != previous + 1:
-                    self.ws.data_validation(start, col, previous, col, validation)
-                    start = row
+            for first, last in _runs(rows):
+                self.ws.data_validation(first, col, last, col, validation)
 
     def value_cell(self, row: int, col: int, value: Any, style, validation: dict | None) -> None:
         """A value as its type: blank, TRUE/FALSE, text or number; with data validation if given."""
