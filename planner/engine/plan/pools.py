@@ -106,9 +106,7 @@ class PoolsPlan:
 
     def total(self, key: str):
         """A total summed over the pools; a pool's reason when it reads n/a."""
-        values = [table.totals[key] for _, table in self.pools.values()]
-        reason = next((v for v in values if isinstance(v, str)), None)
-        return reason if reason is not None else sum(values)
+        return added(*(table.totals[key] for _, table in self.pools.values()))
 
     def to_json(self) -> dict:
         per_pool, months = {}, {}
@@ -252,10 +250,8 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
     totals = {key: pp.total(key) for key in first.totals}
     years = [{key: (value if key in ("fiscal_year", "months") else added(value, y2[key]))
               for key, value in y1.items()} for y1, y2 in zip(first.fiscal_years, second.fiscal_years)]
-    scalars = dict(single.scalars) | {key: first.scalars[key] for key in ("plan_end", "months", "path_end")}
-    scalars["plan_end"] = max(first.scalars["plan_end"], second.scalars["plan_end"])
-    scalars["months"] = max(first.scalars["months"], second.scalars["months"])
-    scalars["path_end"] = max(first.scalars["path_end"], second.scalars["path_end"])
+    scalars = dict(single.scalars) | {key: max(first.scalars[key], second.scalars[key])
+                                      for key in ("plan_end", "months", "path_end")}  # the longer pool's
     scalars |= dict.fromkeys(ONE_GPU, na)
     for pool, (_, table) in pp.pools.items():
         scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + ("own_gpus",)}
