@@ -38,6 +38,12 @@ COMMITMENTS = [
     KeyResult("plan_capex_date", "Owned path: the GPUs are bought (the capex goes out) on", kind="date", unit=""),
     KeyResult("plan_capex", "… the capex, paid once", kind="money0", unit=""),
 ]
+TRAINING_CAPEX = [  # with a fleet: owned training on a GPU type of its own (§13.15, "each on its own line")
+    KeyResult("plan_training_capex_date", "Owned path: the training GPUs, a type of their own, are bought on",
+              kind="date", unit=""),
+    KeyResult("plan_training_capex", "… their capex, paid once: buys {own_training_gpus|count} {gpu}", kind="money0",
+              unit=""),
+]
 DEMAND = [  # the Sensitivity's snapshot, shown while current
     KeyResult("plan_total_demand_low", "At 20 % less demand (tokens a day × 0.8), over the plan",
               kind="money0", unit="", snapshot=True),

@@ -399,26 +399,6 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
 
 
 @pytest.mark.spreadsheet
-def test_owned_training_with_a_mixed_fleet_reads_n_a_on_the_sheets(libreoffice, tmp_path):
-    """ownership.training TRUE with example D's mixed fleet: training on owned GPUs would be a third GPU type, not
-    priced (§15.1), so the owned path's total and capex read n/a with that reason on the sheets as in the engine;
-    renting on demand stays $240,900 for serving."""
-    from planner import xlsx
-    from planner.engine.plan.pools import OWNED_TRAINING
-    from planner.workbook import build
-    from tests.helpers import named, recalculated
-
-    results = compute(scenario_with(EXAMPLE_D, **{"ownership.training": True}))
-    path = tmp_path / "owned-training.xlsx"
-    build(results, str(path))
-    [values] = recalculated(libreoffice, [path])
-    book = xlsx.read(path)
-    for name in ("tco_owned_total_cost", "tco_owned_npv", "plan_capex", "own_capex_p"):
-        assert named(values, book, name) == OWNED_TRAINING, name
-    assert named(values, book, "tco_on_demand_serving") == pytest.approx(240_900)
-
-
-@pytest.mark.spreadsheet
 def test_example_d_with_a_dearer_h200_recalculates_to_the_engine_at_that_price(libreoffice, example_files,
                                                                              tmp_path):
     """The H200 at $2.60 an hour on Catalog: the mixed fleet still wins (10 · $2.00 + 3 · $2.60 = $27.80 against

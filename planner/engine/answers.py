@@ -20,6 +20,7 @@ OF_THOSE = " (of the paths with a total)"  # the cheapest, when a path reads n/a
 NO_TOKENS = "n/a: no served tokens"
 NOT_COMMITTED = "none: training is not on a committed tier"
 NO_BASELINE = "none: no committed serving baseline"
+NO_LINE = "none: no GPUs bought for training alone (training rents, or trains on the serving GPUs' type)"
 
 
 def path_words(path: str, include_standby: bool) -> str:
@@ -72,6 +73,9 @@ def gpus_by_month(table) -> list[dict]:
         committed = (s["serving_baseline_gpus_used"]
                      if _overlaps(row, s["launch_date"], s["serving_commitment_end"]) else 0)
         owned = s["own_gpus"] if _overlaps(row, s["own_start"], s["serving_end"]) else 0
+        if s.get("own_training_gpus") and not isinstance(owned, str) and _overlaps(row, s["start_date"],
+                                                                                   s["serving_end"]):
+            owned += s["own_training_gpus"]  # the training GPUs' own line, held from S (§13.15)
         found.append({"month": row["month_start"], "training": training, "serving": serving, "held": held,
                       "committed": committed, "owned": owned})
     return found
@@ -155,6 +159,12 @@ def commitments(table) -> dict:
     priced = isinstance(s["own_capex"], (int, float))
     found["plan_capex_date"] = s["own_start"] if priced else s["own_capex"]
     found["plan_capex"] = s["own_capex"]
+    if table.plan.fleet_section:  # the training GPUs' own line (§13.15), when training owns a type of its own
+        line = s["own_training_capex"]
+        found["plan_training_capex_date"] = (NO_LINE if not s["own_training_gpus"] else s["start_date"]
+                                             if isinstance(line, (int, float)) else line)
+        found["plan_training_capex"] = NO_LINE if not s["own_training_gpus"] else line
+        found["own_training_gpus"] = s["own_training_gpus"]  # the label's count
     return found
 
 

@@ -26,8 +26,9 @@ from planner.engine.plan import pools
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
 from planner.engine.values import to_the_cent
 from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
-                                        npv, owned_columns, path_columns, path_end, plan_end, timeline,
-                                        training_column)
+                                        held_for_training,
+                                        npv, owned_columns, owned_training, path_columns, path_end, plan_end,
+                                        timeline, training_column, training_line_columns)
 from planner.engine.plan.prices import (NO_SERVER, NO_SERVING, TIERS, TRAINING_DAYS_MAX, Baseline,
                                         TierPrices, baseline, break_even_utilisation, tier_prices,
                                         tokens_per_s_per_mw)
@@ -203,7 +204,7 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
         "tco_fx_rate_one_for_usd": p.currency != "USD" or p.fx == 1,
         "tco_profile_has_demand": sum(p.profile) > 0,
         "tco_horizon_not_negative": p.horizon_days >= 0,
-        "tco_owned_training_gpus": not p.owning.training or isinstance(own.gpus, str) or own.gpus >= p.run_gpus,
+        "tco_owned_training_gpus": isinstance(own.gpus, str) or own.gpus >= held_for_training(p),
         "tco_months_within_rows": extra["months"] <= extra["rows"],
         # days to a billionth of a day (a serial date near 50,000 holds a time to about 1e-11 days, so a run of a
         # few seconds ends where the next whole second of the calendar allows), money to a billionth of a day's
@@ -221,17 +222,18 @@ def checks(p: Plan, t: Timeline, own: Ownership, sums: dict, extra: dict) -> dic
                                     average.training_cost + average.serving_cost),
         "tco_fiscal_years_add_up": close(extra["fiscal_year_total"], sums[f"{p.path}_total"]),
         # as the sheet: only while the owned path has a total (a plan past the rows misses E's book value)
-        "tco_owned_cash_equals_accrual": owned_na(p, own, extra) or close(sums["owned_cash"], sums["owned_total"]),
+        "tco_owned_cash_equals_accrual": owned_na(p, extra) or close(sums["owned_cash"], sums["owned_total"]),
     }
 
 
-def owned_na(p: Plan, own: Ownership, extra: dict) -> bool:
+def owned_na(p: Plan, extra: dict) -> bool:
     """The owned path's total reads n/a: a plan past the rows or the deadline, serving that does not fit, or no
-    server price or kW."""
-    return extra["months"] > extra["rows"] or p.past_deadline or not p.serving_fits or own.rates is None
+    server price or kW (the serving GPU's, or the training GPU's on a line of its own)."""
+    return extra["months"] > extra["rows"] or p.past_deadline or not p.serving_fits or not extra["own_priced"]
 
 
-def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict[str, bool]:
+def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict,
+             line: Ownership | None = None) -> dict[str, bool]:
     """Warnings, not failures (TRUE: the warning holds): a pegged-looking rate, a plan that outlives the owned GPUs,
     a baseline above every month's GPUs, a training commitment mostly unused, a serving commitment longer than
     the serving it covers, and serving that does not fit."""
@@ -239,7 +241,8 @@ def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict
     peak = float(np.max(c["committed_gpus"], initial=0.0))
     return {
         "tco_warn_rate_one_outside_usd": p.currency != "USD" and p.fx == 1,
-        "tco_warn_plan_outlives_owned_gpus": own.rates is not None and t.end > own.life_end,
+        "tco_warn_plan_outlives_owned_gpus": any(o is not None and o.rates is not None and t.end > o.life_end
+                                                 for o in (own, line)),
         "tco_warn_baseline_above_demand": b.used > 0 and b.used > peak,
         "tco_warn_training_commitment_unused": t.training_term_months > 0 and unused > 0.5 * t.training_tier_cost,
         "tco_warn_commitment_longer_than_serving": b.used > 0 and cal.months_to_cover(t.launch, t.end)
@@ -249,8 +252,9 @@ def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict) -> dict
 
 
 # The table ---------------------------------------------------------------------------------------------------------
+TRAINING_LINE = tuple(f"own_training_{key}" for key in ("depreciation", "opex", "capex", "book_value"))
 MONEY = ("training", "other", "on_demand_serving", "standby", "baseline", "burst_committed", "burst_owned",
-         "depreciation", "opex", "capex", "book_value", "revenue") + tuple(
+         "depreciation", "opex", "capex", "book_value", "revenue") + TRAINING_LINE + tuple(
     f"{path}_{key}" for path in PATHS for key in ("serving", "subtotal", "contingency", "total", "cash"))
 SERVED = ("serving_gpu_hours", "scale", "committed_gpus", "burst_committed_gpu_hours", "burst_owned_gpu_hours")
 
@@ -321,7 +325,7 @@ def path_totals(p: Plan, c: dict, sums: dict, m: cal.Months, in_plan) -> dict:
     """Each path's subtotal, contingency, total, cash and NPV over the plan, and its training and serving parts."""
     found = {"other": sums["other"]}
     for path in PATHS:
-        training = 0.0 if path == "owned" and p.owning.training else sums["training"]
+        training = owned_training(sums)[0] if path == "owned" and p.owning.training else sums["training"]
         found |= {f"{path}_{key}": sums[f"{path}_{key}"] for key in ("serving", "subtotal", "contingency", "total",
                                                                       "cash")}
         found |= {f"{path}_training": training,
@@ -349,7 +353,8 @@ def named_cells(p: Plan, sums: dict, *, t: Timeline, b: Baseline, own: Ownership
              "price_committed_3y": tiers.committed_3y, "price_spot": tiers.spot, "price_training": t.training_price,
              "price_baseline": b.price, "price_baseline_effective": b.effective_price, "launch_scale": b.launch_scale,
              "baseline_hours": b.hours, "serving_baseline_gpus_suggested": b.suggested,
-             "serving_baseline_gpus_used": b.used, "own_gpus": own.gpus, "own_start": own.start,
+             "serving_baseline_gpus_used": b.used, "own_training_held": held_for_training(p),
+             "own_gpus": own.gpus, "own_start": own.start,
              "own_life_end": own.life_end, "own_capex": own.capex, "own_book_value": own.book_value}
     cells["training_unused_cost"] = (t.training_tier_cost - cells["training_used_cost"]
                                      if t.training_term_months else 0.0)
@@ -402,7 +407,8 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
     in_plan = m.start < end
     c["training"] = training_column(p, m, t, c["training_days"])
     own, owned = owned_columns(p, m, t, c["committed_gpus"])
-    c |= owned
+    line, line_columns = training_line_columns(p, m, t)
+    c |= owned | line_columns
     path_columns(p, m, c, t=t, b=b, own=own)
     unit_columns(p, c)
     sums = {key: float(np.sum(np.where(in_plan, value, 0.0))) for key, value in c.items()}
@@ -415,15 +421,18 @@ def cost_of(p: Plan, *, rows: bool = True) -> CostTable:
         year["on_demand_held_total"] = year["on_demand_total"] + loading * float(c["standby"][inside].sum())
     lines = bridge(p, t, m, c, sums)
     extra = {"months": cal.plan_months(p.start, end), "rows": m.rows,
+             "own_priced": own.rates is not None and (line is None or line.rates is not None),
              "fiscal_year_total": sum(y[f"{p.path}_total"] for y in years),
              "bridge": {line["line"]: line["amount"] for line in lines} or {"calendar_months": 0.0}}
     scalars = named_cells(p, sums, t=t, b=b, own=own, tiers=tiers) | {"plan_end": end, "months": extra["months"],
                                                                        "path_end": path_end(t, b, p.path)}
+    if p.fleet_section:
+        scalars |= training_line_cells(p, line)
     table = CostTable(scalars=scalars, rows=month_rows(m, c, in_plan) if rows else [], fiscal_years=years,
                       bridge=lines,
                       unit=unit_economics(p, c, sums), checks=checks(p, t, own, sums, extra),
-                      warnings=warnings(p, t, b, own, c), totals=totals, plan=p)
-    table = _marked(table, p, own)
+                      warnings=warnings(p, t, b, own, c, line=line), totals=totals, plan=p)
+    table = _marked(table, p, extra["own_priced"])
     if rows:
         chosen_columns(table, p)
     return table
@@ -452,7 +461,7 @@ def month_rows(m: cal.Months, c: dict, in_plan) -> list[dict]:
     return rows
 
 
-OWNED = ("depreciation", "opex", "capex", "book_value", "burst_owned")  # the owned path's own month columns
+OWNED = ("depreciation", "opex", "capex", "book_value", "burst_owned") + TRAINING_LINE  # the owned path's columns
 
 
 def _unpriced_owning(table: CostTable, p: Plan) -> None:
@@ -484,11 +493,11 @@ def money_na(table: CostTable) -> str:
     return rows_na(table) or ("" if table.plan.serving_fits or table.pools else table.plan.serving_na)
 
 
-def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
+def _marked(table: CostTable, p: Plan, own_priced: bool) -> CostTable:
     """Money whose premises fail reads "n/a" with the reason: an owned path without a server price; serving that
     does not fit (every path's serving and the totals; training and other costs stay); a plan longer than the
     sheet's month rows or a run past the deadline (every total)."""
-    if own.rates is None:
+    if not own_priced:
         _unpriced_owning(table, p)
     na = p.serving_na
     reason = rows_na(table) or (na if not p.serving_fits else None)
@@ -518,6 +527,29 @@ def _marked(table: CostTable, p: Plan, own: Ownership) -> CostTable:
     return table
 
 
+def owned_training_of(row: dict):
+    """A month's training on the owned path that owns it: its line's accrual, or why it has none."""
+    reason = next((row[key] for key in TRAINING_LINE if isinstance(row.get(key), str)), None)
+    return reason if reason is not None else owned_training(row)[0]
+
+
+def training_line_cells(p: Plan, line: Ownership | None) -> dict:
+    """The Cost sheet's cells of the owned training GPUs' line (with a fleet): whether training owns GPUs of a type
+    no serving GPU is, how many, their daily rates, useful life, capex and book value (0 without the line)."""
+    o = p.training_line
+    rates = line.rates if line is not None else None
+    if o is None:
+        return {"own_training_separate": False, "own_training_gpus": 0, "own_training_priced": True,
+                "own_training_depreciation_per_day": 0.0, "own_training_running_per_day": 0.0,
+                "own_training_life_end": p.start + DAYS_PER_YEAR * p.owning.useful_life_years,
+                "own_training_capex": 0.0, "own_training_book_value": 0.0}
+    return {"own_training_separate": True, "own_training_gpus": line.gpus, "own_training_priced": rates is not None,
+            "own_training_depreciation_per_day": rates.depreciation if rates else NO_SERVER,
+            "own_training_running_per_day": rates.running if rates else NO_SERVER,
+            "own_training_life_end": line.life_end, "own_training_capex": line.capex,
+            "own_training_book_value": line.book_value}
+
+
 def chosen_columns(table: CostTable, p: Plan) -> None:
     """The chosen path's training, serving, contingency and total on each plan row, its cumulative, and the month
     the Budget's chart places each row at: its own in the plan, the plan's last month after it (so a date axis
@@ -532,7 +564,7 @@ def chosen_columns(table: CostTable, p: Plan) -> None:
             continue
         own_training = path == "owned" and p.owning.training
         total = row[f"{path}_total"]
-        row |= {"chosen_training": 0.0 if own_training else row["training"],
+        row |= {"chosen_training": owned_training_of(row) if own_training else row["training"],
                 "chosen_serving": row[f"{path}_serving"], "chosen_contingency": row[f"{path}_contingency"],
                 "total": total}
         if cumulative is None:

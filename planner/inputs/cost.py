@@ -148,7 +148,8 @@ def cross_checks(scenario, catalog) -> list:
             problems.append(((section, key), value.model_dump(), "a pair {prefill, decode} is for a Fleet whose "
                              "cheapest configuration is mixed (§15.1): without a fleet section, allowed: one "
                              "number, or blank"))
-    if own.training and isinstance(own.gpus, int) and own.gpus < scenario.hours.gpus:
+    # with a fleet, the serving GPU is known once it is searched (planner/engine/plan/pools.py training_problems)
+    if own.training and scenario.fleet is None and isinstance(own.gpus, int) and own.gpus < scenario.hours.gpus:
         problems.append((("ownership", "gpus"), own.gpus, f"training on owned GPUs needs at least the run's "
                          f"{scenario.hours.gpus:,} GPUs (hours.gpus): give at least that, or leave it blank"))
     return problems

@@ -9,7 +9,7 @@ from planner.engine import answers as engine
 from planner.report import plot
 from planner.report.format import shown
 from planner.specs import text_formula
-from planner.answers import BUSIEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, UNIT_COSTS
+from planner.answers import BUSIEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, TRAINING_CAPEX, UNIT_COSTS
 
 
 def of(results) -> dict:
@@ -39,7 +39,8 @@ def of(results) -> dict:
         "plan": [figure(k.name, k.label, k.kind) for k in MONTHS],
         "unit": [figure(k.name, k.label, k.kind) for k in UNIT_COSTS],
         "demand": [figure(k.name, k.label, k.kind) for k in DEMAND + BUSIEST],
-        "commitments": [figure(k.name, k.label, k.kind) for k in COMMITMENTS],
+        "commitments": [figure(k.name, k.label, k.kind) for k in COMMITMENTS
+                        + (TRAINING_CAPEX if results.scenario.fleet is not None else [])],
         "gpu_headings": [heading for _, heading in GPU_COLUMNS],
         "gpus": [(shown(row["month"], "month"), [shown(row[key], "count") for key, _ in GPU_COLUMNS])
                  for row in months],

@@ -25,7 +25,7 @@ def findings(results) -> list[str]:
     s, h = t.scalars, t.headline
     total = h["plan_total_cost"]
     if t.pools is not None:  # the Fleet's cheapest is mixed: the plan per pool (§15.1)
-        return pools_findings(t.pools.to_json(), symbol)
+        return pools_findings(t.pools.to_json(), symbol) + training_line(results)
     if isinstance(total, str):
         return [f"The plan's total is {total}: see the Cost sheet's premises."]
     found = [f"The plan's total, {PATH_WORDS[s['path']]} over {s['months']} calendar months with escalation and "
@@ -43,7 +43,19 @@ def findings(results) -> list[str]:
         found.append(f"An owned GPU costs {money(s['own_cost_per_gpu_hour'], symbol, 4)} per GPU-hour at full use: it "
                      f"breaks even with on-demand rent when busy {percent(u)} of the hours; the plan keeps its own "
                      f"fleet busy {percent(plan_use)}, {verdict}.")
-    return found
+    return found + training_line(results)
+
+
+def training_line(results) -> list[str]:
+    """Owned training on a GPU type no serving GPU is (§13.15, "each on its own line"), in a sentence."""
+    s, symbol = results.cost.scalars, results.scenario.currency_symbol
+    if not s.get("own_training_gpus"):
+        return []
+    capex = s["own_training_capex"]
+    bought = money(capex, symbol) if not isinstance(capex, str) else capex
+    return [f"The owned path trains on GPUs it buys: {s['own_training_gpus']:,} {results.scenario.gpu} ({bought}), a "
+            "type the serving fleet does not use, so they are a line of their own, bought at the start and held "
+            "to the plan's end like the serving GPUs; the rented paths rent training at its tier."]
 
 
 def pools_findings(pools: dict, symbol: str) -> list[str]:

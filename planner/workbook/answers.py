@@ -14,7 +14,8 @@ from planner.workbook import kit
 from planner.workbook.budget import fiscal_year_count
 from planner.workbook import cost as cost_sheet
 from planner.workbook.cost import months_to_cover, text
-from planner.answers import BUSIEST, CHEAPEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, PEAK, UNIT_COSTS
+from planner.answers import (BUSIEST, CHEAPEST, COMMITMENTS, DEMAND, GPU_COLUMNS, MONTHS, PEAK, TRAINING_CAPEX,
+                             UNIT_COSTS)
 from planner.workbook.kit import KeyResult
 
 PATHS = engine.ANSWER_PATHS
@@ -80,6 +81,9 @@ FORMULAS = {  # each answer's formula: a named cell on the Cover
     "plan_baseline_commitment_months_past": _baseline(_past("serving_commitment_end")),
     "plan_capex_date": "=IF(ISNUMBER(own_capex),own_start,own_capex)",
     "plan_capex": "=own_capex",
+    "plan_training_capex_date": f"=IF(own_training_gpus=0,{text(engine.NO_LINE)},IF(ISNUMBER(own_training_capex),"
+                                "tco_start_date,own_training_capex))",
+    "plan_training_capex": f"=IF(own_training_gpus=0,{text(engine.NO_LINE)},own_training_capex)",
 }
 
 
@@ -106,8 +110,9 @@ def _ov_positive(start: str, end: str, k: int, month: str) -> str:
             ">0")
 
 
-def gpu_formulas(k: int, row: int) -> dict[str, str]:
-    """Calendar row k's GPUs, on sheet row `row` (0-based): its month in column A, "" beyond the plan."""
+def gpu_formulas(k: int, row: int, fleet: bool = False) -> dict[str, str]:
+    """Calendar row k's GPUs, on sheet row `row` (0-based): its month in column A, "" beyond the plan; with a fleet
+    the owned GPUs count the training GPUs' own line (0 GPUs without it) from S."""
     month, cells = f"$A${row + 1}", {key: kit.xl_rowcol_to_cell(row, col) for col, (key, _) in
                                      enumerate(GPU_COLUMNS, start=1)}
     blank = f'IF({month}="","",'
@@ -119,7 +124,9 @@ def gpu_formulas(k: int, row: int) -> dict[str, str]:
                 f"{cells['serving']},{cells['serving']}))",
         "committed": f"={blank}IF({_ov_positive('launch_date', 'serving_commitment_end', k, month)},"
                      f"{BASELINE_USED},0))",
-        "owned": f"={blank}IF({_ov_positive('own_start', 'serving_end', k, month)},own_gpus,0))",
+        "owned": f"={blank}IF({_ov_positive('own_start', 'serving_end', k, month)},own_gpus,0)" + (
+            f"+IF(AND(ISNUMBER(own_gpus),{_ov_positive('tco_start_date', 'serving_end', k, month)}),"
+            "own_training_gpus,0)" if fleet else "") + ")",
     }
 
 
@@ -164,7 +171,9 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
             book.values.setdefault(name, cost.scalars[name])
         for name in ("fleet_cheapest_prefill_gpu", "fleet_cheapest_decode_gpu"):
             book.values.setdefault(name, results.fleet.headline[name])
-    for spec in COMMITMENTS:
+    if results.scenario.fleet is not None:  # the training line's label (§13.15)
+        book.values.setdefault("own_training_gpus", cost.scalars["own_training_gpus"])
+    for spec in COMMITMENTS + (TRAINING_CAPEX if results.scenario.fleet is not None else []):
         spec = replace(spec, label=POOLED_CAPEX) if cost.pools is not None and spec.name == "plan_capex" else spec
         _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])
     sheet.skip()
@@ -288,7 +297,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
             source = "on_demand" if path == "on_demand_held" else path
             found_sum = f"SUMIF(calendar_fiscal_year_number,{number},calendar_{source}_total)"
             if path == "owned":
-                found_sum = f"IF(own_priced,{found_sum},{'own_na' if cost.pools else text(NO_SERVER)})"
+                found_sum = f"IF(own_path_priced,{found_sum},{text(NO_SERVER)})"
             if path == "on_demand_held":
                 formula = (f"={blank}" + held(on_demand, f"SUMIF(calendar_fiscal_year_number,{number},"
                                                            "calendar_standby)") + ")")
@@ -319,7 +328,7 @@ def _gpus(book: kit.Book, sheet: kit.Sheet, cost, answers: dict) -> None:
     month_style = book.wb.add_format({"valign": "top", "align": "left", "num_format": "mmm yyyy"})
     for k, row in enumerate(months, start=1):
         r = sheet.row_index
-        formulas = gpu_formulas(k, r)
+        formulas = gpu_formulas(k, r, cost.plan.fleet_section)
         sheet.formula(r, 0, formulas["month"], row["month"], month_style)
         for col, (key, _) in enumerate(GPU_COLUMNS, start=1):
             value = row[key]

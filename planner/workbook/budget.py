@@ -18,7 +18,7 @@ from planner.engine.shared import TOO_LONG
 from planner.workbook import kit, model
 from planner.engine.plan import pools
 from planner.workbook.cost import (NO_SERVER, POOL_WORDS, fleet_burst, fleet_calendar_columns, fleet_used_gpu_hours,
-                                   on_time, owned_na, pair_sum, pooled, swapped_rows, text, unless)
+                                   on_time, pair_sum, pooled, swapped_rows, text, unless)
 from planner.workbook.kit import Check, Column, KeyResult, Row
 
 SHEET = "Budget"
@@ -37,7 +37,7 @@ def money(formula: str, *, rows_only: bool = False, owned: bool = False) -> str:
     """A money column: blank outside the plan; n/a with the reason where the plan's premises fail (a plan longer
     than the rows; for serving money, serving that does not fit; for the owned path, no server price or kW)."""
     na = "plan_rows_na" if rows_only else "plan_money_na"
-    found = f"IF(own_priced,{formula},{NO_SERVER})" if owned else formula
+    found = f"IF(own_path_priced,{formula},{NO_SERVER})" if owned else formula
     return f'=IF({{in_plan}},IF({na}<>"",{na},{found}),"")'
 
 
@@ -71,11 +71,13 @@ def _cumulative(i: int) -> str:
             'IF(ISNUMBER({total}),{cumulative:prev},{total})),"")')
 
 
-def path_columns(path: str, label: str) -> list[Column]:
+def path_columns(path: str, label: str, line: bool = False) -> list[Column]:
     """A path's subtotal, contingency, total and cash from its serving column; on demand and committed, whose cash
-    is their total, the total's column is named for both (CASH_IS_TOTAL)."""
-    training = "IF(ownership_training,0,{training})" if path == "owned" else "{training}"
-    cash = ("(IF(ownership_training,0,{training})+{other}+{burst_owned}+{opex}+{capex}-{book_value})"
+    is their total, the total's column is named for both (CASH_IS_TOTAL). The owned path that owns training pays
+    no rent for it: with a fleet (`line`), its training GPUs' own line instead (0 where they share the fleet)."""
+    accrual, paid = (LINE_ACCRUAL, LINE_CASH) if line else ("0", "0")
+    training = f"IF(ownership_training,{accrual},{{training}})" if path == "owned" else "{training}"
+    cash = (f"(IF(ownership_training,{paid},{{training}})+{{other}}+{{burst_owned}}+{{opex}}+{{capex}}-{{book_value}})"
             "*(1+budget_contingency)")
     serving = f"{path}_serving"
     return [
@@ -89,6 +91,8 @@ def path_columns(path: str, label: str) -> list[Column]:
                  template=then(serving, cash))] if path == "owned" else [])
 
 
+LINE_ACCRUAL = "{own_training_depreciation}+{own_training_opex}"  # the owned training GPUs' line (§13.15)
+LINE_CASH = "{own_training_opex}+{own_training_capex}-{own_training_book_value}"
 CASH_IS_TOTAL = {"on_demand_cash": "on_demand_total", "committed_cash": "committed_total"}  # a copy, not a column
 
 
@@ -194,7 +198,26 @@ FLEET_TEMPLATES = {  # with a fleet (§11): its GPUs hour by hour at the month's
     "committed_gpus": served("IF({serving_days}>0,{fleet_peak_gpus},0)"),
     "burst_committed_gpu_hours": fleet_burst(served, "serving_baseline_gpus_used"),
     "burst_owned_gpu_hours": fleet_burst(served, "IF(own_priced,own_gpus,0)"),
+    "chosen_training": '=IF({in_plan},IF(AND(budget_path="owned",ownership_training),IF(ISNUMBER('
+                       f'{{own_training_opex}}),{LINE_ACCRUAL},{{own_training_opex}}),{{training}}),"")',
+    **{column.key: column.template for column in path_columns("owned", "Owned", line=True)},
 }
+# Owned training on a GPU type of its own (§13.15, "each on its own line"): N_run GPUs of the GPU on Inputs, owned as
+# the fleet is from S to E; 0 in every month while training rents or shares the owned fleet's type
+TRAINING_LINE = [
+    Column("own_training_depreciation", "Owned training GPUs: depreciation per month", kind="money0", template=money(
+        f"own_training_gpus*own_training_depreciation_per_day*"
+        f"{ov('tco_start_date', 'serving_end', ends=',own_training_life_end')}", owned=True)),
+    Column("own_training_opex", "Owned training GPUs: running costs per month", kind="money0", template=money(
+        "own_training_gpus*own_training_running_per_day*{escalation}*"
+        f"{ov('tco_start_date', 'serving_end')}", owned=True)),
+    Column("own_training_capex", "Owned training GPUs: capex per month", kind="money0", template=money(
+        "IF(AND({month_start}<=tco_start_date,tco_start_date<{next_month_start}),own_training_capex,0)",
+        owned=True)),
+    Column("own_training_book_value", "Owned training GPUs: book value per month", kind="money0", template=money(
+        "IF(AND({month_start}<serving_end,serving_end<={next_month_start}),own_training_book_value,0)",
+        owned=True)),
+]
 
 
 def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
@@ -204,12 +227,12 @@ def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
         return CALENDAR
     columns = [replace(c, template=FLEET_TEMPLATES.get(c.key, c.template)) for c in CALENDAR]
     if not mixed:
-        return columns + fleet_calendar_columns()
+        return columns + fleet_calendar_columns() + TRAINING_LINE
     by_key = {c.key: c for c in columns}
     summed = [replace(c, template=POOLS_SUMMED.get(c.key, c.template)) for c in columns]
     summed = [replace(c, template=c.template.replace("plan_serving_fits", "plan_pools_fit")) if c.key == "scale"
               else c for c in summed]  # ĝ_k of the pools' GPU-hours: their sum
-    return summed + fleet_calendar_columns() + [
+    return summed + fleet_calendar_columns() + TRAINING_LINE + [
         column for pool, end in pools.SUFFIX.items() for column in
         fleet_calendar_columns((POOL_SIDES[pool],), end, POOL_WORDS[pool]) + [
             replace(by_key[key], key=key + end, header=f"{POOL_WORDS[pool]}: {by_key[key].header[0].lower()}"
@@ -219,12 +242,12 @@ def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
 
 def counted(template):
     """A pool's column with its baseline and owned GPUs as numbers (N: 0 for the reason a number typed where the
-    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error; its owned
-    money n/a with the owned path's reason (own_na) while the owned GPUs train (a third GPU type)."""
+    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error. The prefill
+    pool's plan carries the owned training line (§15.1's third type), so its owned money needs that line priced."""
     if callable(template):
         return template
-    if NO_SERVER in template:
-        template = re.sub(r"IF\((own_priced_[pd]),", r"IF(AND(\1,NOT(ownership_training)),", owned_na(template))
+    if NO_SERVER in template:  # money, not the GPUs above N_own (which read the pool's own server)
+        template = template.replace("IF(own_priced_p,", "IF(AND(own_priced_p,own_training_priced),")
     return re.sub(r"\b((?:serving_baseline_gpus_used|own_gpus)_(?:p|d|prefill|decode))\b", r"N(\1)", template)
 
 
@@ -261,7 +284,7 @@ SUMMARY = [
 # Fiscal years (§13.6): one row per fiscal year from the first month's to the last plan month's --------------------
 def fy_sum(path: str, key: str) -> str:
     found = f"SUMIF(calendar_fiscal_year_number,{{fy_number}},calendar_{path}_{key})"
-    found = f"IF(own_priced,{found},{NO_SERVER})" if path == "owned" else found
+    found = f"IF(own_path_priced,{found},{NO_SERVER})" if path == "owned" else found
     return f'=IF({{fiscal_year}}="","",IF(plan_money_na<>"",plan_money_na,{found}))'
 
 
@@ -495,7 +518,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
         if fy is not None:
             row |= {key: value for key, value in fy.items() if key in keys} | {"fy_total": fy[f"{path}_total"]}
         rows.append(row)
-    columns = [replace(c, template=owned_na(c.template)) for c in YEARLY] if cost.pools is not None else YEARLY
+    columns = YEARLY
     _, first, last = sheet.records(list(range(1, count + 1)), columns, rows, label_header="Year", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(rows) if row["fiscal_year"] == ""])
     total = sum(row["fy_total"] for row in rows if isinstance(row["fy_total"], (int, float)))

@@ -228,12 +228,15 @@ OWNING = [
         kind="percent", unit="of hours", name="own_break_even_utilisation_1y"),
     Row("own_break_even_utilisation_3y", "… against the 3-year price", formula=break_even("price_committed_3y"),
         kind="percent", unit="of hours", name="own_break_even_utilisation_3y"),
+    Row("own_training_held", "… of which they must hold for training", formula="=IF(ownership_training,hours_gpus,0)",
+        kind="count", unit="GPUs", note="N_run when the owned GPUs train too (ownership.training), else 0",
+        name="own_training_held"),
     Row("own_gpus", "Owned GPUs", formula='=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
-        "calendar_committed_gpus),IF(ownership_training,hours_gpus,0)),plan_serving_reason),ownership_gpus)",
+        "calendar_committed_gpus),own_training_held),plan_serving_reason),ownership_gpus)",
         kind="count",
         unit="GPUs", note="The owned GPUs on Inputs; blank: the plan's largest month (and N_run when they train)",
         name="own_gpus", bold=True),
-    dated("own_start", "Bought on", "=IF(ownership_training,tco_start_date,launch_date)", "S when they train, else L"),
+    dated("own_start", "Bought on", "=IF(own_training_held>0,tco_start_date,launch_date)", "S when they train, else L"),
     dated("own_life_end", "Useful life ends", "=own_start+ownership_useful_life_years*days_per_year"),
     Row("own_capex", "Capex", formula=f'=IF(AND(NOT(plan_serving_fits),ownership_gpus=""),plan_serving_reason,'
         f'IF(own_priced,'
@@ -293,20 +296,25 @@ PREMISES = [
 ]
 
 
-def path_total(key: str, *, rows_only: bool = False):
+LINE_TOTAL = "SUM(calendar_own_training_depreciation)+SUM(calendar_own_training_opex)"  # the training GPUs' line
+
+
+def path_total(key: str, *, rows_only: bool = False, line: bool = False):
     """A path's total of a Budget column, or the reason it has none: "n/a" for a plan too long for the rows (and,
-    unless `rows_only`, for serving that does not fit); the owned path without a server price or kW."""
+    unless `rows_only`, for serving that does not fit); the owned path without a server price or kW. The owned
+    path that owns training: its training GPUs' line (`line`, with a fleet), else 0 (they are the serving GPUs)."""
     def template(i: int) -> str:
         path = PATHS[i]
         na = "plan_rows_na" if rows_only else "plan_money_na"
         if key == "training":
-            found = "SUM(calendar_training)" if path != "owned" else "IF(ownership_training,0,SUM(calendar_training))"
+            found = "SUM(calendar_training)" if path != "owned" else \
+                f"IF(ownership_training,{LINE_TOTAL if line else 0},SUM(calendar_training))"
         elif key == "npv":
             found = f"SUMPRODUCT(calendar_{path}_cash,calendar_discount)"
         else:
             found = f"SUM(calendar_{path}_{key})"
         if path == "owned":
-            found = f"IF(own_priced,{found},{NO_SERVER})"
+            found = f"IF(own_path_priced,{found},{NO_SERVER})"
         return f'=IF({na}<>"",{na},{found})'
     return template
 
@@ -360,7 +368,7 @@ AVERAGE_NA = "IF(NOT(ISNUMBER(budget_average_month_total_cost)),budget_average_m
 
 def bridge_line(formula: str) -> str:
     """A bridge line to the cent (engine.values.to_the_cent), or the reason the plan's total has none."""
-    return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),{NO_SERVER},'
+    return (f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_path_priced)),{NO_SERVER},'
             f"{AVERAGE_NA}ROUND({formula},2))))")
 
 
@@ -394,14 +402,14 @@ BRIDGE = [
         name="tco_bridge_contingency"),
 ]
 BRIDGE_TOTAL = Row("total", "The plan's total", kind="money0", unit="over the plan", bold=True, name="tco_bridge_total",
-                   formula=f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_priced)),'
+                   formula=f'=IF(plan_money_na<>"",plan_money_na,IF(AND(budget_path="owned",NOT(own_path_priced)),'
                            f'{NO_SERVER},{AVERAGE_NA}SUM(tco_bridge_average_month_total,tco_bridge_standby,'
                            "tco_bridge_training_tier,tco_bridge_calendar_months,tco_bridge_other,"
                            "tco_bridge_escalation,tco_bridge_path,tco_bridge_contingency))))",
                    note="The lines add up to the plan's total")
 
 
-UNPRICED = 'AND(budget_path="owned",NOT(own_priced))'  # the budget's path is owned, without a server price or kW
+UNPRICED = 'AND(budget_path="owned",NOT(own_path_priced))'  # the budget's path is owned, without a server price or kW
 PRICED = f'IF(plan_money_na<>"",plan_money_na,IF({UNPRICED},{NO_SERVER},'  # … then the figure, and "))"
 
 
@@ -536,6 +544,64 @@ def _not_for_a_mixed_fleet(row: Row) -> Row:
 
 FLEET_ROWS |= {row.key: _not_for_a_mixed_fleet(row) for row in BASELINE + OWNING
                if row.key in ("serving_baseline_gpus_used", "own_gpus", "own_capex", "own_book_value")}
+# Owned training on a GPU type no serving GPU is (§13.15 "One serving GPU": "the owned path buys two GPU types, each
+# on its own line"; §15.1: three with a mixed fleet): N_run of the GPU on Inputs, owned as the fleet is, bought on S
+def training_catalog(key: str) -> str:
+    """The training GPU's Catalog value of `key` (the GPU on Inputs)."""
+    return f"INDEX(catalog_gpu_{key},training_gpu_row)"
+
+
+def on_the_line(formula: str) -> str:
+    """A rate of the training line: 0 without the line, n/a without the training GPU's server price or kW."""
+    return f"=IF(NOT(own_training_separate),0,IF(own_training_priced,{formula},{NO_SERVER}))"
+
+
+SERVING_GPU = "INDEX(catalog_gpu_ids,gpu_row)"  # the serving GPU's id: the Fleet's cheapest, or `gpu`
+TRAINING_LINE = [
+    Row("own_training_separate", "The owned GPUs that train are a type of their own (a line of their own)",
+        formula=f"=AND(ownership_training,{SERVING_GPU}<>gpu)", kind="bool", unit="", name="own_training_separate",
+        note="ownership.training, and the GPU on Inputs is not the serving GPU: each type on its own line"),
+    Row("own_training_gpus", "Owned training GPUs on their own line", formula="=IF(own_training_separate,hours_gpus,0)",
+        kind="count", unit="GPUs", name="own_training_gpus",
+        note="N_run of the GPU on Inputs; 0: training rents, or shares the owned GPUs"),
+    Row("own_training_priced", "… their server price and kW are given (or there is no line)", kind="bool", unit="",
+        formula=f"=OR(NOT(own_training_separate),AND(ISNUMBER({training_catalog('server_price')}),"
+                f"ISNUMBER({training_catalog('server_kw')})))", note="Catalog, the GPU on Inputs' row",
+        name="own_training_priced"),
+    Row("own_training_depreciation_per_day", "… depreciation per training GPU", kind="money", unit="per GPU-day",
+        formula=on_the_line(f"{training_catalog('server_price')}*fx_rate*(1-ownership_residual_value)/"
+                            "(ownership_useful_life_years*days_per_year)"),
+        note="δ of the training GPU: P · (1 − R) / (Y · 365.25)", name="own_training_depreciation_per_day"),
+    Row("own_training_running_per_day", "… running costs per training GPU", kind="money", unit="per GPU-day",
+        formula=on_the_line(f"{training_catalog('server_kw')}*ownership_datacenter_per_kw_month*fx_rate*"
+                            "months_per_year/days_per_year+ownership_staff_per_1000_gpus/1000*"
+                            f"ownership_staff_cost_per_year*fx_rate/days_per_year+{training_catalog('server_kw')}*"
+                            "ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate*hours_per_day"),
+        note="φ + σ + ε of the training GPU", name="own_training_running_per_day"),
+    dated("own_training_life_end", "… their useful life ends", "=tco_start_date+ownership_useful_life_years*"
+          "days_per_year", "Bought on S"),
+    Row("own_training_capex", "… their capex", kind="money0", unit="once, on S", name="own_training_capex",
+        formula=f"=IF(own_training_gpus=0,0,IF(own_training_priced,own_training_gpus*"
+                f"{training_catalog('server_price')}*fx_rate,{NO_SERVER}))", note="N_run · server price · fx"),
+    Row("own_training_book_value", "… their book value when serving ends", kind="money0", unit="once, at E",
+        formula="=IF(own_training_gpus=0,0,IF(own_training_priced,own_training_capex-own_training_gpus*"
+                "own_training_depreciation_per_day*MAX(0,MIN(serving_end,own_training_life_end)-tco_start_date),"
+                f"{NO_SERVER}))", note="Credited back in the owned path's cash", name="own_training_book_value"),
+    Row("own_path_priced", "The owned path is priced (the serving GPU's server, and the training line's)",
+        formula="=AND(own_priced,own_training_priced)", kind="bool", unit="", name="own_path_priced"),
+]
+OWN_PATH_PRICED = "own_path_priced"  # without a fleet: another name for own_priced (the line cannot exist)
+MIXED_SEPARATE = ("=AND(ownership_training,INDEX(catalog_gpu_ids,gpu_row_p)<>gpu,INDEX(catalog_gpu_ids,gpu_row_d)"
+                  "<>gpu)")  # a mixed fleet's: neither pool serves on the GPU on Inputs (§15.1: a third type)
+FLEET_ROWS |= {
+    "own_training_held": replace(next(row for row in OWNING if row.key == "own_training_held"),
+                                 formula="=IF(AND(ownership_training,NOT(own_training_separate)),hours_gpus,0)",
+                                 note="N_run when the owned GPUs train too, on their type; else 0 (a line of "
+                                      "its own below, or rented)")}
+FLEET_ROWS["tco_warn_plan_outlives_owned_gpus"] = replace(
+    next(row for row in WARNINGS if row.key == "tco_warn_plan_outlives_owned_gpus"),
+    formula="=OR(AND(own_priced,serving_end>own_life_end),AND(own_training_gpus>0,own_training_priced,"
+            "serving_end>own_training_life_end))", note="The serving GPUs', or the training GPUs' own line's")
 TRAINING_GPU_ROW = Row("training_gpu_row", "The training GPU's Catalog row", formula="=MATCH(gpu,catalog_gpu_ids,0)",
                        kind="count", unit="", name="training_gpu_row")
 
@@ -583,9 +649,8 @@ def _values(book: kit.Book, results) -> dict:
             server = scenario.merged_catalog.gpus[pool_gpu]
             found |= {pool_name("gpu_row", pool): 1 + rows.index(pool_gpu),
                       pool_name("own_priced", pool): server.server_price is not None and server.server_kw is not None}
-        training = scenario.ownership.training  # a third GPU type to own: the owned path n/a
-        found |= {"plan_pools_fit": True, "own_priced": found["own_priced_p"] and found["own_priced_d"]
-                  and not training, "own_na": pools.OWNED_TRAINING if training else plan_prices.NO_SERVER}
+        found |= {"plan_pools_fit": True, "own_priced": found["own_priced_p"] and found["own_priced_d"]}
+    found["own_path_priced"] = found["own_priced"] and s.get("own_training_priced", True)
     found |= {"plan_rows_na": engine.rows_na(table),
               "plan_money_na": engine.money_na(table),
               "plan_serving_reason": "" if table.plan.serving_fits else table.plan.serving_na}
@@ -635,12 +700,15 @@ def write(book: kit.Book, results) -> kit.Sheet:
                                                   PER_MILLION)):
         sheet.section(title)
         sheet.rows(one_gpu(fleet_rows(rows, fleet)), values)
+        if rows is OWNING and fleet:
+            sheet.rows([replace(row, formula=MIXED_SEPARATE) if mixed and row.key == "own_training_separate" else row
+                        for row in TRAINING_LINE], values)
         sheet.skip()
     if mixed:
         _pools(sheet, table.pools, results.scenario, values)
     _profile(book, sheet, table.plan.profile, fleet)
     sheet.section("The three paths over the plan (the Budget's month rows summed)")
-    _path_totals(book, sheet, table)
+    _path_totals(book, sheet, table, fleet)
     sheet.skip()
     sheet.section("The budget's path (budget.path on Inputs)")
     sheet.rows(CHOSEN, {row.key: values[row.key] for row in CHOSEN})
@@ -650,15 +718,15 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.row(replace(row, formula=pooled_bridge(row.formula)) if mixed else row, values[f"bridge_{row.key}"])
     sheet.skip()
     sheet.section("Unit economics, on the budget's path")
-    sheet.rows([replace(row, formula=owned_na(row.formula)) for row in UNIT] if mixed else UNIT,
+    sheet.rows(UNIT,
                {row.key: values[f"unit_{row.key}"] for row in UNIT})
     sheet.skip()
     sheet.row(STANDBY_NOTE, table.headline["plan_standby_note"])
     sheet.skip()
     sheet.section("Warnings (TRUE: it holds; the plan is still priced)")
-    sheet.rows(pooled_warnings(WARNINGS) if mixed else WARNINGS, values)
-    for alias, name in ALIASES.items():  # the headline's names for cells the formulas read by their own
-        book.define(alias, SHEET, book.names[name][1], values[name])
+    sheet.rows(pooled_warnings(fleet_rows(WARNINGS, fleet)) if mixed else fleet_rows(WARNINGS, fleet), values)
+    for alias, name in ALIASES.items() | ({} if fleet else {OWN_PATH_PRICED: "own_priced"}).items():
+        book.define(alias, SHEET, book.names[name][1], values[name])  # names for cells the formulas read
     # the plan's one total (the Cover's first key result) is the budget's path's total, written here
     book.define("plan_total_cost", SHEET, book.names["tco_total_cost"][1], table.headline["plan_total_cost"])
     return sheet
@@ -669,7 +737,7 @@ ALIASES = {"tco_launch_date": "launch_date", "tco_end_date": "serving_end",
            "pricing_spot_price": "price_spot"}
 
 
-def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
+def _path_totals(book: kit.Book, sheet: kit.Sheet, table, fleet: bool) -> None:
     """Each path's totals over the plan, a column each, named tco_<path>_…: "n/a: see Checks" while an input fails."""
     heading = sheet.heading_row(["Over the plan"] + [PATH_LABELS[path] for path in PATHS])
     rows = {}
@@ -678,7 +746,8 @@ def _path_totals(book: kit.Book, sheet: kit.Sheet, table) -> None:
         sheet._label(r, column.header)
         for i, path in enumerate(PATHS):
             name, value = TOTAL_NAMES[column.key].format(path=path), table.totals[f"{path}_{column.key}"]
-            formula = owned_na(column.template(i)) if table.pools is not None else column.template(i)
+            formula = (path_total("training", rows_only=True, line=True)(i) if fleet and column.key == "training"
+                       else column.template(i))
             cell = sheet.formula(r, 1 + i, formula, value, book.styles.value(column.kind),
                                  fallback=kit.NOT_AVAILABLE, gated=name in book.headline)
             book.define(name, SHEET, cell, value)
@@ -732,7 +801,7 @@ CHECKS = [
     _check("tco_horizon_not_negative", "Cost: the horizon is 0 days or more", "crossover_horizon_days>=0",
            "crossover.horizon_days"),
     _check("tco_owned_training_gpus", "Cost: owned training has at least the run's GPUs",
-           "OR(NOT(ownership_training),ISTEXT(own_gpus),own_gpus>=hours_gpus)", "ownership.gpus"),
+           "OR(ISTEXT(own_gpus),own_gpus>=own_training_held)", "ownership.gpus"),
     _check("tco_months_within_rows", "Cost: the plan fits the Budget's calendar month rows",
            unless("NOT(ISNUMBER(tco_months))", WITHIN_ROWS),
            "Run the planner again (or raise budget.spare_months) for a longer run or horizon; money reads n/a "
@@ -965,6 +1034,7 @@ POOLED_NAMES = ("gpu_row", "price_on_demand", "price_committed_1y", "price_commi
                 "serving_baseline_gpus_used", "own_priced", "own_depreciation_per_day", "own_facility_per_day",
                 "own_staff_per_day", "own_energy_per_day", "own_cost_per_gpu_hour", "own_break_even_utilisation",
                 "own_gpus", "own_capex", "own_book_value", "fleet_plan_launch_gpus", "calendar_committed_gpus",
+                "own_start", "own_life_end", "own_path_priced",
                 "fleet_cheapest_gpu", "plan_serving_fits")
 POOL_WORDS = {"prefill": "Prefill pool", "decode": "Decode pool"}
 
@@ -975,6 +1045,8 @@ def pool_name(name: str, pool: str) -> str:
         return f"fleet_cheapest_{pool}_gpu"
     if name == "plan_serving_fits":
         return "plan_pools_fit"
+    if name == "own_path_priced":  # a pool's owned money: its own GPU's server (the line's on the prefill pool's)
+        return "own_priced" + pools.SUFFIX[pool]
     if name.startswith("calendar_"):
         return name + pools.SUFFIX[pool]
     return pools.pool_name(name, pool)
@@ -998,6 +1070,7 @@ def pair_sum(first: str, second: str) -> str:
 def pool_rows(pool: str, scenario) -> list[Row]:
     """A pool's price, baseline and owning cells (§15.1), from the one-GPU rows with a fleet; its baseline and owned
     GPUs from the pair on Inputs (a number typed in the one-number cell: n/a, its check fails)."""
+    trains = f"AND(ownership_training,INDEX(catalog_gpu_ids,gpu_row{pools.SUFFIX[pool]})=gpu)"  # training shares it
     base = {row.key: row for row in PRICES + BASELINE + OWNING} | {
         key: row for key, row in FLEET_ROWS.items() if key in ("gpu_row", "price_on_demand",
                                                                "serving_baseline_gpus_suggested")}
@@ -1010,9 +1083,14 @@ def pool_rows(pool: str, scenario) -> list[Row]:
         "serving_baseline_gpus_used": ("baseline", "B_c of the pool: its pair on Inputs; blank: its B*",
                                        '=IF({0}="",serving_baseline_gpus_suggested' + end + ",{1})",
                                        typed["pricing_serving_baseline_gpus"]),
-        "own_gpus": ("owned GPUs", "N_own of the pool: its pair on Inputs; blank: MAX_k G_k of the pool",
-                     '=IF({0}="",IF(plan_pools_fit,MAX(calendar_committed_gpus' + end + "),plan_serving_reason),{1})",
-                     typed["ownership_gpus"])}
+        "own_gpus": ("owned GPUs", "N_own of the pool: its pair on Inputs; blank: MAX_k G_k of the pool (and "
+                     "N_run when training shares its GPU type)",
+                     '=IF({0}="",IF(plan_pools_fit,MAX(MAX(calendar_committed_gpus' + end + f"),{trains}*hours_gpus),"
+                     "plan_serving_reason),{1})", typed["ownership_gpus"])}
+    dates = [dated(pool_name("own_start", pool), f"{words}: bought on", f"=IF({trains},tco_start_date,launch_date)",
+                   "S when training shares its GPU type, else L"),
+             dated(pool_name("own_life_end", pool), f"{words}: useful life ends",
+                   f"={pool_name('own_start', pool)}+ownership_useful_life_years*days_per_year")]
     found = []
     for key in ("gpu_row",) + pools.POOL_CELLS[:9] + ("own_priced",) + pools.POOL_CELLS[9:15] + ("own_gpus",) + \
             pools.POOL_CELLS[15:]:
@@ -1021,6 +1099,7 @@ def pool_rows(pool: str, scenario) -> list[Row]:
             label, note, formula, names = counts[key]
             found.append(Row(name, f"{words}: {label}", kind="count", unit="GPUs", name=name, note=note,
                              formula=formula.format(*names)))
+            found += dates if key == "own_gpus" else []
             continue
         row = base[key]
         label = f"its GPU's Catalog row (fleet_cheapest_{pool}_gpu)" if key == "gpu_row" else \
@@ -1028,7 +1107,7 @@ def pool_rows(pool: str, scenario) -> list[Row]:
         formula = pooled(row.formula, pool)
         if key in ("own_capex", "own_book_value"):  # the owned GPUs' reason (a number typed for a pair) first
             owned = pool_name("own_gpus", pool)
-            formula = f"=IF(ownership_training,own_na,IF(ISTEXT({owned}),{owned},{formula[1:]}))"
+            formula = f"=IF(ISTEXT({owned}),{owned},{formula[1:]})"
         found.append(replace(row, key=name, name=name, bold=False, label=f"{words}: {label}", formula=formula,
                              note="" if key == "gpu_row" else row.note))
     return found
@@ -1045,33 +1124,19 @@ def pooled_one_gpu(rows: list[Row]) -> list[Row]:
             row = replace(row, formula="=" + pair_sum(pool_name(row.key, "prefill"), pool_name(row.key, "decode")),
                           note="The two pools' sum (§15.1)")
         elif row.key == "own_priced":
-            row = replace(row, formula="=AND(own_priced_p,own_priced_d,NOT(ownership_training))",
-                          note="Both pools' GPUs (Catalog), and the owned GPUs do not train (a third GPU type)")
-            found += [row, OWN_NA]
-            continue
+            row = replace(row, formula="=AND(own_priced_p,own_priced_d)", note="Both pools' GPUs (Catalog)")
         found.append(row)
     return found
 
 
-OWN_NA = Row("own_na", "Why the owned path reads n/a (while it does)", kind="text", unit="", name="own_na",
-             formula=f"=IF(ownership_training,{text(pools.OWNED_TRAINING)},{NO_SERVER})",
-             note="Training on owned GPUs with a mixed fleet is a third GPU type, not priced (§15.1)")
-
-
 def pooled_bridge(formula: str) -> str:
-    """A bridge line of a mixed fleet (§15.1): serving at each pool's p_od and its standby, added; the owned path's
-    reason its own (own_na)."""
+    """A bridge line of a mixed fleet (§15.1): serving at each pool's p_od and its standby, added."""
     for one in (AT_OD, STANDBY_AT_E1):
         formula = formula.replace(one, "(" + "+".join(pooled(one, pool, ("serving_gpu_hours", "committed_gpus"))
                                                       .replace("calendar_serving_gpu_hours", "calendar_serving_gpu_"
                                                                f"hours{pools.SUFFIX[pool]}")
                                                       for pool in pools.POOLS) + ")")
-    return owned_na(formula)
-
-
-def owned_na(formula: str) -> str:
-    """A mixed fleet's formula with the owned path's reason (own_na) where one GPU's says "no server price"."""
-    return formula.replace(NO_SERVER, "own_na")
+    return formula
 
 
 def mixed_premises(rows: list[Row]) -> list[Row]:

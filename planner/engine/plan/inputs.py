@@ -37,7 +37,9 @@ class Owning:
     server_price: float | None
     server_kw: float | None
     gpus: int | None  # N_own; None: the plan's largest month of committed GPUs
-    training: bool
+    training: bool  # ownership.training: the owned path trains on GPUs it buys, not rented ones
+    training_gpus: int | None = None  # the GPUs it holds for training: N_run when training shares this owned fleet
+    # (its GPU is `gpu`), else 0; None: N_run when `training`, as for one GPU type (months.held_for_training)
     useful_life_years: float
     residual_value: float
     pue: float
@@ -109,6 +111,7 @@ class Plan:
     average_months: int = 0  # §9's serving months, CEIL9(H_d/30.4375): the fleet's rows reach k_L + this
     past_deadline: bool = False  # training's days past the layout search's deadline: the plan's money n/a
     fleet_mixed: bool = False  # the fleet's cheapest is mixed (§15.1): one serving GPU cannot price it, serving n/a
+    training_line: Owning | None = None  # owned training on a GPU type no pool serves on: its own line (§13.15)
 
     @property
     def serving_na(self) -> str:
@@ -132,6 +135,7 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
     fx = scenario.fx_rate
     fits = bool(serving["serving_fits"]) if scenario.fleet is None else fleet is not None  # with a fleet: its SLO
     sv = scenario.serving
+    apart = trains_apart(scenario, tables)
     return Plan(
         start=cal.serial(start), spare_months=b.spare_months, rows=rows, currency=scenario.currency, fx=fx,
         first_fiscal_month=b.first_fiscal_month, escalation=b.escalation, contingency=b.contingency,
@@ -145,7 +149,8 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
         training_tier=pricing.training_tier, baseline_tier=pricing.serving_baseline_tier,
         baseline_gpus=one_number(pricing.serving_baseline_gpus), spot_overhead=pricing.spot_overhead,
         owning=Owning(server_price=gpu.server_price, server_kw=gpu.server_kw,
-                      **(own.model_dump() | {"gpus": one_number(own.gpus)})),
+                      **(own.model_dump() | {"gpus": one_number(own.gpus), "training_gpus": 0 if apart else None})),
+        training_line=training_line(scenario) if apart else None,
         active_users=unit.active_users, price_input_per_million=unit.price_input_per_million,
         price_output_per_million=unit.price_output_per_million,
         average_month=AverageMonth(training_cost=budget["training_cost"], serving_cost=budget["serving_cost"],
@@ -155,6 +160,28 @@ def plan_for(scenario, tables, generated: dt.date, fleet: PlanFleet | None = Non
         fleet=fleet, fleet_section=scenario.fleet is not None, average_months=budget["serving_months"],
         fleet_mixed=fleet_mixed(scenario, tables),
         past_deadline=past_deadline(scenario, hours["days"]))
+
+
+def serving_gpus(scenario, tables) -> tuple:
+    """The GPU types that serve: the Fleet's cheapest configuration's (its two pools' when mixed, §15.1), or `gpu`
+    without a fleet or when no configuration meets the SLO."""
+    best = tables["fleet"].cheapest if scenario.fleet is not None else None
+    if best is None:
+        return (scenario.gpu,)
+    return (best["prefill_gpu"], best["decode_gpu"]) if fleet_mixed(scenario, tables) else (best["gpu"],)
+
+
+def trains_apart(scenario, tables) -> bool:
+    """Owned training on a GPU type no serving GPU is (§13.15 "One serving GPU", §15.1): the owned path buys the
+    run's GPUs on a line of their own; else training shares the owned fleet of its type."""
+    return scenario.ownership.training and scenario.gpu not in serving_gpus(scenario, tables)
+
+
+def training_line(scenario) -> Owning:
+    """The owned training GPUs' line: N_run of `gpu`, at its Catalog server price and kW, bought on S."""
+    gpu, own = scenario.merged_catalog.gpus[scenario.gpu], scenario.ownership
+    return Owning(server_price=gpu.server_price, server_kw=gpu.server_kw,
+                  **(own.model_dump() | {"gpus": None, "training": True, "training_gpus": scenario.hours.gpus}))
 
 
 def one_number(value):

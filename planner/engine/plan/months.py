@@ -4,7 +4,7 @@ and demand, and the three paths (rent on demand, a committed baseline with burst
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -136,16 +136,23 @@ class Ownership:
     book_value: float | str
 
 
+def held_for_training(p: Plan) -> int:
+    """The GPUs the owned fleet holds for training: N_run when it trains on them, else 0 (§13.4)."""
+    o = p.owning
+    return o.training_gpus if o.training_gpus is not None else (p.run_gpus if o.training else 0)
+
+
 def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownership, dict]:
     """N_own·δ·ov_k(O_s, MIN(E, life end)) depreciation; N_own·(φ + σ + ε)·e_k·ov_k(O_s, E) opex; capex in the
     month that holds O_s; the book value N_own·P − Σ depreciation back in the month that holds E."""
     o, rates = p.owning, owned_rates(p.owning, p.fx)
-    start = p.start if o.training else t.launch
+    held = held_for_training(p)
+    start = p.start if held else t.launch  # S when they train too
     life_end = start + DAYS_PER_YEAR * o.useful_life_years
     if o.gpus is not None:
         gpus = o.gpus
     else:
-        gpus = int(max(np.max(gpus_k, initial=0.0), p.run_gpus if o.training else 0))
+        gpus = int(max(np.max(gpus_k, initial=0.0), held))
     if rates is None:
         zero = np.zeros(m.rows)
         return Ownership(rates=None, gpus=gpus, start=start, life_end=life_end, capex=NO_SERVER,
@@ -160,6 +167,29 @@ def owned_columns(p: Plan, m: cal.Months, t: Timeline, gpus_k) -> tuple[Ownershi
                "book_value": np.where((m.start < t.end) & (t.end <= m.next), book_value, 0.0)}
     return Ownership(rates=rates, gpus=gpus, start=start, life_end=life_end, capex=capex,
                      book_value=book_value), columns
+
+
+TRAINING_LINE = ("depreciation", "opex", "capex", "book_value")  # the owned training GPUs' line: own_training_<key>
+
+
+def training_line_columns(p: Plan, m: cal.Months, t: Timeline) -> tuple[Ownership | None, dict]:
+    """Owned training on a GPU type of its own (§13.15, "each on its own line"): N_run GPUs of `gpu` owned as the
+    owned fleet is (owned_columns: bought on S, held to E), as own_training_<column>; zeros without the line, and no
+    columns without a fleet (the line needs a serving GPU other than `gpu`)."""
+    if p.training_line is None:
+        zero = np.zeros(m.rows)
+        return None, {f"own_training_{key}": zero for key in TRAINING_LINE} if p.fleet_section else {}
+    line, columns = owned_columns(replace(p, owning=p.training_line), m, t, np.zeros(m.rows))
+    return line, {f"own_training_{key}": columns[key] for key in TRAINING_LINE}
+
+
+def owned_training(c: dict) -> tuple:
+    """The owned path's training when it owns it: the line's accrual (depreciation + opex) and its cash (opex +
+    capex − book value); 0 when training shares the owned fleet (its GPUs are in the serving accrual)."""
+    if "own_training_opex" not in c:
+        return 0.0, 0.0
+    return (c["own_training_depreciation"] + c["own_training_opex"],
+            c["own_training_opex"] + c["own_training_capex"] - c["own_training_book_value"])
 
 
 def path_columns(p: Plan, m: cal.Months, c: dict, *, t: Timeline, b: Baseline, own: Ownership) -> dict:
@@ -183,15 +213,15 @@ def path_columns(p: Plan, m: cal.Months, c: dict, *, t: Timeline, b: Baseline, o
     c["burst_owned"] = c["burst_owned_gpu_hours"] * od
     serving = {"on_demand": c["on_demand_serving"], "committed": c["baseline"] + c["burst_committed"],
                "owned": c["depreciation"] + c["opex"] + c["burst_owned"]}
-    owned_training = 0.0 if p.owning.training else c["training"]
+    accrual, cash = owned_training(c) if p.owning.training else (c["training"], c["training"])
     for path in PATHS:
-        training = owned_training if path == "owned" else c["training"]
+        training = accrual if path == "owned" else c["training"]
         c[f"{path}_serving"] = serving[path]
         c[f"{path}_subtotal"] = training + c["other"] + serving[path]
         c[f"{path}_contingency"] = p.contingency * c[f"{path}_subtotal"]
         c[f"{path}_total"] = c[f"{path}_subtotal"] + c[f"{path}_contingency"]
         c[f"{path}_cash"] = c[f"{path}_total"]
-    c["owned_cash"] = (owned_training + c["other"] + c["burst_owned"] + c["opex"] + c["capex"]
+    c["owned_cash"] = (cash + c["other"] + c["burst_owned"] + c["opex"] + c["capex"]
                        - c["book_value"]) * (1 + p.contingency)
     return c
 

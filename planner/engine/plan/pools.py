@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.engine.plan.inputs import Owning, Plan, prices_of
+from planner.engine.plan.inputs import Owning, Plan, prices_of, trains_apart
 from planner.engine.plan.months import PATHS
 from planner.engine.plan.prices import NO_SERVER, NO_SERVING, tokens_per_s_per_mw
 from planner.engine.shared import HOURS_PER_DAY
 
 POOLS = ("prefill", "decode")
-OWNED_TRAINING = "n/a: training on owned GPUs with a mixed fleet (a third GPU type) is not priced"
 NUMBER_FOR_A_PAIR = "a pair {{prefill: n, decode: m}}: the chosen fleet is mixed ({prefill} for prefill, {decode} " \
     "for decode), one number per pool"
 PAIR_FOR_A_NUMBER = "one number: the chosen fleet is not mixed (one GPU type, {gpu})"
@@ -68,8 +67,24 @@ def check_forms(scenario, tables) -> None:
         return
     fleet = tables["fleet"]
     mixed = fleet.cheapest is not None and fleet.headline["fleet_cheapest_mixed"] is True
-    if problems := form_problems(scenario, mixed, fleet.headline):
+    if problems := form_problems(scenario, mixed, fleet.headline) or training_problems(scenario, tables, mixed):
         raise PairRefused(problems)
+
+
+def training_problems(scenario, tables, mixed: bool) -> list:
+    """Owned training sharing the owned GPUs of its type (the serving GPU, or a mixed fleet's pool on `gpu`): the
+    typed count must hold the run's N_run GPUs; on a line of its own, `ownership.gpus` counts serving GPUs only."""
+    own, run = scenario.ownership, scenario.hours.gpus
+    if not own.training or trains_apart(scenario, tables) or own.gpus is None or is_pair(own.gpus) != mixed:
+        return []
+    pool = next((p for p in POOLS if tables["fleet"].cheapest[f"{p}_gpu"] == scenario.gpu), None) if mixed else None
+    typed_count = pool_value(own.gpus, pool) if pool else own.gpus
+    if typed_count is None or typed_count >= run:
+        return []
+    key = f"{pool} of the pair ({scenario.gpu})" if pool else "the count"
+    return [(("ownership", "gpus"), {"prefill": typed(own.gpus.prefill), "decode": typed(own.gpus.decode)} if mixed
+             else typed(own.gpus), f"training on owned GPUs shares the {scenario.gpu} GPUs: {key} needs at least "
+             f"the run's {run:,} GPUs (hours.gpus): give at least that, or leave it blank")]
 
 
 def pool_value(value, pool: str):
@@ -144,14 +159,16 @@ def pool_plans(plan: Plan, scenario, fleet_table, spare: float, whole=None,
     found = {}
     for i, pool in enumerate(POOLS):
         gpu, narrowed = best[f"{pool}_gpu"], narrow(whole, i)
+        shares = own.training and gpu == scenario.gpu and plan.training_line is None  # trains on this pool's GPUs
         owning = Owning(server_price=catalog[gpu].server_price, server_kw=catalog[gpu].server_kw,
-                        **(own.model_dump() | {"gpus": pool_value(own.gpus, pool), "training": False}))
+                        **(own.model_dump() | {"gpus": pool_value(own.gpus, pool),
+                                               "training_gpus": scenario.hours.gpus if shares else 0}))
         prices = prices_of(scenario, gpu)
         changes = dict(fleet=narrowed, serving_fits=True, fleet_mixed=False, prices=moved(prices) if moved else prices,
                        owning=owning, baseline_gpus=pool_value(scenario.pricing.serving_baseline_gpus, pool),
                        average_month=None, average_month_na="")  # the bridge is the plan's, from both (merged)
-        if i:  # training and other costs once, on the first pool's plan
-            changes |= dict(allocated_gpu_hours=0.0, run_gpus=0, other_monthly_cost=0.0,
+        if i:  # training (rented, or its own owned line) and other costs once, on the first pool's plan
+            changes |= dict(allocated_gpu_hours=0.0, run_gpus=0, other_monthly_cost=0.0, training_line=None,
                             price_input_per_million=None, price_output_per_million=None)
         found[pool] = (gpu, replace(plan, **changes))
     return found
@@ -178,9 +195,6 @@ def priced(plan: Plan, scenario, fleet_table, cost_of, *, whole=None, moved=None
         rows = max(len(cost_of(p).rows) for _, p in plans.values())
         plans = {pool: (gpu, replace(p, rows=rows)) for pool, (gpu, p) in plans.items()}
     tables = {pool: (gpu, cost_of(p)) for pool, (gpu, p) in plans.items()}
-    if scenario.ownership.training:  # a third GPU type to own: not priced here
-        for _, table in tables.values():
-            table.totals |= {k: OWNED_TRAINING for k in table.totals if k.startswith("owned_")}
     best, head = fleet_table.cheapest, fleet_table.headline
     gpus = {"prefill": head["fleet_cheapest_prefill_gpus"], "decode": head["fleet_cheapest_decode_gpus"]}
     kws = {pool: scenario.merged_catalog.gpus[gpu].server_kw for pool, (gpu, _) in tables.items()}
@@ -215,6 +229,7 @@ POOL_CELLS = ("price_on_demand", "price_committed_1y", "price_committed_3y", "pr
               "serving_baseline_gpus_used", "own_depreciation_per_day", "own_facility_per_day", "own_staff_per_day",
               "own_energy_per_day", "own_cost_per_gpu_hour", "own_break_even_utilisation", "own_capex",
               "own_book_value")
+POOL_DATES = ("own_start", "own_life_end")  # a pool's purchase: S when training shares its GPUs, else L
 SUMMED_CELLS = ("serving_baseline_gpus_used", "own_gpus", "own_capex", "own_book_value")
 
 
@@ -254,7 +269,7 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
                                       for key in ("plan_end", "months", "path_end")}  # the longer pool's
     scalars |= dict.fromkeys(ONE_GPU, na)
     for pool, (_, table) in pp.pools.items():
-        scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + ("own_gpus",)}
+        scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + POOL_DATES + ("own_gpus",)}
     scalars |= {key: added(first.scalars[key], second.scalars[key]) for key in SUMMED_CELLS}
     table = replace(single, scalars=scalars, rows=rows, fiscal_years=years, totals=totals, pools=pp)
     table.unit = unit_of_rows(single.plan, rows, totals)
@@ -263,39 +278,17 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
     both_priced = all(t.plan.owning.server_price is not None and t.plan.owning.server_kw is not None
                       for _, t in pp.pools.values())
     table.warnings = dict(single.warnings) | {
-        "tco_warn_plan_outlives_owned_gpus": both_priced and scalars["serving_end"] > scalars["own_life_end"],
+        "tco_warn_plan_outlives_owned_gpus": both_priced and scalars["serving_end"] > scalars["own_life_end"]
+        or (scalars["own_training_separate"] and scalars["own_training_priced"]
+            and scalars["serving_end"] > scalars["own_training_life_end"]),
         "tco_warn_baseline_above_demand": not isinstance(used, str) and 0 < used and used > peak,
         "tco_warn_commitment_longer_than_serving": not isinstance(used, str) and used > 0
         and scalars["serving_commitment_months"] < scalars["serving_term_months"],
         "tco_warn_serving_does_not_fit": False}
-    owned, plan = scalars["own_gpus"], single.plan
     table.checks = dict(single.checks) | {
         key: first.checks[key] and second.checks[key] for key in ("tco_fiscal_years_add_up",
-                                                                    "tco_owned_cash_equals_accrual")} | {
-        "tco_owned_training_gpus": not plan.owning.training or isinstance(owned, str) or owned >= plan.run_gpus}
-    if single.plan.owning.training:  # a third GPU type to own: the owned path n/a (OWNED_TRAINING)
-        owned_training(table)
+                                                                    "tco_owned_cash_equals_accrual",
+                                                                    "tco_owned_training_gpus")}
     chosen_columns(table, single.plan)
     return table
-
-
-OWNED_COLUMNS = ("depreciation", "opex", "burst_owned", "owned_serving", "capex", "book_value")
-
-
-def owned_training(table) -> None:
-    """With `ownership.training` TRUE, a mixed fleet's owned path reads OWNED_TRAINING wherever it has money: its
-    month columns (the pools' too), fiscal years, capex and book value, and the bridge on the owned path."""
-    def owned(key: str) -> bool:
-        return key.startswith("owned_") or key.removesuffix("_p").removesuffix("_d") in OWNED_COLUMNS
-
-    for row in table.rows:
-        if row["in_plan"]:
-            row |= {key: OWNED_TRAINING for key in row if owned(key)}
-    table.fiscal_years = [{key: OWNED_TRAINING if owned(key) else value for key, value in year.items()}
-                          for year in table.fiscal_years]
-    table.scalars |= dict.fromkeys(("own_capex", "own_book_value", "own_capex_p", "own_capex_d",
-                                    "own_book_value_p", "own_book_value_d"), OWNED_TRAINING)
-    table.warnings["tco_warn_plan_outlives_owned_gpus"] = False
-    if table.plan.path == "owned":
-        table.bridge = [{**line, "amount": OWNED_TRAINING} for line in table.bridge]
 
