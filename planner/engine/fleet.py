@@ -1307,6 +1307,14 @@ METHOD = Method(
         "t_d·NET_d)·0.90; cost per hour = G_p·p_p + G_d·p_d; listed after the single-type configurations, so a "
         "full tie goes to one GPU type; the Pareto front then compares output tokens per unit of money, "
         "3600·λ·o/cost per hour.",
+        "The plan with two GPU types: when the cheapest fleet is mixed, the Cost and Budget sheets price each pool "
+        "on its own GPU's Catalog row (on-demand and tier prices, server price and kW), with its own GPUs and "
+        "GPU-hours by month, committed baseline and owned GPUs (pricing.serving_baseline_gpus and ownership.gpus "
+        "then a pair {prefill, decode}); the plan's totals are the pools' sums.",
+        "The Cover's serving line names both pools (\"10 h100-sxm for prefill and 3 h200 for decode\"), the cost "
+        "per hour at the peak and the saving against the best single-type fleet, in money and as a share of its "
+        "cost; the GPUs sheet's Mixed fleet block shows each pool's GPU, GPUs, price, share of the cost, c_own and "
+        "u*.",
         "Over the day: λ_h = λ·f_h/MAX(f); a fleet sized for the peak keeps its GPUs all day, one that follows "
         "demand is sized each hour by the same rule; busy GPUs λ_h·g with g the GPU-seconds of a request at full "
         "batch; idle GPU-hours = GPU-hours − busy.",
@@ -1328,8 +1336,9 @@ METHOD = Method(
         "for what autoscaling saves. KV links are placed pair by pair; MI300X's NVLink figure is an aggregate.",
         "Both pools of a disaggregated fleet use one GPU type unless fleet.mixed_gpus is TRUE; then the KV transfer "
         "between two vendors' GPUs assumes both engines share a KV block layout and an RDMA path (Splitwise "
-        "evaluated NVIDIA pairs only), and the plan reads serving money n/a when the cheapest fleet is mixed. No "
-        "expert or attention data parallelism.",
+        "evaluated NVIDIA pairs only). No expert or attention data parallelism.",
+        "A mixed fleet's saving lies within the model's approximations (M/M/c, Boole's bound, per-pair placement) "
+        "and buys a second spare pool and a second driver and engine stack to run.",
         "Efficiencies fitted from benchmark logs (serving.calibration) apply on the benchmark's GPU only; the other "
         "GPUs' candidates keep the inputs, so a comparison across GPUs sets measured figures against assumed ones.",
     ],

@@ -75,12 +75,13 @@ class Ownership(Section):
     model_config = ConfigDict(title="Owning GPUs")
 
     gpus: whole(1) | PoolGPUs | None = declared(
-        None, "Owned GPUs", "GPUs", "A purchase you already plan. Blank: the plan's largest month of committed "
-        "GPUs (and at least the run's GPUs when training is owned). When the Fleet's cheapest is mixed (§15.1), a "
-        "pair {prefill: n, decode: m}.", kind="count", blank=True, symbol="N_own")
+        None, "Owned GPUs", "GPUs", "The serving GPUs of a purchase you already plan. Blank: the plan's largest "
+        "month of committed GPUs (and at least the run's GPUs when training shares them). When the Fleet's "
+        "cheapest is mixed (§15.1), a pair {prefill: n, decode: m}.", kind="count", blank=True, symbol="N_own")
     training: bool = declared(
-        False, "Train on owned GPUs", "", "TRUE: the owned path buys its GPUs at the start date and trains on them; "
-        "the rented paths still rent training at its tier.", kind="bool")
+        False, "Train on owned GPUs", "", "TRUE: the owned path trains on GPUs it buys at the start date: its "
+        "serving GPUs when they are gpu, else the run's GPUs of gpu on a line of their own; the rented paths still "
+        "rent training at its tier.", kind="bool")
     useful_life_years: _range(0.5, 10) = declared(
         4, "Useful life", "years", "Straight-line depreciation to the residual value, by day. 4 years is a common "
         "economic life for GPUs; hyperscalers' accounting lives for servers are 5 to 6 years.", kind="decimal",
