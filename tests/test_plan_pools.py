@@ -85,6 +85,15 @@ def test_example_d_owned_per_pool(example_d):
     assert prefill["own_capex"] + decode["own_capex"] == pytest.approx(600_000)  # 10 · 45,000 + 3 · 50,000
 
 
+def test_example_d_the_plans_own_utilisation_per_pool(results_d):
+    """u_plan, one per pool (§15.1): flat demand keeps each pool's owned GPUs busy every hour of the year; a
+    pool owning two more H100 than it needs (12) keeps them busy 10/12 of the hours."""
+    s = results_d.tables["cost"].scalars
+    assert s["own_utilisation_p"] == s["own_utilisation_d"] == 1
+    s = cost_table(**{"ownership.gpus": {"prefill": 12, "decode": 3}}).scalars
+    assert s["own_utilisation_p"] == pytest.approx(10 / 12) and s["own_utilisation_d"] == 1
+
+
 def test_example_d_power_of_the_mixed_fleet(example_d):
     """46,409 output tokens/s per MW at the peak (10 · 1.275 + 3 · 1.275 kW, PUE 1.3)."""
     assert example_d["fleet_kw"] == pytest.approx(16.575)
@@ -389,6 +398,7 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     assert (value("own_gpus_prefill"), value("own_gpus_decode")) == (10, 3)
     assert round(value("own_cost_per_gpu_hour_p"), 6) == 1.665924
     assert round(value("own_cost_per_gpu_hour_d"), 6) == 1.794261
+    assert value("own_utilisation_p") == value("own_utilisation_d") == 1  # flat: each pool's GPUs busy every hour
     assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
     assert value("plan_total_demand_high") == pytest.approx(13 * HOURS * 2.00 + 4 * HOURS * 2.50 + training)
     assert value("plan_busiest_hour_flag").startswith("covered: 13 serving GPUs")

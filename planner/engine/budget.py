@@ -223,13 +223,6 @@ METHOD = Method(
         "sheet has a row for each of the plan's months and budget.spare_months more (at most ten years of "
         "training and the longest horizon), those beyond the plan blank and grouped out of sight; an edit that "
         "needs more months than the rows hold leaves the sums n/a until the planner runs again.",
-        "A mixed fleet (prefill and decode on two GPU types): each pool has its own GPUs and GPU-hours by month and "
-        "each path's serving money at its own GPU's prices; the month's columns are the pools' sums, so the "
-        "totals, fiscal years and the Cover read as for one GPU type. The average months price each pool's "
-        "GPU-hours at its own on-demand price.",
-        "Owned training on a line of its own (the training GPU is not a serving GPU): four columns show the line by "
-        "month, its depreciation, running costs, capex and book value; on the owned path they replace the "
-        "training rental.",
     ],
     sources=[
         "The Hours table (§2), the Serving table's roofline (§6), Crossover's traffic and horizon (§3) and the "

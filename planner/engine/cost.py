@@ -605,18 +605,8 @@ METHOD = Method(
         "hour of whole terms from L, plus the burst above it on demand. Owned: N_own GPUs (blank: the largest "
         "G_k) bought at L (or S when training shares them), depreciated straight-line by day to the residual over "
         "the useful life, with facility, staff and energy by day; the burst above N_own on demand.",
-        "Owned training (ownership.training TRUE) runs on gpu, serving on the Fleet's cheapest GPU (each pool's "
-        "when mixed; gpu without a fleet): when gpu serves, training shares that owned fleet, N_own = "
-        "MAX(MAX_k G_k, N_run) of it bought at S (a mixed fleet's other pool at L).",
-        "Otherwise the training GPUs are a line of their own: N_run GPUs of gpu bought at S at its own server price "
-        "and kW, depreciated by day to the end of their life or E, running costs to E, the book value back at E; "
-        "that line's accrual replaces the training rental, and the serving GPUs (all ownership.gpus counts) are "
-        "bought at L.",
-        "A mixed fleet (prefill and decode on two GPU types): each pool is priced on its own GPU's Catalog row (on-"
-        "demand and tier prices, server price and kW), with its own GPUs and GPU-hours by month, its own committed "
-        "baseline (one tier and term for both) and its own owned GPUs, each with its δ, φ, σ, ε, capex, book value "
-        "and burst; pricing.serving_baseline_gpus and ownership.gpus are then a pair {prefill, decode}. Training "
-        "and other costs count once; each path's serving, totals, cash and NPV are the pools' sums.",
+        "Owned training: on a serving GPU's type it shares that fleet (≥ N_run GPUs, bought at S); else N_run of gpu "
+        "are a line of their own, S to E, in place of the rental. A mixed fleet: each pool on its own Catalog row.",
         "Each path's subtotal = training + other costs + serving; contingency = κ × subtotal; total = subtotal + "
         "contingency; escalation e_k = (1 + esc)^INT((k − 1)/12) on on-demand and spot prices, owned running "
         "costs and other costs, not on commitments or purchases. Cash = total on the rented paths; on the owned "

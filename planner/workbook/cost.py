@@ -228,9 +228,9 @@ OWNING = [
         kind="percent", unit="of hours", name="own_break_even_utilisation_1y"),
     Row("own_break_even_utilisation_3y", "… against the 3-year price", formula=break_even("price_committed_3y"),
         kind="percent", unit="of hours", name="own_break_even_utilisation_3y"),
-    Row("own_training_held", "… of which they must hold for training", formula="=IF(ownership_training,hours_gpus,0)",
-        kind="count", unit="GPUs", note="N_run when the owned GPUs train too (ownership.training), else 0",
-        name="own_training_held"),
+    Row("own_training_held", "Owned GPUs that must be held for training", kind="count",
+        formula="=IF(ownership_training,hours_gpus,0)", unit="GPUs", name="own_training_held",
+        note="N_run when the owned GPUs train too (ownership.training), else 0"),
     Row("own_gpus", "Owned GPUs", formula='=IF(ownership_gpus="",IF(plan_serving_fits,MAX(MAX('
         "calendar_committed_gpus),own_training_held),plan_serving_reason),ownership_gpus)",
         kind="count",
@@ -1093,7 +1093,7 @@ def pool_rows(pool: str, scenario) -> list[Row]:
                    f"={pool_name('own_start', pool)}+ownership_useful_life_years*days_per_year")]
     found = []
     for key in ("gpu_row",) + pools.POOL_CELLS[:9] + ("own_priced",) + pools.POOL_CELLS[9:15] + ("own_gpus",) + \
-            pools.POOL_CELLS[15:]:
+            pools.POOL_CELLS[15:] + ("own_utilisation",):
         name = pool_name(key, pool)
         if key in counts:
             label, note, formula, names = counts[key]
@@ -1105,8 +1105,10 @@ def pool_rows(pool: str, scenario) -> list[Row]:
         label = f"its GPU's Catalog row (fleet_cheapest_{pool}_gpu)" if key == "gpu_row" else \
             row.label[0].lower() + row.label[1:].removesuffix(" (the serving GPU)")
         formula = pooled(row.formula, pool)
-        if key in ("own_capex", "own_book_value"):  # the owned GPUs' reason (a number typed for a pair) first
-            owned = pool_name("own_gpus", pool)
+        if key == "own_utilisation":  # u_plan of the pool (§15.1: one per pool), on its own month columns
+            formula = re.sub(r"\b(calendar_(?:serving|burst_owned)_gpu_hours)\b", r"\1" + end, formula)
+        if key in ("own_capex", "own_book_value", "own_utilisation"):  # the owned GPUs' reason first (a number
+            owned = pool_name("own_gpus", pool)  # typed for a pair)
             formula = f"=IF(ISTEXT({owned}),{owned},{formula[1:]})"
         found.append(replace(row, key=name, name=name, bold=False, label=f"{words}: {label}", formula=formula,
                              note="" if key == "gpu_row" else row.note))

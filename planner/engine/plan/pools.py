@@ -269,7 +269,8 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
                                       for key in ("plan_end", "months", "path_end")}  # the longer pool's
     scalars |= dict.fromkeys(ONE_GPU, na)
     for pool, (_, table) in pp.pools.items():
-        scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + POOL_DATES + ("own_gpus",)}
+        scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + POOL_DATES + ("own_gpus",
+                                                                                                "own_utilisation")}
     scalars |= {key: added(first.scalars[key], second.scalars[key]) for key in SUMMED_CELLS}
     table = replace(single, scalars=scalars, rows=rows, fiscal_years=years, totals=totals, pools=pp)
     table.unit = unit_of_rows(single.plan, rows, totals)
