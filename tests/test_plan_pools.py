@@ -100,6 +100,11 @@ def test_example_d_power_of_the_mixed_fleet(example_d):
     assert round(example_d["tokens_per_s_per_mw"]) == 46_409  # 5 · 200 · 1000 / (16.575 · 1.3)
 
 
+def test_the_cost_sheets_tokens_per_mw_is_the_mixed_fleets(results_d):
+    """§15.1's table: a mixed fleet's tokens per MW is λ·o·1000/((G^p·kW_p + G^d·kW_d)·PUE), not one GPU's."""
+    assert round(results_d.tables["cost"].scalars["tokens_per_s_per_mw"]) == 46_409
+
+
 def test_example_d_single_type_column():
     """The same plan with mixing off, on 14 H100: on demand $245,280, committed $196,224, owned $204,309 with capex
     $630,000 (METHOD's right-hand column): one serving GPU, as §13 prices it; its JSON has no pools."""
@@ -399,6 +404,7 @@ def test_example_d_on_the_budget_and_the_cover(app, request, example_files, tmp_
     assert round(value("own_cost_per_gpu_hour_p"), 6) == 1.665924
     assert round(value("own_cost_per_gpu_hour_d"), 6) == 1.794261
     assert value("own_utilisation_p") == value("own_utilisation_d") == 1  # flat: each pool's GPUs busy every hour
+    assert round(value("tokens_per_s_per_mw")) == 46_409  # the mixed fleet's, on Cost as on GPUs
     assert value("price_on_demand") == FLEET_POOLED  # one serving GPU's cell: each pool has its own
     assert value("plan_total_demand_high") == pytest.approx(13 * HOURS * 2.00 + 4 * HOURS * 2.50 + training)
     assert value("plan_busiest_hour_flag").startswith("covered: 13 serving GPUs")

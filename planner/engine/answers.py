@@ -73,8 +73,8 @@ def gpus_by_month(table) -> list[dict]:
         committed = (s["serving_baseline_gpus_used"]
                      if _overlaps(row, s["launch_date"], s["serving_commitment_end"]) else 0)
         owned = s["own_gpus"] if _overlaps(row, s["own_start"], s["serving_end"]) else 0
-        if s.get("own_training_gpus") and not isinstance(owned, str) and _overlaps(row, s["start_date"],
-                                                                                   s["serving_end"]):
+        if s.get("own_training_gpus") and not isinstance(s["own_gpus"], str) and _overlaps(row, s["start_date"],
+                                                                                           s["serving_end"]):
             owned += s["own_training_gpus"]  # the training GPUs' own line, held from S (§13.15)
         found.append({"month": row["month_start"], "training": training, "serving": serving, "held": held,
                       "committed": committed, "owned": owned})

@@ -116,6 +116,8 @@ def gpu_formulas(k: int, row: int, fleet: bool = False) -> dict[str, str]:
     month, cells = f"$A${row + 1}", {key: kit.xl_rowcol_to_cell(row, col) for col, (key, _) in
                                      enumerate(GPU_COLUMNS, start=1)}
     blank = f'IF({month}="","",'
+    owned = f"IF({_ov_positive('own_start', 'serving_end', k, month)},own_gpus,0)"
+    line = _ov_positive("tco_start_date", "serving_end", k, month)  # the training GPUs' own line, from S
     return {
         "month": f'=IF(INDEX(calendar_in_plan,{k}),INDEX(calendar_month_start,{k}),"")',
         "training": f"={blank}IF({_ov_positive('tco_start_date', 'training_commitment_end', k, month)},hours_gpus,0))",
@@ -124,9 +126,8 @@ def gpu_formulas(k: int, row: int, fleet: bool = False) -> dict[str, str]:
                 f"{cells['serving']},{cells['serving']}))",
         "committed": f"={blank}IF({_ov_positive('launch_date', 'serving_commitment_end', k, month)},"
                      f"{BASELINE_USED},0))",
-        "owned": f"={blank}IF({_ov_positive('own_start', 'serving_end', k, month)},own_gpus,0)" + (
-            f"+IF(AND(ISNUMBER(own_gpus),{_ov_positive('tco_start_date', 'serving_end', k, month)}),"
-            "own_training_gpus,0)" if fleet else "") + ")",
+        "owned": f"={blank}" + (f"IF(ISNUMBER(own_gpus),{owned}+IF({line},own_training_gpus,0),{owned})" if fleet
+                                else owned) + ")",
     }
 
 

@@ -1020,7 +1020,7 @@ CALENDAR, PRICES, TRAINING, BASELINE, OWNING = (noted(rows) for rows in (CALENDA
 FLEET_ROWS = {key: noted([row])[0] for key, row in FLEET_ROWS.items()}
 
 
-# The plan with two GPU types (docs/method.md §15.1) -------------------------------------------------------------------
+# The plan with two GPU types (METHOD §15.1) ---------------------------------------------------------------------------
 # When the Fleet's cheapest configuration is mixed, each pool reads its own Catalog row: the price cells of §13 with a
 # suffix _p or _d (own_gpus_prefill, own_gpus_decode), written from the one-GPU rows with their names mapped, and
 # the one-GPU cells read n/a (or, for the counts and the capex, the pools' sum). Only then: the sheet follows the data.
@@ -1122,6 +1122,9 @@ def pooled_one_gpu(rows: list[Row]) -> list[Row]:
     for row in rows:
         if row.key in pools.ONE_GPU:
             row = replace(row, formula="=plan_serving_reason")
+        elif row.key == "tokens_per_s_per_mw":  # §15.1's table: the fleet's at the peak, spares included (GPUs)
+            row = replace(row, formula="=mixed_tokens_per_s_per_mw", note="λ · o · 1000 / ((G_p · kW_p + G_d · kW_d) "
+                          "· PUE): the mixed fleet's at the peak, spares included (GPUs sheet)")
         elif row.key in pools.SUMMED_CELLS:
             row = replace(row, formula="=" + pair_sum(pool_name(row.key, "prefill"), pool_name(row.key, "decode")),
                           note="The two pools' sum (§15.1)")

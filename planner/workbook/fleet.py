@@ -941,7 +941,8 @@ CHECKS = [
           "pricing.serving_baseline_gpus are blank on Inputs (its pools take a pair)",
           formula='OR(fleet_cheapest_mixed<>TRUE,AND(ownership_gpus="",pricing_serving_baseline_gpus=""))',
           note="ownership.gpus, pricing.serving_baseline_gpus: one number prices one GPU type; give a pair "
-               "{prefill: n, decode: m} in the scenario (docs/method.md §15.1: the plan per pool) or leave them blank"),
+               "{prefill: n, decode: m} in the scenario (docs/method.md §11, mixed GPU pools: the plan per pool) "
+               "or leave them blank"),
     Check("fleet_rows_hold", "Fleet: the search's batches and replicas hold at these inputs",
           formula="fleet_rows_hold", note="FALSE after an edit the search did not see: run the planner again"),
     Check("fleet_gpus_priced", "Fleet: every GPU searched has a price per GPU-hour above 0 on Catalog",

@@ -231,7 +231,8 @@ MIXED_TOTALS = [
     Row("mixed_tokens_per_s_per_mw", "Output tokens per second per MW", kind="count", unit="tokens/s per MW",
         formula=f"=IF(ISTEXT({{mixed_fleet_kw}}),{{mixed_fleet_kw}},IF({{mixed_fleet_kw}}>0,"
                 "fleet_cheapest_tokens_per_s_per_gpu*fleet_cheapest_gpus*1000/({mixed_fleet_kw}*ownership_pue),"
-                f"{NO_SERVER}))", note="λ · o · 1000 / (the fleet's kW · PUE) at the peak"),
+                f"{NO_SERVER}))", note="λ · o · 1000 / (the fleet's kW · PUE) at the peak",
+        name="mixed_tokens_per_s_per_mw"),
 ]
 
 
@@ -239,8 +240,8 @@ def _mixed_fleet(sheet: kit.Sheet, pools, order: list) -> None:
     """The "Mixed fleet" block: two rows (prefill and decode) and the fleet's kW and tokens per MW under them;
     `order` the Catalog block's GPU ids as laid out (MATCH's positions)."""
     sheet.skip()
-    sheet.section("Mixed fleet (docs/method.md §15.1): the Fleet's cheapest prefills on one GPU type and decodes "
-                  "on another, each pool at its own Catalog row's price and owned cost")
+    sheet.section("Mixed fleet (docs/method.md §11, mixed GPU pools): the Fleet's cheapest prefills on one GPU "
+                  "type and decodes on another, each pool at its own Catalog row's price and owned cost")
     rows = pools.block
     for row in rows:
         row["mixed_catalog_row"] = order.index(row["mixed_gpu"]) + 1

@@ -1,4 +1,4 @@
-"""The plan with two GPU types (docs/method.md §15.1, "The plan with two GPU types"; §13.15's "One serving GPU" read
+"""The plan with two GPU types (METHOD §15.1, "The plan with two GPU types"; §13.15's "One serving GPU" read
 per pool): when the Fleet's cheapest configuration is mixed, each pool is priced on its own Catalog row — its GPUs
 and GPU-hours by month (x_k = MAX(x, CEIL9(x·λ_k/λ)) and y_k alike), a committed baseline from §13.3's rule on its
 own hourly shape and prices (one tier and term for both), N_own = MAX_k G_k of its own and its own δ, φ, σ, ε,
@@ -222,8 +222,7 @@ POOL_COLUMNS = FLEET_CALENDAR + ("serving_gpu_hours", "committed_gpus", "burst_c
 ONE_GPU = ("price_on_demand", "price_committed_1y", "price_committed_3y", "price_spot", "price_baseline",
            "price_baseline_effective", "baseline_hours", "own_depreciation_per_day", "own_facility_per_day",
            "own_staff_per_day", "own_energy_per_day", "own_cost_per_gpu_hour", "own_break_even_utilisation",
-           "own_break_even_utilisation_1y", "own_break_even_utilisation_3y", "own_cost_per_million_tokens",
-           "tokens_per_s_per_mw")
+           "own_break_even_utilisation_1y", "own_break_even_utilisation_3y", "own_cost_per_million_tokens")
 POOL_CELLS = ("price_on_demand", "price_committed_1y", "price_committed_3y", "price_spot", "price_baseline",
               "price_baseline_effective", "baseline_hours", "serving_baseline_gpus_suggested",
               "serving_baseline_gpus_used", "own_depreciation_per_day", "own_facility_per_day", "own_staff_per_day",
@@ -267,7 +266,7 @@ def merged(single, pp: PoolsPlan, money: tuple, unit_of_rows, chosen_columns):
               for key, value in y1.items()} for y1, y2 in zip(first.fiscal_years, second.fiscal_years)]
     scalars = dict(single.scalars) | {key: max(first.scalars[key], second.scalars[key])
                                       for key in ("plan_end", "months", "path_end")}  # the longer pool's
-    scalars |= dict.fromkeys(ONE_GPU, na)
+    scalars |= dict.fromkeys(ONE_GPU, na) | {"tokens_per_s_per_mw": pp.tokens_per_s_per_mw}  # the fleet's (§15.1)
     for pool, (_, table) in pp.pools.items():
         scalars |= {pool_name(key, pool): table.scalars[key] for key in POOL_CELLS + POOL_DATES + ("own_gpus",
                                                                                                 "own_utilisation")}
