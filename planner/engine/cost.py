@@ -25,6 +25,7 @@ from planner.engine.shared import (DAYS_PER_MONTH, DAYS_PER_YEAR, GPUS_MAX, HOUR
 from planner.engine.plan import pools
 from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
 from planner.engine.values import to_the_cent
+from planner.engine.plan import months
 from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
                                         held_for_training,
                                         npv, owned_columns, owned_training, path_columns, path_end, plan_end,
@@ -252,7 +253,7 @@ def warnings(p: Plan, t: Timeline, b: Baseline, own: Ownership, c: dict,
 
 
 # The table ---------------------------------------------------------------------------------------------------------
-TRAINING_LINE = tuple(f"own_training_{key}" for key in ("depreciation", "opex", "capex", "book_value"))
+TRAINING_LINE = tuple(f"own_training_{key}" for key in months.TRAINING_LINE)  # the line's month columns
 MONEY = ("training", "other", "on_demand_serving", "standby", "baseline", "burst_committed", "burst_owned",
          "depreciation", "opex", "capex", "book_value", "revenue") + TRAINING_LINE + tuple(
     f"{path}_{key}" for path in PATHS for key in ("serving", "subtotal", "contingency", "total", "cash"))
