@@ -44,6 +44,33 @@ def catalog(key: str) -> str:
     return f"INDEX(catalog_gpu_{key},gpu_row)"
 
 
+# An owned GPU's daily rates (METHOD §13.4; the engine's plan.prices.owned_rates), on the Catalog row `row`: the
+# serving GPU's (gpu_row), the training GPU's own line (training_gpu_row) and each GPUs-sheet row read these
+def depreciation_per_day(row: str) -> str:
+    """δ = P·fx·(1 − R)/(Y·365.25)."""
+    return (f"INDEX(catalog_gpu_server_price,{row})*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years"
+            "*days_per_year)")
+
+
+def facility_per_day(row: str) -> str:
+    """φ = kW·c_dc·fx·12/365.25."""
+    return f"INDEX(catalog_gpu_server_kw,{row})*ownership_datacenter_per_kw_month*fx_rate*months_per_year/days_per_year"
+
+
+STAFF_PER_DAY = "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year"  # σ
+
+
+def energy_per_day(row: str) -> str:
+    """ε = 24·kW·s_p·PUE·c_kWh·fx."""
+    return (f"INDEX(catalog_gpu_server_kw,{row})*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate"
+            "*hours_per_day")
+
+
+def running_per_day(row: str) -> str:
+    """φ + σ + ε, the running costs that escalate."""
+    return f"{facility_per_day(row)}+{STAFF_PER_DAY}+{energy_per_day(row)}"
+
+
 def tier_price(tier: str) -> str:
     """p_tier = IF(quote blank, ratio × p_od, quote × fx): "blank" is tested on the Catalog cell itself."""
     return f'=IF({catalog(f"price_{tier}")}="",pricing_{tier}_ratio*price_on_demand,{catalog(f"price_{tier}")}*fx_rate)'
@@ -204,19 +231,17 @@ OWNING = [
     Row("own_priced", "The GPU's server price and kW are given", formula=f"=AND(ISNUMBER({catalog('server_price')}),"
         f"ISNUMBER({catalog('server_kw')}))", kind="bool", unit="", note="Catalog; without them owning is n/a",
         name="own_priced"),
-    Row("own_depreciation_per_day", "Depreciation per GPU", formula=f"=IF(own_priced,{catalog('server_price')}"
-        "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*days_per_year),"
-        f"{NO_SERVER})", kind="money", unit="per GPU-day", note="P · (1 − R) / (Y · 365.25), straight line by day",
-        name="own_depreciation_per_day"),
-    Row("own_facility_per_day", "Facility per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}"
-        f"*ownership_datacenter_per_kw_month*fx_rate*months_per_year/days_per_year,{NO_SERVER})", kind="money",
-        unit="per GPU-day", note="kW · data-centre cost per kW-month · 12 / 365.25", name="own_facility_per_day"),
-    Row("own_staff_per_day", "Staff per GPU", formula="=IF(own_priced,ownership_staff_per_1000_gpus/1000*"
-        f"ownership_staff_cost_per_year*fx_rate/days_per_year,{NO_SERVER})", kind="money", unit="per GPU-day",
-        note="FTE per 1,000 GPUs / 1,000 · cost per FTE-year / 365.25", name="own_staff_per_day"),
-    Row("own_energy_per_day", "Energy per GPU", formula=f"=IF(own_priced,{catalog('server_kw')}*ownership_power_share"
-        f"*ownership_pue*ownership_price_per_kwh*fx_rate*hours_per_day,{NO_SERVER})", kind="money", unit="per GPU-day",
-        note="24 · kW · power drawn · PUE · price per kWh", name="own_energy_per_day"),
+    Row("own_depreciation_per_day", "Depreciation per GPU",
+        formula=f"=IF(own_priced,{depreciation_per_day('gpu_row')},{NO_SERVER})", kind="money", unit="per GPU-day",
+        note="P · (1 − R) / (Y · 365.25), straight line by day", name="own_depreciation_per_day"),
+    Row("own_facility_per_day", "Facility per GPU", formula=f"=IF(own_priced,{facility_per_day('gpu_row')},"
+        f"{NO_SERVER})", kind="money", unit="per GPU-day", note="kW · data-centre cost per kW-month · 12 / 365.25",
+        name="own_facility_per_day"),
+    Row("own_staff_per_day", "Staff per GPU", formula=f"=IF(own_priced,{STAFF_PER_DAY},{NO_SERVER})", kind="money",
+        unit="per GPU-day", note="FTE per 1,000 GPUs / 1,000 · cost per FTE-year / 365.25", name="own_staff_per_day"),
+    Row("own_energy_per_day", "Energy per GPU", formula=f"=IF(own_priced,{energy_per_day('gpu_row')},{NO_SERVER})",
+        kind="money", unit="per GPU-day", note="24 · kW · power drawn · PUE · price per kWh",
+        name="own_energy_per_day"),
     Row("own_cost_per_gpu_hour", "Owned cost per GPU-hour at full use", formula="=IF(own_priced,("
         f"own_depreciation_per_day+own_facility_per_day+own_staff_per_day+own_energy_per_day)/hours_per_day,{NO_SERVER})",
         kind="money", unit="per GPU-hour", note="(δ + φ + σ + ε) / 24", name="own_cost_per_gpu_hour", bold=True),
@@ -569,14 +594,10 @@ TRAINING_LINE = [
                 f"ISNUMBER({training_catalog('server_kw')})))", note="Catalog, the GPU on Inputs' row",
         name="own_training_priced"),
     Row("own_training_depreciation_per_day", "… depreciation per training GPU", kind="money", unit="per GPU-day",
-        formula=on_the_line(f"{training_catalog('server_price')}*fx_rate*(1-ownership_residual_value)/"
-                            "(ownership_useful_life_years*days_per_year)"),
+        formula=on_the_line(depreciation_per_day("training_gpu_row")),
         note="δ of the training GPU: P · (1 − R) / (Y · 365.25)", name="own_training_depreciation_per_day"),
     Row("own_training_running_per_day", "… running costs per training GPU", kind="money", unit="per GPU-day",
-        formula=on_the_line(f"{training_catalog('server_kw')}*ownership_datacenter_per_kw_month*fx_rate*"
-                            "months_per_year/days_per_year+ownership_staff_per_1000_gpus/1000*"
-                            f"ownership_staff_cost_per_year*fx_rate/days_per_year+{training_catalog('server_kw')}*"
-                            "ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate*hours_per_day"),
+        formula=on_the_line(running_per_day("training_gpu_row")),
         note="φ + σ + ε of the training GPU", name="own_training_running_per_day"),
     dated("own_training_life_end", "… their useful life ends", "=tco_start_date+ownership_useful_life_years*"
           "days_per_year", "Bought on S"),
@@ -718,8 +739,7 @@ def write(book: kit.Book, results) -> kit.Sheet:
         sheet.row(replace(row, formula=pooled_bridge(row.formula)) if mixed else row, values[f"bridge_{row.key}"])
     sheet.skip()
     sheet.section("Unit economics, on the budget's path")
-    sheet.rows(UNIT,
-               {row.key: values[f"unit_{row.key}"] for row in UNIT})
+    sheet.rows(UNIT, {row.key: values[f"unit_{row.key}"] for row in UNIT})
     sheet.skip()
     sheet.row(STANDBY_NOTE, table.headline["plan_standby_note"])
     sheet.skip()

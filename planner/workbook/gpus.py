@@ -11,7 +11,7 @@ from dataclasses import replace
 from planner.engine.gpus import DOES_NOT_FIT, NONE_PRICED
 from planner.workbook import kit, model
 from planner.workbook.catalog_sheet import GPUS, laid_out
-from planner.workbook.cost import NEVER, NO_SERVER, NO_SERVING, PRICE_ZERO, text
+from planner.workbook.cost import NEVER, NO_SERVER, NO_SERVING, PRICE_ZERO, depreciation_per_day, running_per_day, text
 from planner.workbook.kit import Column, KeyResult, Row
 
 SHEET = "GPUs"
@@ -59,12 +59,7 @@ ROW_GPU = replace(model.SERVING, peak_flops="{peak_flops}", bandwidth="{bandwidt
                   peak_tflops=catalog("peak_tflops"), hbm_tbps=catalog("hbm_tbps"), price="{price}",
                   compute_efficiency=in_force("serving_compute_efficiency"),
                   overhead_ms=in_force("serving_overhead_ms", ""))
-OWN_COST = ("(" + catalog("server_price") + "*fx_rate*(1-ownership_residual_value)/(ownership_useful_life_years*"
-            "days_per_year)+" + catalog("server_kw") + "*ownership_datacenter_per_kw_month*fx_rate*months_per_year"
-            "/days_per_year+"
-            "ownership_staff_per_1000_gpus/1000*ownership_staff_cost_per_year*fx_rate/days_per_year+hours_per_day*"
-            + catalog("server_kw") + "*ownership_power_share*ownership_pue*ownership_price_per_kwh*fx_rate)"
-            "/hours_per_day")
+OWN_COST = f"({depreciation_per_day('{label}')}+{running_per_day('{label}')})/hours_per_day"  # c_own on the row
 
 # W_g of a candidate at e = d_a = 1 (§14.6: this table's layouts), whatever the Serving sheet's layout
 PLAIN_WEIGHTS = "(model_params+serving_draft_params)*serving_weight_bytes/serving_tensor_parallel/1e9"
