@@ -160,11 +160,9 @@ def commitments(table) -> dict:
     found["plan_capex_date"] = s["own_start"] if priced else s["own_capex"]
     found["plan_capex"] = s["own_capex"]
     if table.plan.fleet_section:  # the training GPUs' own line (§13.15), when training owns a type of its own
-        line = s["own_training_capex"]
-        found["plan_training_capex_date"] = (NO_LINE if not s["own_training_gpus"] else s["start_date"]
-                                             if isinstance(line, (int, float)) else line)
-        found["plan_training_capex"] = NO_LINE if not s["own_training_gpus"] else line
-        found["own_training_gpus"] = s["own_training_gpus"]  # the label's count
+        capex = s["own_training_capex"] if s["own_training_gpus"] else NO_LINE
+        found |= {"plan_training_capex_date": capex if isinstance(capex, str) else s["start_date"],
+                  "plan_training_capex": capex, "own_training_gpus": s["own_training_gpus"]}  # the label's count
     return found
 
 

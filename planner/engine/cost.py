@@ -27,9 +27,8 @@ from planner.engine.plan.inputs import Plan, fleet_columns, plan_for
 from planner.engine.values import to_the_cent
 from planner.engine.plan import months
 from planner.engine.plan.months import (PATHS, Ownership, Timeline, calendar_row_count, demand_columns, fiscal_years,
-                                        held_for_training,
-                                        npv, owned_columns, owned_training, path_columns, path_end, plan_end,
-                                        timeline, training_column, training_line_columns)
+                                        held_for_training, npv, owned_columns, owned_training, path_columns, path_end,
+                                        plan_end, timeline, training_column, training_line_columns)
 from planner.engine.plan.prices import (NO_SERVER, NO_SERVING, TIERS, TRAINING_DAYS_MAX, Baseline,
                                         TierPrices, baseline, break_even_utilisation, tier_prices,
                                         tokens_per_s_per_mw)
@@ -537,13 +536,12 @@ def owned_training_of(row: dict):
 def training_line_cells(p: Plan, line: Ownership | None) -> dict:
     """The Cost sheet's cells of the owned training GPUs' line (with a fleet): whether training owns GPUs of a type
     no serving GPU is, how many, their daily rates, useful life, capex and book value (0 without the line)."""
-    o = p.training_line
-    rates = line.rates if line is not None else None
-    if o is None:
+    if line is None:
         return {"own_training_separate": False, "own_training_gpus": 0, "own_training_priced": True,
                 "own_training_depreciation_per_day": 0.0, "own_training_running_per_day": 0.0,
                 "own_training_life_end": p.start + DAYS_PER_YEAR * p.owning.useful_life_years,
                 "own_training_capex": 0.0, "own_training_book_value": 0.0}
+    rates = line.rates
     return {"own_training_separate": True, "own_training_gpus": line.gpus, "own_training_priced": rates is not None,
             "own_training_depreciation_per_day": rates.depreciation if rates else NO_SERVER,
             "own_training_running_per_day": rates.running if rates else NO_SERVER,

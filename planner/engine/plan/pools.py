@@ -43,6 +43,19 @@ def typed(number):
     return int(number) if float(number).is_integer() else number
 
 
+def as_typed(value):
+    """A count or a {prefill, decode} pair as the scenario gave it, for a refusal's message."""
+    return {"prefill": typed(value.prefill), "decode": typed(value.decode)} if is_pair(value) else typed(value)
+
+
+def training_pool(scenario, best: dict) -> str | None:
+    """The pool of a mixed fleet whose GPU type owned training shares (`gpu`'s), or None: training rents, or its GPUs
+    are a third type on a line of their own (§15.1)."""
+    if not scenario.ownership.training:
+        return None
+    return next((pool for pool in POOLS if best[f"{pool}_gpu"] == scenario.gpu), None)
+
+
 def form_problems(scenario, mixed: bool, head: dict) -> list:
     """The pair inputs' form against the chosen fleet (§15.1's table: a pair when mixed, a number when not; the
     other form refused, naming the key); blank is always allowed."""
@@ -54,9 +67,7 @@ def form_problems(scenario, mixed: bool, head: dict) -> list:
         words = (NUMBER_FOR_A_PAIR.format(prefill=head["fleet_cheapest_prefill_gpu"],
                                           decode=head["fleet_cheapest_decode_gpu"]) if mixed
                  else PAIR_FOR_A_NUMBER.format(gpu=head["fleet_cheapest_gpu"]))
-        shown = ({"prefill": typed(value.prefill), "decode": typed(value.decode)} if is_pair(value)
-                 else typed(value))
-        problems.append(((section, key), shown, f"allowed: {words}, or blank"))
+        problems.append(((section, key), as_typed(value), f"allowed: {words}, or blank"))
     return problems
 
 
@@ -77,14 +88,13 @@ def training_problems(scenario, tables, mixed: bool) -> list:
     own, run = scenario.ownership, scenario.hours.gpus
     if not own.training or trains_apart(scenario, tables) or own.gpus is None or is_pair(own.gpus) != mixed:
         return []
-    pool = next((p for p in POOLS if tables["fleet"].cheapest[f"{p}_gpu"] == scenario.gpu), None) if mixed else None
+    pool = training_pool(scenario, tables["fleet"].cheapest) if mixed else None
     typed_count = pool_value(own.gpus, pool) if pool else own.gpus
     if typed_count is None or typed_count >= run:
         return []
     key = f"{pool} of the pair ({scenario.gpu})" if pool else "the count"
-    return [(("ownership", "gpus"), {"prefill": typed(own.gpus.prefill), "decode": typed(own.gpus.decode)} if mixed
-             else typed(own.gpus), f"training on owned GPUs shares the {scenario.gpu} GPUs: {key} needs at least "
-             f"the run's {run:,} GPUs (hours.gpus): give at least that, or leave it blank")]
+    return [(("ownership", "gpus"), as_typed(own.gpus), f"training on owned GPUs shares the {scenario.gpu} GPUs: "
+             f"{key} needs at least the run's {run:,} GPUs (hours.gpus): give at least that, or leave it blank")]
 
 
 def pool_value(value, pool: str):
@@ -156,13 +166,13 @@ def pool_plans(plan: Plan, scenario, fleet_table, spare: float, whole=None,
 
     whole = whole or PlanFleet.of(fleet_table, spare)
     best, own, catalog = fleet_table.cheapest, scenario.ownership, scenario.merged_catalog.gpus
+    trains_on = training_pool(scenario, best)
     found = {}
     for i, pool in enumerate(POOLS):
         gpu, narrowed = best[f"{pool}_gpu"], narrow(whole, i)
-        shares = own.training and gpu == scenario.gpu and plan.training_line is None  # trains on this pool's GPUs
         owning = Owning(server_price=catalog[gpu].server_price, server_kw=catalog[gpu].server_kw,
                         **(own.model_dump() | {"gpus": pool_value(own.gpus, pool),
-                                               "training_gpus": scenario.hours.gpus if shares else 0}))
+                                               "training_gpus": scenario.hours.gpus if pool == trains_on else 0}))
         prices = prices_of(scenario, gpu)
         changes = dict(fleet=narrowed, serving_fits=True, fleet_mixed=False, prices=moved(prices) if moved else prices,
                        owning=owning, baseline_gpus=pool_value(scenario.pricing.serving_baseline_gpus, pool),
