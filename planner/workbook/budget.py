@@ -242,12 +242,9 @@ def calendar(fleet: bool, mixed: bool = False) -> list[Column]:
 
 def counted(template):
     """A pool's column with its baseline and owned GPUs as numbers (N: 0 for the reason a number typed where the
-    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error. The prefill
-    pool's plan carries the owned training line (§15.1's third type), so its owned money needs that line priced."""
+    pools take a pair gives, whose money plan_money_na leaves n/a), so that no column reads an error."""
     if callable(template):
         return template
-    if NO_SERVER in template:  # money, not the GPUs above N_own (which read the pool's own server)
-        template = template.replace("IF(own_priced_p,", "IF(AND(own_priced_p,own_training_priced),")
     return re.sub(r"\b((?:serving_baseline_gpus_used|own_gpus)_(?:p|d|prefill|decode))\b", r"N(\1)", template)
 
 
@@ -518,8 +515,7 @@ def _fiscal_years(book: kit.Book, sheet: kit.Sheet, cost) -> None:
         if fy is not None:
             row |= {key: value for key, value in fy.items() if key in keys} | {"fy_total": fy[f"{path}_total"]}
         rows.append(row)
-    columns = YEARLY
-    _, first, last = sheet.records(list(range(1, count + 1)), columns, rows, label_header="Year", alike=True)
+    _, first, last = sheet.records(list(range(1, count + 1)), YEARLY, rows, label_header="Year", alike=True)
     _hide(sheet, [first + i for i, row in enumerate(rows) if row["fiscal_year"] == ""])
     total = sum(row["fy_total"] for row in rows if isinstance(row["fy_total"], (int, float)))
     sheet.row(Row("fiscal_years_total", "The fiscal years' totals added up", formula="=SUM({fy_total:range})",

@@ -1065,8 +1065,9 @@ def pool_name(name: str, pool: str) -> str:
         return f"fleet_cheapest_{pool}_gpu"
     if name == "plan_serving_fits":
         return "plan_pools_fit"
-    if name == "own_path_priced":  # a pool's owned money: its own GPU's server (the line's on the prefill pool's)
-        return "own_priced" + pools.SUFFIX[pool]
+    if name == "own_path_priced":  # a pool's owned money: its own GPU's server, and on the prefill pool, whose
+        # plan carries the owned training line (§15.1's third type), that line's too
+        return "AND(own_priced_p,own_training_priced)" if pool == "prefill" else "own_priced" + pools.SUFFIX[pool]
     if name.startswith("calendar_"):
         return name + pools.SUFFIX[pool]
     return pools.pool_name(name, pool)
