@@ -19,7 +19,7 @@ CHEAPEST = [
 PEAK = KeyResult("plan_peak_gpus", "The most GPUs held in any month (training + serving at its peak hour)",
                  kind="count", unit="")
 UNIT_COSTS = [
-    KeyResult("plan_training_cost", "Training at its tier ({pricing_training_tier|words}), over the run",
+    KeyResult("plan_training_cost", "Training {plan_training_basis}",
               kind="money0", unit=""),
     KeyResult("plan_cost_per_million_tokens", "Serving per million output tokens served over the plan (the "
               "{budget_path|words} path's serving with contingency ÷ the plan's output tokens)", kind="money", unit=""),

@@ -115,6 +115,8 @@ def test_the_cover_and_the_json_name_the_training_purchase():
     assert {row["owned"] for row in months} == {N_RUN + 17}  # the launch (day 22) falls in the first month
     without = cost(FLEET_1, **{"ownership.training": False}).headline
     assert without["plan_training_capex"].startswith("none: no GPUs bought for training alone")
+    assert head["plan_training_basis"] == "on owned GPUs: their depreciation and running costs to the plan's end"
+    assert without["plan_training_basis"] == "at its tier (on-demand), over the run"  # the Cover's words
 
 
 def test_a_count_too_small_for_shared_training_is_refused_and_one_for_serving_alone_is_not(tmp_path):
@@ -160,7 +162,9 @@ def test_the_training_line_recalculates_and_follows_its_inputs(app, request, tmp
     book = xlsx.read(paths[0])
     assert named(values[0], book, "own_training_capex") == pytest.approx(N_RUN * 45_000)
     assert named(values[0], book, "plan_training_capex") == pytest.approx(N_RUN * 45_000)
+    assert named(values[0], book, "plan_training_basis").startswith("on owned GPUs")
     assert named(values[2], book, "own_training_gpus") == 0  # ownership.training FALSE: rented
+    assert named(values[2], book, "plan_training_basis") == "at its tier (on-demand), over the run"
     assert named(values[2], book, "tco_owned_training") == pytest.approx(
         named(values[2], book, "tco_on_demand_training"))
     assert named(values[3], book, "own_gpus") == N_RUN and named(values[3], book, "own_training_gpus") == 0

@@ -20,6 +20,7 @@ OF_THOSE = " (of the paths with a total)"  # the cheapest, when a path reads n/a
 NO_TOKENS = "n/a: no served tokens"
 NOT_COMMITTED = "none: training is not on a committed tier"
 NO_BASELINE = "none: no committed serving baseline"
+OWNED_TRAINING = "on owned GPUs: their depreciation and running costs to the plan's end"  # the owned path's
 NO_LINE = "none: no GPUs bought for training alone (training rents, or trains on the serving GPUs' type)"
 
 
@@ -118,6 +119,15 @@ def cost_per_million_tokens(table) -> float | str:
     return serving / tokens * PER_MILLION if tokens > 0 else NO_TOKENS
 
 
+def training_basis(table) -> str:
+    """How the budget's path pays for training, the Cover's words: its tier over the run, or, on the owned path that
+    owns training, the owned GPUs' accrual (§13.4: held to E)."""
+    p = table.plan
+    if p.path == "owned" and p.owning.training:
+        return OWNED_TRAINING
+    return f"at its tier ({p.training_tier.replace('_', '-')}), over the run"
+
+
 def committed_gpu_price(table) -> float:
     """B_c·p_c an hour: the baseline's GPUs at its price; a mixed fleet's per pool, added (§15.1)."""
     s = table.scalars
@@ -183,6 +193,7 @@ def headline(table) -> dict:
              "plan_cheapest_saving": saving(plan_total, least),
              "plan_peak_gpus": peak_gpus(table, months),
              "plan_training_cost": totals[f"{table.scalars['path']}_training"],
+             "plan_training_basis": training_basis(table),
              "plan_cost_per_million_tokens": cost_per_million_tokens(table)}
     return found | commitments(table) | busiest_hour(table)
 

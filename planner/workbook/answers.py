@@ -172,8 +172,6 @@ def write(book: kit.Book, sheet: kit.Sheet, results, key_result) -> None:
             book.values.setdefault(name, cost.scalars[name])
         for name in ("fleet_cheapest_prefill_gpu", "fleet_cheapest_decode_gpu"):
             book.values.setdefault(name, results.fleet.headline[name])
-    if results.scenario.fleet is not None:  # the training line's label (§13.15)
-        book.values.setdefault("own_training_gpus", cost.scalars["own_training_gpus"])
     for spec in COMMITMENTS + (TRAINING_CAPEX if results.scenario.fleet is not None else []):
         spec = replace(spec, label=POOLED_CAPEX) if cost.pools is not None and spec.name == "plan_capex" else spec
         _row(book, sheet, spec, formula=formulas[spec.name], value=answers[spec.name])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from planner.engine import cost as engine
+from planner.engine import answers, cost as engine
 from planner.engine.plan import inputs as plan_inputs
 from planner.engine.plan import pools
 from planner.engine.plan import months as plan_months
@@ -373,6 +373,10 @@ CHOSEN = [
         name="tco_other_cost"),
     Row("training", "The budget's path: training", formula=chosen("training"), kind="money0", unit="over the plan",
         name="tco_training_cost"),
+    Row("training_basis", "… how it pays for training", kind="text", unit="", name="plan_training_basis",
+        formula=f'=IF(AND(budget_path="owned",ownership_training),{text(answers.OWNED_TRAINING)},"at its tier ("&'
+                'SUBSTITUTE(pricing_training_tier,"_","-")&"), over the run")',
+        note="The Cover's words: the tier, or the owned GPUs' accrual when the owned path trains on them"),
     Row("serving", "… serving", formula=chosen("serving"), kind="money0", unit="over the plan",
         name="tco_serving_cost"),
     Row("subtotal", "… subtotal", formula=chosen("subtotal"), kind="money0", unit="over the plan",
@@ -683,7 +687,8 @@ def _values(book: kit.Book, results) -> dict:
                                         f"{getattr(gpu, f'price_{tier}_as_of') or ''}")
     found |= {key: totals[f"{results.cost.scalars['path']}_{key}"] for key in ("training", "serving", "subtotal",
                                                                                 "contingency", "total", "npv")}
-    found |= {"other": totals["other"], "contingency": totals[f"{s['path']}_contingency"]}
+    found |= {"other": totals["other"], "contingency": totals[f"{s['path']}_contingency"],
+              "training_basis": table.headline["plan_training_basis"]}
     bridge = {line["line"]: line["amount"] for line in table.bridge}
     reason = found["plan_money_na"]
     found |= {f"bridge_{row.key}": bridge.get(row.key, reason) for row in BRIDGE + [BRIDGE_TOTAL]}
